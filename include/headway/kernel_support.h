@@ -1,0 +1,69 @@
+/* headway kernel support: small inline helpers a candidate may use (C++ only).
+ * Included by a candidate as "headway_support.h". Nothing here keeps state that depends on a
+ * kernel's inputs. */
+#ifndef HEADWAY_KERNEL_SUPPORT_H
+#define HEADWAY_KERNEL_SUPPORT_H
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "headway_kernel.h"
+
+namespace hw {
+
+inline float bf16_to_f32(hw_bf16 v) {
+  const uint32_t bits = static_cast<uint32_t>(v) << 16;
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+/* Round to nearest even; NaN stays NaN. */
+inline hw_bf16 f32_to_bf16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<hw_bf16>((bits >> 16) | 0x40u);
+  bits += 0x7fffu + ((bits >> 16) & 1u);
+  return static_cast<hw_bf16>(bits >> 16);
+}
+
+/* f8e4m3fn decode by formula (bias 7, no infinities, 0x7f/0xff NaN). */
+inline float f8e4m3_to_f32(uint8_t code) {
+  const int exp = (code >> 3) & 0xf, man = code & 7;
+  float mag;
+  if (exp == 0xf && man == 7) mag = NAN;
+  else if (exp == 0) mag = std::ldexp(static_cast<float>(man), -9);
+  else mag = std::ldexp(1.0f + static_cast<float>(man) * 0.125f, exp - 7);
+  return (code & 0x80) ? -mag : mag;
+}
+
+/* The 256-entry f8e4m3fn decode table. */
+struct F8Table {
+  float v[256];
+  F8Table() {
+    for (int c = 0; c < 256; ++c) v[c] = f8e4m3_to_f32(static_cast<uint8_t>(c));
+  }
+};
+
+/* The 16-entry e2m1 decode table (bit 3 sign). */
+struct E2m1Table {
+  float v[16];
+  E2m1Table() {
+    static const float mags[8] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
+    for (int c = 0; c < 16; ++c) v[c] = (c & 8) ? -mags[c & 7] : mags[c & 7];
+  }
+};
+
+inline float gelu_tanh(float x) {
+  return 0.5f * x * (1.0f + std::tanh(0.7978845608f * (x + 0.044715f * x * x * x)));
+}
+
+/* 1 / sqrt(mean(x^2) + eps) over n f32 values. */
+inline float rms_inv(const float* x, int n) {
+  float sum = 0.0f;
+  for (int i = 0; i < n; ++i) sum += x[i] * x[i];
+  return 1.0f / std::sqrt(sum / static_cast<float>(n) + HW_EPS);
+}
+
+}  // namespace hw
+#endif /* HEADWAY_KERNEL_SUPPORT_H */

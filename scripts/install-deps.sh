@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs headway's build and test dependencies from Debian packages. Idempotent; works as root
+# or through sudo. Each package and the part that needs it is listed in the README.
+set -euo pipefail
+packages=(
+  build-essential cmake ninja-build pkg-config   # compiler, build
+  clang                                           # second toolchain (migration tests), clang-tidy
+  libsqlite3-dev                                  # store: workspace database
+  nlohmann-json3-dev                              # --json output, configs
+  libcli11-dev                                    # command line
+  libfmt-dev                                      # formatting
+  libgtest-dev libgmock-dev                       # tests
+  libbenchmark-dev                                # microbenchmarks
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all packages present"
+  exit 0
+fi
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "install-deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+  sudo_cmd=(sudo)
+fi
+echo "install-deps: installing ${missing[*]}"
+"${sudo_cmd[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}"

@@ -1,0 +1,53 @@
+#include "cli/cli_support.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace headway::cli {
+
+namespace fs = std::filesystem;
+
+const KernelContract& kernel_or_throw(const std::string& name) {
+  if (const auto* k = find_kernel(name)) return *k;
+  std::string known;
+  for (const auto& n : kernel_names()) known += (known.empty() ? "" : ", ") + n;
+  throw UsageError(fmt::format("unknown kernel '{}' (known: {})", name, known));
+}
+
+std::string read_source_or_throw(const fs::path& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw UsageError(fmt::format("cannot read source {}: it is a directory", path.string()));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError(fmt::format("cannot read source {}: {}", path.string(), std::strerror(errno)));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+fs::path build_cache_dir() {
+  if (const char* d = std::getenv("HEADWAY_CACHE_DIR"); d && *d) return d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "headway/builds";
+  if (const char* h = std::getenv("HOME"); h && *h) return fs::path(h) / ".cache/headway/builds";
+  return fs::temp_directory_path() / "headway-builds";
+}
+
+fs::path build_or_throw(const cpu::Toolchain& toolchain, const std::string& source,
+                        const std::string& label) {
+  const auto identity = cpu::identify(toolchain);
+  if (!identity.found) throw UsageError(identity.error);
+  const auto built = cpu::build_candidate(toolchain, identity, source, build_cache_dir());
+  switch (built.status) {
+    case cpu::BuildResult::Status::kBuilt: return built.shared_object;
+    case cpu::BuildResult::Status::kToolchainMissing:
+      throw UsageError(fmt::format("compiler not usable: {}", built.diagnostics));
+    case cpu::BuildResult::Status::kCompileError: break;
+  }
+  throw UsageError(fmt::format("{} does not build:\n{}", label, built.diagnostics));
+}
+
+}  // namespace headway::cli

@@ -1,0 +1,40 @@
+#pragma once
+// Helpers shared by the verbs: turning user input into parts' inputs with clear errors.
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+
+#include "kernels/contract.h"
+#include "targets/cpu/compiler.h"
+
+namespace headway::cli {
+
+// A user-facing error: the verb prints "headway: <what>" and exits 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// The kernel of that name; throws UsageError listing the known kernels otherwise.
+const KernelContract& kernel_or_throw(const std::string& name);
+// The whole text of a source file; throws UsageError when it is missing or unreadable.
+std::string read_source_or_throw(const std::filesystem::path& path);
+// Where built candidates are cached: $HEADWAY_CACHE_DIR, else $XDG_CACHE_HOME/headway/builds,
+// else ~/.cache/headway/builds.
+std::filesystem::path build_cache_dir();
+// Builds source with the toolchain; throws UsageError with the compiler's diagnostics when it
+// does not build, or when the compiler is missing.
+std::filesystem::path build_or_throw(const cpu::Toolchain& toolchain, const std::string& source,
+                                     const std::string& label);
+
+// Runs a verb body, mapping UsageError (and other exceptions) to a one-line message and exit 2.
+template <typename F>
+void run_verb(int* exit_code, F&& body) {
+  try {
+    *exit_code = body();
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "headway: %s\n", e.what());
+    *exit_code = 2;
+  }
+}
+
+}  // namespace headway::cli

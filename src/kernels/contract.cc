@@ -1,0 +1,58 @@
+#include "kernels/contract.h"
+
+#include <cmath>
+
+#include "common/embedded.h"
+#include "kernels/attn_out.h"
+#include "kernels/ffn.h"
+#include "kernels/qkv.h"
+
+namespace headway {
+
+bool Tolerance::accepts(double got, double expected) const {
+  if (!std::isfinite(got) || !std::isfinite(expected)) return false;
+  return std::fabs(got - expected) <= atol + rtol * std::fabs(expected);
+}
+
+uint64_t KernelContract::bytes_to_move() const {
+  uint64_t total = 0;
+  for (const auto& r : regions()) {
+    switch (r.role) {
+      case RegionRole::kInput:
+      case RegionRole::kOutput: total += r.bytes; break;
+      case RegionRole::kInOut: total += 2 * r.bytes; break;
+      case RegionRole::kCache: total += r.row_bytes; break;
+    }
+  }
+  return total;
+}
+
+std::string_view KernelContract::baseline_source() const { return embedded_file(baseline_path()); }
+
+namespace {
+const std::vector<std::unique_ptr<KernelContract>>& all_kernels() {
+  static const auto kernels = [] {
+    std::vector<std::unique_ptr<KernelContract>> k;
+    k.push_back(std::make_unique<QkvKernel>());
+    k.push_back(std::make_unique<AttnOutKernel>());
+    k.push_back(std::make_unique<FfnKernel>());
+    return k;
+  }();
+  return kernels;
+}
+}  // namespace
+
+const KernelContract* find_kernel(std::string_view name) {
+  for (const auto& k : all_kernels()) {
+    if (k->name() == name) return k.get();
+  }
+  return nullptr;
+}
+
+std::vector<std::string> kernel_names() {
+  std::vector<std::string> names;
+  for (const auto& k : all_kernels()) names.emplace_back(k->name());
+  return names;
+}
+
+}  // namespace headway

@@ -1,0 +1,59 @@
+#pragma once
+// A kernel's contract: argument layout, seeded input generator, f64 reference, tolerance,
+// the bytes that must move, and the baseline source. One implementation per kernel; the
+// three Gemma-4 decode kernels are qkv, attn_out and ffn (docs/KERNELS.md).
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kernels/shared_buffers.h"
+
+namespace headway {
+
+struct Tolerance {
+  double atol = 0.0;
+  double rtol = 0.0;
+  bool accepts(double got, double expected) const;
+};
+
+// Expected values for a run of bf16 elements of one output region, starting at first_element.
+struct ExpectedOutput {
+  size_t region = 0;
+  size_t first_element = 0;
+  std::vector<double> values;
+};
+
+class KernelContract {
+ public:
+  virtual ~KernelContract() = default;
+  virtual std::string_view name() const = 0;
+  virtual std::string_view entry_symbol() const = 0;
+  // Regions in a fixed order; scalar arguments live in a small input region too, so that all
+  // state of a call is in the shared buffers.
+  virtual std::vector<RegionSpec> regions() const = 0;
+  virtual Tolerance tolerance() const = 0;
+  // Fills every input, in/out and cache region from the seed. Outputs are left as they are.
+  // The same seed always gives the same bytes; distinct seeds give independent draws.
+  virtual void generate(uint64_t seed, SharedBuffers& buffers) const = 0;
+  // Expected values (f64 math, bf16 rounding where the contract says so) of every element the
+  // kernel must write, computed from the buffers' current inputs. Covers every kOutput and
+  // kInOut element and the written rows of kCache regions.
+  virtual std::vector<ExpectedOutput> reference(const SharedBuffers& buffers) const = 0;
+  // Calls the candidate's entry point (a function of the kernel's ABI signature) on buffers.
+  virtual void invoke(void* entry, SharedBuffers& buffers) const = 0;
+  // Path of the baseline source as embedded in the binary.
+  virtual std::string_view baseline_path() const = 0;
+
+  // Bytes that must move: every input read once, every output written once (for a cache,
+  // only the rows the kernel writes). Derived from regions().
+  uint64_t bytes_to_move() const;
+  std::string_view baseline_source() const;
+};
+
+// The kernels headway knows, by name; nullptr for an unknown name.
+const KernelContract* find_kernel(std::string_view name);
+std::vector<std::string> kernel_names();
+
+}  // namespace headway

@@ -1,0 +1,25 @@
+#pragma once
+// Seeded fillers for kernel inputs. Every filler draws from its own stream (seed mixed with a
+// stream id), so regions are independent and reproducible.
+#include <cstdint>
+#include <span>
+
+#include "kernels/numerics.h"
+
+namespace headway {
+
+// bf16 values drawn from N(0, sigma^2).
+void fill_bf16_normal(uint64_t seed, double sigma, std::span<bf16> out);
+// bf16 values drawn uniformly from [lo, hi).
+void fill_bf16_uniform(uint64_t seed, double lo, double hi, std::span<bf16> out);
+// f8e4m3fn codes of N(0,1) draws (never NaN). Returns the root mean square of the decoded
+// values of the code distribution (for choosing scales).
+double fill_f8_normal(uint64_t seed, std::span<uint8_t> out);
+// f8e4m3fn codes of values uniform in [lo, hi) rounded to f8 (positive scales).
+void fill_f8_uniform(uint64_t seed, double lo, double hi, std::span<uint8_t> out);
+// Random bytes: two uniform e2m1 codes per byte.
+void fill_e2m1_pairs(uint64_t seed, std::span<uint8_t> out);
+// Root mean square of a uniformly drawn e2m1 value.
+double e2m1_rms();
+
+}  // namespace headway

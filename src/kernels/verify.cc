@@ -1,0 +1,122 @@
+#include "kernels/verify.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+
+#include "common/hash.h"
+
+namespace headway {
+
+void poison_outputs(SharedBuffers& buffers, const std::vector<ExpectedOutput>& expected) {
+  const auto& specs = buffers.specs();
+  for (size_t r = 0; r < specs.size(); ++r) {
+    if (specs[r].role != RegionRole::kOutput) continue;
+    auto out = buffers.bytes(r);
+    auto* p = reinterpret_cast<bf16*>(out.data());
+    std::fill(p, p + out.size() / sizeof(bf16), kPoison);
+  }
+  for (const auto& e : expected) {
+    if (specs[e.region].role != RegionRole::kCache) continue;
+    auto* p = reinterpret_cast<bf16*>(buffers.bytes(e.region).data()) + e.first_element;
+    std::fill(p, p + e.values.size(), kPoison);
+  }
+}
+
+Snapshot take_snapshot(const SharedBuffers& buffers) {
+  const auto& specs = buffers.specs();
+  Snapshot s;
+  s.region_hash.resize(specs.size());
+  s.row_hashes.resize(specs.size());
+  for (size_t r = 0; r < specs.size(); ++r) {
+    const auto bytes = buffers.bytes(r);
+    if (specs[r].role == RegionRole::kInput) {
+      s.region_hash[r] = hash_bytes(bytes.data(), bytes.size());
+    } else if (specs[r].role == RegionRole::kCache) {
+      for (size_t off = 0; off < bytes.size(); off += specs[r].row_bytes) {
+        s.row_hashes[r].push_back(hash_bytes(bytes.data() + off, specs[r].row_bytes));
+      }
+    }
+  }
+  return s;
+}
+
+std::string Violation::describe() const {
+  switch (kind) {
+    case Kind::kWroteInput: return fmt::format("wrote into input `{}`", region);
+    case Kind::kWroteOutsideRows:
+      return fmt::format("wrote into `{}` row {}, which the kernel must not touch", region, index);
+    case Kind::kNotWritten:
+      return fmt::format("did not write `{}`[{}] ({} elements wrong; expected {:.6g})", region,
+                         index, failing, expected);
+    case Kind::kNonFinite:
+      return fmt::format("`{}`[{}] is {} ({} elements wrong; expected {:.6g})", region, index, got,
+                         failing, expected);
+    case Kind::kWrongValue:
+      return fmt::format("`{}`[{}] = {:.6g}, expected {:.6g}, tolerance {:.3g} ({} elements wrong)",
+                         region, index, got, expected, tolerance, failing);
+  }
+  return "";
+}
+
+std::optional<Violation> verify(const KernelContract& kernel, const SharedBuffers& buffers,
+                                const Snapshot& before,
+                                const std::vector<ExpectedOutput>& expected) {
+  const auto& specs = buffers.specs();
+  for (size_t r = 0; r < specs.size(); ++r) {
+    if (specs[r].role != RegionRole::kInput) continue;
+    const auto bytes = buffers.bytes(r);
+    if (hash_bytes(bytes.data(), bytes.size()) != before.region_hash[r]) {
+      return Violation{Violation::Kind::kWroteInput, specs[r].name};
+    }
+  }
+  for (size_t r = 0; r < specs.size(); ++r) {
+    if (specs[r].role != RegionRole::kCache) continue;
+    const size_t row_elems = specs[r].row_bytes / sizeof(bf16);
+    const auto bytes = buffers.bytes(r);
+    for (size_t row = 0; row < before.row_hashes[r].size(); ++row) {
+      bool written_row = false;
+      for (const auto& e : expected) {
+        written_row |= e.region == r && row * row_elems >= e.first_element &&
+                       row * row_elems < e.first_element + e.values.size();
+      }
+      if (written_row) continue;
+      const size_t off = row * specs[r].row_bytes;
+      if (hash_bytes(bytes.data() + off, specs[r].row_bytes) != before.row_hashes[r][row]) {
+        return Violation{Violation::Kind::kWroteOutsideRows, specs[r].name, row};
+      }
+    }
+  }
+  const Tolerance tol = kernel.tolerance();
+  std::optional<Violation> worst;
+  double worst_excess = -1.0;
+  size_t failing = 0;
+  for (const auto& e : expected) {
+    const auto* got = reinterpret_cast<const bf16*>(buffers.bytes(e.region).data()) + e.first_element;
+    for (size_t i = 0; i < e.values.size(); ++i) {
+      const double g = bf16_to_float(got[i]);
+      if (tol.accepts(g, e.values[i])) continue;
+      ++failing;
+      const double allowed = tol.atol + tol.rtol * std::fabs(e.values[i]);
+      Violation v{Violation::Kind::kWrongValue, specs[e.region].name, e.first_element + i, g,
+                  e.values[i], allowed};
+      double excess = std::fabs(g - e.values[i]) - allowed;
+      if (got[i] == kPoison) {
+        v.kind = Violation::Kind::kNotWritten;
+        excess = std::numeric_limits<double>::max();
+      } else if (!std::isfinite(g)) {
+        v.kind = Violation::Kind::kNonFinite;
+        excess = std::numeric_limits<double>::max();
+      }
+      if (excess > worst_excess) {
+        worst_excess = excess;
+        worst = v;
+      }
+    }
+  }
+  if (worst) worst->failing = failing;
+  return worst;
+}
+
+}  // namespace headway

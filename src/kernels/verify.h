@@ -1,0 +1,51 @@
+#pragma once
+// Judging one kernel call: outputs against the reference, and memory the kernel must not write.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernels/contract.h"
+#include "kernels/numerics.h"
+
+namespace headway {
+
+// The bf16 pattern written into outputs before a call; an element that still holds it after
+// the call was not written. It is a NaN, so it can never pass the tolerance check.
+inline constexpr bf16 kPoison = 0x7fa5;
+
+// Hashes of everything the kernel must leave alone: whole input regions, and cache regions
+// row by row.
+struct Snapshot {
+  std::vector<uint64_t> region_hash;               // per region (0 where not hashed)
+  std::vector<std::vector<uint64_t>> row_hashes;   // per region (empty where not a cache)
+};
+
+// Writes kPoison into every kOutput region and into the expected rows of kCache regions.
+void poison_outputs(SharedBuffers& buffers, const std::vector<ExpectedOutput>& expected);
+Snapshot take_snapshot(const SharedBuffers& buffers);
+
+struct Violation {
+  enum class Kind {
+    kWroteInput,       // an input region changed
+    kWroteOutsideRows, // a cache row outside the written rows changed (row in index)
+    kNotWritten,       // an output element still holds the poison
+    kNonFinite,        // an output element is NaN or infinite
+    kWrongValue,       // an output element is outside the tolerance
+  } kind = Kind::kWrongValue;
+  std::string region;
+  size_t index = 0;        // element index in the region (row index for kWroteOutsideRows)
+  double got = 0.0;
+  double expected = 0.0;
+  double tolerance = 0.0;  // atol + rtol*|expected|
+  size_t failing = 0;      // how many output elements failed in all
+  std::string describe() const;
+};
+
+// The first forbidden write found, else the worst output element (poison and non-finite
+// count as worst), else nothing: the call was correct.
+std::optional<Violation> verify(const KernelContract& kernel, const SharedBuffers& buffers,
+                                const Snapshot& before,
+                                const std::vector<ExpectedOutput>& expected);
+
+}  // namespace headway

@@ -1,0 +1,41 @@
+#pragma once
+// Builds a candidate source into a shared object with the host C++ compiler.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace headway::cpu {
+
+struct Toolchain {
+  std::string cxx = "g++";
+  std::vector<std::string> flags = {"-std=c++20", "-O3", "-march=native", "-fPIC",
+                                    "-shared",    "-pthread", "-fno-plt"};
+};
+
+struct ToolchainIdentity {
+  bool found = false;
+  std::string error;    // why the compiler could not be identified
+  std::string version;  // first line of `cxx --version`
+  std::string id;       // version plus flags: the toolchain version knowledge is keyed on
+};
+
+// Runs `cxx --version`. Never throws.
+ToolchainIdentity identify(const Toolchain& toolchain);
+
+struct BuildResult {
+  enum class Status { kBuilt, kCompileError, kToolchainMissing } status = Status::kCompileError;
+  std::filesystem::path shared_object;  // kBuilt: the built file
+  std::string diagnostics;              // the compiler's output (kCompileError: its errors)
+  bool cached = false;                  // kBuilt from an earlier identical build
+  double seconds = 0.0;
+};
+
+// Builds `source` (C++ text that includes "headway_kernel.h") into
+// cache_dir/<hash of toolchain id and source>.so. An identical source and toolchain is built
+// once: a later call returns the cached object. The object appears atomically (built under a
+// temporary name, then renamed), so a failed or interrupted build leaves nothing behind.
+BuildResult build_candidate(const Toolchain& toolchain, const ToolchainIdentity& identity,
+                            const std::string& source, const std::filesystem::path& cache_dir,
+                            double timeout_seconds = 120.0);
+
+}  // namespace headway::cpu
