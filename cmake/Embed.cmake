@@ -5,6 +5,7 @@ function(headway_embed out_var)
   set(dir ${CMAKE_CURRENT_BINARY_DIR}/embedded)
   file(MAKE_DIRECTORY ${dir})
   set(entries "")
+  set(paths "")
   foreach(rel ${ARGN})
     set(src ${CMAKE_CURRENT_SOURCE_DIR}/${rel})
     set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${src})
@@ -12,6 +13,7 @@ function(headway_embed out_var)
     string(MAKE_C_IDENTIFIER ${rel} id)
     file(WRITE ${dir}/${id}.inc.tmp "R\"headway_embed(${text})headway_embed\"")
     configure_file(${dir}/${id}.inc.tmp ${dir}/${id}.inc COPYONLY)
+    string(APPEND paths "    \"${rel}\",\n")
     string(APPEND entries "    {\"${rel}\", std::string_view(\n#include \"${id}.inc\"\n    )},\n")
   endforeach()
   file(WRITE ${dir}/embedded.cc.tmp
@@ -20,6 +22,7 @@ function(headway_embed out_var)
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 #include \"common/embedded.h\"
 namespace headway {
 std::string_view embedded_file(std::string_view path) {
@@ -28,6 +31,15 @@ ${entries}  };
   auto it = files.find(path);
   if (it == files.end()) throw std::logic_error(\"not embedded: \" + std::string(path));
   return it->second;
+}
+std::vector<std::string_view> embedded_files_under(std::string_view prefix) {
+  static const std::vector<std::string_view> paths = {
+${paths}  };
+  std::vector<std::string_view> out;
+  for (auto p : paths) {
+    if (p.substr(0, prefix.size()) == prefix) out.push_back(p);
+  }
+  return out;
 }
 }  // namespace headway
 ")

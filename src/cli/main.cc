@@ -8,6 +8,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   int exit_code = 0;
   headway::cli::add_check(app, &exit_code);
+  headway::cli::add_bench(app, &exit_code);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,118 @@
+// `headway check` and `headway bench` as a user runs them: a real binary, real files, exit codes.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "common/subprocess.h"
+
+namespace headway {
+namespace {
+
+namespace fs = std::filesystem;
+
+class CheckVerb : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("headway-cli-test-" + std::to_string(getpid()));
+    fs::create_directories(dir_);
+    setenv("HEADWAY_CACHE_DIR", (dir_ / "cache").c_str(), 1);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name) << text;
+    return dir_ / name;
+  }
+  static ProcessResult headway(std::vector<std::string> args) {
+    args.insert(args.begin(), HEADWAY_BINARY);
+    return run_process(args, 120.0);
+  }
+  static std::string baseline(const std::string& kernel) {
+    return (fs::path(HEADWAY_SOURCE_DIR) / "kernels/baselines" / (kernel + ".cc")).string();
+  }
+  fs::path dir_;
+};
+
+TEST_F(CheckVerb, BaselineIsCorrect) {
+  const auto r = headway({"check", "--kernel", "attn_out", "--source", baseline("attn_out"), "--seed", "9"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("correct (seed 9)"), std::string::npos) << r.output;
+}
+
+TEST_F(CheckVerb, WrongKernelExitsOneWithTheWorstElement) {
+  const auto src = write("zeros.cc", "#include \"headway_kernel.h\"\nextern \"C\" void hw_attn_out(const hw_attn_out_args* a) {\n"
+                                     "  for (int i = 0; i < HW_H; ++i) a->residual[i] = 0; }\n");
+  const auto r = headway({"check", "--kernel", "attn_out", "--source", src.string(), "--json"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  const auto j = nlohmann::json::parse(r.output);
+  EXPECT_EQ(j["status"], "incorrect");
+  EXPECT_EQ(j["violation"]["region"], "residual");
+  EXPECT_EQ(j["violation"]["got"], 0.0);
+  EXPECT_TRUE(j["violation"].contains("index") && j["violation"].contains("expected") &&
+              j["violation"].contains("tolerance"));
+}
+
+TEST_F(CheckVerb, CrashExitsOneAndNamesTheSignal) {
+  const auto src = write("crash.cc", "#include \"headway_kernel.h\"\n#include <csignal>\n"
+                                     "extern \"C\" void hw_attn_out(const hw_attn_out_args*) { std::raise(SIGBUS); }\n");
+  const auto r = headway({"check", "--kernel", "attn_out", "--source", src.string()});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("SIGBUS"), std::string::npos) << r.output;
+}
+
+TEST_F(CheckVerb, BadInputExitsTwoWithOneLine) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const auto no_entry = write("no_entry.cc", "#include \"headway_kernel.h\"\nextern \"C\" void other() {}\n");
+  const auto broken = write("broken.cc", "this is not C++\n");
+  const std::vector<Case> cases = {
+      {{"check", "--kernel", "gemm", "--source", baseline("qkv")}, "unknown kernel 'gemm' (known: qkv, attn_out, ffn)"},
+      {{"check", "--kernel", "qkv", "--source", (dir_ / "missing.cc").string()}, "cannot read source"},
+      {{"check", "--kernel", "qkv", "--source", no_entry.string()}, "does not define hw_qkv"},
+      {{"check", "--kernel", "qkv", "--source", baseline("qkv"), "--cxx", "/nonexistent/g++"}, "compiler not found"},
+      {{"check", "--kernel", "qkv"}, "--source is required"},
+  };
+  for (const auto& c : cases) {
+    const auto r = headway(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.message << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.message), std::string::npos) << r.output;
+  }
+  auto cache_entries = [&] {
+    std::vector<fs::path> entries;
+    for (const auto& e : fs::recursive_directory_iterator(dir_ / "cache")) entries.push_back(e.path());
+    return entries;
+  };
+  const auto before = cache_entries();
+  const auto r = headway({"check", "--kernel", "qkv", "--source", broken.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("does not build"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("error"), std::string::npos) << "the compiler's diagnostics are printed";
+  EXPECT_EQ(cache_entries(), before) << "a failed build leaves nothing behind";
+}
+
+TEST_F(CheckVerb, BenchJsonCarriesTheFloorAndRatio) {
+  const auto r = headway({"bench", "--kernel", "attn_out", "--readings", "3", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto j = nlohmann::json::parse(r.output);
+  ASSERT_EQ(j["kernels"].size(), 1u);
+  const auto& k = j["kernels"][0];
+  EXPECT_EQ(k["name"], "attn_out");
+  EXPECT_EQ(k["bytes"], 15767552);
+  const double bw = k["bandwidth_gbps"], floor_ms = k["floor_ms"], median_ms = k["median_ms"];
+  EXPECT_GT(bw, 0.5);
+  EXPECT_NEAR(floor_ms, 15767552 / (bw * 1e9) * 1e3, 1e-9);
+  EXPECT_NEAR(double(k["ratio_to_floor"]), median_ms / floor_ms, 1e-9);
+  EXPECT_GT(double(k["ratio_to_floor"]), 1.0) << "nothing beats the memory floor";
+}
+
+TEST_F(CheckVerb, BenchRejectsSourceWithoutKernel) {
+  const auto r = headway({"bench", "--source", baseline("qkv")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("--source needs --kernel"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace headway

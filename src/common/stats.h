@@ -1,0 +1,12 @@
+#pragma once
+// Summary statistics of readings.
+#include <span>
+
+namespace headway {
+
+double median(std::span<const double> values);  // 0 for an empty span
+double mean(std::span<const double> values);    // 0 for an empty span
+// Sample standard deviation over the mean (0 with fewer than two values or a zero mean).
+double coefficient_of_variation(std::span<const double> values);
+
+}  // namespace headway

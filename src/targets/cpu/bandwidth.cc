@@ -1,0 +1,107 @@
+#include "targets/cpu/bandwidth.h"
+
+#include <barrier>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "common/stats.h"
+#include "targets/cpu/kernel_process.h"
+
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
+namespace headway::cpu {
+
+namespace {
+
+#if defined(__AVX2__)
+constexpr const char* kMethod = "avx2 256-bit loads, 4 accumulators";
+uint64_t read_range(const std::byte* p, size_t n) {
+  __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;
+  for (size_t i = 0; i + 128 <= n; i += 128) {
+    a0 = _mm256_add_epi64(a0, _mm256_load_si256(reinterpret_cast<const __m256i*>(p + i)));
+    a1 = _mm256_add_epi64(a1, _mm256_load_si256(reinterpret_cast<const __m256i*>(p + i + 32)));
+    a2 = _mm256_add_epi64(a2, _mm256_load_si256(reinterpret_cast<const __m256i*>(p + i + 64)));
+    a3 = _mm256_add_epi64(a3, _mm256_load_si256(reinterpret_cast<const __m256i*>(p + i + 96)));
+  }
+  const __m256i s = _mm256_add_epi64(_mm256_add_epi64(a0, a1), _mm256_add_epi64(a2, a3));
+  alignas(32) uint64_t lanes[4];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), s);
+  return lanes[0] + lanes[1] + lanes[2] + lanes[3];
+}
+#else
+constexpr const char* kMethod = "64-bit scalar loads, 4 accumulators";
+uint64_t read_range(const std::byte* p, size_t n) {
+  uint64_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+  for (size_t i = 0; i + 32 <= n; i += 32) {
+    uint64_t w[4];
+    std::memcpy(w, p + i, 32);
+    a0 += w[0];
+    a1 += w[1];
+    a2 += w[2];
+    a3 += w[3];
+  }
+  return a0 + a1 + a2 + a3;
+}
+#endif
+
+BandwidthAtThreads measure_at(const std::byte* buffer, size_t bytes, int threads, int readings) {
+  std::barrier sync(threads + 1);
+  std::vector<uint64_t> sinks(static_cast<size_t>(threads) * 8);
+  const size_t share = bytes / static_cast<size_t>(threads) / 128 * 128;
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([&, t] {
+      for (int pass = 0; pass <= readings; ++pass) {
+        sync.arrive_and_wait();
+        sinks[static_cast<size_t>(t) * 8] += read_range(buffer + static_cast<size_t>(t) * share, share);
+        sync.arrive_and_wait();
+      }
+    });
+  }
+  BandwidthAtThreads result;
+  result.threads = threads;
+  for (int pass = 0; pass <= readings; ++pass) {
+    sync.arrive_and_wait();
+    const auto t0 = std::chrono::steady_clock::now();
+    sync.arrive_and_wait();
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (pass > 0) result.gbps.push_back(static_cast<double>(share) * threads / s / 1e9);
+  }
+  for (auto& w : workers) w.join();
+  result.median_gbps = median(result.gbps);
+  result.cv = coefficient_of_variation(result.gbps);
+  return result;
+}
+
+}  // namespace
+
+BandwidthProfile measure_read_bandwidth(int max_threads, int readings) {
+  if (max_threads <= 0) max_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  BandwidthProfile profile;
+  profile.method = kMethod;
+  profile.buffer_bytes = std::max<uint64_t>(4 * last_level_cache_bytes(), 256ull << 20);
+  auto* buffer = static_cast<std::byte*>(std::aligned_alloc(4096, profile.buffer_bytes));
+  if (!buffer) throw std::bad_alloc();
+  // Touch every page from the threads that will read it (first-touch placement).
+  std::vector<std::thread> init;
+  const size_t share = profile.buffer_bytes / static_cast<size_t>(max_threads);
+  for (int t = 0; t < max_threads; ++t) {
+    init.emplace_back([&, t] { std::memset(buffer + static_cast<size_t>(t) * share, t + 1, share); });
+  }
+  for (auto& t : init) t.join();
+  for (int threads = 1; threads <= max_threads; ++threads) {
+    profile.by_threads.push_back(measure_at(buffer, profile.buffer_bytes, threads, readings));
+    if (profile.by_threads.back().median_gbps > profile.best_gbps) {
+      profile.best_gbps = profile.by_threads.back().median_gbps;
+      profile.best_threads = threads;
+    }
+  }
+  std::free(buffer);
+  return profile;
+}
+
+}  // namespace headway::cpu
