@@ -50,4 +50,10 @@ fs::path build_or_throw(const cpu::Toolchain& toolchain, const std::string& sour
   throw UsageError(fmt::format("{} does not build:\n{}", label, built.diagnostics));
 }
 
+store::Workspace open_workspace_or_throw(const std::string& dir) {
+  auto ws = dir.empty() ? store::Workspace::find(fs::current_path()) : store::Workspace::open(dir);
+  if (!ws) throw UsageError(ws.error().message);
+  return std::move(ws).value();
+}
+
 }  // namespace headway::cli

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "kernels/contract.h"
+#include "store/workspace.h"
 #include "targets/cpu/compiler.h"
 
 namespace headway::cli {
@@ -25,6 +26,10 @@ std::filesystem::path build_cache_dir();
 // does not build, or when the compiler is missing.
 std::filesystem::path build_or_throw(const cpu::Toolchain& toolchain, const std::string& source,
                                      const std::string& label);
+
+// The workspace at `dir` when given (--workspace), else the nearest one up from the current
+// directory; throws UsageError saying which was tried and why it failed.
+store::Workspace open_workspace_or_throw(const std::string& dir);
 
 // Runs a verb body, mapping UsageError (and other exceptions) to a one-line message and exit 2.
 template <typename F>

@@ -2,12 +2,33 @@
 // Timed readings of a built candidate on the host CPU.
 #include <cstdint>
 #include <filesystem>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "kernels/contract.h"
 #include "targets/cpu/kernel_process.h"
 
 namespace headway::cpu {
+
+// A candidate in its own process with its own inputs (from `seed`), ready to be timed.
+// Every reading first puts back the in/out regions (so every call sees the same inputs) and
+// flushes the last-level cache (so weights come from memory).
+class TimedKernel {
+ public:
+  // nullptr with *failure set when the runner cannot start or load the object.
+  static std::unique_ptr<TimedKernel> start(const KernelContract& kernel,
+                                            const std::filesystem::path& shared_object,
+                                            const ProcessLimits& limits, uint64_t seed,
+                                            CallResult* failure);
+  CallResult reading();
+
+ private:
+  explicit TimedKernel(const KernelContract& kernel);
+  SharedBuffers buffers_;
+  std::unique_ptr<KernelProcess> process_;
+  std::vector<std::pair<size_t, std::vector<std::byte>>> inout_;
+};
 
 struct TimingResult {
   CallResult failure;            // !failure.ok(): the run failed and seconds is incomplete
@@ -17,9 +38,7 @@ struct TimingResult {
   bool ok() const { return failure.ok(); }
 };
 
-// Runs the candidate in its own process on inputs from `seed`: two warm-up calls, then
-// `readings` calls, each after the last-level cache was flushed by reading a larger buffer, so
-// that weights come from memory.
+// Two warm-up readings, then `readings` timed ones.
 TimingResult time_candidate(const KernelContract& kernel, const std::filesystem::path& shared_object,
                             int readings, const ProcessLimits& limits, uint64_t seed = 1);
 

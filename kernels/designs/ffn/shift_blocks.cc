@@ -1,0 +1,334 @@
+// headway-design: shift_blocks
+// summary: e2m1 decoded to f32 bits by 16-bit shifts and one AND per nibble (no tables); code dwords de-interleaved so each f32 lane holds one 16-element block and one vector of 8 decoded block scales scales 128 elements; gate and up rows decoded together against shared x; persistent pool with per-thread regions and stealing for both projections
+// param P_ROWS 1 2 default 1
+// param P_THREADS 1 2 4 default 2
+// param P_CHUNK 8 16 32 default 16
+// param P_DOWN_ROWS 1 2 4 default 4
+//
+// Decode: an e2m1 nibble s.ee.m at the top of a 16-bit word, shifted right arithmetically by 6,
+// becomes s.ssssss.ee.m...; AND 0x81C00000 (after moving a low word up by 16) leaves the f32 with
+// exponent field ee and mantissa bit m: the nibble's value times 2^-126 (the 0.5 codes become f32
+// subnormals, still exact). 64 code bytes (8 blocks) are loaded as two vectors of 8 dwords and split
+// by shufps into first and second block halves, so lane i of every decoded vector belongs to block
+// pi(i), pi = {0,1,4,5,2,3,6,7}: eight block sums come out in one vector, which one FMA scales by the
+// eight decoded f8 block scales. Per 128 elements: 2 shuffles, 38 shift/AND ops, 16+1 FMAs, 4 ops for
+// the scales. Activations are stored in the matching order, times 2^64.
+#include <atomic>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <thread>
+
+#include "headway_kernel.h"
+#include "headway_support.h"
+
+#if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+#include <immintrin.h>
+#define HW_SIMD 1
+#else
+#define HW_SIMD 0
+#endif
+
+#ifndef P_ROWS
+#define P_ROWS 1
+#endif
+#ifndef P_THREADS
+#define P_THREADS 2
+#endif
+#ifndef P_CHUNK
+#define P_CHUNK 16
+#endif
+#ifndef P_DOWN_ROWS
+#define P_DOWN_ROWS 4
+#endif
+
+namespace {
+
+// ---- persistent pool: the caller is thread 0; workers spin briefly after a job, then sleep on a
+// futex (std::atomic::wait). Created on first use and never destroyed (workers may still be
+// asleep in it at exit); nothing in it depends on a kernel's inputs.
+inline void relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+class Pool {
+ public:
+  explicit Pool(int threads) : workers_(threads - 1) {
+    for (int t = 1; t < threads; ++t) std::thread([this, t] { loop(t); }).detach();
+  }
+  int threads() const { return workers_ + 1; }
+  // fn(ctx, tid) on the caller (tid 0) and on every worker; returns when all have finished.
+  void run(void (*fn)(void*, int), void* ctx) {
+    fn_ = fn;
+    ctx_ = ctx;
+    pending_.store(workers_, std::memory_order_relaxed);
+    gen_.fetch_add(1, std::memory_order_release);
+    if (sleepers_.load(std::memory_order_acquire) > 0) gen_.notify_all();
+    fn(ctx, 0);
+    for (int spins = 0; pending_.load(std::memory_order_acquire) != 0; ++spins) {
+      if (spins < 4096) relax();
+      else std::this_thread::yield();
+    }
+  }
+
+ private:
+  void loop(int tid) {
+    uint32_t seen = 0;  // the generation at construction: a job posted before this thread ran counts
+    for (;;) {
+      uint32_t g;
+      for (int spins = 0; (g = gen_.load(std::memory_order_acquire)) == seen; ++spins) {
+        if (spins < 20000) {
+          relax();
+        } else {
+          sleepers_.fetch_add(1, std::memory_order_acq_rel);
+          gen_.wait(seen, std::memory_order_acquire);
+          sleepers_.fetch_sub(1, std::memory_order_acq_rel);
+          spins = 0;
+        }
+      }
+      seen = g;
+      fn_(ctx_, tid);
+      pending_.fetch_sub(1, std::memory_order_release);
+    }
+  }
+  std::atomic<uint32_t> gen_{0};
+  std::atomic<int> pending_{0};
+  std::atomic<int> sleepers_{0};
+  void (*fn_)(void*, int) = nullptr;
+  void* ctx_ = nullptr;
+  int workers_;
+};
+
+Pool& pool() {
+  static Pool* p = [] {
+    int t = P_THREADS;
+    if (t <= 0) t = static_cast<int>(std::thread::hardware_concurrency());
+    return new Pool(t < 1 ? 1 : (t > 64 ? 64 : t));
+  }();
+  return *p;
+}
+
+// ---- row scheduling: thread t owns a contiguous region of rows (boundaries multiples of `align`)
+// and walks it in chunks; when its region is exhausted it takes chunks from the other regions.
+struct Regions {
+  static constexpr int kMax = 64;
+  struct alignas(64) Counter {
+    std::atomic<int> next{0};
+    int end = 0;
+  };
+  Counter c[kMax];
+  int n = 0;
+  int chunk = 1;
+  void init(int rows, int parts, int chunk_rows, int align) {
+    n = parts;
+    chunk = chunk_rows;
+    const int units = rows / align;
+    for (int t = 0; t < parts; ++t) {
+      c[t].next.store(units * t / parts * align, std::memory_order_relaxed);
+      c[t].end = units * (t + 1) / parts * align;
+    }
+  }
+  bool next(int tid, int* begin, int* end) {
+    for (int k = 0; k < n; ++k) {
+      Counter& r = c[(tid + k) % n];
+      if (r.next.load(std::memory_order_relaxed) >= r.end) continue;
+      const int b = r.next.fetch_add(chunk, std::memory_order_relaxed);
+      if (b >= r.end) continue;
+      *begin = b;
+      *end = b + chunk < r.end ? b + chunk : r.end;
+      return true;
+    }
+    return false;
+  }
+};
+
+// 1/sqrt(mean(v^2) + eps) with 8 partial sums (the single-accumulator loop is latency bound).
+inline float rms_inv8(const float* v, int n) {
+  float s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (int i = 0; i < n; i += 8)
+    for (int k = 0; k < 8; ++k) s[k] += v[i + k] * v[i + k];
+  const float sum = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+  return 1.0f / std::sqrt(sum / static_cast<float>(n) + HW_EPS);
+}
+
+inline float round_bf16(float v) { return hw::bf16_to_f32(hw::f32_to_bf16(v)); }
+
+#if HW_SIMD
+inline float hsum(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+#endif
+
+constexpr float kXScale = 0x1p64f;    // activations are stored times 2^64 ...
+constexpr float kOutScale = 0x1p62f;  // ... weights decode to value * 2^-126
+constexpr int kPi[8] = {0, 1, 4, 5, 2, 3, 6, 7};
+
+// Position of element e in the permuted activation layout (blocks of 128): vector h*8+k, lane
+// kPi[block] holds element 16*block + 8*h + k.
+inline int perm_pos(int e) {
+  const int j = e & ~127, b = (e >> 4) & 7, h = (e >> 3) & 1, k = e & 7;
+  return j + (h * 8 + k) * 8 + kPi[b];
+}
+
+#if HW_SIMD
+// T rows (codes[t], scales[t]) of n elements dotted with the permuted activations (no global scale).
+template <int T>
+inline void dot_rows(const uint8_t* const* codes, const uint8_t* const* scales, const float* xp, int n, float* out) {
+  constexpr int C = T >= 4 ? 1 : (T >= 2 ? 2 : 4);  // block-sum chains per row
+  const __m256i M = _mm256_set1_epi32(static_cast<int>(0x81C00000u));
+  const __m256i SM = _mm256_set1_epi32(static_cast<int>(0x87F00000u));
+  const __m256i spread = _mm256_setr_epi8(-1, -1, -1, 0, -1, -1, -1, 1, -1, -1, -1, 4, -1, -1, -1, 5,
+                                          -1, -1, -1, 2, -1, -1, -1, 3, -1, -1, -1, 6, -1, -1, -1, 7);
+  const __m256 s120 = _mm256_set1_ps(0x1p120f);
+  __m256 acc[T];
+  for (int t = 0; t < T; ++t) acc[t] = _mm256_setzero_ps();
+  for (int j = 0; j < n; j += 128) {
+    const float* xv = xp + j;
+    for (int t = 0; t < T; ++t) {
+      const uint8_t* p = codes[t] + j / 2;
+      const __m256 a0 = _mm256_loadu_ps(reinterpret_cast<const float*>(p));
+      const __m256 a1 = _mm256_loadu_ps(reinterpret_cast<const float*>(p + 32));
+      __m256 bs[C];
+      for (int c = 0; c < C; ++c) bs[c] = _mm256_setzero_ps();
+      int q = 0;
+      for (int hh = 0; hh < 2; ++hh) {
+        // dwords of blocks 0,1,4,5 | 2,3,6,7: first halves (hh 0) or second halves (hh 1)
+        __m256i v = _mm256_castps_si256(hh == 0 ? _mm256_shuffle_ps(a0, a1, 0x88) : _mm256_shuffle_ps(a0, a1, 0xDD));
+        for (int kk = 3; kk >= 0; --kk) {  // nibble kk+4 tops the high word, nibble kk the low word
+          const __m256i s = _mm256_srai_epi16(v, 6);
+          const __m256 fhi = _mm256_castsi256_ps(_mm256_and_si256(s, M));
+          const __m256 flo = _mm256_castsi256_ps(_mm256_and_si256(_mm256_slli_epi32(s, 16), M));
+          bs[q % C] = _mm256_fmadd_ps(fhi, _mm256_load_ps(xv + (hh * 8 + kk + 4) * 8), bs[q % C]);
+          ++q;
+          bs[q % C] = _mm256_fmadd_ps(flo, _mm256_load_ps(xv + (hh * 8 + kk) * 8), bs[q % C]);
+          ++q;
+          if (kk) v = _mm256_slli_epi16(v, 4);
+        }
+      }
+      long long sq;
+      std::memcpy(&sq, scales[t] + j / 16, 8);  // 8 block scales, spread in lane order kPi
+      const __m256i sv = _mm256_shuffle_epi8(_mm256_set1_epi64x(sq), spread);
+      const __m256 sc = _mm256_mul_ps(_mm256_castsi256_ps(_mm256_and_si256(_mm256_srai_epi32(sv, 4), SM)), s120);
+      __m256 sum = bs[0];
+      for (int c = 1; c < C; ++c) sum = _mm256_add_ps(sum, bs[c]);
+      acc[t] = _mm256_fmadd_ps(sum, sc, acc[t]);
+    }
+  }
+  for (int t = 0; t < T; ++t) out[t] = hsum(acc[t]) * kOutScale;
+}
+#else
+const hw::F8Table kF8;
+const hw::E2m1Table kFp4;
+template <int T>
+inline void dot_rows(const uint8_t* const* codes, const uint8_t* const* scales, const float* xp, int n, float* out) {
+  for (int t = 0; t < T; ++t) {
+    float total = 0.0f;
+    for (int b = 0; b < n / HW_FP4_BLOCK; ++b) {
+      float block = 0.0f;
+      for (int k = 0; k < HW_FP4_BLOCK / 2; ++k) {
+        const uint8_t byte = codes[t][b * 8 + k];
+        block += kFp4.v[byte & 0xf] * xp[perm_pos(b * 16 + 2 * k)] + kFp4.v[byte >> 4] * xp[perm_pos(b * 16 + 2 * k + 1)];
+      }
+      total += block * kF8.v[scales[t][b]];
+    }
+    out[t] = total / kXScale;
+  }
+}
+#endif
+
+struct Ctx {
+  const hw_ffn_args* a;
+  alignas(64) float hp[HW_L];  // h in the decoder's activation layout
+  alignas(64) float d[HW_H];
+  Regions regions;
+};
+
+// x = bf16(RMSNorm(residual) * pre_ff_rms_weight), stored in the decoder's activation layout.
+void prepare_x(const hw_ffn_args* a, float* xp) {
+  float x[HW_H];
+  for (int j = 0; j < HW_H; ++j) x[j] = hw::bf16_to_f32(a->residual[j]);
+  const float inv = rms_inv8(x, HW_H);
+  for (int j = 0; j < HW_H; ++j)
+    xp[perm_pos(j)] = round_bf16(x[j] * inv * hw::bf16_to_f32(a->pre_ff_rms_weight[j])) * kXScale;
+}
+
+// Phase 1: h = bf16(gelu_tanh(gate . x) * (up . x)); each thread prepares its own x, then streams
+// chunks of rows, P_ROWS gate rows and the same P_ROWS up rows decoded together.
+void gate_up(void* p, int tid) {
+  Ctx& c = *static_cast<Ctx*>(p);
+  const hw_ffn_args* a = c.a;
+  alignas(64) float xp[HW_H];
+  prepare_x(a, xp);
+  int begin, end;
+  while (c.regions.next(tid, &begin, &end)) {
+    int r = begin;
+    for (int rows; r < end; r += rows) {
+      rows = end - r < P_ROWS ? 1 : P_ROWS;
+      const uint8_t* codes[2 * P_ROWS];
+      const uint8_t* scales[2 * P_ROWS];
+      for (int k = 0; k < rows; ++k) {
+        codes[k] = a->gate_weight + static_cast<size_t>(r + k) * (HW_H / 2);
+        scales[k] = a->gate_block_scale + static_cast<size_t>(r + k) * (HW_H / 16);
+        codes[rows + k] = a->up_weight + static_cast<size_t>(r + k) * (HW_H / 2);
+        scales[rows + k] = a->up_block_scale + static_cast<size_t>(r + k) * (HW_H / 16);
+      }
+      float out[2 * P_ROWS];
+      if (rows == P_ROWS) dot_rows<2 * P_ROWS>(codes, scales, xp, HW_H, out);
+      else dot_rows<2>(codes, scales, xp, HW_H, out);
+      for (int k = 0; k < rows; ++k) {
+        const float g = out[k] * a->gate_global_scale, u = out[rows + k] * a->up_global_scale;
+        c.hp[perm_pos(r + k)] = round_bf16(hw::gelu_tanh(g) * u) * kXScale;
+      }
+    }
+  }
+}
+
+// Phase 2: d = down . h (f32), P_DOWN_ROWS rows sharing each load of h.
+void down(void* p, int tid) {
+  Ctx& c = *static_cast<Ctx*>(p);
+  const hw_ffn_args* a = c.a;
+  int begin, end;
+  while (c.regions.next(tid, &begin, &end)) {
+    int r = begin;
+    for (int rows; r < end; r += rows) {
+      rows = end - r < P_DOWN_ROWS ? 1 : P_DOWN_ROWS;
+      const uint8_t* codes[P_DOWN_ROWS];
+      const uint8_t* scales[P_DOWN_ROWS];
+      for (int k = 0; k < rows; ++k) {
+        codes[k] = a->down_weight + static_cast<size_t>(r + k) * (HW_L / 2);
+        scales[k] = a->down_block_scale + static_cast<size_t>(r + k) * (HW_L / 16);
+      }
+      float out[P_DOWN_ROWS];
+      if (rows == P_DOWN_ROWS) dot_rows<P_DOWN_ROWS>(codes, scales, c.hp, HW_L, out);
+      else dot_rows<1>(codes, scales, c.hp, HW_L, out);
+      for (int k = 0; k < rows; ++k) c.d[r + k] = out[k] * a->down_global_scale;
+    }
+  }
+}
+
+}  // namespace
+
+extern "C" void hw_ffn(const hw_ffn_args* a) {
+  static Ctx* ctx = new Ctx;  // scratch, rebuilt from the inputs on every call
+  Ctx& c = *ctx;
+  c.a = a;
+  Pool& p = pool();
+  c.regions.init(HW_L, p.threads(), P_CHUNK, P_ROWS);
+  p.run(gate_up, &c);
+  constexpr int kDownChunk = P_CHUNK / 4 > P_DOWN_ROWS ? P_CHUNK / 4 : P_DOWN_ROWS;
+  c.regions.init(HW_H, p.threads(), kDownChunk, P_DOWN_ROWS);
+  p.run(down, &c);
+  // residual = bf16((residual + RMSNorm(d) * post_ff_rms_weight) * layer_scalar)
+  const float inv_d = rms_inv8(c.d, HW_H);
+  const float layer_scalar = hw::bf16_to_f32(a->layer_scalar);
+  for (int r = 0; r < HW_H; ++r) {
+    const float normed = c.d[r] * inv_d * hw::bf16_to_f32(a->post_ff_rms_weight[r]);
+    a->residual[r] = hw::f32_to_bf16((hw::bf16_to_f32(a->residual[r]) + normed) * layer_scalar);
+  }
+}

@@ -1,0 +1,107 @@
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "cli/cli_support.h"
+#include "cli/verbs.h"
+#include "measure/betting_rule.h"
+#include "measure/calibration.h"
+#include "measure/effect_estimate.h"
+#include "measure/reading_sink.h"
+#include "targets/cpu/cpu_check.h"
+#include "targets/cpu/cpu_paired_device.h"
+
+namespace headway::cli {
+
+namespace {
+struct CompareArgs {
+  std::string kernel;
+  std::string a, b;
+  double alpha = 0.05;
+  int cap = 24;
+  uint64_t seed = 0;
+  bool have_seed = false;
+  std::string log;
+  bool json = false;
+};
+
+int run_compare(const CompareArgs& args) {
+  const KernelContract& kernel = kernel_or_throw(args.kernel);
+  measure::BettingConfig config;
+  config.alpha = args.alpha;
+  config.cap = args.cap;
+  config.s0 = 1.0;  // validated here for alpha and cap; the real s0 comes from the warm-up
+  if (auto error = measure::validate(config)) throw UsageError(*error);
+  const std::string a_text = read_source_or_throw(args.a);
+  const std::string b_text = read_source_or_throw(args.b);
+  const cpu::Toolchain toolchain;
+  const auto a_so = build_or_throw(toolchain, a_text, args.a);
+  const auto b_so = build_or_throw(toolchain, b_text, args.b);
+  // Timing a wrong kernel means nothing: both must pass the check first.
+  for (const auto& [label, so] : {std::pair{args.a, a_so}, std::pair{args.b, b_so}}) {
+    const auto report = cpu::check_candidate(kernel, so, {});
+    if (!report.correct()) {
+      fmt::print(stderr, "headway: {} is not correct: {}\n", label, report.describe());
+      return 1;
+    }
+  }
+  const uint64_t seed = args.have_seed ? args.seed : std::random_device{}();
+  std::string error;
+  auto device = cpu::CpuPairedDevice::start(kernel, a_so, b_so, {}, seed, &error);
+  if (!device) throw UsageError(error);
+  auto s0 = measure::estimate_s0(*device, 16);
+  if (!s0) throw UsageError("cannot estimate the noise of the head: " + s0.error().message);
+  config.s0 = s0.value();
+  measure::BettingRule rule(config);
+  measure::Rng coin(measure::mix_seed(seed, measure::kCoinStream));
+  measure::MemorySink memory;
+  std::unique_ptr<measure::JsonLinesSink> file;
+  if (!args.log.empty()) {
+    auto opened = measure::JsonLinesSink::open(args.log, true);
+    if (!opened) throw UsageError(opened.error().message);
+    file = std::move(opened.value());
+  }
+  measure::TeeSink tee({&memory, file.get()});
+  const measure::PairLabel label{std::string(kernel.name()), args.b, 0, 0};
+  const measure::DecisionRecord record = measure::run_decision(*device, rule, coin, label, tee);
+  const measure::EffectEstimate effect = measure::estimate_effect(record.d);
+  const std::string note = measure::early_stop_note(record.outcome, static_cast<int>(record.d.size()), config.cap);
+  if (args.json) {
+    const nlohmann::json j = {{"kernel", kernel.name()},
+                              {"outcome", measure::to_string(record.outcome)},
+                              {"pairs", record.d.size()},
+                              {"effect_pct", effect.median_pct},
+                              {"ci_pct", {effect.lower_pct, effect.upper_pct}},
+                              {"ci_coverage", effect.coverage},
+                              {"s0", config.s0},
+                              {"alpha", config.alpha},
+                              {"seed", seed},
+                              {"note", note}};
+    fmt::print("{}\n", j.dump(2));
+  } else {
+    fmt::print("{}: B against A: {} after {} pairs\n", kernel.name(), measure::to_string(record.outcome), record.d.size());
+    fmt::print("effect (B time vs A, median): {:+.2f}% [{:+.2f}%, {:+.2f}%] ({:.0f}% interval)\n",
+               effect.median_pct, effect.lower_pct, effect.upper_pct, 100 * effect.coverage);
+    if (!note.empty()) fmt::print("note: {}\n", note);
+  }
+  return 0;
+}
+}  // namespace
+
+void add_compare(CLI::App& app, int* exit_code) {
+  auto args = std::make_shared<CompareArgs>();
+  auto* cmd = app.add_subcommand("compare", "One acceptance test of candidate B against head A on the cpu target");
+  cmd->add_option("--kernel", args->kernel, "qkv, attn_out or ffn")->required();
+  cmd->add_option("--a", args->a, "head source")->required();
+  cmd->add_option("--b", args->b, "candidate source")->required();
+  cmd->add_option("--alpha", args->alpha, "level of FASTER and SLOWER");
+  cmd->add_option("--cap", args->cap, "pairs before INCONCLUSIVE");
+  cmd->add_option("--seed", args->seed, "seed of the inputs and of the order coin")
+      ->each([args](const std::string&) { args->have_seed = true; });
+  cmd->add_option("--log", args->log, "append every reading to this JSON-lines file");
+  cmd->add_flag("--json", args->json, "print one JSON object");
+  cmd->callback([args, exit_code] { run_verb(exit_code, [&] { return run_compare(*args); }); });
+}
+
+}  // namespace headway::cli

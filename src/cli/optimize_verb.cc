@@ -1,0 +1,79 @@
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <sstream>
+
+#include "cli/cli_support.h"
+#include "cli/verbs.h"
+#include "common/duration.h"
+#include "loop/library_proposer.h"
+#include "loop/optimizer.h"
+
+namespace headway::cli {
+
+namespace {
+struct OptimizeArgs {
+  std::string kernels = "qkv,attn_out,ffn";
+  std::string budget = "10m";
+  std::string target = "cpu";
+  std::string workspace;
+};
+
+std::vector<std::string> split_kernels(const std::string& list) {
+  std::vector<std::string> out;
+  std::stringstream in(list);
+  std::string name;
+  while (std::getline(in, name, ',')) {
+    if (name.empty()) throw UsageError("--kernels has an empty name");
+    kernel_or_throw(name);
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  }
+  if (out.empty()) throw UsageError("--kernels names no kernel");
+  return out;
+}
+
+int run_optimize(const OptimizeArgs& args) {
+  // Every argument is checked before the workspace is touched.
+  loop::OptimizeOptions options;
+  options.kernels = split_kernels(args.kernels);
+  const auto seconds = parse_duration_seconds(args.budget);
+  if (!seconds) throw UsageError(fmt::format("--budget '{}' does not parse (examples: 90s, 12m, 1h30m)", args.budget));
+  options.budget = std::chrono::duration<double>(*seconds);
+  if (args.target != "cpu") throw UsageError(fmt::format("target '{}' is not available in this build (available: cpu)", args.target));
+  store::Workspace ws = open_workspace_or_throw(args.workspace);
+  loop::LibraryProposer proposer;
+  const bool tty = isatty(STDOUT_FILENO);
+  auto on_progress = [tty](const loop::Progress& p) {
+    const std::string line = fmt::format("[{:4.0f}s] {:<8} node {:>3} {:<22} {:<18} head {:.3f} ms = {:.2f}x floor",
+                                         p.elapsed_s, p.kernel, p.node, p.design.substr(0, 22), p.stage,
+                                         p.head_ms, p.head_ms / p.floor_ms);
+    if (tty) {
+      fmt::print("\r\033[K{}", line);
+    } else {
+      fmt::print("{}\n", line);
+    }
+    std::fflush(stdout);
+  };
+  try {
+    const auto summary = loop::optimize(ws, proposer, options, on_progress);
+    fmt::print("{}optimize: {} rounds, {} proposed, {} tests, {} accepted; {}\n", tty ? "\n" : "",
+               summary.rounds, summary.proposed, summary.tests, summary.accepted,
+               summary.budget_spent ? "budget spent" : "nothing left to try");
+  } catch (const std::runtime_error& e) {
+    throw UsageError(e.what());
+  }
+  return 0;
+}
+}  // namespace
+
+void add_optimize(CLI::App& app, int* exit_code) {
+  auto args = std::make_shared<OptimizeArgs>();
+  auto* cmd = app.add_subcommand("optimize", "Run the optimize loop (resumes where a killed run stopped)");
+  cmd->add_option("--kernels", args->kernels, "comma-separated kernels");
+  cmd->add_option("--budget", args->budget, "wall-clock budget, e.g. 90s, 12m, 1h");
+  cmd->add_option("--target", args->target, "target (cpu)");
+  cmd->add_option("--workspace", args->workspace, "workspace directory (default: found from here)");
+  cmd->callback([args, exit_code] { run_verb(exit_code, [&] { return run_optimize(*args); }); });
+}
+
+}  // namespace headway::cli

@@ -1,0 +1,96 @@
+#include <fmt/format.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_support.h"
+#include "cli/verbs.h"
+#include "loop/optimizer.h"
+#include "search/decision_log.h"
+#include "search/design_tree.h"
+
+namespace headway::cli {
+
+namespace {
+struct StatusArgs {
+  std::string workspace;
+  bool json = false;
+};
+
+int run_status(const StatusArgs& args) {
+  store::Workspace ws = open_workspace_or_throw(args.workspace);
+  nlohmann::json out = {{"kernels", nlohmann::json::array()}};
+  double log_sum = 0.0;
+  int counted = 0;
+  for (const auto& record : search::DesignTree::kernels(ws)) {
+    auto tree = search::DesignTree::open(ws, record.name);
+    if (!tree) throw UsageError(tree.error().message);
+    search::DecisionLog log(tree.value());
+    const auto head = tree.value().head();
+    const auto head_node = tree.value().node(head.node_id);
+    const double baseline = record.baseline_ms.value_or(NAN);
+    const double head_ms = head.median_ms.value_or(baseline);
+    const double floor = record.floor_ms.value_or(NAN);
+    nlohmann::json nodes = nlohmann::json::object();
+    for (const auto& [status, count] : tree.value().count_by_status()) {
+      if (count) nodes[std::string(search::to_string(status))] = count;
+    }
+    nlohmann::json tests = nlohmann::json::object();
+    for (const auto& [outcome, count] : log.counts().by_outcome) tests[std::string(measure::to_string(outcome))] = count;
+    const double speedup = baseline / head_ms;
+    if (std::isfinite(speedup) && speedup > 0) {
+      log_sum += std::log(speedup);
+      ++counted;
+    }
+    out["kernels"].push_back({{"name", record.name},
+                              {"target", record.target},
+                              {"baseline_ms", baseline},
+                              {"head_ms", head_ms},
+                              {"head_node", head.node_id},
+                              {"head_design", head_node ? head_node->design : ""},
+                              {"head_params", head_node ? head_node->params : nlohmann::json::object()},
+                              {"heads", tree.value().head_history().size()},
+                              {"speedup", speedup},
+                              {"floor_ms", floor},
+                              {"ratio_to_floor", head_ms / floor},
+                              {"nodes", nodes},
+                              {"tests", tests},
+                              {"device_seconds", loop::device_seconds(ws, record.name)}});
+  }
+  out["geomean_speedup"] = counted ? std::exp(log_sum / counted) : NAN;
+  if (args.json) {
+    fmt::print("{}\n", out.dump(2));
+    return 0;
+  }
+  if (out["kernels"].empty()) {
+    fmt::print("no kernels yet: run `headway optimize`\n");
+    return 0;
+  }
+  fmt::print("{:<9} {:>11} {:>9} {:>8} {:>9} {:>8} {:>6} {:>9}  {}\n", "kernel", "baseline ms", "head ms",
+             "speedup", "floor ms", "x floor", "nodes", "device s", "head design");
+  for (const auto& k : out["kernels"]) {
+    int nodes = 0;
+    for (const auto& [s, c] : k["nodes"].items()) nodes += c.get<int>();
+    fmt::print("{:<9} {:>11.3f} {:>9.3f} {:>7.2f}x {:>9.3f} {:>7.2f}x {:>6} {:>9.1f}  {} {}\n",
+               k["name"].get<std::string>(), k["baseline_ms"].get<double>(), k["head_ms"].get<double>(),
+               k["speedup"].get<double>(), k["floor_ms"].get<double>(), k["ratio_to_floor"].get<double>(), nodes,
+               k["device_seconds"].get<double>(), k["head_design"].get<std::string>(), k["head_params"].dump());
+    std::string statuses, outcomes;
+    for (const auto& [s, c] : k["nodes"].items()) statuses += fmt::format(" {}={}", s, c.get<int>());
+    for (const auto& [o, c] : k["tests"].items()) outcomes += fmt::format(" {}={}", o, c.get<int>());
+    fmt::print("          nodes:{}\n          tests:{}\n", statuses, outcomes);
+  }
+  fmt::print("geomean speedup over the baselines: {:.3f}x\n", out["geomean_speedup"].get<double>());
+  return 0;
+}
+}  // namespace
+
+void add_status(CLI::App& app, int* exit_code) {
+  auto args = std::make_shared<StatusArgs>();
+  auto* cmd = app.add_subcommand("status", "Heads, speedups and the state of every Design Tree");
+  cmd->add_option("--workspace", args->workspace, "workspace directory (default: found from here)");
+  cmd->add_flag("--json", args->json, "print one JSON object");
+  cmd->callback([args, exit_code] { run_verb(exit_code, [&] { return run_status(*args); }); });
+}
+
+}  // namespace headway::cli

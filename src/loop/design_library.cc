@@ -1,0 +1,113 @@
+#include "loop/design_library.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <mutex>
+#include <sstream>
+#include <stdexcept>
+
+#include "common/embedded.h"
+
+namespace headway::loop {
+
+Params Design::defaults() const {
+  Params p;
+  for (const auto& param : params) p[param.name] = param.default_value;
+  return p;
+}
+
+std::string Design::render(const Params& values) const {
+  std::string out;
+  for (const auto& param : params) {
+    const auto it = values.find(param.name);
+    if (it == values.end() ||
+        std::find(param.values.begin(), param.values.end(), it->second) == param.values.end()) {
+      throw std::invalid_argument(fmt::format("design {}: no allowed value for {}", name, param.name));
+    }
+    out += fmt::format("#define {} {}\n", param.name, it->second);
+  }
+  return out + text;
+}
+
+std::vector<Params> Design::neighbours(const Params& from) const {
+  std::vector<Params> out;
+  for (const auto& param : params) {
+    for (int v : param.values) {
+      const auto it = from.find(param.name);
+      if (it != from.end() && it->second == v) continue;
+      Params p = from;
+      p[param.name] = v;
+      out.push_back(std::move(p));
+    }
+  }
+  return out;
+}
+
+std::optional<Design> parse_design(std::string_view kernel, std::string_view text, std::string* error) {
+  Design d;
+  d.kernel = kernel;
+  d.text = text;
+  std::istringstream in{std::string(text)};
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.rfind("//", 0) != 0) break;  // the header is the leading comment block
+    std::istringstream words(line.substr(2));
+    std::string key;
+    words >> key;
+    if (key == "headway-design:") {
+      words >> d.name;
+    } else if (key == "summary:") {
+      std::getline(words >> std::ws, d.summary);
+    } else if (key == "param") {
+      DesignParam p;
+      words >> p.name;
+      std::string w;
+      bool have_default = false;
+      while (words >> w) {
+        if (w == "default") {
+          have_default = static_cast<bool>(words >> p.default_value);
+          break;
+        }
+        try {
+          p.values.push_back(std::stoi(w));
+        } catch (const std::exception&) {
+          *error = fmt::format("line {}: parameter value '{}' is not an integer", number, w);
+          return std::nullopt;
+        }
+      }
+      if (p.name.rfind("P_", 0) != 0 || p.values.empty() || !have_default ||
+          std::find(p.values.begin(), p.values.end(), p.default_value) == p.values.end()) {
+        *error = fmt::format("line {}: expected `// param P_NAME v1 v2 ... default v` with the default among the values", number);
+        return std::nullopt;
+      }
+      d.params.push_back(std::move(p));
+    }
+  }
+  if (d.name.empty()) {
+    *error = "missing `// headway-design: NAME` in the leading comment block";
+    return std::nullopt;
+  }
+  return d;
+}
+
+const std::vector<Design>& designs_for(std::string_view kernel) {
+  static std::mutex mu;
+  static std::map<std::string, std::vector<Design>, std::less<>> cache;
+  std::lock_guard lock(mu);
+  if (auto it = cache.find(kernel); it != cache.end()) return it->second;
+  std::vector<Design> designs;
+  const std::string prefix = fmt::format("kernels/designs/{}/", kernel);
+  for (auto path : embedded_files_under(prefix)) {
+    std::string error;
+    auto d = parse_design(kernel, embedded_file(path), &error);
+    if (!d) throw std::logic_error(fmt::format("{}: {}", path, error));
+    designs.push_back(std::move(*d));
+  }
+  std::sort(designs.begin(), designs.end(), [](const Design& a, const Design& b) { return a.name < b.name; });
+  return cache.emplace(std::string(kernel), std::move(designs)).first->second;
+}
+
+}  // namespace headway::loop

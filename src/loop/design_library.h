@@ -1,0 +1,45 @@
+#pragma once
+// The built-in design library: whole-kernel designs shipped as annotated sources
+// (kernels/designs/<kernel>/<design>.cc, embedded into the binary; format in
+// kernels/designs/README.md). A design has integer parameters; a candidate is the design's text
+// with one `#define P_NAME value` line per parameter in front.
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace headway::loop {
+
+using Params = std::map<std::string, int>;
+
+struct DesignParam {
+  std::string name;         // P_...
+  std::vector<int> values;  // allowed values, in the order written
+  int default_value = 0;
+};
+
+struct Design {
+  std::string kernel;
+  std::string name;
+  std::string summary;
+  std::vector<DesignParam> params;
+  std::string text;
+
+  Params defaults() const;
+  // The candidate source for these values. Requires every parameter to have an allowed value
+  // (throws std::invalid_argument otherwise).
+  std::string render(const Params& values) const;
+  // Every params set that differs from `from` in exactly one parameter, in a stable order.
+  std::vector<Params> neighbours(const Params& from) const;
+};
+
+// Parses one design file. An error (nullopt and *error set) names the line that is malformed:
+// missing `headway-design:` header, a param without values, a default not among the values.
+std::optional<Design> parse_design(std::string_view kernel, std::string_view text, std::string* error);
+
+// Every design embedded for `kernel`, sorted by name. Throws std::logic_error when an embedded
+// design does not parse (a build-time mistake, caught by the tests).
+const std::vector<Design>& designs_for(std::string_view kernel);
+
+}  // namespace headway::loop

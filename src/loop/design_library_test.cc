@@ -1,0 +1,65 @@
+#include "loop/design_library.h"
+
+#include <gtest/gtest.h>
+
+namespace headway::loop {
+namespace {
+
+constexpr const char* kDesign =
+    "// headway-design: rows\n"
+    "// summary: several rows share the x loads\n"
+    "// param P_ROWS 1 2 4 default 2\n"
+    "// param P_THREADS 1 2 default 2\n"
+    "#include \"headway_kernel.h\"\n";
+
+TEST(DesignLibrary, ParsesHeaderAndRenders) {
+  std::string error;
+  const auto d = parse_design("qkv", kDesign, &error);
+  ASSERT_TRUE(d) << error;
+  EXPECT_EQ(d->name, "rows");
+  EXPECT_EQ(d->summary, "several rows share the x loads");
+  ASSERT_EQ(d->params.size(), 2u);
+  EXPECT_EQ(d->params[0].values, (std::vector<int>{1, 2, 4}));
+  EXPECT_EQ(d->defaults(), (Params{{"P_ROWS", 2}, {"P_THREADS", 2}}));
+  const std::string src = d->render({{"P_ROWS", 4}, {"P_THREADS", 1}});
+  EXPECT_EQ(src.rfind("#define P_ROWS 4\n#define P_THREADS 1\n// headway-design: rows", 0), 0u) << src;
+  EXPECT_THROW(d->render({{"P_ROWS", 3}, {"P_THREADS", 1}}), std::invalid_argument);
+  EXPECT_THROW(d->render({{"P_ROWS", 4}}), std::invalid_argument);
+}
+
+TEST(DesignLibrary, NeighboursChangeExactlyOneParameter) {
+  std::string error;
+  const auto d = parse_design("qkv", kDesign, &error);
+  const auto n = d->neighbours(d->defaults());
+  // P_ROWS: 1, 4 (2 is the current value); P_THREADS: 1.
+  ASSERT_EQ(n.size(), 3u);
+  for (const auto& p : n) {
+    int changed = 0;
+    for (const auto& [k, v] : p) changed += v != d->defaults().at(k);
+    EXPECT_EQ(changed, 1);
+  }
+}
+
+TEST(DesignLibrary, MalformedHeadersNameTheLine) {
+  std::string error;
+  EXPECT_FALSE(parse_design("qkv", "// summary: x\nint x;\n", &error));
+  EXPECT_NE(error.find("headway-design"), std::string::npos);
+  EXPECT_FALSE(parse_design("qkv", "// headway-design: a\n// param P_X 1 2 default 3\n", &error));
+  EXPECT_NE(error.find("line 2"), std::string::npos) << error;
+  EXPECT_FALSE(parse_design("qkv", "// headway-design: a\n// param P_X one default 1\n", &error));
+  EXPECT_NE(error.find("not an integer"), std::string::npos) << error;
+  EXPECT_FALSE(parse_design("qkv", "// headway-design: a\n// param ROWS 1 default 1\n", &error));
+}
+
+TEST(DesignLibrary, EveryEmbeddedDesignParses) {
+  for (const char* k : {"qkv", "attn_out", "ffn"}) {
+    for (const auto& d : designs_for(k)) {
+      EXPECT_EQ(d.kernel, k);
+      EXPECT_FALSE(d.summary.empty()) << d.name;
+      EXPECT_NO_THROW(d.render(d.defaults())) << d.name;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace headway::loop

@@ -1,0 +1,43 @@
+#include "loop/library_proposer.h"
+
+#include <fmt/format.h>
+
+namespace headway::loop {
+
+namespace {
+std::string describe(const Params& p) {
+  std::string s;
+  for (const auto& [k, v] : p) s += fmt::format("{}{}={}", s.empty() ? "" : " ", k, v);
+  return s;
+}
+}  // namespace
+
+std::vector<Proposal> LibraryProposer::propose(const ProposalContext& ctx) {
+  std::vector<Proposal> out;
+  const auto& designs = designs_for(ctx.kernel->name());
+  auto offer = [&](const Design& d, const Params& p, std::string parent, std::string why) {
+    if (static_cast<int>(out.size()) >= ctx.max_proposals) return;
+    std::string source = d.render(p);
+    if (ctx.already_tried(source)) return;
+    for (const auto& o : out) {
+      if (o.source == source) return;
+    }
+    out.push_back({d.name, p, std::move(source), std::move(parent), std::move(why)});
+  };
+  for (const auto& d : designs) offer(d, d.defaults(), "", fmt::format("new design: {}", d.summary));
+  for (const auto& d : designs) {
+    if (d.name != ctx.head_design) continue;
+    for (const auto& p : d.neighbours(ctx.head_params)) {
+      offer(d, p, ctx.head_source, fmt::format("variant of the head: {}", describe(p)));
+    }
+  }
+  for (const auto& d : designs) {
+    if (d.name == ctx.head_design) continue;
+    for (const auto& p : d.neighbours(d.defaults())) {
+      offer(d, p, d.render(d.defaults()), fmt::format("variant of design {}: {}", d.name, describe(p)));
+    }
+  }
+  return out;
+}
+
+}  // namespace headway::loop

@@ -1,0 +1,16 @@
+#pragma once
+#include "loop/proposer.h"
+
+namespace headway::loop {
+
+// Proposes from the built-in design library, in this order: every design not yet tried (at its
+// default parameters, as a new whole-kernel design); then one-parameter variants of the head
+// (when the head is a library design); then one-parameter variants of the other designs'
+// defaults. Never proposes a source that ctx.already_tried.
+class LibraryProposer final : public Proposer {
+ public:
+  std::string name() const override { return "library"; }
+  std::vector<Proposal> propose(const ProposalContext& ctx) override;
+};
+
+}  // namespace headway::loop

@@ -1,0 +1,312 @@
+#include "loop/optimizer.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include "common/stats.h"
+#include "measure/betting_rule.h"
+#include "measure/calibration.h"
+#include "measure/effect_estimate.h"
+#include "measure/racing.h"
+#include "search/decision_log.h"
+#include "search/design_tree.h"
+#include "targets/cpu/bandwidth.h"
+#include "targets/cpu/cpu_paired_device.h"
+#include "targets/cpu/cpu_timing.h"
+
+namespace headway::loop {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using search::DecisionLog;
+using search::DesignTree;
+using search::Node;
+using search::NodeStatus;
+
+template <typename T>
+T must(store::Result<T> r, const char* what) {
+  if (!r) throw std::runtime_error(fmt::format("{}: {}", what, r.error().message));
+  return std::move(r).value();
+}
+
+void add_device_seconds(store::Workspace& ws, const std::string& kernel, double seconds) {
+  ws.set_meta("device_seconds." + kernel, fmt::format("{:.6f}", device_seconds(ws, kernel) + seconds));
+}
+
+Params params_of(const Node& n) {
+  Params p;
+  for (const auto& [k, v] : n.params.items()) {
+    if (v.is_number_integer()) p[k] = v.get<int>();
+  }
+  return p;
+}
+
+// Reports every reading of a test into the decision log as it is taken.
+class LogSink final : public measure::ReadingSink {
+ public:
+  LogSink(DecisionLog& log, int64_t test, int64_t head, int64_t candidate)
+      : log_(log), test_(test), head_(head), candidate_(candidate) {}
+  void record(const measure::Reading& r) override {
+    search::TestReading t;
+    t.node_id = r.arm == measure::Arm::kHead ? head_ : candidate_;
+    t.pair_index = r.pair_index;
+    t.position = r.position;
+    t.start_ns = r.start_ns;
+    t.seconds = r.seconds;
+    t.clock = r.clock;
+    if (auto s = log_.record_reading(test_, t); !s) throw std::runtime_error(s.error().message);
+  }
+
+ private:
+  DecisionLog& log_;
+  int64_t test_, head_, candidate_;
+};
+
+class Loop {
+ public:
+  Loop(store::Workspace& ws, Proposer& proposer, const OptimizeOptions& options,
+       const std::function<void(const Progress&)>& on_progress)
+      : ws_(ws), proposer_(proposer), options_(options), on_progress_(on_progress),
+        identity_(cpu::identify(options.toolchain)), cache_(ws.root() / ".headway" / "builds"),
+        start_(Clock::now()) {
+    if (!identity_.found) throw std::runtime_error(identity_.error);
+  }
+
+  OptimizeSummary run() {
+    for (const auto& name : options_.kernels) setup(name);
+    std::set<std::string> exhausted;
+    while (!budget_spent()) {
+      const std::string* next = nullptr;
+      double worst = -1e300;
+      for (const auto& name : options_.kernels) {
+        if (exhausted.count(name)) continue;
+        const double gap = std::log(head_ms(name) / floor_ms(name));
+        if (gap > worst) {
+          worst = gap;
+          next = &name;
+        }
+      }
+      if (!next) return summary_;
+      if (!round(*next)) exhausted.insert(*next);
+      ++summary_.rounds;
+    }
+    summary_.budget_spent = true;
+    return summary_;
+  }
+
+ private:
+  bool budget_spent() const { return Clock::now() - start_ >= options_.budget; }
+  double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+
+  DesignTree& tree(const std::string& name) {
+    auto it = trees_.find(name);
+    if (it == trees_.end()) it = trees_.emplace(name, must(DesignTree::open(ws_, name), "open tree")).first;
+    return it->second;
+  }
+  double floor_ms(const std::string& name) { return tree(name).record().floor_ms.value_or(1.0); }
+  double head_ms(const std::string& name) { return tree(name).head().median_ms.value_or(floor_ms(name)); }
+
+  void progress(const std::string& kernel, int64_t node, const std::string& design, const std::string& stage) {
+    if (!on_progress_) return;
+    on_progress_({kernel, node, design, stage, head_ms(kernel), floor_ms(kernel), elapsed()});
+  }
+
+  double bandwidth_gbps() {
+    if (auto v = ws_.meta("cpu.read_bandwidth_gbps")) return std::stod(*v);
+    const cpu::BandwidthProfile bw = cpu::measure_read_bandwidth();
+    ws_.set_meta("cpu.read_bandwidth_gbps", fmt::format("{:.4f}", bw.best_gbps));
+    ws_.set_meta("cpu.read_bandwidth_threads", std::to_string(bw.best_threads));
+    return bw.best_gbps;
+  }
+
+  // Registers the kernel with its floor and timed baseline, once per workspace.
+  void setup(const std::string& name) {
+    const KernelContract* kernel = find_kernel(name);
+    if (!kernel) throw std::runtime_error(fmt::format("unknown kernel '{}'", name));
+    bool known = false;
+    for (const auto& k : DesignTree::kernels(ws_)) known |= k.name == name;
+    if (!known) {
+      const double floor = static_cast<double>(kernel->bytes_to_move()) / (bandwidth_gbps() * 1e9) * 1e3;
+      const std::string source(kernel->baseline_source());
+      const auto built = cpu::build_candidate(options_.toolchain, identity_, source, cache_);
+      if (built.status != cpu::BuildResult::Status::kBuilt) {
+        throw std::runtime_error(fmt::format("the {} baseline does not build: {}", name, built.diagnostics));
+      }
+      const auto timing = cpu::time_candidate(*kernel, built.shared_object, options_.baseline_readings, {});
+      if (!timing.ok()) throw std::runtime_error(fmt::format("the {} baseline {}", name, timing.failure.describe()));
+      const double baseline = timing.median_seconds * 1e3;
+      search::KernelRecord record{name, "cpu", floor, baseline, ""};
+      trees_.emplace(name, must(DesignTree::create(ws_, record, source, nlohmann::json::object(), baseline), "register kernel"));
+      progress(name, tree(name).root().id, "baseline", "baseline timed");
+    }
+    DecisionLog log(tree(name));
+    log.abandon_unfinished_tests();
+  }
+
+  std::filesystem::path object_of(const KernelContract& kernel, const std::string& source) {
+    const auto built = cpu::build_candidate(options_.toolchain, identity_, source, cache_);
+    if (built.status != cpu::BuildResult::Status::kBuilt) {
+      throw std::runtime_error(fmt::format("{}: a source that built before no longer builds: {}", kernel.name(), built.diagnostics));
+    }
+    return built.shared_object;
+  }
+
+  // One round on one kernel; false when the kernel has nothing left to try.
+  bool round(const std::string& name) {
+    const KernelContract& kernel = *find_kernel(name);
+    DesignTree& t = tree(name);
+    const Node head = *t.node(t.head().node_id);
+    // Nodes a killed run left proposed come first; then new proposals.
+    std::vector<Node> pending;
+    for (const auto& n : t.nodes()) {
+      if (n.status == NodeStatus::kProposed && n.id != head.id) pending.push_back(n);
+    }
+    if (static_cast<int>(pending.size()) < options_.batch) {
+      ProposalContext ctx;
+      ctx.kernel = &kernel;
+      ctx.head_source = t.source(head.id).value_or("");
+      ctx.head_design = head.design;
+      ctx.head_params = params_of(head);
+      ctx.already_tried = [&t](const std::string& s) { return t.find_by_source(s).has_value(); };
+      ctx.max_proposals = options_.batch - static_cast<int>(pending.size());
+      for (const auto& p : proposer_.propose(ctx)) {
+        search::NewNode n;
+        n.design = p.design;
+        n.params = nlohmann::json(p.params);
+        n.source = p.source;
+        n.proposer = proposer_.name();
+        n.kind = search::NodeKind::kDesign;
+        if (!p.parent_source.empty()) {
+          if (auto parent = t.find_by_source(p.parent_source)) {
+            n.kind = search::NodeKind::kVariant;
+            n.parent_id = parent->id;
+          }
+        }
+        const auto added = must(t.add(n), "add node");
+        if (!added.duplicate) {
+          pending.push_back(added.node);
+          ++summary_.proposed;
+        }
+      }
+    }
+    if (pending.empty()) return false;
+
+    struct Survivor {
+      Node node;
+      std::filesystem::path object;
+    };
+    std::vector<Survivor> survivors;
+    for (const auto& n : pending) {
+      if (budget_spent()) return true;
+      progress(name, n.id, n.design, "screen");
+      const auto source = t.source(n.id);
+      const ScreenResult s = screen_candidate(kernel, source.value_or(""), options_.toolchain, identity_, cache_, options_.lint);
+      add_device_seconds(ws_, name, s.seconds);
+      if (s.passed) {
+        survivors.push_back({n, s.shared_object});
+      } else {
+        must(t.set_status(n.id, s.status, s.reason, s.evidence), "record screen");
+      }
+    }
+    if (survivors.empty()) return true;
+
+    size_t winner = 0;
+    if (survivors.size() > 1) {
+      progress(name, survivors[0].node.id, survivors[0].node.design, fmt::format("race of {}", survivors.size()));
+      const auto race_start = Clock::now();
+      std::vector<std::unique_ptr<cpu::TimedKernel>> timed;
+      for (const auto& s : survivors) {
+        cpu::CallResult failure;
+        timed.push_back(cpu::TimedKernel::start(kernel, s.object, {}, 1, &failure));
+        if (!timed.back()) throw std::runtime_error("cannot start a screened candidate: " + failure.describe());
+      }
+      measure::RaceConfig rc;
+      rc.initial_readings = options_.race_initial_readings;
+      rc.budget = std::max<int64_t>(options_.race_budget, static_cast<int64_t>(survivors.size()) * rc.initial_readings);
+      auto raced = measure::race(static_cast<int>(survivors.size()), rc, [&](int i) {
+        const auto r = timed[static_cast<size_t>(i)]->reading();
+        return r.ok() ? r.seconds : std::numeric_limits<double>::infinity();
+      });
+      add_device_seconds(ws_, name, std::chrono::duration<double>(Clock::now() - race_start).count());
+      if (!raced) throw std::runtime_error(raced.error().message);
+      winner = static_cast<size_t>(raced.value().ranking.front());
+      for (size_t i = 0; i < survivors.size(); ++i) {
+        if (i == winner) continue;
+        const double ms = raced.value().medians[i] * 1e3;
+        must(t.set_status(survivors[i].node.id, NodeStatus::kRacedOut,
+                          fmt::format("lost the race: median {:.3f} ms vs winner {:.3f} ms", ms,
+                                      raced.value().medians[winner] * 1e3),
+                          {{"race_median_ms", ms}}),
+             "record race");
+      }
+    }
+    accept_or_reject(kernel, t, head, survivors[winner].node, survivors[winner].object);
+    return true;
+  }
+
+  void accept_or_reject(const KernelContract& kernel, DesignTree& t, const Node& head,
+                        const Node& candidate, const std::filesystem::path& candidate_object) {
+    const std::string name(kernel.name());
+    progress(name, candidate.id, candidate.design, "acceptance test");
+    const auto test_start = Clock::now();
+    const auto head_object = object_of(kernel, t.source(head.id).value_or(""));
+    std::string error;
+    auto device = cpu::CpuPairedDevice::start(kernel, head_object, candidate_object, {},
+                                              static_cast<uint64_t>(candidate.id), &error);
+    if (!device) throw std::runtime_error(error);
+    auto s0 = measure::estimate_s0(*device, 10);
+    measure::BettingConfig config;
+    config.alpha = options_.alpha;
+    config.cap = options_.cap;
+    config.s0 = s0 ? s0.value() : 0.02;
+    measure::BettingRule rule(config);
+    DecisionLog log(t);
+    const int64_t test = must(log.begin_test(candidate.id, "betting"), "begin test");
+    LogSink sink(log, test, head.id, candidate.id);
+    measure::Rng coin(measure::mix_seed(static_cast<uint64_t>(test), measure::kCoinStream));
+    const measure::PairLabel label{name, std::to_string(candidate.id), test, 0};
+    const auto record = measure::run_decision(*device, rule, coin, label, sink);
+    const auto effect = measure::estimate_effect(record.d);
+    search::TestDecision decision;
+    decision.outcome = record.outcome;
+    decision.pairs = static_cast<int64_t>(record.d.size());
+    decision.effect_pct = -effect.median_pct;
+    decision.ci_low = -effect.upper_pct;
+    decision.ci_high = -effect.lower_pct;
+    decision.note = measure::early_stop_note(record.outcome, static_cast<int>(record.d.size()), config.cap);
+    must(log.finish_test(test, decision), "finish test");
+    add_device_seconds(ws_, name, std::chrono::duration<double>(Clock::now() - test_start).count());
+    ++summary_.tests;
+    if (record.outcome == measure::Outcome::kFaster) ++summary_.accepted;
+    progress(name, candidate.id, candidate.design, std::string(measure::to_string(record.outcome)));
+  }
+
+  store::Workspace& ws_;
+  Proposer& proposer_;
+  const OptimizeOptions& options_;
+  std::function<void(const Progress&)> on_progress_;
+  cpu::ToolchainIdentity identity_;
+  std::filesystem::path cache_;
+  Clock::time_point start_;
+  std::map<std::string, DesignTree> trees_;
+  OptimizeSummary summary_;
+};
+
+}  // namespace
+
+double device_seconds(store::Workspace& ws, const std::string& kernel) {
+  const auto v = ws.meta("device_seconds." + kernel);
+  return v ? std::stod(*v) : 0.0;
+}
+
+OptimizeSummary optimize(store::Workspace& ws, Proposer& proposer, const OptimizeOptions& options,
+                         const std::function<void(const Progress&)>& on_progress) {
+  return Loop(ws, proposer, options, on_progress).run();
+}
+
+}  // namespace headway::loop

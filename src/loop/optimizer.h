@@ -1,0 +1,60 @@
+#pragma once
+// The optimize loop on the cpu target: per kernel, propose, screen, race the survivors and run
+// the acceptance test of the winner against the head; FASTER replaces the head. Every step is
+// persisted in the workspace as it happens, so a run killed at any moment resumes where it
+// stopped (an unfinished acceptance test is discarded and run again from its first pair).
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "loop/proposer.h"
+#include "loop/screen.h"
+#include "store/workspace.h"
+#include "targets/cpu/compiler.h"
+
+namespace headway::loop {
+
+struct OptimizeOptions {
+  std::vector<std::string> kernels = {"qkv", "attn_out", "ffn"};
+  std::chrono::duration<double> budget = std::chrono::minutes(10);
+  int batch = 4;              // proposals per round
+  int race_initial_readings = 3;
+  int race_budget = 40;       // readings per race, all survivors together
+  double alpha = 0.05;
+  int cap = 24;
+  int baseline_readings = 11;
+  cpu::Toolchain toolchain;
+  LintHook lint;
+};
+
+// One line of progress: what the loop is doing now.
+struct Progress {
+  std::string kernel;
+  int64_t node = 0;
+  std::string design;
+  std::string stage;     // "baseline", "screen", "race", "test", "accepted", ...
+  double head_ms = 0.0;
+  double floor_ms = 0.0;
+  double elapsed_s = 0.0;
+};
+
+struct OptimizeSummary {
+  int rounds = 0;
+  int proposed = 0;
+  int accepted = 0;
+  int tests = 0;
+  bool budget_spent = false;  // false: every kernel ran out of proposals first
+};
+
+// Registers missing kernels (measuring the read bandwidth once per workspace for the floor and
+// timing each baseline), then runs rounds until the budget is spent or no kernel has anything
+// left to try. Effort goes to the kernel whose head is furthest from its floor (log ratio).
+// Throws std::runtime_error for environment failures (no compiler, database errors).
+OptimizeSummary optimize(store::Workspace& ws, Proposer& proposer, const OptimizeOptions& options,
+                         const std::function<void(const Progress&)>& on_progress);
+
+// The device seconds spent on a kernel so far (screening, races, tests), from the workspace.
+double device_seconds(store::Workspace& ws, const std::string& kernel);
+
+}  // namespace headway::loop

@@ -1,0 +1,108 @@
+#include "measure/betting_rule.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace headway::measure {
+namespace {
+
+double clip1(double x) { return std::clamp(x, -1.0, 1.0); }
+
+// log of the mean over lambdas of exp(log_wealth).
+double log_mean_wealth(const std::array<double, kBettingLambdas.size()>& log_wealth) {
+  const double m = *std::max_element(log_wealth.begin(), log_wealth.end());
+  double sum = 0.0;
+  for (double lw : log_wealth) sum += std::exp(lw - m);
+  return m + std::log(sum / static_cast<double>(log_wealth.size()));
+}
+
+}  // namespace
+
+std::optional<std::string> validate(const BettingConfig& c) {
+  if (!(c.alpha > 0.0 && c.alpha < 1.0)) {
+    return fmt::format("alpha must be in (0, 1), got {}", c.alpha);
+  }
+  if (!(c.alpha_e > 0.0 && c.alpha_e < 1.0)) {
+    return fmt::format("alpha_e must be in (0, 1), got {}", c.alpha_e);
+  }
+  if (c.cap < 2) return fmt::format("the pair cap must be at least 2, got {}", c.cap);
+  if (!(c.s0 > 0.0) || !std::isfinite(c.s0)) {
+    return fmt::format("s0 must be positive and finite, got {}", c.s0);
+  }
+  if (!(c.delta_e > 0.0) || !std::isfinite(c.delta_e)) {
+    return fmt::format("delta_e must be positive and finite, got {}", c.delta_e);
+  }
+  return std::nullopt;
+}
+
+double s0_for_cv(double cv) { return std::sqrt(2.0) * cv; }
+
+BettingRule::BettingRule(const BettingConfig& config) : config_(config) {
+  if (auto error = validate(config)) throw std::invalid_argument(*error);
+  d_.reserve(static_cast<size_t>(std::min(config.cap, 1024)));
+}
+
+Arm BettingRule::first_arm(int /*pair_index*/, Rng& coin) {
+  return coin.coin() ? Arm::kCandidate : Arm::kHead;
+}
+
+std::optional<Outcome> BettingRule::observe(double d) {
+  if (outcome_) throw std::logic_error("BettingRule::observe after the test decided");
+  if (!std::isfinite(d)) throw std::invalid_argument("BettingRule::observe: d is not finite");
+  const double s0 = config_.s0;
+  const double g = clip1(d / s0);
+  const std::array<double, 4> x{-g, g, clip1((d + config_.delta_e) / s0),
+                                clip1((config_.delta_e - d) / s0)};
+  for (size_t p = 0; p < x.size(); ++p) {
+    for (size_t j = 0; j < kBettingLambdas.size(); ++j) {
+      log_wealth_[p][j] += std::log1p(kBettingLambdas[j] * x[p]);
+    }
+  }
+  d_.push_back(d);
+  const double log_bar = -std::log(config_.alpha);
+  const double log_bar_e = -std::log(config_.alpha_e);
+  if (log_mean_wealth(log_wealth_[0]) >= log_bar) {
+    outcome_ = Outcome::kFaster;
+  } else if (log_mean_wealth(log_wealth_[1]) >= log_bar) {
+    outcome_ = Outcome::kSlower;
+  } else if (log_mean_wealth(log_wealth_[2]) >= log_bar_e &&
+             log_mean_wealth(log_wealth_[3]) >= log_bar_e) {
+    outcome_ = Outcome::kSame;
+  } else if (pairs() >= config_.cap) {
+    outcome_ = Outcome::kInconclusive;
+  }
+  return outcome_;
+}
+
+BettingWealth BettingRule::wealth() const {
+  return BettingWealth{std::exp(log_mean_wealth(log_wealth_[0])),
+                       std::exp(log_mean_wealth(log_wealth_[1])),
+                       std::exp(log_mean_wealth(log_wealth_[2])),
+                       std::exp(log_mean_wealth(log_wealth_[3]))};
+}
+
+Expected<BettingDecision> decide_recorded(const BettingConfig& config,
+                                          std::span<const double> d) {
+  if (auto error = validate(config)) return Error{*error};
+  BettingRule rule(config);
+  BettingDecision decision;
+  for (double value : d) {
+    if (!std::isfinite(value)) {
+      return Error{fmt::format("d of pair {} is not finite", rule.pairs())};
+    }
+    decision.outcome = rule.observe(value);
+    if (decision.outcome) break;
+  }
+  decision.pairs = rule.pairs();
+  decision.wealth = rule.wealth();
+  if (decision.pairs > 0) decision.effect = estimate_effect(rule.d());
+  if (decision.outcome) {
+    decision.note = early_stop_note(*decision.outcome, rule.pairs(), config.cap);
+  }
+  return decision;
+}
+
+}  // namespace headway::measure

@@ -1,0 +1,82 @@
+#pragma once
+// The acceptance test by betting (docs/STATISTICS.md): after each pair, four wealth processes
+// decide FASTER, SLOWER or SAME; INCONCLUSIVE at the pair cap. With the order of each pair drawn
+// by a fair coin, P(FASTER | no true gain) <= alpha whatever the noise (Ville's inequality), and
+// likewise for SLOWER.
+#include <array>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "measure/decision_rule.h"
+#include "measure/effect_estimate.h"
+#include "measure/expected.h"
+
+namespace headway::measure {
+
+// Each wealth is the average over these bets of prod_i (1 + lambda * x_i).
+inline constexpr std::array<double, 4> kBettingLambdas{0.25, 0.5, 0.75, 0.9};
+
+struct BettingConfig {
+  double s0 = 0.0;        // scale of d (log ratio); sqrt(2) * head CV is a good choice; > 0
+  double alpha = 0.05;    // FASTER and SLOWER each at most this often when false; in (0, 1)
+  double alpha_e = 0.10;  // SAME (equivalence within +-delta_e); in (0, 1)
+  double delta_e = 0.01;  // equivalence margin as a log ratio (0.01 ~ 1%); > 0
+  int cap = 24;           // INCONCLUSIVE after this many pairs; >= 2
+};
+
+// nullopt when valid, else a one-line message naming the field and its allowed range.
+std::optional<std::string> validate(const BettingConfig& config);
+
+// The s0 for a head CV given as a fraction: sqrt(2) * cv, the standard deviation of d when the
+// two readings of a pair are independent.
+double s0_for_cv(double cv);
+
+struct BettingWealth {
+  double faster = 1.0;      // x_i = -clip(d_i / s0)
+  double slower = 1.0;      // x_i = +clip(d_i / s0)
+  double same_lower = 1.0;  // x_i = clip((d_i + delta_e) / s0): evidence against d <= -delta_e
+  double same_upper = 1.0;  // x_i = clip((delta_e - d_i) / s0): evidence against d >= +delta_e
+};
+
+class BettingRule final : public DecisionRule {
+ public:
+  // Requires validate(config) == nullopt; throws std::invalid_argument with its message otherwise.
+  explicit BettingRule(const BettingConfig& config);
+
+  // A fair coin flip per pair: true puts the candidate first.
+  Arm first_arm(int pair_index, Rng& coin) override;
+  // Requires a finite d (throws std::invalid_argument) and no earlier outcome. Checks, in this
+  // order: FASTER when wealth.faster >= 1/alpha; SLOWER when wealth.slower >= 1/alpha; SAME when
+  // both equivalence wealths >= 1/alpha_e; INCONCLUSIVE when cap pairs are in.
+  std::optional<Outcome> observe(double d) override;
+  int max_pairs() const override { return config_.cap; }
+
+  const BettingConfig& config() const { return config_; }
+  BettingWealth wealth() const;
+  int pairs() const { return static_cast<int>(d_.size()); }
+  std::optional<Outcome> outcome() const { return outcome_; }
+  const std::vector<double>& d() const { return d_; }
+
+ private:
+  BettingConfig config_;
+  // log of prod (1 + lambda x) per process (faster, slower, same_lower, same_upper) and lambda.
+  std::array<std::array<double, kBettingLambdas.size()>, 4> log_wealth_{};
+  std::vector<double> d_;
+  std::optional<Outcome> outcome_;
+};
+
+struct BettingDecision {
+  std::optional<Outcome> outcome;  // nullopt when the d's ran out before a decision
+  int pairs = 0;                   // d's consumed
+  BettingWealth wealth;
+  std::optional<EffectEstimate> effect;  // absent when pairs == 0
+  std::string note;                      // early_stop_note when the test stopped before the cap
+};
+
+// Feeds recorded d's, in order, until the test decides; the rest are ignored. An error when the
+// config is invalid or a d is not finite.
+Expected<BettingDecision> decide_recorded(const BettingConfig& config, std::span<const double> d);
+
+}  // namespace headway::measure

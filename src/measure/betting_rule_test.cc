@@ -1,0 +1,192 @@
+#include "measure/betting_rule.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+namespace headway::measure {
+namespace {
+
+BettingConfig config(double s0 = 0.01, int cap = 24) {
+  BettingConfig c;
+  c.s0 = s0;
+  c.cap = cap;
+  return c;
+}
+
+// Three pairs by hand, s0 = 0.01, delta_e = 0.01, d = (-0.005, -0.02, +0.003):
+//   g = clip(d / s0) = (-0.5, -1 [clipped from -2], 0.3)
+//   FASTER x = -g = (0.5, 1, -0.3):
+//     lambda 0.25: 1.125 * 1.25 * 0.925 = 1.30078125
+//     lambda 0.5 : 1.25  * 1.5  * 0.85  = 1.59375
+//     lambda 0.75: 1.375 * 1.75 * 0.775 = 1.86484375
+//     lambda 0.9 : 1.45  * 1.9  * 0.73  = 2.01115
+//     mean = 6.7705250 / 4 = 1.69263125
+//   SLOWER x = g: 0.70546875, 0.43125, 0.19140625, 0.06985 -> mean 0.34949375
+//   SAME lower x = clip((d + 0.01)/0.01) = (0.5, -1, 1 [1.3]):
+//     1.0546875, 0.9375, 0.6015625, 0.2755 -> mean 0.7173125
+//   SAME upper x = clip((0.01 - d)/0.01) = (1 [1.5], 1 [3], 0.7):
+//     1.8359375, 3.0375, 4.6703125, 5.8843 -> mean 3.8570125
+TEST(BettingRule, WealthArithmeticByHand) {
+  BettingRule rule(config());
+  EXPECT_EQ(rule.observe(-0.005), std::nullopt);
+  EXPECT_EQ(rule.observe(-0.02), std::nullopt);
+  EXPECT_EQ(rule.observe(0.003), std::nullopt);
+  const BettingWealth w = rule.wealth();
+  EXPECT_NEAR(w.faster, 1.69263125, 1e-12);
+  EXPECT_NEAR(w.slower, 0.34949375, 1e-12);
+  EXPECT_NEAR(w.same_lower, 0.7173125, 1e-12);
+  EXPECT_NEAR(w.same_upper, 3.8570125, 1e-12);
+  EXPECT_EQ(rule.pairs(), 3);
+}
+
+TEST(BettingRule, OnePairByHand) {
+  // d = -0.004, s0 = 0.008: g = -0.5; FASTER wealth = 1 + 0.5 * mean(lambda) = 1 + 0.5 * 0.6
+  BettingRule rule(config(0.008));
+  rule.observe(-0.004);
+  EXPECT_NEAR(rule.wealth().faster, 1.3, 1e-14);
+  EXPECT_NEAR(rule.wealth().slower, 0.7, 1e-14);
+}
+
+TEST(BettingRule, ClipsAtOneScale) {
+  BettingRule a(config());
+  BettingRule b(config());
+  BettingRule c(config());
+  a.observe(-0.011);  // g = -1.1 -> -1
+  b.observe(-0.5);    // g = -50 -> -1
+  c.observe(-0.009);  // g = -0.9, not clipped
+  EXPECT_EQ(a.wealth().faster, b.wealth().faster);
+  EXPECT_NEAR(a.wealth().faster, 1.6, 1e-14);  // 1 + mean(lambda)
+  EXPECT_NEAR(c.wealth().faster, 1.54, 1e-14);  // 1 + 0.9 * mean(lambda)
+  EXPECT_NEAR(b.wealth().slower, 0.4, 1e-14);   // 1 - mean(lambda)
+}
+
+// With x = 1 every pair, wealth = mean over lambda of (1 + lambda)^n:
+// n = 4: 7.4787, n = 5: 12.9549, n = 6: 22.7435.
+TEST(BettingRule, FasterAtTheSixthClearPair) {
+  BettingRule rule(config());
+  for (int i = 1; i <= 5; ++i) ASSERT_EQ(rule.observe(-0.03), std::nullopt) << i;
+  EXPECT_NEAR(rule.wealth().faster, 12.9548959375, 1e-9);
+  EXPECT_EQ(rule.observe(-0.03), Outcome::kFaster);
+  EXPECT_NEAR(rule.wealth().faster, 22.743525914, 1e-8);
+  EXPECT_EQ(rule.outcome(), Outcome::kFaster);
+  EXPECT_THROW(rule.observe(-0.03), std::logic_error);
+}
+
+TEST(BettingRule, SlowerAtTheSixthClearPair) {
+  BettingRule rule(config());
+  for (int i = 1; i <= 5; ++i) ASSERT_EQ(rule.observe(0.03), std::nullopt) << i;
+  EXPECT_EQ(rule.observe(0.03), Outcome::kSlower);
+}
+
+TEST(BettingRule, AlphaMovesTheBar) {
+  BettingConfig c = config();
+  c.alpha = 0.1;  // bar 10: reached at n = 5 (12.95) rather than n = 6
+  BettingRule rule(c);
+  for (int i = 1; i <= 4; ++i) ASSERT_EQ(rule.observe(-0.03), std::nullopt);
+  EXPECT_EQ(rule.observe(-0.03), Outcome::kFaster);
+}
+
+// d = 0 with delta_e = s0: both equivalence x's are 1, so both wealths reach 12.95 >= 1/0.10 at
+// n = 5 (7.48 < 10 at n = 4), while FASTER and SLOWER stay at 1.
+TEST(BettingRule, SameWhenBothEquivalenceWealthsPass) {
+  BettingRule rule(config());
+  for (int i = 1; i <= 4; ++i) ASSERT_EQ(rule.observe(0.0), std::nullopt) << i;
+  EXPECT_NEAR(rule.wealth().same_lower, 7.478728125, 1e-9);
+  EXPECT_EQ(rule.observe(0.0), Outcome::kSame);
+  EXPECT_NEAR(rule.wealth().faster, 1.0, 1e-15);
+}
+
+TEST(BettingRule, SameNeedsBothSides) {
+  // d = +0.008 each pair: same_lower x = 1 grows, same_upper x = 0.2 grows slowly
+  // (mean (1 + 0.2 lambda)^n reaches 10 only at n = 18); SLOWER x = 0.8.
+  // SLOWER: mean (1 + 0.8 lambda)^n reaches 20 first, at n = 7 (21.4; n = 6: 13.3).
+  BettingRule rule(config());
+  std::optional<Outcome> outcome;
+  while (!outcome) outcome = rule.observe(0.008);
+  EXPECT_EQ(outcome, Outcome::kSlower);
+  EXPECT_EQ(rule.pairs(), 7);
+  EXPECT_GT(rule.wealth().same_lower, 10.0);
+  EXPECT_LT(rule.wealth().same_upper, 10.0);
+}
+
+TEST(BettingRule, InconclusiveAtTheCap) {
+  // d alternating +-0.02 with s0 = delta_e = 0.01: every x alternates +1, -1, so every wealth
+  // shrinks by (1 + lambda)(1 - lambda) per two pairs.
+  BettingRule rule(config(0.01, 10));
+  for (int i = 0; i < 9; ++i) ASSERT_EQ(rule.observe(i % 2 == 0 ? 0.02 : -0.02), std::nullopt);
+  EXPECT_EQ(rule.observe(-0.02), Outcome::kInconclusive);
+  EXPECT_EQ(rule.pairs(), 10);
+  EXPECT_NEAR(rule.wealth().faster, 0.24444428391, 1e-9);
+}
+
+TEST(BettingRule, RejectsNonFiniteD) {
+  BettingRule rule(config());
+  EXPECT_THROW(rule.observe(std::nan("")), std::invalid_argument);
+  EXPECT_THROW(rule.observe(INFINITY), std::invalid_argument);
+}
+
+TEST(BettingRule, CoinDecidesTheOrder) {
+  BettingRule rule(config());
+  Rng coin(3);
+  Rng replay(3);
+  for (int i = 0; i < 50; ++i) {
+    EXPECT_EQ(rule.first_arm(i, coin), replay.coin() ? Arm::kCandidate : Arm::kHead);
+  }
+}
+
+TEST(BettingConfig, Validation) {
+  EXPECT_EQ(validate(config()), std::nullopt);
+  BettingConfig c = config();
+  c.alpha = 0.0;
+  EXPECT_EQ(validate(c), "alpha must be in (0, 1), got 0");
+  c.alpha = 1.0;
+  EXPECT_EQ(validate(c), "alpha must be in (0, 1), got 1");
+  c = config();
+  c.alpha_e = 1.5;
+  EXPECT_EQ(validate(c), "alpha_e must be in (0, 1), got 1.5");
+  c = config();
+  c.cap = 1;
+  EXPECT_EQ(validate(c), "the pair cap must be at least 2, got 1");
+  c = config();
+  c.s0 = 0.0;
+  EXPECT_EQ(validate(c), "s0 must be positive and finite, got 0");
+  c = config();
+  c.delta_e = -0.01;
+  EXPECT_EQ(validate(c), "delta_e must be positive and finite, got -0.01");
+  EXPECT_THROW(BettingRule{c}, std::invalid_argument);
+  EXPECT_FALSE(decide_recorded(c, std::vector<double>{0.0}).ok());
+}
+
+TEST(BettingRule, S0ForCv) { EXPECT_NEAR(s0_for_cv(0.005), 0.00707106781, 1e-11); }
+
+TEST(DecideRecorded, StopsAtTheDecisionAndEstimates) {
+  std::vector<double> d(10, -0.03);
+  d[1] = -0.02;
+  auto r = decide_recorded(config(), d);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.value().outcome, Outcome::kFaster);
+  EXPECT_EQ(r.value().pairs, 6);
+  ASSERT_TRUE(r.value().effect.has_value());
+  EXPECT_NEAR(r.value().effect->median_pct, 100.0 * std::expm1(-0.03), 1e-12);
+  EXPECT_EQ(r.value().note, "stopped early at pair 6: the estimate is biased away from zero");
+}
+
+TEST(DecideRecorded, RunsOutOfData) {
+  auto r = decide_recorded(config(), std::vector<double>{-0.03, -0.03});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.value().outcome, std::nullopt);
+  EXPECT_EQ(r.value().pairs, 2);
+  EXPECT_EQ(r.value().note, "");
+  auto empty = decide_recorded(config(), std::vector<double>{});
+  ASSERT_TRUE(empty.ok());
+  EXPECT_FALSE(empty.value().effect.has_value());
+  auto bad = decide_recorded(config(), std::vector<double>{0.0, std::nan("")});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message, "d of pair 1 is not finite");
+}
+
+}  // namespace
+}  // namespace headway::measure

@@ -1,0 +1,216 @@
+#include "measure/calibration.h"
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <stdexcept>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "measure/device_registry.h"
+#include "measure/reference_rule.h"
+
+namespace headway::measure {
+
+const OutcomeCount& CalibrationReport::of(Outcome outcome) const {
+  for (const OutcomeCount& o : outcomes) {
+    if (o.outcome == outcome) return o;
+  }
+  throw std::logic_error("CalibrationReport::of: outcome missing");
+}
+
+CalibrationReport run_calibration(const CalibrationConfig& config, const DeviceFactory& device,
+                                  const RuleFactory& rule) {
+  if (config.decisions < 1) throw std::invalid_argument("run_calibration: decisions must be >= 1");
+  std::array<int64_t, 4> counts{};
+  int64_t total_pairs = 0;
+  ReadingStatsAccumulator stats;
+  MemorySink memory;
+  TeeSink sink({&memory, config.log});
+  for (int i = 0; i < config.decisions; ++i) {
+    std::unique_ptr<PairedDevice> dev = device(i);
+    if (!dev) throw std::runtime_error(fmt::format("no device for decision {}", i));
+    std::unique_ptr<DecisionRule> r = rule();
+    Rng coin(mix_seed(config.seed ^ kCoinStream, static_cast<uint64_t>(i)));
+    memory.clear();
+    const DecisionRecord record =
+        run_decision(*dev, *r, coin, PairLabel{config.kernel, config.node, i, 0}, sink);
+    ++counts[static_cast<size_t>(record.outcome)];
+    total_pairs += static_cast<int64_t>(record.d.size());
+    stats.add_decision(memory.readings());
+  }
+  CalibrationReport report;
+  report.decisions = config.decisions;
+  for (size_t k = 0; k < kAllOutcomes.size(); ++k) {
+    OutcomeCount& o = report.outcomes[k];
+    o.outcome = kAllOutcomes[k];
+    o.count = counts[static_cast<size_t>(o.outcome)];
+    o.rate = static_cast<double>(o.count) / static_cast<double>(config.decisions);
+    o.ci95 = clopper_pearson(o.count, config.decisions, 0.95);
+  }
+  report.faster_upper95 = clopper_pearson_upper(report.of(Outcome::kFaster).count,
+                                                config.decisions, 0.95);
+  report.mean_pairs = static_cast<double>(total_pairs) / static_cast<double>(config.decisions);
+  report.stats = stats.result();
+  return report;
+}
+
+Expected<double> estimate_s0(PairedDevice& device, int readings) {
+  if (readings < 3) {
+    return Error{fmt::format("the warm-up needs at least 3 readings, got {}", readings)};
+  }
+  std::vector<double> ln;
+  for (int i = 0; i < readings; ++i) {
+    nlohmann::json clock;
+    const double t = device.run_once(Arm::kHead, &clock);
+    if (!std::isfinite(t) || t <= 0.0) {
+      return Error{fmt::format("warm-up reading {} is invalid ({} s)", i, t)};
+    }
+    ln.push_back(std::log(t));
+  }
+  std::vector<double> diffs;
+  for (size_t i = 1; i < ln.size(); ++i) diffs.push_back(std::fabs(ln[i] - ln[i - 1]));
+  std::sort(diffs.begin(), diffs.end());
+  const size_t n = diffs.size();
+  const double median = n % 2 == 1 ? diffs[n / 2] : 0.5 * (diffs[n / 2 - 1] + diffs[n / 2]);
+  const double s0 = 1.4826 * median;
+  if (!(s0 > 0.0)) {
+    return Error{"the warm-up readings do not vary; give s0 explicitly (--s0)"};
+  }
+  return s0;
+}
+
+std::string_view to_string(RuleKind kind) {
+  return kind == RuleKind::kBetting ? "betting" : "reference";
+}
+
+Expected<RuleKind> parse_rule_kind(std::string_view name) {
+  if (name == "betting") return RuleKind::kBetting;
+  if (name == "reference") return RuleKind::kReference;
+  return Error{fmt::format("unknown rule '{}' (valid: betting, reference)", name)};
+}
+
+std::optional<std::string> validate(const CalibrateRequest& r) {
+  if (r.decisions < 1) return fmt::format("decisions must be at least 1, got {}", r.decisions);
+  if (!(r.cv > 0.0) || !std::isfinite(r.cv)) {
+    return fmt::format("cv must be positive, got {}%", 100.0 * r.cv);
+  }
+  if (!(r.effect_pct < 100.0) || !std::isfinite(r.effect_pct)) {
+    return fmt::format("effect must be below 100%, got {}%", r.effect_pct);
+  }
+  if (!(r.alpha > 0.0 && r.alpha < 1.0)) {
+    return fmt::format("alpha must be in (0, 1), got {}", r.alpha);
+  }
+  if (r.cap < 2) return fmt::format("the pair cap must be at least 2, got {}", r.cap);
+  if (r.s0 && (!(*r.s0 > 0.0) || !std::isfinite(*r.s0))) {
+    return fmt::format("s0 must be positive, got {}", *r.s0);
+  }
+  if (r.warmup_readings < 3) {
+    return fmt::format("the warm-up needs at least 3 readings, got {}", r.warmup_readings);
+  }
+  return std::nullopt;
+}
+
+Expected<CalibrateResult> calibrate(const CalibrateRequest& request) {
+  if (auto error = validate(request)) return Error{*error};
+  const auto maker = lookup_device_factory(request.target);
+  if (!maker) {
+    return Error{fmt::format("target '{}' is not available in this build", request.target)};
+  }
+  CalibrateResult result;
+  result.request = request;
+  try {
+    const DeviceFactory factory = (*maker)(request);
+    if (!factory) return Error{fmt::format("target '{}' gave no device factory", request.target)};
+    if (request.s0) {
+      result.s0 = *request.s0;
+      result.s0_source = "--s0";
+    } else if (request.target == "sim") {
+      result.s0 = s0_for_cv(request.cv);
+      result.s0_source = "configured cv";
+    } else {
+      std::unique_ptr<PairedDevice> warmup = factory(0);
+      if (!warmup) return Error{fmt::format("target '{}' gave no device", request.target)};
+      const Expected<double> s0 = estimate_s0(*warmup, request.warmup_readings);
+      if (!s0.ok()) return s0.error();
+      result.s0 = s0.value();
+      result.s0_source = fmt::format("warm-up of {} head readings", request.warmup_readings);
+    }
+    RuleFactory rule;
+    if (request.rule == RuleKind::kBetting) {
+      BettingConfig betting;
+      betting.s0 = result.s0;
+      betting.alpha = request.alpha;
+      betting.cap = request.cap;
+      if (auto error = validate(betting)) return Error{*error};
+      rule = [betting] { return std::make_unique<BettingRule>(betting); };
+    } else {
+      ReferenceConfig reference;
+      reference.alpha = request.alpha;
+      rule = [reference] { return std::make_unique<ReferenceRule>(reference); };
+    }
+    CalibrationConfig config;
+    config.decisions = request.decisions;
+    config.seed = request.seed;
+    config.kernel = request.kernel.empty() ? request.target : request.kernel;
+    config.node = request.target;
+    config.log = request.log;
+    result.report = run_calibration(config, factory, rule);
+  } catch (const std::exception& e) {
+    return Error{e.what()};
+  }
+  return result;
+}
+
+namespace {
+
+nlohmann::json number(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(); }
+
+}  // namespace
+
+nlohmann::json to_json(const CalibrationReport& report) {
+  nlohmann::json j;
+  j["decisions"] = report.decisions;
+  j["faster_rate"] = report.of(Outcome::kFaster).rate;
+  j["faster_rate_upper95"] = report.faster_upper95;
+  j["slower_rate"] = report.of(Outcome::kSlower).rate;
+  j["same_rate"] = report.of(Outcome::kSame).rate;
+  j["inconclusive_rate"] = report.of(Outcome::kInconclusive).rate;
+  j["mean_pairs"] = report.mean_pairs;
+  nlohmann::json outcomes = nlohmann::json::object();
+  for (const OutcomeCount& o : report.outcomes) {
+    outcomes[std::string(to_string(o.outcome))] = {
+        {"count", o.count}, {"rate", o.rate}, {"ci95", {o.ci95.lower, o.ci95.upper}}};
+  }
+  j["outcomes"] = outcomes;
+  j["pairs"] = report.stats.pairs;
+  j["head_cv"] = number(report.stats.head_cv);
+  j["in_pair_rho"] = number(report.stats.in_pair_rho);
+  j["lag1_autocorr"] = number(report.stats.lag1_autocorr);
+  j["candidate_first_fraction"] = number(report.stats.candidate_first_fraction);
+  j["d_negative_fraction"] = number(report.stats.d_negative_fraction);
+  j["second_vs_first_pct"] = number(report.stats.second_vs_first_pct);
+  return j;
+}
+
+nlohmann::json to_json(const CalibrateResult& result) {
+  nlohmann::json j = to_json(result.report);
+  const CalibrateRequest& r = result.request;
+  j["target"] = r.target;
+  j["kernel"] = r.kernel.empty() ? r.target : r.kernel;
+  j["rule"] = std::string(to_string(r.rule));
+  if (r.target == "sim") {
+    j["noise"] = std::string(to_string(r.noise));
+    j["cv"] = r.cv;
+  }
+  j["effect_pct"] = r.effect_pct;
+  j["alpha"] = r.alpha;
+  if (r.rule == RuleKind::kBetting) j["cap"] = r.cap;
+  j["seed"] = r.seed;
+  j["s0"] = result.s0;
+  j["s0_source"] = result.s0_source;
+  return j;
+}
+
+}  // namespace headway::measure

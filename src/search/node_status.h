@@ -1,0 +1,58 @@
+#pragma once
+// What a Design Tree node is (its kind) and where it stands (its status), with the life cycle
+// that decides which status may follow which.
+//
+//   proposed ──► lint-rejected | build-failed | incorrect | crashed | timed-out | raced-out
+//            ──► slower | same | inconclusive | accepted
+//   inconclusive ──► slower | same | inconclusive | accepted      (a retest with more pairs)
+//
+// Every other status is final: failures are results, kept and never retried blindly.
+#include <array>
+#include <optional>
+#include <string_view>
+
+namespace headway::search {
+
+enum class NodeKind { kBaseline, kDesign, kVariant };
+
+enum class NodeStatus {
+  kProposed,
+  kLintRejected,
+  kBuildFailed,
+  kIncorrect,
+  kCrashed,
+  kTimedOut,
+  kRacedOut,
+  kSlower,
+  kSame,
+  kInconclusive,
+  kAccepted,
+};
+
+inline constexpr std::array<NodeStatus, 11> kAllNodeStatuses{
+    NodeStatus::kProposed,  NodeStatus::kLintRejected, NodeStatus::kBuildFailed,
+    NodeStatus::kIncorrect, NodeStatus::kCrashed,      NodeStatus::kTimedOut,
+    NodeStatus::kRacedOut,  NodeStatus::kSlower,       NodeStatus::kSame,
+    NodeStatus::kInconclusive, NodeStatus::kAccepted};
+
+inline constexpr std::array<NodeKind, 3> kAllNodeKinds{NodeKind::kBaseline, NodeKind::kDesign,
+                                                       NodeKind::kVariant};
+
+// "baseline", "design", "variant".
+std::string_view to_string(NodeKind kind);
+std::optional<NodeKind> parse_node_kind(std::string_view text);
+
+// "proposed", "lint-rejected", "build-failed", "incorrect", "crashed", "timed-out",
+// "raced-out", "slower", "same", "inconclusive", "accepted".
+std::string_view to_string(NodeStatus status);
+// The inverse of to_string (exact); nullopt for anything else.
+std::optional<NodeStatus> parse_node_status(std::string_view text);
+
+// Whether the life cycle above lets `from` become `to`.
+bool transition_allowed(NodeStatus from, NodeStatus to);
+// Whether a node in this status may be the candidate of an acceptance test.
+bool testable(NodeStatus status);
+// True for the statuses that mean the candidate never reached a timing comparison.
+bool is_failure(NodeStatus status);
+
+}  // namespace headway::search

@@ -1,0 +1,26 @@
+#pragma once
+// A Design Tree as text for a terminal and as a Graphviz digraph.
+#include <string>
+
+#include "search/design_tree.h"
+
+namespace headway::search {
+
+// An indented tree, one node per line, children by id:
+//   qkv (target cpu): head #4 at 0.412 ms, 3 heads, 5 nodes
+//   #1 baseline baseline [accepted] (former head) - the baseline
+//   ├─ #2 design tiled {"tile":64} [slower] - SLOWER vs #1 in test #1 (...)
+//   │  └─ #4 variant tiled {"tile":128} [accepted] <== HEAD 0.412 ms - FASTER vs #1 ...
+//   └─ #3 design unrolled [build-failed] - error: ...
+// A reason's runs of white space (newlines included) become single spaces.
+std::string render_text(const DesignTree& tree);
+
+// A Graphviz digraph: one box per node filled by its status, an edge from each parent to each
+// child, the head drawn bold with a thick border, former heads with a double border. Reasons are
+// cut to one short line in the label and kept whole in the tooltip.
+std::string render_dot(const DesignTree& tree);
+
+// The fill colour render_dot gives a status ("#rrggbb").
+std::string status_color(NodeStatus status);
+
+}  // namespace headway::search

@@ -1,0 +1,176 @@
+#include "store/migrations.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <stdexcept>
+
+#include "store/transaction.h"
+
+namespace headway::store {
+
+namespace {
+
+constexpr std::string_view kV1 = R"sql(
+PRAGMA application_id = 1751414649;
+
+CREATE TABLE meta(
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+
+CREATE TABLE kernels(
+  name TEXT PRIMARY KEY,
+  target TEXT NOT NULL,
+  floor_ms REAL,
+  baseline_ms REAL,
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
+
+CREATE TABLE nodes(
+  id INTEGER PRIMARY KEY,
+  kernel TEXT NOT NULL REFERENCES kernels(name),
+  parent_id INTEGER REFERENCES nodes(id),
+  kind TEXT NOT NULL CHECK (kind IN ('baseline', 'design', 'variant')),
+  design TEXT NOT NULL DEFAULT '',
+  params_json TEXT NOT NULL DEFAULT '{}',
+  source_hash TEXT NOT NULL,
+  proposer TEXT NOT NULL DEFAULT '',
+  status TEXT NOT NULL,
+  reason TEXT NOT NULL DEFAULT '',
+  evidence_json TEXT,
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  UNIQUE (kernel, source_hash),
+  CHECK ((kind = 'baseline') = (parent_id IS NULL))
+);
+CREATE INDEX nodes_by_parent ON nodes(parent_id);
+CREATE INDEX nodes_by_status ON nodes(kernel, status);
+CREATE UNIQUE INDEX one_baseline_per_kernel ON nodes(kernel) WHERE kind = 'baseline';
+
+CREATE TRIGGER nodes_parent_same_kernel BEFORE INSERT ON nodes
+WHEN NEW.parent_id IS NOT NULL
+  AND (SELECT kernel FROM nodes WHERE id = NEW.parent_id) IS NOT NEW.kernel
+BEGIN SELECT RAISE(ABORT, 'a node''s parent must belong to the same kernel'); END;
+
+CREATE TRIGGER nodes_accepted_stays_accepted BEFORE UPDATE OF status ON nodes
+WHEN OLD.status = 'accepted' AND NEW.status <> 'accepted'
+BEGIN SELECT RAISE(ABORT, 'an accepted node stays accepted'); END;
+
+CREATE TRIGGER nodes_identity_fixed BEFORE UPDATE OF id, kernel, parent_id, kind, source_hash ON nodes
+BEGIN SELECT RAISE(ABORT, 'a node''s identity never changes'); END;
+
+CREATE TABLE tests(
+  id INTEGER PRIMARY KEY,
+  kernel TEXT NOT NULL REFERENCES kernels(name),
+  head_node INTEGER NOT NULL REFERENCES nodes(id),
+  candidate_node INTEGER NOT NULL REFERENCES nodes(id),
+  rule TEXT NOT NULL,
+  outcome TEXT CHECK (outcome IN ('FASTER', 'SLOWER', 'SAME', 'INCONCLUSIVE')),
+  pairs INTEGER NOT NULL DEFAULT 0,
+  effect_pct REAL,
+  ci_low REAL,
+  ci_high REAL,
+  note TEXT NOT NULL DEFAULT '',
+  started_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  finished_at TEXT,
+  CHECK ((outcome IS NULL) = (finished_at IS NULL)),
+  CHECK (head_node <> candidate_node)
+);
+CREATE INDEX tests_by_kernel ON tests(kernel, outcome);
+CREATE INDEX tests_by_candidate ON tests(candidate_node);
+
+CREATE TABLE heads(
+  id INTEGER PRIMARY KEY,
+  kernel TEXT NOT NULL REFERENCES kernels(name),
+  node_id INTEGER NOT NULL REFERENCES nodes(id),
+  since TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  median_ms REAL,
+  test_id INTEGER REFERENCES tests(id)
+);
+CREATE INDEX heads_by_kernel ON heads(kernel, id);
+
+CREATE TRIGGER heads_append_only_update BEFORE UPDATE ON heads
+BEGIN SELECT RAISE(ABORT, 'the head history is append-only'); END;
+CREATE TRIGGER heads_append_only_delete BEFORE DELETE ON heads
+BEGIN SELECT RAISE(ABORT, 'the head history is append-only'); END;
+CREATE TRIGGER heads_point_at_accepted BEFORE INSERT ON heads
+WHEN (SELECT status FROM nodes WHERE id = NEW.node_id AND kernel = NEW.kernel) IS NOT 'accepted'
+BEGIN SELECT RAISE(ABORT, 'a head must be an accepted node of its kernel'); END;
+
+CREATE TABLE races(
+  id INTEGER PRIMARY KEY,
+  kernel TEXT NOT NULL REFERENCES kernels(name),
+  started_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  finished_at TEXT,
+  budget REAL,
+  spent REAL,
+  ranking_json TEXT
+);
+CREATE INDEX races_by_kernel ON races(kernel);
+
+CREATE TABLE readings(
+  id INTEGER PRIMARY KEY,
+  test_id INTEGER REFERENCES tests(id) ON DELETE CASCADE,
+  race_id INTEGER REFERENCES races(id) ON DELETE CASCADE,
+  kernel TEXT NOT NULL REFERENCES kernels(name),
+  node_id INTEGER NOT NULL REFERENCES nodes(id),
+  pair_index INTEGER NOT NULL CHECK (pair_index >= 0),
+  position INTEGER NOT NULL CHECK (position >= 0),
+  start_ns INTEGER NOT NULL,
+  seconds REAL NOT NULL,
+  clock_json TEXT,
+  CHECK (test_id IS NULL OR race_id IS NULL)
+);
+CREATE UNIQUE INDEX readings_once_per_test ON readings(test_id, pair_index, position)
+  WHERE test_id IS NOT NULL;
+CREATE INDEX readings_by_race ON readings(race_id) WHERE race_id IS NOT NULL;
+CREATE INDEX readings_by_node ON readings(node_id);
+
+INSERT INTO meta(key, value) VALUES ('created_at', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
+)sql";
+
+constexpr std::array<Migration, 1> kMigrations = {{
+    {1, "kernels, design trees, heads, tests, races and readings", kV1},
+}};
+
+static_assert(kApplicationId == 1751414649, "kV1 sets application_id literally");
+
+}  // namespace
+
+std::span<const Migration> schema_migrations() { return kMigrations; }
+
+int64_t latest_schema_version() { return kMigrations.back().version; }
+
+int64_t schema_version(Database& db) { return db.query_int64("PRAGMA user_version"); }
+
+Result<int64_t> migrate(Database& db, std::span<const Migration> migrations) {
+  for (size_t i = 0; i < migrations.size(); ++i) {
+    if (migrations[i].version != static_cast<int64_t>(i) + 1) {
+      throw std::logic_error(fmt::format("migration {} is numbered {}", i + 1,
+                                         migrations[i].version));
+    }
+  }
+  if (db.in_transaction()) throw std::logic_error("migrate() inside a transaction");
+  const int64_t latest = migrations.empty() ? 0 : migrations.back().version;
+  Transaction txn(db);
+  const int64_t current = schema_version(db);
+  if (current > latest) {
+    return Error{fmt::format("database schema version {} is newer than this headway ({})",
+                             current, latest)};
+  }
+  if (current == latest) return latest;
+  for (const Migration& m : migrations.subspan(static_cast<size_t>(current))) {
+    try {
+      db.exec(m.sql);
+    } catch (const StoreError& e) {
+      return Error{fmt::format("migration to schema version {} ({}) failed: {}", m.version,
+                               m.description, e.what())};
+    }
+  }
+  db.exec(fmt::format("PRAGMA user_version = {}", latest));
+  txn.commit();
+  return latest;
+}
+
+}  // namespace headway::store
