@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
-# Configures and builds headway into build/ (Release with debug info). Extra arguments go to
-# cmake's configure step, e.g. -DHEADWAY_WERROR=ON.
+# Configures and builds headway into build/ (Release with debug info). Arguments starting with
+# -D go to cmake's configure step (e.g. -DHEADWAY_WERROR=ON); `--target T` builds only T.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+configure=()
+build=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --target) build+=(--target "$2"); shift 2 ;;
+    *) configure+=("$1"); shift ;;
+  esac
+done
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 if [ ! -f build/CMakeCache.txt ]; then
-  cmake -S . -B build "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@"
+  cmake -S . -B build "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${configure[@]}"
 else
-  cmake -S . -B build "$@" >/dev/null
+  cmake -S . -B build "${configure[@]}" >/dev/null
 fi
-cmake --build build -j"$(nproc)"
+cmake --build build -j"$(nproc)" "${build[@]}"

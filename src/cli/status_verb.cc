@@ -5,6 +5,7 @@
 
 #include "cli/cli_support.h"
 #include "cli/verbs.h"
+#include "loop/cpu_facts.h"
 #include "loop/optimizer.h"
 #include "search/decision_log.h"
 #include "search/design_tree.h"
@@ -20,6 +21,7 @@ struct StatusArgs {
 int run_status(const StatusArgs& args) {
   store::Workspace ws = open_workspace_or_throw(args.workspace);
   nlohmann::json out = {{"kernels", nlohmann::json::array()}};
+  const auto facts = loop::load_cpu_facts(ws);
   double log_sum = 0.0;
   int counted = 0;
   for (const auto& record : search::DesignTree::kernels(ws)) {
@@ -38,6 +40,8 @@ int run_status(const StatusArgs& args) {
     nlohmann::json tests = nlohmann::json::object();
     for (const auto& [outcome, count] : log.counts().by_outcome) tests[std::string(measure::to_string(outcome))] = count;
     const double speedup = baseline / head_ms;
+    const KernelContract* kernel = find_kernel(record.name);
+    const double decode_ms = facts && kernel ? facts->decode_floor_ms(*kernel) : NAN;
     if (std::isfinite(speedup) && speedup > 0) {
       log_sum += std::log(speedup);
       ++counted;
@@ -53,6 +57,8 @@ int run_status(const StatusArgs& args) {
                               {"speedup", speedup},
                               {"floor_ms", floor},
                               {"ratio_to_floor", head_ms / floor},
+                              {"decode_floor_ms", decode_ms},
+                              {"ratio_to_decode_ceiling", head_ms / decode_ms},
                               {"nodes", nodes},
                               {"tests", tests},
                               {"device_seconds", loop::device_seconds(ws, record.name)}});
@@ -66,14 +72,15 @@ int run_status(const StatusArgs& args) {
     fmt::print("no kernels yet: run `headway optimize`\n");
     return 0;
   }
-  fmt::print("{:<9} {:>11} {:>9} {:>8} {:>9} {:>8} {:>6} {:>9}  {}\n", "kernel", "baseline ms", "head ms",
-             "speedup", "floor ms", "x floor", "nodes", "device s", "head design");
+  fmt::print("{:<9} {:>11} {:>9} {:>8} {:>9} {:>8} {:>10} {:>9} {:>6} {:>9}  {}\n", "kernel", "baseline ms", "head ms",
+             "speedup", "floor ms", "x floor", "decode ms", "x decode", "nodes", "device s", "head design");
   for (const auto& k : out["kernels"]) {
     int nodes = 0;
     for (const auto& [s, c] : k["nodes"].items()) nodes += c.get<int>();
-    fmt::print("{:<9} {:>11.3f} {:>9.3f} {:>7.2f}x {:>9.3f} {:>7.2f}x {:>6} {:>9.1f}  {} {}\n",
+    fmt::print("{:<9} {:>11.3f} {:>9.3f} {:>7.2f}x {:>9.3f} {:>7.2f}x {:>10.3f} {:>8.2f}x {:>6} {:>9.1f}  {} {}\n",
                k["name"].get<std::string>(), k["baseline_ms"].get<double>(), k["head_ms"].get<double>(),
-               k["speedup"].get<double>(), k["floor_ms"].get<double>(), k["ratio_to_floor"].get<double>(), nodes,
+               k["speedup"].get<double>(), k["floor_ms"].get<double>(), k["ratio_to_floor"].get<double>(),
+               k["decode_floor_ms"].get<double>(), k["ratio_to_decode_ceiling"].get<double>(), nodes,
                k["device_seconds"].get<double>(), k["head_design"].get<std::string>(), k["head_params"].dump());
     std::string statuses, outcomes;
     for (const auto& [s, c] : k["nodes"].items()) statuses += fmt::format(" {}={}", s, c.get<int>());

@@ -56,4 +56,6 @@ void AttnOutKernel::invoke(void* entry, SharedBuffers& b) const {
   reinterpret_cast<void (*)(const hw_attn_out_args*)>(entry)(&a);
 }
 
+uint64_t AttnOutKernel::quantized_weight_bytes() const { return uint64_t{HW_H} * HW_QS; }
+
 }  // namespace headway

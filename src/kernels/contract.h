@@ -43,6 +43,11 @@ class KernelContract {
   virtual std::vector<ExpectedOutput> reference(const SharedBuffers& buffers) const = 0;
   // Calls the candidate's entry point (a function of the kernel's ABI signature) on buffers.
   virtual void invoke(void* entry, SharedBuffers& buffers) const = 0;
+  // How the kernel's weights are quantized, and how many bytes of quantized weights (codes and
+  // block scales) it must decode: the work a decode ceiling is measured against.
+  enum class WeightFormat { kF8e4m3, kNvfp4 };
+  virtual WeightFormat weight_format() const = 0;
+  virtual uint64_t quantized_weight_bytes() const = 0;
   // Path of the baseline source as embedded in the binary.
   virtual std::string_view baseline_path() const = 0;
 

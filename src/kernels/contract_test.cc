@@ -24,6 +24,12 @@ TEST(Contract, BytesToMoveMatchTheGemmaShapes) {
   EXPECT_EQ(find_kernel("ffn")->bytes_to_move(), ffn);
 }
 
+TEST(Contract, QuantizedWeightBytesMatchTheGemmaShapes) {
+  EXPECT_EQ(find_kernel("qkv")->quantized_weight_bytes(), 31'457'280u);
+  EXPECT_EQ(find_kernel("attn_out")->quantized_weight_bytes(), 15'728'640u);
+  EXPECT_EQ(find_kernel("ffn")->quantized_weight_bytes(), 88'473'600u + 11'059'200u);
+}
+
 TEST(Contract, UnknownKernelIsNull) {
   EXPECT_EQ(find_kernel("gemm"), nullptr);
   EXPECT_EQ(kernel_names(), (std::vector<std::string>{"qkv", "attn_out", "ffn"}));

@@ -119,4 +119,6 @@ void FfnKernel::invoke(void* entry, SharedBuffers& b) const {
   reinterpret_cast<void (*)(const hw_ffn_args*)>(entry)(&a);
 }
 
+uint64_t FfnKernel::quantized_weight_bytes() const { return 3 * (uint64_t{HW_L} * HW_H / 2 + uint64_t{HW_L} * HW_H / HW_FP4_BLOCK); }
+
 }  // namespace headway

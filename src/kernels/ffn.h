@@ -13,6 +13,8 @@ class FfnKernel final : public KernelContract {
   void generate(uint64_t seed, SharedBuffers& buffers) const override;
   std::vector<ExpectedOutput> reference(const SharedBuffers& buffers) const override;
   void invoke(void* entry, SharedBuffers& buffers) const override;
+  WeightFormat weight_format() const override { return WeightFormat::kNvfp4; }
+  uint64_t quantized_weight_bytes() const override;
   std::string_view baseline_path() const override { return "kernels/baselines/ffn.cc"; }
 };
 

@@ -131,4 +131,6 @@ void QkvKernel::invoke(void* entry, SharedBuffers& b) const {
   reinterpret_cast<void (*)(const hw_qkv_args*)>(entry)(&a);
 }
 
+uint64_t QkvKernel::quantized_weight_bytes() const { return uint64_t{HW_QS + 2 * HW_PS} * HW_H; }
+
 }  // namespace headway

@@ -7,14 +7,13 @@
 #include <set>
 #include <stdexcept>
 
-#include "common/stats.h"
+#include "loop/cpu_facts.h"
 #include "measure/betting_rule.h"
 #include "measure/calibration.h"
 #include "measure/effect_estimate.h"
 #include "measure/racing.h"
 #include "search/decision_log.h"
 #include "search/design_tree.h"
-#include "targets/cpu/bandwidth.h"
 #include "targets/cpu/cpu_paired_device.h"
 #include "targets/cpu/cpu_timing.h"
 
@@ -116,14 +115,6 @@ class Loop {
     on_progress_({kernel, node, design, stage, head_ms(kernel), floor_ms(kernel), elapsed()});
   }
 
-  double bandwidth_gbps() {
-    if (auto v = ws_.meta("cpu.read_bandwidth_gbps")) return std::stod(*v);
-    const cpu::BandwidthProfile bw = cpu::measure_read_bandwidth();
-    ws_.set_meta("cpu.read_bandwidth_gbps", fmt::format("{:.4f}", bw.best_gbps));
-    ws_.set_meta("cpu.read_bandwidth_threads", std::to_string(bw.best_threads));
-    return bw.best_gbps;
-  }
-
   // Registers the kernel with its floor and timed baseline, once per workspace.
   void setup(const std::string& name) {
     const KernelContract* kernel = find_kernel(name);
@@ -131,7 +122,7 @@ class Loop {
     bool known = false;
     for (const auto& k : DesignTree::kernels(ws_)) known |= k.name == name;
     if (!known) {
-      const double floor = static_cast<double>(kernel->bytes_to_move()) / (bandwidth_gbps() * 1e9) * 1e3;
+      const double floor = load_or_measure_cpu_facts(ws_).memory_floor_ms(*kernel);
       const std::string source(kernel->baseline_source());
       const auto built = cpu::build_candidate(options_.toolchain, identity_, source, cache_);
       if (built.status != cpu::BuildResult::Status::kBuilt) {
