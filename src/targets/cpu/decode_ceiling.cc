@@ -1,0 +1,371 @@
+#include "targets/cpu/decode_ceiling.h"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <barrier>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <thread>
+
+#include "common/stats.h"
+
+#if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+#include <immintrin.h>
+#define HEADWAY_DECODE_SIMD 1
+#else
+#define HEADWAY_DECODE_SIMD 0
+#endif
+
+namespace headway::cpu {
+
+namespace {
+
+// Decoded f8 weights are value * 2^-120 and activations are stored times 2^32 (f8); decoded e2m1
+// weights are value * 2^-126 and activations are stored times 2^64 (NVFP4). See the designs
+// kernels/designs/attn_out/shift_pool.cc and kernels/designs/ffn/shift_blocks.cc.
+constexpr float kF8XScale = 0x1p32f;
+constexpr float kF8OutScale = 0x1p88f;
+constexpr float kFp4XScale = 0x1p64f;
+constexpr float kFp4OutScale = 0x1p62f;
+constexpr int kPi[8] = {0, 1, 4, 5, 2, 3, 6, 7};
+
+[[maybe_unused]] float f8_value(uint8_t code) {
+  const int exp = (code >> 3) & 0xf, man = code & 7;
+  float mag;
+  if (exp == 0xf && man == 7) mag = NAN;
+  else if (exp == 0) mag = std::ldexp(static_cast<float>(man), -9);
+  else mag = std::ldexp(1.0f + static_cast<float>(man) * 0.125f, exp - 7);
+  return (code & 0x80) ? -mag : mag;
+}
+
+[[maybe_unused]] float e2m1_value(int code) {
+  static constexpr float kMag[8] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
+  return (code & 8) ? -kMag[code & 7] : kMag[code & 7];
+}
+
+// Position of element e of an NVFP4 row in the permuted activation layout (blocks of 128).
+int fp4_pos(int e) {
+  const int j = e & ~127, b = (e >> 4) & 7, h = (e >> 3) & 1, k = e & 7;
+  return j + (h * 8 + k) * 8 + kPi[b];
+}
+
+#if HEADWAY_DECODE_SIMD
+float hsum(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+// f8: a code in the top byte of a 32-bit lane, shifted right arithmetically by 4 and ANDed with
+// 0x87F00000, is the f32 of its value times 2^-120. One 16-bit shift serves both bytes of a word.
+template <int R>
+void f8_rows(const uint8_t* w, size_t stride, const float* xp, int n, float* out) {
+  constexpr int A = R >= 4 ? 1 : (R == 2 ? 2 : 4);
+  const __m256i M = _mm256_set1_epi32(static_cast<int>(0x87F00000u));
+  __m256 acc[R][A];
+  for (int r = 0; r < R; ++r)
+    for (int k = 0; k < A; ++k) acc[r][k] = _mm256_setzero_ps();
+  for (int j = 0; j < n; j += 32) {
+    const __m256 x0 = _mm256_load_ps(xp + j), x1 = _mm256_load_ps(xp + j + 8);
+    const __m256 x2 = _mm256_load_ps(xp + j + 16), x3 = _mm256_load_ps(xp + j + 24);
+    for (int r = 0; r < R; ++r) {
+      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + r * stride + j));
+      const __m256i t = _mm256_srai_epi16(v, 4);
+      const __m256i u = _mm256_srai_epi16(_mm256_slli_epi16(v, 8), 4);
+      const __m256 f3 = _mm256_castsi256_ps(_mm256_and_si256(t, M));
+      const __m256 f1 = _mm256_castsi256_ps(_mm256_and_si256(_mm256_slli_epi32(t, 16), M));
+      const __m256 f2 = _mm256_castsi256_ps(_mm256_and_si256(u, M));
+      const __m256 f0 = _mm256_castsi256_ps(_mm256_and_si256(_mm256_slli_epi32(u, 16), M));
+      acc[r][0 % A] = _mm256_fmadd_ps(f0, x0, acc[r][0 % A]);
+      acc[r][1 % A] = _mm256_fmadd_ps(f1, x1, acc[r][1 % A]);
+      acc[r][2 % A] = _mm256_fmadd_ps(f2, x2, acc[r][2 % A]);
+      acc[r][3 % A] = _mm256_fmadd_ps(f3, x3, acc[r][3 % A]);
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    __m256 s = acc[r][0];
+    for (int k = 1; k < A; ++k) s = _mm256_add_ps(s, acc[r][k]);
+    out[r] = hsum(s) * kF8OutScale;
+  }
+}
+
+// NVFP4: 64 code bytes split by shufps into first and second block halves, so that lane i of each
+// decoded vector belongs to block kPi[i]; a nibble at the top of a 16-bit word, shifted right
+// arithmetically by 6 and ANDed with 0x81C00000, is the f32 of its value times 2^-126.
+template <int T>
+void fp4_rows(const uint8_t* const* codes, const uint8_t* const* scales, const float* xp, int n, float* out) {
+  constexpr int C = T >= 4 ? 1 : (T >= 2 ? 2 : 4);
+  const __m256i M = _mm256_set1_epi32(static_cast<int>(0x81C00000u));
+  const __m256i SM = _mm256_set1_epi32(static_cast<int>(0x87F00000u));
+  const __m256i spread = _mm256_setr_epi8(-1, -1, -1, 0, -1, -1, -1, 1, -1, -1, -1, 4, -1, -1, -1, 5,
+                                          -1, -1, -1, 2, -1, -1, -1, 3, -1, -1, -1, 6, -1, -1, -1, 7);
+  const __m256 s120 = _mm256_set1_ps(0x1p120f);
+  __m256 acc[T];
+  for (int t = 0; t < T; ++t) acc[t] = _mm256_setzero_ps();
+  for (int j = 0; j < n; j += 128) {
+    const float* xv = xp + j;
+    for (int t = 0; t < T; ++t) {
+      const uint8_t* p = codes[t] + j / 2;
+      const __m256 a0 = _mm256_loadu_ps(reinterpret_cast<const float*>(p));
+      const __m256 a1 = _mm256_loadu_ps(reinterpret_cast<const float*>(p + 32));
+      __m256 bs[C];
+      for (int c = 0; c < C; ++c) bs[c] = _mm256_setzero_ps();
+      int q = 0;
+      for (int hh = 0; hh < 2; ++hh) {
+        __m256i v = _mm256_castps_si256(hh == 0 ? _mm256_shuffle_ps(a0, a1, 0x88) : _mm256_shuffle_ps(a0, a1, 0xDD));
+        for (int kk = 3; kk >= 0; --kk) {
+          const __m256i s = _mm256_srai_epi16(v, 6);
+          const __m256 fhi = _mm256_castsi256_ps(_mm256_and_si256(s, M));
+          const __m256 flo = _mm256_castsi256_ps(_mm256_and_si256(_mm256_slli_epi32(s, 16), M));
+          bs[q % C] = _mm256_fmadd_ps(fhi, _mm256_load_ps(xv + (hh * 8 + kk + 4) * 8), bs[q % C]);
+          ++q;
+          bs[q % C] = _mm256_fmadd_ps(flo, _mm256_load_ps(xv + (hh * 8 + kk) * 8), bs[q % C]);
+          ++q;
+          if (kk) v = _mm256_slli_epi16(v, 4);
+        }
+      }
+      long long sq;
+      std::memcpy(&sq, scales[t] + j / 16, 8);
+      const __m256i sv = _mm256_shuffle_epi8(_mm256_set1_epi64x(sq), spread);
+      const __m256 sc = _mm256_mul_ps(_mm256_castsi256_ps(_mm256_and_si256(_mm256_srai_epi32(sv, 4), SM)), s120);
+      __m256 sum = bs[0];
+      for (int c = 1; c < C; ++c) sum = _mm256_add_ps(sum, bs[c]);
+      acc[t] = _mm256_fmadd_ps(sum, sc, acc[t]);
+    }
+  }
+  for (int t = 0; t < T; ++t) out[t] = hsum(acc[t]) * kFp4OutScale;
+}
+constexpr const char* kMethod =
+    "avx2+fma: f8 by 16-bit shifts + AND to f32 bits, 2 rows per x load; "
+    "nvfp4 by 16-bit shifts + AND per nibble, one 16-element block per lane, 2 rows";
+#else
+template <int R>
+void f8_rows(const uint8_t* w, size_t stride, const float* xp, int n, float* out) {
+  static const auto table = [] {
+    std::array<float, 256> t{};
+    for (int c = 0; c < 256; ++c) t[static_cast<size_t>(c)] = f8_value(static_cast<uint8_t>(c));
+    return t;
+  }();
+  for (int r = 0; r < R; ++r) {
+    const uint8_t* row = w + r * stride;
+    float acc[4] = {0, 0, 0, 0};
+    for (int j = 0; j < n; j += 4)
+      for (int k = 0; k < 4; ++k) acc[k] += table[row[j + k]] * xp[j + k];
+    out[r] = ((acc[0] + acc[1]) + (acc[2] + acc[3])) * kF8OutScale;
+  }
+}
+template <int T>
+void fp4_rows(const uint8_t* const* codes, const uint8_t* const* scales, const float* xp, int n, float* out) {
+  for (int t = 0; t < T; ++t) {
+    float total = 0.0f;
+    for (int b = 0; b < n / 16; ++b) {
+      float block = 0.0f;
+      for (int k = 0; k < 8; ++k) {
+        const uint8_t byte = codes[t][b * 8 + k];
+        block += e2m1_value(byte & 0xf) * xp[fp4_pos(b * 16 + 2 * k)] +
+                 e2m1_value(byte >> 4) * xp[fp4_pos(b * 16 + 2 * k + 1)];
+      }
+      total += block * f8_value(scales[t][b]);
+    }
+    out[t] = total / kFp4XScale;
+  }
+}
+constexpr const char* kMethod = "scalar tables (no avx2+fma+f16c at build time)";
+#endif
+
+// ---- the measurement
+constexpr int kCols = 4096;                                   // elements per row
+constexpr size_t kTargetBytes = 256 * 1024;                   // weights per thread
+constexpr int kF8Rows = static_cast<int>(kTargetBytes / kCols);  // 64 rows: 256 KiB of codes
+constexpr size_t kFp4RowBytes = kCols / 2 + kCols / 16;        // 2304
+constexpr int kFp4Rows = static_cast<int>(kTargetBytes / kFp4RowBytes) / 2 * 2;  // 112 rows
+
+struct alignas(64) ThreadData {
+  uint8_t* f8 = nullptr;        // [kF8Rows][kCols]
+  uint8_t* fp4_codes = nullptr;  // [kFp4Rows][kCols / 2]
+  uint8_t* fp4_scales = nullptr;  // [kFp4Rows][kCols / 16]
+  float* xp8 = nullptr;
+  float* xp4 = nullptr;
+  float sink = 0.0f;
+};
+
+void* aligned(size_t bytes) {
+  void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+  if (!p) throw std::bad_alloc();
+  return p;
+}
+
+void fill(ThreadData& d, uint64_t seed) {
+  d.f8 = static_cast<uint8_t*>(aligned(size_t{kF8Rows} * kCols));
+  d.fp4_codes = static_cast<uint8_t*>(aligned(size_t{kFp4Rows} * kCols / 2));
+  d.fp4_scales = static_cast<uint8_t*>(aligned(size_t{kFp4Rows} * kCols / 16));
+  d.xp8 = static_cast<float*>(aligned(kCols * sizeof(float)));
+  d.xp4 = static_cast<float*>(aligned(kCols * sizeof(float)));
+  uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1;
+  auto next = [&s] {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    return s;
+  };
+  for (size_t i = 0; i < size_t{kF8Rows} * kCols; ++i) {
+    uint8_t c = static_cast<uint8_t>(next());
+    if ((c & 0x7f) == 0x7f) c = 0x38;  // no NaN codes
+    d.f8[i] = c;
+  }
+  for (size_t i = 0; i < size_t{kFp4Rows} * kCols / 2; ++i) d.fp4_codes[i] = static_cast<uint8_t>(next());
+  for (size_t i = 0; i < size_t{kFp4Rows} * kCols / 16; ++i) d.fp4_scales[i] = static_cast<uint8_t>(0x30 + next() % 16);
+  std::vector<float> x(kCols);
+  for (auto& v : x) v = static_cast<float>(static_cast<int>(next() % 2001) - 1000) / 1000.0f;
+  f8_permute_activations(x.data(), d.xp8, kCols);
+  nvfp4_permute_activations(x.data(), d.xp4, kCols);
+}
+
+void release(ThreadData& d) {
+  std::free(d.f8);
+  std::free(d.fp4_codes);
+  std::free(d.fp4_scales);
+  std::free(d.xp8);
+  std::free(d.xp4);
+}
+
+// One pass over a thread's f8 or NVFP4 weights, two rows at a time.
+void pass(ThreadData& d, bool fp4) {
+  float out[2];
+  float s = 0.0f;
+  if (!fp4) {
+    for (int r = 0; r < kF8Rows; r += 2) {
+      f8_rows<2>(d.f8 + size_t(r) * kCols, kCols, d.xp8, kCols, out);
+      s += out[0] + out[1];
+    }
+  } else {
+    for (int r = 0; r < kFp4Rows; r += 2) {
+      const uint8_t* codes[2] = {d.fp4_codes + size_t(r) * (kCols / 2), d.fp4_codes + size_t(r + 1) * (kCols / 2)};
+      const uint8_t* scales[2] = {d.fp4_scales + size_t(r) * (kCols / 16), d.fp4_scales + size_t(r + 1) * (kCols / 16)};
+      fp4_rows<2>(codes, scales, d.xp4, kCols, out);
+      s += out[0] + out[1];
+    }
+  }
+  d.sink += s;
+}
+
+constexpr uint64_t pass_bytes(bool fp4) {
+  return fp4 ? uint64_t{kFp4Rows} * kFp4RowBytes : uint64_t{kF8Rows} * kCols;
+}
+
+// Readings of `threads` threads, each looping `passes` passes over its own data. Every thread
+// stamps its own start and end, and a reading spans the earliest start to the latest end, so a
+// descheduled coordinator cannot shorten it.
+std::vector<double> measure_at(std::vector<ThreadData>& data, int threads, bool fp4, int readings, int passes) {
+  using Clock = std::chrono::steady_clock;
+  std::barrier sync(threads + 1);
+  std::vector<Clock::time_point> start(static_cast<size_t>(threads)), end(static_cast<size_t>(threads));
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([&, t] {
+      ThreadData& d = data[static_cast<size_t>(t)];
+      pass(d, fp4);  // warm-up: data into this core's caches
+      for (int r = 0; r < readings; ++r) {
+        sync.arrive_and_wait();
+        start[static_cast<size_t>(t)] = Clock::now();
+        for (int p = 0; p < passes; ++p) pass(d, fp4);
+        end[static_cast<size_t>(t)] = Clock::now();
+        sync.arrive_and_wait();
+      }
+    });
+  }
+  std::vector<double> gbps;
+  for (int r = 0; r < readings; ++r) {
+    sync.arrive_and_wait();
+    sync.arrive_and_wait();
+    const auto first = *std::min_element(start.begin(), start.end());
+    const auto last = *std::max_element(end.begin(), end.end());
+    const double s = std::chrono::duration<double>(last - first).count();
+    gbps.push_back(static_cast<double>(pass_bytes(fp4)) * passes * threads / s / 1e9);
+  }
+  for (auto& w : workers) w.join();
+  return gbps;
+}
+
+// Passes per reading so that one reading takes about 5 ms on one thread.
+int passes_for(ThreadData& d, bool fp4) {
+  pass(d, fp4);
+  const auto t0 = std::chrono::steady_clock::now();
+  pass(d, fp4);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return std::clamp(static_cast<int>(5e-3 / std::max(s, 1e-7)), 1, 10000);
+}
+
+}  // namespace
+
+void f8_permute_activations(const float* x, float* xp, int n) {
+#if HEADWAY_DECODE_SIMD
+  for (int j = 0; j < n; j += 32)
+    for (int k = 0; k < 4; ++k)
+      for (int i = 0; i < 8; ++i) xp[j + 8 * k + i] = x[j + 4 * i + k] * kF8XScale;
+#else
+  for (int j = 0; j < n; ++j) xp[j] = x[j] * kF8XScale * 0x1p-120f;
+#endif
+}
+
+float f8_dot(const uint8_t* codes, const float* xp, int n) {
+  float out[1];
+  f8_rows<1>(codes, 0, xp, n, out);
+  return out[0];
+}
+
+void nvfp4_permute_activations(const float* x, float* xp, int n) {
+  for (int e = 0; e < n; ++e) xp[fp4_pos(e)] = x[e] * kFp4XScale;
+}
+
+float nvfp4_dot(const uint8_t* codes, const uint8_t* block_scales, const float* xp, int n) {
+  const uint8_t* c[1] = {codes};
+  const uint8_t* s[1] = {block_scales};
+  float out[1];
+  fp4_rows<1>(c, s, xp, n, out);
+  return out[0];
+}
+
+const char* decode_isa() { return HEADWAY_DECODE_SIMD ? "avx2+fma" : "scalar"; }
+
+DecodeCeiling measure_decode_ceiling(int max_threads, int readings) {
+  if (max_threads <= 0) max_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  readings = std::max(readings, 1);
+  DecodeCeiling result;
+  result.method = kMethod;
+  result.threads = max_threads;
+  result.bytes_per_thread = std::max(pass_bytes(false), pass_bytes(true));
+  std::vector<ThreadData> data(static_cast<size_t>(max_threads));
+  {  // each thread fills (first-touches) its own data
+    std::vector<std::thread> init;
+    for (int t = 0; t < max_threads; ++t) init.emplace_back([&, t] { fill(data[static_cast<size_t>(t)], static_cast<uint64_t>(t) + 1); });
+    for (auto& t : init) t.join();
+  }
+  const int f8_passes = passes_for(data[0], false), fp4_passes = passes_for(data[0], true);
+  for (int threads = 1; threads <= max_threads; ++threads) {
+    DecodeCeilingAtThreads at;
+    at.threads = threads;
+    at.f8_readings = measure_at(data, threads, false, readings, f8_passes);
+    at.nvfp4_readings = measure_at(data, threads, true, readings, fp4_passes);
+    at.f8_gbps = median(at.f8_readings);
+    at.nvfp4_gbps = median(at.nvfp4_readings);
+    if (at.f8_gbps > result.f8_gbps) {
+      result.f8_gbps = at.f8_gbps;
+      result.f8_threads = threads;
+    }
+    if (at.nvfp4_gbps > result.nvfp4_gbps) {
+      result.nvfp4_gbps = at.nvfp4_gbps;
+      result.nvfp4_threads = threads;
+    }
+    result.by_threads.push_back(std::move(at));
+  }
+  for (auto& d : data) release(d);
+  return result;
+}
+
+}  // namespace headway::cpu
