@@ -54,7 +54,7 @@ int run_compare(const CompareArgs& args) {
   if (!s0) throw UsageError("cannot estimate the noise of the head: " + s0.error().message);
   config.s0 = s0.value();
   measure::BettingRule rule(config);
-  measure::Rng coin(measure::mix_seed(seed, measure::kCoinStream));
+  Rng coin(mix_seed(seed, measure::kCoinStream));
   measure::MemorySink memory;
   std::unique_ptr<measure::JsonLinesSink> file;
   if (!args.log.empty()) {

@@ -37,7 +37,7 @@ double fill_f8_normal(uint64_t seed, std::span<uint8_t> out) {
   Rng rng(seed);
   size_t i = 0;
   while (i < out.size()) {
-    uint64_t bits = rng.next();
+    uint64_t bits = rng.next_u64();
     for (int k = 0; k < 5 && i < out.size(); ++k, ++i) {
       out[i] = table[bits & ((1u << kTableBits) - 1)];
       bits >>= kTableBits;
@@ -60,7 +60,7 @@ void fill_e2m1_pairs(uint64_t seed, std::span<uint8_t> out) {
   Rng rng(seed);
   size_t i = 0;
   while (i < out.size()) {
-    uint64_t bits = rng.next();
+    uint64_t bits = rng.next_u64();
     for (int k = 0; k < 8 && i < out.size(); ++k, ++i) {
       out[i] = static_cast<uint8_t>(bits & 0xff);
       bits >>= 8;

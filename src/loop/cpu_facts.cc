@@ -4,15 +4,18 @@
 
 #include <string>
 
-#include "targets/cpu/bandwidth.h"
-#include "targets/cpu/decode_ceiling.h"
+#include "knowledge/facts.h"
 
 namespace headway::loop {
 
 namespace {
-constexpr const char* kBandwidth = "cpu.read_bandwidth_gbps";
-constexpr const char* kDecodeF8 = "cpu.decode_f8_gbps";
-constexpr const char* kDecodeNvfp4 = "cpu.decode_nvfp4_gbps";
+std::optional<CpuFacts> from_table(store::Workspace& ws, const std::string& toolchain) {
+  const auto bw = knowledge::find_fact(ws, knowledge::kReadBandwidth, toolchain);
+  const auto f8 = knowledge::find_fact(ws, knowledge::kDecodeF8, toolchain);
+  const auto fp4 = knowledge::find_fact(ws, knowledge::kDecodeNvfp4, toolchain);
+  if (!bw || !f8 || !fp4) return std::nullopt;
+  return CpuFacts{bw->value, f8->value, fp4->value};
+}
 }  // namespace
 
 double CpuFacts::memory_floor_ms(const KernelContract& kernel) const {
@@ -25,19 +28,14 @@ double CpuFacts::decode_floor_ms(const KernelContract& kernel) const {
 }
 
 std::optional<CpuFacts> load_cpu_facts(store::Workspace& ws) {
-  const auto bw = ws.meta(kBandwidth), f8 = ws.meta(kDecodeF8), fp4 = ws.meta(kDecodeNvfp4);
-  if (!bw || !f8 || !fp4) return std::nullopt;
-  return CpuFacts{std::stod(*bw), std::stod(*f8), std::stod(*fp4)};
+  return from_table(ws, knowledge::current_cpu_toolchain_id(ws));
 }
 
 CpuFacts load_or_measure_cpu_facts(store::Workspace& ws) {
-  if (auto facts = load_cpu_facts(ws)) return *facts;
-  const cpu::BandwidthProfile bw = cpu::measure_read_bandwidth();
-  const cpu::DecodeCeiling decode = cpu::measure_decode_ceiling();
-  ws.set_meta(kBandwidth, fmt::format("{:.4f}", bw.best_gbps));
-  ws.set_meta(kDecodeF8, fmt::format("{:.4f}", decode.f8_gbps));
-  ws.set_meta(kDecodeNvfp4, fmt::format("{:.4f}", decode.nvfp4_gbps));
-  return CpuFacts{bw.best_gbps, decode.f8_gbps, decode.nvfp4_gbps};
+  const std::string toolchain = knowledge::current_cpu_toolchain_id(ws);
+  if (auto facts = from_table(ws, toolchain)) return *facts;
+  knowledge::measure_and_store_cpu_facts(ws, toolchain);
+  return *from_table(ws, toolchain);
 }
 
 }  // namespace headway::loop

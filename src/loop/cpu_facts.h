@@ -1,5 +1,6 @@
 #pragma once
-// The chip facts the loop needs on the cpu target, measured once per workspace and kept in it:
+// The chip facts the loop needs on the cpu target, measured once per workspace and toolchain and
+// kept in its facts table (knowledge/facts.h, keyed on the workspace's current cpu toolchain id):
 // the streaming read bandwidth (the memory floor) and the decode ceiling (the instruction floor).
 #include <optional>
 
@@ -18,9 +19,10 @@ struct CpuFacts {
   double decode_floor_ms(const KernelContract& kernel) const;
 };
 
-// The facts stored in the workspace, or nullopt when they were never measured.
+// The facts stored in the workspace for its current toolchain, or nullopt when they were never
+// measured (facts a schema v1 workspace kept in its meta are not read: they are measured again).
 std::optional<CpuFacts> load_cpu_facts(store::Workspace& ws);
-// The stored facts, measuring and storing them first when missing (several seconds).
+// The stored facts, measuring and storing every cpu fact first when missing (several seconds).
 CpuFacts load_or_measure_cpu_facts(store::Workspace& ws);
 
 }  // namespace headway::loop

@@ -259,7 +259,7 @@ class Loop {
     DecisionLog log(t);
     const int64_t test = must(log.begin_test(candidate.id, "betting"), "begin test");
     LogSink sink(log, test, head.id, candidate.id);
-    measure::Rng coin(measure::mix_seed(static_cast<uint64_t>(test), measure::kCoinStream));
+    Rng coin(mix_seed(static_cast<uint64_t>(test), measure::kCoinStream));
     const measure::PairLabel label{name, std::to_string(candidate.id), test, 0};
     const auto record = measure::run_decision(*device, rule, coin, label, sink);
     const auto effect = measure::estimate_effect(record.d);

@@ -6,7 +6,7 @@
 #include "measure/outcome.h"
 #include "measure/pair_runner.h"
 #include "measure/reading_sink.h"
-#include "measure/rng.h"
+#include "common/rng.h"
 
 namespace headway::measure {
 

@@ -7,7 +7,7 @@
 
 #include "measure/reading.h"
 #include "measure/reading_sink.h"
-#include "measure/rng.h"
+#include "common/rng.h"
 
 namespace headway::measure {
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <vector>
 
-#include "measure/rng.h"
+#include "common/rng.h"
 
 namespace headway::measure {
 namespace {

@@ -24,7 +24,7 @@
 
 #include "measure/expected.h"
 #include "measure/pair_runner.h"
-#include "measure/rng.h"
+#include "common/rng.h"
 
 namespace headway::measure {
 

@@ -1,9 +1,9 @@
-#include "measure/rng.h"
+#include "common/rng.h"
 
 #include <cmath>
 #include <stdexcept>
 
-namespace headway::measure {
+namespace headway {
 namespace {
 
 uint64_t splitmix64(uint64_t& x) {
@@ -85,4 +85,4 @@ uint64_t Rng::below(uint64_t n) {
   return x % n;
 }
 
-}  // namespace headway::measure
+}  // namespace headway

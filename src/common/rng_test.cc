@@ -1,11 +1,11 @@
-#include "measure/rng.h"
+#include "common/rng.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <vector>
 
-namespace headway::measure {
+namespace headway {
 namespace {
 
 TEST(Rng, SameSeedSameStream) {
@@ -74,4 +74,4 @@ TEST(Rng, BelowStaysInRangeAndCoversIt) {
 }
 
 }  // namespace
-}  // namespace headway::measure
+}  // namespace headway
