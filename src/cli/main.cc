@@ -18,6 +18,12 @@ int main(int argc, char** argv) {
   headway::cli::add_status(app, &exit_code);
   headway::cli::add_tree(app, &exit_code);
   headway::cli::add_calibrate(app, &exit_code);
+  headway::cli::add_docs(app, &exit_code);
+  headway::cli::add_check_citations(app, &exit_code);
+  headway::cli::add_facts(app, &exit_code);
+  headway::cli::add_rules(app, &exit_code);
+  headway::cli::add_migrate(app, &exit_code);
+  headway::cli::add_onboard(app, &exit_code);
 
   try {
     app.parse(argc, argv);

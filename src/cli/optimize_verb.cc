@@ -6,6 +6,7 @@
 #include "cli/cli_support.h"
 #include "cli/verbs.h"
 #include "common/duration.h"
+#include "knowledge/facts.h"
 #include "loop/library_proposer.h"
 #include "loop/optimizer.h"
 
@@ -41,6 +42,7 @@ int run_optimize(const OptimizeArgs& args) {
   options.budget = std::chrono::duration<double>(*seconds);
   if (args.target != "cpu") throw UsageError(fmt::format("target '{}' is not available in this build (available: cpu)", args.target));
   store::Workspace ws = open_workspace_or_throw(args.workspace);
+  options.toolchain = knowledge::current_cpu_toolchain(ws);  // `headway migrate` may have moved it
   loop::LibraryProposer proposer;
   const bool tty = isatty(STDOUT_FILENO);
   auto on_progress = [tty](const loop::Progress& p) {

@@ -15,4 +15,10 @@ void add_status(CLI::App& app, int* exit_code);
 void add_init(CLI::App& app, int* exit_code);
 void add_tree(CLI::App& app, int* exit_code);
 void add_calibrate(CLI::App& app, int* exit_code);
+void add_docs(CLI::App& app, int* exit_code);
+void add_check_citations(CLI::App& app, int* exit_code);
+void add_facts(CLI::App& app, int* exit_code);
+void add_rules(CLI::App& app, int* exit_code);
+void add_migrate(CLI::App& app, int* exit_code);
+void add_onboard(CLI::App& app, int* exit_code);
 }  // namespace headway::cli

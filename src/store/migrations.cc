@@ -130,8 +130,49 @@ CREATE INDEX readings_by_node ON readings(node_id);
 INSERT INTO meta(key, value) VALUES ('created_at', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
 )sql";
 
-constexpr std::array<Migration, 1> kMigrations = {{
+
+constexpr std::string_view kV2 = R"sql(
+CREATE TABLE facts(
+  name TEXT NOT NULL,
+  toolchain TEXT NOT NULL,
+  value REAL NOT NULL,
+  unit TEXT NOT NULL DEFAULT '',
+  spread REAL,
+  method TEXT NOT NULL DEFAULT '',
+  measured_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  PRIMARY KEY (name, toolchain)
+);
+
+CREATE TABLE rules(
+  id INTEGER PRIMARY KEY,
+  signature TEXT NOT NULL UNIQUE,
+  text TEXT NOT NULL,
+  detector TEXT,
+  repro_hash TEXT,
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
+
+CREATE TABLE rule_status(
+  rule_id INTEGER NOT NULL REFERENCES rules(id),
+  toolchain TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('verified', 'rewritten', 'retired', 'carried-unverified')),
+  evidence_json TEXT,
+  at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  PRIMARY KEY (rule_id, toolchain)
+);
+
+CREATE TABLE rule_evidence(
+  rule_id INTEGER NOT NULL REFERENCES rules(id),
+  kernel TEXT NOT NULL,
+  node_id INTEGER NOT NULL,
+  note TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (rule_id, kernel, node_id)
+);
+)sql";
+
+constexpr std::array<Migration, 2> kMigrations = {{
     {1, "kernels, design trees, heads, tests, races and readings", kV1},
+    {2, "chip facts and legality rules per toolchain", kV2},
 }};
 
 static_assert(kApplicationId == 1751414649, "kV1 sets application_id literally");

@@ -1,0 +1,86 @@
+// Chip facts in a real workspace database, measured by the real cpu microbenchmarks.
+#include "knowledge/facts.h"
+
+#include <gtest/gtest.h>
+
+#include "loop/cpu_facts.h"
+#include "store/test_temp_dir.h"
+
+namespace headway::knowledge {
+namespace {
+
+TEST(FactsStore, StoresReplacesAndListsPerToolchain) {
+  store::TestTempDir dir;
+  auto ws = store::Workspace::create(dir.path()).value();
+  store_fact(ws, {"read_bandwidth", "tc-a", 10.0, "GB/s", 1.5, "m1", ""});
+  store_fact(ws, {"timer_overhead", "tc-a", 20.0, "ns", std::nullopt, "m2", ""});
+  store_fact(ws, {"read_bandwidth", "tc-b", 30.0, "GB/s", std::nullopt, "m3", ""});
+  store_fact(ws, {"read_bandwidth", "tc-a", 11.0, "GB/s", 0.5, "m1 again", ""});
+
+  const auto all = list_facts(ws);
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[0].toolchain, "tc-a");
+  EXPECT_EQ(all[0].name, "read_bandwidth");
+  EXPECT_DOUBLE_EQ(all[0].value, 11.0);
+  EXPECT_EQ(all[0].method, "m1 again");
+  ASSERT_TRUE(all[0].spread);
+  EXPECT_DOUBLE_EQ(*all[0].spread, 0.5);
+  EXPECT_FALSE(all[0].measured_at.empty());
+  EXPECT_FALSE(all[1].spread);
+  EXPECT_EQ(list_facts(ws, "tc-b").size(), 1u);
+  EXPECT_TRUE(list_facts(ws, "tc-c").empty());
+  ASSERT_TRUE(find_fact(ws, "read_bandwidth", "tc-b"));
+  EXPECT_DOUBLE_EQ(find_fact(ws, "read_bandwidth", "tc-b")->value, 30.0);
+  EXPECT_FALSE(find_fact(ws, "timer_overhead", "tc-b"));
+  EXPECT_THROW(store_fact(ws, {"", "tc-a", 1.0, "", std::nullopt, "", ""}), std::invalid_argument);
+}
+
+TEST(FactsMeasure, CpuMicrobenchmarksBecomeStoredFacts) {
+  store::TestTempDir dir;
+  auto ws = store::Workspace::create(dir.path()).value();
+  const auto facts = measure_and_store_cpu_facts(ws, "tc", {1, 3, 2});
+  auto value = [&](const std::string& name) {
+    const auto f = find_fact(ws, name, "tc");
+    EXPECT_TRUE(f) << name;
+    return f ? f->value : -1.0;
+  };
+  EXPECT_GT(value(kReadBandwidth), 0.1);
+  EXPECT_DOUBLE_EQ(value(read_bandwidth_at(1)), value(kReadBandwidth));  // one thread measured
+  EXPECT_FALSE(find_fact(ws, read_bandwidth_at(2), "tc"));
+  EXPECT_GT(value(kDecodeF8), 0.1);
+  EXPECT_GT(value(kDecodeNvfp4), 0.1);
+  EXPECT_GT(value(kTimerOverhead), 0.0);
+  EXPECT_LT(value(kTimerOverhead), 100000.0);
+  EXPECT_GE(value(kNoiseFloor), 0.0);
+  EXPECT_LT(value(kNoiseFloor), 100.0);
+  EXPECT_EQ(find_fact(ws, kTimerOverhead, "tc")->unit, "ns");
+  EXPECT_NE(find_fact(ws, kNoiseFloor, "tc")->method.find("2 repeated"), std::string::npos);
+  EXPECT_EQ(facts.size(), 6u);
+}
+
+TEST(FactsCpuFacts, LoopReadsTheFactsTableOfTheCurrentToolchain) {
+  store::TestTempDir dir;
+  auto ws = store::Workspace::create(dir.path()).value();
+  EXPECT_FALSE(loop::load_cpu_facts(ws));
+  const std::string gcc = current_cpu_toolchain_id(ws);
+  ASSERT_EQ(gcc.rfind("unidentified:", 0), std::string::npos) << gcc;
+  store_fact(ws, {kReadBandwidth, gcc, 12.0, "GB/s", std::nullopt, "", ""});
+  store_fact(ws, {kDecodeF8, gcc, 34.0, "GB/s", std::nullopt, "", ""});
+  EXPECT_FALSE(loop::load_cpu_facts(ws));  // one fact missing
+  store_fact(ws, {kDecodeNvfp4, gcc, 56.0, "GB/s", std::nullopt, "", ""});
+  auto facts = loop::load_cpu_facts(ws);
+  ASSERT_TRUE(facts);
+  EXPECT_DOUBLE_EQ(facts->read_bandwidth_gbps, 12.0);
+  EXPECT_DOUBLE_EQ(facts->decode_f8_gbps, 34.0);
+  EXPECT_DOUBLE_EQ(facts->decode_nvfp4_gbps, 56.0);
+  EXPECT_DOUBLE_EQ(loop::load_or_measure_cpu_facts(ws).decode_nvfp4_gbps, 56.0);  // no measuring
+
+  ws.set_meta("cpu.toolchain", "clang++");
+  EXPECT_NE(current_cpu_toolchain_id(ws), gcc);
+  EXPECT_FALSE(loop::load_cpu_facts(ws));  // facts are per toolchain
+  ws.set_meta("cpu.toolchain", "/nonexistent/c++");
+  EXPECT_EQ(current_cpu_toolchain_id(ws), "unidentified:/nonexistent/c++");
+}
+
+}  // namespace
+}  // namespace headway::knowledge

@@ -1,0 +1,27 @@
+#pragma once
+// HTML reduced to text, so that HTML documentation can be cited by line like Markdown.
+//
+// The reduction, applied to the HTML source:
+// - <script>, <style>, <template> and <noscript> elements are dropped with their content;
+//   comments, <!DOCTYPE ...>, <?...?> and tags themselves are dropped;
+// - a block element (p, div, h1-h6, li, tr, pre, table, section, ...) starts and ends a line,
+//   <br> ends one, <td>/<th> after the first in a row add " | ";
+// - outside <pre>, whitespace (including the source's line breaks) collapses to one space, as a
+//   browser shows it; inside <pre> the text keeps its line breaks and spacing;
+// - character references are decoded: the common named ones (&amp; &lt; &gt; &quot; &apos;
+//   &nbsp;, which becomes a plain space, dashes, quotes, arrows, ...) and numeric ones (&#60;
+//   &#x3C;); an unknown name is kept as written;
+// - lines are trimmed at the end and runs of empty lines collapse to one; there is no empty line
+//   at the start or the end.
+// A citation of an HTML file counts the lines of this reduced text (which `headway docs index`
+// stores as the file's artifact), not the lines of the HTML source.
+#include <string>
+#include <string_view>
+
+namespace headway::knowledge {
+
+// The reduced text of an HTML document: lines each ending in '\n' (empty when there is no text).
+// Never fails: markup it cannot parse (a '<' that opens no tag) is kept as text.
+std::string reduce_html(std::string_view html);
+
+}  // namespace headway::knowledge

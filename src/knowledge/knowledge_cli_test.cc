@@ -1,0 +1,188 @@
+// `headway docs` and `headway check-citations` as a user runs them: the real binary on temp files.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "common/subprocess.h"
+#include "knowledge/test_files.h"
+#include "store/test_temp_dir.h"
+#include "store/workspace.h"
+
+namespace headway::knowledge {
+namespace {
+
+namespace fs = std::filesystem;
+
+class KnowledgeCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    docs_ = tmp_.path() / "docs";
+    write_test_file(docs_, "memory.md",
+                    "# Memory\nThe tile holds 448 bytes.\nDMA moves 64 bytes per cycle.\n");
+    write_test_file(docs_, "ops.html", "<h1>Ops</h1><p>32 lanes</p>");
+    write_test_file(docs_, "logo.png", std::string("\x89PNG\0", 5));
+    ws_ = tmp_.path() / "ws";
+    auto ws = store::Workspace::create(ws_);
+    ASSERT_TRUE(ws.ok()) << ws.error().message;
+  }
+  static ProcessResult headway(std::vector<std::string> args, const fs::path& cwd = {}) {
+    args.insert(args.begin(), HEADWAY_BINARY);
+    return run_process(args, 60.0, cwd.string());
+  }
+  static nlohmann::json json_of(const ProcessResult& r) {
+    auto j = nlohmann::json::parse(r.output, nullptr, false);
+    EXPECT_FALSE(j.is_discarded()) << r.output;
+    return j;
+  }
+  fs::path summary(const std::string& text) {
+    return write_test_file(tmp_.path(), "summary.md", text);
+  }
+
+  store::TestTempDir tmp_;
+  fs::path docs_;
+  fs::path ws_;
+};
+class CorpusCli : public KnowledgeCliTest {};
+class CitationCli : public KnowledgeCliTest {};
+
+TEST_F(CorpusCli, IndexThenReindexShowsExactlyTheChange) {
+  const auto first =
+      headway({"docs", "index", docs_.string(), "--workspace", ws_.string(), "--json"});
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  const auto j1 = json_of(first);
+  EXPECT_EQ(j1["files"], 2);
+  EXPECT_EQ(j1["lines"], 3 + 2);
+  EXPECT_EQ(j1["first_index"], true);
+  EXPECT_TRUE(j1["previous"].is_null());
+  ASSERT_EQ(j1["skipped"].size(), 1u);
+  EXPECT_EQ(j1["skipped"][0]["path"], "logo.png");
+  EXPECT_TRUE(fs::exists(ws_ / ".headway/knowledge/docs-manifests.jsonl"));
+
+  write_test_file(docs_, "memory.md",
+                  "# Memory\nThe tile holds 512 bytes.\nDMA moves 64 bytes per cycle.\n");
+  const auto second = headway({"docs", "index", docs_.string(), "--workspace", ws_.string()});
+  ASSERT_EQ(second.exit_code, 0) << second.output;
+  EXPECT_NE(second.output.find("2 files, 5 lines, 1 skipped"), std::string::npos) << second.output;
+  EXPECT_NE(second.output.find("1 changed, 0 added, 0 removed\n  changed memory.md\n"),
+            std::string::npos)
+      << second.output;
+
+  const auto diff = headway({"docs", "diff", "--workspace", ws_.string(), "--json"});
+  ASSERT_EQ(diff.exit_code, 0) << diff.output;
+  const auto jd = json_of(diff);
+  EXPECT_EQ(jd["diff"]["changed"], nlohmann::json::array({"memory.md"}));
+  EXPECT_TRUE(jd["diff"]["added"].empty());
+  EXPECT_TRUE(jd["diff"]["removed"].empty());
+  EXPECT_EQ(jd["previous"], j1["manifest"]);
+}
+
+TEST_F(CorpusCli, UsageErrorsExitTwo) {
+  const auto missing =
+      headway({"docs", "index", (tmp_.path() / "nope").string(), "--workspace", ws_.string()});
+  EXPECT_EQ(missing.exit_code, 2) << missing.output;
+  EXPECT_NE(missing.output.find("does not exist"), std::string::npos) << missing.output;
+  const auto never = headway({"docs", "diff", "--workspace", ws_.string()});
+  EXPECT_EQ(never.exit_code, 2) << never.output;
+  EXPECT_NE(never.output.find("no docs indexed"), std::string::npos) << never.output;
+  EXPECT_EQ(headway({"docs"}).exit_code, 2);
+  EXPECT_EQ(headway({"docs", "index"}).exit_code, 2);
+}
+
+TEST_F(CitationCli, AllSupportedExitsZero) {
+  const auto s = summary(
+      "- The tile holds 448 bytes [memory.md:L2 \"holds 448\"].\n- 32 lanes [ops.html:L2]\n");
+  const auto r = headway({"check-citations", s.string(), "--docs", docs_.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("2 citations: 2 supported-by-text\n"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("agent passes: skipped (no agent configured)"), std::string::npos)
+      << r.output;
+}
+
+TEST_F(CitationCli, ProblemsExitOneWithJsonShape) {
+  const auto s = summary(
+      "# Summary\n"
+      "- The tile holds 448 bytes [memory.md:L2].\n"
+      "- DMA moves 64 bytes [memory.md:L2].\n"
+      "- Broken [memory.md:L2-L9]\n"
+      "- Bad [memory.md:Lx] and later 32 lanes [ops.html:L2]\n");
+  const auto text = headway({"check-citations", s.string(), "--docs", docs_.string()});
+  EXPECT_EQ(text.exit_code, 1) << text.output;
+  EXPECT_NE(text.output.find(s.string() +
+                             ":3: [memory.md:L2] number-mismatch: 64 not in the cited lines"),
+            std::string::npos)
+      << text.output;
+  EXPECT_NE(text.output.find(
+                "5 citations: 2 supported-by-text, 1 number-mismatch, 1 broken, 1 malformed"),
+            std::string::npos)
+      << text.output;
+
+  const auto r = headway({"check-citations", s.string(), "--docs", docs_.string(), "--json"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  const auto j = json_of(r);
+  ASSERT_EQ(j["citations"].size(), 5u) << r.output;
+  const std::vector<std::tuple<int, std::string, std::string>> expected = {
+      {2, "[memory.md:L2]", "supported-by-text"}, {3, "[memory.md:L2]", "number-mismatch"},
+      {4, "[memory.md:L2-L9]", "broken"},         {5, "[memory.md:Lx]", "malformed"},
+      {5, "[ops.html:L2]", "supported-by-text"},
+  };
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(j["citations"][i]["line"], std::get<0>(expected[i])) << i;
+    EXPECT_EQ(j["citations"][i]["cite"], std::get<1>(expected[i])) << i;
+    EXPECT_EQ(j["citations"][i]["verdict"], std::get<2>(expected[i])) << i;
+  }
+  EXPECT_EQ(j["totals"],
+            nlohmann::json::parse(
+                R"({"supported-by-text":2,"number-mismatch":1,"broken":1,"malformed":1})"));
+  EXPECT_EQ(j["agent_passes"]["status"], "skipped");
+}
+
+TEST_F(CitationCli, WithoutCitationsExitsOne) {
+  const auto s = summary("# Notes\n\nThe tile holds 448 bytes.\n");
+  const auto r = headway({"check-citations", s.string(), "--docs", docs_.string()});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("no citations found"), std::string::npos) << r.output;
+  const auto j =
+      json_of(headway({"check-citations", s.string(), "--docs", docs_.string(), "--json"}));
+  EXPECT_TRUE(j["citations"].empty());
+  EXPECT_TRUE(j["totals"].empty());
+  EXPECT_NE(j["message"].get<std::string>().find("no citations found"), std::string::npos);
+}
+
+TEST_F(CitationCli, UsageErrorsExitTwo) {
+  const auto s = summary("- Tile 448 [memory.md:L2]\n");
+  const auto no_summary =
+      headway({"check-citations", (tmp_.path() / "missing.md").string(), "--docs", docs_.string()});
+  EXPECT_EQ(no_summary.exit_code, 2) << no_summary.output;
+  EXPECT_NE(no_summary.output.find("cannot read summary"), std::string::npos) << no_summary.output;
+  const auto no_docs =
+      headway({"check-citations", s.string(), "--docs", (tmp_.path() / "nope").string()});
+  EXPECT_EQ(no_docs.exit_code, 2) << no_docs.output;
+  EXPECT_NE(no_docs.output.find("does not exist"), std::string::npos) << no_docs.output;
+  EXPECT_EQ(headway({"check-citations"}).exit_code, 2);
+}
+
+TEST_F(CitationCli, DocsDefaultToTheWorkspaceIndexElseTheSummaryFolder) {
+  const auto s = summary("- Tile 448 [memory.md:L2]\n");
+  const auto beside = headway({"check-citations", s.string(), "--json"}, tmp_.path());
+  EXPECT_EQ(beside.exit_code, 1) << beside.output;
+  EXPECT_EQ(json_of(beside)["docs_from"], "summary folder");
+  EXPECT_EQ(json_of(beside)["citations"][0]["verdict"], "broken");
+
+  ASSERT_EQ(headway({"docs", "index", docs_.string(), "--workspace", ws_.string()}).exit_code, 0);
+  const auto indexed = headway({"check-citations", s.string(), "--json"}, ws_);
+  EXPECT_EQ(indexed.exit_code, 0) << indexed.output;
+  EXPECT_EQ(json_of(indexed)["docs_from"], "workspace");
+  const auto named =
+      headway({"check-citations", s.string(), "--workspace", ws_.string()}, tmp_.path());
+  EXPECT_EQ(named.exit_code, 0) << named.output;
+
+  write_test_file(docs_, "memory.md", "# Memory\n\nThe tile holds 448 bytes.\n");
+  const auto stale = headway({"check-citations", s.string()}, ws_);
+  EXPECT_EQ(stale.exit_code, 1) << stale.output;
+  EXPECT_NE(stale.output.find("the docs changed since the workspace's last index (1 changed"),
+            std::string::npos)
+      << stale.output;
+}
+
+}  // namespace
+}  // namespace headway::knowledge

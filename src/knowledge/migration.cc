@@ -1,0 +1,150 @@
+#include "knowledge/migration.h"
+
+#include <fmt/format.h>
+
+#include "kernels/contract.h"
+#include "knowledge/facts.h"
+#include "knowledge/rules.h"
+#include "search/design_tree.h"
+#include "store/transaction.h"
+#include "targets/cpu/cpu_check.h"
+
+namespace headway::knowledge {
+
+namespace {
+
+struct HeadCheck {
+  bool ok = false;
+  std::string why;
+};
+
+HeadCheck check_source(const KernelContract* kernel, const std::string& source,
+                       const cpu::Toolchain& tc, const cpu::ToolchainIdentity& id,
+                       const std::filesystem::path& cache) {
+  const cpu::BuildResult built = cpu::build_candidate(tc, id, source, cache);
+  if (built.status != cpu::BuildResult::Status::kBuilt) {
+    const std::string line = first_error_line(built.diagnostics);
+    return {false, "does not build: " + (line.empty() ? built.diagnostics.substr(0, 200) : line)};
+  }
+  if (!kernel) return {true, "builds (no contract to check)"};
+  const cpu::CheckReport check = cpu::check_candidate(*kernel, built.shared_object, {});
+  return {check.correct(), check.describe()};
+}
+
+}  // namespace
+
+std::string MigrationReport::summary() const {
+  std::string s = fmt::format(
+      "{} rules: {} re-verified, {} rewritten, {} retired, {} carried over unverified; heads: {} "
+      "kept, {} fell back",
+      rules, verified, rewritten, retired, carried, heads_kept, heads_fell_back);
+  if (heads_broken > 0) s += fmt::format(", {} broken", heads_broken);
+  return s;
+}
+
+store::Result<MigrationReport> migrate_toolchain(store::Workspace& ws, const cpu::Toolchain& to,
+                                                 const MigrateOptions& options) {
+  const cpu::ToolchainIdentity id = cpu::identify(to);
+  if (!id.found) return store::Error{fmt::format("cannot use toolchain '{}': {}", to.cxx, id.error)};
+  if (id.version.empty()) {
+    return store::Error{fmt::format("cannot use toolchain '{}': `{} --version` printed nothing", to.cxx, to.cxx)};
+  }
+  const std::filesystem::path cache =
+      options.cache_dir.empty() ? ws.root() / ".headway" / "builds" : options.cache_dir;
+  MigrationReport report;
+  report.from_id = current_cpu_toolchain_id(ws);
+  report.to_id = id.id;
+
+  for (const Rule& rule : list_rules(ws)) {
+    ++report.rules;
+    std::optional<std::string> repro;
+    if (rule.repro_hash) repro = ws.artifacts().get(*rule.repro_hash);
+    if (!repro) {
+      ++report.carried;
+      set_rule_status(ws, rule.id, id.id, RuleState::kCarriedUnverified,
+                      {{"why", rule.repro_hash ? "the repro artifact is missing" : "no repro"}});
+      continue;
+    }
+    const cpu::BuildResult built = cpu::build_candidate(to, id, *repro, cache);
+    if (built.status == cpu::BuildResult::Status::kBuilt) {
+      ++report.retired;
+      set_rule_status(ws, rule.id, id.id, RuleState::kRetired, {{"why", "the repro builds"}});
+      report.notes.push_back(fmt::format("rule {} retired: its repro builds", rule.id));
+      continue;
+    }
+    const std::string signature = normalize_diagnostic(built.diagnostics);
+    const std::string line = first_error_line(built.diagnostics);
+    if (signature == rule.signature) {
+      ++report.verified;
+      set_rule_status(ws, rule.id, id.id, RuleState::kVerified, {{"diagnostic", line}});
+    } else if (signature.empty()) {
+      // No error line (a timeout, a crash of the compiler): neither confirmed nor contradicted.
+      ++report.carried;
+      set_rule_status(ws, rule.id, id.id, RuleState::kCarriedUnverified,
+                      {{"why", "the repro fails without an error line"},
+                       {"output", built.diagnostics.substr(0, 400)}});
+    } else {
+      ++report.rewritten;
+      store::Transaction txn(ws.db());
+      set_rule_text(ws, rule.id, fmt::format("the compiler rejects: {}", line));
+      set_rule_status(ws, rule.id, id.id, RuleState::kRewritten,
+                      {{"diagnostic", line}, {"signature", signature}, {"previous_text", rule.text}});
+      txn.commit();
+      report.notes.push_back(fmt::format("rule {} rewritten: {}", rule.id, signature));
+    }
+  }
+
+  if (options.check_heads) {
+    for (const search::KernelRecord& k : search::DesignTree::kernels(ws)) {
+      auto tree = search::DesignTree::open(ws, k.name);
+      if (!tree) continue;
+      const KernelContract* contract = find_kernel(k.name);
+      const std::vector<search::HeadRecord> history = tree->head_history();
+      const int64_t head = history.back().node_id;
+      std::string head_why;
+      bool done = false;
+      for (auto it = history.rbegin(); it != history.rend() && !done; ++it) {
+        const auto source = tree->source(it->node_id);
+        if (!source) continue;
+        const HeadCheck c = check_source(contract, *source, to, id, cache);
+        if (it->node_id == head) {
+          if (c.ok) {
+            ++report.heads_kept;
+            done = true;
+          } else {
+            head_why = c.why;
+          }
+          continue;
+        }
+        if (!c.ok) continue;
+        auto set = tree->set_head(it->node_id, it->median_ms, std::nullopt,
+                                  fmt::format("toolchain migration to {}: head {} {}", id.version,
+                                              head, head_why),
+                                  {{"migration", id.id}, {"failed_head", head}, {"why", head_why}});
+        if (!set) {
+          ws.set_meta("head_override." + k.name, std::to_string(it->node_id));
+          report.notes.push_back(fmt::format("{}: head {} fails ({}); set_head refused node {} ({}), "
+                                             "recorded in meta head_override.{}",
+                                             k.name, head, head_why, it->node_id, set.error().message,
+                                             k.name));
+        } else {
+          report.notes.push_back(fmt::format("{}: head {} fails ({}); fell back to node {}", k.name,
+                                             head, head_why, it->node_id));
+        }
+        ++report.heads_fell_back;
+        done = true;
+      }
+      if (!done) {
+        ++report.heads_broken;
+        report.notes.push_back(fmt::format("{}: no head in its history builds and passes with {} ({})",
+                                           k.name, id.version, head_why));
+      }
+    }
+  }
+
+  ws.set_meta("cpu.toolchain", to.cxx);
+  ws.set_meta("cpu.toolchain_id", id.id);
+  return report;
+}
+
+}  // namespace headway::knowledge

@@ -1,0 +1,134 @@
+// Migrating a real workspace from g++ to clang++: real Design Tree, real builds, real checks.
+#include "knowledge/migration.h"
+
+#include <gtest/gtest.h>
+
+#include "kernels/contract.h"
+#include "knowledge/facts.h"
+#include "knowledge/rules.h"
+#include "search/design_tree.h"
+#include "store/test_temp_dir.h"
+#include "targets/cpu/cpu_check.h"
+
+namespace headway::knowledge {
+namespace {
+
+using search::NodeStatus;
+
+class MigrationFixture : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    gcc_.cxx = "g++";
+    clang_.cxx = "clang++";
+    gcc_id_ = cpu::identify(gcc_);
+    ASSERT_TRUE(gcc_id_.found) << gcc_id_.error;
+    ASSERT_TRUE(cpu::identify(clang_).found) << "clang++ is required";
+    kernel_ = find_kernel("qkv");
+    ASSERT_NE(kernel_, nullptr);
+    baseline_ = std::string(kernel_->baseline_source());
+    ws_.emplace(store::Workspace::create(dir_.path() / "w").value());
+    ws_->set_meta("cpu.toolchain", "g++");
+    tree_.emplace(search::DesignTree::create(*ws_, {"qkv", "cpu", {}, {}, ""}, baseline_).value());
+  }
+
+  // Adds the baseline plus `extra` as a design screened with g++ as the optimizer would.
+  search::Node add_screened(const std::string& design, const std::string& extra) {
+    search::NewNode n;
+    n.design = design;
+    n.source = baseline_ + "\n" + extra + "\n";
+    n.proposer = "test";
+    auto added = tree_->add(n);
+    EXPECT_TRUE(added.ok());
+    const auto built = cpu::build_candidate(gcc_, gcc_id_, n.source, cache_.path());
+    if (built.status != cpu::BuildResult::Status::kBuilt) {
+      EXPECT_TRUE(tree_->set_status(added->node.id, NodeStatus::kBuildFailed, "does not build",
+                                    {{"diagnostics", built.diagnostics}, {"toolchain", gcc_id_.id}}).ok());
+    } else {
+      const auto check = cpu::check_candidate(*kernel_, built.shared_object, {});
+      EXPECT_TRUE(check.correct()) << check.describe();
+    }
+    return *tree_->node(added->node.id);
+  }
+
+  store::TestTempDir dir_, cache_;
+  cpu::Toolchain gcc_, clang_;
+  cpu::ToolchainIdentity gcc_id_;
+  const KernelContract* kernel_ = nullptr;
+  std::string baseline_;
+  std::optional<store::Workspace> ws_;
+  std::optional<search::DesignTree> tree_;
+};
+
+TEST_F(MigrationFixture, GccToClangReverifiesRewritesRetiresAndFallsBack) {
+  // An error both compilers give alike: re-verified.
+  const auto both = add_screened("dup", "int headway_dup = 1;\nint headway_dup = 2;");
+  // GCC refuses out-of-order designators; clang only warns: retired.
+  const auto order = add_screened("order", "struct HwS { int a; int b; };\nHwS hw_s = {.b = 1, .a = 2};");
+  // Both refuse, in different words: rewritten.
+  const auto undeclared = add_screened("undeclared", "void hw_f() { hw_undefined(3); }");
+  ASSERT_EQ(both.status, NodeStatus::kBuildFailed);
+  ASSERT_EQ(order.status, NodeStatus::kBuildFailed);
+  ASSERT_EQ(undeclared.status, NodeStatus::kBuildFailed);
+  // A device finding has no repro: carried over unverified.
+  const auto wrong = add_screened("wrong", "// wrong");
+  ASSERT_TRUE(tree_->set_status(wrong.id, NodeStatus::kIncorrect, "incorrect",
+                                {{"check", "incorrect (seed 1): q[3] = 1 but reference 2"},
+                                 {"toolchain", gcc_id_.id}}).ok());
+  // The head uses a GCC-only builtin: it builds and passes with g++, not with clang++.
+  const auto gcc_only = add_screened(
+      "gcc_only", "#include <immintrin.h>\n__m128 hw_twice(__m128 a) { return __builtin_ia32_addps(a, a); }");
+  ASSERT_EQ(gcc_only.status, NodeStatus::kProposed);
+  ASSERT_TRUE(tree_->set_head(gcc_only.id, 1.0, std::nullopt, "test").ok());
+
+  auto mined = mine_rules_from_tree(*ws_, "qkv");
+  ASSERT_TRUE(mined.ok());
+  ASSERT_EQ(mined->new_rules, 4);
+
+  auto report = migrate_toolchain(*ws_, clang_, {cache_.path(), true});
+  ASSERT_TRUE(report.ok()) << report.error().message;
+  for (const auto& n : report->notes) std::printf("  %s\n", n.c_str());
+  std::printf("%s\n", report->summary().c_str());
+  EXPECT_EQ(report->summary(),
+            "4 rules: 1 re-verified, 1 rewritten, 1 retired, 1 carried over unverified; heads: 0 "
+            "kept, 1 fell back");
+  EXPECT_EQ(report->from_id, gcc_id_.id);
+  EXPECT_EQ(report->to_id, cpu::identify(clang_).id);
+
+  auto state = [&](const std::string& sig_prefix, const std::string& toolchain) {
+    for (const auto& r : list_rules(*ws_)) {
+      if (r.signature.rfind(sig_prefix, 0) != 0) continue;
+      for (const auto& s : r.statuses) {
+        if (s.toolchain == toolchain) return std::string(to_string(s.state));
+      }
+    }
+    return std::string("none");
+  };
+  EXPECT_EQ(state("error: redefinition", report->to_id), "verified");
+  EXPECT_EQ(state("error: designator order", report->to_id), "retired");
+  EXPECT_EQ(state("error: '<id>' was not declared", report->to_id), "rewritten");
+  EXPECT_EQ(state("pattern: incorrect", report->to_id), "carried-unverified");
+  EXPECT_EQ(state("error: designator order", gcc_id_.id), "verified");  // the old status stays
+  EXPECT_NE(find_rule(*ws_, "error: '<id>' was not declared in this scope")->text.find("undeclared identifier"),
+            std::string::npos);
+
+  EXPECT_EQ(tree_->head().node_id, tree_->root().id);  // fell back to the baseline
+  EXPECT_EQ(tree_->head_history().size(), 3u);
+  EXPECT_EQ(ws_->meta("cpu.toolchain"), "clang++");
+  EXPECT_EQ(current_cpu_toolchain_id(*ws_), report->to_id);
+}
+
+TEST_F(MigrationFixture, MissingCompilerIsRefusedChangingNothing) {
+  const auto undeclared = add_screened("undeclared", "void hw_f() { hw_undefined(3); }");
+  ASSERT_TRUE(mine_rules_from_tree(*ws_, "qkv").ok());
+  cpu::Toolchain missing;
+  missing.cxx = (dir_.path() / "no-such-c++").string();
+  auto report = migrate_toolchain(*ws_, missing, {cache_.path(), true});
+  ASSERT_FALSE(report.ok());
+  EXPECT_NE(report.error().message.find("no-such-c++"), std::string::npos) << report.error().message;
+  EXPECT_EQ(ws_->meta("cpu.toolchain"), "g++");
+  EXPECT_EQ(list_rules(*ws_).at(0).statuses.size(), 1u);
+  EXPECT_EQ(tree_->head_history().size(), 1u);
+}
+
+}  // namespace
+}  // namespace headway::knowledge

@@ -1,0 +1,313 @@
+#include "knowledge/rules.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cctype>
+#include <regex>
+
+#include "knowledge/facts.h"
+#include "search/design_tree.h"
+#include "store/transaction.h"
+
+namespace headway::knowledge {
+
+namespace {
+
+constexpr std::array<std::pair<RuleState, std::string_view>, 4> kStates{{
+    {RuleState::kVerified, "verified"},
+    {RuleState::kRewritten, "rewritten"},
+    {RuleState::kRetired, "retired"},
+    {RuleState::kCarriedUnverified, "carried-unverified"},
+}};
+
+// The line of `diagnostics` holding the first "error:", or empty.
+std::string_view error_line(std::string_view diagnostics) {
+  size_t begin = 0;
+  while (begin < diagnostics.size()) {
+    size_t end = diagnostics.find('\n', begin);
+    if (end == std::string_view::npos) end = diagnostics.size();
+    const std::string_view line = diagnostics.substr(begin, end - begin);
+    if (line.find("error:") != std::string_view::npos) return line;
+    begin = end + 1;
+  }
+  return {};
+}
+
+// From "fatal error:" or "error:" on.
+std::string_view from_error(std::string_view line) {
+  const size_t at = line.find("error:");
+  if (at == std::string_view::npos) return {};
+  if (at >= 6 && line.substr(at - 6, 6) == "fatal ") return line.substr(at - 6);
+  return line.substr(at);
+}
+
+bool is_ident(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+int64_t insert_or_find_rule(store::Workspace& ws, std::string_view signature, std::string_view text,
+                            const std::optional<std::string>& repro, bool* created) {
+  auto find = ws.db().prepare("SELECT id FROM rules WHERE signature = ?1");
+  find.bind(1, signature);
+  if (find.step()) {
+    *created = false;
+    return find.int64(0);
+  }
+  auto ins = ws.db().prepare("INSERT INTO rules(signature, text, repro_hash) VALUES (?1, ?2, ?3)");
+  ins.bind(1, signature).bind(2, text).bind(3, repro);
+  ins.run();
+  *created = true;
+  return ws.db().last_insert_rowid();
+}
+
+bool add_evidence(store::Workspace& ws, int64_t rule_id, std::string_view kernel, int64_t node_id,
+                  std::string_view note) {
+  auto s = ws.db().prepare(
+      "INSERT OR IGNORE INTO rule_evidence(rule_id, kernel, node_id, note) VALUES (?1, ?2, ?3, ?4)");
+  s.bind(1, rule_id).bind(2, kernel).bind(3, node_id).bind(4, note);
+  s.run();
+  return ws.db().changes() > 0;
+}
+
+std::optional<Rule> rule_where(store::Workspace& ws, std::string_view where, std::string_view arg) {
+  auto s = ws.db().prepare(fmt::format(
+      "SELECT id, signature, text, detector, repro_hash, created_at FROM rules {} ORDER BY id", where));
+  if (!where.empty()) s.bind(1, arg);
+  if (!s.step()) return std::nullopt;
+  Rule r;
+  r.id = s.int64(0);
+  r.signature = s.text(1);
+  r.text = s.text(2);
+  r.detector = s.optional_text(3);
+  r.repro_hash = s.optional_text(4);
+  r.created_at = s.text(5);
+  return r;
+}
+
+void fill(store::Workspace& ws, Rule& r) {
+  auto st = ws.db().prepare(
+      "SELECT toolchain, status, evidence_json, at FROM rule_status WHERE rule_id = ?1 ORDER BY toolchain");
+  st.bind(1, r.id);
+  while (st.step()) {
+    RuleStatus s;
+    s.toolchain = st.text(0);
+    s.state = parse_rule_state(st.text(1)).value_or(RuleState::kCarriedUnverified);
+    if (auto j = st.optional_text(2)) s.evidence = nlohmann::json::parse(*j, nullptr, false);
+    s.at = st.text(3);
+    r.statuses.push_back(std::move(s));
+  }
+  auto ev = ws.db().prepare(
+      "SELECT kernel, node_id, note FROM rule_evidence WHERE rule_id = ?1 ORDER BY kernel, node_id");
+  ev.bind(1, r.id);
+  while (ev.step()) r.evidence.push_back({ev.text(0), ev.int64(1), ev.text(2)});
+}
+
+Recorded finish(store::Workspace& ws, int64_t id, bool created, bool new_evidence) {
+  Recorded out;
+  out.created = created;
+  out.new_evidence = new_evidence;
+  auto s = ws.db().prepare("SELECT signature FROM rules WHERE id = ?1");
+  s.bind(1, id);
+  s.step();
+  out.rule = *find_rule(ws, s.text(0));
+  return out;
+}
+
+}  // namespace
+
+std::string_view to_string(RuleState state) {
+  for (const auto& [s, name] : kStates) {
+    if (s == state) return name;
+  }
+  return "carried-unverified";
+}
+
+std::optional<RuleState> parse_rule_state(std::string_view text) {
+  for (const auto& [s, name] : kStates) {
+    if (name == text) return s;
+  }
+  return std::nullopt;
+}
+
+std::string first_error_line(std::string_view diagnostics) {
+  return std::string(from_error(error_line(diagnostics)));
+}
+
+std::string normalize_diagnostic(std::string_view diagnostics) {
+  const std::string_view line = from_error(error_line(diagnostics));
+  if (line.empty()) return {};
+  // Typographic quotes (UTF-8 U+2018, U+2019, U+201C, U+201D) become ASCII ones first.
+  std::string text;
+  for (size_t i = 0; i < line.size(); ++i) {
+    if (i + 2 < line.size() && static_cast<unsigned char>(line[i]) == 0xE2 &&
+        static_cast<unsigned char>(line[i + 1]) == 0x80) {
+      const auto c = static_cast<unsigned char>(line[i + 2]);
+      if (c == 0x98 || c == 0x99) { text += '\''; i += 2; continue; }
+      if (c == 0x9C || c == 0x9D) { text += '"'; i += 2; continue; }
+    }
+    text += line[i];
+  }
+  std::string out;
+  for (size_t i = 0; i < text.size();) {
+    const char c = text[i];
+    if (c == '\'' || c == '"') {
+      const size_t close = text.find(c, i + 1);
+      if (close != std::string::npos) {
+        out += c;
+        out += "<id>";
+        out += c;
+        i = close + 1;
+        continue;
+      }
+    }
+    const bool word_start = i == 0 || !is_ident(text[i - 1]);
+    if (word_start && (c == '/' || (c == '.' && i + 1 < text.size() && text[i + 1] == '/'))) {
+      size_t j = i;
+      while (j < text.size() && !std::isspace(static_cast<unsigned char>(text[j])) && text[j] != ':') ++j;
+      out += "<path>";
+      i = j;
+      continue;
+    }
+    if (word_start && std::isdigit(static_cast<unsigned char>(c))) {
+      size_t j = i;
+      while (j < text.size() && (is_ident(text[j]) || text[j] == '.' ||
+                                 (text[j] == ':' && j + 1 < text.size() &&
+                                  std::isdigit(static_cast<unsigned char>(text[j + 1]))))) {
+        ++j;
+      }
+      out += "<n>";
+      i = j;
+      continue;
+    }
+    out += c;
+    ++i;
+  }
+  // Trailing spaces and a closing " [-Wflag]" / "[-fpermissive]" stay: they are part of the
+  // message's identity; only whitespace at the end goes.
+  while (!out.empty() && std::isspace(static_cast<unsigned char>(out.back()))) out.pop_back();
+  return out;
+}
+
+store::Result<Recorded> record_build_failure(store::Workspace& ws, std::string_view kernel,
+                                             int64_t node_id, std::string_view source,
+                                             std::string_view diagnostics,
+                                             std::string_view toolchain) {
+  const std::string signature = normalize_diagnostic(diagnostics);
+  if (signature.empty()) return store::Error{"the diagnostics hold no \"error:\" line"};
+  auto repro = ws.artifacts().put(source);
+  if (!repro) return store::Error{repro.error().message};
+  store::Transaction txn(ws.db());
+  bool created = false;
+  const int64_t id = insert_or_find_rule(
+      ws, signature, fmt::format("the compiler rejects: {}", first_error_line(diagnostics)),
+      *repro, &created);
+  const bool fresh = add_evidence(ws, id, kernel, node_id, "");
+  if (created) {
+    set_rule_status(ws, id, toolchain, RuleState::kVerified,
+                    {{"diagnostic", first_error_line(diagnostics)}, {"node", node_id}});
+  }
+  txn.commit();
+  return finish(ws, id, created, fresh);
+}
+
+store::Result<Recorded> record_finding(store::Workspace& ws, std::string_view kernel,
+                                       int64_t node_id, std::string_view kind,
+                                       std::string_view region, std::string_view description,
+                                       std::string_view toolchain) {
+  if (kind != "crashed" && kind != "timed-out" && kind != "incorrect") {
+    return store::Error{fmt::format("unknown finding kind '{}' (crashed, timed-out, incorrect)", kind)};
+  }
+  const std::string signature = fmt::format("pattern: {} in {}", kind, region);
+  store::Transaction txn(ws.db());
+  bool created = false;
+  const int64_t id = insert_or_find_rule(
+      ws, signature, fmt::format("a pattern that {} on the device in {}: {}", kind, region, description),
+      std::nullopt, &created);
+  const bool fresh = add_evidence(ws, id, kernel, node_id, description);
+  if (created) {
+    set_rule_status(ws, id, toolchain, RuleState::kVerified,
+                    {{"check", std::string(description)}, {"node", node_id}});
+  }
+  txn.commit();
+  return finish(ws, id, created, fresh);
+}
+
+void set_rule_status(store::Workspace& ws, int64_t rule_id, std::string_view toolchain,
+                     RuleState state, const nlohmann::json& evidence) {
+  auto s = ws.db().prepare(
+      "INSERT OR REPLACE INTO rule_status(rule_id, toolchain, status, evidence_json) "
+      "VALUES (?1, ?2, ?3, ?4)");
+  s.bind(1, rule_id).bind(2, toolchain).bind(3, to_string(state));
+  if (evidence.is_null()) s.bind(4, std::nullopt); else s.bind(4, evidence.dump());
+  s.run();
+}
+
+void set_rule_text(store::Workspace& ws, int64_t rule_id, std::string_view text) {
+  auto s = ws.db().prepare("UPDATE rules SET text = ?2 WHERE id = ?1");
+  s.bind(1, rule_id).bind(2, text);
+  s.run();
+}
+
+std::vector<Rule> list_rules(store::Workspace& ws) {
+  std::vector<Rule> out;
+  auto s = ws.db().prepare("SELECT signature FROM rules ORDER BY id");
+  while (s.step()) {
+    if (auto r = find_rule(ws, s.text(0))) out.push_back(std::move(*r));
+  }
+  return out;
+}
+
+std::optional<Rule> find_rule(store::Workspace& ws, std::string_view signature) {
+  auto r = rule_where(ws, "WHERE signature = ?1", signature);
+  if (r) fill(ws, *r);
+  return r;
+}
+
+store::Result<MineSummary> mine_rules_from_tree(store::Workspace& ws, std::string_view kernel) {
+  auto tree = search::DesignTree::open(ws, kernel);
+  if (!tree) return store::Error{tree.error().message};
+  MineSummary summary;
+  std::optional<std::string> current;
+  auto toolchain_of = [&](const search::Node& n) {
+    if (n.evidence.is_object() && n.evidence.contains("toolchain") && n.evidence["toolchain"].is_string()) {
+      return n.evidence["toolchain"].get<std::string>();
+    }
+    if (!current) current = current_cpu_toolchain_id(ws);
+    return *current;
+  };
+  static const std::regex kRegion(R"(([A-Za-z_][A-Za-z0-9_]*)\[)");
+  for (const search::Node& n : tree->nodes()) {
+    using search::NodeStatus;
+    const bool build = n.status == NodeStatus::kBuildFailed;
+    const bool finding = n.status == NodeStatus::kIncorrect || n.status == NodeStatus::kCrashed ||
+                         n.status == NodeStatus::kTimedOut;
+    if (!build && !finding) continue;
+    ++summary.scanned;
+    store::Result<Recorded> rec = store::Error{""};
+    if (build) {
+      const auto src = tree->source(n.id);
+      const bool has = n.evidence.is_object() && n.evidence.contains("diagnostics") &&
+                       n.evidence["diagnostics"].is_string();
+      if (!src || !has) { ++summary.skipped; continue; }
+      rec = record_build_failure(ws, kernel, n.id, *src, n.evidence["diagnostics"].get<std::string>(),
+                                 toolchain_of(n));
+    } else {
+      std::string description = n.reason;
+      if (n.evidence.is_object() && n.evidence.contains("check") && n.evidence["check"].is_string()) {
+        description = n.evidence["check"].get<std::string>();
+      }
+      if (description.empty()) { ++summary.skipped; continue; }
+      std::smatch m;
+      const std::string region = std::regex_search(description, m, kRegion)
+                                     ? fmt::format("{}/{}", kernel, m[1].str())
+                                     : fmt::format("{}/{}", kernel, n.design.empty() ? "kernel" : n.design);
+      rec = record_finding(ws, kernel, n.id, search::to_string(n.status), region, description,
+                           toolchain_of(n));
+    }
+    if (!rec) { ++summary.skipped; continue; }
+    summary.new_rules += rec->created ? 1 : 0;
+    summary.new_evidence += rec->new_evidence ? 1 : 0;
+  }
+  return summary;
+}
+
+}  // namespace headway::knowledge
