@@ -17,7 +17,12 @@ std::vector<Proposal> LibraryProposer::propose(const ProposalContext& ctx) {
   const auto& designs = designs_for(ctx.kernel->name());
   auto offer = [&](const Design& d, const Params& p, std::string parent, std::string why) {
     if (static_cast<int>(out.size()) >= ctx.max_proposals) return;
-    std::string source = d.render(p);
+    std::string source;
+    try {
+      source = d.render(p);
+    } catch (const std::invalid_argument&) {
+      return;  // parameters stored by an older library that this design no longer accepts
+    }
     if (ctx.already_tried(source)) return;
     for (const auto& o : out) {
       if (o.source == source) return;

@@ -6,7 +6,8 @@ namespace headway::loop {
 // Proposes from the built-in design library, in this order: every design not yet tried (at its
 // default parameters, as a new whole-kernel design); then one-parameter variants of the head
 // (when the head is a library design); then one-parameter variants of the other designs'
-// defaults. Never proposes a source that ctx.already_tried.
+// defaults. Never proposes a source that ctx.already_tried; skips parameter sets the design no
+// longer accepts (a head stored by an older library).
 class LibraryProposer final : public Proposer {
  public:
   std::string name() const override { return "library"; }
