@@ -1,19 +1,18 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "cli/cli_support.h"
 #include "cli/verbs.h"
+#include "knowledge/citation_json.h"
 #include "knowledge/citation_markup.h"
 #include "knowledge/citations.h"
 #include "knowledge/claim_judge.h"
 #include "knowledge/corpus.h"
 #include "knowledge/docs_index.h"
 #include "knowledge/manifest.h"
-#include "knowledge/text_lines.h"
+#include "knowledge/summary_file.h"
 
 namespace headway::cli {
 
@@ -34,20 +33,6 @@ struct DocsChoice {
   std::optional<knowledge::Manifest> indexed;
 };
 
-std::string read_summary_or_throw(const std::string& path) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec))
-    throw UsageError(fmt::format("cannot read summary {}: no such file", path));
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!in || in.bad()) throw UsageError(fmt::format("cannot read summary {}", path));
-  if (auto reason = knowledge::not_text_reason(text.view())) {
-    throw UsageError(fmt::format("summary {} is not text: {}", path, *reason));
-  }
-  return std::move(text).str();
-}
-
 DocsChoice choose_docs(const CheckCitationsArgs& args) {
   if (!args.docs.empty()) return {args.docs, "--docs", std::nullopt};
   std::optional<store::Workspace> ws;
@@ -67,41 +52,10 @@ DocsChoice choose_docs(const CheckCitationsArgs& args) {
   return {folder.empty() ? fs::path(".") : folder, "summary folder", std::nullopt};
 }
 
-nlohmann::json totals_json(const knowledge::CitationReport& report) {
-  nlohmann::json totals = nlohmann::json::object();
-  for (const auto& [verdict, count] : report.totals())
-    totals[std::string(knowledge::to_string(verdict))] = count;
-  return totals;
-}
-
-nlohmann::json agent_json(const knowledge::AgentPasses& passes) {
-  if (passes.skipped()) return {{"status", "skipped"}, {"reason", "no agent configured"}};
-  nlohmann::json claims = nlohmann::json::array();
-  for (const auto& c : passes.claims) {
-    nlohmann::json judgements = nlohmann::json::array();
-    for (size_t i = 0; i < c.judgements.size(); ++i) {
-      judgements.push_back({{"judge", passes.judges[i]},
-                            {"support", knowledge::to_string(c.judgements[i].support)},
-                            {"why", c.judgements[i].why}});
-    }
-    claims.push_back({{"line", c.line},
-                      {"claim", c.claim},
-                      {"cites", c.cites},
-                      {"combined", knowledge::to_string(c.combined)},
-                      {"judgements", judgements}});
-  }
-  nlohmann::json totals = nlohmann::json::object();
-  for (const auto& [support, count] : passes.totals())
-    totals[std::string(knowledge::to_string(support))] = count;
-  return {{"status", "ran"},
-          {"judges", passes.judges},
-          {"claims", claims},
-          {"totals", totals},
-          {"not_judged", passes.not_judged}};
-}
-
 int run_check_citations(const CheckCitationsArgs& args) {
-  const std::string summary = read_summary_or_throw(args.summary);
+  auto summary_text = knowledge::read_summary_file(args.summary);
+  if (!summary_text) throw UsageError(summary_text.error().message);
+  const std::string& summary = summary_text.value();
   const DocsChoice docs = choose_docs(args);
   auto corpus = knowledge::read_corpus(docs.dir);
   if (!corpus) {
@@ -123,23 +77,14 @@ int run_check_citations(const CheckCitationsArgs& args) {
   const int rc = report.all_supported() ? 0 : 1;
 
   if (args.json) {
-    nlohmann::json citations = nlohmann::json::array();
-    for (const auto& c : report.citations) {
-      citations.push_back({{"line", c.line},
-                           {"column", c.column},
-                           {"cite", c.cite},
-                           {"verdict", knowledge::to_string(c.verdict)},
-                           {"why", c.why},
-                           {"claim", c.claim}});
-    }
     nlohmann::json out = {{"summary", args.summary},
                           {"docs", corpus.value().root.string()},
                           {"docs_from", docs.from},
                           {"count", report.citations.size()},
-                          {"citations", citations},
-                          {"totals", totals_json(report)},
+                          {"citations", knowledge::citations_json(report)},
+                          {"totals", knowledge::totals_json(report)},
                           {"all_supported", report.all_supported()},
-                          {"agent_passes", agent_json(passes)}};
+                          {"agent_passes", knowledge::agent_passes_json(passes)}};
     if (report.citations.empty()) out["message"] = no_citations;
     if (stale) out["docs_changed_since_index"] = knowledge::to_json(*stale);
     fmt::print("{}\n", out.dump(2));

@@ -13,20 +13,43 @@ namespace headway::cli {
 namespace {
 struct OnboardArgs {
   std::string workspace;
+  std::string docs;
+  std::string summary;
+  bool keep_facts = false;
 };
 
 int run_onboard(const OnboardArgs& args) {
   store::Workspace ws = open_workspace_or_throw(args.workspace);
-  fmt::print("measuring chip facts ...\n");
-  std::fflush(stdout);
-  auto report = knowledge::onboard(ws);
+  knowledge::OnboardOptions options;
+  if (!args.docs.empty()) options.docs = args.docs;
+  if (!args.summary.empty()) options.summary = args.summary;
+  if (args.keep_facts) {
+    options.measure = knowledge::list_facts(ws, knowledge::current_cpu_toolchain_id(ws)).empty();
+  }
+  if (options.measure) {
+    fmt::print("onboarding; measuring chip facts ...\n");
+    std::fflush(stdout);
+  }
+  auto report = knowledge::onboard(ws, options);
   if (!report) throw UsageError(report.error().message);
+  fmt::print("docs: {} ({}{} files, {} lines; {})\n", report->docs_root.string(),
+             report->builtin_docs ? "the cpu target's built-in docs, " : "", report->docs_files,
+             report->docs_lines, report->docs_change);
+  for (const auto& s : report->docs_skipped) fmt::print("  skipped {}: {}\n", s.path, s.reason);
+  if (report->summary_from.empty()) {
+    fmt::print("summary: no agent configured (offline) and no --summary given; nothing to check\n");
+  } else {
+    fmt::print("summary: {}\n", report->summary_from);
+    fmt::print("citations: {}\n", report->citations.totals_line());
+    fmt::print("{}\n", report->agent_passes);
+    fmt::print("claims: {} supported by their cited text go into the cheat sheet, {} left out\n",
+               report->claims_supported, report->claims_left_out);
+  }
   fmt::print("toolchain: {}\n", report->toolchain);
-  fmt::print("facts: {} measured and stored\n", report->facts);
+  fmt::print("facts: {} {}\n", report->facts, options.measure ? "measured and stored" : "kept from an earlier measurement");
   fmt::print("rules: {} failed nodes scanned in {} trees, {} new rules, {} new evidence; {} rules in all\n",
              report->mined.scanned, report->kernels, report->mined.new_rules,
              report->mined.new_evidence, report->rules);
-  fmt::print("summary: no agent configured (offline)\n");
   fmt::print("cheat sheet: {}\n", report->cheatsheet.string());
   return 0;
 }
@@ -34,7 +57,13 @@ int run_onboard(const OnboardArgs& args) {
 
 void add_onboard(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<OnboardArgs>();
-  auto* cmd = app.add_subcommand("onboard", "Measure chip facts, mine legality rules, write the cheat sheet");
+  auto* cmd = app.add_subcommand(
+      "onboard", "Index the docs, check the cited summary, measure chip facts, mine rules, write the cheat sheet");
+  cmd->add_option("--docs", args->docs, "the target's docs folder (default: the cpu target's built-in docs)");
+  cmd->add_option("--summary", args->summary,
+                  "a cited summary of the docs (default: the built-in one with the built-in docs)");
+  cmd->add_flag("--keep-facts", args->keep_facts,
+                "measure chip facts only when the current toolchain has none");
   cmd->add_option("--workspace", args->workspace,
                   "workspace directory (default: the nearest one up from here)");
   cmd->callback([args, exit_code] { run_verb(exit_code, [&] { return run_onboard(*args); }); });

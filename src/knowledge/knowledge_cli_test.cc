@@ -1,9 +1,14 @@
-// `headway docs` and `headway check-citations` as a user runs them: the real binary on temp files.
+// `headway docs`, `headway check-citations` and `headway onboard` as a user runs them: the real
+// binary on temp files.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
 #include "common/subprocess.h"
+#include "knowledge/citation_markup.h"
+#include "knowledge/facts.h"
+#include "knowledge/target_docs.h"
 #include "knowledge/test_files.h"
 #include "store/test_temp_dir.h"
 #include "store/workspace.h"
@@ -44,6 +49,7 @@ class KnowledgeCliTest : public ::testing::Test {
 };
 class CorpusCli : public KnowledgeCliTest {};
 class CitationCli : public KnowledgeCliTest {};
+class OnboardCli : public KnowledgeCliTest {};
 
 TEST_F(CorpusCli, IndexThenReindexShowsExactlyTheChange) {
   const auto first =
@@ -182,6 +188,33 @@ TEST_F(CitationCli, DocsDefaultToTheWorkspaceIndexElseTheSummaryFolder) {
   EXPECT_NE(stale.output.find("the docs changed since the workspace's last index (1 changed"),
             std::string::npos)
       << stale.output;
+}
+
+TEST_F(OnboardCli, OfflineChecksTheBuiltInSummaryAndKeepsStoredFacts) {
+  {
+    auto ws = store::Workspace::open(ws_);
+    ASSERT_TRUE(ws.ok()) << ws.error().message;
+    store_fact(ws.value(), {kReadBandwidth, current_cpu_toolchain_id(ws.value()), 9.5, "GB/s", 1.0, "test", ""});
+  }
+  const auto r = headway({"onboard", "--keep-facts", "--workspace", ws_.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const size_t cites = parse_summary(cpu_target_summary()).citation_count();
+  EXPECT_NE(r.output.find(fmt::format("citations: {} citations: {} supported-by-text\n", cites, cites)),
+            std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("agent passes: skipped (no agent configured)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("facts: 1 kept from an earlier measurement"), std::string::npos) << r.output;
+  EXPECT_TRUE(fs::exists(ws_ / ".headway/knowledge/cheatsheet.md"));
+}
+
+TEST_F(OnboardCli, BadDocsOrSummaryExitTwoAndWriteNothing) {
+  const auto no_docs = headway({"onboard", "--docs", (tmp_.path() / "nope").string(), "--workspace", ws_.string()});
+  EXPECT_EQ(no_docs.exit_code, 2) << no_docs.output;
+  EXPECT_NE(no_docs.output.find("does not exist"), std::string::npos) << no_docs.output;
+  const auto png = headway({"onboard", "--docs", docs_.string(), "--summary", (docs_ / "logo.png").string(),
+                            "--workspace", ws_.string()});
+  EXPECT_EQ(png.exit_code, 2) << png.output;
+  EXPECT_NE(png.output.find("is not text"), std::string::npos) << png.output;
+  EXPECT_FALSE(fs::exists(ws_ / ".headway/knowledge"));
 }
 
 }  // namespace

@@ -1,15 +1,26 @@
 #include "knowledge/onboard.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <fstream>
+#include <map>
+#include <utility>
 
+#include "knowledge/citation_json.h"
+#include "knowledge/citation_markup.h"
+#include "knowledge/docs_index.h"
+#include "knowledge/summary_file.h"
+#include "knowledge/target_docs.h"
 #include "search/design_tree.h"
 
 namespace headway::knowledge {
 
+namespace fs = std::filesystem;
+
 namespace {
-std::string cell(std::string text) {
+
+std::string cell(const std::string& text) {
   std::string out;
   for (char c : text) {
     if (c == '|') out += "\\|";
@@ -18,9 +29,73 @@ std::string cell(std::string text) {
   }
   return out;
 }
+
+// Writes text to path through a temporary file and a rename.
+store::Result<bool> write_atomically(const fs::path& path, const std::string& text) {
+  const fs::path tmp = path.string() + fmt::format(".tmp-{}", getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    out.close();
+    if (!out) return store::Error{fmt::format("cannot write {}", tmp.string())};
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    return store::Error{fmt::format("cannot write {}: {}", path.string(), ec.message())};
+  }
+  return true;
+}
+
+std::string change_line(const Indexing& indexing) {
+  if (!indexing.previous) return "first index";
+  return fmt::format("{} added, {} removed, {} changed since the previous index",
+                     indexing.diff.added.size(), indexing.diff.removed.size(),
+                     indexing.diff.changed.size());
+}
+
 }  // namespace
 
-std::string render_cheatsheet(store::Workspace& ws, const std::string& toolchain) {
+fs::path knowledge_dir(const store::Workspace& ws) { return ws.root() / ".headway" / "knowledge"; }
+
+SummaryDigest summary_digest(const std::string& summary_from, const SummaryMarkup& markup,
+                             const CitationReport& report, const std::string& agent_passes) {
+  SummaryDigest digest;
+  std::map<std::pair<int64_t, int64_t>, const CitationResult*> by_position;
+  for (const CitationResult& c : report.citations) by_position[{c.line, c.column}] = &c;
+  std::string supported, left_out;
+  for (const Claim& claim : markup.claims) {
+    std::string cites, problems;
+    for (const Citation& cite : claim.citations) {
+      cites += (cites.empty() ? "" : " ") + cite.text;
+      const auto it = by_position.find({cite.line, cite.column});
+      if (it == by_position.end() || it->second->verdict == TextVerdict::kSupportedByText) continue;
+      problems += fmt::format("{}{} {}: {}", problems.empty() ? "" : "; ", cite.text,
+                              to_string(it->second->verdict), it->second->why);
+    }
+    if (problems.empty()) {
+      ++digest.supported;
+      supported += fmt::format("- {} {}\n", claim.text, cites);
+    } else {
+      ++digest.left_out;
+      left_out += fmt::format("- line {}: {} ({})\n", claim.line, claim.text, problems);
+    }
+  }
+  for (const MalformedCitation& m : markup.malformed) {
+    ++digest.left_out;
+    left_out += fmt::format("- line {}: malformed citation `{}` ({})\n", m.line, m.text, m.why);
+  }
+  std::string& md = digest.markdown;
+  md = fmt::format("Summary: {}  \nScript check: {}  \n{}\n\n", summary_from, report.totals_line(),
+                   agent_passes);
+  md += fmt::format("### Claims supported by their cited text ({})\n\n{}", digest.supported,
+                    supported.empty() ? "none\n" : supported);
+  if (!left_out.empty()) md += fmt::format("\n### Claims left out ({})\n\n{}", digest.left_out, left_out);
+  return digest;
+}
+
+std::string render_cheatsheet(store::Workspace& ws, const std::string& toolchain, const std::string& digest) {
   std::string md = "# Cheat sheet\n\n";
   md += fmt::format("Workspace: `{}`  \nCurrent toolchain: `{}`\n\n", ws.root().string(), toolchain);
   md += "## Chip facts\n\n| fact | value | unit | cv | toolchain | method |\n|---|---:|---|---:|---|---|\n";
@@ -32,20 +107,86 @@ std::string render_cheatsheet(store::Workspace& ws, const std::string& toolchain
   md += fmt::format("\n## Legality rules ({})\n\n", rules.size());
   for (const Rule& r : rules) {
     md += fmt::format("- **rule {}**: {}  \n  signature: `{}`  \n", r.id, cell(r.text), r.signature);
+    if (r.detector) md += fmt::format("  detector: `{}`  \n", *r.detector);
     for (const RuleStatus& s : r.statuses) md += fmt::format("  {} for `{}`  \n", to_string(s.state), s.toolchain);
     std::string ev;
     for (const RuleEvidence& e : r.evidence) ev += fmt::format("{}{}#{}", ev.empty() ? "" : ", ", e.kernel, e.node_id);
     md += fmt::format("  evidence: {}{}\n", ev.empty() ? "none" : ev, r.repro_hash ? fmt::format("; repro `{}`", *r.repro_hash) : "");
   }
-  md += "\n## Summary\n\nsummary: no agent configured (offline)\n";
+  md += "\n## Summary\n\n";
+  md += digest.empty() ? "summary: no agent configured (offline); no summary was checked\n" : digest;
   return md;
 }
 
 store::Result<OnboardReport> onboard(store::Workspace& ws, const OnboardOptions& options) {
   OnboardReport report;
+  const fs::path dir = knowledge_dir(ws);
+
+  // Inputs first: nothing is written when they are bad.
+  std::optional<std::string> summary;
+  if (options.summary) {
+    auto text = read_summary_file(*options.summary);
+    if (!text) return store::Error{text.error().message};
+    summary = std::move(text).value();
+    report.summary_from = options.summary->string();
+  }
+  fs::path docs_dir;
+  if (options.docs) {
+    docs_dir = *options.docs;
+    if (auto probe = read_corpus(docs_dir); !probe) return store::Error{probe.error().message};
+  } else {
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) return store::Error{fmt::format("cannot create {}: {}", dir.string(), ec.message())};
+    auto written = write_cpu_target_docs(dir / "target-docs");
+    if (!written) return store::Error{written.error().message};
+    docs_dir = written.value();
+    report.builtin_docs = true;
+    if (!summary) {
+      summary = std::string(cpu_target_summary());
+      report.summary_from = fmt::format("built-in ({}), offline: no agent configured", kCpuTargetSummaryPath);
+    }
+  }
+
+  // 1. Corpus.
+  auto corpus = read_corpus(docs_dir);
+  if (!corpus) return store::Error{corpus.error().message};
+  auto indexing = index_corpus(ws, corpus.value(), utc_timestamp_now());
+  if (!indexing) return store::Error{indexing.error().message};
+  report.docs_root = corpus->root;
+  report.docs_files = static_cast<int>(corpus->files.size());
+  report.docs_lines = corpus->line_count();
+  report.docs_skipped = corpus->skipped;
+  report.docs_change = change_line(indexing.value());
+
+  // 2-3. Summary and its check.
+  std::string digest;
+  if (summary) {
+    const SummaryMarkup markup = parse_summary(*summary);
+    report.citations = check_citations(markup, corpus.value());
+    const AgentPasses passes = run_agent_passes(markup, corpus.value(), options.judges);
+    report.agent_passes = passes.summary_line();
+    const SummaryDigest d = summary_digest(report.summary_from, markup, report.citations, report.agent_passes);
+    digest = d.markdown;
+    report.claims_supported = d.supported;
+    report.claims_left_out = d.left_out;
+    const nlohmann::json verdicts = {{"summary", report.summary_from},
+                                     {"docs", corpus->root.string()},
+                                     {"citations", citations_json(report.citations)},
+                                     {"totals", totals_json(report.citations)},
+                                     {"agent_passes", agent_passes_json(passes)}};
+    if (auto w = write_atomically(dir / "summary.md", *summary); !w) return store::Error{w.error().message};
+    if (auto w = write_atomically(dir / "citations.json", verdicts.dump(2) + "\n"); !w) {
+      return store::Error{w.error().message};
+    }
+  }
+
+  // 4. Chip facts.
   report.toolchain = current_cpu_toolchain_id(ws);
   if (options.measure) measure_and_store_cpu_facts(ws, report.toolchain, options.measure_options);
   report.facts = static_cast<int>(list_facts(ws, report.toolchain).size());
+
+  // 5. Rules.
   for (const auto& k : search::DesignTree::kernels(ws)) {
     auto mined = mine_rules_from_tree(ws, k.name);
     if (!mined) return store::Error{mined.error().message};
@@ -56,20 +197,12 @@ store::Result<OnboardReport> onboard(store::Workspace& ws, const OnboardOptions&
     report.mined.skipped += mined->skipped;
   }
   report.rules = static_cast<int>(list_rules(ws).size());
-  const auto dir = ws.root() / ".headway" / "knowledge";
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return store::Error{fmt::format("cannot create {}: {}", dir.string(), ec.message())};
+
+  // 6. Cheat sheet.
   report.cheatsheet = dir / "cheatsheet.md";
-  const std::string md = render_cheatsheet(ws, report.toolchain);
-  const auto tmp = dir / "cheatsheet.md.tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out.write(md.data(), static_cast<std::streamsize>(md.size()));
-    if (!out) return store::Error{fmt::format("cannot write {}", tmp.string())};
+  if (auto w = write_atomically(report.cheatsheet, render_cheatsheet(ws, report.toolchain, digest)); !w) {
+    return store::Error{w.error().message};
   }
-  std::filesystem::rename(tmp, report.cheatsheet, ec);
-  if (ec) return store::Error{fmt::format("cannot write {}: {}", report.cheatsheet.string(), ec.message())};
   return report;
 }
 

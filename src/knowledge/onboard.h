@@ -1,11 +1,28 @@
 #pragma once
-// Onboarding a workspace to its current cpu toolchain, offline: measure the chip facts, mine
-// legality rules from every kernel's Design Tree, and write the cheat sheet
-// <workspace>/.headway/knowledge/cheatsheet.md (facts table, rules with their status per
-// toolchain, and the summary line; with no agent configured the summary is marked offline).
+// Onboarding a workspace to its target and current cpu toolchain, in order:
+//   1. corpus: the docs folder (--docs; default the cpu target's built-in docs, written to
+//      <workspace>/.headway/knowledge/target-docs) is read and indexed (docs_index.h);
+//   2. summary: a cited summary of the docs. An agent writes it when one is configured; offline
+//      the given summary is used, else the built-in one when the docs are the built-in docs, else
+//      there is none and onboarding says so and goes on;
+//   3. citation check: the script pass (citations.h) and the agent passes of the given judges
+//      (none offline: skipped);
+//   4. chip facts: the cpu microbenchmarks, stored for the toolchain (facts.h);
+//   5. rules: legality rules mined from every kernel's Design Tree (rules.h);
+//   6. the cheat sheet <workspace>/.headway/knowledge/cheatsheet.md: facts, rules with their
+//      status per toolchain, and the summary digest (the claims every citation of which is
+//      supported-by-text, with the citations; the others listed with their verdicts). The checked
+//      summary and its verdicts are kept beside it as summary.md and citations.json.
+// Inputs (the docs folder, the summary) are read before anything is written: bad input is an
+// error that leaves the workspace as it was. Every file is replaced atomically.
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "knowledge/citations.h"
+#include "knowledge/claim_judge.h"
+#include "knowledge/corpus.h"
 #include "knowledge/facts.h"
 #include "knowledge/rules.h"
 #include "store/result.h"
@@ -16,10 +33,24 @@ namespace headway::knowledge {
 struct OnboardOptions {
   bool measure = true;            // false: keep the stored facts (tests, re-runs)
   CpuMeasureOptions measure_options;
+  std::optional<std::filesystem::path> docs;     // nullopt: the cpu target's built-in docs
+  std::optional<std::filesystem::path> summary;  // nullopt: see step 2
+  std::vector<ClaimJudge*> judges;               // the agent passes; empty offline
 };
 
 struct OnboardReport {
   std::string toolchain;          // the current toolchain id
+  std::filesystem::path docs_root;
+  bool builtin_docs = false;
+  int docs_files = 0;
+  int64_t docs_lines = 0;
+  std::vector<SkippedFile> docs_skipped;
+  std::string docs_change;        // "first index" or "N added, N removed, N changed"
+  std::string summary_from;       // the summary's path, "built-in (...)", or empty: none
+  CitationReport citations;       // empty when there was no summary
+  std::string agent_passes;       // AgentPasses::summary_line()
+  int claims_supported = 0;       // claims in the digest
+  int claims_left_out = 0;       // claims and malformed citations left out of it
   int facts = 0;                  // facts of that toolchain after measuring
   int kernels = 0;                // trees scanned
   MineSummary mined;              // summed over kernels
@@ -27,10 +58,25 @@ struct OnboardReport {
   std::filesystem::path cheatsheet;
 };
 
-// The cheat sheet's Markdown for the workspace's current state.
-std::string render_cheatsheet(store::Workspace& ws, const std::string& toolchain);
+// The folder onboarding keeps its files in: <workspace>/.headway/knowledge.
+std::filesystem::path knowledge_dir(const store::Workspace& ws);
 
-// Does the three steps above; an error when the cheat sheet cannot be written.
+// The cheat sheet's Markdown for the workspace's current state. digest: the summary section's
+// body (SummaryDigest::markdown), or empty when there is no summary.
+std::string render_cheatsheet(store::Workspace& ws, const std::string& toolchain,
+                              const std::string& digest = "");
+
+struct SummaryDigest {
+  std::string markdown;  // origin and totals, the supported claims with their citations, then
+                         // the claims left out with each problem citation's verdict and reason
+  int supported = 0;     // claims every citation of which is supported-by-text
+  int left_out = 0;      // other claims, plus malformed citations
+};
+SummaryDigest summary_digest(const std::string& summary_from, const SummaryMarkup& markup,
+                             const CitationReport& report, const std::string& agent_passes);
+
+// Does the six steps above. An error for a docs folder that cannot be read, a summary that is
+// not readable text, or a file that cannot be written.
 store::Result<OnboardReport> onboard(store::Workspace& ws, const OnboardOptions& options = {});
 
 }  // namespace headway::knowledge

@@ -1,0 +1,84 @@
+// The cpu target's built-in docs and their cited summary, as onboarding writes and checks them.
+#include "knowledge/target_docs.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "common/embedded.h"
+#include "knowledge/citation_markup.h"
+#include "knowledge/citations.h"
+#include "knowledge/corpus.h"
+#include "knowledge/test_files.h"
+#include "store/test_temp_dir.h"
+
+namespace headway::knowledge {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Fails with every citation that no longer matches when docs/KERNELS.md or
+// kernels/designs/README.md moved under docs/targets/cpu-summary.md: fix the summary's line
+// numbers (or the claim) so it says what the docs say.
+TEST(TargetDocsTest, TheBuiltInSummaryIsSupportedByTheBuiltInDocs) {
+  store::TestTempDir tmp;
+  auto dir = write_cpu_target_docs(tmp.path() / "docs");
+  ASSERT_TRUE(dir.ok()) << dir.error().message;
+  auto corpus = read_corpus(dir.value());
+  ASSERT_TRUE(corpus.ok()) << corpus.error().message;
+  const SummaryMarkup markup = parse_summary(cpu_target_summary());
+  EXPECT_TRUE(markup.malformed.empty());
+  EXPECT_GE(markup.claims.size(), 15u);
+  const CitationReport report = check_citations(markup, corpus.value());
+  for (const CitationResult& c : report.citations) {
+    EXPECT_EQ(c.verdict, TextVerdict::kSupportedByText)
+        << kCpuTargetSummaryPath << ":" << c.line << " " << c.cite << ": " << c.why;
+  }
+  // Every built-in doc is cited at least once.
+  for (std::string_view path : cpu_target_doc_paths()) {
+    bool cited = false;
+    for (const Claim& claim : markup.claims) {
+      for (const Citation& cite : claim.citations) cited |= cite.path == path;
+    }
+    EXPECT_TRUE(cited) << path;
+  }
+}
+
+TEST(TargetDocsTest, WritesExactlyTheDocsAndReplacesAnOlderCopy) {
+  store::TestTempDir tmp;
+  const fs::path dir = tmp.path() / "docs";
+  write_test_file(dir, "stale.md", "an old file\n");
+  write_test_file(dir, "docs/KERNELS.md", "an old version\n");
+  ASSERT_TRUE(write_cpu_target_docs(dir).ok());
+  EXPECT_FALSE(fs::exists(dir / "stale.md"));
+  int files = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) files += entry.is_regular_file();
+  EXPECT_EQ(files, static_cast<int>(cpu_target_doc_paths().size()));
+  for (std::string_view path : cpu_target_doc_paths()) {
+    EXPECT_EQ(read_file(dir / path), embedded_file(path)) << path;
+  }
+  // No temporary folders are left beside it.
+  int siblings = 0;
+  for (const auto& entry : fs::directory_iterator(tmp.path())) siblings += entry.path() != dir;
+  EXPECT_EQ(siblings, 0);
+}
+
+TEST(TargetDocsTest, AFolderThatCannotBeWrittenIsAnErrorAndTheOldCopyStays) {
+  store::TestTempDir tmp;
+  write_test_file(tmp.path(), "not-a-folder", "x");
+  auto r = write_cpu_target_docs(tmp.path() / "not-a-folder" / "docs");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("not-a-folder"), std::string::npos) << r.error().message;
+  EXPECT_EQ(read_file(tmp.path() / "not-a-folder"), "x");
+}
+
+}  // namespace
+}  // namespace headway::knowledge
