@@ -7,6 +7,8 @@
 #include "cli/verbs.h"
 #include "common/duration.h"
 #include "knowledge/facts.h"
+#include "knowledge/rule_lint.h"
+#include "knowledge/rules.h"
 #include "loop/library_proposer.h"
 #include "loop/optimizer.h"
 
@@ -43,6 +45,13 @@ int run_optimize(const OptimizeArgs& args) {
   if (args.target != "cpu") throw UsageError(fmt::format("target '{}' is not available in this build (available: cpu)", args.target));
   store::Workspace ws = open_workspace_or_throw(args.workspace);
   options.toolchain = knowledge::current_cpu_toolchain(ws);  // `headway migrate` may have moved it
+  // Legality rules: learned from every screening failure, applied by the lint stage.
+  options.lint = knowledge::rule_lint(ws, knowledge::current_cpu_toolchain_id(ws));
+  options.on_screen_failure = [&ws](const std::string& kernel, int64_t) {
+    if (auto mined = knowledge::mine_rules_from_tree(ws, kernel); !mined) {
+      fmt::print(stderr, "warning: cannot learn rules from {}'s failures: {}\n", kernel, mined.error().message);
+    }
+  };
   loop::LibraryProposer proposer;
   const bool tty = isatty(STDOUT_FILENO);
   auto on_progress = [tty](const loop::Progress& p) {

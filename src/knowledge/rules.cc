@@ -7,6 +7,7 @@
 #include <regex>
 
 #include "knowledge/facts.h"
+#include "knowledge/rule_detector.h"
 #include "search/design_tree.h"
 #include "store/transaction.h"
 
@@ -205,6 +206,19 @@ store::Result<Recorded> record_build_failure(store::Workspace& ws, std::string_v
     set_rule_status(ws, id, toolchain, RuleState::kVerified,
                     {{"diagnostic", first_error_line(diagnostics)}, {"node", node_id}});
   }
+  // One signature can cover several headers or intrinsics (names are abstracted): the detector
+  // grows one alternative per new one, so it keeps rejecting every source that showed the rule.
+  if (auto derived = derive_detector(diagnostics); derived && validate_detector(*derived, std::string(source)).ok()) {
+    auto get = ws.db().prepare("SELECT detector FROM rules WHERE id = ?1");
+    get.bind(1, id);
+    get.step();
+    const std::optional<std::string> current = get.optional_text(0);
+    if (!current || !detector_match(*current, source)) {
+      auto set = ws.db().prepare("UPDATE rules SET detector = ?2 WHERE id = ?1");
+      set.bind(1, id).bind(2, current ? *current + "|" + *derived : *derived);
+      set.run();
+    }
+  }
   txn.commit();
   return finish(ws, id, created, fresh);
 }
@@ -245,6 +259,22 @@ void set_rule_text(store::Workspace& ws, int64_t rule_id, std::string_view text)
   auto s = ws.db().prepare("UPDATE rules SET text = ?2 WHERE id = ?1");
   s.bind(1, rule_id).bind(2, text);
   s.run();
+}
+
+store::Result<bool> set_rule_detector(store::Workspace& ws, int64_t rule_id,
+                                      const std::optional<std::string>& detector) {
+  auto find = ws.db().prepare("SELECT repro_hash FROM rules WHERE id = ?1");
+  find.bind(1, rule_id);
+  if (!find.step()) return store::Error{fmt::format("no rule {}", rule_id)};
+  if (detector) {
+    std::optional<std::string> repro;
+    if (auto hash = find.optional_text(0)) repro = ws.artifacts().get(*hash);
+    if (auto ok = validate_detector(*detector, repro); !ok) return store::Error{ok.error().message};
+  }
+  auto s = ws.db().prepare("UPDATE rules SET detector = ?2 WHERE id = ?1");
+  s.bind(1, rule_id).bind(2, detector);
+  s.run();
+  return true;
 }
 
 std::vector<Rule> list_rules(store::Workspace& ws) {

@@ -66,7 +66,8 @@ struct Recorded {
 
 // Records a compile failure of `source` (node `node_id` of `kernel`) under `toolchain`: a rule
 // with the diagnostic's signature, its text, the source as repro and status verified for the
-// toolchain. An error when the diagnostics hold no "error:" line. Idempotent.
+// toolchain, and the detector derive_detector finds when it matches the source (added to the
+// rule's detector as one more alternative when that does not already match the source). An error when the diagnostics hold no "error:" line. Idempotent.
 store::Result<Recorded> record_build_failure(store::Workspace& ws, std::string_view kernel,
                                              int64_t node_id, std::string_view source,
                                              std::string_view diagnostics,
@@ -84,6 +85,10 @@ void set_rule_status(store::Workspace& ws, int64_t rule_id, std::string_view too
                      RuleState state, const nlohmann::json& evidence = nullptr);
 // Replaces the rule's text (a rewrite).
 void set_rule_text(store::Workspace& ws, int64_t rule_id, std::string_view text);
+// Sets (nullopt: clears) the rule's detector (rule_detector.h). An error, changing nothing, for
+// an unknown rule or a detector that validate_detector refuses against the rule's repro.
+store::Result<bool> set_rule_detector(store::Workspace& ws, int64_t rule_id,
+                                      const std::optional<std::string>& detector);
 
 std::vector<Rule> list_rules(store::Workspace& ws);  // by id, with statuses and evidence
 std::optional<Rule> find_rule(store::Workspace& ws, std::string_view signature);

@@ -202,6 +202,7 @@ class Loop {
         survivors.push_back({n, s.shared_object});
       } else {
         must(t.set_status(n.id, s.status, s.reason, s.evidence), "record screen");
+        if (options_.on_screen_failure) options_.on_screen_failure(name, n.id);
       }
     }
     if (survivors.empty()) return true;

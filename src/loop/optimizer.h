@@ -26,6 +26,9 @@ struct OptimizeOptions {
   int baseline_readings = 11;
   cpu::Toolchain toolchain;
   LintHook lint;
+  // Called after a candidate failed screening and its status was recorded (a legality rule can
+  // be learned from it before the next candidate is linted).
+  std::function<void(const std::string& kernel, int64_t node)> on_screen_failure;
 };
 
 // One line of progress: what the loop is doing now.
