@@ -214,7 +214,9 @@ class Loop {
       std::vector<std::unique_ptr<cpu::TimedKernel>> timed;
       for (const auto& s : survivors) {
         cpu::CallResult failure;
-        timed.push_back(cpu::TimedKernel::start(kernel, s.object, {}, 1, &failure));
+        // Every survivor runs over the first one's input pages: equal terms for the ranking.
+        timed.push_back(timed.empty() ? cpu::TimedKernel::start(kernel, s.object, {}, 1, &failure)
+                                      : cpu::TimedKernel::start_sharing_inputs(*timed.front(), s.object, {}, &failure));
         if (!timed.back()) throw std::runtime_error("cannot start a screened candidate: " + failure.describe());
       }
       measure::RaceConfig rc;

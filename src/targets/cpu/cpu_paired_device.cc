@@ -17,7 +17,7 @@ std::unique_ptr<CpuPairedDevice> CpuPairedDevice::start(const KernelContract& ke
   std::unique_ptr<CpuPairedDevice> device(new CpuPairedDevice());
   CallResult failure;
   device->head_ = TimedKernel::start(kernel, head, limits, seed, &failure);
-  if (device->head_) device->candidate_ = TimedKernel::start(kernel, candidate, limits, seed, &failure);
+  if (device->head_) device->candidate_ = TimedKernel::start_sharing_inputs(*device->head_, candidate, limits, &failure);
   if (!device->head_ || !device->candidate_) {
     *error = fmt::format("cannot start the {}: {}", device->head_ ? "candidate" : "head", failure.describe());
     return nullptr;

@@ -1,6 +1,6 @@
 #pragma once
 // The cpu target as a measure::PairedDevice: head and candidate, each in its own runner process
-// with its own copy of the same inputs, timed one reading at a time.
+// over the same input pages (TimedKernel::start_sharing_inputs), timed one reading at a time.
 #include <filesystem>
 #include <memory>
 #include <string>

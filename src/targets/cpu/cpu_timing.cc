@@ -6,26 +6,37 @@
 
 namespace headway::cpu {
 
-TimedKernel::TimedKernel(const KernelContract& kernel) : buffers_(kernel.regions()) {}
-
 std::unique_ptr<TimedKernel> TimedKernel::start(const KernelContract& kernel,
                                                 const std::filesystem::path& shared_object,
                                                 const ProcessLimits& limits, uint64_t seed,
                                                 CallResult* failure) {
-  std::unique_ptr<TimedKernel> timed(new TimedKernel(kernel));
-  kernel.generate(seed, timed->buffers_);
-  for (size_t r = 0; r < timed->buffers_.specs().size(); ++r) {
-    if (timed->buffers_.specs()[r].role != RegionRole::kInOut) continue;
-    const auto b = timed->buffers_.bytes(r);
-    timed->inout_.emplace_back(r, std::vector<std::byte>(b.begin(), b.end()));
+  auto inputs = std::make_shared<Inputs>(kernel);
+  kernel.generate(seed, inputs->buffers);
+  for (size_t r = 0; r < inputs->buffers.specs().size(); ++r) {
+    if (inputs->buffers.specs()[r].role != RegionRole::kInOut) continue;
+    const auto b = inputs->buffers.bytes(r);
+    inputs->inout.emplace_back(r, std::vector<std::byte>(b.begin(), b.end()));
   }
-  timed->process_ = KernelProcess::start(kernel, shared_object, timed->buffers_, limits, failure);
+  std::unique_ptr<TimedKernel> timed(new TimedKernel(kernel, std::move(inputs)));
+  timed->process_ = KernelProcess::start(kernel, shared_object, timed->inputs_->buffers, limits, failure);
+  if (!timed->process_) return nullptr;
+  return timed;
+}
+
+std::unique_ptr<TimedKernel> TimedKernel::start_sharing_inputs(const TimedKernel& other,
+                                                               const std::filesystem::path& shared_object,
+                                                               const ProcessLimits& limits,
+                                                               CallResult* failure) {
+  std::unique_ptr<TimedKernel> timed(new TimedKernel(other.kernel_, other.inputs_));
+  timed->process_ = KernelProcess::start(other.kernel_, shared_object, timed->inputs_->buffers, limits, failure);
   if (!timed->process_) return nullptr;
   return timed;
 }
 
 CallResult TimedKernel::reading() {
-  for (const auto& [r, bytes] : inout_) std::copy(bytes.begin(), bytes.end(), buffers_.bytes(r).begin());
+  for (const auto& [r, bytes] : inputs_->inout) {
+    std::copy(bytes.begin(), bytes.end(), inputs_->buffers.bytes(r).begin());
+  }
   return process_->call(true);
 }
 

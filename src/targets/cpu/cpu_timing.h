@@ -21,13 +21,27 @@ class TimedKernel {
                                             const std::filesystem::path& shared_object,
                                             const ProcessLimits& limits, uint64_t seed,
                                             CallResult* failure);
+  // Another runner over the same input pages as `other` (same physical memory, so the two are
+  // timed on equal terms: no difference in page placement between them). Readings of the two
+  // must not overlap; the inputs are shared, so `shared_object` must be one that passed the
+  // check (it does not write its inputs).
+  static std::unique_ptr<TimedKernel> start_sharing_inputs(const TimedKernel& other,
+                                                           const std::filesystem::path& shared_object,
+                                                           const ProcessLimits& limits,
+                                                           CallResult* failure);
   CallResult reading();
 
  private:
-  explicit TimedKernel(const KernelContract& kernel);
-  SharedBuffers buffers_;
-  std::unique_ptr<KernelProcess> process_;
-  std::vector<std::pair<size_t, std::vector<std::byte>>> inout_;
+  struct Inputs {
+    explicit Inputs(const KernelContract& kernel) : buffers(kernel.regions()) {}
+    SharedBuffers buffers;
+    std::vector<std::pair<size_t, std::vector<std::byte>>> inout;  // region, initial bytes
+  };
+  TimedKernel(const KernelContract& kernel, std::shared_ptr<Inputs> inputs)
+      : kernel_(kernel), inputs_(std::move(inputs)) {}
+  const KernelContract& kernel_;
+  std::shared_ptr<Inputs> inputs_;
+  std::unique_ptr<KernelProcess> process_;  // declared last: stops before the inputs go
 };
 
 struct TimingResult {
