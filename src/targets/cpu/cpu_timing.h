@@ -30,6 +30,8 @@ class TimedKernel {
                                                            const ProcessLimits& limits,
                                                            CallResult* failure);
   CallResult reading();
+  // The input pages the runner calls the kernel on.
+  const SharedBuffers& buffers() const { return inputs_->buffers; }
 
  private:
   struct Inputs {
