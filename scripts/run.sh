@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The main job: installs dependencies, builds headway, optimizes the three Gemma-4 kernels on the
-# host CPU with the built-in design library (no LLM) in a fresh workspace, and prints the status.
+# The main job: installs dependencies, builds headway, onboards a fresh workspace to the host CPU
+# (docs corpus, cited-summary check, chip facts, rules, cheat sheet), optimizes the three Gemma-4
+# kernels with the built-in design library (no LLM), and prints the status.
 # HEADWAY_BUDGET sets the optimize budget (default 12m).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,6 +9,7 @@ scripts/install-deps.sh
 scripts/build.sh --target headway
 workspace="workspaces/run-$(date +%Y%m%d-%H%M%S)"
 ./build/headway init "$workspace"
+./build/headway onboard --workspace "$workspace"
 ./build/headway optimize --workspace "$workspace" --budget "${HEADWAY_BUDGET:-12m}"
 ./build/headway status --workspace "$workspace"
 echo "workspace: $workspace (headway tree KERNEL --workspace $workspace shows a Design Tree)"
