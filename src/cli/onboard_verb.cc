@@ -46,10 +46,13 @@ int run_onboard(const OnboardArgs& args) {
                report->claims_supported, report->claims_left_out);
   }
   fmt::print("toolchain: {}\n", report->toolchain);
-  fmt::print("facts: {} {}\n", report->facts, options.measure ? "measured and stored" : "kept from an earlier measurement");
-  fmt::print("rules: {} failed nodes scanned in {} trees, {} new rules, {} new evidence; {} rules in all\n",
-             report->mined.scanned, report->kernels, report->mined.new_rules,
-             report->mined.new_evidence, report->rules);
+  fmt::print("facts: {} {}\n", report->facts,
+             options.measure ? "measured and stored" : "kept from an earlier measurement");
+  fmt::print(
+      "rules: {} failed nodes scanned in {} trees, {} new rules, {} new evidence; {} rules in "
+      "all\n",
+      report->mined.scanned, report->kernels, report->mined.new_rules, report->mined.new_evidence,
+      report->rules);
   fmt::print("cheat sheet: {}\n", report->cheatsheet.string());
   return 0;
 }
@@ -57,9 +60,11 @@ int run_onboard(const OnboardArgs& args) {
 
 void add_onboard(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<OnboardArgs>();
-  auto* cmd = app.add_subcommand(
-      "onboard", "Index the docs, check the cited summary, measure chip facts, mine rules, write the cheat sheet");
-  cmd->add_option("--docs", args->docs, "the target's docs folder (default: the cpu target's built-in docs)");
+  auto* cmd = app.add_subcommand("onboard",
+                                 "Index the docs, check the cited summary, measure chip facts, "
+                                 "mine rules, write the cheat sheet");
+  cmd->add_option("--docs", args->docs,
+                  "the target's docs folder (default: the cpu target's built-in docs)");
   cmd->add_option("--summary", args->summary,
                   "a cited summary of the docs (default: the built-in one with the built-in docs)");
   cmd->add_flag("--keep-facts", args->keep_facts,

@@ -21,9 +21,10 @@ TEST(RulesVerb, SetsChecksAndClearsADetector) {
   store::TestTempDir dir;
   {
     auto ws = store::Workspace::create(dir.path()).value();
-    ASSERT_TRUE(knowledge::record_build_failure(ws, "qkv", 1, "int a = helper_x();",
-                                                "a.cc:1:9: error: 'helper_x' was not declared in this scope",
-                                                "tc").ok());
+    ASSERT_TRUE(knowledge::record_build_failure(
+                    ws, "qkv", 1, "int a = helper_x();",
+                    "a.cc:1:9: error: 'helper_x' was not declared in this scope", "tc")
+                    .ok());
   }
   const std::string w = dir.path().string();
   auto detector_of_rule_1 = [&] {
@@ -35,7 +36,8 @@ TEST(RulesVerb, SetsChecksAndClearsADetector) {
 
   const auto wrong = headway({"rules", "--set-detector", "1", "\\bother\\b", "--workspace", w});
   EXPECT_EQ(wrong.exit_code, 2) << wrong.output;
-  EXPECT_NE(wrong.output.find("does not match the rule's repro"), std::string::npos) << wrong.output;
+  EXPECT_NE(wrong.output.find("does not match the rule's repro"), std::string::npos)
+      << wrong.output;
   const auto broken = headway({"rules", "--set-detector", "1", "([", "--workspace", w});
   EXPECT_EQ(broken.exit_code, 2) << broken.output;
   const auto no_rule = headway({"rules", "--set-detector", "7", "x", "--workspace", w});
@@ -50,7 +52,8 @@ TEST(RulesVerb, SetsChecksAndClearsADetector) {
   EXPECT_EQ(set.exit_code, 0) << set.output;
   EXPECT_EQ(detector_of_rule_1(), "\\bhelper_x\\b");
   const auto listed = headway({"rules", "--workspace", w});
-  EXPECT_NE(listed.output.find("  detector: /\\bhelper_x\\b/\n"), std::string::npos) << listed.output;
+  EXPECT_NE(listed.output.find("  detector: /\\bhelper_x\\b/\n"), std::string::npos)
+      << listed.output;
   const auto cleared = headway({"rules", "--clear-detector", "1", "--workspace", w});
   EXPECT_EQ(cleared.exit_code, 0) << cleared.output;
   EXPECT_TRUE(detector_of_rule_1().is_null());

@@ -19,7 +19,8 @@ nlohmann::json citations_json(const CitationReport& report) {
 
 nlohmann::json totals_json(const CitationReport& report) {
   nlohmann::json totals = nlohmann::json::object();
-  for (const auto& [verdict, count] : report.totals()) totals[std::string(to_string(verdict))] = count;
+  for (const auto& [verdict, count] : report.totals())
+    totals[std::string(to_string(verdict))] = count;
   return totals;
 }
 
@@ -40,7 +41,8 @@ nlohmann::json agent_passes_json(const AgentPasses& passes) {
                       {"judgements", judgements}});
   }
   nlohmann::json totals = nlohmann::json::object();
-  for (const auto& [support, count] : passes.totals()) totals[std::string(to_string(support))] = count;
+  for (const auto& [support, count] : passes.totals())
+    totals[std::string(to_string(support))] = count;
   return {{"status", "ran"},
           {"judges", passes.judges},
           {"claims", claims},

@@ -8,7 +8,8 @@ namespace {
 TEST(CitationJsonTest, CarriesEveryCitationAndTheNonZeroTotals) {
   CitationReport report;
   report.citations.push_back({3, 7, "[a.md:L2]", TextVerdict::kSupportedByText, "", "a claim"});
-  report.citations.push_back({4, 1, "[b.md:L9]", TextVerdict::kBroken, "b.md has 2 lines", "other"});
+  report.citations.push_back(
+      {4, 1, "[b.md:L9]", TextVerdict::kBroken, "b.md has 2 lines", "other"});
   const auto citations = citations_json(report);
   ASSERT_EQ(citations.size(), 2u);
   EXPECT_EQ(citations[1]["line"], 4);

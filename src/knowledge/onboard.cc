@@ -23,9 +23,12 @@ namespace {
 std::string cell(const std::string& text) {
   std::string out;
   for (char c : text) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += ' ';
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n')
+      out += ' ';
+    else
+      out += c;
   }
   return out;
 }
@@ -91,30 +94,41 @@ SummaryDigest summary_digest(const std::string& summary_from, const SummaryMarku
                    agent_passes);
   md += fmt::format("### Claims supported by their cited text ({})\n\n{}", digest.supported,
                     supported.empty() ? "none\n" : supported);
-  if (!left_out.empty()) md += fmt::format("\n### Claims left out ({})\n\n{}", digest.left_out, left_out);
+  if (!left_out.empty())
+    md += fmt::format("\n### Claims left out ({})\n\n{}", digest.left_out, left_out);
   return digest;
 }
 
-std::string render_cheatsheet(store::Workspace& ws, const std::string& toolchain, const std::string& digest) {
+std::string render_cheatsheet(store::Workspace& ws, const std::string& toolchain,
+                              const std::string& digest) {
   std::string md = "# Cheat sheet\n\n";
-  md += fmt::format("Workspace: `{}`  \nCurrent toolchain: `{}`\n\n", ws.root().string(), toolchain);
-  md += "## Chip facts\n\n| fact | value | unit | cv | toolchain | method |\n|---|---:|---|---:|---|---|\n";
+  md +=
+      fmt::format("Workspace: `{}`  \nCurrent toolchain: `{}`\n\n", ws.root().string(), toolchain);
+  md +=
+      "## Chip facts\n\n| fact | value | unit | cv | toolchain | method "
+      "|\n|---|---:|---|---:|---|---|\n";
   for (const Fact& f : list_facts(ws)) {
     md += fmt::format("| {} | {:.4f} | {} | {} | {} | {} |\n", cell(f.name), f.value, cell(f.unit),
-                      f.spread ? fmt::format("{:.2f}%", *f.spread) : "", cell(f.toolchain), cell(f.method));
+                      f.spread ? fmt::format("{:.2f}%", *f.spread) : "", cell(f.toolchain),
+                      cell(f.method));
   }
   const auto rules = list_rules(ws);
   md += fmt::format("\n## Legality rules ({})\n\n", rules.size());
   for (const Rule& r : rules) {
-    md += fmt::format("- **rule {}**: {}  \n  signature: `{}`  \n", r.id, cell(r.text), r.signature);
+    md +=
+        fmt::format("- **rule {}**: {}  \n  signature: `{}`  \n", r.id, cell(r.text), r.signature);
     if (r.detector) md += fmt::format("  detector: `{}`  \n", *r.detector);
-    for (const RuleStatus& s : r.statuses) md += fmt::format("  {} for `{}`  \n", to_string(s.state), s.toolchain);
+    for (const RuleStatus& s : r.statuses)
+      md += fmt::format("  {} for `{}`  \n", to_string(s.state), s.toolchain);
     std::string ev;
-    for (const RuleEvidence& e : r.evidence) ev += fmt::format("{}{}#{}", ev.empty() ? "" : ", ", e.kernel, e.node_id);
-    md += fmt::format("  evidence: {}{}\n", ev.empty() ? "none" : ev, r.repro_hash ? fmt::format("; repro `{}`", *r.repro_hash) : "");
+    for (const RuleEvidence& e : r.evidence)
+      ev += fmt::format("{}{}#{}", ev.empty() ? "" : ", ", e.kernel, e.node_id);
+    md += fmt::format("  evidence: {}{}\n", ev.empty() ? "none" : ev,
+                      r.repro_hash ? fmt::format("; repro `{}`", *r.repro_hash) : "");
   }
   md += "\n## Summary\n\n";
-  md += digest.empty() ? "summary: no agent configured (offline); no summary was checked\n" : digest;
+  md +=
+      digest.empty() ? "summary: no agent configured (offline); no summary was checked\n" : digest;
   return md;
 }
 
@@ -144,7 +158,8 @@ store::Result<OnboardReport> onboard(store::Workspace& ws, const OnboardOptions&
     report.builtin_docs = true;
     if (!summary) {
       summary = std::string(cpu_target_summary());
-      report.summary_from = fmt::format("built-in ({}), offline: no agent configured", kCpuTargetSummaryPath);
+      report.summary_from =
+          fmt::format("built-in ({}), offline: no agent configured", kCpuTargetSummaryPath);
     }
   }
 
@@ -166,7 +181,8 @@ store::Result<OnboardReport> onboard(store::Workspace& ws, const OnboardOptions&
     report.citations = check_citations(markup, corpus.value());
     const AgentPasses passes = run_agent_passes(markup, corpus.value(), options.judges);
     report.agent_passes = passes.summary_line();
-    const SummaryDigest d = summary_digest(report.summary_from, markup, report.citations, report.agent_passes);
+    const SummaryDigest d =
+        summary_digest(report.summary_from, markup, report.citations, report.agent_passes);
     digest = d.markdown;
     report.claims_supported = d.supported;
     report.claims_left_out = d.left_out;
@@ -175,7 +191,8 @@ store::Result<OnboardReport> onboard(store::Workspace& ws, const OnboardOptions&
                                      {"citations", citations_json(report.citations)},
                                      {"totals", totals_json(report.citations)},
                                      {"agent_passes", agent_passes_json(passes)}};
-    if (auto w = write_atomically(dir / "summary.md", *summary); !w) return store::Error{w.error().message};
+    if (auto w = write_atomically(dir / "summary.md", *summary); !w)
+      return store::Error{w.error().message};
     if (auto w = write_atomically(dir / "citations.json", verdicts.dump(2) + "\n"); !w) {
       return store::Error{w.error().message};
     }
@@ -200,7 +217,8 @@ store::Result<OnboardReport> onboard(store::Workspace& ws, const OnboardOptions&
 
   // 6. Cheat sheet.
   report.cheatsheet = dir / "cheatsheet.md";
-  if (auto w = write_atomically(report.cheatsheet, render_cheatsheet(ws, report.toolchain, digest)); !w) {
+  if (auto w = write_atomically(report.cheatsheet, render_cheatsheet(ws, report.toolchain, digest));
+      !w) {
     return store::Error{w.error().message};
   }
   return report;

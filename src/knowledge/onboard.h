@@ -31,7 +31,7 @@
 namespace headway::knowledge {
 
 struct OnboardOptions {
-  bool measure = true;            // false: keep the stored facts (tests, re-runs)
+  bool measure = true;  // false: keep the stored facts (tests, re-runs)
   CpuMeasureOptions measure_options;
   std::optional<std::filesystem::path> docs;     // nullopt: the cpu target's built-in docs
   std::optional<std::filesystem::path> summary;  // nullopt: see step 2
@@ -39,22 +39,22 @@ struct OnboardOptions {
 };
 
 struct OnboardReport {
-  std::string toolchain;          // the current toolchain id
+  std::string toolchain;  // the current toolchain id
   std::filesystem::path docs_root;
   bool builtin_docs = false;
   int docs_files = 0;
   int64_t docs_lines = 0;
   std::vector<SkippedFile> docs_skipped;
-  std::string docs_change;        // "first index" or "N added, N removed, N changed"
-  std::string summary_from;       // the summary's path, "built-in (...)", or empty: none
-  CitationReport citations;       // empty when there was no summary
-  std::string agent_passes;       // AgentPasses::summary_line()
-  int claims_supported = 0;       // claims in the digest
-  int claims_left_out = 0;       // claims and malformed citations left out of it
-  int facts = 0;                  // facts of that toolchain after measuring
-  int kernels = 0;                // trees scanned
-  MineSummary mined;              // summed over kernels
-  int rules = 0;                  // rules in the workspace afterwards
+  std::string docs_change;   // "first index" or "N added, N removed, N changed"
+  std::string summary_from;  // the summary's path, "built-in (...)", or empty: none
+  CitationReport citations;  // empty when there was no summary
+  std::string agent_passes;  // AgentPasses::summary_line()
+  int claims_supported = 0;  // claims in the digest
+  int claims_left_out = 0;   // claims and malformed citations left out of it
+  int facts = 0;             // facts of that toolchain after measuring
+  int kernels = 0;           // trees scanned
+  MineSummary mined;         // summed over kernels
+  int rules = 0;             // rules in the workspace afterwards
   std::filesystem::path cheatsheet;
 };
 

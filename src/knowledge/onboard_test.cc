@@ -36,10 +36,14 @@ OnboardOptions offline() {
 TEST(OnboardTest, MinesRulesChecksTheBuiltInSummaryAndWritesTheCheatSheet) {
   search::TreeFixture f;
   const auto bad = f.add(search::NodeKind::kDesign, std::nullopt, "bad");
-  ASSERT_TRUE(f.tree().set_status(bad.id, search::NodeStatus::kBuildFailed, "does not build",
-                                  {{"diagnostics", "/x/c.cc:1:2: error: 'zz' was not declared in this scope"},
-                                   {"toolchain", "tc-test"}}).ok());
-  store_fact(f.ws(), {kReadBandwidth, current_cpu_toolchain_id(f.ws()), 9.5, "GB/s", 1.0, "test", ""});
+  ASSERT_TRUE(
+      f.tree()
+          .set_status(bad.id, search::NodeStatus::kBuildFailed, "does not build",
+                      {{"diagnostics", "/x/c.cc:1:2: error: 'zz' was not declared in this scope"},
+                       {"toolchain", "tc-test"}})
+          .ok());
+  store_fact(f.ws(),
+             {kReadBandwidth, current_cpu_toolchain_id(f.ws()), 9.5, "GB/s", 1.0, "test", ""});
   auto report = onboard(f.ws(), offline());
   ASSERT_TRUE(report.ok()) << report.error().message;
   EXPECT_EQ(report->kernels, 1);
@@ -57,11 +61,14 @@ TEST(OnboardTest, MinesRulesChecksTheBuiltInSummaryAndWritesTheCheatSheet) {
   ASSERT_EQ(report->cheatsheet, f.dir() / ".headway/knowledge/cheatsheet.md");
   const std::string md = read_file(report->cheatsheet);
   EXPECT_NE(md.find("| read_bandwidth | 9.5000 | GB/s | 1.00% |"), std::string::npos) << md;
-  EXPECT_NE(md.find("signature: `error: '<id>' was not declared in this scope`"), std::string::npos) << md;
+  EXPECT_NE(md.find("signature: `error: '<id>' was not declared in this scope`"), std::string::npos)
+      << md;
   EXPECT_NE(md.find("verified for `tc-test`"), std::string::npos) << md;
   EXPECT_NE(md.find("offline: no agent configured"), std::string::npos) << md;
-  EXPECT_NE(md.find(fmt::format("### Claims supported by their cited text ({})", report->claims_supported)),
-            std::string::npos) << md;
+  EXPECT_NE(md.find(fmt::format("### Claims supported by their cited text ({})",
+                                report->claims_supported)),
+            std::string::npos)
+      << md;
   EXPECT_NE(md.find("0.04/1e-2"), std::string::npos) << md;
   EXPECT_EQ(read_file(f.dir() / ".headway/knowledge/summary.md"), cpu_target_summary());
 
@@ -76,7 +83,8 @@ TEST(OnboardTest, GivenDocsAndSummaryTheDigestKeepsOnlySupportedClaims) {
   search::TreeFixture f;
   store::TestTempDir tmp;
   const fs::path docs = tmp.path() / "docs";
-  write_test_file(docs, "memory.md", "# Memory\nThe tile holds 448 bytes.\nDMA moves 64 bytes per cycle.\n");
+  write_test_file(docs, "memory.md",
+                  "# Memory\nThe tile holds 448 bytes.\nDMA moves 64 bytes per cycle.\n");
   const fs::path summary = write_test_file(tmp.path(), "summary.md",
                                            "- A tile holds 448 bytes [memory.md:L2].\n"
                                            "- DMA moves 64 bytes per cycle [memory.md:L2].\n"
@@ -89,15 +97,19 @@ TEST(OnboardTest, GivenDocsAndSummaryTheDigestKeepsOnlySupportedClaims) {
   ASSERT_TRUE(report.ok()) << report.error().message;
   EXPECT_FALSE(report->builtin_docs);
   EXPECT_EQ(report->summary_from, summary.string());
-  EXPECT_EQ(report->citations.totals_line(), "4 citations: 1 supported-by-text, 1 number-mismatch, 1 broken, 1 malformed");
+  EXPECT_EQ(report->citations.totals_line(),
+            "4 citations: 1 supported-by-text, 1 number-mismatch, 1 broken, 1 malformed");
   EXPECT_EQ(report->claims_supported, 1);
   EXPECT_EQ(report->claims_left_out, 3);
   const std::string md = read_file(report->cheatsheet);
   EXPECT_NE(md.find("- A tile holds 448 bytes [memory.md:L2]\n"), std::string::npos) << md;
-  EXPECT_NE(md.find("- line 2: DMA moves 64 bytes per cycle ([memory.md:L2] number-mismatch: "), std::string::npos) << md;
+  EXPECT_NE(md.find("- line 2: DMA moves 64 bytes per cycle ([memory.md:L2] number-mismatch: "),
+            std::string::npos)
+      << md;
   EXPECT_NE(md.find("- line 3: Broken ([gone.md:L1] broken: "), std::string::npos) << md;
   EXPECT_NE(md.find("- line 4: malformed citation"), std::string::npos) << md;
-  const auto verdicts = nlohmann::json::parse(read_file(f.dir() / ".headway/knowledge/citations.json"));
+  const auto verdicts =
+      nlohmann::json::parse(read_file(f.dir() / ".headway/knowledge/citations.json"));
   EXPECT_EQ(verdicts["totals"]["broken"], 1);
   EXPECT_EQ(verdicts["citations"][1]["line"], 2);
   EXPECT_EQ(verdicts["citations"][1]["verdict"], "number-mismatch");
@@ -116,7 +128,8 @@ TEST(OnboardTest, GivenDocsWithoutASummarySaysSoAndGoesOn) {
   ASSERT_TRUE(report.ok()) << report.error().message;
   EXPECT_TRUE(report->summary_from.empty());
   EXPECT_TRUE(report->citations.citations.empty());
-  EXPECT_NE(read_file(report->cheatsheet).find("summary: no agent configured (offline); no summary was checked"),
+  EXPECT_NE(read_file(report->cheatsheet)
+                .find("summary: no agent configured (offline); no summary was checked"),
             std::string::npos);
   EXPECT_FALSE(fs::exists(f.dir() / ".headway/knowledge/citations.json"));
 }

@@ -33,7 +33,8 @@ std::string first_error(std::string_view diagnostics) {
     std::string line(diagnostics.substr(begin, end - begin));
     if (line.find("error:") != std::string::npos) {
       for (std::string_view q : {"\xE2\x80\x98", "\xE2\x80\x99"}) {
-        for (size_t at = line.find(q); at != std::string::npos; at = line.find(q, at)) line.replace(at, q.size(), "'");
+        for (size_t at = line.find(q); at != std::string::npos; at = line.find(q, at))
+          line.replace(at, q.size(), "'");
       }
       return line.substr(line.find("error:"));
     }
@@ -56,23 +57,38 @@ std::string blank_comments(std::string_view source) {
     const char next = i + 1 < out.size() ? out[i + 1] : '\0';
     switch (state) {
       case kCode:
-        if (c == '/' && next == '/') { state = kLine; out[i] = ' '; }
-        else if (c == '/' && next == '*') { state = kBlock; out[i] = out[i + 1] = ' '; ++i; }
-        else if (c == '"') state = kString;
-        else if (c == '\'' && !(i > 0 && is_ident(out[i - 1]))) state = kChar;  // not 1'000
+        if (c == '/' && next == '/') {
+          state = kLine;
+          out[i] = ' ';
+        } else if (c == '/' && next == '*') {
+          state = kBlock;
+          out[i] = out[i + 1] = ' ';
+          ++i;
+        } else if (c == '"')
+          state = kString;
+        else if (c == '\'' && !(i > 0 && is_ident(out[i - 1])))
+          state = kChar;  // not 1'000
         break;
       case kLine:
-        if (c == '\n') state = kCode;
-        else out[i] = ' ';
+        if (c == '\n')
+          state = kCode;
+        else
+          out[i] = ' ';
         break;
       case kBlock:
-        if (c == '*' && next == '/') { out[i] = out[i + 1] = ' '; ++i; state = kCode; }
-        else if (c != '\n') out[i] = ' ';
+        if (c == '*' && next == '/') {
+          out[i] = out[i + 1] = ' ';
+          ++i;
+          state = kCode;
+        } else if (c != '\n')
+          out[i] = ' ';
         break;
       case kString:
       case kChar:
-        if (c == '\\') ++i;
-        else if (c == (state == kString ? '"' : '\'') || c == '\n') state = kCode;
+        if (c == '\\')
+          ++i;
+        else if (c == (state == kString ? '"' : '\'') || c == '\n')
+          state = kCode;
         break;
     }
   }
@@ -84,7 +100,8 @@ std::optional<std::string> derive_detector(std::string_view diagnostics) {
   if (line.empty()) return std::nullopt;
   static const std::regex gcc_header(R"(error: ([^ :']+): No such file or directory)");
   static const std::regex clang_header(R"(error: '([^']+)' file not found)");
-  static const std::regex gcc_target(R"(inlining failed in call to 'always_inline' '[^']*?\b(\w+)\s*\([^']*': target specific option mismatch)");
+  static const std::regex gcc_target(
+      R"(inlining failed in call to 'always_inline' '[^']*?\b(\w+)\s*\([^']*': target specific option mismatch)");
   static const std::regex clang_target(R"(always_inline function '(\w+)' requires target feature)");
   static const std::regex gcc_undeclared(R"(error: '(\w+)' was not declared in this scope)");
   static const std::regex clang_undeclared(R"(error: use of undeclared identifier '(\w+)')");
@@ -95,7 +112,8 @@ std::optional<std::string> derive_detector(std::string_view diagnostics) {
   if (std::regex_search(line, m, gcc_target) || std::regex_search(line, m, clang_target)) {
     return whole_word(m[1].str());
   }
-  if ((std::regex_search(line, m, gcc_undeclared) || std::regex_search(line, m, clang_undeclared)) &&
+  if ((std::regex_search(line, m, gcc_undeclared) ||
+       std::regex_search(line, m, clang_undeclared)) &&
       is_intrinsic(m[1].str())) {
     return whole_word(m[1].str());
   }
@@ -119,17 +137,20 @@ std::optional<DetectorMatch> detector_match(const std::string& pattern, std::str
   const size_t end = std::min(code.find('\n', at), code.size());
   std::string text(source.substr(begin, end - begin));
   const size_t first = text.find_first_not_of(" \t");
-  text = first == std::string::npos ? "" : text.substr(first, text.find_last_not_of(" \t") - first + 1);
+  text = first == std::string::npos ? ""
+                                    : text.substr(first, text.find_last_not_of(" \t") - first + 1);
   match.text = text.substr(0, 120);
   return match;
 }
 
-store::Result<bool> validate_detector(const std::string& pattern, const std::optional<std::string>& repro) {
+store::Result<bool> validate_detector(const std::string& pattern,
+                                      const std::optional<std::string>& repro) {
   if (pattern.empty()) return store::Error{"a detector cannot be empty"};
   try {
     std::regex re(pattern, std::regex::ECMAScript);
   } catch (const std::regex_error& e) {
-    return store::Error{fmt::format("detector /{}/ is not a regular expression: {}", pattern, e.what())};
+    return store::Error{
+        fmt::format("detector /{}/ is not a regular expression: {}", pattern, e.what())};
   }
   if (repro && !detector_match(pattern, *repro)) {
     return store::Error{fmt::format("detector /{}/ does not match the rule's repro", pattern)};

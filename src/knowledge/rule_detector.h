@@ -1,15 +1,16 @@
 #pragma once
 // Detectors: patterns that reject a candidate before it is built, because a legality rule says
-// the toolchain refuses what they match. A detector is an ECMAScript regular expression (std::regex)
-// searched in the candidate's source with its comments blanked out, so a pattern named only in a
-// comment does not count.
+// the toolchain refuses what they match. A detector is an ECMAScript regular expression
+// (std::regex) searched in the candidate's source with its comments blanked out, so a pattern named
+// only in a comment does not count.
 //
 // Detectors are derived only from diagnostics that name a property of the toolchain rather than
 // of one candidate:
 //   a missing header     GCC "fatal error: omp.h: No such file or directory",
 //                        clang "fatal error: 'omp.h' file not found"
 //                        -> an #include of that header;
-//   a target mismatch    GCC "inlining failed in call to 'always_inline' '__m512 _mm512_add_ps(...)':
+//   a target mismatch    GCC "inlining failed in call to 'always_inline' '__m512
+//   _mm512_add_ps(...)':
 //                        target specific option mismatch", clang "always_inline function
 //                        '_mm512_add_ps' requires target feature 'avx512f'"
 //                        -> the intrinsic's name as a whole word;
@@ -44,6 +45,7 @@ std::optional<DetectorMatch> detector_match(const std::string& pattern, std::str
 
 // An error when the pattern is empty or does not compile, or when a repro is given and the
 // pattern does not match it (a detector must reject the source that showed the rule).
-store::Result<bool> validate_detector(const std::string& pattern, const std::optional<std::string>& repro);
+store::Result<bool> validate_detector(const std::string& pattern,
+                                      const std::optional<std::string>& repro);
 
 }  // namespace headway::knowledge

@@ -10,7 +10,9 @@ namespace headway::knowledge {
 namespace {
 
 TEST(RuleDetectorTest, BlankCommentsKeepsCodeStringsAndLineNumbers) {
-  const std::string src = "int a; // _mm512_add_ps\n/* b\n c */ int d = 1'000;\nconst char* s = \"// not a comment\";\nchar q = '/';/*x*/\n";
+  const std::string src =
+      "int a; // _mm512_add_ps\n/* b\n c */ int d = 1'000;\nconst char* s = \"// not a "
+      "comment\";\nchar q = '/';/*x*/\n";
   const std::string out = blank_comments(src);
   ASSERT_EQ(out.size(), src.size());
   EXPECT_EQ(out.find("_mm512"), std::string::npos);
@@ -27,25 +29,32 @@ TEST(RuleDetectorTest, DerivesOnlyFromToolchainProperties) {
             "#\\s*include\\s*[<\"]omp\\.h[>\"]");
   EXPECT_EQ(derive_detector("c.cc:2:10: fatal error: 'sys/omp.h' file not found\n"),
             "#\\s*include\\s*[<\"]sys\\/omp\\.h[>\"]");
-  EXPECT_EQ(derive_detector("In file included from c.cc:1:\n/usr/lib/gcc/avx512fintrin.h:1:1: error: inlining failed in call to "
-                            "\xE2\x80\x98" "always_inline\xE2\x80\x99 \xE2\x80\x98" "__m512 _mm512_add_ps(__m512, __m512)\xE2\x80\x99: "
+  EXPECT_EQ(derive_detector("In file included from c.cc:1:\n/usr/lib/gcc/avx512fintrin.h:1:1: "
+                            "error: inlining failed in call to "
+                            "\xE2\x80\x98"
+                            "always_inline\xE2\x80\x99 \xE2\x80\x98"
+                            "__m512 _mm512_add_ps(__m512, __m512)\xE2\x80\x99: "
                             "target specific option mismatch\n"),
             "\\b_mm512_add_ps\\b");
-  EXPECT_EQ(derive_detector("c.cc:3:5: error: always_inline function '_mm512_add_ps' requires target feature "
-                            "'avx512f', but would be inlined into function 'f'\n"),
+  EXPECT_EQ(derive_detector(
+                "c.cc:3:5: error: always_inline function '_mm512_add_ps' requires target feature "
+                "'avx512f', but would be inlined into function 'f'\n"),
             "\\b_mm512_add_ps\\b");
-  EXPECT_EQ(derive_detector("c.cc:4:3: error: '__builtin_ia32_addps' was not declared in this scope\n"),
-            "\\b__builtin_ia32_addps\\b");
+  EXPECT_EQ(
+      derive_detector("c.cc:4:3: error: '__builtin_ia32_addps' was not declared in this scope\n"),
+      "\\b__builtin_ia32_addps\\b");
   EXPECT_EQ(derive_detector("c.cc:4:3: error: use of undeclared identifier '_mm_frobnicate'\n"),
             "\\b_mm_frobnicate\\b");
   // The candidate's own names and other errors say nothing about the toolchain.
-  EXPECT_EQ(derive_detector("c.cc:4:3: error: 'my_helper' was not declared in this scope\n"), std::nullopt);
+  EXPECT_EQ(derive_detector("c.cc:4:3: error: 'my_helper' was not declared in this scope\n"),
+            std::nullopt);
   EXPECT_EQ(derive_detector("c.cc:4:3: error: redefinition of 'x'\n"), std::nullopt);
   EXPECT_EQ(derive_detector("c.cc:4:3: warning: unused variable\n"), std::nullopt);
 }
 
 TEST(RuleDetectorTest, MatchesNameTheLineAndIgnoreComments) {
-  const std::string src = "// _mm512_add_ps is not here\nint f() {\n  return _mm512_add_ps(a, b);\n}\n";
+  const std::string src =
+      "// _mm512_add_ps is not here\nint f() {\n  return _mm512_add_ps(a, b);\n}\n";
   auto m = detector_match("\\b_mm512_add_ps\\b", src);
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->line, 3);

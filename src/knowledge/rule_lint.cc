@@ -19,7 +19,8 @@ bool holds_for(const Rule& rule, const std::string& toolchain) {
 }  // namespace
 
 loop::LintHook rule_lint(store::Workspace& ws, std::string toolchain) {
-  return [&ws, toolchain = std::move(toolchain)](const std::string& source) -> std::optional<std::string> {
+  return [&ws, toolchain =
+                   std::move(toolchain)](const std::string& source) -> std::optional<std::string> {
     for (const Rule& rule : list_rules(ws)) {
       if (!rule.detector || !holds_for(rule, toolchain)) continue;
       if (auto m = detector_match(*rule.detector, source)) {

@@ -25,9 +25,11 @@ TEST(RuleLintTest, RejectsWhatALearnedRuleDetectsUnderItsToolchainOnly) {
   auto lint = rule_lint(f.ws(), "tc-a");
   const auto why = lint("// uses threads\n#include <omp.h>\nvoid f();\n");
   ASSERT_TRUE(why.has_value());
-  EXPECT_EQ(*why, fmt::format("rule {}: the compiler rejects: fatal error: omp.h: No such file or directory "
-                              "(detector /{}/ matches line 2: `#include <omp.h>`)",
-                              rec->rule.id, *rec->rule.detector));
+  EXPECT_EQ(
+      *why,
+      fmt::format("rule {}: the compiler rejects: fatal error: omp.h: No such file or directory "
+                  "(detector /{}/ matches line 2: `#include <omp.h>`)",
+                  rec->rule.id, *rec->rule.detector));
   EXPECT_FALSE(lint("// #include <omp.h> is not available\n#include <thread>\n").has_value());
 
   // Not seen under tc-b: does not apply there; retired under tc-a: no longer applies.
@@ -39,14 +41,18 @@ TEST(RuleLintTest, RejectsWhatALearnedRuleDetectsUnderItsToolchainOnly) {
 }
 
 std::string mismatch(const std::string& intrinsic) {
-  return "/usr/lib/gcc/x86_64-linux-gnu/12/include/avx512fintrin.h:1:1: error: inlining failed in call to "
-         "'always_inline' '__m512 " + intrinsic + "(__m512, __m512)': target specific option mismatch\n";
+  return "/usr/lib/gcc/x86_64-linux-gnu/12/include/avx512fintrin.h:1:1: error: inlining failed in "
+         "call to "
+         "'always_inline' '__m512 " +
+         intrinsic + "(__m512, __m512)': target specific option mismatch\n";
 }
 
 TEST(RuleLintTest, OneSignatureGrowsOneAlternativePerIntrinsic) {
   search::TreeFixture f;
-  auto first = record_build_failure(f.ws(), "qkv", 1, "auto a = _mm512_add_ps(x, y);\n", mismatch("_mm512_add_ps"), "tc");
-  auto second = record_build_failure(f.ws(), "qkv", 2, "auto m = _mm512_mul_ps(x, y);\n", mismatch("_mm512_mul_ps"), "tc");
+  auto first = record_build_failure(f.ws(), "qkv", 1, "auto a = _mm512_add_ps(x, y);\n",
+                                    mismatch("_mm512_add_ps"), "tc");
+  auto second = record_build_failure(f.ws(), "qkv", 2, "auto m = _mm512_mul_ps(x, y);\n",
+                                     mismatch("_mm512_mul_ps"), "tc");
   ASSERT_TRUE(first.ok() && second.ok());
   EXPECT_FALSE(second->created);  // the names are abstracted: one signature
   EXPECT_EQ(second->rule.detector, "\\b_mm512_add_ps\\b|\\b_mm512_mul_ps\\b");
@@ -55,14 +61,17 @@ TEST(RuleLintTest, OneSignatureGrowsOneAlternativePerIntrinsic) {
   EXPECT_TRUE(lint("v = _mm512_mul_ps(a, b);\n").has_value());
   EXPECT_FALSE(lint("v = _mm256_add_ps(a, b);\n").has_value());
   // Recording a failure the detector already covers does not grow it.
-  ASSERT_TRUE(record_build_failure(f.ws(), "qkv", 3, "auto b = _mm512_add_ps(x, x);\n", mismatch("_mm512_add_ps"), "tc").ok());
+  ASSERT_TRUE(record_build_failure(f.ws(), "qkv", 3, "auto b = _mm512_add_ps(x, x);\n",
+                                   mismatch("_mm512_add_ps"), "tc")
+                  .ok());
   EXPECT_EQ(list_rules(f.ws()).front().detector, second->rule.detector);
 }
 
 TEST(RuleLintTest, DetectorsSetByHandAreCheckedAgainstTheRepro) {
   search::TreeFixture f;
-  auto rec = record_build_failure(f.ws(), "qkv", 1, "int f() { return missing_thing(); }\n",
-                                  "c.cc:1:18: error: 'missing_thing' was not declared in this scope\n", "tc");
+  auto rec = record_build_failure(
+      f.ws(), "qkv", 1, "int f() { return missing_thing(); }\n",
+      "c.cc:1:18: error: 'missing_thing' was not declared in this scope\n", "tc");
   ASSERT_TRUE(rec.ok());
   EXPECT_FALSE(rec->rule.detector.has_value());  // a name of the candidate's own
   auto wrong = set_rule_detector(f.ws(), rec->rule.id, "\\bother_thing\\b");

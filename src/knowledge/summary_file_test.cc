@@ -22,7 +22,8 @@ TEST(SummaryFileTest, ReadsTextAndNamesThePathOfEveryProblem) {
   ASSERT_FALSE(folder.ok());
   auto binary = read_summary_file(write_test_file(tmp.path(), "b.md", std::string("a\0b", 3)));
   ASSERT_FALSE(binary.ok());
-  EXPECT_NE(binary.error().message.find("b.md is not text: binary (NUL byte at offset 1)"), std::string::npos)
+  EXPECT_NE(binary.error().message.find("b.md is not text: binary (NUL byte at offset 1)"),
+            std::string::npos)
       << binary.error().message;
 }
 

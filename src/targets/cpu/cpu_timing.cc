@@ -18,17 +18,18 @@ std::unique_ptr<TimedKernel> TimedKernel::start(const KernelContract& kernel,
     inputs->inout.emplace_back(r, std::vector<std::byte>(b.begin(), b.end()));
   }
   std::unique_ptr<TimedKernel> timed(new TimedKernel(kernel, std::move(inputs)));
-  timed->process_ = KernelProcess::start(kernel, shared_object, timed->inputs_->buffers, limits, failure);
+  timed->process_ =
+      KernelProcess::start(kernel, shared_object, timed->inputs_->buffers, limits, failure);
   if (!timed->process_) return nullptr;
   return timed;
 }
 
-std::unique_ptr<TimedKernel> TimedKernel::start_sharing_inputs(const TimedKernel& other,
-                                                               const std::filesystem::path& shared_object,
-                                                               const ProcessLimits& limits,
-                                                               CallResult* failure) {
+std::unique_ptr<TimedKernel> TimedKernel::start_sharing_inputs(
+    const TimedKernel& other, const std::filesystem::path& shared_object,
+    const ProcessLimits& limits, CallResult* failure) {
   std::unique_ptr<TimedKernel> timed(new TimedKernel(other.kernel_, other.inputs_));
-  timed->process_ = KernelProcess::start(other.kernel_, shared_object, timed->inputs_->buffers, limits, failure);
+  timed->process_ =
+      KernelProcess::start(other.kernel_, shared_object, timed->inputs_->buffers, limits, failure);
   if (!timed->process_) return nullptr;
   return timed;
 }
@@ -40,8 +41,9 @@ CallResult TimedKernel::reading() {
   return process_->call(true);
 }
 
-TimingResult time_candidate(const KernelContract& kernel, const std::filesystem::path& shared_object,
-                            int readings, const ProcessLimits& limits, uint64_t seed) {
+TimingResult time_candidate(const KernelContract& kernel,
+                            const std::filesystem::path& shared_object, int readings,
+                            const ProcessLimits& limits, uint64_t seed) {
   TimingResult result;
   auto timed = TimedKernel::start(kernel, shared_object, limits, seed, &result.failure);
   if (!timed) return result;

@@ -25,10 +25,9 @@ class TimedKernel {
   // timed on equal terms: no difference in page placement between them). Readings of the two
   // must not overlap; the inputs are shared, so `shared_object` must be one that passed the
   // check (it does not write its inputs).
-  static std::unique_ptr<TimedKernel> start_sharing_inputs(const TimedKernel& other,
-                                                           const std::filesystem::path& shared_object,
-                                                           const ProcessLimits& limits,
-                                                           CallResult* failure);
+  static std::unique_ptr<TimedKernel> start_sharing_inputs(
+      const TimedKernel& other, const std::filesystem::path& shared_object,
+      const ProcessLimits& limits, CallResult* failure);
   CallResult reading();
   // The input pages the runner calls the kernel on.
   const SharedBuffers& buffers() const { return inputs_->buffers; }
@@ -47,15 +46,16 @@ class TimedKernel {
 };
 
 struct TimingResult {
-  CallResult failure;            // !failure.ok(): the run failed and seconds is incomplete
-  std::vector<double> seconds;   // one per reading
+  CallResult failure;           // !failure.ok(): the run failed and seconds is incomplete
+  std::vector<double> seconds;  // one per reading
   double median_seconds = 0.0;
   double cv = 0.0;
   bool ok() const { return failure.ok(); }
 };
 
 // Two warm-up readings, then `readings` timed ones.
-TimingResult time_candidate(const KernelContract& kernel, const std::filesystem::path& shared_object,
-                            int readings, const ProcessLimits& limits, uint64_t seed = 1);
+TimingResult time_candidate(const KernelContract& kernel,
+                            const std::filesystem::path& shared_object, int readings,
+                            const ProcessLimits& limits, uint64_t seed = 1);
 
 }  // namespace headway::cpu

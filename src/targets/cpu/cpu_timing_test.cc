@@ -14,7 +14,8 @@ TEST(CpuTimingTest, ASecondRunnerSharesTheFirstOnesInputPagesAndOutlivesIt) {
   ASSERT_NE(kernel, nullptr);
   store::TestTempDir tmp;
   const Toolchain tc;
-  const auto built = build_candidate(tc, identify(tc), std::string(kernel->baseline_source()), tmp.path());
+  const auto built =
+      build_candidate(tc, identify(tc), std::string(kernel->baseline_source()), tmp.path());
   ASSERT_EQ(built.status, BuildResult::Status::kBuilt) << built.diagnostics;
 
   CallResult failure;
