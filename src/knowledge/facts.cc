@@ -9,7 +9,9 @@
 
 #include "store/transaction.h"
 #include "targets/cpu/bandwidth.h"
+#include "targets/cpu/cache_latency.h"
 #include "targets/cpu/decode_ceiling.h"
+#include "targets/cpu/fma_throughput.h"
 
 namespace headway::knowledge {
 
@@ -64,6 +66,9 @@ double timer_overhead_ns(int samples) {
 }  // namespace
 
 std::string read_bandwidth_at(int threads) { return fmt::format("read_bandwidth.threads_{}", threads); }
+std::string fma_throughput_at(int threads) { return fmt::format("fma_throughput.threads_{}", threads); }
+std::string cache_size_name(int level) { return level == 1 ? kCacheL1d : fmt::format("cache.l{}", level); }
+std::string cache_latency_name(int level) { return level == 1 ? kLatencyL1d : fmt::format("latency.l{}", level); }
 
 void store_fact(store::Workspace& ws, const Fact& fact) {
   if (fact.name.empty() || fact.toolchain.empty()) {
@@ -126,6 +131,38 @@ std::vector<Fact> measure_cpu_facts(std::string_view toolchain, const CpuMeasure
                    fmt::format("{}; f8e4m3 decode + FMA, best at {} threads", dc_method, dc.f8_threads), ""});
   facts.push_back({kDecodeNvfp4, tc, dc.nvfp4_gbps, "GB/s", spread_at(dc.nvfp4_threads, false),
                    fmt::format("{}; NVFP4 decode + FMA, best at {} threads", dc_method, dc.nvfp4_threads), ""});
+
+  const cpu::CacheLatencySweep sweep = cpu::measure_cache_latency();
+  const cpu::OsCacheSizes os = cpu::os_cache_sizes();
+  const uint64_t os_sizes[] = {os.l1d, os.l2, os.l3};
+  for (size_t i = 0; i < sweep.levels.size(); ++i) {
+    const int level = static_cast<int>(i) + 1;
+    const cpu::CacheLevel& l = sweep.levels[i];
+    const std::string reported = i < 3 && os_sizes[i]
+        ? fmt::format("OS reports {} KiB ({})", os_sizes[i] >> 10, os.source)
+        : std::string("OS reports none");
+    facts.push_back({cache_size_name(level), tc, static_cast<double>(l.bytes >> 10), "KiB", std::nullopt,
+                     fmt::format("step {} of a {}: the largest size on its {:.2f} ns plateau; {}", level,
+                                 sweep.method, l.ns, reported), ""});
+    facts.push_back({cache_latency_name(level), tc, l.ns, "ns", std::nullopt,
+                     fmt::format("median of the plateau up to {} KiB of a {}", l.bytes >> 10, sweep.method), ""});
+  }
+  facts.push_back({kLatencyDram, tc, sweep.memory_ns, "ns", std::nullopt,
+                   fmt::format("at {} MiB of a {}", sweep.curve.back().bytes >> 20, sweep.method), ""});
+
+  const cpu::FmaThroughput fma = cpu::measure_fma_throughput(options.max_threads, readings);
+  const std::string fma_method = fmt::format("median of {} readings; {}", readings, fma.method);
+  double fma_best_cv = 0.0;
+  for (const auto& t : fma.by_threads) {
+    facts.push_back({fma_throughput_at(t.threads), tc, t.gflops, "GFLOP/s", 100.0 * t.cv,
+                     fmt::format("{}; {} threads", fma_method, t.threads), ""});
+    if (t.threads == fma.best_threads) fma_best_cv = 100.0 * t.cv;
+  }
+  facts.push_back({kFmaThroughput, tc, fma.gflops, "GFLOP/s", fma_best_cv,
+                   fmt::format("{}; best median, at {} threads", fma_method, fma.best_threads), ""});
+  facts.push_back({kFmaLatency, tc, fma.latency_ns, "ns", 100.0 * fma.latency_cv,
+                   fmt::format("median of {} readings of one dependent chain of {}-lane FMAs ({}), one thread",
+                               readings, fma.lanes, fma.isa), ""});
 
   constexpr int kTimerSamples = 100001;
   facts.push_back({kTimerOverhead, tc, timer_overhead_ns(kTimerSamples), "ns", std::nullopt,

@@ -5,6 +5,7 @@
 
 #include "loop/cpu_facts.h"
 #include "store/test_temp_dir.h"
+#include "targets/cpu/fma_throughput.h"
 
 namespace headway::knowledge {
 namespace {
@@ -55,7 +56,28 @@ TEST(FactsMeasure, CpuMicrobenchmarksBecomeStoredFacts) {
   EXPECT_LT(value(kNoiseFloor), 100.0);
   EXPECT_EQ(find_fact(ws, kTimerOverhead, "tc")->unit, "ns");
   EXPECT_NE(find_fact(ws, kNoiseFloor, "tc")->method.find("2 repeated"), std::string::npos);
-  EXPECT_EQ(facts.size(), 6u);
+  // The sweep's steps: at least L1 on any real host, with ordered sizes and latencies.
+  EXPECT_GT(value(kCacheL1d), 0.0);
+  EXPECT_EQ(find_fact(ws, kCacheL1d, "tc")->unit, "KiB");
+  EXPECT_NE(find_fact(ws, kCacheL1d, "tc")->method.find("OS reports"), std::string::npos);
+  EXPECT_GT(value(kLatencyL1d), 0.0);
+  EXPECT_GT(value(kLatencyDram), value(kLatencyL1d));
+  size_t levels = 0;
+  for (const auto& f : facts) levels += f.name.rfind("cache.", 0) == 0;
+  for (int level = 2; level <= static_cast<int>(levels); ++level) {
+    EXPECT_GT(value(cache_size_name(level)), value(cache_size_name(level - 1)));
+    EXPECT_TRUE(find_fact(ws, cache_latency_name(level), "tc")) << level;
+  }
+  EXPECT_EQ(cache_size_name(2), kCacheL2);
+  EXPECT_EQ(cache_latency_name(3), kLatencyL3);
+  EXPECT_GT(value(kFmaThroughput), 0.0);
+  EXPECT_DOUBLE_EQ(value(fma_throughput_at(1)), value(kFmaThroughput));  // one thread measured
+  EXPECT_FALSE(find_fact(ws, fma_throughput_at(2), "tc"));
+  EXPECT_EQ(find_fact(ws, kFmaThroughput, "tc")->unit, "GFLOP/s");
+  EXPECT_NE(find_fact(ws, kFmaThroughput, "tc")->method.find(cpu::fma_isa()), std::string::npos);
+  EXPECT_GT(value(kFmaLatency), 0.0);
+  // 6 bandwidth, decode, timer and noise facts; 2 per cache level and DRAM latency; 3 FMA facts.
+  EXPECT_EQ(facts.size(), 6u + 2 * levels + 1 + 3);
 }
 
 TEST(FactsCpuFacts, LoopReadsTheFactsTableOfTheCurrentToolchain) {

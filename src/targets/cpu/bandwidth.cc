@@ -1,6 +1,5 @@
 #include "targets/cpu/bandwidth.h"
 
-#include <barrier>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -8,6 +7,7 @@
 
 #include "common/stats.h"
 #include "targets/cpu/kernel_process.h"
+#include "targets/cpu/parallel_readings.h"
 
 #if defined(__AVX2__)
 #include <immintrin.h>
@@ -48,30 +48,19 @@ uint64_t read_range(const std::byte* p, size_t n) {
 }
 #endif
 
+// Every worker stamps its own start and end (parallel_readings), so a reading spans the earliest
+// start to the latest end; the first reading is a warm-up and is dropped.
 BandwidthAtThreads measure_at(const std::byte* buffer, size_t bytes, int threads, int readings) {
-  std::barrier sync(threads + 1);
   std::vector<uint64_t> sinks(static_cast<size_t>(threads) * 8);
   const size_t share = bytes / static_cast<size_t>(threads) / 128 * 128;
-  std::vector<std::thread> workers;
-  for (int t = 0; t < threads; ++t) {
-    workers.emplace_back([&, t] {
-      for (int pass = 0; pass <= readings; ++pass) {
-        sync.arrive_and_wait();
-        sinks[static_cast<size_t>(t) * 8] += read_range(buffer + static_cast<size_t>(t) * share, share);
-        sync.arrive_and_wait();
-      }
-    });
-  }
+  const std::vector<double> seconds = parallel_readings(threads, readings + 1, {}, [&](int t) {
+    sinks[static_cast<size_t>(t) * 8] += read_range(buffer + static_cast<size_t>(t) * share, share);
+  });
   BandwidthAtThreads result;
   result.threads = threads;
-  for (int pass = 0; pass <= readings; ++pass) {
-    sync.arrive_and_wait();
-    const auto t0 = std::chrono::steady_clock::now();
-    sync.arrive_and_wait();
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (pass > 0) result.gbps.push_back(static_cast<double>(share) * threads / s / 1e9);
+  for (size_t pass = 1; pass < seconds.size(); ++pass) {
+    result.gbps.push_back(static_cast<double>(share) * threads / seconds[pass] / 1e9);
   }
-  for (auto& w : workers) w.join();
   result.median_gbps = median(result.gbps);
   result.cv = coefficient_of_variation(result.gbps);
   return result;

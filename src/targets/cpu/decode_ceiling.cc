@@ -20,6 +20,16 @@
 #define HEADWAY_DECODE_SIMD 0
 #endif
 
+// headway itself may be built at -O2, which leaves the small fixed-count loops of the inner
+// kernels rolled and their accumulator arrays in memory; unroll them explicitly.
+#if defined(__clang__)
+#define HEADWAY_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__)
+#define HEADWAY_UNROLL _Pragma("GCC unroll 16")
+#else
+#define HEADWAY_UNROLL
+#endif
+
 namespace headway::cpu {
 
 namespace {
@@ -68,11 +78,14 @@ void f8_rows(const uint8_t* w, size_t stride, const float* xp, int n, float* out
   constexpr int A = R >= 4 ? 1 : (R == 2 ? 2 : 4);
   const __m256i M = _mm256_set1_epi32(static_cast<int>(0x87F00000u));
   __m256 acc[R][A];
+  HEADWAY_UNROLL
   for (int r = 0; r < R; ++r)
+    HEADWAY_UNROLL
     for (int k = 0; k < A; ++k) acc[r][k] = _mm256_setzero_ps();
   for (int j = 0; j < n; j += 32) {
     const __m256 x0 = _mm256_load_ps(xp + j), x1 = _mm256_load_ps(xp + j + 8);
     const __m256 x2 = _mm256_load_ps(xp + j + 16), x3 = _mm256_load_ps(xp + j + 24);
+    HEADWAY_UNROLL
     for (int r = 0; r < R; ++r) {
       const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + r * stride + j));
       const __m256i t = _mm256_srai_epi16(v, 4);
@@ -87,8 +100,10 @@ void f8_rows(const uint8_t* w, size_t stride, const float* xp, int n, float* out
       acc[r][3 % A] = _mm256_fmadd_ps(f3, x3, acc[r][3 % A]);
     }
   }
+  HEADWAY_UNROLL
   for (int r = 0; r < R; ++r) {
     __m256 s = acc[r][0];
+    HEADWAY_UNROLL
     for (int k = 1; k < A; ++k) s = _mm256_add_ps(s, acc[r][k]);
     out[r] = hsum(s) * kF8OutScale;
   }
@@ -106,18 +121,23 @@ void fp4_rows(const uint8_t* const* codes, const uint8_t* const* scales, const f
                                           -1, -1, -1, 2, -1, -1, -1, 3, -1, -1, -1, 6, -1, -1, -1, 7);
   const __m256 s120 = _mm256_set1_ps(0x1p120f);
   __m256 acc[T];
+  HEADWAY_UNROLL
   for (int t = 0; t < T; ++t) acc[t] = _mm256_setzero_ps();
   for (int j = 0; j < n; j += 128) {
     const float* xv = xp + j;
+    HEADWAY_UNROLL
     for (int t = 0; t < T; ++t) {
       const uint8_t* p = codes[t] + j / 2;
       const __m256 a0 = _mm256_loadu_ps(reinterpret_cast<const float*>(p));
       const __m256 a1 = _mm256_loadu_ps(reinterpret_cast<const float*>(p + 32));
       __m256 bs[C];
+      HEADWAY_UNROLL
       for (int c = 0; c < C; ++c) bs[c] = _mm256_setzero_ps();
       int q = 0;
+      HEADWAY_UNROLL
       for (int hh = 0; hh < 2; ++hh) {
         __m256i v = _mm256_castps_si256(hh == 0 ? _mm256_shuffle_ps(a0, a1, 0x88) : _mm256_shuffle_ps(a0, a1, 0xDD));
+        HEADWAY_UNROLL
         for (int kk = 3; kk >= 0; --kk) {
           const __m256i s = _mm256_srai_epi16(v, 6);
           const __m256 fhi = _mm256_castsi256_ps(_mm256_and_si256(s, M));
@@ -134,10 +154,12 @@ void fp4_rows(const uint8_t* const* codes, const uint8_t* const* scales, const f
       const __m256i sv = _mm256_shuffle_epi8(_mm256_set1_epi64x(sq), spread);
       const __m256 sc = _mm256_mul_ps(_mm256_castsi256_ps(_mm256_and_si256(_mm256_srai_epi32(sv, 4), SM)), s120);
       __m256 sum = bs[0];
+      HEADWAY_UNROLL
       for (int c = 1; c < C; ++c) sum = _mm256_add_ps(sum, bs[c]);
       acc[t] = _mm256_fmadd_ps(sum, sc, acc[t]);
     }
   }
+  HEADWAY_UNROLL
   for (int t = 0; t < T; ++t) out[t] = hsum(acc[t]) * kFp4OutScale;
 }
 constexpr const char* kMethod =
