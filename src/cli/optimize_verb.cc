@@ -46,6 +46,12 @@ int run_optimize(const OptimizeArgs& args) {
   loop::LibraryProposer proposer;
   const bool tty = isatty(STDOUT_FILENO);
   auto on_progress = [tty](const loop::Progress& p) {
+    if (p.kernel.empty()) {
+      // The loop's own events (paused, resumed, ...) get a line of their own, kept on a tty.
+      fmt::print("{}[{:4.0f}s] {}: {}\n", tty ? "\r\033[K" : "", p.elapsed_s, p.stage, p.note);
+      std::fflush(stdout);
+      return;
+    }
     const std::string line = fmt::format("[{:4.0f}s] {:<8} node {:>3} {:<22} {:<18} head {:.3f} ms = {:.2f}x floor",
                                          p.elapsed_s, p.kernel, p.node, p.design.substr(0, 22), p.stage,
                                          p.head_ms, p.head_ms / p.floor_ms);
