@@ -5,7 +5,9 @@
 
 #include "cli/cli_support.h"
 #include "cli/verbs.h"
+#include "common/duration.h"
 #include "knowledge/migration.h"
+#include "loop/optimize_pause.h"
 
 namespace headway::cli {
 
@@ -13,16 +15,77 @@ namespace {
 struct MigrateArgs {
   std::string toolchain;
   std::string workspace;
+  std::string wait = "10m";
+  bool no_remeasure = false;
 };
 
+std::string ms_or_dash(const std::optional<double>& ms) {
+  return ms ? fmt::format("{:.3f}", *ms) : "-";
+}
+
+std::string speedup_or_dash(const std::optional<double>& baseline,
+                            const std::optional<double>& head) {
+  return baseline && head && *head > 0 ? fmt::format("{:.2f}x", *baseline / *head) : "-";
+}
+
+void print_timings(const knowledge::MigrationReport& report) {
+  if (report.timings.empty()) return;
+  fmt::print(
+      "re-measured with the new toolchain (median of {} readings, baseline and head interleaved; "
+      "in parentheses the previous toolchain's figures):\n",
+      report.timings.front().readings);
+  for (const auto& t : report.timings) {
+    if (!t.failure.empty()) {
+      fmt::print("  {:<9} not measured: {}\n", t.kernel, t.failure);
+      continue;
+    }
+    const std::string head_was =
+        t.previous_head_node != 0 && t.previous_head_node != t.head_node
+            ? fmt::format("{}, node {}", ms_or_dash(t.previous_head_ms), t.previous_head_node)
+            : ms_or_dash(t.previous_head_ms);
+    fmt::print("  {:<9} baseline {} ms ({})  head node {} {} ms ({})  speedup {} ({})\n", t.kernel,
+               ms_or_dash(t.baseline_ms), ms_or_dash(t.previous_baseline_ms), t.head_node,
+               ms_or_dash(t.head_ms), head_was, speedup_or_dash(t.baseline_ms, t.head_ms),
+               speedup_or_dash(t.previous_baseline_ms, t.previous_head_ms));
+  }
+}
+
 int run_migrate(const MigrateArgs& args) {
+  const auto wait = parse_duration_seconds(args.wait);
+  if (!wait) {
+    throw UsageError(fmt::format("--wait '{}' does not parse (examples: 30s, 10m)", args.wait));
+  }
   store::Workspace ws = open_workspace_or_throw(args.workspace);
   cpu::Toolchain to;
   to.cxx = args.toolchain;
-  auto report = knowledge::migrate_toolchain(ws, to, {build_cache_dir(), true});
+  // A compiler that cannot be used is refused before any optimizer is paused.
+  const cpu::ToolchainIdentity id = cpu::identify(to);
+  if (!id.found) throw UsageError(fmt::format("cannot use toolchain '{}': {}", to.cxx, id.error));
+
+  // Pause a running `headway optimize` (or keep one from starting) for the whole migration.
+  loop::LockHolder paused;
+  auto pause = loop::WorkspacePause::acquire(
+      ws, "migrate", fmt::format("toolchain migration to {}", to.cxx),
+      std::chrono::duration<double>(*wait), [&paused](const loop::LockHolder& holder) {
+        paused = holder;
+        fmt::print("pausing the running optimize ({}) ...\n",
+                   holder.pid > 0 ? fmt::format("pid {}", holder.pid) : std::string("pid unknown"));
+        std::fflush(stdout);
+      });
+  if (!pause) throw UsageError(pause.error().message);
+  if (pause->waited()) fmt::print("paused it\n");
+
+  knowledge::MigrateOptions options;
+  options.cache_dir = build_cache_dir();
+  options.check_heads = true;
+  options.remeasure = !args.no_remeasure;
+  auto report = knowledge::migrate_toolchain(ws, to, options);
+  pause->release();
+  if (pause->waited()) fmt::print("the optimize (pid {}) resumes\n", paused.pid);
   if (!report) throw UsageError(report.error().message);
   fmt::print("migrated from {}\n          to {}\n", report->from_id, report->to_id);
   for (const auto& n : report->notes) fmt::print("  {}\n", n);
+  print_timings(*report);
   fmt::print("{}\n", report->summary());
   return report->heads_broken > 0 ? 1 : 0;
 }
@@ -30,10 +93,20 @@ int run_migrate(const MigrateArgs& args) {
 
 void add_migrate(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<MigrateArgs>();
-  auto* cmd = app.add_subcommand("migrate", "Move the workspace to a new cpu toolchain: re-check rules and heads");
+  auto* cmd = app.add_subcommand("migrate",
+                                 "Move the workspace to a new cpu toolchain: pause a running "
+                                 "optimize, re-check rules and heads, re-measure baselines and heads");
   cmd->add_option("--toolchain", args->toolchain, "compiler command: clang++, g++-12, or a path")->required();
   cmd->add_option("--workspace", args->workspace,
                   "workspace directory (default: the nearest one up from here)");
+  cmd->add_option(
+      "--wait", args->wait,
+      "how long to wait for a running optimize to pause, e.g. 30s, 10m (default 10m); on "
+      "timeout nothing changes");
+  cmd->add_flag(
+      "--no-remeasure", args->no_remeasure,
+      "skip re-measuring baselines and heads with the new toolchain (quicker; the loop then "
+      "keeps the previous figures)");
   cmd->callback([args, exit_code] { run_verb(exit_code, [&] { return run_migrate(*args); }); });
 }
 

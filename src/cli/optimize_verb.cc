@@ -46,7 +46,7 @@ int run_optimize(const OptimizeArgs& args) {
   store::Workspace ws = open_workspace_or_throw(args.workspace);
   options.toolchain = knowledge::current_cpu_toolchain(ws);  // `headway migrate` may have moved it
   // Legality rules: learned from every screening failure, applied by the lint stage.
-  options.lint = knowledge::rule_lint(ws, knowledge::current_cpu_toolchain_id(ws));
+  options.lint = knowledge::rule_lint_following_workspace(ws);
   options.on_screen_failure = [&ws](const std::string& kernel, int64_t) {
     if (auto mined = knowledge::mine_rules_from_tree(ws, kernel); !mined) {
       fmt::print(stderr, "warning: cannot learn rules from {}'s failures: {}\n", kernel, mined.error().message);
@@ -55,6 +55,12 @@ int run_optimize(const OptimizeArgs& args) {
   loop::LibraryProposer proposer;
   const bool tty = isatty(STDOUT_FILENO);
   auto on_progress = [tty](const loop::Progress& p) {
+    if (p.kernel.empty()) {
+      // The loop's own events (paused, resumed, ...) get a line of their own, kept on a tty.
+      fmt::print("{}[{:4.0f}s] {}: {}\n", tty ? "\r\033[K" : "", p.elapsed_s, p.stage, p.note);
+      std::fflush(stdout);
+      return;
+    }
     const std::string line = fmt::format("[{:4.0f}s] {:<8} node {:>3} {:<22} {:<18} head {:.3f} ms = {:.2f}x floor",
                                          p.elapsed_s, p.kernel, p.node, p.design.substr(0, 22), p.stage,
                                          p.head_ms, p.head_ms / p.floor_ms);

@@ -5,6 +5,8 @@
 
 #include "cli/cli_support.h"
 #include "cli/verbs.h"
+#include "knowledge/facts.h"
+#include "knowledge/kernel_timings.h"
 #include "loop/cpu_facts.h"
 #include "loop/optimizer.h"
 #include "search/decision_log.h"
@@ -22,6 +24,11 @@ int run_status(const StatusArgs& args) {
   store::Workspace ws = open_workspace_or_throw(args.workspace);
   nlohmann::json out = {{"kernels", nlohmann::json::array()}};
   const auto facts = loop::load_cpu_facts(ws);
+  // Figures a toolchain migration re-measured under the current toolchain replace the recorded
+  // ones (which may come from an earlier toolchain); the old ones stay in the workspace.
+  const std::string toolchain = knowledge::current_cpu_toolchain_id(ws);
+  out["toolchain"] = toolchain;
+  bool any_remeasured = false;
   double log_sum = 0.0;
   int counted = 0;
   for (const auto& record : search::DesignTree::kernels(ws)) {
@@ -30,8 +37,14 @@ int run_status(const StatusArgs& args) {
     search::DecisionLog log(tree.value());
     const auto head = tree.value().head();
     const auto head_node = tree.value().node(head.node_id);
-    const double baseline = record.baseline_ms.value_or(NAN);
-    const double head_ms = head.median_ms.value_or(baseline);
+    const double baseline =
+        knowledge::current_baseline_ms(ws, tree.value(), toolchain).value_or(NAN);
+    const double head_ms =
+        knowledge::current_head_ms(ws, tree.value(), toolchain).value_or(baseline);
+    const bool remeasured =
+        knowledge::latest_kernel_timing(ws, record.name, toolchain, knowledge::kBaselineRole)
+            .has_value();
+    any_remeasured |= remeasured;
     const double floor = record.floor_ms.value_or(NAN);
     nlohmann::json nodes = nlohmann::json::object();
     for (const auto& [status, count] : tree.value().count_by_status()) {
@@ -46,22 +59,24 @@ int run_status(const StatusArgs& args) {
       log_sum += std::log(speedup);
       ++counted;
     }
-    out["kernels"].push_back({{"name", record.name},
-                              {"target", record.target},
-                              {"baseline_ms", baseline},
-                              {"head_ms", head_ms},
-                              {"head_node", head.node_id},
-                              {"head_design", head_node ? head_node->design : ""},
-                              {"head_params", head_node ? head_node->params : nlohmann::json::object()},
-                              {"heads", tree.value().head_history().size()},
-                              {"speedup", speedup},
-                              {"floor_ms", floor},
-                              {"ratio_to_floor", head_ms / floor},
-                              {"decode_floor_ms", decode_ms},
-                              {"ratio_to_decode_ceiling", head_ms / decode_ms},
-                              {"nodes", nodes},
-                              {"tests", tests},
-                              {"device_seconds", loop::device_seconds(ws, record.name)}});
+    out["kernels"].push_back(
+        {{"name", record.name},
+         {"target", record.target},
+         {"baseline_ms", baseline},
+         {"head_ms", head_ms},
+         {"remeasured", remeasured},
+         {"head_node", head.node_id},
+         {"head_design", head_node ? head_node->design : ""},
+         {"head_params", head_node ? head_node->params : nlohmann::json::object()},
+         {"heads", tree.value().head_history().size()},
+         {"speedup", speedup},
+         {"floor_ms", floor},
+         {"ratio_to_floor", head_ms / floor},
+         {"decode_floor_ms", decode_ms},
+         {"ratio_to_decode_ceiling", head_ms / decode_ms},
+         {"nodes", nodes},
+         {"tests", tests},
+         {"device_seconds", loop::device_seconds(ws, record.name)}});
   }
   out["geomean_speedup"] = counted ? std::exp(log_sum / counted) : NAN;
   if (args.json) {
@@ -77,17 +92,24 @@ int run_status(const StatusArgs& args) {
   for (const auto& k : out["kernels"]) {
     int nodes = 0;
     for (const auto& [s, c] : k["nodes"].items()) nodes += c.get<int>();
-    fmt::print("{:<9} {:>11.3f} {:>9.3f} {:>7.2f}x {:>9.3f} {:>7.2f}x {:>10.3f} {:>8.2f}x {:>6} {:>9.1f}  {} {}\n",
-               k["name"].get<std::string>(), k["baseline_ms"].get<double>(), k["head_ms"].get<double>(),
-               k["speedup"].get<double>(), k["floor_ms"].get<double>(), k["ratio_to_floor"].get<double>(),
-               k["decode_floor_ms"].get<double>(), k["ratio_to_decode_ceiling"].get<double>(), nodes,
-               k["device_seconds"].get<double>(), k["head_design"].get<std::string>(), k["head_params"].dump());
+    fmt::print(
+        "{:<9} {:>11.3f} {:>9.3f} {:>7.2f}x {:>9.3f} {:>7.2f}x {:>10.3f} {:>8.2f}x {:>6} {:>9.1f}  "
+        "{} {}\n",
+        k["name"].get<std::string>() + (k["remeasured"].get<bool>() ? "*" : ""),
+        k["baseline_ms"].get<double>(), k["head_ms"].get<double>(), k["speedup"].get<double>(),
+        k["floor_ms"].get<double>(), k["ratio_to_floor"].get<double>(),
+        k["decode_floor_ms"].get<double>(), k["ratio_to_decode_ceiling"].get<double>(), nodes,
+        k["device_seconds"].get<double>(), k["head_design"].get<std::string>(),
+        k["head_params"].dump());
     std::string statuses, outcomes;
     for (const auto& [s, c] : k["nodes"].items()) statuses += fmt::format(" {}={}", s, c.get<int>());
     for (const auto& [o, c] : k["tests"].items()) outcomes += fmt::format(" {}={}", o, c.get<int>());
     fmt::print("          nodes:{}\n          tests:{}\n", statuses, outcomes);
   }
   fmt::print("geomean speedup over the baselines: {:.3f}x\n", out["geomean_speedup"].get<double>());
+  if (any_remeasured) {
+    fmt::print("figures of re-measured kernels (*) are the current toolchain's: {}\n", toolchain);
+  }
   return 0;
 }
 }  // namespace

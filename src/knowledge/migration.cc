@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <map>
+
 #include "kernels/contract.h"
 #include "knowledge/facts.h"
+#include "knowledge/kernel_timings.h"
 #include "knowledge/rules.h"
 #include "search/design_tree.h"
 #include "store/transaction.h"
@@ -54,6 +57,19 @@ store::Result<MigrationReport> migrate_toolchain(store::Workspace& ws, const cpu
   MigrationReport report;
   report.from_id = current_cpu_toolchain_id(ws);
   report.to_id = id.id;
+
+  // The figures before the migration, to print next to the new ones.
+  struct Before {
+    std::optional<double> baseline_ms, head_ms;
+    int64_t head_node = 0;
+  };
+  std::map<std::string, Before> previous;
+  for (const search::KernelRecord& k : search::DesignTree::kernels(ws)) {
+    auto tree = search::DesignTree::open(ws, k.name);
+    if (!tree) continue;
+    previous[k.name] = {current_baseline_ms(ws, *tree, report.from_id),
+                        current_head_ms(ws, *tree, report.from_id), tree->head().node_id};
+  }
 
   for (const Rule& rule : list_rules(ws)) {
     ++report.rules;
@@ -139,6 +155,34 @@ store::Result<MigrationReport> migrate_toolchain(store::Workspace& ws, const cpu
         report.notes.push_back(fmt::format("{}: no head in its history builds and passes with {} ({})",
                                            k.name, id.version, head_why));
       }
+    }
+  }
+
+  if (options.remeasure) {
+    for (const search::KernelRecord& k : search::DesignTree::kernels(ws)) {
+      auto tree = search::DesignTree::open(ws, k.name);
+      if (!tree) continue;
+      MigrationReport::Timings t;
+      t.kernel = k.name;
+      t.readings = options.readings;
+      if (auto it = previous.find(k.name); it != previous.end()) {
+        t.previous_baseline_ms = it->second.baseline_ms;
+        t.previous_head_ms = it->second.head_ms;
+        t.previous_head_node = it->second.head_node;
+      }
+      t.baseline_node = tree->root().id;
+      t.head_node = tree->head().node_id;
+      const KernelContract* contract = find_kernel(k.name);
+      if (!contract) {
+        t.failure = "unknown to this headway: cannot be timed";
+      } else {
+        const Remeasured r =
+            remeasure_baseline_and_head(ws, *tree, *contract, to, id, cache, options.readings);
+        t.failure = r.failure;
+        if (r.baseline) t.baseline_ms = r.baseline->median_ms;
+        if (r.head) t.head_ms = r.head->median_ms;
+      }
+      report.timings.push_back(std::move(t));
     }
   }
 

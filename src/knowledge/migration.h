@@ -9,9 +9,16 @@
 // the previous toolchain's stay. Heads: a head that builds and passes the correctness check is
 // kept; otherwise the newest earlier head in the history that does is made head again
 // (DesignTree::set_head, reason naming the migration); when none does, the head stays and the
-// kernel is reported broken. Finally meta cpu.toolchain (the compiler) and cpu.toolchain_id are
-// set to the new toolchain.
+// kernel is reported broken. Then every kernel's baseline and (possibly fallen-back) head are
+// re-measured with the new toolchain, side by side in one session (kernel_timings.h), and stored
+// under the new toolchain's id next to the previous toolchain's figures, which stay. Finally meta
+// cpu.toolchain (the compiler) and cpu.toolchain_id are set to the new toolchain.
+//
+// Requires that no optimizer works on the workspace meanwhile: the caller holds the workspace's
+// optimize pause (loop/optimize_pause.h), as `headway migrate` does.
+#include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +36,18 @@ struct MigrationReport {
   int heads_kept = 0, heads_fell_back = 0, heads_broken = 0;
   std::vector<std::string> notes;  // one line per fallback, rewrite, retirement or broken head
 
+  // One per kernel when re-measuring: the new toolchain's figures and the previous ones (the
+  // previous toolchain's newest timings when it has some, else the kernel record's baseline and
+  // the head history's figure of the head before the migration).
+  struct Timings {
+    std::string kernel;
+    int64_t baseline_node = 0, head_node = 0, previous_head_node = 0;
+    std::optional<double> baseline_ms, head_ms;  // new toolchain; nullopt when not measured
+    std::optional<double> previous_baseline_ms, previous_head_ms;
+    int readings = 0;
+    std::string failure;  // why there are no new figures
+  };
+  std::vector<Timings> timings;
   // "N rules: a re-verified, b rewritten, c retired, d carried over unverified; heads: x kept,
   // y fell back" (and ", z broken" when any).
   std::string summary() const;
@@ -37,6 +56,8 @@ struct MigrationReport {
 struct MigrateOptions {
   std::filesystem::path cache_dir;  // where builds go; empty: <workspace>/.headway/builds
   bool check_heads = true;
+  bool remeasure = true;  // re-measure baselines and heads (needs check_heads' fallbacks first)
+  int readings = 11;      // timed readings of each when re-measuring
 };
 
 // Migrates ws to `to` as described above. An error, changing nothing, when the compiler cannot

@@ -5,6 +5,7 @@
 
 #include "kernels/contract.h"
 #include "knowledge/facts.h"
+#include "knowledge/kernel_timings.h"
 #include "knowledge/rules.h"
 #include "search/design_tree.h"
 #include "store/test_temp_dir.h"
@@ -113,6 +114,26 @@ TEST_F(MigrationFixture, GccToClangReverifiesRewritesRetiresAndFallsBack) {
 
   EXPECT_EQ(tree_->head().node_id, tree_->root().id);  // fell back to the baseline
   EXPECT_EQ(tree_->head_history().size(), 3u);
+
+  // Re-measured with clang++: the fallen-back head is the baseline, timed once for both roles;
+  // the previous figures are the head history's (no g++ timings were stored).
+  ASSERT_EQ(report->timings.size(), 1u);
+  const auto& t = report->timings[0];
+  EXPECT_EQ(t.kernel, "qkv");
+  EXPECT_TRUE(t.failure.empty()) << t.failure;
+  ASSERT_TRUE(t.baseline_ms && t.head_ms);
+  EXPECT_GT(*t.baseline_ms, 0.0);
+  EXPECT_EQ(*t.head_ms, *t.baseline_ms);
+  EXPECT_EQ(t.head_node, tree_->root().id);
+  EXPECT_EQ(t.previous_head_node, gcc_only.id);
+  EXPECT_EQ(t.previous_head_ms, 1.0);
+  EXPECT_FALSE(t.previous_baseline_ms);
+  const auto stored = latest_kernel_timing(*ws_, "qkv", report->to_id, kHeadRole);
+  ASSERT_TRUE(stored);
+  EXPECT_EQ(stored->median_ms, *t.head_ms);
+  EXPECT_EQ(stored->readings, 11);
+  EXPECT_EQ(current_head_ms(*ws_, *tree_, report->to_id), *t.head_ms);
+  EXPECT_FALSE(latest_kernel_timing(*ws_, "qkv", gcc_id_.id, kHeadRole));
   EXPECT_EQ(ws_->meta("cpu.toolchain"), "clang++");
   EXPECT_EQ(current_cpu_toolchain_id(*ws_), report->to_id);
 }

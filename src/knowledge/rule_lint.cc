@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <memory>
+
+#include "knowledge/facts.h"
 #include "knowledge/rule_detector.h"
 #include "knowledge/rules.h"
 
@@ -16,19 +19,36 @@ bool holds_for(const Rule& rule, const std::string& toolchain) {
   return false;
 }
 
+std::optional<std::string> first_detected(store::Workspace& ws, const std::string& toolchain,
+                                          const std::string& source) {
+  for (const Rule& rule : list_rules(ws)) {
+    if (!rule.detector || !holds_for(rule, toolchain)) continue;
+    if (auto m = detector_match(*rule.detector, source)) {
+      return fmt::format("rule {}: {} (detector /{}/ matches line {}: `{}`)", rule.id, rule.text,
+                         *rule.detector, m->line, m->text);
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
+loop::LintHook rule_lint_following_workspace(store::Workspace& ws) {
+  struct Current {
+    std::string cxx;
+    std::string id;
+  };
+  auto current = std::make_shared<Current>();
+  return [&ws, current](const std::string& source) -> std::optional<std::string> {
+    const std::string cxx = current_cpu_toolchain(ws).cxx;
+    if (current->id.empty() || cxx != current->cxx) *current = {cxx, current_cpu_toolchain_id(ws)};
+    return first_detected(ws, current->id, source);
+  };
+}
+
 loop::LintHook rule_lint(store::Workspace& ws, std::string toolchain) {
-  return [&ws, toolchain =
-                   std::move(toolchain)](const std::string& source) -> std::optional<std::string> {
-    for (const Rule& rule : list_rules(ws)) {
-      if (!rule.detector || !holds_for(rule, toolchain)) continue;
-      if (auto m = detector_match(*rule.detector, source)) {
-        return fmt::format("rule {}: {} (detector /{}/ matches line {}: `{}`)", rule.id, rule.text,
-                           *rule.detector, m->line, m->text);
-      }
-    }
-    return std::nullopt;
+  return [&ws, toolchain = std::move(toolchain)](const std::string& source) {
+    return first_detected(ws, toolchain, source);
   };
 }
 

@@ -16,5 +16,8 @@ namespace headway::knowledge {
 // Rules are read on every call, so a rule learned while the loop runs applies to the next
 // candidate. ws must outlive the hook.
 loop::LintHook rule_lint(store::Workspace& ws, std::string toolchain);
+// The same for whatever toolchain is the workspace's current one at each call (meta
+// cpu.toolchain, which `headway migrate` changes while a paused optimizer waits).
+loop::LintHook rule_lint_following_workspace(store::Workspace& ws);
 
 }  // namespace headway::knowledge

@@ -7,7 +7,10 @@
 #include <set>
 #include <stdexcept>
 
+#include "knowledge/facts.h"
+#include "knowledge/kernel_timings.h"
 #include "loop/cpu_facts.h"
+#include "loop/optimize_pause.h"
 #include "measure/betting_rule.h"
 #include "measure/calibration.h"
 #include "measure/effect_estimate.h"
@@ -70,16 +73,31 @@ class Loop {
  public:
   Loop(store::Workspace& ws, Proposer& proposer, const OptimizeOptions& options,
        const std::function<void(const Progress&)>& on_progress)
-      : ws_(ws), proposer_(proposer), options_(options), on_progress_(on_progress),
-        identity_(cpu::identify(options.toolchain)), cache_(ws.root() / ".headway" / "builds"),
-        start_(Clock::now()) {
+      : ws_(ws),
+        proposer_(proposer),
+        options_(options),
+        on_progress_(on_progress),
+        toolchain_(options.toolchain),
+        identity_(cpu::identify(toolchain_)),
+        workspace_cxx_(knowledge::current_cpu_toolchain(ws).cxx),
+        cache_(ws.root() / ".headway" / "builds"),
+        start_(Clock::now()),
+        gate_(ws, [this](const OptimizerGate::Event& e) { on_gate(e); }) {
     if (!identity_.found) throw std::runtime_error(identity_.error);
   }
 
   OptimizeSummary run() {
+    // The workspace's optimize lock is held from here to the end, except while paused.
+    if (auto waited = gate_.enter()) resume(*waited);
+    if (auto waited = gate_.pause_if_requested()) resume(*waited);
     for (const auto& name : options_.kernels) setup(name);
     std::set<std::string> exhausted;
-    while (!budget_spent()) {
+    for (;;) {
+      if (auto waited = gate_.pause_if_requested()) {
+        resume(*waited);
+        exhausted.clear();  // a head may have fallen back: there may be new things to try
+      }
+      if (budget_spent()) break;
       const std::string* next = nullptr;
       double worst = -1e300;
       for (const auto& name : options_.kernels) {
@@ -99,8 +117,61 @@ class Loop {
   }
 
  private:
-  bool budget_spent() const { return Clock::now() - start_ >= options_.budget; }
-  double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+  // Time spent paused does not count: neither against the budget nor in the elapsed time shown.
+  bool budget_spent() const { return Clock::now() - start_ - paused_ >= options_.budget; }
+  double elapsed() const {
+    return std::chrono::duration<double>(Clock::now() - start_ - paused_).count();
+  }
+
+  // After a pause: another process (a toolchain migration) may have changed the workspace's
+  // toolchain and the heads. Trees are reopened and the workspace's toolchain is adopted when it
+  // changed since this run began.
+  void resume(double paused_seconds) {
+    paused_ +=
+        std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(paused_seconds));
+    trees_.clear();
+    const cpu::Toolchain now = knowledge::current_cpu_toolchain(ws_);
+    std::string note =
+        fmt::format("after {:.1f} s paused; toolchain {}", paused_seconds, identity_.version);
+    if (now.cxx != workspace_cxx_) {
+      const cpu::ToolchainIdentity id = cpu::identify(now);
+      if (!id.found) {
+        throw std::runtime_error(
+            fmt::format("the workspace's new toolchain '{}': {}", now.cxx, id.error));
+      }
+      note = fmt::format("after {:.1f} s paused; toolchain now {} ({}, was {})", paused_seconds,
+                         now.cxx, id.version, identity_.version);
+      toolchain_ = now;
+      identity_ = id;
+      workspace_cxx_ = now.cxx;
+    }
+    event("resumed", note);
+  }
+
+  void on_gate(const OptimizerGate::Event& e) {
+    switch (e.kind) {
+      case OptimizerGate::Event::Kind::kPaused:
+        event("paused", fmt::format("by pid {}: {}", e.request.pid, e.request.reason));
+        break;
+      case OptimizerGate::Event::Kind::kResumed:
+        break;  // resume() reports it, with the toolchain
+      case OptimizerGate::Event::Kind::kStaleCleared:
+        event("stale pause",
+              fmt::format("cleared the pause request of pid {}, which is not running ({})",
+                          e.request.pid, e.request.reason));
+        break;
+    }
+  }
+
+  // A progress line about the loop itself rather than a kernel.
+  void event(const std::string& stage, const std::string& note) {
+    if (!on_progress_) return;
+    Progress p;
+    p.stage = stage;
+    p.note = note;
+    p.elapsed_s = elapsed();
+    on_progress_(p);
+  }
 
   DesignTree& tree(const std::string& name) {
     auto it = trees_.find(name);
@@ -108,11 +179,14 @@ class Loop {
     return it->second;
   }
   double floor_ms(const std::string& name) { return tree(name).record().floor_ms.value_or(1.0); }
-  double head_ms(const std::string& name) { return tree(name).head().median_ms.value_or(floor_ms(name)); }
+  // The head's time under the current toolchain (re-measured by a migration) when known.
+  double head_ms(const std::string& name) {
+    return knowledge::current_head_ms(ws_, tree(name), identity_.id).value_or(floor_ms(name));
+  }
 
   void progress(const std::string& kernel, int64_t node, const std::string& design, const std::string& stage) {
     if (!on_progress_) return;
-    on_progress_({kernel, node, design, stage, head_ms(kernel), floor_ms(kernel), elapsed()});
+    on_progress_({kernel, node, design, stage, "", head_ms(kernel), floor_ms(kernel), elapsed()});
   }
 
   // Registers the kernel with its floor and timed baseline, once per workspace.
@@ -124,7 +198,7 @@ class Loop {
     if (!known) {
       const double floor = load_or_measure_cpu_facts(ws_).memory_floor_ms(*kernel);
       const std::string source(kernel->baseline_source());
-      const auto built = cpu::build_candidate(options_.toolchain, identity_, source, cache_);
+      const auto built = cpu::build_candidate(toolchain_, identity_, source, cache_);
       if (built.status != cpu::BuildResult::Status::kBuilt) {
         throw std::runtime_error(fmt::format("the {} baseline does not build: {}", name, built.diagnostics));
       }
@@ -140,7 +214,7 @@ class Loop {
   }
 
   std::filesystem::path object_of(const KernelContract& kernel, const std::string& source) {
-    const auto built = cpu::build_candidate(options_.toolchain, identity_, source, cache_);
+    const auto built = cpu::build_candidate(toolchain_, identity_, source, cache_);
     if (built.status != cpu::BuildResult::Status::kBuilt) {
       throw std::runtime_error(fmt::format("{}: a source that built before no longer builds: {}", kernel.name(), built.diagnostics));
     }
@@ -193,10 +267,12 @@ class Loop {
     };
     std::vector<Survivor> survivors;
     for (const auto& n : pending) {
-      if (budget_spent()) return true;
+      // A pause request ends the round: the rest stay proposed and come first next round.
+      if (budget_spent() || gate_.pause_requested()) return true;
       progress(name, n.id, n.design, "screen");
       const auto source = t.source(n.id);
-      const ScreenResult s = screen_candidate(kernel, source.value_or(""), options_.toolchain, identity_, cache_, options_.lint);
+      const ScreenResult s = screen_candidate(kernel, source.value_or(""), toolchain_, identity_,
+                                              cache_, options_.lint);
       add_device_seconds(ws_, name, s.seconds);
       if (s.passed) {
         survivors.push_back({n, s.shared_object});
@@ -284,9 +360,13 @@ class Loop {
   Proposer& proposer_;
   const OptimizeOptions& options_;
   std::function<void(const Progress&)> on_progress_;
+  cpu::Toolchain toolchain_;
   cpu::ToolchainIdentity identity_;
+  std::string workspace_cxx_;  // the workspace's compiler (meta cpu.toolchain) as last seen
   std::filesystem::path cache_;
   Clock::time_point start_;
+  Clock::duration paused_{};
+  OptimizerGate gate_;
   std::map<std::string, DesignTree> trees_;
   OptimizeSummary summary_;
 };

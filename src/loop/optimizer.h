@@ -36,7 +36,9 @@ struct Progress {
   std::string kernel;
   int64_t node = 0;
   std::string design;
-  std::string stage;     // "baseline", "screen", "race", "test", "accepted", ...
+  std::string stage;  // "baseline", "screen", "race", "test", "accepted", ...; for the loop
+                      // itself (kernel empty): "paused", "resumed", "stale pause"
+  std::string note;   // the loop's own events: who paused it and why, the toolchain after
   double head_ms = 0.0;
   double floor_ms = 0.0;
   double elapsed_s = 0.0;
@@ -52,8 +54,19 @@ struct OptimizeSummary {
 
 // Registers missing kernels (measuring the read bandwidth once per workspace for the floor and
 // timing each baseline), then runs rounds until the budget is spent or no kernel has anything
-// left to try. Effort goes to the kernel whose head is furthest from its floor (log ratio).
-// Throws std::runtime_error for environment failures (no compiler, database errors).
+// left to try. Effort goes to the kernel whose head is furthest from its floor (log ratio); the
+// head's time is its re-measured time under the current toolchain when a migration measured one
+// (knowledge::current_head_ms), else the head history's figure.
+//
+// The run holds the workspace's optimize lock (optimize_pause.h) throughout, so two optimizers
+// never interleave on one workspace: a second one fails naming the first. Before each round and
+// each screened candidate it honours a pause request: it releases the lock, reports "paused",
+// waits until the request is withdrawn, re-takes the lock and reports "resumed", then reopens
+// its Design Trees (heads may have fallen back) and adopts the workspace's toolchain when it
+// changed (meta cpu.toolchain, set by `headway migrate`). Time spent paused does not count
+// against the budget (nor in Progress::elapsed_s).
+// Throws std::runtime_error for environment failures (no compiler, database errors) and when
+// another process holds the workspace's optimize lock.
 OptimizeSummary optimize(store::Workspace& ws, Proposer& proposer, const OptimizeOptions& options,
                          const std::function<void(const Progress&)>& on_progress);
 

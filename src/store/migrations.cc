@@ -170,9 +170,37 @@ CREATE TABLE rule_evidence(
 );
 )sql";
 
-constexpr std::array<Migration, 2> kMigrations = {{
+// Per-toolchain timings of each kernel's baseline and head, measured side by side (a toolchain
+// migration re-measures both). Append-only: a later measurement adds a row, so the figures of
+// every toolchain stay.
+constexpr std::string_view kV3 = R"sql(
+CREATE TABLE kernel_timings(
+  id INTEGER PRIMARY KEY,
+  kernel TEXT NOT NULL REFERENCES kernels(name),
+  toolchain TEXT NOT NULL,
+  node_id INTEGER NOT NULL REFERENCES nodes(id),
+  role TEXT NOT NULL CHECK (role IN ('baseline', 'head')),
+  median_ms REAL NOT NULL CHECK (median_ms > 0),
+  cv REAL,
+  readings INTEGER NOT NULL CHECK (readings > 0),
+  method TEXT NOT NULL DEFAULT '',
+  measured_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
+CREATE INDEX kernel_timings_by_kernel ON kernel_timings(kernel, toolchain, role, id);
+
+CREATE TRIGGER kernel_timings_append_only_update BEFORE UPDATE ON kernel_timings
+BEGIN SELECT RAISE(ABORT, 'kernel timings are append-only'); END;
+CREATE TRIGGER kernel_timings_append_only_delete BEFORE DELETE ON kernel_timings
+BEGIN SELECT RAISE(ABORT, 'kernel timings are append-only'); END;
+CREATE TRIGGER kernel_timings_node_of_kernel BEFORE INSERT ON kernel_timings
+WHEN (SELECT kernel FROM nodes WHERE id = NEW.node_id) IS NOT NEW.kernel
+BEGIN SELECT RAISE(ABORT, 'a kernel timing must name a node of its kernel'); END;
+)sql";
+
+constexpr std::array<Migration, 3> kMigrations = {{
     {1, "kernels, design trees, heads, tests, races and readings", kV1},
     {2, "chip facts and legality rules per toolchain", kV2},
+    {3, "baseline and head timings per toolchain", kV3},
 }};
 
 static_assert(kApplicationId == 1751414649, "kV1 sets application_id literally");

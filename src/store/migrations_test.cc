@@ -32,6 +32,49 @@ TEST(StoreMigrations, EmptyDatabaseReachesLatestVersion) {
   EXPECT_EQ(*again, latest_schema_version());
 }
 
+TEST(StoreMigrations, V2WorkspaceGainsAppendOnlyKernelTimingsKeepingItsData) {
+  TestTempDir dir;
+  Database db = Database::open(dir.path() / "m.db", true).value();
+  ASSERT_TRUE(migrate(db, schema_migrations().first(2)).ok());
+  db.exec(
+      "INSERT INTO kernels(name, target, baseline_ms) VALUES ('qkv', 'cpu', 2.5);"
+      "INSERT INTO nodes(id, kernel, kind, source_hash, status) VALUES (1, 'qkv', 'baseline', 'h', "
+      "'accepted');"
+      "INSERT INTO kernels(name, target) VALUES ('ffn', 'cpu');"
+      "INSERT INTO nodes(id, kernel, kind, source_hash, status) VALUES (2, 'ffn', 'baseline', 'h', "
+      "'accepted');"
+      "INSERT INTO facts(name, toolchain, value) VALUES ('read_bandwidth', 'g++', 7.5);");
+  ASSERT_FALSE(has_table(db, "kernel_timings"));
+  auto reached = migrate(db);
+  ASSERT_TRUE(reached.ok()) << reached.error().message;
+  EXPECT_EQ(*reached, 3);
+  EXPECT_EQ(
+      db.query_text(
+          "SELECT baseline_ms || ',' || (SELECT value FROM facts) FROM kernels WHERE name = 'qkv'"),
+      "2.5,7.5");
+  ASSERT_TRUE(has_table(db, "kernel_timings"));
+  db.exec(
+      "INSERT INTO kernel_timings(kernel, toolchain, node_id, role, median_ms, cv, readings) "
+      "VALUES ('qkv', 'g++', 1, 'baseline', 2.4, 0.01, 11), ('qkv', 'clang++', 1, 'baseline', 2.2, "
+      "0.02, 11)");
+  EXPECT_EQ(
+      db.query_int64("SELECT count(*) FROM kernel_timings WHERE measured_at LIKE '____-__-__T%Z'"),
+      2);
+  // Append-only, roles and nodes are checked.
+  EXPECT_THROW(db.exec("UPDATE kernel_timings SET median_ms = 1 WHERE toolchain = 'g++'"),
+               StoreError);
+  EXPECT_THROW(db.exec("DELETE FROM kernel_timings"), StoreError);
+  EXPECT_THROW(
+      db.exec("INSERT INTO kernel_timings(kernel, toolchain, node_id, role, median_ms, readings) "
+              "VALUES ('qkv', 'g++', 1, 'candidate', 1.0, 1)"),
+      StoreError);
+  EXPECT_THROW(
+      db.exec("INSERT INTO kernel_timings(kernel, toolchain, node_id, role, median_ms, readings) "
+              "VALUES ('qkv', 'g++', 2, 'head', 1.0, 1)"),
+      StoreError);
+  EXPECT_EQ(db.query_int64("SELECT count(*) FROM kernel_timings"), 2);
+}
+
 constexpr std::array<Migration, 3> kSteps = {{
     {1, "create", "CREATE TABLE a(x INTEGER); INSERT INTO a VALUES (1), (2);"},
     {2, "add column", "ALTER TABLE a ADD COLUMN y INTEGER; UPDATE a SET y = x * 10;"},

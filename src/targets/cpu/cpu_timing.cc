@@ -57,4 +57,39 @@ TimingResult time_candidate(const KernelContract& kernel,
   return result;
 }
 
+std::vector<TimingResult> time_side_by_side(
+    const KernelContract& kernel, const std::vector<std::filesystem::path>& shared_objects,
+    int readings, const ProcessLimits& limits, uint64_t seed) {
+  const size_t n = shared_objects.size();
+  std::vector<TimingResult> results(n);
+  auto fail_all = [&](const CallResult& failure) {
+    for (auto& r : results) {
+      r.failure = failure;
+      r.median_seconds = 0.0;
+      r.cv = 0.0;
+    }
+    return results;
+  };
+  std::vector<std::unique_ptr<TimedKernel>> timed;
+  for (const auto& object : shared_objects) {
+    CallResult failure;
+    timed.push_back(timed.empty() ? TimedKernel::start(kernel, object, limits, seed, &failure)
+                                  : TimedKernel::start_sharing_inputs(*timed.front(), object, limits, &failure));
+    if (!timed.back()) return fail_all(failure);
+  }
+  for (int round = -2; round < readings; ++round) {
+    for (size_t k = 0; k < n; ++k) {
+      const size_t i = (static_cast<size_t>(round + 2) + k) % n;
+      const CallResult r = timed[i]->reading();
+      if (!r.ok()) return fail_all(r);
+      if (round >= 0) results[i].seconds.push_back(r.seconds);
+    }
+  }
+  for (auto& r : results) {
+    r.median_seconds = median(r.seconds);
+    r.cv = coefficient_of_variation(r.seconds);
+  }
+  return results;
+}
+
 }  // namespace headway::cpu

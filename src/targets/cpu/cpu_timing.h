@@ -58,4 +58,14 @@ TimingResult time_candidate(const KernelContract& kernel,
                             const std::filesystem::path& shared_object, int readings,
                             const ProcessLimits& limits, uint64_t seed = 1);
 
+// Several built candidates of one kernel timed in one session, each in its own process over the
+// same input pages (`seed`; TimedKernel::start_sharing_inputs): two warm-up readings each, then
+// `readings` rounds of one reading each, the order rotating from round to round (round r starts
+// with candidate r mod n), so that drift of the machine falls on all of them alike. One result per
+// object, in order; when one fails to start or fails a reading, every result carries that failure
+// (and no median).
+std::vector<TimingResult> time_side_by_side(
+    const KernelContract& kernel, const std::vector<std::filesystem::path>& shared_objects,
+    int readings, const ProcessLimits& limits, uint64_t seed = 1);
+
 }  // namespace headway::cpu

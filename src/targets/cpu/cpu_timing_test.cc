@@ -1,7 +1,9 @@
-// Timed runners on real built kernels: shared input pages between the arms of a pair.
+// Timing built candidates on the host CPU: real builds, real runner processes, shared input pages.
 #include "targets/cpu/cpu_timing.h"
 
 #include <gtest/gtest.h>
+
+#include <string>
 
 #include "store/test_temp_dir.h"
 #include "targets/cpu/compiler.h"
@@ -39,6 +41,38 @@ TEST(CpuTimingTest, ASecondRunnerSharesTheFirstOnesInputPagesAndOutlivesIt) {
   auto missing = TimedKernel::start_sharing_inputs(*second, tmp.path() / "none.so", {}, &failure);
   EXPECT_FALSE(missing);
   EXPECT_EQ(failure.status, CallResult::Status::kLoadFailed);
+}
+
+TEST(CpuTiming, SideBySideGivesEveryObjectItsReadingsAndSharesAFailure) {
+  const KernelContract* kernel = find_kernel("attn_out");
+  ASSERT_NE(kernel, nullptr);
+  store::TestTempDir cache;
+  const Toolchain tc;
+  const ToolchainIdentity id = identify(tc);
+  ASSERT_TRUE(id.found) << id.error;
+  const auto built = build_candidate(tc, id, std::string(kernel->baseline_source()), cache.path());
+  ASSERT_EQ(built.status, BuildResult::Status::kBuilt) << built.diagnostics;
+
+  // The same object twice: the same kernel, so the two medians are close.
+  const auto both = time_side_by_side(*kernel, {built.shared_object, built.shared_object}, 5, {});
+  ASSERT_EQ(both.size(), 2u);
+  for (const auto& r : both) {
+    ASSERT_TRUE(r.ok()) << r.failure.describe();
+    EXPECT_EQ(r.seconds.size(), 5u);
+    EXPECT_GT(r.median_seconds, 0.0);
+  }
+  EXPECT_LT(both[0].median_seconds / both[1].median_seconds, 2.0);
+  EXPECT_GT(both[0].median_seconds / both[1].median_seconds, 0.5);
+
+  // One object that cannot load: every result carries the failure.
+  const auto failed =
+      time_side_by_side(*kernel, {built.shared_object, cache.path() / "missing.so"}, 3, {});
+  ASSERT_EQ(failed.size(), 2u);
+  for (const auto& r : failed) {
+    EXPECT_FALSE(r.ok());
+    EXPECT_EQ(r.failure.status, CallResult::Status::kLoadFailed) << r.failure.describe();
+    EXPECT_EQ(r.median_seconds, 0.0);
+  }
 }
 
 }  // namespace

@@ -1,0 +1,138 @@
+#include "knowledge/kernel_timings.h"
+
+#include <fmt/format.h>
+
+#include "store/transaction.h"
+#include "targets/cpu/cpu_timing.h"
+
+namespace headway::knowledge {
+
+namespace {
+
+constexpr const char* kColumns =
+    "id, kernel, toolchain, node_id, role, median_ms, cv, readings, method, measured_at";
+
+KernelTiming read_row(const store::Statement& s) {
+  KernelTiming t;
+  t.id = s.int64(0);
+  t.kernel = s.text(1);
+  t.toolchain = s.text(2);
+  t.node_id = s.int64(3);
+  t.role = s.text(4);
+  t.median_ms = s.real(5);
+  t.cv = s.optional_real(6);
+  t.readings = static_cast<int>(s.int64(7));
+  t.method = s.text(8);
+  t.measured_at = s.text(9);
+  return t;
+}
+
+}  // namespace
+
+void record_kernel_timing(store::Workspace& ws, const KernelTiming& timing) {
+  auto s = ws.db().prepare(
+      "INSERT INTO kernel_timings(kernel, toolchain, node_id, role, median_ms, cv, readings, "
+      "method) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+  s.bind(1, timing.kernel).bind(2, timing.toolchain).bind(3, timing.node_id).bind(4, timing.role);
+  s.bind(5, timing.median_ms).bind(6, timing.cv).bind(7, timing.readings).bind(8, timing.method);
+  s.run();
+}
+
+std::optional<KernelTiming> latest_kernel_timing(store::Workspace& ws, std::string_view kernel,
+                                                 std::string_view toolchain,
+                                                 std::string_view role) {
+  auto s = ws.db().prepare(fmt::format(
+      "SELECT {} FROM kernel_timings WHERE kernel = ?1 AND toolchain = ?2 AND role = ?3 "
+      "ORDER BY id DESC LIMIT 1",
+      kColumns));
+  s.bind(1, kernel).bind(2, toolchain).bind(3, role);
+  if (!s.step()) return std::nullopt;
+  return read_row(s);
+}
+
+std::vector<KernelTiming> kernel_timings(store::Workspace& ws, std::string_view kernel) {
+  auto s = ws.db().prepare(
+      fmt::format("SELECT {} FROM kernel_timings WHERE kernel = ?1 ORDER BY id", kColumns));
+  s.bind(1, kernel);
+  std::vector<KernelTiming> out;
+  while (s.step()) out.push_back(read_row(s));
+  return out;
+}
+
+std::optional<double> current_head_ms(store::Workspace& ws, const search::DesignTree& tree,
+                                      std::string_view toolchain) {
+  const search::HeadRecord head = tree.head();
+  if (auto t = latest_kernel_timing(ws, tree.kernel(), toolchain, kHeadRole);
+      t && t->node_id == head.node_id && t->measured_at >= head.since) {
+    return t->median_ms;
+  }
+  return head.median_ms;
+}
+
+std::optional<double> current_baseline_ms(store::Workspace& ws, const search::DesignTree& tree,
+                                          std::string_view toolchain) {
+  if (auto t = latest_kernel_timing(ws, tree.kernel(), toolchain, kBaselineRole)) {
+    return t->median_ms;
+  }
+  return tree.record().baseline_ms;
+}
+
+Remeasured remeasure_baseline_and_head(store::Workspace& ws, search::DesignTree& tree,
+                                       const KernelContract& kernel,
+                                       const cpu::Toolchain& toolchain,
+                                       const cpu::ToolchainIdentity& identity,
+                                       const std::filesystem::path& cache_dir, int readings) {
+  Remeasured out;
+  out.kernel = tree.kernel();
+  out.baseline_node = tree.root().id;
+  out.head_node = tree.head().node_id;
+  const bool same = out.baseline_node == out.head_node;
+
+  std::vector<std::filesystem::path> objects;
+  for (const int64_t node : same ? std::vector<int64_t>{out.baseline_node}
+                                 : std::vector<int64_t>{out.baseline_node, out.head_node}) {
+    const auto source = tree.source(node);
+    if (!source) {
+      out.failure = fmt::format("node {} has no source", node);
+      return out;
+    }
+    const auto built = cpu::build_candidate(toolchain, identity, *source, cache_dir);
+    if (built.status != cpu::BuildResult::Status::kBuilt) {
+      out.failure = fmt::format("node {} does not build", node);
+      return out;
+    }
+    objects.push_back(built.shared_object);
+  }
+  const auto timed = cpu::time_side_by_side(kernel, objects, readings, {});
+  if (!timed.front().ok()) {
+    out.failure = "timing failed: " + timed.front().failure.describe();
+    return out;
+  }
+  const std::string method = fmt::format("median of {} readings after 2 warm-ups, {}", readings,
+                                         same ? "one session (the head is the baseline)"
+                                              : "baseline and head interleaved in one session");
+  auto timing = [&](const cpu::TimingResult& r, int64_t node, const char* role) {
+    KernelTiming t;
+    t.kernel = out.kernel;
+    t.toolchain = identity.id;
+    t.node_id = node;
+    t.role = role;
+    t.median_ms = r.median_seconds * 1e3;
+    t.cv = r.cv;
+    t.readings = static_cast<int>(r.seconds.size());
+    t.method = method;
+    return t;
+  };
+  {
+    store::Transaction txn(ws.db());
+    record_kernel_timing(ws, timing(timed.front(), out.baseline_node, kBaselineRole));
+    record_kernel_timing(ws, timing(timed.back(), out.head_node, kHeadRole));
+    txn.commit();
+  }
+  out.baseline = latest_kernel_timing(ws, out.kernel, identity.id, kBaselineRole);
+  out.head = latest_kernel_timing(ws, out.kernel, identity.id, kHeadRole);
+  return out;
+}
+
+}  // namespace headway::knowledge

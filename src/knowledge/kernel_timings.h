@@ -1,0 +1,79 @@
+#pragma once
+// Per-toolchain timings of each kernel's baseline and head, kept in the workspace table
+// `kernel_timings` (schema v3). The table is append-only: measuring again adds rows, so the
+// figures of an earlier toolchain (or an earlier measurement) are never overwritten; the newest
+// row of a (kernel, toolchain, role) is the current one.
+//
+// A toolchain migration re-measures every kernel with the new compiler: its baseline and its
+// head, built with that compiler, are timed side by side in one session (cpu::time_side_by_side:
+// interleaved readings, medians), and both figures are stored under the new toolchain's id.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kernels/contract.h"
+#include "search/design_tree.h"
+#include "store/workspace.h"
+#include "targets/cpu/compiler.h"
+
+namespace headway::knowledge {
+
+struct KernelTiming {
+  int64_t id = 0;  // set by the store
+  std::string kernel;
+  std::string toolchain;  // the toolchain id it was built with
+  int64_t node_id = 0;
+  std::string role;  // "baseline" or "head"
+  double median_ms = 0.0;
+  std::optional<double> cv;  // coefficient of variation of the readings (a fraction)
+  int readings = 0;
+  std::string method;       // one line
+  std::string measured_at;  // set by the store
+};
+
+inline constexpr const char* kBaselineRole = "baseline";
+inline constexpr const char* kHeadRole = "head";
+
+// Appends one timing. Throws store::StoreError when the node is not the kernel's, the role is
+// neither role, or median_ms / readings are not positive.
+void record_kernel_timing(store::Workspace& ws, const KernelTiming& timing);
+// The newest timing of (kernel, toolchain, role); nullopt when there is none.
+std::optional<KernelTiming> latest_kernel_timing(store::Workspace& ws, std::string_view kernel,
+                                                 std::string_view toolchain, std::string_view role);
+// Every timing of the kernel, oldest first.
+std::vector<KernelTiming> kernel_timings(store::Workspace& ws, std::string_view kernel);
+
+// The head's current time under `toolchain`, for the loop's priorities and for status: the
+// newest head timing of that toolchain when it times the current head and was measured after it
+// became head; otherwise the figure the head history recorded when it became head (which may
+// come from another toolchain), and nullopt when there is none.
+std::optional<double> current_head_ms(store::Workspace& ws, const search::DesignTree& tree,
+                                      std::string_view toolchain);
+// Likewise the baseline: the newest baseline timing of `toolchain`, else the kernel's record
+// (the figure of the toolchain that registered it).
+std::optional<double> current_baseline_ms(store::Workspace& ws, const search::DesignTree& tree,
+                                          std::string_view toolchain);
+
+struct Remeasured {
+  std::string kernel;
+  int64_t baseline_node = 0;
+  int64_t head_node = 0;
+  std::optional<KernelTiming> baseline;  // stored; nullopt when the timing failed
+  std::optional<KernelTiming> head;
+  std::string failure;  // why there are no figures; empty when there are
+};
+
+// Builds the kernel's baseline and current head with `toolchain`, times them side by side
+// (`readings` interleaved readings each after two warm-ups; a head that is the baseline is timed
+// once and stored under both roles) and stores both figures under identity.id in one
+// transaction. A build or timing failure stores nothing and is returned in `failure`.
+Remeasured remeasure_baseline_and_head(store::Workspace& ws, search::DesignTree& tree,
+                                       const KernelContract& kernel,
+                                       const cpu::Toolchain& toolchain,
+                                       const cpu::ToolchainIdentity& identity,
+                                       const std::filesystem::path& cache_dir, int readings = 11);
+
+}  // namespace headway::knowledge

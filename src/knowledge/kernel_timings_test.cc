@@ -1,0 +1,71 @@
+// Per-toolchain kernel timings in a real workspace, measured with real builds and runners.
+#include "knowledge/kernel_timings.h"
+
+#include <gtest/gtest.h>
+
+#include "store/test_temp_dir.h"
+
+namespace headway::knowledge {
+namespace {
+
+TEST(KernelTimings, RemeasureAppendsPerToolchainAndTracksTheCurrentHead) {
+  store::TestTempDir dir, cache;
+  auto ws = store::Workspace::create(dir.path() / "w").value();
+  const KernelContract* kernel = find_kernel("attn_out");
+  ASSERT_NE(kernel, nullptr);
+  const std::string baseline(kernel->baseline_source());
+  auto tree = search::DesignTree::create(ws, {"attn_out", "cpu", 0.1, 2.0, ""}, baseline).value();
+  search::NewNode n;
+  n.design = "copy";
+  n.source = baseline + "\n// the same kernel\n";
+  const int64_t head = tree.add(n).value().node.id;
+  ASSERT_TRUE(tree.set_head(head, 1.5, std::nullopt, "test").ok());
+
+  // Nothing measured yet: the head history's and the kernel record's figures.
+  EXPECT_EQ(current_head_ms(ws, tree, "other"), 1.5);
+  EXPECT_EQ(current_baseline_ms(ws, tree, "other"), 2.0);
+  record_kernel_timing(
+      ws, {0, "attn_out", "old-tc", tree.root().id, kBaselineRole, 3.0, 0.01, 5, "test", ""});
+  record_kernel_timing(ws, {0, "attn_out", "old-tc", head, kHeadRole, 2.5, 0.01, 5, "test", ""});
+  EXPECT_EQ(current_head_ms(ws, tree, "old-tc"), 2.5);
+  EXPECT_EQ(current_baseline_ms(ws, tree, "old-tc"), 3.0);
+
+  const cpu::Toolchain tc;
+  const auto id = cpu::identify(tc);
+  ASSERT_TRUE(id.found);
+  const Remeasured r = remeasure_baseline_and_head(ws, tree, *kernel, tc, id, cache.path(), 5);
+  ASSERT_TRUE(r.failure.empty()) << r.failure;
+  ASSERT_TRUE(r.baseline && r.head);
+  EXPECT_EQ(r.baseline_node, tree.root().id);
+  EXPECT_EQ(r.head_node, head);
+  EXPECT_EQ(r.head->node_id, head);
+  EXPECT_EQ(r.head->readings, 5);
+  EXPECT_EQ(r.head->toolchain, id.id);
+  EXPECT_GT(r.baseline->median_ms, 0.0);
+  EXPECT_NE(r.head->method.find("interleaved"), std::string::npos) << r.head->method;
+  EXPECT_EQ(current_head_ms(ws, tree, id.id), r.head->median_ms);
+  EXPECT_EQ(current_baseline_ms(ws, tree, id.id), r.baseline->median_ms);
+  // The other toolchain's figures stay.
+  EXPECT_EQ(current_head_ms(ws, tree, "old-tc"), 2.5);
+  EXPECT_EQ(kernel_timings(ws, "attn_out").size(), 4u);
+
+  // A newer head makes the head timing stale: the history's figure again.
+  ASSERT_TRUE(tree.set_head(tree.root().id, 2.25, std::nullopt, "test").ok());
+  EXPECT_EQ(current_head_ms(ws, tree, id.id), 2.25);
+
+  // The head is the baseline: timed once, stored under both roles.
+  const Remeasured same = remeasure_baseline_and_head(ws, tree, *kernel, tc, id, cache.path(), 3);
+  ASSERT_TRUE(same.failure.empty()) << same.failure;
+  EXPECT_EQ(same.head->node_id, tree.root().id);
+  EXPECT_EQ(same.head->median_ms, same.baseline->median_ms);
+  EXPECT_EQ(current_head_ms(ws, tree, id.id), same.head->median_ms);
+  EXPECT_EQ(kernel_timings(ws, "attn_out").size(), 6u);
+
+  // Another kernel's node is refused.
+  EXPECT_THROW(
+      record_kernel_timing(ws, {0, "qkv", "t", head, kHeadRole, 1.0, std::nullopt, 1, "", ""}),
+      store::StoreError);
+}
+
+}  // namespace
+}  // namespace headway::knowledge
