@@ -6,6 +6,7 @@
 #include "cli/cli_support.h"
 #include "cli/verbs.h"
 #include "common/duration.h"
+#include "knowledge/facts.h"
 #include "knowledge/migration.h"
 #include "loop/optimize_pause.h"
 
@@ -80,12 +81,22 @@ int run_migrate(const MigrateArgs& args) {
   options.check_heads = true;
   options.remeasure = !args.no_remeasure;
   auto report = knowledge::migrate_toolchain(ws, to, options);
+  size_t facts_measured = 0;
+  if (report && options.remeasure && knowledge::list_facts(ws, report->to_id).empty()) {
+    // Floors and the decode ceiling are kept per toolchain: the new one gets its own, measured
+    // while the optimizer is still paused.
+    facts_measured = knowledge::measure_and_store_cpu_facts(ws, report->to_id).size();
+  }
   pause->release();
   if (pause->waited()) fmt::print("the optimize (pid {}) resumes\n", paused.pid);
   if (!report) throw UsageError(report.error().message);
   fmt::print("migrated from {}\n          to {}\n", report->from_id, report->to_id);
   for (const auto& n : report->notes) fmt::print("  {}\n", n);
+  if (report->mined_new_rules > 0) {
+    fmt::print("{} rules mined from the Design Trees' failures first\n", report->mined_new_rules);
+  }
   print_timings(*report);
+  if (facts_measured > 0) fmt::print("chip facts: {} measured for the new toolchain\n", facts_measured);
   fmt::print("{}\n", report->summary());
   return report->heads_broken > 0 ? 1 : 0;
 }

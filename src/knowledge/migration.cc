@@ -71,6 +71,11 @@ store::Result<MigrationReport> migrate_toolchain(store::Workspace& ws, const cpu
                         current_head_ms(ws, *tree, report.from_id), tree->head().node_id};
   }
 
+  // Failures no one mined yet (a workspace optimized by an older headway) become rules first.
+  for (const search::KernelRecord& k : search::DesignTree::kernels(ws)) {
+    if (auto mined = mine_rules_from_tree(ws, k.name); mined) report.mined_new_rules += mined->new_rules;
+  }
+
   for (const Rule& rule : list_rules(ws)) {
     ++report.rules;
     std::optional<std::string> repro;

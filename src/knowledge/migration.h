@@ -3,6 +3,7 @@
 // toolchain changed mid-round: every legality rule is re-checked under the new toolchain and
 // every kernel's head is rebuilt and checked, falling back to an older head that still works.
 //
+// First every kernel's tree is mined for rules (rules.h), so failures not yet mined count.
 // Rules with a repro: the repro is rebuilt with the new toolchain. It still fails with the same
 // signature: verified; it builds: retired; it fails otherwise: rewritten (the rule's text becomes
 // the new diagnostic). Rules without a repro: carried-unverified. Statuses are per toolchain, so
@@ -31,6 +32,7 @@ namespace headway::knowledge {
 struct MigrationReport {
   std::string from_id;  // the previous current toolchain's id
   std::string to_id;
+  int mined_new_rules = 0;  // rules mined from the trees' failures before re-verifying
   int rules = 0;
   int verified = 0, rewritten = 0, retired = 0, carried = 0;
   int heads_kept = 0, heads_fell_back = 0, heads_broken = 0;
