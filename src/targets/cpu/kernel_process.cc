@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "common/subprocess.h"
+#include "targets/cpu/cache_latency.h"
 
 namespace headway::cpu {
 
@@ -122,17 +124,9 @@ std::string CallResult::describe() const {
 }
 
 uint64_t last_level_cache_bytes() {
-  uint64_t best = 0;
-  for (int index = 0; index < 8; ++index) {
-    std::ifstream f(fmt::format("/sys/devices/system/cpu/cpu0/cache/index{}/size", index));
-    std::string text;
-    if (!(f >> text) || text.empty()) continue;
-    uint64_t value = std::strtoull(text.c_str(), nullptr, 10);
-    if (text.back() == 'K') value <<= 10;
-    if (text.back() == 'M') value <<= 20;
-    best = std::max(best, value);
-  }
-  return best ? best : (32ull << 20);
+  const OsCacheSizes os = os_cache_sizes();
+  const uint64_t largest = std::max({os.l1d, os.l2, os.l3});
+  return largest ? largest : (32ull << 20);
 }
 
 std::unique_ptr<KernelProcess> KernelProcess::start(const KernelContract& kernel,

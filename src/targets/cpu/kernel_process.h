@@ -66,7 +66,7 @@ class KernelProcess {
   CallResult death_;
 };
 
-// Size of the last-level cache in bytes (sysfs), or 32 MiB when it cannot be read.
+// Size of the largest cache the OS reports (os_cache_sizes), or 32 MiB when it reports none.
 uint64_t last_level_cache_bytes();
 
 }  // namespace headway::cpu
