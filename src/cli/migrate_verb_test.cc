@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "common/subprocess.h"
+#include "common/test_processes.h"
 #include "knowledge/facts.h"
 #include "knowledge/kernel_timings.h"
 #include "knowledge/rules.h"
@@ -33,16 +34,18 @@ TEST(MigrateVerb, RefusesAMissingCompilerAndListsFactsAndRules) {
   store::TestTempDir dir;
   {
     auto ws = store::Workspace::create(dir.path()).value();
-    knowledge::store_fact(ws, {knowledge::kReadBandwidth, knowledge::current_cpu_toolchain_id(ws), 7.25,
-                               "GB/s", std::nullopt, "test", ""});
-    ASSERT_TRUE(knowledge::record_build_failure(ws, "qkv", 1, "int a = b;",
-                                                "a.cc:1:9: error: 'b' was not declared in this scope",
-                                                "tc").ok());
+    knowledge::store_fact(ws, {knowledge::kReadBandwidth, knowledge::current_cpu_toolchain_id(ws),
+                               7.25, "GB/s", std::nullopt, "test", ""});
+    ASSERT_TRUE(
+        knowledge::record_build_failure(ws, "qkv", 1, "int a = b;",
+                                        "a.cc:1:9: error: 'b' was not declared in this scope", "tc")
+            .ok());
   }
   const std::string w = dir.path().string();
   const auto missing = headway({"migrate", "--toolchain", "/nonexistent/c++", "--workspace", w});
   EXPECT_EQ(missing.exit_code, 2) << missing.output;
-  EXPECT_EQ(missing.output.rfind("headway: cannot use toolchain '/nonexistent/c++'", 0), 0u) << missing.output;
+  EXPECT_EQ(missing.output.rfind("headway: cannot use toolchain '/nonexistent/c++'", 0), 0u)
+      << missing.output;
   {
     auto ws = store::Workspace::open(dir.path()).value();
     EXPECT_FALSE(ws.meta("cpu.toolchain"));
@@ -63,15 +66,6 @@ TEST(MigrateVerb, RefusesAMissingCompilerAndListsFactsAndRules) {
   EXPECT_EQ(rj[0]["status"]["tc"]["status"], "verified");
   const auto text = headway({"rules", "--workspace", w});
   EXPECT_NE(text.output.find("verified           tc"), std::string::npos) << text.output;
-}
-
-// The pid of a process that has exited and been reaped.
-int64_t dead_pid() {
-  const pid_t pid = fork();
-  if (pid == 0) _exit(0);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return pid;
 }
 
 int64_t count(store::Workspace& ws, const std::string& sql, const std::string& a = "",
@@ -184,7 +178,8 @@ TEST(MigrateVerb, PausesARunningOptimizeWhichResumesWithTheNewToolchain) {
       "AND kind <> 'baseline' AND status NOT IN ('build-failed', 'lint-rejected')");
   s.bind(1, released);
   while (s.step()) {
-    const auto built = cpu::build_candidate(clang, clang_id, tree.source(s.int64(0)).value(), cache);
+    const auto built =
+        cpu::build_candidate(clang, clang_id, tree.source(s.int64(0)).value(), cache);
     built_with_clang += built.cached;
     if (s.int64(1) != 0) {
       EXPECT_TRUE(built.cached) << "node " << s.int64(0);

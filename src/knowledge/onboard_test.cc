@@ -5,9 +5,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "knowledge/citation_markup.h"
 #include "knowledge/docs_index.h"
@@ -19,13 +17,6 @@ namespace headway::knowledge {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 OnboardOptions offline() {
   OnboardOptions options;
@@ -59,7 +50,7 @@ TEST(OnboardTest, MinesRulesChecksTheBuiltInSummaryAndWritesTheCheatSheet) {
   EXPECT_EQ(report->claims_left_out, 0);
   EXPECT_EQ(report->agent_passes, "agent passes: skipped (no agent configured)");
   ASSERT_EQ(report->cheatsheet, f.dir() / ".headway/knowledge/cheatsheet.md");
-  const std::string md = read_file(report->cheatsheet);
+  const std::string md = read_test_file(report->cheatsheet);
   EXPECT_NE(md.find("| read_bandwidth | 9.5000 | GB/s | 1.00% |"), std::string::npos) << md;
   EXPECT_NE(md.find("signature: `error: '<id>' was not declared in this scope`"), std::string::npos)
       << md;
@@ -70,7 +61,7 @@ TEST(OnboardTest, MinesRulesChecksTheBuiltInSummaryAndWritesTheCheatSheet) {
             std::string::npos)
       << md;
   EXPECT_NE(md.find("0.04/1e-2"), std::string::npos) << md;
-  EXPECT_EQ(read_file(f.dir() / ".headway/knowledge/summary.md"), cpu_target_summary());
+  EXPECT_EQ(read_test_file(f.dir() / ".headway/knowledge/summary.md"), cpu_target_summary());
 
   auto again = onboard(f.ws(), offline());
   ASSERT_TRUE(again.ok());
@@ -101,7 +92,7 @@ TEST(OnboardTest, GivenDocsAndSummaryTheDigestKeepsOnlySupportedClaims) {
             "4 citations: 1 supported-by-text, 1 number-mismatch, 1 broken, 1 malformed");
   EXPECT_EQ(report->claims_supported, 1);
   EXPECT_EQ(report->claims_left_out, 3);
-  const std::string md = read_file(report->cheatsheet);
+  const std::string md = read_test_file(report->cheatsheet);
   EXPECT_NE(md.find("- A tile holds 448 bytes [memory.md:L2]\n"), std::string::npos) << md;
   EXPECT_NE(md.find("- line 2: DMA moves 64 bytes per cycle ([memory.md:L2] number-mismatch: "),
             std::string::npos)
@@ -109,7 +100,7 @@ TEST(OnboardTest, GivenDocsAndSummaryTheDigestKeepsOnlySupportedClaims) {
   EXPECT_NE(md.find("- line 3: Broken ([gone.md:L1] broken: "), std::string::npos) << md;
   EXPECT_NE(md.find("- line 4: malformed citation"), std::string::npos) << md;
   const auto verdicts =
-      nlohmann::json::parse(read_file(f.dir() / ".headway/knowledge/citations.json"));
+      nlohmann::json::parse(read_test_file(f.dir() / ".headway/knowledge/citations.json"));
   EXPECT_EQ(verdicts["totals"]["broken"], 1);
   EXPECT_EQ(verdicts["citations"][1]["line"], 2);
   EXPECT_EQ(verdicts["citations"][1]["verdict"], "number-mismatch");
@@ -128,7 +119,7 @@ TEST(OnboardTest, GivenDocsWithoutASummarySaysSoAndGoesOn) {
   ASSERT_TRUE(report.ok()) << report.error().message;
   EXPECT_TRUE(report->summary_from.empty());
   EXPECT_TRUE(report->citations.citations.empty());
-  EXPECT_NE(read_file(report->cheatsheet)
+  EXPECT_NE(read_test_file(report->cheatsheet)
                 .find("summary: no agent configured (offline); no summary was checked"),
             std::string::npos);
   EXPECT_FALSE(fs::exists(f.dir() / ".headway/knowledge/citations.json"));

@@ -3,9 +3,6 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "common/embedded.h"
 #include "knowledge/citation_markup.h"
 #include "knowledge/citations.h"
@@ -17,13 +14,6 @@ namespace headway::knowledge {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // Fails with every citation that no longer matches when docs/KERNELS.md or
 // kernels/designs/README.md moved under docs/targets/cpu-summary.md: fix the summary's line
@@ -63,7 +53,7 @@ TEST(TargetDocsTest, WritesExactlyTheDocsAndReplacesAnOlderCopy) {
   for (const auto& entry : fs::recursive_directory_iterator(dir)) files += entry.is_regular_file();
   EXPECT_EQ(files, static_cast<int>(cpu_target_doc_paths().size()));
   for (std::string_view path : cpu_target_doc_paths()) {
-    EXPECT_EQ(read_file(dir / path), embedded_file(path)) << path;
+    EXPECT_EQ(read_test_file(dir / path), embedded_file(path)) << path;
   }
   // No temporary folders are left beside it.
   int siblings = 0;
@@ -77,7 +67,7 @@ TEST(TargetDocsTest, AFolderThatCannotBeWrittenIsAnErrorAndTheOldCopyStays) {
   auto r = write_cpu_target_docs(tmp.path() / "not-a-folder" / "docs");
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("not-a-folder"), std::string::npos) << r.error().message;
-  EXPECT_EQ(read_file(tmp.path() / "not-a-folder"), "x");
+  EXPECT_EQ(read_test_file(tmp.path() / "not-a-folder"), "x");
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/test_processes.h"
 #include "store/test_temp_dir.h"
 
 namespace headway::loop {
@@ -18,15 +19,6 @@ namespace {
 
 using namespace std::chrono_literals;
 using Kind = OptimizerGate::Event::Kind;
-
-// The pid of a process that has exited and been reaped.
-int64_t dead_pid() {
-  const pid_t pid = fork();
-  if (pid == 0) _exit(0);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return pid;
-}
 
 class OptimizePause : public ::testing::Test {
  protected:
