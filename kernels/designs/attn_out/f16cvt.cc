@@ -3,6 +3,7 @@
 // param P_ROWS 1 2 4 default 2
 // param P_THREADS 1 2 4 default 2
 // param P_CHUNK 4 8 16 32 default 8
+// param P_PREFETCH 0 1 2 4 default 1
 //
 // Decode: for a 16-bit word holding codes c_even (low byte) and c_odd (high byte), an arithmetic
 // shift right by 1 and AND 0xBF80 leave sign | (c_odd & 0x7f) << 7: the f16 of c_odd's value times
@@ -35,12 +36,16 @@
 #ifndef P_CHUNK
 #define P_CHUNK 8
 #endif
+#ifndef P_PREFETCH
+#define P_PREFETCH 1
+#endif
 
 namespace {
 
 // ---- persistent pool: the caller is thread 0; workers spin briefly after a job, then sleep on a
-// futex (std::atomic::wait). Created on first use and never destroyed (workers may still be
-// asleep in it at exit); nothing in it depends on a kernel's inputs.
+// futex (std::atomic::wait); the caller waits for them the same way. Created on first use and
+// never destroyed (workers may still be asleep in it at exit); it holds nothing derived from a
+// kernel's inputs.
 inline void relax() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
@@ -59,37 +64,35 @@ class Pool {
     ctx_ = ctx;
     pending_.store(workers_, std::memory_order_relaxed);
     gen_.fetch_add(1, std::memory_order_release);
-    if (sleepers_.load(std::memory_order_acquire) > 0) gen_.notify_all();
+    gen_.notify_all();  // cheap when no worker sleeps (the library counts waiters)
     fn(ctx, 0);
-    for (int spins = 0; pending_.load(std::memory_order_acquire) != 0; ++spins) {
-      if (spins < 4096) relax();
-      else std::this_thread::yield();
-    }
+    // Spin briefly, then sleep: a spinning caller would steal the core of a descheduled worker.
+    for (int spins = 0; spins < kCallerSpins && pending_.load(std::memory_order_acquire) != 0; ++spins) relax();
+    for (int left; (left = pending_.load(std::memory_order_acquire)) != 0;) pending_.wait(left, std::memory_order_acquire);
   }
 
  private:
+  static constexpr int kCallerSpins = 1000;  // a pause is ~30-80 ns (more under a hypervisor)
+  static constexpr int kWorkerSpins = 2000;
   void loop(int tid) {
     uint32_t seen = 0;  // the generation at construction: a job posted before this thread ran counts
     for (;;) {
       uint32_t g;
       for (int spins = 0; (g = gen_.load(std::memory_order_acquire)) == seen; ++spins) {
-        if (spins < 20000) {
+        if (spins < kWorkerSpins) {
           relax();
         } else {
-          sleepers_.fetch_add(1, std::memory_order_acq_rel);
           gen_.wait(seen, std::memory_order_acquire);
-          sleepers_.fetch_sub(1, std::memory_order_acq_rel);
           spins = 0;
         }
       }
       seen = g;
       fn_(ctx_, tid);
-      pending_.fetch_sub(1, std::memory_order_release);
+      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_all();
     }
   }
   std::atomic<uint32_t> gen_{0};
   std::atomic<int> pending_{0};
-  std::atomic<int> sleepers_{0};
   void (*fn_)(void*, int) = nullptr;
   void* ctx_ = nullptr;
   int workers_;
@@ -167,7 +170,7 @@ constexpr float kOutScale = 256.0f;  // decoded weights are value * 2^-8
 // R consecutive rows starting at w, dotted with the permuted activations.
 template <int R>
 inline void dot_rows(const uint8_t* w, const float* xp, float* out) {
-  constexpr int A = R >= 4 ? 1 : (R == 2 ? 2 : 4);  // accumulators per row
+  constexpr int A = R == 1 ? 4 : 2;  // accumulators per row (FMA latency 4, 2 per cycle)
   const __m256i M = _mm256_set1_epi16(static_cast<short>(0xBF80));
   __m256 acc[R][A];
   for (int r = 0; r < R; ++r)
@@ -176,7 +179,13 @@ inline void dot_rows(const uint8_t* w, const float* xp, float* out) {
     const __m256 x0 = _mm256_load_ps(xp + j), x1 = _mm256_load_ps(xp + j + 8);
     const __m256 x2 = _mm256_load_ps(xp + j + 16), x3 = _mm256_load_ps(xp + j + 24);
     for (int r = 0; r < R; ++r) {
-      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + static_cast<size_t>(r) * kCols + j));
+      const uint8_t* p = w + static_cast<size_t>(r) * kCols + j;
+#if P_PREFETCH > 0
+      // the same line of this row P_PREFETCH groups of R rows ahead (crosses 4 KiB pages, which
+      // the hardware stream prefetchers do not)
+      if ((j & 63) == 0) _mm_prefetch(reinterpret_cast<const char*>(p + size_t{P_PREFETCH} * R * kCols), _MM_HINT_T0);
+#endif
+      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
       const __m256i odd = _mm256_and_si256(_mm256_srai_epi16(v, 1), M);                         // f16 of codes 2i+1
       const __m256i even = _mm256_and_si256(_mm256_srai_epi16(_mm256_slli_epi16(v, 8), 1), M);  // codes 2i
       const __m256 f0 = _mm256_cvtph_ps(_mm256_castsi256_si128(even));

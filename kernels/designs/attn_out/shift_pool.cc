@@ -1,9 +1,9 @@
 // headway-design: shift_pool
 // summary: f8 decoded to f32 bits by 16-bit shifts and one AND (no tables, no converts), activations pre-permuted to match, P_ROWS rows share each activation load; rows streamed by a persistent pool, one contiguous region per thread with stealing at the end
-// param P_ROWS 1 2 4 default 2
+// param P_ROWS 1 2 4 default 4
 // param P_THREADS 1 2 4 default 2
 // param P_CHUNK 4 8 16 32 default 8
-// param P_PREFETCH 0 512 2048 default 0
+// param P_PREFETCH 0 1 2 4 default 1
 //
 // Decode: an f8e4m3fn code s.eeee.mmm in the top byte of a 32-bit lane, shifted right
 // arithmetically by 4, becomes s.ssss.eeee.mmm...; AND 0x87F00000 leaves the f32 whose exponent field
@@ -30,7 +30,7 @@
 #endif
 
 #ifndef P_ROWS
-#define P_ROWS 2
+#define P_ROWS 4
 #endif
 #ifndef P_THREADS
 #define P_THREADS 2
@@ -39,14 +39,15 @@
 #define P_CHUNK 8
 #endif
 #ifndef P_PREFETCH
-#define P_PREFETCH 0
+#define P_PREFETCH 1
 #endif
 
 namespace {
 
 // ---- persistent pool: the caller is thread 0; workers spin briefly after a job, then sleep on a
-// futex (std::atomic::wait). Created on first use and never destroyed (workers may still be
-// asleep in it at exit); nothing in it depends on a kernel's inputs.
+// futex (std::atomic::wait); the caller waits for them the same way. Created on first use and
+// never destroyed (workers may still be asleep in it at exit); it holds nothing derived from a
+// kernel's inputs.
 inline void relax() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
@@ -65,37 +66,35 @@ class Pool {
     ctx_ = ctx;
     pending_.store(workers_, std::memory_order_relaxed);
     gen_.fetch_add(1, std::memory_order_release);
-    if (sleepers_.load(std::memory_order_acquire) > 0) gen_.notify_all();
+    gen_.notify_all();  // cheap when no worker sleeps (the library counts waiters)
     fn(ctx, 0);
-    for (int spins = 0; pending_.load(std::memory_order_acquire) != 0; ++spins) {
-      if (spins < 4096) relax();
-      else std::this_thread::yield();
-    }
+    // Spin briefly, then sleep: a spinning caller would steal the core of a descheduled worker.
+    for (int spins = 0; spins < kCallerSpins && pending_.load(std::memory_order_acquire) != 0; ++spins) relax();
+    for (int left; (left = pending_.load(std::memory_order_acquire)) != 0;) pending_.wait(left, std::memory_order_acquire);
   }
 
  private:
+  static constexpr int kCallerSpins = 1000;  // a pause is ~30-80 ns (more under a hypervisor)
+  static constexpr int kWorkerSpins = 2000;
   void loop(int tid) {
     uint32_t seen = 0;  // the generation at construction: a job posted before this thread ran counts
     for (;;) {
       uint32_t g;
       for (int spins = 0; (g = gen_.load(std::memory_order_acquire)) == seen; ++spins) {
-        if (spins < 20000) {
+        if (spins < kWorkerSpins) {
           relax();
         } else {
-          sleepers_.fetch_add(1, std::memory_order_acq_rel);
           gen_.wait(seen, std::memory_order_acquire);
-          sleepers_.fetch_sub(1, std::memory_order_acq_rel);
           spins = 0;
         }
       }
       seen = g;
       fn_(ctx_, tid);
-      pending_.fetch_sub(1, std::memory_order_release);
+      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_all();
     }
   }
   std::atomic<uint32_t> gen_{0};
   std::atomic<int> pending_{0};
-  std::atomic<int> sleepers_{0};
   void (*fn_)(void*, int) = nullptr;
   void* ctx_ = nullptr;
   int workers_;
@@ -173,7 +172,7 @@ constexpr float kOutScale = 0x1p88f;  // ... and decoded weights are value * 2^-
 // R consecutive rows starting at w, dotted with the permuted activations.
 template <int R>
 inline void dot_rows(const uint8_t* w, const float* xp, float* out) {
-  constexpr int A = R >= 4 ? 1 : (R == 2 ? 2 : 4);  // accumulators per row
+  constexpr int A = R == 1 ? 4 : 2;  // accumulators per row (FMA latency 4, 2 per cycle)
   const __m256i M = _mm256_set1_epi32(static_cast<int>(0x87F00000u));
   __m256 acc[R][A];
   for (int r = 0; r < R; ++r)
@@ -184,7 +183,9 @@ inline void dot_rows(const uint8_t* w, const float* xp, float* out) {
     for (int r = 0; r < R; ++r) {
       const uint8_t* p = w + static_cast<size_t>(r) * kCols + j;
 #if P_PREFETCH > 0
-      if ((j & 63) == 0) _mm_prefetch(reinterpret_cast<const char*>(p + P_PREFETCH), _MM_HINT_T0);
+      // the same line of this row P_PREFETCH groups of R rows ahead (crosses 4 KiB pages, which
+      // the hardware stream prefetchers do not)
+      if ((j & 63) == 0) _mm_prefetch(reinterpret_cast<const char*>(p + size_t{P_PREFETCH} * R * kCols), _MM_HINT_T0);
 #endif
       const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
       const __m256i t = _mm256_srai_epi16(v, 4);                          // odd bytes: s.ssss.eeee.mmm

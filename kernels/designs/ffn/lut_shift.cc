@@ -1,9 +1,9 @@
 // headway-design: lut_shift
 // summary: e2m1 mapped by one 16-entry vpshufb table to a byte s.E6.m whose 6-bit exponent keeps every value a normal f32 (no subnormals), then decoded like f8 by 16-bit shifts and one AND; the 8 decoded vectors of a 64-element chunk share one vector of 4 block scales; gate and up rows decoded together; persistent pool with per-thread regions and stealing
-// param P_ROWS 1 2 default 1
 // param P_THREADS 1 2 4 default 2
 // param P_CHUNK 8 16 32 default 16
-// param P_DOWN_ROWS 1 2 4 default 4
+// param P_DOWN_ROWS 1 2 4 default 1
+// param P_PREFETCH 0 1 2 4 default 0
 //
 // Decode: nibble c -> byte b = s<<7 | E<<1 | m with E = ee + 56 (0.5 -> E 56, m 0; 0 -> 0), so a
 // byte at the top of a 16-bit word, shifted right arithmetically by 2 and ANDed with 0x9FC00000 (a
@@ -28,9 +28,6 @@
 #define HW_SIMD 0
 #endif
 
-#ifndef P_ROWS
-#define P_ROWS 1
-#endif
 #ifndef P_THREADS
 #define P_THREADS 2
 #endif
@@ -38,14 +35,22 @@
 #define P_CHUNK 16
 #endif
 #ifndef P_DOWN_ROWS
-#define P_DOWN_ROWS 4
+#define P_DOWN_ROWS 1
 #endif
+#ifndef P_PREFETCH
+#define P_PREFETCH 0
+#endif
+
+// One gate row and the same up row are decoded together (two rows of each, P_ROWS 2, spilled
+// registers and ran slower on the 2-core EPYC VM).
+#define P_ROWS 1
 
 namespace {
 
 // ---- persistent pool: the caller is thread 0; workers spin briefly after a job, then sleep on a
-// futex (std::atomic::wait). Created on first use and never destroyed (workers may still be
-// asleep in it at exit); nothing in it depends on a kernel's inputs.
+// futex (std::atomic::wait); the caller waits for them the same way. Created on first use and
+// never destroyed (workers may still be asleep in it at exit); it holds nothing derived from a
+// kernel's inputs.
 inline void relax() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
@@ -64,37 +69,35 @@ class Pool {
     ctx_ = ctx;
     pending_.store(workers_, std::memory_order_relaxed);
     gen_.fetch_add(1, std::memory_order_release);
-    if (sleepers_.load(std::memory_order_acquire) > 0) gen_.notify_all();
+    gen_.notify_all();  // cheap when no worker sleeps (the library counts waiters)
     fn(ctx, 0);
-    for (int spins = 0; pending_.load(std::memory_order_acquire) != 0; ++spins) {
-      if (spins < 4096) relax();
-      else std::this_thread::yield();
-    }
+    // Spin briefly, then sleep: a spinning caller would steal the core of a descheduled worker.
+    for (int spins = 0; spins < kCallerSpins && pending_.load(std::memory_order_acquire) != 0; ++spins) relax();
+    for (int left; (left = pending_.load(std::memory_order_acquire)) != 0;) pending_.wait(left, std::memory_order_acquire);
   }
 
  private:
+  static constexpr int kCallerSpins = 1000;  // a pause is ~30-80 ns (more under a hypervisor)
+  static constexpr int kWorkerSpins = 2000;
   void loop(int tid) {
     uint32_t seen = 0;  // the generation at construction: a job posted before this thread ran counts
     for (;;) {
       uint32_t g;
       for (int spins = 0; (g = gen_.load(std::memory_order_acquire)) == seen; ++spins) {
-        if (spins < 20000) {
+        if (spins < kWorkerSpins) {
           relax();
         } else {
-          sleepers_.fetch_add(1, std::memory_order_acq_rel);
           gen_.wait(seen, std::memory_order_acquire);
-          sleepers_.fetch_sub(1, std::memory_order_acq_rel);
           spins = 0;
         }
       }
       seen = g;
       fn_(ctx_, tid);
-      pending_.fetch_sub(1, std::memory_order_release);
+      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_all();
     }
   }
   std::atomic<uint32_t> gen_{0};
   std::atomic<int> pending_{0};
-  std::atomic<int> sleepers_{0};
   void (*fn_)(void*, int) = nullptr;
   void* ctx_ = nullptr;
   int workers_;
@@ -176,13 +179,15 @@ inline int perm_pos(int e) {
 #if HW_SIMD
 // T rows (codes[t], scales[t]) of n elements dotted with the permuted activations (no global scale).
 template <int T>
-inline void dot_rows(const uint8_t* const* codes, const uint8_t* const* scales, const float* xp, int n, float* out) {
+inline void dot_rows(const uint8_t* const* codes, const uint8_t* const* scales, const float* xp, int n, float* out,
+                     size_t ahead_codes, size_t ahead_scales) {
   // e2m1 code -> s.E6.m with E = ee + 56 (0.5 -> E 56): a normal f32 exponent for every value
   const __m256i TB = _mm256_setr_epi8(0, 0x70, 0x72, 0x73, 0x74, 0x75, 0x76, 0x77, -128, -16, -14, -13, -12, -11, -10, -9,
                                       0, 0x70, 0x72, 0x73, 0x74, 0x75, 0x76, 0x77, -128, -16, -14, -13, -12, -11, -10, -9);
   const __m256i NM = _mm256_set1_epi8(0x0F);
   const __m256i M = _mm256_set1_epi32(static_cast<int>(0x9FC00000u));
   const __m256i SM = _mm256_set1_epi32(static_cast<int>(0x87F00000u));
+  constexpr int C = T >= 4 ? 2 : 4;  // block-sum chains per row (FMA latency 4, 2 per cycle)
   const __m256i spread = _mm256_setr_epi8(-1, -1, -1, 0, -1, -1, -1, 0, -1, -1, -1, 1, -1, -1, -1, 1,
                                           -1, -1, -1, 2, -1, -1, -1, 2, -1, -1, -1, 3, -1, -1, -1, 3);
   __m256 acc[T];
@@ -190,24 +195,37 @@ inline void dot_rows(const uint8_t* const* codes, const uint8_t* const* scales, 
   for (int j = 0; j < n; j += 64) {
     const float* xv = xp + j;
     for (int t = 0; t < T; ++t) {
+#if P_PREFETCH > 0
+      // the same bytes of this row P_PREFETCH row groups ahead (crosses 4 KiB pages, which the
+      // hardware stream prefetchers do not)
+      if ((j & 127) == 0) _mm_prefetch(reinterpret_cast<const char*>(codes[t] + j / 2 + ahead_codes), _MM_HINT_T0);
+      if ((j & 1023) == 0) _mm_prefetch(reinterpret_cast<const char*>(scales[t] + j / 16 + ahead_scales), _MM_HINT_T0);
+#else
+      (void)ahead_codes;
+      (void)ahead_scales;
+#endif
       const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(codes[t] + j / 2));
       const __m256i b[2] = {_mm256_shuffle_epi8(TB, _mm256_and_si256(v, NM)),
                             _mm256_shuffle_epi8(TB, _mm256_and_si256(_mm256_srli_epi16(v, 4), NM))};
-      __m256 bs0 = _mm256_setzero_ps(), bs1 = _mm256_setzero_ps();
+      __m256 bs[C];
+      for (int c = 0; c < C; ++c) bs[c] = _mm256_setzero_ps();
       for (int par = 0; par < 2; ++par) {
         const float* x = xv + par * 32;
         const __m256i hi = _mm256_srai_epi16(b[par], 2);
         const __m256i lo = _mm256_srai_epi16(_mm256_slli_epi16(b[par], 8), 2);
-        bs0 = _mm256_fmadd_ps(_mm256_castsi256_ps(_mm256_and_si256(_mm256_slli_epi32(lo, 16), M)), _mm256_load_ps(x), bs0);
-        bs1 = _mm256_fmadd_ps(_mm256_castsi256_ps(_mm256_and_si256(_mm256_slli_epi32(hi, 16), M)), _mm256_load_ps(x + 8), bs1);
-        bs0 = _mm256_fmadd_ps(_mm256_castsi256_ps(_mm256_and_si256(lo, M)), _mm256_load_ps(x + 16), bs0);
-        bs1 = _mm256_fmadd_ps(_mm256_castsi256_ps(_mm256_and_si256(hi, M)), _mm256_load_ps(x + 24), bs1);
+        const int q = par * 4;
+        bs[(q + 0) % C] = _mm256_fmadd_ps(_mm256_castsi256_ps(_mm256_and_si256(_mm256_slli_epi32(lo, 16), M)), _mm256_load_ps(x), bs[(q + 0) % C]);
+        bs[(q + 1) % C] = _mm256_fmadd_ps(_mm256_castsi256_ps(_mm256_and_si256(_mm256_slli_epi32(hi, 16), M)), _mm256_load_ps(x + 8), bs[(q + 1) % C]);
+        bs[(q + 2) % C] = _mm256_fmadd_ps(_mm256_castsi256_ps(_mm256_and_si256(lo, M)), _mm256_load_ps(x + 16), bs[(q + 2) % C]);
+        bs[(q + 3) % C] = _mm256_fmadd_ps(_mm256_castsi256_ps(_mm256_and_si256(hi, M)), _mm256_load_ps(x + 24), bs[(q + 3) % C]);
       }
+      __m256 sum = bs[0];
+      for (int c = 1; c < C; ++c) sum = _mm256_add_ps(sum, bs[c]);
       int sq;
       std::memcpy(&sq, scales[t] + j / 16, 4);  // 4 block scales: lanes 2b, 2b+1 get block b
       const __m256 sc = _mm256_castsi256_ps(
           _mm256_and_si256(_mm256_srai_epi32(_mm256_shuffle_epi8(_mm256_set1_epi32(sq), spread), 4), SM));
-      acc[t] = _mm256_fmadd_ps(_mm256_add_ps(bs0, bs1), sc, acc[t]);
+      acc[t] = _mm256_fmadd_ps(sum, sc, acc[t]);
     }
   }
   for (int t = 0; t < T; ++t) out[t] = hsum(acc[t]) * kOutScale;
@@ -216,7 +234,10 @@ inline void dot_rows(const uint8_t* const* codes, const uint8_t* const* scales, 
 const hw::F8Table kF8;
 const hw::E2m1Table kFp4;
 template <int T>
-inline void dot_rows(const uint8_t* const* codes, const uint8_t* const* scales, const float* xp, int n, float* out) {
+inline void dot_rows(const uint8_t* const* codes, const uint8_t* const* scales, const float* xp, int n, float* out,
+                     size_t ahead_codes, size_t ahead_scales) {
+  (void)ahead_codes;
+  (void)ahead_scales;
   for (int t = 0; t < T; ++t) {
     float total = 0.0f;
     for (int b = 0; b < n / HW_FP4_BLOCK; ++b) {
@@ -262,6 +283,7 @@ void gate_up(void* p, int tid) {
       rows = end - r < P_ROWS ? 1 : P_ROWS;
       const uint8_t* codes[2 * P_ROWS];
       const uint8_t* scales[2 * P_ROWS];
+      const size_t ahead = size_t{P_PREFETCH} * static_cast<size_t>(rows);
       for (int k = 0; k < rows; ++k) {
         codes[k] = a->gate_weight + static_cast<size_t>(r + k) * (HW_H / 2);
         scales[k] = a->gate_block_scale + static_cast<size_t>(r + k) * (HW_H / 16);
@@ -269,8 +291,8 @@ void gate_up(void* p, int tid) {
         scales[rows + k] = a->up_block_scale + static_cast<size_t>(r + k) * (HW_H / 16);
       }
       float out[2 * P_ROWS];
-      if (rows == P_ROWS) dot_rows<2 * P_ROWS>(codes, scales, xp, HW_H, out);
-      else dot_rows<2>(codes, scales, xp, HW_H, out);
+      if (rows == P_ROWS) dot_rows<2 * P_ROWS>(codes, scales, xp, HW_H, out, ahead * (HW_H / 2), ahead * (HW_H / 16));
+      else dot_rows<2>(codes, scales, xp, HW_H, out, ahead * (HW_H / 2), ahead * (HW_H / 16));
       for (int k = 0; k < rows; ++k) {
         const float g = out[k] * a->gate_global_scale, u = out[rows + k] * a->up_global_scale;
         c.hp[perm_pos(r + k)] = round_bf16(hw::gelu_tanh(g) * u) * kXScale;
@@ -290,13 +312,14 @@ void down(void* p, int tid) {
       rows = end - r < P_DOWN_ROWS ? 1 : P_DOWN_ROWS;
       const uint8_t* codes[P_DOWN_ROWS];
       const uint8_t* scales[P_DOWN_ROWS];
+      const size_t ahead = size_t{P_PREFETCH} * static_cast<size_t>(rows);
       for (int k = 0; k < rows; ++k) {
         codes[k] = a->down_weight + static_cast<size_t>(r + k) * (HW_L / 2);
         scales[k] = a->down_block_scale + static_cast<size_t>(r + k) * (HW_L / 16);
       }
       float out[P_DOWN_ROWS];
-      if (rows == P_DOWN_ROWS) dot_rows<P_DOWN_ROWS>(codes, scales, c.hp, HW_L, out);
-      else dot_rows<1>(codes, scales, c.hp, HW_L, out);
+      if (rows == P_DOWN_ROWS) dot_rows<P_DOWN_ROWS>(codes, scales, c.hp, HW_L, out, ahead * (HW_L / 2), ahead * (HW_L / 16));
+      else dot_rows<1>(codes, scales, c.hp, HW_L, out, ahead * (HW_L / 2), ahead * (HW_L / 16));
       for (int k = 0; k < rows; ++k) c.d[r + k] = out[k] * a->down_global_scale;
     }
   }

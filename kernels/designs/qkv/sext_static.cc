@@ -2,7 +2,7 @@
 // summary: f8 widened in natural order by sign-extending byte loads (vpmovsxbd) plus one shift and one AND to f32 bits, no activation permutation; static head-aligned split (no atomics), each thread normalizes x itself and finishes its own heads; optional software prefetch
 // param P_ROWS 1 2 4 default 2
 // param P_THREADS 1 2 4 default 2
-// param P_PREFETCH 0 512 2048 default 0
+// param P_PREFETCH 0 1 2 4 default 1
 //
 // Decode: vpmovsxbd turns 8 codes into 8 sign-extended int32; shifting left by 20 puts the
 // code's exponent and mantissa at bits 26..20 with copies of the sign above, and AND 0x87F00000 leaves
@@ -32,14 +32,15 @@
 #define P_THREADS 2
 #endif
 #ifndef P_PREFETCH
-#define P_PREFETCH 0
+#define P_PREFETCH 1
 #endif
 
 namespace {
 
 // ---- persistent pool: the caller is thread 0; workers spin briefly after a job, then sleep on a
-// futex (std::atomic::wait). Created on first use and never destroyed (workers may still be
-// asleep in it at exit); nothing in it depends on a kernel's inputs.
+// futex (std::atomic::wait); the caller waits for them the same way. Created on first use and
+// never destroyed (workers may still be asleep in it at exit); it holds nothing derived from a
+// kernel's inputs.
 inline void relax() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
@@ -58,37 +59,35 @@ class Pool {
     ctx_ = ctx;
     pending_.store(workers_, std::memory_order_relaxed);
     gen_.fetch_add(1, std::memory_order_release);
-    if (sleepers_.load(std::memory_order_acquire) > 0) gen_.notify_all();
+    gen_.notify_all();  // cheap when no worker sleeps (the library counts waiters)
     fn(ctx, 0);
-    for (int spins = 0; pending_.load(std::memory_order_acquire) != 0; ++spins) {
-      if (spins < 4096) relax();
-      else std::this_thread::yield();
-    }
+    // Spin briefly, then sleep: a spinning caller would steal the core of a descheduled worker.
+    for (int spins = 0; spins < kCallerSpins && pending_.load(std::memory_order_acquire) != 0; ++spins) relax();
+    for (int left; (left = pending_.load(std::memory_order_acquire)) != 0;) pending_.wait(left, std::memory_order_acquire);
   }
 
  private:
+  static constexpr int kCallerSpins = 1000;  // a pause is ~30-80 ns (more under a hypervisor)
+  static constexpr int kWorkerSpins = 2000;
   void loop(int tid) {
     uint32_t seen = 0;  // the generation at construction: a job posted before this thread ran counts
     for (;;) {
       uint32_t g;
       for (int spins = 0; (g = gen_.load(std::memory_order_acquire)) == seen; ++spins) {
-        if (spins < 20000) {
+        if (spins < kWorkerSpins) {
           relax();
         } else {
-          sleepers_.fetch_add(1, std::memory_order_acq_rel);
           gen_.wait(seen, std::memory_order_acquire);
-          sleepers_.fetch_sub(1, std::memory_order_acq_rel);
           spins = 0;
         }
       }
       seen = g;
       fn_(ctx_, tid);
-      pending_.fetch_sub(1, std::memory_order_release);
+      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_all();
     }
   }
   std::atomic<uint32_t> gen_{0};
   std::atomic<int> pending_{0};
-  std::atomic<int> sleepers_{0};
   void (*fn_)(void*, int) = nullptr;
   void* ctx_ = nullptr;
   int workers_;
@@ -134,7 +133,7 @@ constexpr float kOutScale = 0x1p88f;  // ... and decoded weights are value * 2^-
 // R consecutive rows starting at w, dotted with the activations (natural order).
 template <int R>
 inline void dot_rows(const uint8_t* w, const float* xp, float* out) {
-  constexpr int A = R >= 4 ? 1 : (R == 2 ? 2 : 4);  // accumulators per row
+  constexpr int A = R == 1 ? 4 : 2;  // accumulators per row (FMA latency 4, 2 per cycle)
   const __m256i M = _mm256_set1_epi32(static_cast<int>(0x87F00000u));
   __m256 acc[R][A];
   for (int r = 0; r < R; ++r)
@@ -143,7 +142,9 @@ inline void dot_rows(const uint8_t* w, const float* xp, float* out) {
     for (int r = 0; r < R; ++r) {
       const uint8_t* p = w + static_cast<size_t>(r) * kCols + j;
 #if P_PREFETCH > 0
-      if ((j & 63) == 0) _mm_prefetch(reinterpret_cast<const char*>(p + P_PREFETCH), _MM_HINT_T0);
+      // the same line of this row P_PREFETCH groups of R rows ahead (crosses 4 KiB pages, which
+      // the hardware stream prefetchers do not)
+      if ((j & 63) == 0) _mm_prefetch(reinterpret_cast<const char*>(p + size_t{P_PREFETCH} * R * kCols), _MM_HINT_T0);
 #endif
       for (int k = 0; k < 4; ++k) {
         const __m256i v = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p + 8 * k)));
