@@ -7,10 +7,12 @@
 #include "cli/verbs.h"
 #include "common/duration.h"
 #include "knowledge/facts.h"
+#include "knowledge/kernel_timings.h"
 #include "knowledge/rule_lint.h"
 #include "knowledge/rules.h"
 #include "loop/library_proposer.h"
 #include "loop/optimizer.h"
+#include "search/design_tree.h"
 
 namespace headway::cli {
 
@@ -33,6 +35,30 @@ std::vector<std::string> split_kernels(const std::string& list) {
   }
   if (out.empty()) throw UsageError("--kernels names no kernel");
   return out;
+}
+
+// The heads' figures from their acceptance tests come from whatever the machine was doing then;
+// the status reports figures that are measured together: every kernel's baseline and head timed
+// side by side (interleaved readings) under the workspace's current toolchain, stored per
+// toolchain (knowledge/kernel_timings.h).
+void time_heads_side_by_side(store::Workspace& ws, const std::vector<std::string>& kernels) {
+  const cpu::Toolchain toolchain = knowledge::current_cpu_toolchain(ws);
+  const cpu::ToolchainIdentity identity = cpu::identify(toolchain);
+  if (!identity.found) throw UsageError(identity.error);
+  constexpr int kReadings = 11;
+  fmt::print("timing every baseline and head side by side ({} interleaved readings each) ...\n", kReadings);
+  for (const auto& name : kernels) {
+    auto tree = search::DesignTree::open(ws, name);
+    if (!tree) continue;  // never registered (the budget ran out first)
+    const auto r = knowledge::remeasure_baseline_and_head(ws, tree.value(), kernel_or_throw(name), toolchain,
+                                                          identity, ws.root() / ".headway" / "builds", kReadings);
+    if (!r.failure.empty() || !r.baseline || !r.head) {
+      fmt::print("  {}: not timed: {}\n", name, r.failure);
+      continue;
+    }
+    fmt::print("  {:<8} baseline {:.3f} ms, head node {} {:.3f} ms: {:.2f}x\n", name, r.baseline->median_ms,
+               r.head_node, r.head->median_ms, r.baseline->median_ms / r.head->median_ms);
+  }
 }
 
 int run_optimize(const OptimizeArgs& args) {
@@ -79,6 +105,7 @@ int run_optimize(const OptimizeArgs& args) {
   } catch (const std::runtime_error& e) {
     throw UsageError(e.what());
   }
+  time_heads_side_by_side(ws, options.kernels);
   return 0;
 }
 }  // namespace

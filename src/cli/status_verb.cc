@@ -24,8 +24,9 @@ int run_status(const StatusArgs& args) {
   store::Workspace ws = open_workspace_or_throw(args.workspace);
   nlohmann::json out = {{"kernels", nlohmann::json::array()}};
   const auto facts = loop::load_cpu_facts(ws);
-  // Figures a toolchain migration re-measured under the current toolchain replace the recorded
-  // ones (which may come from an earlier toolchain); the old ones stay in the workspace.
+  // Figures re-measured side by side under the current toolchain (at the end of every optimize
+  // run, and by a toolchain migration) replace the recorded ones, which may come from an
+  // acceptance test long ago or from an earlier toolchain; the old ones stay in the workspace.
   const std::string toolchain = knowledge::current_cpu_toolchain_id(ws);
   out["toolchain"] = toolchain;
   bool any_remeasured = false;
@@ -108,7 +109,8 @@ int run_status(const StatusArgs& args) {
   }
   fmt::print("geomean speedup over the baselines: {:.3f}x\n", out["geomean_speedup"].get<double>());
   if (any_remeasured) {
-    fmt::print("figures of re-measured kernels (*) are the current toolchain's: {}\n", toolchain);
+    fmt::print("* baseline and head re-measured side by side with the current toolchain: {}\n",
+               toolchain);
   }
   return 0;
 }
