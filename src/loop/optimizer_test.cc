@@ -20,18 +20,24 @@ ProcessResult headway(std::vector<std::string> args, double timeout) {
 }
 
 // Everything a resumed run relies on: finished tests have exactly their readings, every head
-// is accepted, the head history only ever moves to faster nodes' records.
-void expect_consistent(const fs::path& dir) {
+// is accepted, the head history only ever moves to faster nodes' records. A run killed during an
+// acceptance test leaves that one test unfinished (the next run discards it): `killed` allows one.
+void expect_consistent(const fs::path& dir, bool killed) {
   auto ws = store::Workspace::open(dir);
   ASSERT_TRUE(ws) << ws.error().message;
   for (const auto& k : search::DesignTree::kernels(ws.value())) {
     auto tree = search::DesignTree::open(ws.value(), k.name);
     ASSERT_TRUE(tree);
     search::DecisionLog log(tree.value());
+    int unfinished = 0;
     for (const auto& t : log.tests()) {
-      ASSERT_TRUE(t.outcome) << "an unfinished test survived a resume: " << t.id;
+      if (!t.outcome) {
+        ++unfinished;
+        continue;
+      }
       EXPECT_EQ(log.readings(t.id).size(), static_cast<size_t>(2 * t.pairs)) << "test " << t.id;
     }
+    EXPECT_LE(unfinished, killed ? 1 : 0) << "an unfinished test survived a resume";
     for (const auto& h : tree.value().head_history()) {
       const auto node = tree.value().node(h.node_id);
       ASSERT_TRUE(node);
@@ -48,14 +54,18 @@ TEST(OptimizeLoop, SurvivesKillNineAndResumes) {
   for (double kill_after : {2.0, 5.0, 9.0}) {
     const auto r = headway(run, kill_after);
     EXPECT_TRUE(r.timed_out) << "the run ended before the kill at " << kill_after << " s:\n" << r.output;
-    expect_consistent(dir);
+    expect_consistent(dir, true);
   }
   const auto done = headway({"optimize", "--kernels", "attn_out", "--budget", "25s", "--workspace", dir.string()}, 300);
   ASSERT_EQ(done.exit_code, 0) << done.output;
-  expect_consistent(dir);
+  expect_consistent(dir, false);
   const auto status = headway({"status", "--workspace", dir.string()}, 30);
   ASSERT_EQ(status.exit_code, 0) << status.output;
   EXPECT_NE(status.output.find("attn_out"), std::string::npos) << status.output;
+  // The run ends by timing baseline and head side by side; status reports those figures.
+  EXPECT_NE(done.output.find("timing every baseline and head side by side"), std::string::npos) << done.output;
+  EXPECT_NE(done.output.find("  attn_out baseline "), std::string::npos) << done.output;
+  EXPECT_NE(status.output.find("attn_out*"), std::string::npos) << status.output;
   fs::remove_all(dir);
 }
 

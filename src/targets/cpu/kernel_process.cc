@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,6 +15,8 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <limits>
+#include <utility>
 #include <vector>
 
 #include "common/subprocess.h"
@@ -63,6 +66,17 @@ uint64_t current_address_space() {
   uint64_t pages = 0;
   statm >> pages;
   return pages * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+}
+
+// Closes every descriptor from 3 up except `a` and `b` (stdin, stdout and stderr stay).
+void close_all_descriptors_but(int a, int b) {
+  if (a > b) std::swap(a, b);
+  auto close_between = [](int lo, int hi) {
+    if (lo <= hi) close_range(static_cast<unsigned>(lo), static_cast<unsigned>(hi), 0);
+  };
+  close_between(3, a - 1);
+  close_between(a + 1, b - 1);
+  close_between(b + 1, std::numeric_limits<int>::max());
 }
 
 [[noreturn]] void runner_main(const KernelContract& kernel, const std::string& so_path,
@@ -141,10 +155,14 @@ std::unique_ptr<KernelProcess> KernelProcess::start(const KernelContract& kernel
     return nullptr;
   }
   const std::string so = shared_object.string();
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid == 0) {
-    close(cmd_pipe[1]);
-    close(reply_pipe[0]);
+    // The runner dies with headway, and keeps none of its descriptors but its two pipe ends: a
+    // runner left behind must not hold headway's files (the workspace's optimize lock) open.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(1);
+    close_all_descriptors_but(cmd_pipe[0], reply_pipe[1]);
     runner_main(kernel, so, buffers, limits, cmd_pipe[0], reply_pipe[1]);
   }
   close(cmd_pipe[0]);
