@@ -144,17 +144,23 @@ store::Result<OnboardReport> onboard(store::Workspace& ws, const OnboardOptions&
     summary = std::move(text).value();
     report.summary_from = options.summary->string();
   }
-  fs::path docs_dir;
+  std::optional<Corpus> corpus;
   if (options.docs) {
-    docs_dir = *options.docs;
-    if (auto probe = read_corpus(docs_dir); !probe) return store::Error{probe.error().message};
-  } else {
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (ec) return store::Error{fmt::format("cannot create {}: {}", dir.string(), ec.message())};
+    auto read = read_corpus(*options.docs);
+    if (!read) return store::Error{read.error().message};
+    corpus = std::move(read).value();
+  }
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return store::Error{fmt::format("cannot create {}: {}", dir.string(), ec.message())};
+
+  // 1. Corpus.
+  if (!corpus) {
     auto written = write_cpu_target_docs(dir / "target-docs");
     if (!written) return store::Error{written.error().message};
-    docs_dir = written.value();
+    auto read = read_corpus(written.value());
+    if (!read) return store::Error{read.error().message};
+    corpus = std::move(read).value();
     report.builtin_docs = true;
     if (!summary) {
       summary = std::string(cpu_target_summary());
@@ -162,11 +168,7 @@ store::Result<OnboardReport> onboard(store::Workspace& ws, const OnboardOptions&
           fmt::format("built-in ({}), offline: no agent configured", kCpuTargetSummaryPath);
     }
   }
-
-  // 1. Corpus.
-  auto corpus = read_corpus(docs_dir);
-  if (!corpus) return store::Error{corpus.error().message};
-  auto indexing = index_corpus(ws, corpus.value(), utc_timestamp_now());
+  auto indexing = index_corpus(ws, *corpus, utc_timestamp_now());
   if (!indexing) return store::Error{indexing.error().message};
   report.docs_root = corpus->root;
   report.docs_files = static_cast<int>(corpus->files.size());
@@ -178,8 +180,8 @@ store::Result<OnboardReport> onboard(store::Workspace& ws, const OnboardOptions&
   std::string digest;
   if (summary) {
     const SummaryMarkup markup = parse_summary(*summary);
-    report.citations = check_citations(markup, corpus.value());
-    const AgentPasses passes = run_agent_passes(markup, corpus.value(), options.judges);
+    report.citations = check_citations(markup, *corpus);
+    const AgentPasses passes = run_agent_passes(markup, *corpus, options.judges);
     report.agent_passes = passes.summary_line();
     const SummaryDigest d =
         summary_digest(report.summary_from, markup, report.citations, report.agent_passes);
