@@ -50,7 +50,8 @@ class KernelProcess {
   KernelProcess& operator=(const KernelProcess&) = delete;
 
   // One call of the entry point. With evict_caches the runner first reads a buffer twice the
-  // size of the last-level cache, so that the call's weights come from memory.
+  // size of the last-level cache, one thread per core, so that the call's weights come from
+  // memory and no core is idle (a halted vCPU is slow to wake) when the timed call starts.
   // After a failed call the process is gone and every later call fails the same way.
   CallResult call(bool evict_caches = false);
 
