@@ -130,6 +130,9 @@ TEST(MigrateVerb, PausesARunningOptimizeWhichResumesWithTheNewToolchain) {
   const auto holder = loop::OptimizeLock::holder(fs::path(w));
   ASSERT_TRUE(holder);
   EXPECT_NE(migrate.output.find(fmt::format("(pid {})", holder->pid)), std::string::npos);
+  // The new toolchain had no chip facts: they are measured while the optimizer is paused.
+  EXPECT_NE(migrate.output.find("chip facts: "), std::string::npos) << migrate.output;
+  EXPECT_NE(migrate.output.find(" measured for the new toolchain"), std::string::npos) << migrate.output;
   kill(static_cast<pid_t>(-holder->pid), SIGKILL);
   runner.join();
   std::printf("%s\n%s\n", migrate.output.c_str(), optimize.output.c_str());

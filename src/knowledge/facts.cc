@@ -63,6 +63,22 @@ double timer_overhead_ns(int samples) {
   return median(std::move(d));
 }
 
+// One fact per thread count (name_at(threads)) and the best one (name), whose spread is the
+// best thread count's: rows have .threads, .cv (a fraction) and the value member.
+template <typename Row>
+void add_per_thread_facts(std::vector<Fact>& facts, const std::string& toolchain, const char* name,
+                          std::string (*name_at)(int), const char* unit, const std::string& method,
+                          const std::vector<Row>& rows, double Row::*value, double best, int best_threads) {
+  double best_cv = 0.0;
+  for (const Row& t : rows) {
+    facts.push_back({name_at(t.threads), toolchain, t.*value, unit, 100.0 * t.cv,
+                     fmt::format("{}; {} threads", method, t.threads), ""});
+    if (t.threads == best_threads) best_cv = 100.0 * t.cv;
+  }
+  facts.push_back({name, toolchain, best, unit, best_cv,
+                   fmt::format("{}; best median, at {} threads", method, best_threads), ""});
+}
+
 }  // namespace
 
 std::string read_bandwidth_at(int threads) { return fmt::format("read_bandwidth.threads_{}", threads); }
@@ -108,14 +124,8 @@ std::vector<Fact> measure_cpu_facts(std::string_view toolchain, const CpuMeasure
   const std::string bw_method = fmt::format(
       "median of {} streaming reads of a {} MiB buffer ({}), one contiguous share per thread",
       readings, bw.buffer_bytes >> 20, bw.method);
-  double best_cv = 0.0;
-  for (const auto& t : bw.by_threads) {
-    facts.push_back({read_bandwidth_at(t.threads), tc, t.median_gbps, "GB/s", 100.0 * t.cv,
-                     fmt::format("{}; {} threads", bw_method, t.threads), ""});
-    if (t.threads == bw.best_threads) best_cv = 100.0 * t.cv;
-  }
-  facts.push_back({kReadBandwidth, tc, bw.best_gbps, "GB/s", best_cv,
-                   fmt::format("{}; best median, at {} threads", bw_method, bw.best_threads), ""});
+  add_per_thread_facts(facts, tc, kReadBandwidth, read_bandwidth_at, "GB/s", bw_method, bw.by_threads,
+                       &cpu::BandwidthAtThreads::median_gbps, bw.best_gbps, bw.best_threads);
 
   const cpu::DecodeCeiling dc = cpu::measure_decode_ceiling(options.max_threads, readings);
   const std::string dc_method = fmt::format(
@@ -152,14 +162,8 @@ std::vector<Fact> measure_cpu_facts(std::string_view toolchain, const CpuMeasure
 
   const cpu::FmaThroughput fma = cpu::measure_fma_throughput(options.max_threads, readings);
   const std::string fma_method = fmt::format("median of {} readings; {}", readings, fma.method);
-  double fma_best_cv = 0.0;
-  for (const auto& t : fma.by_threads) {
-    facts.push_back({fma_throughput_at(t.threads), tc, t.gflops, "GFLOP/s", 100.0 * t.cv,
-                     fmt::format("{}; {} threads", fma_method, t.threads), ""});
-    if (t.threads == fma.best_threads) fma_best_cv = 100.0 * t.cv;
-  }
-  facts.push_back({kFmaThroughput, tc, fma.gflops, "GFLOP/s", fma_best_cv,
-                   fmt::format("{}; best median, at {} threads", fma_method, fma.best_threads), ""});
+  add_per_thread_facts(facts, tc, kFmaThroughput, fma_throughput_at, "GFLOP/s", fma_method,
+                       fma.by_threads, &cpu::FmaAtThreads::gflops, fma.gflops, fma.best_threads);
   facts.push_back({kFmaLatency, tc, fma.latency_ns, "ns", 100.0 * fma.latency_cv,
                    fmt::format("median of {} readings of one dependent chain of {}-lane FMAs ({}), one thread",
                                readings, fma.lanes, fma.isa), ""});

@@ -6,6 +6,8 @@
 #include <cctype>
 #include <regex>
 
+#include "knowledge/rules.h"
+
 namespace headway::knowledge {
 
 namespace {
@@ -23,25 +25,6 @@ std::string escape(std::string_view text) {
 }
 
 std::string whole_word(std::string_view name) { return "\\b" + escape(name) + "\\b"; }
-
-// The diagnostics' first line holding "error:", with typographic quotes made ASCII.
-std::string first_error(std::string_view diagnostics) {
-  size_t begin = 0;
-  while (begin < diagnostics.size()) {
-    size_t end = diagnostics.find('\n', begin);
-    if (end == std::string_view::npos) end = diagnostics.size();
-    std::string line(diagnostics.substr(begin, end - begin));
-    if (line.find("error:") != std::string::npos) {
-      for (std::string_view q : {"\xE2\x80\x98", "\xE2\x80\x99"}) {
-        for (size_t at = line.find(q); at != std::string::npos; at = line.find(q, at))
-          line.replace(at, q.size(), "'");
-      }
-      return line.substr(line.find("error:"));
-    }
-    begin = end + 1;
-  }
-  return {};
-}
 
 bool is_intrinsic(std::string_view name) {
   return name.substr(0, 10) == "__builtin_" || name.substr(0, 3) == "_mm";
@@ -96,7 +79,7 @@ std::string blank_comments(std::string_view source) {
 }
 
 std::optional<std::string> derive_detector(std::string_view diagnostics) {
-  const std::string line = first_error(diagnostics);
+  const std::string line = ascii_quotes(first_error_line(diagnostics));
   if (line.empty()) return std::nullopt;
   static const std::regex gcc_header(R"(error: ([^ :']+): No such file or directory)");
   static const std::regex clang_header(R"(error: '([^']+)' file not found)");

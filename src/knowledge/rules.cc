@@ -133,20 +133,24 @@ std::string first_error_line(std::string_view diagnostics) {
   return std::string(from_error(error_line(diagnostics)));
 }
 
+std::string ascii_quotes(std::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (i + 2 < text.size() && static_cast<unsigned char>(text[i]) == 0xE2 &&
+        static_cast<unsigned char>(text[i + 1]) == 0x80) {
+      const auto c = static_cast<unsigned char>(text[i + 2]);
+      if (c == 0x98 || c == 0x99) { out += '\''; i += 2; continue; }
+      if (c == 0x9C || c == 0x9D) { out += '"'; i += 2; continue; }
+    }
+    out += text[i];
+  }
+  return out;
+}
+
 std::string normalize_diagnostic(std::string_view diagnostics) {
   const std::string_view line = from_error(error_line(diagnostics));
   if (line.empty()) return {};
-  // Typographic quotes (UTF-8 U+2018, U+2019, U+201C, U+201D) become ASCII ones first.
-  std::string text;
-  for (size_t i = 0; i < line.size(); ++i) {
-    if (i + 2 < line.size() && static_cast<unsigned char>(line[i]) == 0xE2 &&
-        static_cast<unsigned char>(line[i + 1]) == 0x80) {
-      const auto c = static_cast<unsigned char>(line[i + 2]);
-      if (c == 0x98 || c == 0x99) { text += '\''; i += 2; continue; }
-      if (c == 0x9C || c == 0x9D) { text += '"'; i += 2; continue; }
-    }
-    text += line[i];
-  }
+  const std::string text = ascii_quotes(line);
   std::string out;
   for (size_t i = 0; i < text.size();) {
     const char c = text[i];

@@ -57,6 +57,8 @@ struct Rule {
 std::string normalize_diagnostic(std::string_view diagnostics);
 // The first "error:" line as the compiler wrote it, from "error:" on (paths stripped before it).
 std::string first_error_line(std::string_view diagnostics);
+// text with typographic quotes (UTF-8 U+2018, U+2019 and U+201C, U+201D) made ASCII (' and ").
+std::string ascii_quotes(std::string_view text);
 
 struct Recorded {
   Rule rule;
