@@ -17,8 +17,16 @@ std::string signal_name(int sig) {
   return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
 }
 
-ProcessResult run_process(const std::vector<std::string>& argv, double timeout_seconds,
-                          const std::string& cwd) {
+namespace {
+
+// What the child writes to the error pipe when it cannot exec argv.
+struct ChildFailure {
+  enum Stage : int { kChdir, kLimits, kExec } stage;
+  int error;
+};
+
+ProcessResult run(const std::vector<std::string>& argv, double timeout_seconds,
+                  const std::string& cwd, const sandbox::Limits* limits) {
   ProcessResult result;
   int out_pipe[2], err_pipe[2];
   if (pipe2(out_pipe, O_CLOEXEC) != 0) {
@@ -32,6 +40,10 @@ ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s
     result.error = std::strerror(errno);
     return result;
   }
+  // Built before fork: the child of a multi-threaded process may not allocate.
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
   const pid_t pid = fork();
   if (pid == 0) {
     setpgid(0, 0);
@@ -39,18 +51,15 @@ ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s
     dup2(devnull, 0);
     dup2(out_pipe[1], 1);
     dup2(out_pipe[1], 2);
-    if (!cwd.empty() && chdir(cwd.c_str()) != 0) {
-      const int e = errno;
-      (void)!write(err_pipe[1], &e, sizeof e);
+    auto fail = [&](ChildFailure::Stage stage) {
+      const ChildFailure f{stage, errno};
+      (void)!write(err_pipe[1], &f, sizeof f);
       _exit(127);
-    }
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
+    };
+    if (!cwd.empty() && chdir(cwd.c_str()) != 0) fail(ChildFailure::kChdir);
+    if (limits && !sandbox::apply_limits(*limits, nullptr)) fail(ChildFailure::kLimits);
     execvp(args[0], args.data());
-    const int e = errno;
-    (void)!write(err_pipe[1], &e, sizeof e);
-    _exit(127);
+    fail(ChildFailure::kExec);
   }
   close(out_pipe[1]);
   close(err_pipe[1]);
@@ -60,8 +69,8 @@ ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s
     close(err_pipe[0]);
     return result;
   }
-  int exec_errno = 0;
-  const bool exec_failed = read(err_pipe[0], &exec_errno, sizeof exec_errno) == sizeof exec_errno;
+  ChildFailure failure{};
+  const bool exec_failed = read(err_pipe[0], &failure, sizeof failure) == sizeof failure;
   close(err_pipe[0]);
 
   const auto deadline = std::chrono::steady_clock::now() +
@@ -89,13 +98,29 @@ ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (exec_failed) {
-    result.error = "cannot run " + argv[0] + ": " + std::strerror(exec_errno);
+    const char* what = failure.stage == ChildFailure::kChdir    ? "cannot enter "
+                       : failure.stage == ChildFailure::kLimits ? "cannot set the limits of "
+                                                                : "cannot run ";
+    result.error = what + (failure.stage == ChildFailure::kChdir ? cwd : argv[0]) + ": " +
+                   std::strerror(failure.error);
     return result;
   }
   result.started = true;
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status) && !result.timed_out) result.signal = WTERMSIG(status);
   return result;
+}
+
+}  // namespace
+
+ProcessResult run_process(const std::vector<std::string>& argv, double timeout_seconds,
+                          const std::string& cwd) {
+  return run(argv, timeout_seconds, cwd, nullptr);
+}
+
+ProcessResult run_process(const std::vector<std::string>& argv, double timeout_seconds,
+                          const sandbox::Policy& policy) {
+  return run(sandbox::wrap(policy, argv), timeout_seconds, "", &policy.limits);
 }
 
 }  // namespace headway

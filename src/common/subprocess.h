@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "common/sandbox.h"
+
 namespace headway {
 
 struct ProcessResult {
@@ -20,6 +22,12 @@ struct ProcessResult {
 // Standard input is /dev/null. The whole process group is killed at the time limit.
 ProcessResult run_process(const std::vector<std::string>& argv, double timeout_seconds,
                           const std::string& cwd = "");
+
+// Runs argv inside the sandbox under `policy` (sandbox::wrap; the working directory is the
+// policy's), with the policy's limits applied to the process before it execs. Otherwise as
+// above. Throws sandbox::Unavailable in kRequired mode when the sandbox cannot be set up.
+ProcessResult run_process(const std::vector<std::string>& argv, double timeout_seconds,
+                          const sandbox::Policy& policy);
 
 // The name of a signal, e.g. "SIGSEGV".
 std::string signal_name(int sig);
