@@ -3,24 +3,59 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <system_error>
 
 #include "common/embedded.h"
 #include "common/hash.h"
+#include "common/sandbox.h"
 #include "common/subprocess.h"
 
 namespace headway::cpu {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+sandbox::Limits compiler_limits() {
+  sandbox::Limits limits;
+  limits.address_space_bytes = 4ull << 30;
+  limits.cpu_seconds = 120;
+  limits.file_size_bytes = 256ull << 20;
+  return limits;
+}
+
+// bwrap's own message when the program it was to run does not exist in the sandbox, e.g.
+// "execvp /opt/gcc/bin/g++: No such file or directory"; empty for any other failure.
+std::string sandbox_exec_failure(const ProcessResult& r) {
+  constexpr std::string_view kPrefix = "bwrap: execvp ";
+  if (!r.started || r.output.rfind(kPrefix, 0) != 0) return "";
+  return r.output.substr(7, r.output.find('\n') - 7);
+}
+
+}  // namespace
+
 ToolchainIdentity identify(const Toolchain& toolchain) {
   ToolchainIdentity id;
-  const ProcessResult r = run_process({toolchain.cxx, "--version"}, 30.0);
+  sandbox::Policy policy;
+  policy.limits = compiler_limits();
+  // `cxx --version` runs no candidate code: with --no-sandbox, or where the sandbox cannot be set
+  // up (build_candidate then refuses), it runs outside with the sandbox's clean environment, and
+  // is not counted as an unsandboxed run.
+  const bool outside = sandbox::mode() == sandbox::Mode::kDisabled ||
+                       !sandbox::unavailable_reason().empty();
+  const ProcessResult r =
+      outside ? run_process({"/usr/bin/env", "-i", "PATH=/usr/local/bin:/usr/bin:/bin",
+                             "HOME=/nonexistent", toolchain.cxx, "--version"},
+                            30.0)
+              : run_process({toolchain.cxx, "--version"}, 30.0, policy);
   if (!r.ok()) {
-    id.error = r.started ? fmt::format("`{} --version` failed: {}", toolchain.cxx, r.output)
-                         : fmt::format("compiler not found: {}", r.error);
+    const std::string missing = sandbox_exec_failure(r);
+    id.error = !missing.empty() ? fmt::format("compiler not found in the sandbox: {}", missing)
+               : r.started      ? fmt::format("`{} --version` failed: {}", toolchain.cxx, r.output)
+                                : fmt::format("compiler not found: {}", r.error);
     return id;
   }
   id.found = true;
@@ -57,8 +92,14 @@ BuildResult build_candidate(const Toolchain& toolchain, const ToolchainIdentity&
     result.cached = true;
     return result;
   }
+  // Refuse before writing anything.
+  if (sandbox::mode() == sandbox::Mode::kRequired) {
+    if (std::string why = sandbox::unavailable_reason(); !why.empty()) throw sandbox::Unavailable(why);
+  }
   // A private scratch directory per build: concurrent builds never share files.
-  const fs::path scratch = cache_dir / fmt::format("tmp-{}-{}", name, getpid());
+  static std::atomic<uint64_t> builds{0};
+  const fs::path scratch =
+      fs::absolute(cache_dir) / fmt::format("tmp-{}-{}-{}", name, getpid(), builds.fetch_add(1));
   fs::create_directories(scratch);
   write_file(scratch / "headway_kernel.h", embedded_file("include/headway/kernel_abi.h"));
   write_file(scratch / "headway_support.h", embedded_file("include/headway/kernel_support.h"));
@@ -69,12 +110,16 @@ BuildResult build_candidate(const Toolchain& toolchain, const ToolchainIdentity&
   argv.insert(argv.end(), {"-I", scratch.string(), "-x", "c++", (scratch / "candidate.cc").string(),
                            "-o", (scratch / "candidate.so").string()});
   const auto start = std::chrono::steady_clock::now();
-  const ProcessResult r = run_process(argv, timeout_seconds);
+  sandbox::Policy policy;
+  policy.writable = {scratch};
+  policy.working_directory = scratch;
+  policy.limits = compiler_limits();
+  const ProcessResult r = run_process(argv, timeout_seconds, policy);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.diagnostics = r.output;
-  if (!r.started) {
+  if (const std::string missing = sandbox_exec_failure(r); !r.started || !missing.empty()) {
     result.status = BuildResult::Status::kToolchainMissing;
-    result.diagnostics = r.error;
+    result.diagnostics = r.started ? "compiler not found in the sandbox: " + missing : r.error;
   } else if (r.timed_out) {
     result.diagnostics += fmt::format("\nheadway: the compiler ran past {} s and was stopped", timeout_seconds);
   } else if (r.ok()) {

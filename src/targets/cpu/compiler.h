@@ -19,7 +19,9 @@ struct ToolchainIdentity {
   std::string id;       // version plus flags: the toolchain version knowledge is keyed on
 };
 
-// Runs `cxx --version`. Never throws.
+// Runs `cxx --version`, in the sandbox when it is required and can be set up (so that `cxx` is
+// looked up in the same PATH as in build_candidate), else outside it with the same clean
+// environment. Never throws.
 ToolchainIdentity identify(const Toolchain& toolchain);
 
 struct BuildResult {
@@ -34,6 +36,16 @@ struct BuildResult {
 // cache_dir/<hash of toolchain id and source>.so. An identical source and toolchain is built
 // once: a later call returns the cached object. The object appears atomically (built under a
 // temporary name, then renamed), so a failed or interrupted build leaves nothing behind.
+//
+// The compiler runs in the sandbox (common/sandbox.h): a fresh scratch folder under cache_dir,
+// holding the source and the candidate headers, is the only writable place and the only one
+// visible outside the system folders; the object is built there and moved into cache_dir from
+// outside. The compiler gets 4 GiB of address space, 120 s of CPU time per process and 256 MiB
+// per file. So a source that includes a file from $HOME, the workspace or anywhere else outside
+// the system folders does not build (kCompileError).
+// Throws sandbox::Unavailable, running nothing, in sandbox::Mode::kRequired when the sandbox
+// cannot be set up: the whole verb stops, no candidate is judged by it. A cached object is
+// returned without running anything.
 BuildResult build_candidate(const Toolchain& toolchain, const ToolchainIdentity& identity,
                             const std::string& source, const std::filesystem::path& cache_dir,
                             double timeout_seconds = 120.0);
