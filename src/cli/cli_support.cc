@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli/unsandboxed_runs.h"
+
 namespace headway::cli {
 
 namespace fs = std::filesystem;
@@ -53,7 +55,15 @@ fs::path build_or_throw(const cpu::Toolchain& toolchain, const std::string& sour
 store::Workspace open_workspace_or_throw(const std::string& dir) {
   auto ws = dir.empty() ? store::Workspace::find(fs::current_path()) : store::Workspace::open(dir);
   if (!ws) throw UsageError(ws.error().message);
+  if (sandbox::mode() == sandbox::Mode::kDisabled) {
+    record_unsandboxed_runs_in(ws.value().root(), invocation());
+  }
   return std::move(ws).value();
+}
+
+std::string sandbox_refusal(const std::string& reason) {
+  return fmt::format("cannot sandbox candidate code: {} (install bubblewrap, or pass --no-sandbox)",
+                     reason);
 }
 
 }  // namespace headway::cli

@@ -1,9 +1,11 @@
 #pragma once
 // Helpers shared by the verbs: turning user input into parts' inputs with clear errors.
+#include <cstdio>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
 
+#include "common/sandbox.h"
 #include "kernels/contract.h"
 #include "store/workspace.h"
 #include "targets/cpu/compiler.h"
@@ -28,10 +30,17 @@ std::filesystem::path build_or_throw(const cpu::Toolchain& toolchain, const std:
                                      const std::string& label);
 
 // The workspace at `dir` when given (--workspace), else the nearest one up from the current
-// directory; throws UsageError saying which was tried and why it failed.
+// directory; throws UsageError saying which was tried and why it failed. With --no-sandbox, the
+// first unsandboxed run of candidate code is recorded in it (cli/unsandboxed_runs.h).
 store::Workspace open_workspace_or_throw(const std::string& dir);
 
-// Runs a verb body, mapping UsageError (and other exceptions) to a one-line message and exit 2.
+// Exit status of a verb that refuses to build or run candidate code without the sandbox.
+inline constexpr int kSandboxExit = 3;
+// "cannot sandbox candidate code: <reason> (install bubblewrap, or pass --no-sandbox)".
+std::string sandbox_refusal(const std::string& reason);
+
+// Runs a verb body, mapping UsageError to a one-line message and exit 2, and
+// sandbox::Unavailable (candidate code would run without the sandbox) to one line and exit 3.
 template <typename F>
 void run_verb(int* exit_code, F&& body) {
   try {
@@ -39,6 +48,9 @@ void run_verb(int* exit_code, F&& body) {
   } catch (const UsageError& e) {
     std::fprintf(stderr, "headway: %s\n", e.what());
     *exit_code = 2;
+  } catch (const sandbox::Unavailable& e) {
+    std::fprintf(stderr, "headway: %s\n", sandbox_refusal(e.what()).c_str());
+    *exit_code = kSandboxExit;
   }
 }
 

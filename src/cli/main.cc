@@ -1,7 +1,13 @@
 #include <cstdio>
 #include <exception>
+#include <filesystem>
+#include <string>
+#include <system_error>
 
+#include "cli/cli_support.h"
+#include "cli/unsandboxed_runs.h"
 #include "cli/verbs.h"
+#include "common/sandbox.h"
 #include "measure/device_registry.h"
 #include "targets/cpu/cpu_paired_device.h"
 
@@ -9,6 +15,27 @@ int main(int argc, char** argv) {
   CLI::App app{"headway: teaches itself an accelerator, then optimizes kernels on it"};
   app.require_subcommand(1);
   int exit_code = 0;
+  std::string command = "headway";
+  for (int i = 1; i < argc; ++i) command += std::string(" ") + argv[i];
+  headway::cli::set_invocation(command);
+  // Takes effect as soon as it is parsed: before the verb runs.
+  app.add_flag_callback(
+         "--no-sandbox",
+         [&command] {
+           headway::sandbox::set_mode(headway::sandbox::Mode::kDisabled);
+           std::fprintf(stderr,
+                        "headway: warning: --no-sandbox: candidate code runs without isolation\n");
+           // Recorded in the workspace found from here, unless the verb opens another one.
+           std::error_code ec;
+           const auto here = std::filesystem::current_path(ec);
+           if (ec) return;
+           if (auto root = headway::store::Workspace::locate(here)) {
+             headway::cli::record_unsandboxed_runs_in(*root, command);
+           }
+         },
+         "run candidate code without the sandbox (bubblewrap): no isolation, a warning on every "
+         "run and in `headway status`")
+      ->trigger_on_parse();
   headway::measure::register_device_factory("cpu", headway::cpu::cpu_calibration_device_factory);
   headway::cli::add_init(app, &exit_code);
   headway::cli::add_check(app, &exit_code);
@@ -27,6 +54,9 @@ int main(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
+  } catch (const headway::sandbox::Unavailable& e) {
+    std::fprintf(stderr, "headway: %s\n", headway::cli::sandbox_refusal(e.what()).c_str());
+    return headway::cli::kSandboxExit;
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : 2;

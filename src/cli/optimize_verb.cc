@@ -102,6 +102,8 @@ int run_optimize(const OptimizeArgs& args) {
     fmt::print("{}optimize: {} rounds, {} proposed, {} tests, {} accepted; {}\n", tty ? "\n" : "",
                summary.rounds, summary.proposed, summary.tests, summary.accepted,
                summary.budget_spent ? "budget spent" : "nothing left to try");
+  } catch (const sandbox::Unavailable&) {
+    throw;  // exit 3 (run_verb)
   } catch (const std::runtime_error& e) {
     throw UsageError(e.what());
   }

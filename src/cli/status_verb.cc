@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_support.h"
+#include "cli/unsandboxed_runs.h"
 #include "cli/verbs.h"
 #include "knowledge/facts.h"
 #include "knowledge/kernel_timings.h"
@@ -80,10 +81,13 @@ int run_status(const StatusArgs& args) {
          {"device_seconds", loop::device_seconds(ws, record.name)}});
   }
   out["geomean_speedup"] = counted ? std::exp(log_sum / counted) : NAN;
+  const UnsandboxedRuns unsandboxed = unsandboxed_runs(ws);
+  out["unsandboxed_runs"] = {{"count", unsandboxed.count}, {"last_at", unsandboxed.last_at}};
   if (args.json) {
     fmt::print("{}\n", out.dump(2));
     return 0;
   }
+  if (unsandboxed.count > 0) fmt::print("warning: {}\n", describe(unsandboxed));
   if (out["kernels"].empty()) {
     fmt::print("no kernels yet: run `headway optimize`\n");
     return 0;

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "common/sandbox.h"
 #include "measure/device_registry.h"
 #include "measure/reference_rule.h"
 
@@ -157,6 +158,8 @@ Expected<CalibrateResult> calibrate(const CalibrateRequest& request) {
     config.node = request.target;
     config.log = request.log;
     result.report = run_calibration(config, factory, rule);
+  } catch (const sandbox::Unavailable&) {
+    throw;  // not a calibration error: the verb refuses to run candidate code
   } catch (const std::exception& e) {
     return Error{e.what()};
   }

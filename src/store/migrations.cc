@@ -197,10 +197,25 @@ WHEN (SELECT kernel FROM nodes WHERE id = NEW.node_id) IS NOT NEW.kernel
 BEGIN SELECT RAISE(ABORT, 'a kernel timing must name a node of its kernel'); END;
 )sql";
 
-constexpr std::array<Migration, 3> kMigrations = {{
+// Every headway run that ran candidate code without the sandbox (--no-sandbox). Append-only.
+constexpr std::string_view kV4 = R"sql(
+CREATE TABLE unsandboxed_runs(
+  id INTEGER PRIMARY KEY,
+  command TEXT NOT NULL DEFAULT '',
+  at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
+
+CREATE TRIGGER unsandboxed_runs_append_only_update BEFORE UPDATE ON unsandboxed_runs
+BEGIN SELECT RAISE(ABORT, 'unsandboxed runs are append-only'); END;
+CREATE TRIGGER unsandboxed_runs_append_only_delete BEFORE DELETE ON unsandboxed_runs
+BEGIN SELECT RAISE(ABORT, 'unsandboxed runs are append-only'); END;
+)sql";
+
+constexpr std::array<Migration, 4> kMigrations = {{
     {1, "kernels, design trees, heads, tests, races and readings", kV1},
     {2, "chip facts and legality rules per toolchain", kV2},
     {3, "baseline and head timings per toolchain", kV3},
+    {4, "runs of candidate code without the sandbox", kV4},
 }};
 
 static_assert(kApplicationId == 1751414649, "kV1 sets application_id literally");

@@ -45,7 +45,7 @@ TEST(StoreMigrations, V2WorkspaceGainsAppendOnlyKernelTimingsKeepingItsData) {
       "'accepted');"
       "INSERT INTO facts(name, toolchain, value) VALUES ('read_bandwidth', 'g++', 7.5);");
   ASSERT_FALSE(has_table(db, "kernel_timings"));
-  auto reached = migrate(db);
+  auto reached = migrate(db, schema_migrations().first(3));
   ASSERT_TRUE(reached.ok()) << reached.error().message;
   EXPECT_EQ(*reached, 3);
   EXPECT_EQ(
@@ -73,6 +73,22 @@ TEST(StoreMigrations, V2WorkspaceGainsAppendOnlyKernelTimingsKeepingItsData) {
               "VALUES ('qkv', 'g++', 2, 'head', 1.0, 1)"),
       StoreError);
   EXPECT_EQ(db.query_int64("SELECT count(*) FROM kernel_timings"), 2);
+}
+
+TEST(StoreMigrations, V3WorkspaceGainsAppendOnlyUnsandboxedRunsKeepingItsData) {
+  TestTempDir dir;
+  Database db = Database::open(dir.path() / "m.db", true).value();
+  ASSERT_TRUE(migrate(db, schema_migrations().first(3)).ok());
+  db.exec("INSERT INTO kernels(name, target, baseline_ms) VALUES ('qkv', 'cpu', 2.5)");
+  ASSERT_FALSE(has_table(db, "unsandboxed_runs"));
+  auto reached = migrate(db);
+  ASSERT_TRUE(reached.ok()) << reached.error().message;
+  EXPECT_EQ(*reached, 4);
+  EXPECT_EQ(db.query_text("SELECT baseline_ms FROM kernels WHERE name = 'qkv'"), "2.5");
+  db.exec("INSERT INTO unsandboxed_runs(command) VALUES ('headway --no-sandbox check')");
+  EXPECT_EQ(db.query_int64("SELECT count(*) FROM unsandboxed_runs WHERE at LIKE '____-__-__T%Z'"), 1);
+  EXPECT_THROW(db.exec("UPDATE unsandboxed_runs SET command = ''"), StoreError);
+  EXPECT_THROW(db.exec("DELETE FROM unsandboxed_runs"), StoreError);
 }
 
 constexpr std::array<Migration, 3> kSteps = {{
