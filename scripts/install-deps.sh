@@ -11,6 +11,7 @@ packages=(
   libfmt-dev                                      # formatting
   libgtest-dev libgmock-dev                       # tests
   libbenchmark-dev                                # microbenchmarks
+  bubblewrap                                      # the sandbox of candidate builds and runs
 )
 missing=()
 for p in "${packages[@]}"; do
