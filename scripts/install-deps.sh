@@ -12,6 +12,7 @@ packages=(
   libgtest-dev libgmock-dev                       # tests
   libbenchmark-dev                                # microbenchmarks
   bubblewrap                                      # the sandbox of candidate builds and runs
+  libseccomp-dev                                  # the runner's system-call filter
 )
 missing=()
 for p in "${packages[@]}"; do

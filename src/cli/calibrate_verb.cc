@@ -70,6 +70,11 @@ void print_human(const measure::CalibrateResult& result) {
   }
   fmt::print("FASTER rate one-sided upper 95% bound: {}\n\n", pct(r.faster_upper95));
   fmt::print("mean pairs per decision        {:.2f}\n", r.mean_pairs);
+  fmt::print("wall time                      {:.1f} s ({:.2f} s per decision)\n", r.wall_seconds,
+             r.wall_seconds / static_cast<double>(r.decisions));
+  if (r.device_time.is_object()) {
+    fmt::print("device time                    {}\n", r.device_time.dump());
+  }
   fmt::print("head CV (median of decisions)  {}\n", pct(r.stats.head_cv, 3));
   fmt::print("in-pair correlation rho        {}\n", num(r.stats.in_pair_rho));
   fmt::print("lag-1 autocorrelation of d     {}\n", num(r.stats.lag1_autocorr));

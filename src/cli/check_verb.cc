@@ -25,6 +25,8 @@ const char* status_name(cpu::CheckReport::Status s) {
     case cpu::CheckReport::Status::kForbiddenWrite: return "forbidden-write";
     case cpu::CheckReport::Status::kFailedToRun: return "failed-to-run";
     case cpu::CheckReport::Status::kLoadFailed: return "load-failed";
+    case cpu::CheckReport::Status::kNoRunner: return "no-runner";
+    case cpu::CheckReport::Status::kMisbehaved: return "misbehaved";
   }
   return "";
 }
@@ -41,6 +43,10 @@ int run_check(const CheckArgs& args) {
   const cpu::CheckReport report = cpu::check_candidate(kernel, so, options);
   // A source without the entry point is an input error, not a wrong kernel.
   if (report.status == cpu::CheckReport::Status::kLoadFailed) throw UsageError(report.describe());
+  if (report.status == cpu::CheckReport::Status::kNoRunner) {
+    std::fprintf(stderr, "headway: %s\n", report.describe().c_str());
+    return 3;
+  }
   if (args.json) {
     nlohmann::json j = {{"kernel", kernel.name()},     {"source", args.source},
                         {"status", status_name(report.status)}, {"seed", report.seed},

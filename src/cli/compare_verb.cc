@@ -64,7 +64,22 @@ int run_compare(const CompareArgs& args) {
   }
   measure::TeeSink tee({&memory, file.get()});
   const measure::PairLabel label{std::string(kernel.name()), args.b, 0, 0};
-  const measure::DecisionRecord record = measure::run_decision(*device, rule, coin, label, tee);
+  measure::DecisionRecord record;
+  try {
+    record = measure::run_decision(*device, rule, coin, label, tee);
+    device->verify_arms();
+  } catch (const measure::ArmDisqualified& e) {
+    const std::string who = e.arm() == measure::Arm::kHead ? args.a : args.b;
+    if (args.json) {
+      const nlohmann::json j = {{"kernel", kernel.name()}, {"outcome", "CHEATED"},
+                                {"arm", measure::to_string(e.arm())}, {"source", who},
+                                {"reason", e.what()}, {"device_time", device->accounting()}};
+      fmt::print("{}\n", j.dump(2));
+    } else {
+      fmt::print("{}: CHEATED: {} broke the rules of timing: {}\n", kernel.name(), who, e.what());
+    }
+    return 1;
+  }
   const measure::EffectEstimate effect = measure::estimate_effect(record.d);
   const std::string note = measure::early_stop_note(record.outcome, static_cast<int>(record.d.size()), config.cap);
   if (args.json) {
@@ -77,13 +92,18 @@ int run_compare(const CompareArgs& args) {
                               {"s0", config.s0},
                               {"alpha", config.alpha},
                               {"seed", seed},
-                              {"note", note}};
+                              {"note", note},
+                              {"device_time", device->accounting()}};
     fmt::print("{}\n", j.dump(2));
   } else {
     fmt::print("{}: B against A: {} after {} pairs\n", kernel.name(), measure::to_string(record.outcome), record.d.size());
     fmt::print("effect (B time vs A, median): {:+.2f}% [{:+.2f}%, {:+.2f}%] ({:.0f}% interval)\n",
                effect.median_pct, effect.lower_pct, effect.upper_pct, 100 * effect.coverage);
     if (!note.empty()) fmt::print("note: {}\n", note);
+    const auto time = device->accounting();
+    fmt::print("device time: timed calls {:.0f}% ({:.3f} s of {} readings), round trip of an empty call {:.1f} us\n",
+               100 * time.value("timed_share", 0.0), time.value("timed_seconds", 0.0), time.value("readings", 0),
+               1e6 * time.value("round_trip_seconds", 0.0));
   }
   return 0;
 }

@@ -1,30 +1,29 @@
 #include "kernels/shared_buffers.h"
 
-#include <sys/mman.h>
-
-#include <cerrno>
-#include <cstring>
 #include <stdexcept>
 
 namespace headway {
 
-SharedBuffers::SharedBuffers(std::vector<RegionSpec> specs) : specs_(std::move(specs)) {
-  constexpr size_t kAlign = 4096;
-  for (const auto& s : specs_) {
-    offsets_.push_back(total_);
-    total_ += (s.bytes + kAlign - 1) / kAlign * kAlign;
+BufferLayout::BufferLayout(const std::vector<RegionSpec>& specs) {
+  for (const auto& s : specs) {
+    const bool input = s.role == RegionRole::kInput;
+    size_t& end = input ? input_bytes : writable_bytes;
+    offset.push_back(end);
+    in_inputs.push_back(input);
+    end += round_up_to_page(s.bytes);
   }
-  void* p = mmap(nullptr, total_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) {
-    throw std::runtime_error("cannot map " + std::to_string(total_) +
-                             " bytes of kernel buffers: " + std::strerror(errno));
-  }
-  base_ = static_cast<std::byte*>(p);
 }
 
-SharedBuffers::~SharedBuffers() {
-  if (base_) munmap(base_, total_);
+SharedBuffers::SharedBuffers(std::vector<RegionSpec> specs)
+    : specs_(std::move(specs)), layout_(specs_) {
+  input_memory_ = std::make_unique<SharedMemory>("headway-inputs", layout_.input_bytes);
+  writable_memory_ = std::make_unique<SharedMemory>("headway-outputs", layout_.writable_bytes);
+  inputs_ = input_memory_->data();
+  writable_ = writable_memory_->data();
 }
+
+SharedBuffers::SharedBuffers(std::vector<RegionSpec> specs, std::byte* inputs, std::byte* writable)
+    : specs_(std::move(specs)), layout_(specs_), inputs_(inputs), writable_(writable) {}
 
 size_t SharedBuffers::index_of(std::string_view name) const {
   for (size_t i = 0; i < specs_.size(); ++i) {

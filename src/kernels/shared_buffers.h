@@ -1,12 +1,17 @@
 #pragma once
-// The memory a kernel call works on: every argument region of one kernel laid out in a single
-// shared anonymous mapping, so that a forked runner process and the checking process see the
-// same bytes without copies.
+// The memory a kernel call works on. Regions are split into two blocks: the input block (every
+// kInput region) and the writable block (kOutput, kInOut and kCache regions), each region 4 KiB
+// aligned inside its block. An owning SharedBuffers puts each block in shared memory (a memfd),
+// so that a runner process maps the very same pages: the inputs read-only, the writable block
+// read-write. A view points at blocks that someone else owns, such as one of several input sets.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
+
+#include "common/shared_memory.h"
 
 namespace headway {
 
@@ -24,21 +29,30 @@ struct RegionSpec {
   size_t row_bytes = 0;  // kCache only
 };
 
+// Where every region lives: its block and its offset in that block.
+struct BufferLayout {
+  explicit BufferLayout(const std::vector<RegionSpec>& specs);
+  std::vector<size_t> offset;
+  std::vector<bool> in_inputs;  // true: in the input block; false: in the writable block
+  size_t input_bytes = 0;       // size of the input block (whole pages)
+  size_t writable_bytes = 0;    // size of the writable block (whole pages)
+};
+
 class SharedBuffers {
  public:
-  // Maps one MAP_SHARED anonymous region holding every spec, each 4 KiB aligned.
-  // Throws std::runtime_error when the mapping fails.
+  // Owns a new input block and a new writable block, zeroed. Throws std::runtime_error when the
+  // memory cannot be had.
   explicit SharedBuffers(std::vector<RegionSpec> specs);
-  ~SharedBuffers();
+  // A view of blocks laid out by BufferLayout(specs) that outlive it.
+  SharedBuffers(std::vector<RegionSpec> specs, std::byte* inputs, std::byte* writable);
   SharedBuffers(const SharedBuffers&) = delete;
   SharedBuffers& operator=(const SharedBuffers&) = delete;
 
   const std::vector<RegionSpec>& specs() const { return specs_; }
+  const BufferLayout& layout() const { return layout_; }
   size_t index_of(std::string_view name) const;  // throws std::logic_error for an unknown name
-  std::span<std::byte> bytes(size_t region) { return {base_ + offsets_[region], specs_[region].bytes}; }
-  std::span<const std::byte> bytes(size_t region) const {
-    return {base_ + offsets_[region], specs_[region].bytes};
-  }
+  std::span<std::byte> bytes(size_t region) { return {pointer(region), specs_[region].bytes}; }
+  std::span<const std::byte> bytes(size_t region) const { return {pointer(region), specs_[region].bytes}; }
   template <typename T>
   std::span<T> as(std::string_view name) {
     auto b = bytes(index_of(name));
@@ -49,12 +63,21 @@ class SharedBuffers {
     auto b = bytes(index_of(name));
     return {reinterpret_cast<const T*>(b.data()), b.size() / sizeof(T)};
   }
+  std::byte* input_block() const { return inputs_; }
+  std::byte* writable_block() const { return writable_; }
+  // The owned blocks' memory (nullptr for a view).
+  const SharedMemory* input_memory() const { return input_memory_.get(); }
+  const SharedMemory* writable_memory() const { return writable_memory_.get(); }
 
  private:
+  std::byte* pointer(size_t region) const {
+    return (layout_.in_inputs[region] ? inputs_ : writable_) + layout_.offset[region];
+  }
   std::vector<RegionSpec> specs_;
-  std::vector<size_t> offsets_;
-  std::byte* base_ = nullptr;
-  size_t total_ = 0;
+  BufferLayout layout_;
+  std::unique_ptr<SharedMemory> input_memory_, writable_memory_;
+  std::byte* inputs_ = nullptr;
+  std::byte* writable_ = nullptr;
 };
 
 }  // namespace headway

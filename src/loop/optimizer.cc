@@ -287,26 +287,36 @@ class Loop {
     if (survivors.size() > 1) {
       progress(name, survivors[0].node.id, survivors[0].node.design, fmt::format("race of {}", survivors.size()));
       const auto race_start = Clock::now();
-      std::vector<std::unique_ptr<cpu::TimedKernel>> timed;
-      for (const auto& s : survivors) {
-        cpu::CallResult failure;
-        // Every survivor runs over the first one's input pages: equal terms for the ranking.
-        timed.push_back(timed.empty() ? cpu::TimedKernel::start(kernel, s.object, {}, 1, &failure)
-                                      : cpu::TimedKernel::start_sharing_inputs(*timed.front(), s.object, {}, &failure));
-        if (!timed.back()) throw std::runtime_error("cannot start a screened candidate: " + failure.describe());
-      }
+      std::vector<std::filesystem::path> objects;
+      for (const auto& s : survivors) objects.push_back(s.object);
+      // Every survivor runs over the same input sets: equal terms for the ranking.
+      cpu::CallResult failure;
+      cpu::SessionOptions session_options;
+      auto session = cpu::TimedSession::start(kernel, objects, session_options, &failure);
+      if (!session) throw std::runtime_error("cannot start the race: " + failure.describe());
+      std::vector<std::optional<std::string>> cheated(survivors.size());
       measure::RaceConfig rc;
       rc.initial_readings = options_.race_initial_readings;
       rc.budget = std::max<int64_t>(options_.race_budget, static_cast<int64_t>(survivors.size()) * rc.initial_readings);
       auto raced = measure::race(static_cast<int>(survivors.size()), rc, [&](int i) {
-        const auto r = timed[static_cast<size_t>(i)]->reading();
-        return r.ok() ? r.seconds : std::numeric_limits<double>::infinity();
+        auto& why = cheated[static_cast<size_t>(i)];
+        if (why) return std::numeric_limits<double>::infinity();
+        const cpu::SessionReading r = session->reading(i);
+        if (r.ok()) return r.call.seconds;
+        why = r.cheat ? r.cheat->reason : r.call.describe() + " during a timed reading";
+        return std::numeric_limits<double>::infinity();
       });
+      if (auto cheat = session->verify_sampled()) cheated[static_cast<size_t>(cheat->arm)] = cheat->reason;
+      for (size_t i = 0; i < survivors.size(); ++i) {
+        if (!cheated[i]) continue;
+        disqualify(t, survivors[i].node, *cheated[i]);
+      }
       add_device_seconds(ws_, name, std::chrono::duration<double>(Clock::now() - race_start).count());
       if (!raced) throw std::runtime_error(raced.error().message);
       winner = static_cast<size_t>(raced.value().ranking.front());
+      if (cheated[winner]) return true;  // every survivor was disqualified
       for (size_t i = 0; i < survivors.size(); ++i) {
-        if (i == winner) continue;
+        if (i == winner || cheated[i]) continue;
         const double ms = raced.value().medians[i] * 1e3;
         must(t.set_status(survivors[i].node.id, NodeStatus::kRacedOut,
                           fmt::format("lost the race: median {:.3f} ms vs winner {:.3f} ms", ms,
@@ -317,6 +327,13 @@ class Loop {
     }
     accept_or_reject(kernel, t, head, survivors[winner].node, survivors[winner].object);
     return true;
+  }
+
+  // Marks a candidate that broke a rule of timing; it is never a head nor a parent.
+  void disqualify(DesignTree& t, const Node& node, const std::string& reason) {
+    must(t.set_status(node.id, NodeStatus::kCheated, reason, {{"reason", reason}}), "record cheat");
+    ++summary_.cheated;
+    progress(t.kernel(), node.id, node.design, "cheated: " + reason);
   }
 
   void accept_or_reject(const KernelContract& kernel, DesignTree& t, const Node& head,
@@ -340,7 +357,17 @@ class Loop {
     LogSink sink(log, test, head.id, candidate.id);
     Rng coin(mix_seed(static_cast<uint64_t>(test), measure::kCoinStream));
     const measure::PairLabel label{name, std::to_string(candidate.id), test, 0};
-    const auto record = measure::run_decision(*device, rule, coin, label, sink);
+    measure::DecisionRecord record;
+    try {
+      record = measure::run_decision(*device, rule, coin, label, sink);
+      device->verify_arms();  // before the outcome counts: a wrong timed call voids it
+    } catch (const measure::ArmDisqualified& e) {
+      if (e.arm() == measure::Arm::kHead) throw std::runtime_error(fmt::format("the head of {} failed under timing: {}", name, e.what()));
+      log.abandon_unfinished_tests();
+      disqualify(t, candidate, e.what());
+      add_device_seconds(ws_, name, std::chrono::duration<double>(Clock::now() - test_start).count());
+      return;
+    }
     const auto effect = measure::estimate_effect(record.d);
     search::TestDecision decision;
     decision.outcome = record.outcome;

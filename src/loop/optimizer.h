@@ -49,6 +49,7 @@ struct OptimizeSummary {
   int proposed = 0;
   int accepted = 0;
   int tests = 0;
+  int cheated = 0;  // candidates disqualified under timing (node status cheated)
   bool budget_spent = false;  // false: every kernel ran out of proposals first
 };
 

@@ -44,6 +44,11 @@ ScreenResult screen_candidate(const KernelContract& kernel, const std::string& s
     case cpu::CheckReport::Status::kLoadFailed:
       r.status = NodeStatus::kIncorrect;
       break;
+    case cpu::CheckReport::Status::kMisbehaved:
+      r.status = NodeStatus::kCheated;
+      break;
+    case cpu::CheckReport::Status::kNoRunner:
+      throw std::runtime_error(check.describe());
     case cpu::CheckReport::Status::kFailedToRun:
       r.status = check.run.status == cpu::CallResult::Status::kTimedOut ? NodeStatus::kTimedOut
                                                                         : NodeStatus::kCrashed;

@@ -1,6 +1,7 @@
 #include "measure/calibration.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <exception>
 #include <stdexcept>
@@ -29,6 +30,8 @@ CalibrationReport run_calibration(const CalibrationConfig& config, const DeviceF
   ReadingStatsAccumulator stats;
   MemorySink memory;
   TeeSink sink({&memory, config.log});
+  nlohmann::json device_time;
+  const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < config.decisions; ++i) {
     std::unique_ptr<PairedDevice> dev = device(i);
     if (!dev) throw std::runtime_error(fmt::format("no device for decision {}", i));
@@ -37,6 +40,8 @@ CalibrationReport run_calibration(const CalibrationConfig& config, const DeviceF
     memory.clear();
     const DecisionRecord record =
         run_decision(*dev, *r, coin, PairLabel{config.kernel, config.node, i, 0}, sink);
+    dev->verify_arms();
+    device_time = dev->accounting();
     ++counts[static_cast<size_t>(record.outcome)];
     total_pairs += static_cast<int64_t>(record.d.size());
     stats.add_decision(memory.readings());
@@ -54,6 +59,8 @@ CalibrationReport run_calibration(const CalibrationConfig& config, const DeviceF
                                                 config.decisions, 0.95);
   report.mean_pairs = static_cast<double>(total_pairs) / static_cast<double>(config.decisions);
   report.stats = stats.result();
+  report.device_time = device_time;
+  report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
 }
 
@@ -181,6 +188,8 @@ nlohmann::json to_json(const CalibrationReport& report) {
   j["same_rate"] = report.of(Outcome::kSame).rate;
   j["inconclusive_rate"] = report.of(Outcome::kInconclusive).rate;
   j["mean_pairs"] = report.mean_pairs;
+  j["wall_seconds"] = report.wall_seconds;
+  if (!report.device_time.is_null()) j["device_time"] = report.device_time;
   nlohmann::json outcomes = nlohmann::json::object();
   for (const OutcomeCount& o : report.outcomes) {
     outcomes[std::string(to_string(o.outcome))] = {

@@ -49,6 +49,8 @@ struct CalibrationReport {
   double faster_upper95 = 1.0;  // one-sided Clopper-Pearson 95% upper bound of the FASTER rate
   double mean_pairs = 0.0;
   ReadingStats stats;
+  nlohmann::json device_time;  // the last device's accounting (PairedDevice::accounting)
+  double wall_seconds = 0.0;   // the whole run of decisions
 
   const OutcomeCount& of(Outcome outcome) const;
 };

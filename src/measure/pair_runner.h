@@ -1,6 +1,7 @@
 #pragma once
 // One pair of readings: head and candidate back to back, the order decided by a seeded coin.
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -20,6 +21,24 @@ class PairedDevice {
   virtual double run_once(Arm arm, nlohmann::json* clock_out) = 0;
   // The device clock in nanoseconds, stamped on each reading; defaults to the system clock.
   virtual int64_t now_ns();
+  // Checks what the device kept of its readings (for example sampled outputs against the
+  // reference); throws ArmDisqualified when an arm is found to have broken the rules.
+  virtual void verify_arms() {}
+  // Where the device's time went so far (a JSON object), or null when it does not account.
+  virtual nlohmann::json accounting() const { return nullptr; }
+};
+
+// Thrown by a device when an arm broke the rules of measurement: wrong output in a timed call,
+// work outside its calls, a forged reply, a crash after it passed the check. A decision that
+// meets it has no outcome; the arm's candidate is disqualified.
+class ArmDisqualified : public std::runtime_error {
+ public:
+  ArmDisqualified(Arm arm, const std::string& reason)
+      : std::runtime_error(reason), arm_(arm) {}
+  Arm arm() const { return arm_; }
+
+ private:
+  Arm arm_;
 };
 
 struct PairLabel {

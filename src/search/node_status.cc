@@ -31,6 +31,7 @@ std::string_view to_string(NodeStatus status) {
     case NodeStatus::kSame: return "same";
     case NodeStatus::kInconclusive: return "inconclusive";
     case NodeStatus::kAccepted: return "accepted";
+    case NodeStatus::kCheated: return "cheated";
   }
   return "";
 }
@@ -47,7 +48,8 @@ bool transition_allowed(NodeStatus from, NodeStatus to) {
     case NodeStatus::kProposed: return to != NodeStatus::kProposed;
     case NodeStatus::kInconclusive:
       return to == NodeStatus::kSlower || to == NodeStatus::kSame ||
-             to == NodeStatus::kInconclusive || to == NodeStatus::kAccepted;
+             to == NodeStatus::kInconclusive || to == NodeStatus::kAccepted ||
+             to == NodeStatus::kCheated;
     default: return false;
   }
 }

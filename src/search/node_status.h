@@ -3,8 +3,12 @@
 // that decides which status may follow which.
 //
 //   proposed ──► lint-rejected | build-failed | incorrect | crashed | timed-out | raced-out
-//            ──► slower | same | inconclusive | accepted
-//   inconclusive ──► slower | same | inconclusive | accepted      (a retest with more pairs)
+//            ──► slower | same | inconclusive | accepted | cheated
+//   inconclusive ──► slower | same | inconclusive | accepted | cheated   (a retest with more pairs)
+//
+// cheated: the candidate passed the check but broke a rule of timing (a wrong output in a timed
+// call, work outside its calls, a forged reply, a failure under timing). Such a node is never a
+// head nor a parent.
 //
 // Every other status is final: failures are results, kept and never retried blindly.
 #include <array>
@@ -27,13 +31,14 @@ enum class NodeStatus {
   kSame,
   kInconclusive,
   kAccepted,
+  kCheated,
 };
 
-inline constexpr std::array<NodeStatus, 11> kAllNodeStatuses{
+inline constexpr std::array<NodeStatus, 12> kAllNodeStatuses{
     NodeStatus::kProposed,  NodeStatus::kLintRejected, NodeStatus::kBuildFailed,
     NodeStatus::kIncorrect, NodeStatus::kCrashed,      NodeStatus::kTimedOut,
     NodeStatus::kRacedOut,  NodeStatus::kSlower,       NodeStatus::kSame,
-    NodeStatus::kInconclusive, NodeStatus::kAccepted};
+    NodeStatus::kInconclusive, NodeStatus::kAccepted,  NodeStatus::kCheated};
 
 inline constexpr std::array<NodeKind, 3> kAllNodeKinds{NodeKind::kBaseline, NodeKind::kDesign,
                                                        NodeKind::kVariant};
@@ -43,7 +48,7 @@ std::string_view to_string(NodeKind kind);
 std::optional<NodeKind> parse_node_kind(std::string_view text);
 
 // "proposed", "lint-rejected", "build-failed", "incorrect", "crashed", "timed-out",
-// "raced-out", "slower", "same", "inconclusive", "accepted".
+// "raced-out", "slower", "same", "inconclusive", "accepted", "cheated".
 std::string_view to_string(NodeStatus status);
 // The inverse of to_string (exact); nullopt for anything else.
 std::optional<NodeStatus> parse_node_status(std::string_view text);

@@ -115,6 +115,7 @@ std::string status_color(NodeStatus status) {
     case NodeStatus::kSame: return "#fff7bc";
     case NodeStatus::kInconclusive: return "#c6dbef";
     case NodeStatus::kAccepted: return "#a1d99b";
+    case NodeStatus::kCheated: return "#67000d";
   }
   return "#ffffff";
 }

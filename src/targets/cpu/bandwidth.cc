@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "common/stats.h"
-#include "targets/cpu/kernel_process.h"
+#include "targets/cpu/runner_host.h"
 #include "targets/cpu/parallel_readings.h"
 
 #if defined(__AVX2__)

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "common/rng.h"
+#include "targets/cpu/timed_session.h"
 
 namespace headway::cpu {
 
@@ -18,7 +19,9 @@ std::string CheckReport::describe() const {
     case Status::kForbiddenWrite:
       return fmt::format("forbidden write{} (seed {}): {}", call, seed, violation->describe());
     case Status::kFailedToRun: return fmt::format("the kernel {}{} (seed {})", run.describe(), call, seed);
-    case Status::kLoadFailed: return run.describe();
+    case Status::kMisbehaved: return fmt::format("the kernel {}{} (seed {})", run.message, call, seed);
+    case Status::kLoadFailed:
+    case Status::kNoRunner: return run.describe();
   }
   return "";
 }
@@ -33,12 +36,19 @@ CheckReport check_candidate(const KernelContract& kernel, const std::filesystem:
     return report;
   };
   SharedBuffers buffers(kernel.regions());
-  // Fork before any input or reference exists in this process's private memory.
-  auto process = KernelProcess::start(kernel, shared_object, buffers, options.limits, &report.run);
+  RunnerSpec spec;
+  spec.kernel = &kernel;
+  spec.inputs = buffers.input_memory();
+  spec.set_bytes = buffers.layout().input_bytes;
+  spec.writable = {buffers.writable_memory()};
+  spec.objects = {shared_object};
+  spec.limits = options.limits;
+  auto host = RunnerHost::start(spec, &report.run);
+  auto process = host ? host->spawn(0, 0, 1, &report.run) : nullptr;
   if (!process) {
-    report.status = report.run.status == CallResult::Status::kLoadFailed
-                        ? CheckReport::Status::kLoadFailed
-                        : CheckReport::Status::kFailedToRun;
+    report.status = report.run.status == CallResult::Status::kLoadFailed ? CheckReport::Status::kLoadFailed
+                    : report.run.status == CallResult::Status::kNoRunner ? CheckReport::Status::kNoRunner
+                                                                          : CheckReport::Status::kFailedToRun;
     return finish();
   }
   for (int call = 1; call <= 2; ++call) {
@@ -46,7 +56,15 @@ CheckReport check_candidate(const KernelContract& kernel, const std::filesystem:
     const auto expected = kernel.reference(buffers);
     poison_outputs(buffers, expected);
     const Snapshot before = take_snapshot(buffers);
-    const CallResult r = process->call();
+    const CallResult r = process->call(0);
+    if (r.ok()) {
+      if (auto breach = idle_breach(*process)) {
+        report.status = CheckReport::Status::kMisbehaved;
+        report.failed_call = call;
+        report.run.message = *breach;
+        return finish();
+      }
+    }
     if (!r.ok()) {
       report.status = CheckReport::Status::kFailedToRun;
       report.failed_call = call;

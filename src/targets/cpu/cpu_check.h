@@ -7,7 +7,7 @@
 
 #include "kernels/contract.h"
 #include "kernels/verify.h"
-#include "targets/cpu/kernel_process.h"
+#include "targets/cpu/runner_host.h"
 
 namespace headway::cpu {
 
@@ -17,12 +17,13 @@ struct CheckOptions {
 };
 
 struct CheckReport {
-  enum class Status { kCorrect, kIncorrect, kForbiddenWrite, kFailedToRun, kLoadFailed };
+  enum class Status { kCorrect, kIncorrect, kForbiddenWrite, kFailedToRun, kLoadFailed, kNoRunner, kMisbehaved };
   Status status = Status::kCorrect;
   uint64_t seed = 0;             // the seed of the first call's inputs
   int failed_call = 0;           // 1 or 2 when the check failed during or after a call
   std::optional<Violation> violation;  // kIncorrect, kForbiddenWrite
-  CallResult run;                // kFailedToRun, kLoadFailed: how the process failed
+  CallResult run;                // kFailedToRun, kLoadFailed, kNoRunner: how the process failed;
+                                 // kMisbehaved: run.message says what it did after a call
   double seconds = 0.0;          // wall time of the whole check
   bool correct() const { return status == Status::kCorrect; }
   std::string describe() const;  // one line for people
@@ -32,7 +33,7 @@ struct CheckReport {
 // inputs (and weights) at the same addresses, so a kernel that keeps results or weights
 // across calls fails. Before each call outputs are poisoned and everything the kernel must not
 // write is hashed; after it every output element is compared with the f64 reference, which
-// is computed in this process after the runner was forked (the candidate never sees it).
+// is computed in this process (the sandboxed runner never sees it).
 CheckReport check_candidate(const KernelContract& kernel, const std::filesystem::path& shared_object,
                             const CheckOptions& options);
 

@@ -14,33 +14,55 @@ std::unique_ptr<CpuPairedDevice> CpuPairedDevice::start(const KernelContract& ke
                                                         const std::filesystem::path& candidate,
                                                         const ProcessLimits& limits, uint64_t seed,
                                                         std::string* error) {
-  std::unique_ptr<CpuPairedDevice> device(new CpuPairedDevice());
+  SessionOptions options;
+  options.limits = limits;
+  options.seed = seed;
   CallResult failure;
-  device->head_ = TimedKernel::start(kernel, head, limits, seed, &failure);
-  if (device->head_) device->candidate_ = TimedKernel::start_sharing_inputs(*device->head_, candidate, limits, &failure);
-  if (!device->head_ || !device->candidate_) {
-    *error = fmt::format("cannot start the {}: {}", device->head_ ? "candidate" : "head", failure.describe());
+  std::shared_ptr<TimedSession> session = TimedSession::start(kernel, {head, candidate}, options, &failure);
+  if (!session) {
+    *error = fmt::format("cannot start the timing session: {}", failure.describe());
     return nullptr;
   }
-  for (auto* k : {device->head_.get(), device->candidate_.get()}) {
-    const CallResult warm = k->reading();
-    if (!warm.ok()) {
-      *error = fmt::format("warm-up of the {} failed: {}", k == device->head_.get() ? "head" : "candidate",
-                           warm.describe());
-      return nullptr;
-    }
-  }
-  return device;
+  return std::make_unique<CpuPairedDevice>(std::move(session));
 }
 
 double CpuPairedDevice::run_once(measure::Arm arm, nlohmann::json* clock_out) {
-  TimedKernel& k = arm == measure::Arm::kHead ? *head_ : *candidate_;
-  const CallResult r = k.reading();
-  if (!r.ok()) {
-    throw std::runtime_error(fmt::format("the {} {}", measure::to_string(arm), r.describe()));
+  const int index = arm == measure::Arm::kHead ? 0 : 1;
+  const SessionReading r = session_->reading(index);
+  if (r.cheat) throw measure::ArmDisqualified(arm, r.cheat->reason);
+  if (!r.call.ok()) {
+    throw measure::ArmDisqualified(arm, fmt::format("{} during a timed reading", r.call.describe()));
   }
-  if (clock_out) *clock_out = {{"runner_start_ns", r.start_ns}};
-  return arm == slowed_ ? r.seconds * (1.0 + slowdown_) : r.seconds;
+  if (clock_out) {
+    *clock_out = {{"start_ns", r.call.start_ns}, {"runner_seconds", r.call.runner_seconds},
+                  {"round_trip_seconds", session_->round_trip_seconds()}};
+  }
+  return arm == slowed_ ? r.call.seconds * (1.0 + slowdown_) : r.call.seconds;
+}
+
+void CpuPairedDevice::verify_arms() {
+  if (auto cheat = session_->verify_sampled()) {
+    throw measure::ArmDisqualified(cheat->arm == 0 ? measure::Arm::kHead : measure::Arm::kCandidate, cheat->reason);
+  }
+}
+
+nlohmann::json to_json(const SessionCosts& c) {
+  const double total = c.inputs + c.process_start + c.warm_up + c.timed + c.guard + c.verification;
+  return {{"inputs_seconds", c.inputs},
+          {"process_start_seconds", c.process_start},
+          {"warm_up_seconds", c.warm_up},
+          {"timed_seconds", c.timed},
+          {"guard_seconds", c.guard},
+          {"verification_seconds", c.verification},
+          {"readings", c.readings},
+          {"timed_share", total > 0 ? c.timed / total : 0.0}};
+}
+
+nlohmann::json CpuPairedDevice::accounting() const {
+  nlohmann::json j = to_json(session_->costs());
+  j["round_trip_seconds"] = session_->round_trip_seconds();
+  j["clock_disagreements"] = session_->clock_disagreements();
+  return j;
 }
 
 void CpuPairedDevice::set_injected_slowdown(measure::Arm arm, double fraction) {
@@ -62,12 +84,15 @@ measure::DeviceFactory cpu_calibration_device_factory(const measure::CalibrateRe
   if (a.status != BuildResult::Status::kBuilt || b.status != BuildResult::Status::kBuilt) {
     throw std::runtime_error("cannot build the baseline for A/A calibration: " + a.diagnostics + b.diagnostics);
   }
+  SessionOptions options;
+  options.seed = request.seed;
+  CallResult failure;
+  std::shared_ptr<TimedSession> session =
+      TimedSession::start(*kernel, {a.shared_object, b.shared_object}, options, &failure);
+  if (!session) throw std::runtime_error("cannot start the timing session: " + failure.describe());
   const double effect = request.effect_pct / 100.0;
-  return [kernel, head = a.shared_object, copy = b.shared_object, effect,
-          seed = request.seed](int decision) -> std::unique_ptr<measure::PairedDevice> {
-    std::string error;
-    auto device = CpuPairedDevice::start(*kernel, head, copy, {}, mix_seed(seed, static_cast<uint64_t>(decision)), &error);
-    if (!device) throw std::runtime_error(error);
+  return [session, effect](int) -> std::unique_ptr<measure::PairedDevice> {
+    auto device = std::make_unique<CpuPairedDevice>(session);
     if (effect > 0) device->set_injected_slowdown(measure::Arm::kHead, effect / (1.0 - effect));
     if (effect < 0) device->set_injected_slowdown(measure::Arm::kCandidate, -effect);
     return device;

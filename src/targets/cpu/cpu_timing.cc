@@ -1,60 +1,19 @@
 #include "targets/cpu/cpu_timing.h"
 
-#include <algorithm>
+#include <fmt/format.h>
 
 #include "common/stats.h"
 
 namespace headway::cpu {
 
-std::unique_ptr<TimedKernel> TimedKernel::start(const KernelContract& kernel,
-                                                const std::filesystem::path& shared_object,
-                                                const ProcessLimits& limits, uint64_t seed,
-                                                CallResult* failure) {
-  auto inputs = std::make_shared<Inputs>(kernel);
-  kernel.generate(seed, inputs->buffers);
-  for (size_t r = 0; r < inputs->buffers.specs().size(); ++r) {
-    if (inputs->buffers.specs()[r].role != RegionRole::kInOut) continue;
-    const auto b = inputs->buffers.bytes(r);
-    inputs->inout.emplace_back(r, std::vector<std::byte>(b.begin(), b.end()));
-  }
-  std::unique_ptr<TimedKernel> timed(new TimedKernel(kernel, std::move(inputs)));
-  timed->process_ =
-      KernelProcess::start(kernel, shared_object, timed->inputs_->buffers, limits, failure);
-  if (!timed->process_) return nullptr;
-  return timed;
+std::string TimingResult::describe() const {
+  if (cheat) return fmt::format("candidate {} broke the rules of timing: {}", cheat->arm + 1, cheat->reason);
+  return failure.describe();
 }
 
-std::unique_ptr<TimedKernel> TimedKernel::start_sharing_inputs(
-    const TimedKernel& other, const std::filesystem::path& shared_object,
-    const ProcessLimits& limits, CallResult* failure) {
-  std::unique_ptr<TimedKernel> timed(new TimedKernel(other.kernel_, other.inputs_));
-  timed->process_ =
-      KernelProcess::start(other.kernel_, shared_object, timed->inputs_->buffers, limits, failure);
-  if (!timed->process_) return nullptr;
-  return timed;
-}
-
-CallResult TimedKernel::reading() {
-  for (const auto& [r, bytes] : inputs_->inout) {
-    std::copy(bytes.begin(), bytes.end(), inputs_->buffers.bytes(r).begin());
-  }
-  return process_->call(true);
-}
-
-TimingResult time_candidate(const KernelContract& kernel,
-                            const std::filesystem::path& shared_object, int readings,
-                            const ProcessLimits& limits, uint64_t seed) {
-  TimingResult result;
-  auto timed = TimedKernel::start(kernel, shared_object, limits, seed, &result.failure);
-  if (!timed) return result;
-  for (int i = -2; i < readings; ++i) {
-    result.failure = timed->reading();
-    if (!result.failure.ok()) return result;
-    if (i >= 0) result.seconds.push_back(result.failure.seconds);
-  }
-  result.median_seconds = median(result.seconds);
-  result.cv = coefficient_of_variation(result.seconds);
-  return result;
+TimingResult time_candidate(const KernelContract& kernel, const std::filesystem::path& shared_object,
+                            int readings, const ProcessLimits& limits, uint64_t seed) {
+  return time_side_by_side(kernel, {shared_object}, readings, limits, seed).front();
 }
 
 std::vector<TimingResult> time_side_by_side(
@@ -62,32 +21,35 @@ std::vector<TimingResult> time_side_by_side(
     int readings, const ProcessLimits& limits, uint64_t seed) {
   const size_t n = shared_objects.size();
   std::vector<TimingResult> results(n);
-  auto fail_all = [&](const CallResult& failure) {
+  auto fail_all = [&](const CallResult& failure, const std::optional<Misbehaviour>& cheat) {
     for (auto& r : results) {
       r.failure = failure;
+      r.cheat = cheat;
       r.median_seconds = 0.0;
       r.cv = 0.0;
     }
     return results;
   };
-  std::vector<std::unique_ptr<TimedKernel>> timed;
-  for (const auto& object : shared_objects) {
-    CallResult failure;
-    timed.push_back(timed.empty() ? TimedKernel::start(kernel, object, limits, seed, &failure)
-                                  : TimedKernel::start_sharing_inputs(*timed.front(), object, limits, &failure));
-    if (!timed.back()) return fail_all(failure);
-  }
-  for (int round = -2; round < readings; ++round) {
+  SessionOptions options;
+  options.limits = limits;
+  options.seed = seed;
+  CallResult failure;
+  auto session = TimedSession::start(kernel, shared_objects, options, &failure);
+  if (!session) return fail_all(failure, std::nullopt);
+  for (int round = 0; round < readings; ++round) {
     for (size_t k = 0; k < n; ++k) {
-      const size_t i = (static_cast<size_t>(round + 2) + k) % n;
-      const CallResult r = timed[i]->reading();
-      if (!r.ok()) return fail_all(r);
-      if (round >= 0) results[i].seconds.push_back(r.seconds);
+      const size_t i = (static_cast<size_t>(round) + k) % n;
+      const SessionReading r = session->reading(static_cast<int>(i));
+      if (!r.ok()) return fail_all(r.call, r.cheat);
+      results[i].seconds.push_back(r.call.seconds);
     }
   }
+  if (auto cheat = session->verify_sampled()) return fail_all({}, cheat);
   for (auto& r : results) {
     r.median_seconds = median(r.seconds);
     r.cv = coefficient_of_variation(r.seconds);
+    r.costs = session->costs();
+    r.round_trip_seconds = session->round_trip_seconds();
   }
   return results;
 }

@@ -1,9 +1,15 @@
-// Timing built candidates on the host CPU: real builds, real runner processes, shared input pages.
+// Timing built candidates on the host CPU: real builds, real sandboxed runner processes.
 #include "targets/cpu/cpu_timing.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cstring>
 #include <string>
+#include <vector>
+
+#include "common/rng.h"
 
 #include "store/test_temp_dir.h"
 #include "targets/cpu/compiler.h"
@@ -11,68 +17,127 @@
 namespace headway::cpu {
 namespace {
 
-TEST(CpuTimingTest, ASecondRunnerSharesTheFirstOnesInputPagesAndOutlivesIt) {
-  const KernelContract* kernel = find_kernel("attn_out");
-  ASSERT_NE(kernel, nullptr);
-  store::TestTempDir tmp;
+std::filesystem::path build_baseline(const KernelContract& kernel, const std::filesystem::path& cache) {
   const Toolchain tc;
-  const auto built =
-      build_candidate(tc, identify(tc), std::string(kernel->baseline_source()), tmp.path());
-  ASSERT_EQ(built.status, BuildResult::Status::kBuilt) << built.diagnostics;
-
-  CallResult failure;
-  auto first = TimedKernel::start(*kernel, built.shared_object, {}, 7, &failure);
-  ASSERT_TRUE(first) << failure.describe();
-  auto second = TimedKernel::start_sharing_inputs(*first, built.shared_object, {}, &failure);
-  ASSERT_TRUE(second) << failure.describe();
-  auto own = TimedKernel::start(*kernel, built.shared_object, {}, 7, &failure);
-  ASSERT_TRUE(own) << failure.describe();
-
-  EXPECT_EQ(second->buffers().bytes(0).data(), first->buffers().bytes(0).data());
-  EXPECT_NE(own->buffers().bytes(0).data(), first->buffers().bytes(0).data());
-  EXPECT_TRUE(first->reading().ok());
-  EXPECT_TRUE(second->reading().ok());
-
-  first.reset();  // the shared inputs stay while a runner uses them
-  const CallResult after = second->reading();
-  EXPECT_TRUE(after.ok()) << after.describe();
-  EXPECT_GT(after.seconds, 0.0);
-
-  auto missing = TimedKernel::start_sharing_inputs(*second, tmp.path() / "none.so", {}, &failure);
-  EXPECT_FALSE(missing);
-  EXPECT_EQ(failure.status, CallResult::Status::kLoadFailed);
+  const auto built = build_candidate(tc, identify(tc), std::string(kernel.baseline_source()), cache);
+  EXPECT_EQ(built.status, BuildResult::Status::kBuilt) << built.diagnostics;
+  return built.shared_object;
 }
 
 TEST(CpuTiming, SideBySideGivesEveryObjectItsReadingsAndSharesAFailure) {
   const KernelContract* kernel = find_kernel("attn_out");
   ASSERT_NE(kernel, nullptr);
   store::TestTempDir cache;
-  const Toolchain tc;
-  const ToolchainIdentity id = identify(tc);
-  ASSERT_TRUE(id.found) << id.error;
-  const auto built = build_candidate(tc, id, std::string(kernel->baseline_source()), cache.path());
-  ASSERT_EQ(built.status, BuildResult::Status::kBuilt) << built.diagnostics;
+  const auto object = build_baseline(*kernel, cache.path());
 
   // The same object twice: the same kernel, so the two medians are close.
-  const auto both = time_side_by_side(*kernel, {built.shared_object, built.shared_object}, 5, {});
+  const auto both = time_side_by_side(*kernel, {object, object}, 5, {});
   ASSERT_EQ(both.size(), 2u);
   for (const auto& r : both) {
-    ASSERT_TRUE(r.ok()) << r.failure.describe();
+    ASSERT_TRUE(r.ok()) << r.describe();
     EXPECT_EQ(r.seconds.size(), 5u);
     EXPECT_GT(r.median_seconds, 0.0);
+    EXPECT_EQ(r.costs.readings, 10);
+    EXPECT_GT(r.costs.timed, 0.0);
+    EXPECT_GT(r.round_trip_seconds, 0.0);
+    EXPECT_LT(r.round_trip_seconds, r.median_seconds);
   }
   EXPECT_LT(both[0].median_seconds / both[1].median_seconds, 2.0);
   EXPECT_GT(both[0].median_seconds / both[1].median_seconds, 0.5);
 
   // One object that cannot load: every result carries the failure.
-  const auto failed =
-      time_side_by_side(*kernel, {built.shared_object, cache.path() / "missing.so"}, 3, {});
+  const auto failed = time_side_by_side(*kernel, {object, cache.path() / "missing.so"}, 3, {});
   ASSERT_EQ(failed.size(), 2u);
   for (const auto& r : failed) {
     EXPECT_FALSE(r.ok());
     EXPECT_EQ(r.failure.status, CallResult::Status::kLoadFailed) << r.failure.describe();
     EXPECT_EQ(r.median_seconds, 0.0);
   }
+}
+
+TEST(CpuTiming, InputSetsAreEnoughToLeaveTheCachesBetweenUses) {
+  EXPECT_EQ(input_sets_for(16 << 20, 0), 4);  // never fewer than two pairs
+  const int sets = input_sets_for(16 << 20, 512 << 20);
+  // A pair of sets is reused after all the other pairs: they must hold the cold traffic.
+  EXPECT_GE(static_cast<uint64_t>(sets - 2) * (16 << 20), 512ull << 20);
+  EXPECT_EQ(sets % 2, 0);
+}
+
+TEST(CpuTiming, EveryTimedCallSeesInputsThatNoEarlierCallSaw) {
+  const KernelContract* kernel = find_kernel("attn_out");
+  InputSets sets(*kernel, 3, 4);
+  auto writable = sets.new_writable_block();
+  auto first = sets.view(1, writable->data());
+  const size_t attn = first->index_of("attn");
+  const size_t weights = first->index_of("o_weight");
+  const std::vector<std::byte> base_attn(first->bytes(attn).begin(), first->bytes(attn).end());
+  const std::vector<std::byte> base_weights(first->bytes(weights).begin(), first->bytes(weights).end());
+  sets.prepare(1, 11, writable->data());
+  const std::vector<std::byte> patched_attn(first->bytes(attn).begin(), first->bytes(attn).end());
+  size_t changed_pages = 0;
+  for (size_t page = 0; page < base_weights.size() / kPageBytes; ++page) {
+    changed_pages += std::memcmp(base_weights.data() + page * kPageBytes,
+                                 first->bytes(weights).data() + page * kPageBytes, kPageBytes) != 0;
+  }
+  EXPECT_NE(patched_attn, base_attn);
+  EXPECT_GE(changed_pages, 8u);
+  EXPECT_LE(changed_pages, static_cast<size_t>(kSwappedPages));
+  // The output region is poisoned, the same patch seed gives the same inputs, restore undoes it.
+  for (uint16_t v : first->as<uint16_t>("residual")) ASSERT_NE(v, 0u);
+  sets.restore(1, 11);
+  EXPECT_TRUE(std::equal(base_weights.begin(), base_weights.end(), first->bytes(weights).begin()));
+  EXPECT_TRUE(std::equal(base_attn.begin(), base_attn.end(), first->bytes(attn).begin()));
+  sets.prepare(1, 11, writable->data());
+  EXPECT_TRUE(std::equal(patched_attn.begin(), patched_attn.end(), first->bytes(attn).begin()));
+  sets.restore(1, 11);
+  sets.prepare(1, 12, writable->data());
+  EXPECT_FALSE(std::equal(patched_attn.begin(), patched_attn.end(), first->bytes(attn).begin()));
+}
+
+}  // namespace
+}  // namespace headway::cpu
+
+namespace headway::cpu {
+namespace {
+
+// Nanoseconds per load of a dependent walk through `lines` random cache lines of `block`.
+double walk_ns(const std::byte* block, size_t bytes, uint64_t seed) {
+  constexpr int kLoads = 4000;
+  Rng rng(seed);
+  std::vector<size_t> offsets(kLoads);
+  for (auto& o : offsets) o = rng.below(bytes / 64) * 64;
+  uint64_t chain = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < kLoads; ++i) {
+    chain += static_cast<uint64_t>(block[(offsets[static_cast<size_t>(i)] + (chain & 1)) % bytes]);
+  }
+  const auto t1 = std::chrono::steady_clock::now();
+  volatile uint64_t sink = chain;
+  (void)sink;
+  return std::chrono::duration<double, std::nano>(t1 - t0).count() / kLoads;
+}
+
+TEST(CpuTiming, ASetIsColdWhenItsTurnComesAgain) {
+  // What a timed call meets: its set was last read a full rotation ago, with every other set
+  // read since. Its lines must come from memory: far slower than lines of a set just read.
+  const KernelContract* kernel = find_kernel("attn_out");
+  const uint64_t cold = 2 * last_level_cache_bytes();
+  InputSets sets(*kernel, 1, input_sets_for(InputSets::input_block_bytes(*kernel), cold));
+  const size_t bytes = sets.set_bytes();
+  auto read_set = [&](int s) {
+    uint64_t sum = 0;
+    const auto* p = reinterpret_cast<const uint64_t*>(sets.memory().data() + bytes * static_cast<size_t>(s));
+    for (size_t i = 0; i < bytes / 8; i += 8) sum += p[i];
+    return sum;
+  };
+  uint64_t sink = read_set(1);
+  for (int s = 2; s < sets.count(); ++s) sink += read_set(s);
+  sink += read_set(0);
+  const double cold_ns = walk_ns(sets.memory().data() + bytes, bytes, 7);
+  sink += read_set(0);
+  const double warm_ns = walk_ns(sets.memory().data(), bytes, 7);
+  EXPECT_NE(sink, 1u);
+  EXPECT_GT(cold_ns, 1.5 * warm_ns) << "cold " << cold_ns << " ns per load, warm " << warm_ns;
 }
 
 }  // namespace

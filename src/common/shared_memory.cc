@@ -1,0 +1,40 @@
+#include "common/shared_memory.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+namespace headway {
+
+SharedMemory::SharedMemory(const std::string& name, size_t bytes) : size_(round_up_to_page(bytes)) {
+  fd_ = memfd_create(name.c_str(), MFD_CLOEXEC);
+  if (fd_ < 0) throw std::runtime_error("cannot create shared memory: " + std::string(std::strerror(errno)));
+  if (size_ == 0) size_ = kPageBytes;
+  if (ftruncate(fd_, static_cast<off_t>(size_)) != 0) {
+    const int e = errno;
+    close(fd_);
+    throw std::runtime_error("cannot size shared memory to " + std::to_string(size_) + " bytes: " + std::strerror(e));
+  }
+  void* p = mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+  if (p == MAP_FAILED) {
+    const int e = errno;
+    close(fd_);
+    throw std::runtime_error("cannot map " + std::to_string(size_) + " bytes of shared memory: " + std::strerror(e));
+  }
+  base_ = static_cast<std::byte*>(p);
+}
+
+SharedMemory::~SharedMemory() {
+  if (base_) munmap(base_, size_);
+  if (fd_ >= 0) close(fd_);
+}
+
+int SharedMemory::open_read_only() const {
+  return open(("/proc/self/fd/" + std::to_string(fd_)).c_str(), O_RDONLY);
+}
+
+}  // namespace headway

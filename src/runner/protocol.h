@@ -1,0 +1,58 @@
+#pragma once
+// The messages between headway and its runner processes (src/runner/runner_main.cc). Every
+// socket is a SOCK_SEQPACKET pair: one message per send, never split or merged.
+//
+// headway ──control──► host: a sandboxed process that runs no candidate code. For every reading
+//   it forks a fresh child for one arm; the child maps the inputs read-only and its arm's
+//   writable block, installs the system-call filter, loads the arm's object and then serves
+//   calls on its own channel (a socket headway sends along with the spawn request).
+// headway ◄─channel──► child: kReady once loaded (or kLoadFailed), then one kDone per kCall or
+//   kPing. headway timestamps its own send and receive: nothing the child says is a measurement.
+#include <cstdint>
+
+namespace headway::runner {
+
+inline constexpr int kControlFd = 3;   // the host's end of the control socket
+inline constexpr int kInputsFd = 4;    // the input sets, read-only
+inline constexpr int kFirstArmFd = 5;  // per arm: writable block fd, then object fd
+
+enum class Op : uint32_t {
+  kSpawn = 1,       // headway → host (with the child's channel fd)
+  kSpawned = 2,     // host → headway
+  kExited = 3,      // host → headway: a child ended
+  kReady = 4,       // child → headway
+  kLoadFailed = 5,  // child → headway
+  kCall = 6,        // headway → child
+  kPing = 7,        // headway → child: an empty call, for the round trip
+  kDone = 8,        // child → headway
+};
+
+struct SpawnRequest {
+  Op op = Op::kSpawn;
+  uint32_t arm = 0;
+  int32_t populate_first = 0;  // input sets whose page tables the child fills before loading
+  int32_t populate_count = 0;
+};
+
+struct ChildEvent {
+  Op op = Op::kSpawned;
+  uint32_t arm = 0;
+  int32_t pid = 0;          // in the host's PID namespace
+  int32_t wait_status = 0;  // kExited: as from waitpid
+  int64_t cpu_ns = 0;       // kExited: user plus system time of the child's whole life
+  int64_t max_rss_kib = 0;  // kExited
+};
+
+struct Command {
+  Op op = Op::kCall;
+  int32_t set = 0;
+};
+
+struct Reply {
+  Op op = Op::kDone;
+  int32_t pad = 0;
+  int64_t runner_ns = 0;  // the child's own measure of the call: a cross-check only
+  char message[240] = {};
+};
+
+}  // namespace headway::runner

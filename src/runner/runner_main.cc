@@ -1,0 +1,243 @@
+// headway-runner: the host process that runs inside the sandbox (src/runner/protocol.h). It
+// never loads candidate code itself: for every spawn request it forks a child that does.
+//
+//   headway-runner --kernel NAME --set-bytes N --sets K --arms A --memory-limit BYTES
+// with the descriptors of protocol.h already open.
+#include <dlfcn.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/contract.h"
+#include "runner/protocol.h"
+#include "runner/syscall_filter.h"
+
+namespace headway::runner {
+namespace {
+
+struct Options {
+  std::string kernel;
+  size_t set_bytes = 0;
+  int sets = 1;
+  int arms = 1;
+  uint64_t memory_limit = 2ull << 30;
+};
+
+[[noreturn]] void die(const std::string& message) {
+  std::fprintf(stderr, "headway-runner: %s\n", message.c_str());
+  _exit(2);
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string key = argv[i];
+    const std::string value = argv[i + 1];
+    if (key == "--kernel") o.kernel = value;
+    else if (key == "--set-bytes") o.set_bytes = std::stoull(value);
+    else if (key == "--sets") o.sets = std::stoi(value);
+    else if (key == "--arms") o.arms = std::stoi(value);
+    else if (key == "--memory-limit") o.memory_limit = std::stoull(value);
+    else die("unknown argument " + key);
+  }
+  if (o.kernel.empty() || o.sets < 1 || o.arms < 1) die("usage: --kernel NAME --set-bytes N --sets K --arms A");
+  return o;
+}
+
+int writable_fd(int arm) { return kFirstArmFd + 2 * arm; }
+int object_fd(int arm) { return kFirstArmFd + 2 * arm + 1; }
+
+bool send_message(int fd, const void* data, size_t n) {
+  ssize_t w;
+  do {
+    w = send(fd, data, n, MSG_NOSIGNAL);
+  } while (w < 0 && errno == EINTR);
+  return w == static_cast<ssize_t>(n);
+}
+
+uint64_t address_space_now() {
+  std::ifstream statm("/proc/self/statm");
+  uint64_t pages = 0;
+  statm >> pages;
+  return pages * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+}
+
+[[noreturn]] void load_failed(int channel, const std::string& message) {
+  Reply reply;
+  reply.op = Op::kLoadFailed;
+  std::snprintf(reply.message, sizeof reply.message, "%s", message.c_str());
+  send_message(channel, &reply, sizeof reply);
+  _exit(3);
+}
+
+// The child: everything from here on may run candidate code.
+[[noreturn]] void child_main(const Options& o, const KernelContract& kernel, int arm, int channel,
+                             const SpawnRequest& request) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  prctl(PR_SET_DUMPABLE, 0);
+  const BufferLayout layout(kernel.regions());
+  const size_t input_total = o.set_bytes * static_cast<size_t>(o.sets);
+  void* in = mmap(nullptr, input_total, PROT_READ, MAP_SHARED, kInputsFd, 0);
+  void* out = layout.writable_bytes
+                  ? mmap(nullptr, layout.writable_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, writable_fd(arm), 0)
+                  : nullptr;
+  if (in == MAP_FAILED || out == MAP_FAILED) load_failed(channel, std::string("cannot map the buffers: ") + std::strerror(errno));
+  auto* inputs = static_cast<std::byte*>(in);
+  // Fill the page tables of the sets this child will use without touching their data, so that
+  // no call pays page faults and the caches stay as they are.
+  if (request.populate_count > 0) {
+    madvise(inputs + o.set_bytes * static_cast<size_t>(request.populate_first),
+            o.set_bytes * static_cast<size_t>(request.populate_count), MADV_POPULATE_READ);
+  }
+  if (out) madvise(out, layout.writable_bytes, MADV_POPULATE_WRITE);
+  const std::string object = "/proc/self/fd/" + std::to_string(object_fd(arm));
+  // Keep only the channel and the object: no other arm's memory or code stays reachable.
+  for (int fd = 0; fd < kFirstArmFd + 2 * o.arms; ++fd) {
+    if (fd != channel && fd != object_fd(arm) && fd > 2) close(fd);
+  }
+  rlimit zero{0, 0};
+  setrlimit(RLIMIT_CORE, &zero);
+  setrlimit(RLIMIT_FSIZE, &zero);  // no file can carry data from one child to the next
+  rlimit as{address_space_now() + o.memory_limit, 0};
+  as.rlim_max = as.rlim_cur;
+  setrlimit(RLIMIT_AS, &as);
+  std::string error;
+  if (!install_syscall_filter(&error)) load_failed(channel, error);
+  void* handle = dlopen(object.c_str(), RTLD_NOW | RTLD_LOCAL);
+  close(object_fd(arm));
+  if (!handle) load_failed(channel, std::string("cannot load the built object: ") + dlerror());
+  void* entry = dlsym(handle, std::string(kernel.entry_symbol()).c_str());
+  if (!entry) load_failed(channel, "the source does not define " + std::string(kernel.entry_symbol()));
+  Reply reply;
+  reply.op = Op::kReady;
+  if (!send_message(channel, &reply, sizeof reply)) _exit(0);
+  reply.op = Op::kDone;
+  std::vector<std::unique_ptr<SharedBuffers>> views;
+  for (int set = 0; set < o.sets; ++set) {
+    views.push_back(std::make_unique<SharedBuffers>(kernel.regions(), inputs + o.set_bytes * static_cast<size_t>(set),
+                                                    static_cast<std::byte*>(out)));
+  }
+  Command command;
+  for (;;) {
+    ssize_t r;
+    do {
+      r = recv(channel, &command, sizeof command, 0);
+    } while (r < 0 && errno == EINTR);
+    if (r != sizeof command) _exit(0);
+    if (command.op == Op::kCall && command.set >= 0 && command.set < o.sets) {
+      SharedBuffers& view = *views[static_cast<size_t>(command.set)];
+      const auto t0 = std::chrono::steady_clock::now();
+      kernel.invoke(entry, view);
+      const auto t1 = std::chrono::steady_clock::now();
+      reply.runner_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
+    } else {
+      reply.runner_ns = 0;
+    }
+    if (!send_message(channel, &reply, sizeof reply)) _exit(0);
+  }
+}
+
+// Receives one spawn request and the child's channel descriptor; -1 at end of input.
+int receive_spawn(SpawnRequest* request) {
+  char control[CMSG_SPACE(sizeof(int))];
+  iovec iov{request, sizeof *request};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  ssize_t r;
+  do {
+    r = recvmsg(kControlFd, &msg, MSG_CMSG_CLOEXEC);
+  } while (r < 0 && errno == EINTR);
+  if (r <= 0) return -1;
+  cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  if (r != sizeof *request || !c || c->cmsg_type != SCM_RIGHTS) return -2;
+  int fd;
+  std::memcpy(&fd, CMSG_DATA(c), sizeof fd);
+  return fd;
+}
+
+void report_exits() {
+  for (;;) {
+    int status = 0;
+    rusage usage{};
+    const pid_t pid = wait4(-1, &status, WNOHANG, &usage);
+    if (pid <= 0) return;
+    ChildEvent event;
+    event.op = Op::kExited;
+    event.pid = pid;
+    event.wait_status = status;
+    auto ns = [](const timeval& t) { return int64_t{t.tv_sec} * 1'000'000'000 + int64_t{t.tv_usec} * 1000; };
+    event.cpu_ns = ns(usage.ru_utime) + ns(usage.ru_stime);
+    event.max_rss_kib = usage.ru_maxrss;
+    send_message(kControlFd, &event, sizeof event);
+  }
+}
+
+int host_main(int argc, char** argv) {
+  const Options o = parse(argc, argv);
+  const KernelContract* kernel = find_kernel(o.kernel);
+  if (!kernel) die("unknown kernel " + o.kernel);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  prctl(PR_SET_DUMPABLE, 0);
+  sigset_t chld;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &chld, nullptr);
+  const int sigfd = signalfd(-1, &chld, SFD_CLOEXEC);
+  if (sigfd < 0) die("cannot watch children");
+  for (;;) {
+    pollfd fds[2] = {{kControlFd, POLLIN, 0}, {sigfd, POLLIN, 0}};
+    if (poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      die("poll failed");
+    }
+    if (fds[1].revents & POLLIN) {
+      signalfd_siginfo info;
+      while (read(sigfd, &info, sizeof info) < 0 && errno == EINTR) {
+      }
+      report_exits();
+    }
+    if (!(fds[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+    SpawnRequest request;
+    const int channel = receive_spawn(&request);
+    if (channel == -1) return 0;  // headway closed the control socket: the sandbox goes down
+    if (channel < 0 || request.op != Op::kSpawn || request.arm >= static_cast<uint32_t>(o.arms)) die("bad spawn request");
+    const pid_t pid = fork();
+    if (pid == 0) {
+      sigprocmask(SIG_UNBLOCK, &chld, nullptr);
+      close(sigfd);
+      child_main(o, *kernel, static_cast<int>(request.arm), channel, request);
+    }
+    close(channel);
+    ChildEvent event;
+    event.op = Op::kSpawned;
+    event.arm = request.arm;
+    event.pid = pid;
+    if (pid < 0) event.op = Op::kExited;
+    send_message(kControlFd, &event, sizeof event);
+  }
+}
+
+}  // namespace
+}  // namespace headway::runner
+
+int main(int argc, char** argv) { return headway::runner::host_main(argc, argv); }

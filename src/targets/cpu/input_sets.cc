@@ -1,0 +1,117 @@
+#include "targets/cpu/input_sets.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "common/rng.h"
+#include "kernels/verify.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace headway::cpu {
+
+void flush_lines(const std::byte* data, size_t bytes) {
+#if defined(__x86_64__)
+  constexpr size_t kLine = 64;
+  const auto start = reinterpret_cast<uintptr_t>(data) & ~uintptr_t{kLine - 1};
+  for (uintptr_t p = start; p < reinterpret_cast<uintptr_t>(data) + bytes; p += kLine) {
+    _mm_clflush(reinterpret_cast<const void*>(p));
+  }
+  _mm_mfence();
+#else
+  (void)data;
+  (void)bytes;
+#endif
+}
+
+size_t InputSets::input_block_bytes(const KernelContract& kernel) {
+  return BufferLayout(kernel.regions()).input_bytes;
+}
+
+InputSets::InputSets(const KernelContract& kernel, uint64_t seed, int sets)
+    : kernel_(kernel),
+      specs_(kernel.regions()),
+      layout_(specs_),
+      set_bytes_(layout_.input_bytes),
+      sets_(std::max(sets, 2)) {
+  base_ = std::make_unique<SharedBuffers>(specs_);
+  alt_ = std::make_unique<SharedBuffers>(specs_);
+  kernel.generate(seed, *base_);
+  kernel.generate(mix_seed(seed, 0x5e75), *alt_);
+  memory_ = std::make_unique<SharedMemory>("headway-input-sets", set_bytes_ * static_cast<size_t>(sets_));
+  for (int s = 0; s < sets_; ++s) std::memcpy(set_base(s), base_->input_block(), set_bytes_);
+}
+
+std::unique_ptr<SharedBuffers> InputSets::view(int set, std::byte* writable) const {
+  return std::make_unique<SharedBuffers>(specs_, set_base(set), writable);
+}
+
+std::unique_ptr<SharedMemory> InputSets::new_writable_block() const {
+  auto block = std::make_unique<SharedMemory>("headway-outputs", layout_.writable_bytes);
+  std::memcpy(block->data(), base_->writable_block(), layout_.writable_bytes);
+  return block;
+}
+
+InputSets::Patch InputSets::draw_patch(uint64_t patch_seed) const {
+  Patch patch;
+  Rng rng(mix_seed(patch_seed, 1));
+  for (size_t r = 0; r < specs_.size(); ++r) {
+    if (specs_[r].role != RegionRole::kInput || specs_[r].bytes <= kSmallRegionBytes) continue;
+    const uint64_t pages = specs_[r].bytes / kPageBytes;
+    std::vector<uint64_t> chosen;
+    for (int i = 0; i < kSwappedPages && pages > 0; ++i) chosen.push_back(rng.below(pages));
+    patch.pages.emplace_back(r, std::move(chosen));
+  }
+  return patch;
+}
+
+void InputSets::prepare(int set, uint64_t patch_seed, std::byte* writable) {
+  auto target = view(set, writable);
+  Rng words(mix_seed(patch_seed, 2));
+  for (size_t r = 0; r < specs_.size(); ++r) {
+    const RegionSpec& spec = specs_[r];
+    auto out = target->bytes(r);
+    if (spec.role == RegionRole::kOutput) {
+      auto* p = reinterpret_cast<bf16*>(out.data());
+      std::fill(p, p + out.size() / sizeof(bf16), kPoison);
+    } else if ((spec.role == RegionRole::kInput && spec.bytes <= kSmallRegionBytes) || spec.role == RegionRole::kInOut) {
+      const auto a = base_->bytes(r);
+      const auto b = alt_->bytes(r);
+      uint64_t bits = 0;
+      for (size_t w = 0; w * 4 < spec.bytes; ++w) {
+        if (w % 64 == 0) bits = words.next_u64();
+        const auto& from = (bits >> (w % 64)) & 1 ? b : a;
+        std::memcpy(out.data() + w * 4, from.data() + w * 4, std::min<size_t>(4, spec.bytes - w * 4));
+      }
+    } else {
+      continue;
+    }
+    flush_lines(out.data(), out.size());
+  }
+  for (const auto& [r, pages] : draw_patch(patch_seed).pages) {
+    auto out = target->bytes(r);
+    const auto b = alt_->bytes(r);
+    for (uint64_t page : pages) {
+      std::memcpy(out.data() + page * kPageBytes, b.data() + page * kPageBytes, kPageBytes);
+      flush_lines(out.data() + page * kPageBytes, kPageBytes);
+    }
+  }
+}
+
+void InputSets::restore(int set, uint64_t patch_seed) {
+  std::byte* block = set_base(set);
+  for (size_t r = 0; r < specs_.size(); ++r) {
+    if (specs_[r].role != RegionRole::kInput || specs_[r].bytes > kSmallRegionBytes) continue;
+    std::memcpy(block + layout_.offset[r], base_->bytes(r).data(), specs_[r].bytes);
+  }
+  for (const auto& [r, pages] : draw_patch(patch_seed).pages) {
+    const auto a = base_->bytes(r);
+    for (uint64_t page : pages) {
+      std::memcpy(block + layout_.offset[r] + page * kPageBytes, a.data() + page * kPageBytes, kPageBytes);
+    }
+  }
+}
+
+}  // namespace headway::cpu

@@ -1,0 +1,400 @@
+#include "targets/cpu/runner_host.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <limits>
+
+#include "common/sandbox.h"
+#include "common/subprocess.h"
+#include "runner/syscall_filter.h"
+#include "targets/cpu/cache_latency.h"
+
+namespace headway::cpu {
+
+namespace {
+
+using runner::ChildEvent;
+using runner::Command;
+using runner::Op;
+using runner::Reply;
+using Clock = std::chrono::steady_clock;
+
+bool send_message(int fd, const void* data, size_t n) {
+  ssize_t w;
+  do {
+    w = send(fd, data, n, MSG_NOSIGNAL);
+  } while (w < 0 && errno == EINTR);
+  return w == static_cast<ssize_t>(n);
+}
+
+// Waits up to timeout_ms for input on fd: 1 ready, 0 timed out, -1 error.
+int wait_readable(int fd, int timeout_ms) {
+  pollfd p{fd, POLLIN, 0};
+  const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    const int ready = poll(&p, 1, static_cast<int>(std::max<int64_t>(left, 0)));
+    if (ready > 0) return 1;
+    if (ready == 0) return 0;
+    if (errno != EINTR) return -1;
+  }
+}
+
+int ms(double seconds) { return static_cast<int>(std::min(seconds * 1e3, 1e9)); }
+
+CallResult no_runner(std::string message) {
+  CallResult r;
+  r.status = CallResult::Status::kNoRunner;
+  r.message = std::move(message);
+  return r;
+}
+
+}  // namespace
+
+std::string CallResult::describe() const {
+  switch (status) {
+    case Status::kOk: return fmt::format("ran in {:.3f} ms", seconds * 1e3);
+    case Status::kCrashed:
+      if (!message.empty()) return message;
+      return signal == SIGSEGV ? "crashed with SIGSEGV (inputs are mapped read-only: a write into one crashes)"
+                               : fmt::format("crashed with {}", signal_name(signal));
+    case Status::kExited: return fmt::format("exited with status {} during the call", exit_code);
+    case Status::kForbiddenCall: return runner::kForbiddenCallReason;
+    case Status::kTimedOut:
+    case Status::kMemoryExceeded:
+    case Status::kLoadFailed:
+    case Status::kNoRunner: return message;
+  }
+  return message;
+}
+
+std::filesystem::path runner_executable() {
+  if (const char* env = std::getenv("HEADWAY_RUNNER"); env && *env) return env;
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return self.parent_path() / "headway-runner";
+}
+
+uint64_t last_level_cache_bytes() {
+  const OsCacheSizes os = os_cache_sizes();
+  const uint64_t largest = std::max({os.l1d, os.l2, os.l3});
+  return largest ? largest : (32ull << 20);
+}
+
+std::unique_ptr<RunnerHost> RunnerHost::start(const RunnerSpec& spec, CallResult* failure) {
+  const auto runner = runner_executable();
+  if (!std::filesystem::exists(runner)) {
+    *failure = no_runner(fmt::format("the runner {} is missing (build the headway-runner target)", runner.string()));
+    return nullptr;
+  }
+  std::vector<std::string> argv;
+  try {
+    sandbox::Policy policy;
+    policy.read_only.push_back(runner);
+    argv = sandbox::wrap(policy, {runner.string(), "--kernel", std::string(spec.kernel->name()),
+                                  "--set-bytes", std::to_string(spec.set_bytes), "--sets",
+                                  std::to_string(spec.sets), "--arms", std::to_string(spec.objects.size()),
+                                  "--memory-limit", std::to_string(spec.limits.memory_limit_bytes)});
+  } catch (const sandbox::Unavailable& e) {
+    *failure = no_runner(fmt::format("cannot sandbox candidate code: {} (install bubblewrap, or pass --no-sandbox)", e.what()));
+    return nullptr;
+  }
+  // The descriptors the host gets, in the order of protocol.h: control, inputs, then per arm
+  // its writable block and its object.
+  int control[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, control) != 0) {
+    *failure = no_runner(fmt::format("cannot create the runner's socket: {}", std::strerror(errno)));
+    return nullptr;
+  }
+  std::vector<int> passed = {control[1], spec.inputs->open_read_only()};
+  for (size_t arm = 0; arm < spec.objects.size(); ++arm) {
+    passed.push_back(fcntl(spec.writable[arm]->fd(), F_DUPFD_CLOEXEC, 0));
+    passed.push_back(open(spec.objects[arm].c_str(), O_RDONLY | O_CLOEXEC));
+  }
+  auto close_passed = [&] {
+    for (int fd : passed) if (fd >= 0) close(fd);
+  };
+  for (size_t i = 0; i < passed.size(); ++i) {
+    if (passed[i] < 0) {
+      const std::string what = i >= 2 && i % 2 == 1 ? spec.objects[(i - 2) / 2].string() : "the kernel buffers";
+      *failure = no_runner(fmt::format("cannot open {}: {}", what, std::strerror(errno)));
+      if (i >= 2 && i % 2 == 1) failure->status = CallResult::Status::kLoadFailed;
+      close_passed();
+      close(control[0]);
+      return nullptr;
+    }
+  }
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(1);
+    // Move every passed descriptor above the target range first, then into place.
+    const int high = 1000;
+    for (size_t i = 0; i < passed.size(); ++i) passed[i] = fcntl(passed[i], F_DUPFD, high + static_cast<int>(i));
+    for (size_t i = 0; i < passed.size(); ++i) dup2(passed[i], runner::kControlFd + static_cast<int>(i));
+    close_range(static_cast<unsigned>(runner::kControlFd + static_cast<int>(passed.size())), ~0u, 0);
+    std::vector<char*> args;
+    for (auto& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  close_passed();
+  if (pid < 0) {
+    close(control[0]);
+    *failure = no_runner(fmt::format("cannot start the runner: {}", std::strerror(errno)));
+    return nullptr;
+  }
+  return std::unique_ptr<RunnerHost>(new RunnerHost(spec, pid, control[0]));
+}
+
+RunnerHost::~RunnerHost() {
+  close(control_);  // the host sees the end of its input and exits, its children with it
+  kill(pid_, SIGKILL);
+  int status;
+  while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+}
+
+bool RunnerHost::read_event(ChildEvent* event, int timeout_ms) {
+  if (wait_readable(control_, timeout_ms) != 1) return false;
+  ssize_t r;
+  do {
+    r = recv(control_, event, sizeof *event, 0);
+  } while (r < 0 && errno == EINTR);
+  return r == sizeof *event;
+}
+
+std::optional<ChildEvent> RunnerHost::wait_exit(int32_t ns_pid, double timeout_seconds) {
+  const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_seconds);
+  for (;;) {
+    if (auto it = exited_.find(ns_pid); it != exited_.end()) {
+      const ChildEvent e = it->second;
+      exited_.erase(it);
+      return e;
+    }
+    const auto left = std::chrono::duration<double>(deadline - Clock::now()).count();
+    ChildEvent event;
+    if (left <= 0 || !read_event(&event, ms(left))) return std::nullopt;
+    if (event.op == Op::kExited) exited_[event.pid] = event;
+  }
+}
+
+std::unique_ptr<RunnerChild> RunnerHost::spawn(int arm, int populate_first, int populate_count,
+                                               CallResult* failure) {
+  int channel[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, channel) != 0) {
+    *failure = no_runner(fmt::format("cannot create a runner channel: {}", std::strerror(errno)));
+    return nullptr;
+  }
+  const int on = 1;
+  setsockopt(channel[0], SOL_SOCKET, SO_PASSCRED, &on, sizeof on);
+  runner::SpawnRequest request;
+  request.arm = static_cast<uint32_t>(arm);
+  request.populate_first = populate_first;
+  request.populate_count = populate_count;
+  char control[CMSG_SPACE(sizeof(int))] = {};
+  iovec iov{&request, sizeof request};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(c), &channel[1], sizeof(int));
+  ssize_t sent;
+  do {
+    sent = sendmsg(control_, &msg, MSG_NOSIGNAL);
+  } while (sent < 0 && errno == EINTR);
+  close(channel[1]);
+  auto host_failed = [&](const std::string& why) {
+    close(channel[0]);
+    int status = 0;
+    const bool ended = waitpid(pid_, &status, WNOHANG) == pid_;
+    *failure = no_runner(ended && WIFEXITED(status) && WEXITSTATUS(status) != 0
+                             ? fmt::format("the runner could not start (exit status {}): is the sandbox usable here?", WEXITSTATUS(status))
+                             : "the runner " + why);
+    return nullptr;
+  };
+  if (sent != static_cast<ssize_t>(sizeof request)) return host_failed("stopped taking requests");
+  ChildEvent event;
+  for (;;) {
+    if (!read_event(&event, ms(spec_.limits.call_timeout_seconds))) return host_failed("did not answer");
+    if (event.op == Op::kSpawned) break;
+    if (event.op == Op::kExited && event.pid > 0) exited_[event.pid] = event;
+    if (event.op == Op::kExited && event.pid <= 0) return host_failed("could not fork a child");
+  }
+  std::unique_ptr<RunnerChild> child(new RunnerChild(*this, channel[0], 0, event.pid));
+  // The child's first message says it loaded; the kernel tells us its pid in our namespace.
+  Reply reply;
+  char cred[CMSG_SPACE(sizeof(ucred))] = {};
+  iovec riov{&reply, sizeof reply};
+  msghdr rmsg{};
+  rmsg.msg_iov = &riov;
+  rmsg.msg_iovlen = 1;
+  rmsg.msg_control = cred;
+  rmsg.msg_controllen = sizeof cred;
+  const int ready = wait_readable(channel[0], ms(spec_.limits.call_timeout_seconds));
+  ssize_t r = -1;
+  if (ready == 1) {
+    do {
+      r = recvmsg(channel[0], &rmsg, 0);
+    } while (r < 0 && errno == EINTR);
+  }
+  for (cmsghdr* h = CMSG_FIRSTHDR(&rmsg); r > 0 && h; h = CMSG_NXTHDR(&rmsg, h)) {
+    if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_CREDENTIALS) {
+      ucred u;
+      std::memcpy(&u, CMSG_DATA(h), sizeof u);
+      child->pid_ = u.pid;
+    }
+  }
+  if (ready != 1) {
+    *failure = child->collect_death(ready == 0);
+    if (failure->status == CallResult::Status::kTimedOut) failure->message = fmt::format("did not load within {:g} s", spec_.limits.call_timeout_seconds);
+    return nullptr;
+  }
+  if (r == sizeof reply && reply.op == Op::kLoadFailed) {
+    child->collect_death(false);
+    failure->status = CallResult::Status::kLoadFailed;
+    failure->message = std::string(reply.message, strnlen(reply.message, sizeof reply.message));
+    return nullptr;
+  }
+  if (r != sizeof reply || reply.op != Op::kReady || child->pid_ <= 0) {
+    *failure = child->collect_death(false);
+    if (failure->status == CallResult::Status::kExited) failure->message = "exited while loading";
+    return nullptr;
+  }
+  return child;
+}
+
+RunnerChild::~RunnerChild() {
+  if (alive_) finish();
+  close(channel_);
+}
+
+CallResult RunnerChild::collect_death(bool timed_out) {
+  // The host reports the exit of its child; the kill makes sure there is one to report.
+  if (pid_ > 0) kill(pid_, SIGKILL);
+  alive_ = false;
+  const auto event = host_.wait_exit(ns_pid_, 5.0);
+  CallResult r;
+  if (event) {
+    fate_ = {true, event->wait_status, static_cast<double>(event->cpu_ns) * 1e-9,
+             static_cast<uint64_t>(event->max_rss_kib) * 1024};
+  }
+  const int status = fate_.wait_status;
+  const uint64_t limit = host_.spec_.limits.memory_limit_bytes;
+  if (timed_out) {
+    r.status = CallResult::Status::kTimedOut;
+    r.message = fmt::format("timed out after {:g} s and was killed", host_.spec_.limits.call_timeout_seconds);
+  } else if (!event) {
+    r.status = CallResult::Status::kCrashed;
+    r.signal = SIGKILL;
+  } else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS) {
+    r.status = CallResult::Status::kForbiddenCall;
+  } else if (fate_.max_rss_bytes >= limit * 9 / 10) {
+    r.status = CallResult::Status::kMemoryExceeded;
+    r.message = fmt::format("exceeded the memory limit of {} MiB (peak resident {} MiB)", limit >> 20,
+                            fate_.max_rss_bytes >> 20);
+  } else if (WIFSIGNALED(status)) {
+    r.status = CallResult::Status::kCrashed;
+    r.signal = WTERMSIG(status);
+  } else {
+    r.status = CallResult::Status::kExited;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  death_ = r;
+  return r;
+}
+
+CallResult RunnerChild::exchange(const Command& command) {
+  if (!alive_) return death_;
+  const auto t0 = Clock::now();
+  if (!send_message(channel_, &command, sizeof command)) return collect_death(false);
+  const int ready = wait_readable(channel_, ms(host_.spec_.limits.call_timeout_seconds));
+  Reply reply;
+  ssize_t r = -1;
+  if (ready == 1) {
+    do {
+      r = recv(channel_, &reply, sizeof reply, 0);
+    } while (r < 0 && errno == EINTR);
+  }
+  const auto t1 = Clock::now();
+  if (ready == 0) return collect_death(true);
+  if (r <= 0) return collect_death(false);
+  CallResult result;
+  if (r != sizeof reply || reply.op != Op::kDone) {
+    collect_death(false);
+    result.status = CallResult::Status::kCrashed;
+    result.signal = SIGKILL;
+    result.message = "sent a reply that is not one (a forged or corrupted message)";
+    death_ = result;
+    return result;
+  }
+  result.seconds = std::chrono::duration<double>(t1 - t0).count();
+  result.runner_seconds = static_cast<double>(reply.runner_ns) * 1e-9;
+  result.start_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(t0.time_since_epoch()).count();
+  return result;
+}
+
+CallResult RunnerChild::call(int set) { return exchange({Op::kCall, set}); }
+CallResult RunnerChild::ping() { return exchange({Op::kPing, -1}); }
+
+bool RunnerChild::unexpected_message() const {
+  pollfd p{channel_, POLLIN, 0};
+  return alive_ && poll(&p, 1, 0) > 0 && (p.revents & POLLIN);
+}
+
+int RunnerChild::running_threads() const {
+  if (!alive_ || pid_ <= 0) return -1;
+  const std::string dir = fmt::format("/proc/{}/task", pid_);
+  DIR* d = opendir(dir.c_str());
+  if (!d) return -1;
+  int running = 0;
+  while (dirent* e = readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    std::ifstream stat(dir + "/" + e->d_name + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    const auto close_paren = line.rfind(')');
+    if (close_paren != std::string::npos && close_paren + 2 < line.size()) {
+      const char state = line[close_paren + 2];
+      running += state == 'R' || state == 'D';
+    }
+  }
+  closedir(d);
+  return running;
+}
+
+double RunnerChild::cpu_seconds() const {
+  clockid_t clock;
+  timespec ts{};
+  if (!alive_ || pid_ <= 0 || clock_getcpuclockid(pid_, &clock) != 0 || clock_gettime(clock, &ts) != 0) return -1.0;
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+ChildFate RunnerChild::finish() {
+  if (alive_) collect_death(false);
+  return fate_;
+}
+
+}  // namespace headway::cpu

@@ -1,0 +1,176 @@
+#include "targets/cpu/timed_session.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <random>
+#include <thread>
+
+#include "common/stats.h"
+#include "kernels/verify.h"
+
+namespace headway::cpu {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// CPU a child may use in its life beyond its calls' wall time times the cores: loading, the
+// empty call, and the scheduler's accounting granularity.
+constexpr double kCpuAllowanceSeconds = 0.05;
+// When a thread is found runnable after a call, the child's CPU time is watched for this long:
+// using more than kBusyShare of it is work outside the call. (A runnable thread on a loaded
+// machine may be waiting for a core, which uses no CPU; a thread that spins uses it.)
+constexpr auto kIdleWindow = std::chrono::milliseconds(10);
+constexpr double kBusyShare = 0.25;
+
+}  // namespace
+
+int input_sets_for(uint64_t set_bytes, uint64_t cold_bytes) {
+  const uint64_t others = (cold_bytes + set_bytes - 1) / std::max<uint64_t>(set_bytes, 1);
+  // Two sets per reading (warm-up and timed), and a pair is reused after all the others.
+  const uint64_t sets = std::max<uint64_t>(2 * ((others + 1) / 2 + 1), 4);
+  return static_cast<int>(std::min<uint64_t>(sets, 512));
+}
+
+std::unique_ptr<TimedSession> TimedSession::start(const KernelContract& kernel,
+                                                  const std::vector<std::filesystem::path>& objects,
+                                                  const SessionOptions& options, CallResult* failure) {
+  const auto t0 = Clock::now();
+  std::unique_ptr<TimedSession> session(new TimedSession(kernel, options));
+  std::random_device entropy;
+  session->secret_ = Rng((uint64_t{entropy()} << 32) ^ entropy());
+  const uint64_t cold = options.cold_bytes ? options.cold_bytes : 2 * last_level_cache_bytes();
+  const size_t set_bytes = InputSets::input_block_bytes(kernel);
+  session->inputs_ = std::make_unique<InputSets>(kernel, options.seed, input_sets_for(set_bytes, cold));
+  RunnerSpec spec;
+  spec.kernel = &kernel;
+  spec.inputs = &session->inputs_->memory();
+  spec.set_bytes = session->inputs_->set_bytes();
+  spec.sets = session->inputs_->count();
+  spec.objects = objects;
+  spec.limits = options.limits;
+  for (size_t arm = 0; arm < objects.size(); ++arm) {
+    session->first_kept_[static_cast<int>(arm)] = static_cast<int>(session->secret_.below(4));
+    session->writable_.push_back(session->inputs_->new_writable_block());
+    spec.writable.push_back(session->writable_.back().get());
+  }
+  session->host_ = RunnerHost::start(spec, failure);
+  if (!session->host_) return nullptr;
+  session->costs_.inputs = since(t0);
+  return session;
+}
+
+std::optional<std::string> idle_breach(RunnerChild& child) {
+  if (child.unexpected_message()) return "sent a message it was not asked for (a forged reply)";
+  if (child.running_threads() <= 0) return std::nullopt;
+  const double before = child.cpu_seconds();
+  const auto t0 = Clock::now();
+  std::this_thread::sleep_for(kIdleWindow);
+  const double used = child.cpu_seconds() - before;
+  const double window = since(t0);
+  if (before >= 0 && used > kBusyShare * window) {
+    return fmt::format("left a thread running after its call returned ({:.1f} ms of CPU in the {:.1f} ms after it)",
+                       used * 1e3, window * 1e3);
+  }
+  if (child.unexpected_message()) return "sent a message it was not asked for (a forged reply)";
+  return std::nullopt;
+}
+
+SessionReading TimedSession::reading(int arm) {
+  SessionReading out;
+  const int pairs = inputs_->count() / 2;
+  const int warm_set = 2 * (next_pair_ % pairs);
+  const int timed_set = warm_set + 1;
+  ++next_pair_;
+  auto t = Clock::now();
+  auto child = host_->spawn(arm, warm_set, 2, &out.call);
+  if (!child) return out;
+  const CallResult ping = child->ping();
+  if (!ping.ok()) {
+    out.call = ping;
+    return out;
+  }
+  round_trips_.push_back(ping.seconds);
+  costs_.process_start += since(t);
+
+  std::byte* writable = writable_[static_cast<size_t>(arm)]->data();
+  const CallResult warm = child->call(warm_set);
+  costs_.warm_up += warm.seconds;
+  if (!warm.ok()) {
+    out.call = warm;
+    return out;
+  }
+  t = Clock::now();
+  const uint64_t patch_seed = secret_.next_u64();
+  inputs_->prepare(timed_set, patch_seed, writable);
+  if (auto breach = idle_breach(*child)) {
+    inputs_->restore(timed_set, patch_seed);
+    out.cheat = Misbehaviour{arm, *breach};
+    return out;
+  }
+  costs_.guard += since(t);
+
+  out.call = child->call(timed_set);
+  t = Clock::now();
+  ++costs_.readings;
+  if (out.call.ok()) {
+    costs_.timed += out.call.seconds;
+    // Every arm keeps one of its first four timed calls, and then a random fraction.
+    int& done = readings_of_[arm];
+    if (done++ == first_kept_[arm] || secret_.uniform() < options_.verify_fraction) {
+      const std::byte* block = writable;
+      kept_.push_back({arm, timed_set, patch_seed,
+                       std::vector<std::byte>(block, block + writable_[static_cast<size_t>(arm)]->size())});
+    }
+    const double rtt = round_trip_seconds();
+    if (out.call.seconds + 1e-6 < out.call.runner_seconds ||
+        out.call.seconds - out.call.runner_seconds > 3 * rtt + 100e-6) {
+      ++clock_disagreements_;
+    }
+    if (auto breach = idle_breach(*child)) out.cheat = Misbehaviour{arm, *breach};
+  }
+  const double wall = warm.seconds + out.call.seconds;
+  const ChildFate fate = child->finish();
+  const double cores = std::max(1u, std::thread::hardware_concurrency());
+  if (out.call.ok() && !out.cheat && fate.known && fate.cpu_seconds > wall * cores + kCpuAllowanceSeconds) {
+    out.cheat = Misbehaviour{arm, fmt::format("used {:.1f} ms of CPU in a life whose calls took {:.1f} ms on {} cores: work outside its calls",
+                                              fate.cpu_seconds * 1e3, wall * 1e3, cores)};
+  }
+  inputs_->restore(timed_set, patch_seed);
+  costs_.guard += since(t);
+  return out;
+}
+
+std::optional<Misbehaviour> TimedSession::verify_sampled() {
+  const auto t0 = Clock::now();
+  std::optional<Misbehaviour> found;
+  SharedMemory scratch("headway-verify", writable_.empty() ? 0 : writable_.front()->size());
+  for (const auto& kept : kept_) {
+    // Rebuild the call's inputs, compute the reference, then judge the outputs it left.
+    inputs_->prepare(kept.set, kept.patch_seed, scratch.data());
+    auto view = inputs_->view(kept.set, scratch.data());
+    const auto expected = kernel_.reference(*view);
+    std::memcpy(scratch.data(), kept.writable.data(), kept.writable.size());
+    const Snapshot inputs = take_snapshot(*view);
+    const auto violation = verify(kernel_, *view, inputs, expected);
+    inputs_->restore(kept.set, kept.patch_seed);
+    if (violation) {
+      found = Misbehaviour{kept.arm, "a timed call's output is wrong: " + violation->describe()};
+      break;
+    }
+  }
+  kept_.clear();
+  costs_.verification += since(t0);
+  return found;
+}
+
+double TimedSession::round_trip_seconds() const {
+  return round_trips_.empty() ? 0.0 : median(round_trips_);
+}
+
+}  // namespace headway::cpu

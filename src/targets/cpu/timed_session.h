@@ -1,0 +1,106 @@
+#pragma once
+// Readings of several built candidates ("arms") of one kernel on the host CPU, on equal terms
+// and out of their reach:
+//   - every reading runs in a fresh runner child (RunnerHost::spawn), so nothing a process
+//     keeps (its pages, its core, the order it started in) outlives one reading, and no
+//     candidate shares a process with another or with the clock;
+//   - the child makes one warm-up call on one input set and then the timed call on another,
+//     set aside long enough to be out of the caches (InputSets), freshly patched and poisoned;
+//   - headway times the call around its request and reply;
+//   - after each call the child must be idle (no thread running, no message unasked for), and
+//     over its life it may use no more CPU than its calls' wall time times the cores;
+//   - a secret random sample of timed calls is kept and checked against the reference
+//     (verify_sampled), so a call that skipped or replayed work is caught.
+// A breach of any of these is a Misbehaviour: it ends the arm's part in the session.
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/rng.h"
+#include "kernels/contract.h"
+#include "targets/cpu/input_sets.h"
+#include "targets/cpu/runner_host.h"
+
+namespace headway::cpu {
+
+struct SessionOptions {
+  ProcessLimits limits;
+  uint64_t seed = 1;               // the inputs
+  uint64_t cold_bytes = 0;         // traffic between two uses of a set; 0: twice the OS's LLC
+  double verify_fraction = 0.125;  // chance that a timed call is kept for verification
+};
+
+// Where a session's wall time went, in seconds.
+struct SessionCosts {
+  double inputs = 0.0;        // drawing and laying out the input sets, starting the host
+  double process_start = 0.0; // spawning children and their first empty call
+  double warm_up = 0.0;       // warm-up calls
+  double timed = 0.0;         // timed calls (headway's clock)
+  double guard = 0.0;         // patching, idle checks, ending children
+  double verification = 0.0;  // reference and comparison of sampled calls
+  int readings = 0;
+};
+
+struct Misbehaviour {
+  int arm = 0;
+  std::string reason;
+};
+
+struct SessionReading {
+  CallResult call;                 // !call.ok(): the run failed (the arm is done)
+  std::optional<Misbehaviour> cheat;  // set: the arm broke a rule of the session
+  bool ok() const { return call.ok() && !cheat; }
+};
+
+class TimedSession {
+ public:
+  // Draws the inputs and starts the host for `objects` (one arm each). nullptr with *failure
+  // set when the host cannot start.
+  static std::unique_ptr<TimedSession> start(const KernelContract& kernel,
+                                             const std::vector<std::filesystem::path>& objects,
+                                             const SessionOptions& options, CallResult* failure);
+  // One reading of `arm`.
+  SessionReading reading(int arm);
+  // Checks every kept call against the reference; the first wrong one, if any.
+  std::optional<Misbehaviour> verify_sampled();
+  const SessionCosts& costs() const { return costs_; }
+  // Median round trip of an empty call so far (seconds), and the number of readings where the
+  // child's own figure was further from headway's than the round trip allows.
+  double round_trip_seconds() const;
+  int clock_disagreements() const { return clock_disagreements_; }
+  int arms() const { return static_cast<int>(writable_.size()); }
+
+ private:
+  struct Kept {
+    int arm;
+    int set;
+    uint64_t patch_seed;
+    std::vector<std::byte> writable;  // the writable block right after the call
+  };
+  TimedSession(const KernelContract& kernel, SessionOptions options) : kernel_(kernel), options_(options) {}
+  const KernelContract& kernel_;
+  SessionOptions options_;
+  std::unique_ptr<InputSets> inputs_;
+  std::vector<std::unique_ptr<SharedMemory>> writable_;
+  std::unique_ptr<RunnerHost> host_;
+  Rng secret_{1};
+  int next_pair_ = 0;
+  std::vector<Kept> kept_;
+  std::map<int, int> first_kept_, readings_of_;  // per arm
+  std::vector<double> round_trips_;
+  int clock_disagreements_ = 0;
+  SessionCosts costs_;
+};
+
+// Why `child` is not idle right after a call (a message it was not asked for, or a thread still
+// running a few milliseconds later), or nullopt when it is.
+std::optional<std::string> idle_breach(RunnerChild& child);
+
+// Input sets needed so that a set is used again only after cold_bytes of other sets.
+int input_sets_for(uint64_t set_bytes, uint64_t cold_bytes);
+
+}  // namespace headway::cpu
