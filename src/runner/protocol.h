@@ -46,6 +46,9 @@ struct ChildEvent {
 struct Command {
   Op op = Op::kCall;
   int32_t set = 0;
+  // After replying, the child polls for the next request for this long before it blocks, so that
+  // a request that follows at once does not wait for an idle core to wake.
+  int32_t poll_after_us = 0;
 };
 
 struct Reply {

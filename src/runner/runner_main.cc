@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -135,12 +136,21 @@ uint64_t address_space_now() {
                                                     static_cast<std::byte*>(out)));
   }
   Command command;
+  int32_t poll_us = 0;
   for (;;) {
-    ssize_t r;
-    do {
+    ssize_t r = -1;
+    const auto poll_until = std::chrono::steady_clock::now() + std::chrono::microseconds(poll_us);
+    while (poll_us > 0 && std::chrono::steady_clock::now() < poll_until) {
+      r = recv(channel, &command, sizeof command, MSG_DONTWAIT);
+      if (r >= 0 || (errno != EAGAIN && errno != EINTR)) break;
+      __builtin_ia32_pause();
+    }
+    while (r < 0 && (poll_us == 0 || errno == EAGAIN || errno == EINTR)) {
       r = recv(channel, &command, sizeof command, 0);
-    } while (r < 0 && errno == EINTR);
+      if (r < 0 && errno != EINTR) break;
+    }
     if (r != sizeof command) _exit(0);
+    poll_us = std::min(command.poll_after_us, 10'000);
     if (command.op == Op::kCall && command.set >= 0 && command.set < o.sets) {
       SharedBuffers& view = *views[static_cast<size_t>(command.set)];
       const auto t0 = std::chrono::steady_clock::now();

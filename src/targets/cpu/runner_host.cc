@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -326,11 +327,34 @@ CallResult RunnerChild::collect_death(bool timed_out) {
   return r;
 }
 
-CallResult RunnerChild::exchange(const Command& command) {
+// Like wait_readable, but from `spin_from` on it polls without sleeping and yields its core in
+// between, so that the caller is running when the input comes.
+int wait_readable_spinning(int fd, int timeout_ms, Clock::time_point spin_from) {
+  const int sleep_ms = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(spin_from - Clock::now()).count());
+  if (sleep_ms > 0) {
+    const int ready = wait_readable(fd, std::min(sleep_ms, timeout_ms));
+    if (ready != 0 || sleep_ms >= timeout_ms) return ready;
+  }
+  const auto deadline = spin_from + std::chrono::milliseconds(timeout_ms);
+  pollfd p{fd, POLLIN, 0};
+  while (Clock::now() < deadline) {
+    const int ready = poll(&p, 1, 0);
+    if (ready > 0) return 1;
+    if (ready < 0 && errno != EINTR) return -1;
+    sched_yield();
+  }
+  return 0;
+}
+
+CallResult RunnerChild::exchange(const Command& command, double expected_seconds) {
   if (!alive_) return death_;
   const auto t0 = Clock::now();
   if (!send_message(channel_, &command, sizeof command)) return collect_death(false);
-  const int ready = wait_readable(channel_, ms(host_.spec_.limits.call_timeout_seconds));
+  const int timeout = ms(host_.spec_.limits.call_timeout_seconds);
+  const int ready = expected_seconds > 0
+                        ? wait_readable_spinning(channel_, timeout, t0 + std::chrono::duration_cast<Clock::duration>(
+                                                                             std::chrono::duration<double>(0.8 * expected_seconds)))
+                        : wait_readable(channel_, timeout);
   Reply reply;
   ssize_t r = -1;
   if (ready == 1) {
@@ -356,8 +380,10 @@ CallResult RunnerChild::exchange(const Command& command) {
   return result;
 }
 
-CallResult RunnerChild::call(int set) { return exchange({Op::kCall, set}); }
-CallResult RunnerChild::ping() { return exchange({Op::kPing, -1}); }
+CallResult RunnerChild::call(int set, double expected_seconds, int next_within_us) {
+  return exchange({Op::kCall, set, next_within_us}, expected_seconds);
+}
+CallResult RunnerChild::ping(int next_within_us) { return exchange({Op::kPing, -1, next_within_us}, 1e-9); }
 
 bool RunnerChild::unexpected_message() const {
   pollfd p{channel_, POLLIN, 0};
@@ -383,6 +409,17 @@ int RunnerChild::running_threads() const {
   }
   closedir(d);
   return running;
+}
+
+int RunnerChild::thread_count() const {
+  if (!alive_ || pid_ <= 0) return -1;
+  std::error_code ec;
+  int n = 0;
+  for (auto it = std::filesystem::directory_iterator(fmt::format("/proc/{}/task", pid_), ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    ++n;
+  }
+  return ec ? -1 : n;
 }
 
 double RunnerChild::cpu_seconds() const {

@@ -101,13 +101,19 @@ class RunnerChild {
   RunnerChild(const RunnerChild&) = delete;
   RunnerChild& operator=(const RunnerChild&) = delete;
 
-  // One call of the entry point on input set `set`. After a failed call the child is gone and
-  // every later call fails the same way.
-  CallResult call(int set);
-  // An empty call: the round trip of a request and its reply.
-  CallResult ping();
+  // One call of the entry point on input set `set`. headway sleeps while the call runs and
+  // spins (yielding its core) from `expected_seconds` * 0.8 on, so that it is awake when the
+  // reply comes: a core woken from idle would add its wake-up to the reading. 0: sleep all
+  // along. After a failed call the child is gone and every later call fails the same way.
+  // With next_within_us > 0 the child polls that long for the next request after replying.
+  CallResult call(int set, double expected_seconds = 0.0, int next_within_us = 0);
+  // An empty call: the round trip of a request and its reply (the child then polls for
+  // next_within_us as above).
+  CallResult ping(int next_within_us = 0);
   // Threads of the child that are running or runnable now (from /proc; -1 when it cannot tell).
   int running_threads() const;
+  // Threads of the child now (-1 when it cannot tell).
+  int thread_count() const;
   // CPU time the child has used so far, all threads (the kernel's accounting, which may lag a
   // running thread by one scheduler tick); negative when it cannot tell.
   double cpu_seconds() const;
@@ -122,7 +128,7 @@ class RunnerChild {
   friend class RunnerHost;
   RunnerChild(RunnerHost& host, int channel, pid_t pid, int32_t ns_pid)
       : host_(host), channel_(channel), pid_(pid), ns_pid_(ns_pid) {}
-  CallResult exchange(const runner::Command& command);
+  CallResult exchange(const runner::Command& command, double expected_seconds);
   CallResult collect_death(bool timed_out);
 
   RunnerHost& host_;

@@ -27,6 +27,8 @@ constexpr double kCpuAllowanceSeconds = 0.05;
 // machine may be waiting for a core, which uses no CPU; a thread that spins uses it.)
 constexpr auto kIdleWindow = std::chrono::milliseconds(10);
 constexpr double kBusyShare = 0.25;
+// How long a child polls for the request that follows its ping and its warm-up call.
+constexpr int kNextWithinUs = 2000;
 
 }  // namespace
 
@@ -55,7 +57,6 @@ std::unique_ptr<TimedSession> TimedSession::start(const KernelContract& kernel,
   spec.objects = objects;
   spec.limits = options.limits;
   for (size_t arm = 0; arm < objects.size(); ++arm) {
-    session->first_kept_[static_cast<int>(arm)] = static_cast<int>(session->secret_.below(4));
     session->writable_.push_back(session->inputs_->new_writable_block());
     spec.writable.push_back(session->writable_.back().get());
   }
@@ -67,6 +68,9 @@ std::unique_ptr<TimedSession> TimedSession::start(const KernelContract& kernel,
 
 std::optional<std::string> idle_breach(RunnerChild& child) {
   if (child.unexpected_message()) return "sent a message it was not asked for (a forged reply)";
+  if (child.running_threads() <= 0) return std::nullopt;
+  // The runner's own thread may still be on its way back to waiting for the next request.
+  std::this_thread::sleep_for(std::chrono::microseconds(200));
   if (child.running_threads() <= 0) return std::nullopt;
   const double before = child.cpu_seconds();
   const auto t0 = Clock::now();
@@ -87,10 +91,13 @@ SessionReading TimedSession::reading(int arm) {
   const int warm_set = 2 * (next_pair_ % pairs);
   const int timed_set = warm_set + 1;
   ++next_pair_;
+  // A warm-up call first, unless this arm's first child showed it runs on one thread: then
+  // there is no thread pool to start and its first call can be the timed one.
+  const bool warm_up = !single_threaded_.count(arm);
   auto t = Clock::now();
-  auto child = host_->spawn(arm, warm_set, 2, &out.call);
+  auto child = host_->spawn(arm, warm_up ? warm_set : timed_set, warm_up ? 2 : 1, &out.call);
   if (!child) return out;
-  const CallResult ping = child->ping();
+  const CallResult ping = child->ping(kNextWithinUs);
   if (!ping.ok()) {
     out.call = ping;
     return out;
@@ -99,30 +106,30 @@ SessionReading TimedSession::reading(int arm) {
   costs_.process_start += since(t);
 
   std::byte* writable = writable_[static_cast<size_t>(arm)]->data();
-  const CallResult warm = child->call(warm_set);
-  costs_.warm_up += warm.seconds;
-  if (!warm.ok()) {
-    out.call = warm;
-    return out;
+  CallResult warm;
+  if (warm_up) {
+    warm = child->call(warm_set, 0.0, kNextWithinUs);
+    costs_.warm_up += warm.seconds;
+    if (!warm.ok()) {
+      out.call = warm;
+      return out;
+    }
   }
+  // The gap before the timed call is kept short, so that no core the kernel uses goes idle;
+  // threads the warm-up left running are caught after the timed call.
   t = Clock::now();
   const uint64_t patch_seed = secret_.next_u64();
   inputs_->prepare(timed_set, patch_seed, writable);
-  if (auto breach = idle_breach(*child)) {
-    inputs_->restore(timed_set, patch_seed);
-    out.cheat = Misbehaviour{arm, *breach};
-    return out;
-  }
   costs_.guard += since(t);
 
-  out.call = child->call(timed_set);
+  out.call = child->call(timed_set, warm_up ? warm.seconds : expected_[arm]);
   t = Clock::now();
   ++costs_.readings;
   if (out.call.ok()) {
     costs_.timed += out.call.seconds;
-    // Every arm keeps one of its first four timed calls, and then a random fraction.
-    int& done = readings_of_[arm];
-    if (done++ == first_kept_[arm] || secret_.uniform() < options_.verify_fraction) {
+    // Every arm keeps its first timed call (no child can tell which reading it serves: each is
+    // a fresh process), and then a random fraction.
+    if (readings_of_[arm]++ == 0 || secret_.uniform() < options_.verify_fraction) {
       const std::byte* block = writable;
       kept_.push_back({arm, timed_set, patch_seed,
                        std::vector<std::byte>(block, block + writable_[static_cast<size_t>(arm)]->size())});
@@ -133,6 +140,8 @@ SessionReading TimedSession::reading(int arm) {
       ++clock_disagreements_;
     }
     if (auto breach = idle_breach(*child)) out.cheat = Misbehaviour{arm, *breach};
+    if (warm_up && child->thread_count() == 1) single_threaded_.insert(arm);
+    expected_[arm] = out.call.seconds;
   }
   const double wall = warm.seconds + out.call.seconds;
   const ChildFate fate = child->finish();

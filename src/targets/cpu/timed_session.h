@@ -4,8 +4,9 @@
 //   - every reading runs in a fresh runner child (RunnerHost::spawn), so nothing a process
 //     keeps (its pages, its core, the order it started in) outlives one reading, and no
 //     candidate shares a process with another or with the clock;
-//   - the child makes one warm-up call on one input set and then the timed call on another,
-//     set aside long enough to be out of the caches (InputSets), freshly patched and poisoned;
+//   - the child makes one warm-up call on one input set (skipped for an arm whose first child
+//     ran on a single thread: nothing to start) and then the timed call on another, set aside
+//     long enough to be out of the caches (InputSets), freshly patched and poisoned;
 //   - headway times the call around its request and reply;
 //   - after each call the child must be idle (no thread running, no message unasked for), and
 //     over its life it may use no more CPU than its calls' wall time times the cores;
@@ -17,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,7 +33,7 @@ struct SessionOptions {
   ProcessLimits limits;
   uint64_t seed = 1;               // the inputs
   uint64_t cold_bytes = 0;         // traffic between two uses of a set; 0: twice the OS's LLC
-  double verify_fraction = 0.125;  // chance that a timed call is kept for verification
+  double verify_fraction = 1.0 / 16;  // chance that a timed call is kept for verification
 };
 
 // Where a session's wall time went, in seconds.
@@ -90,7 +92,9 @@ class TimedSession {
   Rng secret_{1};
   int next_pair_ = 0;
   std::vector<Kept> kept_;
-  std::map<int, int> first_kept_, readings_of_;  // per arm
+  std::map<int, int> readings_of_;  // timed readings per arm
+  std::set<int> single_threaded_;   // arms whose first child ran on one thread
+  std::map<int, double> expected_;  // per arm: its last timed call, seconds
   std::vector<double> round_trips_;
   int clock_disagreements_ = 0;
   SessionCosts costs_;
