@@ -2,14 +2,11 @@
 #include <exception>
 
 #include "cli/verbs.h"
-#include "measure/device_registry.h"
-#include "targets/cpu/cpu_paired_device.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"headway: teaches itself an accelerator, then optimizes kernels on it"};
   app.require_subcommand(1);
   int exit_code = 0;
-  headway::measure::register_device_factory("cpu", headway::cpu::cpu_calibration_device_factory);
   headway::cli::add_init(app, &exit_code);
   headway::cli::add_check(app, &exit_code);
   headway::cli::add_bench(app, &exit_code);
