@@ -14,7 +14,7 @@ TEST(KernelTimings, RemeasureAppendsPerToolchainAndTracksTheCurrentHead) {
   auto ws = store::Workspace::create(dir.path() / "w").value();
   const KernelContract* kernel = find_kernel("attn_out");
   ASSERT_NE(kernel, nullptr);
-  const std::string baseline(kernel->baseline_source());
+  const std::string baseline = targets::make_target("cpu")->baseline_source(*kernel);
   auto tree = search::DesignTree::create(ws, {"attn_out", "cpu", 0.1, 2.0, ""}, baseline).value();
   search::NewNode n;
   n.design = "copy";

@@ -26,7 +26,7 @@ class MigrationFixture : public ::testing::Test {
     ASSERT_TRUE(clang_->identity().found) << "clang++ is required";
     kernel_ = find_kernel("qkv");
     ASSERT_NE(kernel_, nullptr);
-    baseline_ = std::string(kernel_->baseline_source());
+    baseline_ = gcc_->baseline_source(*kernel_);
     ws_.emplace(store::Workspace::create(dir_.path() / "w").value());
     ws_->set_meta("cpu.toolchain", "g++");
     tree_.emplace(search::DesignTree::create(*ws_, {"qkv", "cpu", {}, {}, ""}, baseline_).value());
