@@ -7,6 +7,7 @@
 #include "targets/cpu/cpu_chip_facts.h"
 #include "targets/cpu/cpu_paired_device.h"
 #include "targets/cpu/cpu_timing.h"
+#include "targets/cpu/host_abi.h"
 #include "targets/error_diagnostics.h"
 #include "targets/fact_names.h"
 #include "targets/floors.h"
@@ -177,7 +178,7 @@ targets::TargetDocs CpuTarget::docs() const {
 }
 
 std::string CpuTarget::baseline_source(const KernelContract& kernel) const {
-  return std::string(kernel.baseline_source());
+  return std::string(host_abi(kernel).baseline_source());
 }
 
 std::vector<targets::DocFile> CpuTarget::design_files(std::string_view kernel) const {

@@ -7,6 +7,7 @@
 
 #include "store/test_temp_dir.h"
 #include "targets/cpu/compiler.h"
+#include "targets/cpu/host_abi.h"
 
 namespace headway::cpu {
 namespace {
@@ -17,7 +18,7 @@ TEST(CpuTimingTest, ASecondRunnerSharesTheFirstOnesInputPagesAndOutlivesIt) {
   store::TestTempDir tmp;
   const Toolchain tc;
   const auto built =
-      build_candidate(tc, identify(tc), std::string(kernel->baseline_source()), tmp.path());
+      build_candidate(tc, identify(tc), std::string(host_abi(*kernel).baseline_source()), tmp.path());
   ASSERT_EQ(built.status, BuildResult::Status::kBuilt) << built.diagnostics;
 
   CallResult failure;
@@ -50,7 +51,7 @@ TEST(CpuTiming, SideBySideGivesEveryObjectItsReadingsAndSharesAFailure) {
   const Toolchain tc;
   const ToolchainIdentity id = identify(tc);
   ASSERT_TRUE(id.found) << id.error;
-  const auto built = build_candidate(tc, id, std::string(kernel->baseline_source()), cache.path());
+  const auto built = build_candidate(tc, id, std::string(host_abi(*kernel).baseline_source()), cache.path());
   ASSERT_EQ(built.status, BuildResult::Status::kBuilt) << built.diagnostics;
 
   // The same object twice: the same kernel, so the two medians are close.

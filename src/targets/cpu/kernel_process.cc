@@ -22,6 +22,7 @@
 
 #include "common/subprocess.h"
 #include "targets/cpu/cache_latency.h"
+#include "targets/cpu/host_abi.h"
 
 namespace headway::cpu {
 
@@ -109,10 +110,10 @@ uint64_t evict_on_every_core(const std::vector<uint64_t>& evict) {
   setrlimit(RLIMIT_CORE, &core);
   Reply reply{};
   void* handle = dlopen(so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  void* entry = handle ? dlsym(handle, std::string(kernel.entry_symbol()).c_str()) : nullptr;
+  void* entry = handle ? dlsym(handle, std::string(host_abi(kernel).entry_symbol).c_str()) : nullptr;
   if (!entry) {
     reply.kind = kReplyLoadFailed;
-    const std::string msg = handle ? fmt::format("the source does not define {}", kernel.entry_symbol())
+    const std::string msg = handle ? fmt::format("the source does not define {}", host_abi(kernel).entry_symbol)
                                    : fmt::format("cannot load the built object: {}", dlerror());
     std::snprintf(reply.message, sizeof reply.message, "%s", msg.c_str());
     write_all(reply_fd, &reply, sizeof reply);
@@ -134,7 +135,7 @@ uint64_t evict_on_every_core(const std::vector<uint64_t>& evict) {
       sink = sink + evict_on_every_core(evict);
     }
     const auto t0 = std::chrono::steady_clock::now();
-    kernel.invoke(entry, buffers);
+    host_abi(kernel).invoke(entry, buffers);
     const auto t1 = std::chrono::steady_clock::now();
     reply.kind = kReplyDone;
     reply.seconds = std::chrono::duration<double>(t1 - t0).count();
