@@ -5,6 +5,7 @@
 #include "cli/cli_support.h"
 #include "cli/verbs.h"
 #include "targets/cpu/bandwidth.h"
+#include "targets/cpu/cpu_target.h"
 #include "targets/cpu/cpu_timing.h"
 
 namespace headway::cli {
@@ -27,12 +28,11 @@ int run_bench(const BenchArgs& args) {
     kernels.push_back(&kernel_or_throw(args.kernel));
   }
   const std::string source = args.source.empty() ? "" : read_source_or_throw(args.source);
-  cpu::Toolchain toolchain;
-  toolchain.cxx = args.cxx;
+  cpu::CpuTarget target(args.cxx);
   std::vector<std::filesystem::path> objects;
   for (const auto* k : kernels) {
-    const std::string text = source.empty() ? std::string(k->baseline_source()) : source;
-    objects.push_back(build_or_throw(toolchain, text, source.empty() ? std::string(k->baseline_path()) : args.source));
+    const std::string text = source.empty() ? target.baseline_source(*k) : source;
+    objects.push_back(build_or_throw(target, text, source.empty() ? fmt::format("the {} baseline", k->name()) : args.source).path);
   }
   const cpu::BandwidthProfile bw = cpu::measure_read_bandwidth();
   if (!args.json) {

@@ -12,6 +12,7 @@
 #include "cli/verbs.h"
 #include "measure/calibration.h"
 #include "measure/reading_sink.h"
+#include "targets/registry.h"
 
 namespace headway::cli {
 
@@ -112,7 +113,7 @@ int run_calibrate(const CalibrateArgs& args) {
     log = std::move(opened).value();
     request.log = log.get();
   }
-  const auto result = measure::calibrate(request);
+  const auto result = targets::calibrate_on_target(request);
   if (!result.ok()) return fail(result.error().message);
   if (args.json) {
     fmt::print("{}\n", measure::to_json(result.value()).dump(2));

@@ -5,6 +5,7 @@
 #include "cli/cli_support.h"
 #include "cli/verbs.h"
 #include "targets/cpu/cpu_check.h"
+#include "targets/cpu/cpu_target.h"
 
 namespace headway::cli {
 
@@ -34,9 +35,8 @@ const char* status_name(cpu::CheckReport::Status s) {
 int run_check(const CheckArgs& args) {
   const KernelContract& kernel = kernel_or_throw(args.kernel);
   const std::string source = read_source_or_throw(args.source);
-  cpu::Toolchain toolchain;
-  toolchain.cxx = args.cxx;
-  const auto so = build_or_throw(toolchain, source, args.source);
+  cpu::CpuTarget target(args.cxx);
+  const auto so = build_or_throw(target, source, args.source).path;
   cpu::CheckOptions options;
   options.seed = args.seed;
   options.limits.call_timeout_seconds = args.timeout;

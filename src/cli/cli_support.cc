@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cli/unsandboxed_runs.h"
+#include "targets/registry.h"
 
 namespace headway::cli {
 
@@ -38,18 +39,26 @@ fs::path build_cache_dir() {
   return fs::temp_directory_path() / "headway-builds";
 }
 
-fs::path build_or_throw(const cpu::Toolchain& toolchain, const std::string& source,
-                        const std::string& label) {
-  const auto identity = cpu::identify(toolchain);
-  if (!identity.found) throw UsageError(identity.error);
-  const auto built = cpu::build_candidate(toolchain, identity, source, build_cache_dir());
+targets::Artifact build_or_throw(targets::Target& target, const std::string& source,
+                                 const std::string& label) {
+  if (!target.identity().found) throw UsageError(target.identity().error);
+  const auto built = target.build(source, build_cache_dir());
   switch (built.status) {
-    case cpu::BuildResult::Status::kBuilt: return built.shared_object;
-    case cpu::BuildResult::Status::kToolchainMissing:
+    case targets::BuildOutcome::Status::kBuilt: return built.artifact;
+    case targets::BuildOutcome::Status::kToolchainMissing:
       throw UsageError(fmt::format("compiler not usable: {}", built.diagnostics));
-    case cpu::BuildResult::Status::kCompileError: break;
+    case targets::BuildOutcome::Status::kCompileError: break;
   }
   throw UsageError(fmt::format("{} does not build:\n{}", label, built.diagnostics));
+}
+
+std::unique_ptr<targets::Target> target_or_throw(const std::string& name, const std::string& toolchain) {
+  auto target = targets::make_target(name, toolchain);
+  if (!target) {
+    throw UsageError(fmt::format("target '{}' is not available in this build (available: {})", name,
+                                 targets::target_names_text()));
+  }
+  return target;
 }
 
 store::Workspace open_workspace_or_throw(const std::string& dir) {

@@ -8,7 +8,7 @@
 #include "common/sandbox.h"
 #include "kernels/contract.h"
 #include "store/workspace.h"
-#include "targets/cpu/compiler.h"
+#include "targets/target.h"
 
 namespace headway::cli {
 
@@ -24,10 +24,14 @@ std::string read_source_or_throw(const std::filesystem::path& path);
 // Where built candidates are cached: $HEADWAY_CACHE_DIR, else $XDG_CACHE_HOME/headway/builds,
 // else ~/.cache/headway/builds.
 std::filesystem::path build_cache_dir();
-// Builds source with the toolchain; throws UsageError with the compiler's diagnostics when it
-// does not build, or when the compiler is missing.
-std::filesystem::path build_or_throw(const cpu::Toolchain& toolchain, const std::string& source,
-                                     const std::string& label);
+// Builds source with the target into build_cache_dir(); throws UsageError with the toolchain's
+// diagnostics when it does not build, or when the toolchain is missing.
+targets::Artifact build_or_throw(targets::Target& target, const std::string& source,
+                                 const std::string& label);
+// The registered target of that name with `toolchain` selected (empty: its default); throws
+// UsageError naming the available targets otherwise.
+std::unique_ptr<targets::Target> target_or_throw(const std::string& name,
+                                                 const std::string& toolchain = "");
 
 // The workspace at `dir` when given (--workspace), else the nearest one up from the current
 // directory; throws UsageError saying which was tried and why it failed. With --no-sandbox, the

@@ -9,8 +9,6 @@
 #include "measure/calibration.h"
 #include "measure/effect_estimate.h"
 #include "measure/reading_sink.h"
-#include "targets/cpu/cpu_check.h"
-#include "targets/cpu/cpu_paired_device.h"
 
 namespace headway::cli {
 
@@ -35,21 +33,21 @@ int run_compare(const CompareArgs& args) {
   if (auto error = measure::validate(config)) throw UsageError(*error);
   const std::string a_text = read_source_or_throw(args.a);
   const std::string b_text = read_source_or_throw(args.b);
-  const cpu::Toolchain toolchain;
-  const auto a_so = build_or_throw(toolchain, a_text, args.a);
-  const auto b_so = build_or_throw(toolchain, b_text, args.b);
+  const auto target = target_or_throw("cpu");
+  const auto a_artifact = build_or_throw(*target, a_text, args.a);
+  const auto b_artifact = build_or_throw(*target, b_text, args.b);
   // Timing a wrong kernel means nothing: both must pass the check first.
-  for (const auto& [label, so] : {std::pair{args.a, a_so}, std::pair{args.b, b_so}}) {
-    const auto report = cpu::check_candidate(kernel, so, {});
+  for (const auto& [label, artifact] : {std::pair{args.a, a_artifact}, std::pair{args.b, b_artifact}}) {
+    const auto report = target->check(kernel, artifact, {});
     if (!report.correct()) {
-      fmt::print(stderr, "headway: {} is not correct: {}\n", label, report.describe());
+      fmt::print(stderr, "headway: {} is not correct: {}\n", label, report.description);
       return 1;
     }
   }
   const uint64_t seed = args.have_seed ? args.seed : std::random_device{}();
-  std::string error;
-  auto device = cpu::CpuPairedDevice::start(kernel, a_so, b_so, {}, seed, &error);
-  if (!device) throw UsageError(error);
+  auto paired = target->paired_device(kernel, a_artifact, b_artifact, seed);
+  if (!paired) throw UsageError(paired.error().message);
+  measure::PairedDevice* device = paired.value().get();
   auto s0 = measure::estimate_s0(*device, 16);
   if (!s0) throw UsageError("cannot estimate the noise of the head: " + s0.error().message);
   config.s0 = s0.value();

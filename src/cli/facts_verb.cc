@@ -19,12 +19,18 @@ struct FactsArgs {
 
 int run_facts(const FactsArgs& args) {
   store::Workspace ws = open_workspace_or_throw(args.workspace);
-  const std::string toolchain = knowledge::current_cpu_toolchain_id(ws);
+  std::unique_ptr<targets::Target> target;
+  try {
+    target = knowledge::open_workspace_target(ws);
+  } catch (const std::runtime_error& e) {
+    throw UsageError(e.what());
+  }
+  const std::string toolchain = knowledge::toolchain_id_of(*target);
   std::vector<knowledge::Fact> facts = knowledge::list_facts(ws);
   bool measured = false;
   if (args.measure || knowledge::list_facts(ws, toolchain).empty()) {
     if (!args.json) fmt::print(stderr, "measuring chip facts for {} ...\n", toolchain);
-    knowledge::measure_and_store_cpu_facts(ws, toolchain);
+    knowledge::measure_and_store_facts(ws, *target, toolchain);
     facts = knowledge::list_facts(ws);
     measured = true;
   }

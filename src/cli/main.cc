@@ -8,8 +8,6 @@
 #include "cli/unsandboxed_runs.h"
 #include "cli/verbs.h"
 #include "common/sandbox.h"
-#include "measure/device_registry.h"
-#include "targets/cpu/cpu_paired_device.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"headway: teaches itself an accelerator, then optimizes kernels on it"};
@@ -36,7 +34,6 @@ int main(int argc, char** argv) {
          "run candidate code without the sandbox (bubblewrap): no isolation, a warning on every "
          "run and in `headway status`")
       ->trigger_on_parse();
-  headway::measure::register_device_factory("cpu", headway::cpu::cpu_calibration_device_factory);
   headway::cli::add_init(app, &exit_code);
   headway::cli::add_check(app, &exit_code);
   headway::cli::add_bench(app, &exit_code);

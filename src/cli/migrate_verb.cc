@@ -57,16 +57,20 @@ int run_migrate(const MigrateArgs& args) {
     throw UsageError(fmt::format("--wait '{}' does not parse (examples: 30s, 10m)", args.wait));
   }
   store::Workspace ws = open_workspace_or_throw(args.workspace);
-  cpu::Toolchain to;
-  to.cxx = args.toolchain;
-  // A compiler that cannot be used is refused before any optimizer is paused.
-  const cpu::ToolchainIdentity id = cpu::identify(to);
-  if (!id.found) throw UsageError(fmt::format("cannot use toolchain '{}': {}", to.cxx, id.error));
+  std::unique_ptr<targets::Target> to;
+  try {
+    to = knowledge::open_workspace_target(ws);
+  } catch (const std::runtime_error& e) {
+    throw UsageError(e.what());
+  }
+  // A toolchain that cannot be used is refused before any optimizer is paused.
+  const targets::ToolchainInfo id = to->select_toolchain(args.toolchain);
+  if (!id.found) throw UsageError(fmt::format("cannot use toolchain '{}': {}", args.toolchain, id.error));
 
   // Pause a running `headway optimize` (or keep one from starting) for the whole migration.
   loop::LockHolder paused;
   auto pause = loop::WorkspacePause::acquire(
-      ws, "migrate", fmt::format("toolchain migration to {}", to.cxx),
+      ws, "migrate", fmt::format("toolchain migration to {}", args.toolchain),
       std::chrono::duration<double>(*wait), [&paused](const loop::LockHolder& holder) {
         paused = holder;
         fmt::print("pausing the running optimize ({}) ...\n",
@@ -80,12 +84,12 @@ int run_migrate(const MigrateArgs& args) {
   options.cache_dir = build_cache_dir();
   options.check_heads = true;
   options.remeasure = !args.no_remeasure;
-  auto report = knowledge::migrate_toolchain(ws, to, options);
+  auto report = knowledge::migrate_toolchain(ws, *to, options);
   size_t facts_measured = 0;
   if (report && options.remeasure && knowledge::list_facts(ws, report->to_id).empty()) {
     // Floors and the decode ceiling are kept per toolchain: the new one gets its own, measured
     // while the optimizer is still paused.
-    facts_measured = knowledge::measure_and_store_cpu_facts(ws, report->to_id).size();
+    facts_measured = knowledge::measure_and_store_facts(ws, *to, report->to_id).size();
   }
   pause->release();
   if (pause->waited()) fmt::print("the optimize (pid {}) resumes\n", paused.pid);
@@ -105,7 +109,7 @@ int run_migrate(const MigrateArgs& args) {
 void add_migrate(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<MigrateArgs>();
   auto* cmd = app.add_subcommand("migrate",
-                                 "Move the workspace to a new cpu toolchain: pause a running "
+                                 "Move the workspace to a new toolchain of its target: pause a running "
                                  "optimize, re-check rules and heads, re-measure baselines and heads");
   cmd->add_option("--toolchain", args->toolchain, "compiler command: clang++, g++-12, or a path")->required();
   cmd->add_option("--workspace", args->workspace,

@@ -34,7 +34,7 @@ TEST(MigrateVerb, RefusesAMissingCompilerAndListsFactsAndRules) {
   store::TestTempDir dir;
   {
     auto ws = store::Workspace::create(dir.path()).value();
-    knowledge::store_fact(ws, {knowledge::kReadBandwidth, knowledge::current_cpu_toolchain_id(ws),
+    knowledge::store_fact(ws, {knowledge::kReadBandwidth, knowledge::current_toolchain_id(ws),
                                7.25, "GB/s", std::nullopt, "test", ""});
     ASSERT_TRUE(
         knowledge::record_build_failure(ws, "qkv", 1, "int a = b;",

@@ -24,7 +24,7 @@ int run_onboard(const OnboardArgs& args) {
   if (!args.docs.empty()) options.docs = args.docs;
   if (!args.summary.empty()) options.summary = args.summary;
   if (args.keep_facts) {
-    options.measure = knowledge::list_facts(ws, knowledge::current_cpu_toolchain_id(ws)).empty();
+    options.measure = knowledge::list_facts(ws, knowledge::current_toolchain_id(ws)).empty();
   }
   if (options.measure) {
     fmt::print("onboarding; measuring chip facts ...\n");
@@ -33,7 +33,7 @@ int run_onboard(const OnboardArgs& args) {
   auto report = knowledge::onboard(ws, options);
   if (!report) throw UsageError(report.error().message);
   fmt::print("docs: {} ({}{} files, {} lines; {})\n", report->docs_root.string(),
-             report->builtin_docs ? "the cpu target's built-in docs, " : "", report->docs_files,
+             report->builtin_docs ? "the target's built-in docs, " : "", report->docs_files,
              report->docs_lines, report->docs_change);
   for (const auto& s : report->docs_skipped) fmt::print("  skipped {}: {}\n", s.path, s.reason);
   if (report->summary_from.empty()) {
@@ -64,7 +64,7 @@ void add_onboard(CLI::App& app, int* exit_code) {
                                  "Index the docs, check the cited summary, measure chip facts, "
                                  "mine rules, write the cheat sheet");
   cmd->add_option("--docs", args->docs,
-                  "the target's docs folder (default: the cpu target's built-in docs)");
+                  "the target's docs folder (default: the workspace target's built-in docs)");
   cmd->add_option("--summary", args->summary,
                   "a cited summary of the docs (default: the built-in one with the built-in docs)");
   cmd->add_flag("--keep-facts", args->keep_facts,

@@ -20,7 +20,7 @@ namespace {
 struct OptimizeArgs {
   std::string kernels = "qkv,attn_out,ffn";
   std::string budget = "10m";
-  std::string target = "cpu";
+  std::string target;  // empty: the workspace's
   std::string workspace;
 };
 
@@ -41,17 +41,18 @@ std::vector<std::string> split_kernels(const std::string& list) {
 // the status reports figures that are measured together: every kernel's baseline and head timed
 // side by side (interleaved readings) under the workspace's current toolchain, stored per
 // toolchain (knowledge/kernel_timings.h).
-void time_heads_side_by_side(store::Workspace& ws, const std::vector<std::string>& kernels) {
-  const cpu::Toolchain toolchain = knowledge::current_cpu_toolchain(ws);
-  const cpu::ToolchainIdentity identity = cpu::identify(toolchain);
+void time_heads_side_by_side(store::Workspace& ws, targets::Target& target,
+                             const std::vector<std::string>& kernels) {
+  // The workspace's toolchain: a migration during the run may have moved it.
+  const targets::ToolchainInfo identity = target.select_toolchain(knowledge::workspace_toolchain(ws, target.name()));
   if (!identity.found) throw UsageError(identity.error);
   constexpr int kReadings = 11;
   fmt::print("timing every baseline and head side by side ({} interleaved readings each) ...\n", kReadings);
   for (const auto& name : kernels) {
     auto tree = search::DesignTree::open(ws, name);
     if (!tree) continue;  // never registered (the budget ran out first)
-    const auto r = knowledge::remeasure_baseline_and_head(ws, tree.value(), kernel_or_throw(name), toolchain,
-                                                          identity, ws.root() / ".headway" / "builds", kReadings);
+    const auto r = knowledge::remeasure_baseline_and_head(ws, tree.value(), kernel_or_throw(name), target,
+                                                          ws.root() / ".headway" / "builds", kReadings);
     if (!r.failure.empty() || !r.baseline || !r.head) {
       fmt::print("  {}: not timed: {}\n", name, r.failure);
       continue;
@@ -68,9 +69,17 @@ int run_optimize(const OptimizeArgs& args) {
   const auto seconds = parse_duration_seconds(args.budget);
   if (!seconds) throw UsageError(fmt::format("--budget '{}' does not parse (examples: 90s, 12m, 1h30m)", args.budget));
   options.budget = std::chrono::duration<double>(*seconds);
-  if (args.target != "cpu") throw UsageError(fmt::format("target '{}' is not available in this build (available: cpu)", args.target));
+  if (!args.target.empty()) target_or_throw(args.target);
   store::Workspace ws = open_workspace_or_throw(args.workspace);
-  options.toolchain = knowledge::current_cpu_toolchain(ws);  // `headway migrate` may have moved it
+  // A workspace optimizes for one target: the first --target sets it.
+  const std::string target_name = args.target.empty() ? knowledge::workspace_target_name(ws) : args.target;
+  if (ws.meta("target") && !ws.meta("target")->empty() && *ws.meta("target") != target_name) {
+    throw UsageError(fmt::format("the workspace optimizes for target '{}', not '{}'", *ws.meta("target"), target_name));
+  }
+  if (!args.target.empty() && !ws.meta("target")) knowledge::set_workspace_target_name(ws, target_name);
+  // Its toolchain is the workspace's: `headway migrate` may have moved it.
+  const auto target = target_or_throw(target_name, knowledge::workspace_toolchain(ws, target_name));
+  options.target = target.get();
   // Legality rules: learned from every screening failure, applied by the lint stage.
   options.lint = knowledge::rule_lint_following_workspace(ws);
   options.on_screen_failure = [&ws](const std::string& kernel, int64_t) {
@@ -78,7 +87,7 @@ int run_optimize(const OptimizeArgs& args) {
       fmt::print(stderr, "warning: cannot learn rules from {}'s failures: {}\n", kernel, mined.error().message);
     }
   };
-  loop::LibraryProposer proposer;
+  loop::LibraryProposer proposer(*target);
   const bool tty = isatty(STDOUT_FILENO);
   auto on_progress = [tty](const loop::Progress& p) {
     if (p.kernel.empty()) {
@@ -107,7 +116,7 @@ int run_optimize(const OptimizeArgs& args) {
   } catch (const std::runtime_error& e) {
     throw UsageError(e.what());
   }
-  time_heads_side_by_side(ws, options.kernels);
+  time_heads_side_by_side(ws, *target, options.kernels);
   return 0;
 }
 }  // namespace
@@ -117,7 +126,7 @@ void add_optimize(CLI::App& app, int* exit_code) {
   auto* cmd = app.add_subcommand("optimize", "Run the optimize loop (resumes where a killed run stopped)");
   cmd->add_option("--kernels", args->kernels, "comma-separated kernels");
   cmd->add_option("--budget", args->budget, "wall-clock budget, e.g. 90s, 12m, 1h");
-  cmd->add_option("--target", args->target, "target (cpu)");
+  cmd->add_option("--target", args->target, "a registered target: cpu, sim (default: the workspace's, else cpu)");
   cmd->add_option("--workspace", args->workspace, "workspace directory (default: found from here)");
   cmd->callback([args, exit_code] { run_verb(exit_code, [&] { return run_optimize(*args); }); });
 }

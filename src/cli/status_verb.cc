@@ -8,7 +8,7 @@
 #include "cli/verbs.h"
 #include "knowledge/facts.h"
 #include "knowledge/kernel_timings.h"
-#include "loop/cpu_facts.h"
+#include "loop/kernel_floors.h"
 #include "loop/optimizer.h"
 #include "search/decision_log.h"
 #include "search/design_tree.h"
@@ -24,11 +24,17 @@ struct StatusArgs {
 int run_status(const StatusArgs& args) {
   store::Workspace ws = open_workspace_or_throw(args.workspace);
   nlohmann::json out = {{"kernels", nlohmann::json::array()}};
-  const auto facts = loop::load_cpu_facts(ws);
+  std::unique_ptr<targets::Target> target;
+  try {
+    target = knowledge::open_workspace_target(ws);
+  } catch (const std::runtime_error& e) {
+    throw UsageError(e.what());
+  }
   // Figures re-measured side by side under the current toolchain (at the end of every optimize
   // run, and by a toolchain migration) replace the recorded ones, which may come from an
   // acceptance test long ago or from an earlier toolchain; the old ones stay in the workspace.
-  const std::string toolchain = knowledge::current_cpu_toolchain_id(ws);
+  const std::string toolchain = knowledge::toolchain_id_of(*target);
+  const auto facts = loop::load_floor_facts(ws, *target, toolchain);
   out["toolchain"] = toolchain;
   bool any_remeasured = false;
   double log_sum = 0.0;
@@ -56,7 +62,8 @@ int run_status(const StatusArgs& args) {
     for (const auto& [outcome, count] : log.counts().by_outcome) tests[std::string(measure::to_string(outcome))] = count;
     const double speedup = baseline / head_ms;
     const KernelContract* kernel = find_kernel(record.name);
-    const double decode_ms = facts && kernel ? facts->decode_floor_ms(*kernel) : NAN;
+    const double decode_ms =
+        facts && kernel ? target->floors(*kernel, *facts).instruction_ms.value_or(NAN) : NAN;
     if (std::isfinite(speedup) && speedup > 0) {
       log_sum += std::log(speedup);
       ++counted;

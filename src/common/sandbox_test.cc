@@ -12,6 +12,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include <algorithm>
 #include <csignal>
 #include <cstdlib>
@@ -182,6 +185,9 @@ TEST_F(Sandbox, NoProcessOutlivesTheCommand) {
       "(setsid sleep " + arg + " </dev/null >/dev/null 2>&1 &); sleep 0.3; echo started";
   const ProcessResult inside = sh(script);
   ASSERT_TRUE(inside.ok()) << inside.output;
+  // The end of the sandbox's PID namespace kills what is left; the kill takes effect within
+  // moments, where an escaped sleeper would live on for its 30 s.
+  for (int i = 0; i < 100 && !sleepers(arg).empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   EXPECT_TRUE(sleepers(arg).empty()) << "a process outlived the sandboxed command";
   ModeGuard off(Mode::kDisabled);
   const ProcessResult outside = sh(script);

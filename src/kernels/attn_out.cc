@@ -46,16 +46,6 @@ std::vector<ExpectedOutput> AttnOutKernel::reference(const SharedBuffers& b) con
   return {{b.index_of("residual"), 0, std::move(out)}};
 }
 
-void AttnOutKernel::invoke(void* entry, SharedBuffers& b) const {
-  hw_attn_out_args a{};
-  a.attn = b.as<bf16>("attn").data();
-  a.o_weight = b.as<uint8_t>("o_weight").data();
-  a.o_scale = b.as<bf16>("o_scale").data();
-  a.post_attn_rms_weight = b.as<bf16>("post_attn_rms_weight").data();
-  a.residual = b.as<bf16>("residual").data();
-  reinterpret_cast<void (*)(const hw_attn_out_args*)>(entry)(&a);
-}
-
 uint64_t AttnOutKernel::quantized_weight_bytes() const { return uint64_t{HW_H} * HW_QS; }
 
 }  // namespace headway

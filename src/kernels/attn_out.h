@@ -7,15 +7,12 @@ namespace headway {
 class AttnOutKernel final : public KernelContract {
  public:
   std::string_view name() const override { return "attn_out"; }
-  std::string_view entry_symbol() const override { return "hw_attn_out"; }
   std::vector<RegionSpec> regions() const override;
   Tolerance tolerance() const override;
   void generate(uint64_t seed, SharedBuffers& buffers) const override;
   std::vector<ExpectedOutput> reference(const SharedBuffers& buffers) const override;
-  void invoke(void* entry, SharedBuffers& buffers) const override;
   WeightFormat weight_format() const override { return WeightFormat::kF8e4m3; }
   uint64_t quantized_weight_bytes() const override;
-  std::string_view baseline_path() const override { return "kernels/baselines/attn_out.cc"; }
 };
 
 }  // namespace headway

@@ -2,7 +2,6 @@
 
 #include <cmath>
 
-#include "common/embedded.h"
 #include "kernels/attn_out.h"
 #include "kernels/ffn.h"
 #include "kernels/qkv.h"
@@ -26,8 +25,6 @@ uint64_t KernelContract::bytes_to_move() const {
   }
   return total;
 }
-
-std::string_view KernelContract::baseline_source() const { return embedded_file(baseline_path()); }
 
 namespace {
 const std::vector<std::unique_ptr<KernelContract>>& all_kernels() {

@@ -1,7 +1,9 @@
 #pragma once
-// A kernel's contract: argument layout, seeded input generator, f64 reference, tolerance,
-// the bytes that must move, and the baseline source. One implementation per kernel; the
-// three Gemma-4 decode kernels are qkv, attn_out and ffn (docs/KERNELS.md).
+// A kernel's contract, what every target shares: the regions (argument layout), the seeded input
+// generator, the f64 reference, the tolerance and the bytes that must move. How a target calls
+// the kernel and its baseline there belong to the target (the cpu target's: targets/cpu/host_abi.h).
+// One implementation per kernel; the three Gemma-4 decode kernels are qkv, attn_out and ffn
+// (docs/KERNELS.md).
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -29,7 +31,6 @@ class KernelContract {
  public:
   virtual ~KernelContract() = default;
   virtual std::string_view name() const = 0;
-  virtual std::string_view entry_symbol() const = 0;
   // Regions in a fixed order; scalar arguments live in a small input region too, so that all
   // state of a call is in the shared buffers.
   virtual std::vector<RegionSpec> regions() const = 0;
@@ -41,20 +42,15 @@ class KernelContract {
   // kernel must write, computed from the buffers' current inputs. Covers every kOutput and
   // kInOut element and the written rows of kCache regions.
   virtual std::vector<ExpectedOutput> reference(const SharedBuffers& buffers) const = 0;
-  // Calls the candidate's entry point (a function of the kernel's ABI signature) on buffers.
-  virtual void invoke(void* entry, SharedBuffers& buffers) const = 0;
   // How the kernel's weights are quantized, and how many bytes of quantized weights (codes and
   // block scales) it must decode: the work a decode ceiling is measured against.
   enum class WeightFormat { kF8e4m3, kNvfp4 };
   virtual WeightFormat weight_format() const = 0;
   virtual uint64_t quantized_weight_bytes() const = 0;
-  // Path of the baseline source as embedded in the binary.
-  virtual std::string_view baseline_path() const = 0;
 
   // Bytes that must move: every input read once, every output written once (for a cache,
   // only the rows the kernel writes). Derived from regions().
   uint64_t bytes_to_move() const;
-  std::string_view baseline_source() const;
 };
 
 // The kernels headway knows, by name; nullptr for an unknown name.

@@ -11,23 +11,17 @@
 namespace headway {
 
 namespace {
-// The scalar arguments, stored in the "scalars" region in this layout.
-struct FfnScalars {
-  float gate_global_scale;
-  float up_global_scale;
-  float down_global_scale;
-  bf16 layer_scalar;
-};
 constexpr size_t kBf = sizeof(bf16);
 constexpr size_t kGateCodes = size_t{HW_L} * HW_H / 2;
 constexpr size_t kGateBlocks = size_t{HW_L} * HW_H / HW_FP4_BLOCK;
 
-FfnScalars read_scalars(const SharedBuffers& b) {
+}  // namespace
+
+FfnScalars read_ffn_scalars(const SharedBuffers& b) {
   FfnScalars s;
   std::memcpy(&s, b.bytes(b.index_of("scalars")).data(), sizeof s);
   return s;
 }
-}  // namespace
 
 std::vector<RegionSpec> FfnKernel::regions() const {
   using R = RegionRole;
@@ -71,7 +65,7 @@ void FfnKernel::generate(uint64_t seed, SharedBuffers& b) const {
 }
 
 std::vector<ExpectedOutput> FfnKernel::reference(const SharedBuffers& b) const {
-  const FfnScalars sc = read_scalars(b);
+  const FfnScalars sc = read_ffn_scalars(b);
   const auto residual = bf16_to_doubles(b.as<bf16>("residual"));
   std::vector<double> x(HW_H);
   rms_norm(residual, bf16_to_doubles(b.as<bf16>("pre_ff_rms_weight")), HW_EPS, x);
@@ -98,25 +92,6 @@ std::vector<ExpectedOutput> FfnKernel::reference(const SharedBuffers& b) const {
   std::vector<double> out(HW_H);
   for (size_t i = 0; i < HW_H; ++i) out[i] = (residual[i] + normed[i]) * layer_scalar;
   return {{b.index_of("residual"), 0, std::move(out)}};
-}
-
-void FfnKernel::invoke(void* entry, SharedBuffers& b) const {
-  const FfnScalars sc = read_scalars(b);
-  hw_ffn_args a{};
-  a.residual = b.as<bf16>("residual").data();
-  a.pre_ff_rms_weight = b.as<bf16>("pre_ff_rms_weight").data();
-  a.gate_weight = b.as<uint8_t>("gate_weight").data();
-  a.gate_block_scale = b.as<uint8_t>("gate_block_scale").data();
-  a.up_weight = b.as<uint8_t>("up_weight").data();
-  a.up_block_scale = b.as<uint8_t>("up_block_scale").data();
-  a.down_weight = b.as<uint8_t>("down_weight").data();
-  a.down_block_scale = b.as<uint8_t>("down_block_scale").data();
-  a.post_ff_rms_weight = b.as<bf16>("post_ff_rms_weight").data();
-  a.gate_global_scale = sc.gate_global_scale;
-  a.up_global_scale = sc.up_global_scale;
-  a.down_global_scale = sc.down_global_scale;
-  a.layer_scalar = sc.layer_scalar;
-  reinterpret_cast<void (*)(const hw_ffn_args*)>(entry)(&a);
 }
 
 uint64_t FfnKernel::quantized_weight_bytes() const { return 3 * (uint64_t{HW_L} * HW_H / 2 + uint64_t{HW_L} * HW_H / HW_FP4_BLOCK); }

@@ -110,27 +110,6 @@ std::vector<ExpectedOutput> QkvKernel::reference(const SharedBuffers& b) const {
   };
 }
 
-void QkvKernel::invoke(void* entry, SharedBuffers& b) const {
-  hw_qkv_args a{};
-  a.x = b.as<bf16>("x").data();
-  a.input_rms_weight = b.as<bf16>("input_rms_weight").data();
-  a.q_weight = b.as<uint8_t>("q_weight").data();
-  a.k_weight = b.as<uint8_t>("k_weight").data();
-  a.v_weight = b.as<uint8_t>("v_weight").data();
-  a.q_scale = b.as<bf16>("q_scale").data();
-  a.k_scale = b.as<bf16>("k_scale").data();
-  a.v_scale = b.as<bf16>("v_scale").data();
-  a.q_rms_weight = b.as<bf16>("q_rms_weight").data();
-  a.k_rms_weight = b.as<bf16>("k_rms_weight").data();
-  a.cos = b.as<bf16>("cos").data();
-  a.sin = b.as<bf16>("sin").data();
-  a.q_out = b.as<bf16>("q_out").data();
-  a.k_cache = b.as<bf16>("k_cache").data();
-  a.v_cache = b.as<bf16>("v_cache").data();
-  a.kv_slot = b.as<int32_t>("kv_slot")[0];
-  reinterpret_cast<void (*)(const hw_qkv_args*)>(entry)(&a);
-}
-
 uint64_t QkvKernel::quantized_weight_bytes() const { return uint64_t{HW_QS + 2 * HW_PS} * HW_H; }
 
 }  // namespace headway

@@ -7,8 +7,10 @@
 #include <string_view>
 #include <vector>
 
+#include "knowledge/workspace_target.h"
 #include "store/workspace.h"
-#include "targets/cpu/compiler.h"
+#include "targets/fact_names.h"
+#include "targets/target.h"
 
 namespace headway::knowledge {
 
@@ -31,53 +33,30 @@ std::vector<Fact> list_facts(store::Workspace& ws,
 std::optional<Fact> find_fact(store::Workspace& ws, std::string_view name,
                               std::string_view toolchain);
 
-// The fact names the cpu target measures.
-inline constexpr const char* kReadBandwidth = "read_bandwidth";        // best over thread counts
-inline constexpr const char* kDecodeF8 = "decode_ceiling.f8";
-inline constexpr const char* kDecodeNvfp4 = "decode_ceiling.nvfp4";
-inline constexpr const char* kTimerOverhead = "timer_overhead";
-inline constexpr const char* kNoiseFloor = "noise_floor_cv";
-// Cache sizes (KiB) and load-to-use latencies (ns) from the pointer-chase sweep
-// (targets/cpu/cache_latency.h): the n-th level the curve shows is "cache.l1d", "cache.l2",
-// "cache.l3", "cache.l4"...; one fact per level found, so a host may have fewer than the OS reports.
-inline constexpr const char* kCacheL1d = "cache.l1d";
-inline constexpr const char* kCacheL2 = "cache.l2";
-inline constexpr const char* kCacheL3 = "cache.l3";
-inline constexpr const char* kLatencyL1d = "latency.l1d";
-inline constexpr const char* kLatencyL2 = "latency.l2";
-inline constexpr const char* kLatencyL3 = "latency.l3";
-inline constexpr const char* kLatencyDram = "latency.dram";  // at the largest swept size
-// Single-precision FMA throughput (GFLOP/s, best over thread counts) and latency (ns).
-inline constexpr const char* kFmaThroughput = "fma_throughput";
-inline constexpr const char* kFmaLatency = "fma_latency";
-// "read_bandwidth.threads_<n>".
-std::string read_bandwidth_at(int threads);
-// "fma_throughput.threads_<n>".
-std::string fma_throughput_at(int threads);
-// "cache.l1d" for level 1, "cache.l<n>" above; "latency.l1d", "latency.l<n>".
-std::string cache_size_name(int level);
-std::string cache_latency_name(int level);
+// The fact names (targets/fact_names.h).
+using targets::cache_latency_name;
+using targets::cache_size_name;
+using targets::fma_throughput_at;
+using targets::kCacheL1d;
+using targets::kCacheL2;
+using targets::kCacheL3;
+using targets::kDecodeF8;
+using targets::kDecodeNvfp4;
+using targets::kFmaLatency;
+using targets::kFmaThroughput;
+using targets::kLatencyDram;
+using targets::kLatencyL1d;
+using targets::kLatencyL2;
+using targets::kLatencyL3;
+using targets::kNoiseFloor;
+using targets::kReadBandwidth;
+using targets::kTimerOverhead;
+using targets::read_bandwidth_at;
 
-struct CpuMeasureOptions {
-  int max_threads = 0;    // <= 0: every online core
-  int readings = 11;      // timed readings per thread count and benchmark
-  int noise_repeats = 5;  // whole bandwidth measurements for the run-to-run noise floor
-};
-
-// Runs the cpu microbenchmarks (read bandwidth per thread count and best, decode ceiling f8 and
-// NVFP4, cache sizes and latencies from a pointer-chase sweep, FMA throughput per thread count
-// and best, FMA latency, steady_clock timer overhead, run-to-run noise floor of the best read
-// bandwidth) and returns them as facts of `toolchain`, unstored. Takes seconds.
-std::vector<Fact> measure_cpu_facts(std::string_view toolchain, const CpuMeasureOptions& options = {});
-// measure_cpu_facts, then stores them all in one transaction.
-std::vector<Fact> measure_and_store_cpu_facts(store::Workspace& ws, std::string_view toolchain,
-                                              const CpuMeasureOptions& options = {});
-
-// The workspace's current cpu toolchain: the compiler in meta `cpu.toolchain` (set by
-// `headway migrate`) with the default flags, else the default Toolchain.
-cpu::Toolchain current_cpu_toolchain(store::Workspace& ws);
-// The id facts and rules of the current toolchain are keyed on: identify(current)'s id, or
-// "unidentified:<cxx>" when the compiler cannot be run.
-std::string current_cpu_toolchain_id(store::Workspace& ws);
+// Runs the target's microbenchmarks (Target::measure_facts; seconds on real hardware) and stores
+// every fact under `toolchain` in one transaction; returns the toolchain's facts.
+std::vector<Fact> measure_and_store_facts(store::Workspace& ws, targets::Target& target,
+                                          std::string_view toolchain,
+                                          const targets::FactOptions& options = {});
 
 }  // namespace headway::knowledge

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include "store/transaction.h"
-#include "targets/cpu/cpu_timing.h"
 
 namespace headway::knowledge {
 
@@ -79,17 +78,16 @@ std::optional<double> current_baseline_ms(store::Workspace& ws, const search::De
 }
 
 Remeasured remeasure_baseline_and_head(store::Workspace& ws, search::DesignTree& tree,
-                                       const KernelContract& kernel,
-                                       const cpu::Toolchain& toolchain,
-                                       const cpu::ToolchainIdentity& identity,
+                                       const KernelContract& kernel, targets::Target& target,
                                        const std::filesystem::path& cache_dir, int readings) {
+  const targets::ToolchainInfo identity = target.identity();
   Remeasured out;
   out.kernel = tree.kernel();
   out.baseline_node = tree.root().id;
   out.head_node = tree.head().node_id;
   const bool same = out.baseline_node == out.head_node;
 
-  std::vector<std::filesystem::path> objects;
+  std::vector<targets::Artifact> artifacts;
   for (const int64_t node : same ? std::vector<int64_t>{out.baseline_node}
                                  : std::vector<int64_t>{out.baseline_node, out.head_node}) {
     const auto source = tree.source(node);
@@ -97,22 +95,22 @@ Remeasured remeasure_baseline_and_head(store::Workspace& ws, search::DesignTree&
       out.failure = fmt::format("node {} has no source", node);
       return out;
     }
-    const auto built = cpu::build_candidate(toolchain, identity, *source, cache_dir);
-    if (built.status != cpu::BuildResult::Status::kBuilt) {
+    const auto built = target.build(*source, cache_dir);
+    if (!built.built()) {
       out.failure = fmt::format("node {} does not build", node);
       return out;
     }
-    objects.push_back(built.shared_object);
+    artifacts.push_back(built.artifact);
   }
-  const auto timed = cpu::time_side_by_side(kernel, objects, readings, {});
+  const auto timed = target.time_side_by_side(kernel, artifacts, readings, 1);
   if (!timed.front().ok()) {
-    out.failure = "timing failed: " + timed.front().failure.describe();
+    out.failure = "timing failed: " + timed.front().failure;
     return out;
   }
   const std::string method = fmt::format("median of {} readings after 2 warm-ups, {}", readings,
                                          same ? "one session (the head is the baseline)"
                                               : "baseline and head interleaved in one session");
-  auto timing = [&](const cpu::TimingResult& r, int64_t node, const char* role) {
+  auto timing = [&](const targets::Timing& r, int64_t node, const char* role) {
     KernelTiming t;
     t.kernel = out.kernel;
     t.toolchain = identity.id;

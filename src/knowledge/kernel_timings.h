@@ -4,9 +4,10 @@
 // figures of an earlier toolchain (or an earlier measurement) are never overwritten; the newest
 // row of a (kernel, toolchain, role) is the current one.
 //
-// A toolchain migration re-measures every kernel with the new compiler: its baseline and its
-// head, built with that compiler, are timed side by side in one session (cpu::time_side_by_side:
-// interleaved readings, medians), and both figures are stored under the new toolchain's id.
+// A toolchain migration re-measures every kernel with the new toolchain: its baseline and its
+// head, built with that toolchain, are timed side by side in one session
+// (Target::time_side_by_side: interleaved readings, medians), and both figures are stored under
+// the new toolchain's id.
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -17,7 +18,7 @@
 #include "kernels/contract.h"
 #include "search/design_tree.h"
 #include "store/workspace.h"
-#include "targets/cpu/compiler.h"
+#include "targets/target.h"
 
 namespace headway::knowledge {
 
@@ -66,14 +67,13 @@ struct Remeasured {
   std::string failure;  // why there are no figures; empty when there are
 };
 
-// Builds the kernel's baseline and current head with `toolchain`, times them side by side
-// (`readings` interleaved readings each after two warm-ups; a head that is the baseline is timed
-// once and stored under both roles) and stores both figures under identity.id in one
-// transaction. A build or timing failure stores nothing and is returned in `failure`.
+// Builds the kernel's baseline and current head with the target's selected toolchain, times them
+// side by side (`readings` interleaved readings each after two warm-ups; a head that is the
+// baseline is timed once and stored under both roles) and stores both figures under the
+// toolchain's id in one transaction. A build or timing failure stores nothing and is returned in
+// `failure`.
 Remeasured remeasure_baseline_and_head(store::Workspace& ws, search::DesignTree& tree,
-                                       const KernelContract& kernel,
-                                       const cpu::Toolchain& toolchain,
-                                       const cpu::ToolchainIdentity& identity,
+                                       const KernelContract& kernel, targets::Target& target,
                                        const std::filesystem::path& cache_dir, int readings = 11);
 
 }  // namespace headway::knowledge

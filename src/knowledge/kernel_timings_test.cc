@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "store/test_temp_dir.h"
+#include "targets/registry.h"
 
 namespace headway::knowledge {
 namespace {
@@ -13,7 +14,7 @@ TEST(KernelTimings, RemeasureAppendsPerToolchainAndTracksTheCurrentHead) {
   auto ws = store::Workspace::create(dir.path() / "w").value();
   const KernelContract* kernel = find_kernel("attn_out");
   ASSERT_NE(kernel, nullptr);
-  const std::string baseline(kernel->baseline_source());
+  const std::string baseline = targets::make_target("cpu")->baseline_source(*kernel);
   auto tree = search::DesignTree::create(ws, {"attn_out", "cpu", 0.1, 2.0, ""}, baseline).value();
   search::NewNode n;
   n.design = "copy";
@@ -30,10 +31,10 @@ TEST(KernelTimings, RemeasureAppendsPerToolchainAndTracksTheCurrentHead) {
   EXPECT_EQ(current_head_ms(ws, tree, "old-tc"), 2.5);
   EXPECT_EQ(current_baseline_ms(ws, tree, "old-tc"), 3.0);
 
-  const cpu::Toolchain tc;
-  const auto id = cpu::identify(tc);
+  const auto tc = targets::make_target("cpu");
+  const auto id = tc->identity();
   ASSERT_TRUE(id.found);
-  const Remeasured r = remeasure_baseline_and_head(ws, tree, *kernel, tc, id, cache.path(), 5);
+  const Remeasured r = remeasure_baseline_and_head(ws, tree, *kernel, *tc, cache.path(), 5);
   ASSERT_TRUE(r.failure.empty()) << r.failure;
   ASSERT_TRUE(r.baseline && r.head);
   EXPECT_EQ(r.baseline_node, tree.root().id);
@@ -54,7 +55,7 @@ TEST(KernelTimings, RemeasureAppendsPerToolchainAndTracksTheCurrentHead) {
   EXPECT_EQ(current_head_ms(ws, tree, id.id), 2.25);
 
   // The head is the baseline: timed once, stored under both roles.
-  const Remeasured same = remeasure_baseline_and_head(ws, tree, *kernel, tc, id, cache.path(), 3);
+  const Remeasured same = remeasure_baseline_and_head(ws, tree, *kernel, *tc, cache.path(), 3);
   ASSERT_TRUE(same.failure.empty()) << same.failure;
   EXPECT_EQ(same.head->node_id, tree.root().id);
   EXPECT_EQ(same.head->median_ms, same.baseline->median_ms);

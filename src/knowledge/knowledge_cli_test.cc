@@ -9,12 +9,19 @@
 #include "knowledge/citation_markup.h"
 #include "knowledge/facts.h"
 #include "knowledge/target_docs.h"
+#include "targets/registry.h"
 #include "knowledge/test_files.h"
 #include "store/test_temp_dir.h"
 #include "store/workspace.h"
 
 namespace headway::knowledge {
 namespace {
+
+// The cpu target's built-in docs and summary.
+const targets::TargetDocs& cpu_docs() {
+  static const targets::TargetDocs docs = targets::make_target("cpu")->docs();
+  return docs;
+}
 
 namespace fs = std::filesystem;
 
@@ -194,11 +201,11 @@ TEST_F(OnboardCli, OfflineChecksTheBuiltInSummaryAndKeepsStoredFacts) {
   {
     auto ws = store::Workspace::open(ws_);
     ASSERT_TRUE(ws.ok()) << ws.error().message;
-    store_fact(ws.value(), {kReadBandwidth, current_cpu_toolchain_id(ws.value()), 9.5, "GB/s", 1.0, "test", ""});
+    store_fact(ws.value(), {kReadBandwidth, current_toolchain_id(ws.value()), 9.5, "GB/s", 1.0, "test", ""});
   }
   const auto r = headway({"onboard", "--keep-facts", "--workspace", ws_.string()});
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  const size_t cites = parse_summary(cpu_target_summary()).citation_count();
+  const size_t cites = parse_summary(cpu_docs().summary).citation_count();
   EXPECT_NE(r.output.find(fmt::format("citations: {} citations: {} supported-by-text\n", cites, cites)),
             std::string::npos) << r.output;
   EXPECT_NE(r.output.find("agent passes: skipped (no agent configured)"), std::string::npos) << r.output;

@@ -10,7 +10,6 @@
 #include "knowledge/rules.h"
 #include "search/design_tree.h"
 #include "store/transaction.h"
-#include "targets/cpu/cpu_check.h"
 
 namespace headway::knowledge {
 
@@ -22,16 +21,15 @@ struct HeadCheck {
 };
 
 HeadCheck check_source(const KernelContract* kernel, const std::string& source,
-                       const cpu::Toolchain& tc, const cpu::ToolchainIdentity& id,
-                       const std::filesystem::path& cache) {
-  const cpu::BuildResult built = cpu::build_candidate(tc, id, source, cache);
-  if (built.status != cpu::BuildResult::Status::kBuilt) {
-    const std::string line = first_error_line(built.diagnostics);
+                       targets::Target& target, const std::filesystem::path& cache) {
+  const targets::BuildOutcome built = target.build(source, cache);
+  if (!built.built()) {
+    const std::string line = target.normalize_diagnostic(built.diagnostics).line;
     return {false, "does not build: " + (line.empty() ? built.diagnostics.substr(0, 200) : line)};
   }
   if (!kernel) return {true, "builds (no contract to check)"};
-  const cpu::CheckReport check = cpu::check_candidate(*kernel, built.shared_object, {});
-  return {check.correct(), check.describe()};
+  const targets::CheckOutcome check = target.check(*kernel, built.artifact, {});
+  return {check.correct(), check.description};
 }
 
 }  // namespace
@@ -45,17 +43,17 @@ std::string MigrationReport::summary() const {
   return s;
 }
 
-store::Result<MigrationReport> migrate_toolchain(store::Workspace& ws, const cpu::Toolchain& to,
+store::Result<MigrationReport> migrate_toolchain(store::Workspace& ws, targets::Target& to,
                                                  const MigrateOptions& options) {
-  const cpu::ToolchainIdentity id = cpu::identify(to);
-  if (!id.found) return store::Error{fmt::format("cannot use toolchain '{}': {}", to.cxx, id.error)};
+  const targets::ToolchainInfo id = to.identity();
+  if (!id.found) return store::Error{fmt::format("cannot use toolchain '{}': {}", to.toolchain(), id.error)};
   if (id.version.empty()) {
-    return store::Error{fmt::format("cannot use toolchain '{}': `{} --version` printed nothing", to.cxx, to.cxx)};
+    return store::Error{fmt::format("cannot use toolchain '{}': it reports no version", to.toolchain())};
   }
   const std::filesystem::path cache =
       options.cache_dir.empty() ? ws.root() / ".headway" / "builds" : options.cache_dir;
   MigrationReport report;
-  report.from_id = current_cpu_toolchain_id(ws);
+  report.from_id = current_toolchain_id(ws);
   report.to_id = id.id;
 
   // The figures before the migration, to print next to the new ones.
@@ -86,15 +84,16 @@ store::Result<MigrationReport> migrate_toolchain(store::Workspace& ws, const cpu
                       {{"why", rule.repro_hash ? "the repro artifact is missing" : "no repro"}});
       continue;
     }
-    const cpu::BuildResult built = cpu::build_candidate(to, id, *repro, cache);
-    if (built.status == cpu::BuildResult::Status::kBuilt) {
+    const targets::BuildOutcome built = to.build(*repro, cache);
+    if (built.built()) {
       ++report.retired;
       set_rule_status(ws, rule.id, id.id, RuleState::kRetired, {{"why", "the repro builds"}});
       report.notes.push_back(fmt::format("rule {} retired: its repro builds", rule.id));
       continue;
     }
-    const std::string signature = normalize_diagnostic(built.diagnostics);
-    const std::string line = first_error_line(built.diagnostics);
+    const targets::Diagnostic diagnostic = to.normalize_diagnostic(built.diagnostics);
+    const std::string& signature = diagnostic.signature;
+    const std::string& line = diagnostic.line;
     if (signature == rule.signature) {
       ++report.verified;
       set_rule_status(ws, rule.id, id.id, RuleState::kVerified, {{"diagnostic", line}});
@@ -127,7 +126,7 @@ store::Result<MigrationReport> migrate_toolchain(store::Workspace& ws, const cpu
       for (auto it = history.rbegin(); it != history.rend() && !done; ++it) {
         const auto source = tree->source(it->node_id);
         if (!source) continue;
-        const HeadCheck c = check_source(contract, *source, to, id, cache);
+        const HeadCheck c = check_source(contract, *source, to, cache);
         if (it->node_id == head) {
           if (c.ok) {
             ++report.heads_kept;
@@ -182,7 +181,7 @@ store::Result<MigrationReport> migrate_toolchain(store::Workspace& ws, const cpu
         t.failure = "unknown to this headway: cannot be timed";
       } else {
         const Remeasured r =
-            remeasure_baseline_and_head(ws, *tree, *contract, to, id, cache, options.readings);
+            remeasure_baseline_and_head(ws, *tree, *contract, to, cache, options.readings);
         t.failure = r.failure;
         if (r.baseline) t.baseline_ms = r.baseline->median_ms;
         if (r.head) t.head_ms = r.head->median_ms;
@@ -191,8 +190,7 @@ store::Result<MigrationReport> migrate_toolchain(store::Workspace& ws, const cpu
     }
   }
 
-  ws.set_meta("cpu.toolchain", to.cxx);
-  ws.set_meta("cpu.toolchain_id", id.id);
+  set_workspace_toolchain(ws, to);
   return report;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
-// Moving a workspace to a new cpu toolchain (a compiler), as the seed system did when its
+// Moving a workspace to a new toolchain of its target (for cpu: a compiler), as the seed system
+// did when its
 // toolchain changed mid-round: every legality rule is re-checked under the new toolchain and
 // every kernel's head is rebuilt and checked, falling back to an older head that still works.
 //
@@ -13,7 +14,7 @@
 // kernel is reported broken. Then every kernel's baseline and (possibly fallen-back) head are
 // re-measured with the new toolchain, side by side in one session (kernel_timings.h), and stored
 // under the new toolchain's id next to the previous toolchain's figures, which stay. Finally meta
-// cpu.toolchain (the compiler) and cpu.toolchain_id are set to the new toolchain.
+// <target>.toolchain (the spec) and <target>.toolchain_id are set to the new toolchain.
 //
 // Requires that no optimizer works on the workspace meanwhile: the caller holds the workspace's
 // optimize pause (loop/optimize_pause.h), as `headway migrate` does.
@@ -25,7 +26,7 @@
 
 #include "store/result.h"
 #include "store/workspace.h"
-#include "targets/cpu/compiler.h"
+#include "targets/target.h"
 
 namespace headway::knowledge {
 
@@ -62,10 +63,11 @@ struct MigrateOptions {
   int readings = 11;      // timed readings of each when re-measuring
 };
 
-// Migrates ws to `to` as described above. An error, changing nothing, when the compiler cannot
-// be found or identified. Kernels whose contract is unknown to this headway count as kept when
-// their head builds (they cannot be checked).
-store::Result<MigrationReport> migrate_toolchain(store::Workspace& ws, const cpu::Toolchain& to,
+// Migrates ws to the toolchain selected in `to` (the workspace's target) as described above. An
+// error, changing nothing, when that toolchain cannot be found or identified. Kernels whose
+// contract is unknown to this headway count as kept when their head builds (they cannot be
+// checked).
+store::Result<MigrationReport> migrate_toolchain(store::Workspace& ws, targets::Target& to,
                                                  const MigrateOptions& options = {});
 
 }  // namespace headway::knowledge

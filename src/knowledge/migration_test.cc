@@ -9,7 +9,7 @@
 #include "knowledge/rules.h"
 #include "search/design_tree.h"
 #include "store/test_temp_dir.h"
-#include "targets/cpu/cpu_check.h"
+#include "targets/registry.h"
 
 namespace headway::knowledge {
 namespace {
@@ -19,14 +19,14 @@ using search::NodeStatus;
 class MigrationFixture : public ::testing::Test {
  protected:
   void SetUp() override {
-    gcc_.cxx = "g++";
-    clang_.cxx = "clang++";
-    gcc_id_ = cpu::identify(gcc_);
+    gcc_ = targets::make_target("cpu", "g++");
+    clang_ = targets::make_target("cpu", "clang++");
+    gcc_id_ = gcc_->identity();
     ASSERT_TRUE(gcc_id_.found) << gcc_id_.error;
-    ASSERT_TRUE(cpu::identify(clang_).found) << "clang++ is required";
+    ASSERT_TRUE(clang_->identity().found) << "clang++ is required";
     kernel_ = find_kernel("qkv");
     ASSERT_NE(kernel_, nullptr);
-    baseline_ = std::string(kernel_->baseline_source());
+    baseline_ = gcc_->baseline_source(*kernel_);
     ws_.emplace(store::Workspace::create(dir_.path() / "w").value());
     ws_->set_meta("cpu.toolchain", "g++");
     tree_.emplace(search::DesignTree::create(*ws_, {"qkv", "cpu", {}, {}, ""}, baseline_).value());
@@ -40,20 +40,20 @@ class MigrationFixture : public ::testing::Test {
     n.proposer = "test";
     auto added = tree_->add(n);
     EXPECT_TRUE(added.ok());
-    const auto built = cpu::build_candidate(gcc_, gcc_id_, n.source, cache_.path());
-    if (built.status != cpu::BuildResult::Status::kBuilt) {
+    const auto built = gcc_->build(n.source, cache_.path());
+    if (!built.built()) {
       EXPECT_TRUE(tree_->set_status(added->node.id, NodeStatus::kBuildFailed, "does not build",
                                     {{"diagnostics", built.diagnostics}, {"toolchain", gcc_id_.id}}).ok());
     } else {
-      const auto check = cpu::check_candidate(*kernel_, built.shared_object, {});
-      EXPECT_TRUE(check.correct()) << check.describe();
+      const auto check = gcc_->check(*kernel_, built.artifact, {});
+      EXPECT_TRUE(check.correct()) << check.description;
     }
     return *tree_->node(added->node.id);
   }
 
   store::TestTempDir dir_, cache_;
-  cpu::Toolchain gcc_, clang_;
-  cpu::ToolchainIdentity gcc_id_;
+  std::unique_ptr<targets::Target> gcc_, clang_;
+  targets::ToolchainInfo gcc_id_;
   const KernelContract* kernel_ = nullptr;
   std::string baseline_;
   std::optional<store::Workspace> ws_;
@@ -85,7 +85,7 @@ TEST_F(MigrationFixture, GccToClangReverifiesRewritesRetiresAndFallsBack) {
   ASSERT_EQ(gcc_only.status, NodeStatus::kProposed);
   ASSERT_TRUE(tree_->set_head(gcc_only.id, 1.0, std::nullopt, "test").ok());
 
-  auto report = migrate_toolchain(*ws_, clang_, {cache_.path(), true});
+  auto report = migrate_toolchain(*ws_, *clang_, {cache_.path(), true});
   ASSERT_TRUE(report.ok()) << report.error().message;
   EXPECT_EQ(report->mined_new_rules, 1);
   for (const auto& n : report->notes) std::printf("  %s\n", n.c_str());
@@ -94,7 +94,7 @@ TEST_F(MigrationFixture, GccToClangReverifiesRewritesRetiresAndFallsBack) {
             "4 rules: 1 re-verified, 1 rewritten, 1 retired, 1 carried over unverified; heads: 0 "
             "kept, 1 fell back");
   EXPECT_EQ(report->from_id, gcc_id_.id);
-  EXPECT_EQ(report->to_id, cpu::identify(clang_).id);
+  EXPECT_EQ(report->to_id, clang_->identity().id);
 
   auto state = [&](const std::string& sig_prefix, const std::string& toolchain) {
     for (const auto& r : list_rules(*ws_)) {
@@ -136,15 +136,14 @@ TEST_F(MigrationFixture, GccToClangReverifiesRewritesRetiresAndFallsBack) {
   EXPECT_EQ(current_head_ms(*ws_, *tree_, report->to_id), *t.head_ms);
   EXPECT_FALSE(latest_kernel_timing(*ws_, "qkv", gcc_id_.id, kHeadRole));
   EXPECT_EQ(ws_->meta("cpu.toolchain"), "clang++");
-  EXPECT_EQ(current_cpu_toolchain_id(*ws_), report->to_id);
+  EXPECT_EQ(current_toolchain_id(*ws_), report->to_id);
 }
 
 TEST_F(MigrationFixture, MissingCompilerIsRefusedChangingNothing) {
   const auto undeclared = add_screened("undeclared", "void hw_f() { hw_undefined(3); }");
   ASSERT_TRUE(mine_rules_from_tree(*ws_, "qkv").ok());
-  cpu::Toolchain missing;
-  missing.cxx = (dir_.path() / "no-such-c++").string();
-  auto report = migrate_toolchain(*ws_, missing, {cache_.path(), true});
+  const auto missing = targets::make_target("cpu", (dir_.path() / "no-such-c++").string());
+  auto report = migrate_toolchain(*ws_, *missing, {cache_.path(), true});
   ASSERT_FALSE(report.ok());
   EXPECT_NE(report.error().message.find("no-such-c++"), std::string::npos) << report.error().message;
   EXPECT_EQ(ws_->meta("cpu.toolchain"), "g++");

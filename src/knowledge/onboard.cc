@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <memory>
+#include <stdexcept>
 #include <map>
 #include <utility>
 
@@ -154,18 +156,26 @@ store::Result<OnboardReport> onboard(store::Workspace& ws, const OnboardOptions&
   fs::create_directories(dir, ec);
   if (ec) return store::Error{fmt::format("cannot create {}: {}", dir.string(), ec.message())};
 
+  std::unique_ptr<targets::Target> target;
+  try {
+    target = open_workspace_target(ws);
+  } catch (const std::runtime_error& e) {
+    return store::Error{e.what()};
+  }
+
   // 1. Corpus.
   if (!corpus) {
-    auto written = write_cpu_target_docs(dir / "target-docs");
+    const targets::TargetDocs docs = target->docs();
+    auto written = write_target_docs(docs, dir / "target-docs");
     if (!written) return store::Error{written.error().message};
     auto read = read_corpus(written.value());
     if (!read) return store::Error{read.error().message};
     corpus = std::move(read).value();
     report.builtin_docs = true;
-    if (!summary) {
-      summary = std::string(cpu_target_summary());
+    if (!summary && !docs.summary.empty()) {
+      summary = docs.summary;
       report.summary_from =
-          fmt::format("built-in ({}), offline: no agent configured", kCpuTargetSummaryPath);
+          fmt::format("built-in ({}), offline: no agent configured", docs.summary_path);
     }
   }
   auto indexing = index_corpus(ws, *corpus, utc_timestamp_now());
@@ -201,8 +211,8 @@ store::Result<OnboardReport> onboard(store::Workspace& ws, const OnboardOptions&
   }
 
   // 4. Chip facts.
-  report.toolchain = current_cpu_toolchain_id(ws);
-  if (options.measure) measure_and_store_cpu_facts(ws, report.toolchain, options.measure_options);
+  report.toolchain = toolchain_id_of(*target);
+  if (options.measure) measure_and_store_facts(ws, *target, report.toolchain, options.measure_options);
   report.facts = static_cast<int>(list_facts(ws, report.toolchain).size());
 
   // 5. Rules.

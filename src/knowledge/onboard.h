@@ -1,13 +1,14 @@
 #pragma once
-// Onboarding a workspace to its target and current cpu toolchain, in order:
-//   1. corpus: the docs folder (--docs; default the cpu target's built-in docs, written to
+// Onboarding a workspace to its target and current toolchain (knowledge/workspace_target.h), in
+// order:
+//   1. corpus: the docs folder (--docs; default the target's own docs (Target::docs), written to
 //      <workspace>/.headway/knowledge/target-docs) is read and indexed (docs_index.h);
 //   2. summary: a cited summary of the docs. An agent writes it when one is configured; offline
 //      the given summary is used, else the built-in one when the docs are the built-in docs, else
 //      there is none and onboarding says so and goes on;
 //   3. citation check: the script pass (citations.h) and the agent passes of the given judges
 //      (none offline: skipped);
-//   4. chip facts: the cpu microbenchmarks, stored for the toolchain (facts.h);
+//   4. chip facts: the target's microbenchmarks, stored for the toolchain (facts.h);
 //   5. rules: legality rules mined from every kernel's Design Tree (rules.h);
 //   6. the cheat sheet <workspace>/.headway/knowledge/cheatsheet.md: facts, rules with their
 //      status per toolchain, and the summary digest (the claims every citation of which is
@@ -32,8 +33,8 @@ namespace headway::knowledge {
 
 struct OnboardOptions {
   bool measure = true;  // false: keep the stored facts (tests, re-runs)
-  CpuMeasureOptions measure_options;
-  std::optional<std::filesystem::path> docs;     // nullopt: the cpu target's built-in docs
+  targets::FactOptions measure_options;
+  std::optional<std::filesystem::path> docs;     // nullopt: the workspace target's own docs
   std::optional<std::filesystem::path> summary;  // nullopt: see step 2
   std::vector<ClaimJudge*> judges;               // the agent passes; empty offline
 };
@@ -76,7 +77,7 @@ SummaryDigest summary_digest(const std::string& summary_from, const SummaryMarku
                              const CitationReport& report, const std::string& agent_passes);
 
 // Does the six steps above. An error for a docs folder that cannot be read, a summary that is
-// not readable text, or a file that cannot be written.
+// not readable text, a file that cannot be written, or a target not available in this build.
 store::Result<OnboardReport> onboard(store::Workspace& ws, const OnboardOptions& options = {});
 
 }  // namespace headway::knowledge

@@ -10,11 +10,18 @@
 #include "knowledge/citation_markup.h"
 #include "knowledge/docs_index.h"
 #include "knowledge/target_docs.h"
+#include "targets/registry.h"
 #include "knowledge/test_files.h"
 #include "search/tree_test_support.h"
 
 namespace headway::knowledge {
 namespace {
+
+// The cpu target's built-in docs and summary.
+const targets::TargetDocs& cpu_docs() {
+  static const targets::TargetDocs docs = targets::make_target("cpu")->docs();
+  return docs;
+}
 
 namespace fs = std::filesystem;
 
@@ -34,7 +41,7 @@ TEST(OnboardTest, MinesRulesChecksTheBuiltInSummaryAndWritesTheCheatSheet) {
                        {"toolchain", "tc-test"}})
           .ok());
   store_fact(f.ws(),
-             {kReadBandwidth, current_cpu_toolchain_id(f.ws()), 9.5, "GB/s", 1.0, "test", ""});
+             {kReadBandwidth, current_toolchain_id(f.ws()), 9.5, "GB/s", 1.0, "test", ""});
   auto report = onboard(f.ws(), offline());
   ASSERT_TRUE(report.ok()) << report.error().message;
   EXPECT_EQ(report->kernels, 1);
@@ -42,9 +49,9 @@ TEST(OnboardTest, MinesRulesChecksTheBuiltInSummaryAndWritesTheCheatSheet) {
   EXPECT_EQ(report->rules, 1);
   EXPECT_EQ(report->facts, 1);
   EXPECT_TRUE(report->builtin_docs);
-  EXPECT_EQ(report->docs_files, static_cast<int>(cpu_target_doc_paths().size()));
+  EXPECT_EQ(report->docs_files, static_cast<int>(cpu_docs().files.size()));
   EXPECT_EQ(report->docs_change, "first index");
-  const size_t cites = parse_summary(cpu_target_summary()).citation_count();
+  const size_t cites = parse_summary(cpu_docs().summary).citation_count();
   EXPECT_EQ(report->citations.citations.size(), cites);
   EXPECT_TRUE(report->citations.all_supported()) << report->citations.totals_line();
   EXPECT_EQ(report->claims_left_out, 0);
@@ -61,7 +68,7 @@ TEST(OnboardTest, MinesRulesChecksTheBuiltInSummaryAndWritesTheCheatSheet) {
             std::string::npos)
       << md;
   EXPECT_NE(md.find("0.04/1e-2"), std::string::npos) << md;
-  EXPECT_EQ(read_test_file(f.dir() / ".headway/knowledge/summary.md"), cpu_target_summary());
+  EXPECT_EQ(read_test_file(f.dir() / ".headway/knowledge/summary.md"), cpu_docs().summary);
 
   auto again = onboard(f.ws(), offline());
   ASSERT_TRUE(again.ok());

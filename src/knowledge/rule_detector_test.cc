@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "store/test_temp_dir.h"
-#include "targets/cpu/compiler.h"
+#include "targets/registry.h"
 
 namespace headway::knowledge {
 namespace {
@@ -83,13 +83,11 @@ TEST(RuleDetectorTest, RealCompilersMissingHeaderGivesADetectorThatMatchesTheRep
   const std::string source = "#include \"headway_kernel.h\"\n#include <headway_no_such_header.h>\n";
   int compilers = 0;
   for (const char* cxx : {"g++", "clang++"}) {
-    cpu::Toolchain tc;
-    tc.cxx = cxx;
-    const auto id = cpu::identify(tc);
-    if (!id.found) continue;
+    const auto tc = targets::make_target("cpu", cxx);
+    if (!tc->identity().found) continue;
     ++compilers;
-    const auto built = cpu::build_candidate(tc, id, source, tmp.path());
-    ASSERT_EQ(built.status, cpu::BuildResult::Status::kCompileError) << cxx;
+    const auto built = tc->build(source, tmp.path());
+    ASSERT_EQ(built.status, targets::BuildOutcome::Status::kCompileError) << cxx;
     const auto detector = derive_detector(built.diagnostics);
     ASSERT_TRUE(detector.has_value()) << cxx << ": " << built.diagnostics;
     EXPECT_TRUE(validate_detector(*detector, source).ok()) << *detector;

@@ -35,13 +35,17 @@ std::optional<std::string> first_detected(store::Workspace& ws, const std::strin
 
 loop::LintHook rule_lint_following_workspace(store::Workspace& ws) {
   struct Current {
-    std::string cxx;
+    std::string target;
+    std::string toolchain;  // the spec in the workspace's meta
     std::string id;
   };
   auto current = std::make_shared<Current>();
   return [&ws, current](const std::string& source) -> std::optional<std::string> {
-    const std::string cxx = current_cpu_toolchain(ws).cxx;
-    if (current->id.empty() || cxx != current->cxx) *current = {cxx, current_cpu_toolchain_id(ws)};
+    const std::string target = workspace_target_name(ws);
+    const std::string toolchain = workspace_toolchain(ws, target);
+    if (current->id.empty() || target != current->target || toolchain != current->toolchain) {
+      *current = {target, toolchain, current_toolchain_id(ws)};
+    }
     return first_detected(ws, current->id, source);
   };
 }

@@ -17,7 +17,7 @@ namespace headway::knowledge {
 // candidate. ws must outlive the hook.
 loop::LintHook rule_lint(store::Workspace& ws, std::string toolchain);
 // The same for whatever toolchain is the workspace's current one at each call (meta
-// cpu.toolchain, which `headway migrate` changes while a paused optimizer waits).
+// <target>.toolchain, which `headway migrate` changes while a paused optimizer waits).
 loop::LintHook rule_lint_following_workspace(store::Workspace& ws);
 
 }  // namespace headway::knowledge

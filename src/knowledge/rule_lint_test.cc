@@ -9,7 +9,7 @@
 #include "knowledge/facts.h"
 #include "knowledge/rules.h"
 #include "search/tree_test_support.h"
-#include "targets/cpu/compiler.h"
+#include "targets/registry.h"
 
 namespace headway::knowledge {
 namespace {
@@ -45,14 +45,12 @@ TEST(RuleLintTest, RejectsWhatALearnedRuleDetectsUnderItsToolchainOnly) {
 // that hold only under the previous toolchain stop applying.
 TEST(RuleLintTest, FollowingTheWorkspaceSwitchesWithItsToolchain) {
   search::TreeFixture f;
-  const std::string gxx = current_cpu_toolchain_id(f.ws());
+  const std::string gxx = current_toolchain_id(f.ws());
   auto rec = record_build_failure(f.ws(), "qkv", 1, kRepro, kMissingHeader, gxx);
   ASSERT_TRUE(rec.ok());
   auto lint = rule_lint_following_workspace(f.ws());
   EXPECT_TRUE(lint("#include <omp.h>\n").has_value());
-  cpu::Toolchain clang;
-  clang.cxx = "clang++";
-  const auto clang_id = cpu::identify(clang);
+  const auto clang_id = targets::make_target("cpu", "clang++")->identity();
   if (!clang_id.found) GTEST_SKIP() << "no clang++ here";
   f.ws().set_meta("cpu.toolchain", "clang++");
   EXPECT_FALSE(lint("#include <omp.h>\n").has_value());
@@ -111,10 +109,9 @@ TEST(RuleLintTest, ScreenRejectsBeforeBuilding) {
   ASSERT_TRUE(record_build_failure(f.ws(), "qkv", 1, kRepro, kMissingHeader, "tc").ok());
   const KernelContract* qkv = find_kernel("qkv");
   ASSERT_NE(qkv, nullptr);
-  const cpu::Toolchain tc;
+  const auto cpu = targets::make_target("cpu");
   const auto cache = f.dir() / "builds";
-  const loop::ScreenResult r =
-      loop::screen_candidate(*qkv, kRepro, tc, cpu::identify(tc), cache, rule_lint(f.ws(), "tc"));
+  const loop::ScreenResult r = loop::screen_candidate(*qkv, kRepro, *cpu, cache, rule_lint(f.ws(), "tc"));
   EXPECT_FALSE(r.passed);
   EXPECT_EQ(r.status, search::NodeStatus::kLintRejected);
   EXPECT_NE(r.reason.find("matches line 2: `#include <omp.h>`"), std::string::npos) << r.reason;

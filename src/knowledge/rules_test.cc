@@ -5,7 +5,7 @@
 
 #include "search/tree_test_support.h"
 #include "store/test_temp_dir.h"
-#include "targets/cpu/compiler.h"
+#include "targets/registry.h"
 
 namespace headway::knowledge {
 namespace {
@@ -73,8 +73,8 @@ TEST(RulesRecord, SameSignatureAddsEvidenceNotARule) {
 
 TEST(RulesMine, RecordsFailedNodesOfARealTreeOnce) {
   search::TreeFixture f;
-  const cpu::Toolchain gcc;
-  const auto id = cpu::identify(gcc);
+  const auto gcc = targets::make_target("cpu");
+  const auto id = gcc->identity();
   ASSERT_TRUE(id.found) << id.error;
   store::TestTempDir cache;
   const std::string sources[] = {"void f() { undefined_a(1); }\n", "void g() { undefined_b(2); }\n",
@@ -85,8 +85,8 @@ TEST(RulesMine, RecordsFailedNodesOfARealTreeOnce) {
     n.source = src;
     auto added = f.tree().add(n);
     ASSERT_TRUE(added.ok());
-    const auto built = cpu::build_candidate(gcc, id, src, cache.path());
-    ASSERT_EQ(built.status, cpu::BuildResult::Status::kCompileError) << built.diagnostics;
+    const auto built = gcc->build(src, cache.path());
+    ASSERT_EQ(built.status, targets::BuildOutcome::Status::kCompileError) << built.diagnostics;
     ASSERT_TRUE(f.tree().set_status(added->node.id, search::NodeStatus::kBuildFailed, "does not build",
                                     {{"diagnostics", built.diagnostics}, {"toolchain", id.id}}).ok());
   }

@@ -5,32 +5,23 @@
 
 #include <fstream>
 
-#include "common/embedded.h"
 
 namespace headway::knowledge {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string_view>& cpu_target_doc_paths() {
-  static const std::vector<std::string_view> paths = {"docs/KERNELS.md",
-                                                      "kernels/designs/README.md"};
-  return paths;
-}
-
-std::string_view cpu_target_summary() { return embedded_file(kCpuTargetSummaryPath); }
-
-store::Result<fs::path> write_cpu_target_docs(const fs::path& dir) {
+store::Result<fs::path> write_target_docs(const targets::TargetDocs& docs, const fs::path& dir) {
   const fs::path tmp =
       dir.parent_path() / fmt::format(".{}.tmp-{}", dir.filename().string(), getpid());
   std::error_code ec;
   fs::remove_all(tmp, ec);
-  for (std::string_view rel : cpu_target_doc_paths()) {
-    const fs::path path = tmp / rel;
+  for (const targets::DocFile& file : docs.files) {
+    const fs::path path = tmp / file.path;
     fs::create_directories(path.parent_path(), ec);
     if (ec)
       return store::Error{
           fmt::format("cannot create {}: {}", path.parent_path().string(), ec.message())};
-    const std::string_view text = embedded_file(rel);
+    const std::string& text = file.text;
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(text.data(), static_cast<std::streamsize>(text.size()));
     out.close();

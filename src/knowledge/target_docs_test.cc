@@ -1,5 +1,6 @@
 // The cpu target's built-in docs and their cited summary, as onboarding writes and checks them.
 #include "knowledge/target_docs.h"
+#include "targets/registry.h"
 
 #include <gtest/gtest.h>
 
@@ -13,27 +14,34 @@
 namespace headway::knowledge {
 namespace {
 
+// The cpu target's built-in docs and summary.
+const targets::TargetDocs& cpu_docs() {
+  static const targets::TargetDocs docs = targets::make_target("cpu")->docs();
+  return docs;
+}
+
 namespace fs = std::filesystem;
 
 // Fails with every citation that no longer matches when docs/KERNELS.md or
-// kernels/designs/README.md moved under docs/targets/cpu-summary.md: fix the summary's line
+// kernels/designs/README.md moved under the cpu target's cited summary: fix the summary's line
 // numbers (or the claim) so it says what the docs say.
 TEST(TargetDocsTest, TheBuiltInSummaryIsSupportedByTheBuiltInDocs) {
   store::TestTempDir tmp;
-  auto dir = write_cpu_target_docs(tmp.path() / "docs");
+  auto dir = write_target_docs(cpu_docs(), tmp.path() / "docs");
   ASSERT_TRUE(dir.ok()) << dir.error().message;
   auto corpus = read_corpus(dir.value());
   ASSERT_TRUE(corpus.ok()) << corpus.error().message;
-  const SummaryMarkup markup = parse_summary(cpu_target_summary());
+  const SummaryMarkup markup = parse_summary(cpu_docs().summary);
   EXPECT_TRUE(markup.malformed.empty());
   EXPECT_GE(markup.claims.size(), 15u);
   const CitationReport report = check_citations(markup, corpus.value());
   for (const CitationResult& c : report.citations) {
     EXPECT_EQ(c.verdict, TextVerdict::kSupportedByText)
-        << kCpuTargetSummaryPath << ":" << c.line << " " << c.cite << ": " << c.why;
+        << cpu_docs().summary_path << ":" << c.line << " " << c.cite << ": " << c.why;
   }
   // Every built-in doc is cited at least once.
-  for (std::string_view path : cpu_target_doc_paths()) {
+  for (const auto& file : cpu_docs().files) {
+    const std::string& path = file.path;
     bool cited = false;
     for (const Claim& claim : markup.claims) {
       for (const Citation& cite : claim.citations) cited |= cite.path == path;
@@ -47,13 +55,13 @@ TEST(TargetDocsTest, WritesExactlyTheDocsAndReplacesAnOlderCopy) {
   const fs::path dir = tmp.path() / "docs";
   write_test_file(dir, "stale.md", "an old file\n");
   write_test_file(dir, "docs/KERNELS.md", "an old version\n");
-  ASSERT_TRUE(write_cpu_target_docs(dir).ok());
+  ASSERT_TRUE(write_target_docs(cpu_docs(), dir).ok());
   EXPECT_FALSE(fs::exists(dir / "stale.md"));
   int files = 0;
   for (const auto& entry : fs::recursive_directory_iterator(dir)) files += entry.is_regular_file();
-  EXPECT_EQ(files, static_cast<int>(cpu_target_doc_paths().size()));
-  for (std::string_view path : cpu_target_doc_paths()) {
-    EXPECT_EQ(read_test_file(dir / path), embedded_file(path)) << path;
+  EXPECT_EQ(files, static_cast<int>(cpu_docs().files.size()));
+  for (const auto& file : cpu_docs().files) {
+    EXPECT_EQ(read_test_file(dir / file.path), file.text) << file.path;
   }
   // No temporary folders are left beside it.
   int siblings = 0;
@@ -64,7 +72,7 @@ TEST(TargetDocsTest, WritesExactlyTheDocsAndReplacesAnOlderCopy) {
 TEST(TargetDocsTest, AFolderThatCannotBeWrittenIsAnErrorAndTheOldCopyStays) {
   store::TestTempDir tmp;
   write_test_file(tmp.path(), "not-a-folder", "x");
-  auto r = write_cpu_target_docs(tmp.path() / "not-a-folder" / "docs");
+  auto r = write_target_docs(cpu_docs(), tmp.path() / "not-a-folder" / "docs");
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("not-a-folder"), std::string::npos) << r.error().message;
   EXPECT_EQ(read_test_file(tmp.path() / "not-a-folder"), "x");

@@ -7,7 +7,6 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "common/embedded.h"
 
 namespace headway::loop {
 
@@ -93,21 +92,21 @@ std::optional<Design> parse_design(std::string_view kernel, std::string_view tex
   return d;
 }
 
-const std::vector<Design>& designs_for(std::string_view kernel) {
+const std::vector<Design>& designs_for(const targets::Target& target, std::string_view kernel) {
   static std::mutex mu;
   static std::map<std::string, std::vector<Design>, std::less<>> cache;
   std::lock_guard lock(mu);
-  if (auto it = cache.find(kernel); it != cache.end()) return it->second;
+  const std::string key = fmt::format("{}/{}", target.name(), kernel);
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
   std::vector<Design> designs;
-  const std::string prefix = fmt::format("kernels/designs/{}/", kernel);
-  for (auto path : embedded_files_under(prefix)) {
+  for (const auto& file : target.design_files(kernel)) {
     std::string error;
-    auto d = parse_design(kernel, embedded_file(path), &error);
-    if (!d) throw std::logic_error(fmt::format("{}: {}", path, error));
+    auto d = parse_design(kernel, file.text, &error);
+    if (!d) throw std::logic_error(fmt::format("{}: {}", file.path, error));
     designs.push_back(std::move(*d));
   }
   std::sort(designs.begin(), designs.end(), [](const Design& a, const Design& b) { return a.name < b.name; });
-  return cache.emplace(std::string(kernel), std::move(designs)).first->second;
+  return cache.emplace(key, std::move(designs)).first->second;
 }
 
 }  // namespace headway::loop

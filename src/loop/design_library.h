@@ -1,6 +1,6 @@
 #pragma once
-// The built-in design library: whole-kernel designs shipped as annotated sources
-// (kernels/designs/<kernel>/<design>.cc, embedded into the binary; format in
+// The design library: whole-kernel designs shipped by each target as annotated sources (the cpu
+// target's are kernels/designs/<kernel>/<design>.cc, embedded into the binary; format in
 // kernels/designs/README.md). A design has integer parameters; a candidate is the design's text
 // with one `#define P_NAME value` line per parameter in front.
 #include <map>
@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "targets/target.h"
 
 namespace headway::loop {
 
@@ -38,8 +40,9 @@ struct Design {
 // missing `headway-design:` header, a param without values, a default not among the values.
 std::optional<Design> parse_design(std::string_view kernel, std::string_view text, std::string* error);
 
-// Every design embedded for `kernel`, sorted by name. Throws std::logic_error when an embedded
-// design does not parse (a build-time mistake, caught by the tests).
-const std::vector<Design>& designs_for(std::string_view kernel);
+// Every design of the target's library for `kernel` (Target::design_files), sorted by name, parsed
+// once per target name and kernel. Throws std::logic_error when a design does not parse (a
+// build-time mistake, caught by the tests).
+const std::vector<Design>& designs_for(const targets::Target& target, std::string_view kernel);
 
 }  // namespace headway::loop

@@ -12,13 +12,18 @@
 
 #include "kernels/contract.h"
 #include "loop/design_library.h"
-#include "targets/cpu/compiler.h"
-#include "targets/cpu/cpu_check.h"
+#include "targets/registry.h"
 
 namespace headway::loop {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The cpu target (g++), whose designs these are.
+targets::Target& cpu() {
+  static const std::unique_ptr<targets::Target> target = targets::make_target("cpu");
+  return *target;
+}
 
 // "kernel/design" for every embedded design. A design that does not parse is reported by
 // EveryKernelHasDesigns and design_library_test.cc, not by failing test registration.
@@ -26,7 +31,7 @@ std::vector<std::string> all_designs() {
   std::vector<std::string> out;
   try {
     for (const char* k : {"qkv", "attn_out", "ffn"}) {
-      for (const auto& d : designs_for(k)) out.push_back(std::string(k) + "/" + d.name);
+      for (const auto& d : designs_for(cpu(), k)) out.push_back(std::string(k) + "/" + d.name);
     }
   } catch (const std::exception&) {
     out.clear();
@@ -38,39 +43,36 @@ class DesignDefaults : public ::testing::TestWithParam<std::string> {
  protected:
   static void SetUpTestSuite() {
     cache_ = new fs::path(fs::temp_directory_path() / ("headway-design-check-" + std::to_string(getpid())));
-    identity_ = new cpu::ToolchainIdentity(cpu::identify(cpu::Toolchain{}));
+
   }
   static void TearDownTestSuite() {
     fs::remove_all(*cache_);
     delete cache_;
-    delete identity_;
   }
   static fs::path* cache_;
-  static cpu::ToolchainIdentity* identity_;
 };
 fs::path* DesignDefaults::cache_ = nullptr;
-cpu::ToolchainIdentity* DesignDefaults::identity_ = nullptr;
 
 TEST(DesignDefaultsList, EveryKernelHasDesigns) {
-  for (const char* k : {"qkv", "attn_out", "ffn"}) EXPECT_FALSE(designs_for(k).empty()) << k;
+  for (const char* k : {"qkv", "attn_out", "ffn"}) EXPECT_FALSE(designs_for(cpu(), k).empty()) << k;
 }
 
 TEST_P(DesignDefaults, BuildsAndPassesTheCheck) {
-  ASSERT_TRUE(identity_->found) << identity_->error;
+  ASSERT_TRUE(cpu().identity().found) << cpu().identity().error;
   const std::string& id = GetParam();
   const std::string kernel = id.substr(0, id.find('/'));
   const std::string name = id.substr(id.find('/') + 1);
   const Design* design = nullptr;
-  for (const auto& d : designs_for(kernel)) {
+  for (const auto& d : designs_for(cpu(), kernel)) {
     if (d.name == name) design = &d;
   }
   ASSERT_NE(design, nullptr) << id;
-  const cpu::BuildResult built = cpu::build_candidate(cpu::Toolchain{}, *identity_, design->render(design->defaults()), *cache_);
-  ASSERT_EQ(built.status, cpu::BuildResult::Status::kBuilt) << id << ":\n" << built.diagnostics;
-  cpu::CheckOptions options;
+  const targets::BuildOutcome built = cpu().build(design->render(design->defaults()), *cache_);
+  ASSERT_TRUE(built.built()) << id << ":\n" << built.diagnostics;
+  targets::CheckOptions options;
   options.seed = 20261129;
-  const cpu::CheckReport report = cpu::check_candidate(*find_kernel(kernel), built.shared_object, options);
-  EXPECT_TRUE(report.correct()) << id << ": " << report.describe();
+  const targets::CheckOutcome report = cpu().check(*find_kernel(kernel), built.artifact, options);
+  EXPECT_TRUE(report.correct()) << id << ": " << report.description;
 }
 
 INSTANTIATE_TEST_SUITE_P(Embedded, DesignDefaults, ::testing::ValuesIn(all_designs()),

@@ -2,8 +2,16 @@
 
 #include <gtest/gtest.h>
 
+#include "targets/registry.h"
+
 namespace headway::loop {
 namespace {
+
+// The cpu target, whose design library these tests read.
+const targets::Target& cpu() {
+  static const std::unique_ptr<targets::Target> target = targets::make_target("cpu");
+  return *target;
+}
 
 constexpr const char* kDesign =
     "// headway-design: rows\n"
@@ -53,7 +61,7 @@ TEST(DesignLibrary, MalformedHeadersNameTheLine) {
 
 TEST(DesignLibrary, EveryEmbeddedDesignParses) {
   for (const char* k : {"qkv", "attn_out", "ffn"}) {
-    for (const auto& d : designs_for(k)) {
+    for (const auto& d : designs_for(cpu(), k)) {
       EXPECT_EQ(d.kernel, k);
       EXPECT_FALSE(d.summary.empty()) << d.name;
       EXPECT_NO_THROW(d.render(d.defaults())) << d.name;

@@ -14,7 +14,7 @@ std::string describe(const Params& p) {
 
 std::vector<Proposal> LibraryProposer::propose(const ProposalContext& ctx) {
   std::vector<Proposal> out;
-  const auto& designs = designs_for(ctx.kernel->name());
+  const auto& designs = designs_for(target_, ctx.kernel->name());
   auto offer = [&](const Design& d, const Params& p, std::string parent, std::string why) {
     if (static_cast<int>(out.size()) >= ctx.max_proposals) return;
     std::string source;

@@ -10,8 +10,13 @@ namespace headway::loop {
 // longer accepts (a head stored by an older library).
 class LibraryProposer final : public Proposer {
  public:
+  // Proposes from `target`'s design library; the target must outlive the proposer.
+  explicit LibraryProposer(const targets::Target& target) : target_(target) {}
   std::string name() const override { return "library"; }
   std::vector<Proposal> propose(const ProposalContext& ctx) override;
+
+ private:
+  const targets::Target& target_;
 };
 
 }  // namespace headway::loop

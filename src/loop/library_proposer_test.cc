@@ -2,10 +2,18 @@
 
 #include <gtest/gtest.h>
 
+#include "targets/registry.h"
+
 #include <set>
 
 namespace headway::loop {
 namespace {
+
+// The cpu target, whose design library these tests read.
+const targets::Target& cpu() {
+  static const std::unique_ptr<targets::Target> target = targets::make_target("cpu");
+  return *target;
+}
 
 ProposalContext context(std::set<std::string>* tried, const std::string& head_design = "baseline",
                         Params head_params = {}) {
@@ -19,10 +27,10 @@ ProposalContext context(std::set<std::string>* tried, const std::string& head_de
 }
 
 TEST(LibraryProposer, NewDesignsFirstThenNeverTheSameSourceTwice) {
-  const auto& designs = designs_for("attn_out");
+  const auto& designs = designs_for(cpu(), "attn_out");
   ASSERT_GE(designs.size(), 3u) << "the issue asks for at least three designs per kernel";
   std::set<std::string> tried;
-  LibraryProposer proposer;
+  LibraryProposer proposer(cpu());
   const auto first = proposer.propose(context(&tried));
   ASSERT_GE(first.size(), designs.size());
   for (size_t i = 0; i < designs.size(); ++i) {
@@ -36,10 +44,10 @@ TEST(LibraryProposer, NewDesignsFirstThenNeverTheSameSourceTwice) {
 }
 
 TEST(LibraryProposer, VariantsOfTheHeadChangeOneParameterAndNameTheHeadAsParent) {
-  const Design& d = designs_for("attn_out").front();
+  const Design& d = designs_for(cpu(), "attn_out").front();
   std::set<std::string> tried;
-  for (const auto& x : designs_for("attn_out")) tried.insert(x.render(x.defaults()));
-  LibraryProposer proposer;
+  for (const auto& x : designs_for(cpu(), "attn_out")) tried.insert(x.render(x.defaults()));
+  LibraryProposer proposer(cpu());
   ProposalContext ctx = context(&tried, d.name, d.defaults());
   ctx.head_source = d.render(d.defaults());
   const auto out = proposer.propose(ctx);
@@ -52,9 +60,9 @@ TEST(LibraryProposer, VariantsOfTheHeadChangeOneParameterAndNameTheHeadAsParent)
 }
 
 TEST(LibraryProposer, StaleHeadParametersAreSkippedNotFatal) {
-  const Design& d = designs_for("attn_out").front();
+  const Design& d = designs_for(cpu(), "attn_out").front();
   std::set<std::string> tried;
-  LibraryProposer proposer;
+  LibraryProposer proposer(cpu());
   Params stale = d.defaults();
   stale["P_NO_SUCH_PARAMETER"] = 7;
   stale.begin()->second = -12345;  // a value no design lists

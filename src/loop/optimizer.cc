@@ -9,7 +9,7 @@
 
 #include "knowledge/facts.h"
 #include "knowledge/kernel_timings.h"
-#include "loop/cpu_facts.h"
+#include "loop/kernel_floors.h"
 #include "loop/optimize_pause.h"
 #include "measure/betting_rule.h"
 #include "measure/calibration.h"
@@ -17,8 +17,6 @@
 #include "measure/racing.h"
 #include "search/decision_log.h"
 #include "search/design_tree.h"
-#include "targets/cpu/cpu_paired_device.h"
-#include "targets/cpu/cpu_timing.h"
 
 namespace headway::loop {
 
@@ -69,6 +67,11 @@ class LogSink final : public measure::ReadingSink {
   int64_t test_, head_, candidate_;
 };
 
+targets::Target& target_or_throw(const OptimizeOptions& options) {
+  if (!options.target) throw std::runtime_error("optimize: no target given");
+  return *options.target;
+}
+
 class Loop {
  public:
   Loop(store::Workspace& ws, Proposer& proposer, const OptimizeOptions& options,
@@ -77,13 +80,12 @@ class Loop {
         proposer_(proposer),
         options_(options),
         on_progress_(on_progress),
-        toolchain_(options.toolchain),
-        identity_(cpu::identify(toolchain_)),
-        workspace_cxx_(knowledge::current_cpu_toolchain(ws).cxx),
+        target_(target_or_throw(options)),
+        workspace_toolchain_(knowledge::workspace_toolchain(ws, target_.name())),
         cache_(ws.root() / ".headway" / "builds"),
         start_(Clock::now()),
         gate_(ws, [this](const OptimizerGate::Event& e) { on_gate(e); }) {
-    if (!identity_.found) throw std::runtime_error(identity_.error);
+    if (!target_.identity().found) throw std::runtime_error(target_.identity().error);
   }
 
   OptimizeSummary run() {
@@ -130,20 +132,19 @@ class Loop {
     paused_ +=
         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(paused_seconds));
     trees_.clear();
-    const cpu::Toolchain now = knowledge::current_cpu_toolchain(ws_);
+    const std::string now = knowledge::workspace_toolchain(ws_, target_.name());
     std::string note =
-        fmt::format("after {:.1f} s paused; toolchain {}", paused_seconds, identity_.version);
-    if (now.cxx != workspace_cxx_) {
-      const cpu::ToolchainIdentity id = cpu::identify(now);
+        fmt::format("after {:.1f} s paused; toolchain {}", paused_seconds, target_.identity().version);
+    if (now != workspace_toolchain_) {
+      const std::string was = target_.identity().version;
+      const targets::ToolchainInfo id = target_.select_toolchain(now);
       if (!id.found) {
         throw std::runtime_error(
-            fmt::format("the workspace's new toolchain '{}': {}", now.cxx, id.error));
+            fmt::format("the workspace's new toolchain '{}': {}", target_.toolchain(), id.error));
       }
       note = fmt::format("after {:.1f} s paused; toolchain now {} ({}, was {})", paused_seconds,
-                         now.cxx, id.version, identity_.version);
-      toolchain_ = now;
-      identity_ = id;
-      workspace_cxx_ = now.cxx;
+                         target_.toolchain(), id.version, was);
+      workspace_toolchain_ = now;
     }
     event("resumed", note);
   }
@@ -181,7 +182,7 @@ class Loop {
   double floor_ms(const std::string& name) { return tree(name).record().floor_ms.value_or(1.0); }
   // The head's time under the current toolchain (re-measured by a migration) when known.
   double head_ms(const std::string& name) {
-    return knowledge::current_head_ms(ws_, tree(name), identity_.id).value_or(floor_ms(name));
+    return knowledge::current_head_ms(ws_, tree(name), target_.identity().id).value_or(floor_ms(name));
   }
 
   void progress(const std::string& kernel, int64_t node, const std::string& design, const std::string& stage) {
@@ -196,16 +197,16 @@ class Loop {
     bool known = false;
     for (const auto& k : DesignTree::kernels(ws_)) known |= k.name == name;
     if (!known) {
-      const double floor = load_or_measure_cpu_facts(ws_).memory_floor_ms(*kernel);
-      const std::string source(kernel->baseline_source());
-      const auto built = cpu::build_candidate(toolchain_, identity_, source, cache_);
-      if (built.status != cpu::BuildResult::Status::kBuilt) {
+      const double floor = target_.floors(*kernel, load_or_measure_floor_facts(ws_, target_)).memory_ms;
+      const std::string source = target_.baseline_source(*kernel);
+      const auto built = target_.build(source, cache_);
+      if (!built.built()) {
         throw std::runtime_error(fmt::format("the {} baseline does not build: {}", name, built.diagnostics));
       }
-      const auto timing = cpu::time_candidate(*kernel, built.shared_object, options_.baseline_readings, {});
-      if (!timing.ok()) throw std::runtime_error(fmt::format("the {} baseline {}", name, timing.failure.describe()));
+      const auto timing = target_.time_side_by_side(*kernel, {built.artifact}, options_.baseline_readings, 1).front();
+      if (!timing.ok()) throw std::runtime_error(fmt::format("the {} baseline {}", name, timing.failure));
       const double baseline = timing.median_seconds * 1e3;
-      search::KernelRecord record{name, "cpu", floor, baseline, ""};
+      search::KernelRecord record{name, target_.name(), floor, baseline, ""};
       trees_.emplace(name, must(DesignTree::create(ws_, record, source, nlohmann::json::object(), baseline), "register kernel"));
       progress(name, tree(name).root().id, "baseline", "baseline timed");
     }
@@ -213,12 +214,12 @@ class Loop {
     log.abandon_unfinished_tests();
   }
 
-  std::filesystem::path object_of(const KernelContract& kernel, const std::string& source) {
-    const auto built = cpu::build_candidate(toolchain_, identity_, source, cache_);
-    if (built.status != cpu::BuildResult::Status::kBuilt) {
+  targets::Artifact artifact_of(const KernelContract& kernel, const std::string& source) {
+    const auto built = target_.build(source, cache_);
+    if (!built.built()) {
       throw std::runtime_error(fmt::format("{}: a source that built before no longer builds: {}", kernel.name(), built.diagnostics));
     }
-    return built.shared_object;
+    return built.artifact;
   }
 
   // One round on one kernel; false when the kernel has nothing left to try.
@@ -263,7 +264,7 @@ class Loop {
 
     struct Survivor {
       Node node;
-      std::filesystem::path object;
+      targets::Artifact artifact;
     };
     std::vector<Survivor> survivors;
     for (const auto& n : pending) {
@@ -271,11 +272,10 @@ class Loop {
       if (budget_spent() || gate_.pause_requested()) return true;
       progress(name, n.id, n.design, "screen");
       const auto source = t.source(n.id);
-      const ScreenResult s = screen_candidate(kernel, source.value_or(""), toolchain_, identity_,
-                                              cache_, options_.lint);
+      const ScreenResult s = screen_candidate(kernel, source.value_or(""), target_, cache_, options_.lint);
       add_device_seconds(ws_, name, s.seconds);
       if (s.passed) {
-        survivors.push_back({n, s.shared_object});
+        survivors.push_back({n, s.artifact});
       } else {
         must(t.set_status(n.id, s.status, s.reason, s.evidence), "record screen");
         if (options_.on_screen_failure) options_.on_screen_failure(name, n.id);
@@ -287,13 +287,11 @@ class Loop {
     if (survivors.size() > 1) {
       progress(name, survivors[0].node.id, survivors[0].node.design, fmt::format("race of {}", survivors.size()));
       const auto race_start = Clock::now();
-      std::vector<std::filesystem::path> objects;
-      for (const auto& s : survivors) objects.push_back(s.object);
-      // Every survivor runs over the same input sets: equal terms for the ranking.
-      cpu::CallResult failure;
-      cpu::SessionOptions session_options;
-      auto session = cpu::TimedSession::start(kernel, objects, session_options, &failure);
-      if (!session) throw std::runtime_error("cannot start the race: " + failure.describe());
+      // Every survivor runs over the same inputs: equal terms for the ranking.
+      std::vector<targets::Artifact> artifacts;
+      for (const auto& s : survivors) artifacts.push_back(s.artifact);
+      auto session = target_.start_session(kernel, artifacts, 1);
+      if (!session) throw std::runtime_error("cannot start the race: " + session.error().message);
       std::vector<std::optional<std::string>> cheated(survivors.size());
       measure::RaceConfig rc;
       rc.initial_readings = options_.race_initial_readings;
@@ -301,12 +299,12 @@ class Loop {
       auto raced = measure::race(static_cast<int>(survivors.size()), rc, [&](int i) {
         auto& why = cheated[static_cast<size_t>(i)];
         if (why) return std::numeric_limits<double>::infinity();
-        const cpu::SessionReading r = session->reading(i);
-        if (r.ok()) return r.call.seconds;
-        why = r.cheat ? r.cheat->reason : r.call.describe() + " during a timed reading";
+        const auto r = session.value()->reading(i);
+        if (r.ok()) return r.value();
+        why = r.error().message;
         return std::numeric_limits<double>::infinity();
       });
-      if (auto cheat = session->verify_sampled()) cheated[static_cast<size_t>(cheat->arm)] = cheat->reason;
+      if (auto breach = session.value()->verify_arms()) cheated[static_cast<size_t>(breach->arm)] = breach->reason;
       for (size_t i = 0; i < survivors.size(); ++i) {
         if (!cheated[i]) continue;
         disqualify(t, survivors[i].node, *cheated[i]);
@@ -325,7 +323,7 @@ class Loop {
              "record race");
       }
     }
-    accept_or_reject(kernel, t, head, survivors[winner].node, survivors[winner].object);
+    accept_or_reject(kernel, t, head, survivors[winner].node, survivors[winner].artifact);
     return true;
   }
 
@@ -337,15 +335,15 @@ class Loop {
   }
 
   void accept_or_reject(const KernelContract& kernel, DesignTree& t, const Node& head,
-                        const Node& candidate, const std::filesystem::path& candidate_object) {
+                        const Node& candidate, const targets::Artifact& candidate_artifact) {
     const std::string name(kernel.name());
     progress(name, candidate.id, candidate.design, "acceptance test");
     const auto test_start = Clock::now();
-    const auto head_object = object_of(kernel, t.source(head.id).value_or(""));
-    std::string error;
-    auto device = cpu::CpuPairedDevice::start(kernel, head_object, candidate_object, {},
-                                              static_cast<uint64_t>(candidate.id), &error);
-    if (!device) throw std::runtime_error(error);
+    const auto head_artifact = artifact_of(kernel, t.source(head.id).value_or(""));
+    auto paired = target_.paired_device(kernel, head_artifact, candidate_artifact,
+                                        static_cast<uint64_t>(candidate.id));
+    if (!paired) throw std::runtime_error(paired.error().message);
+    measure::PairedDevice* device = paired.value().get();
     auto s0 = measure::estimate_s0(*device, 10);
     measure::BettingConfig config;
     config.alpha = options_.alpha;
@@ -387,9 +385,8 @@ class Loop {
   Proposer& proposer_;
   const OptimizeOptions& options_;
   std::function<void(const Progress&)> on_progress_;
-  cpu::Toolchain toolchain_;
-  cpu::ToolchainIdentity identity_;
-  std::string workspace_cxx_;  // the workspace's compiler (meta cpu.toolchain) as last seen
+  targets::Target& target_;
+  std::string workspace_toolchain_;  // the workspace's toolchain spec (meta) as last seen
   std::filesystem::path cache_;
   Clock::time_point start_;
   Clock::duration paused_{};

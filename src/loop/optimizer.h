@@ -1,5 +1,5 @@
 #pragma once
-// The optimize loop on the cpu target: per kernel, propose, screen, race the survivors and run
+// The optimize loop on one target (targets/target.h): per kernel, propose, screen, race the survivors and run
 // the acceptance test of the winner against the head; FASTER replaces the head. Every step is
 // persisted in the workspace as it happens, so a run killed at any moment resumes where it
 // stopped (an unfinished acceptance test is discarded and run again from its first pair).
@@ -11,7 +11,7 @@
 #include "loop/proposer.h"
 #include "loop/screen.h"
 #include "store/workspace.h"
-#include "targets/cpu/compiler.h"
+#include "targets/target.h"
 
 namespace headway::loop {
 
@@ -24,7 +24,9 @@ struct OptimizeOptions {
   double alpha = 0.05;
   int cap = 24;
   int baseline_readings = 11;
-  cpu::Toolchain toolchain;
+  // Required, not owned: the target the loop builds, checks and times on, with the toolchain to
+  // start with selected (the workspace's: knowledge/workspace_target.h).
+  targets::Target* target = nullptr;
   LintHook lint;
   // Called after a candidate failed screening and its status was recorded (a legality rule can
   // be learned from it before the next candidate is linted).
@@ -64,10 +66,10 @@ struct OptimizeSummary {
 // each screened candidate it honours a pause request: it releases the lock, reports "paused",
 // waits until the request is withdrawn, re-takes the lock and reports "resumed", then reopens
 // its Design Trees (heads may have fallen back) and adopts the workspace's toolchain when it
-// changed (meta cpu.toolchain, set by `headway migrate`). Time spent paused does not count
+// changed (meta <target>.toolchain, set by `headway migrate`). Time spent paused does not count
 // against the budget (nor in Progress::elapsed_s).
-// Throws std::runtime_error for environment failures (no compiler, database errors) and when
-// another process holds the workspace's optimize lock.
+// Throws std::runtime_error for environment failures (no compiler, database errors), when
+// options.target is null, and when another process holds the workspace's optimize lock.
 OptimizeSummary optimize(store::Workspace& ws, Proposer& proposer, const OptimizeOptions& options,
                          const std::function<void(const Progress&)>& on_progress);
 

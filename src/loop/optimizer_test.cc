@@ -69,6 +69,28 @@ TEST(OptimizeLoop, SurvivesKillNineAndResumes) {
   fs::remove_all(dir);
 }
 
+// Any registered target: the sim target runs the whole loop through the real binary in seconds,
+// and the workspace keeps it.
+TEST(OptimizeLoop, RunsOnAnyRegisteredTarget) {
+  const fs::path dir = fs::temp_directory_path() / ("headway-optimize-sim-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  ASSERT_EQ(headway({"init", dir.string()}, 30).exit_code, 0);
+  const auto done = headway({"optimize", "--target", "sim", "--kernels", "qkv", "--budget", "5m",
+                             "--workspace", dir.string()}, 120);
+  ASSERT_EQ(done.exit_code, 0) << done.output;
+  EXPECT_NE(done.output.find("nothing left to try"), std::string::npos) << done.output;
+  EXPECT_NE(done.output.find("  qkv      baseline "), std::string::npos) << done.output;
+  expect_consistent(dir, false);
+  const auto status = headway({"status", "--workspace", dir.string()}, 30);
+  ASSERT_EQ(status.exit_code, 0) << status.output;
+  EXPECT_NE(status.output.find("qkv"), std::string::npos) << status.output;
+  const auto other = headway({"optimize", "--target", "cpu", "--workspace", dir.string()}, 30);
+  EXPECT_EQ(other.exit_code, 2) << other.output;
+  EXPECT_NE(other.output.find("the workspace optimizes for target 'sim', not 'cpu'"), std::string::npos)
+      << other.output;
+  fs::remove_all(dir);
+}
+
 TEST(OptimizeLoop, BadInputChangesNothing) {
   const fs::path dir = fs::temp_directory_path() / ("headway-optimize-bad-" + std::to_string(getpid()));
   fs::remove_all(dir);

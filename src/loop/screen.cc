@@ -2,16 +2,13 @@
 
 #include <chrono>
 
-#include "targets/cpu/cpu_check.h"
-
 namespace headway::loop {
 
 using search::NodeStatus;
 
 ScreenResult screen_candidate(const KernelContract& kernel, const std::string& source,
-                              const cpu::Toolchain& toolchain,
-                              const cpu::ToolchainIdentity& identity,
-                              const std::filesystem::path& cache_dir, const LintHook& lint) {
+                              targets::Target& target, const std::filesystem::path& cache_dir,
+                              const LintHook& lint) {
   const auto start = std::chrono::steady_clock::now();
   ScreenResult r;
   auto done = [&] {
@@ -25,36 +22,30 @@ ScreenResult screen_candidate(const KernelContract& kernel, const std::string& s
       return done();
     }
   }
-  const cpu::BuildResult built = cpu::build_candidate(toolchain, identity, source, cache_dir);
-  if (built.status != cpu::BuildResult::Status::kBuilt) {
+  const targets::ToolchainInfo& identity = target.identity();
+  const targets::BuildOutcome built = target.build(source, cache_dir);
+  if (!built.built()) {
     r.status = NodeStatus::kBuildFailed;
     r.reason = "does not build with " + identity.version;
     r.evidence = {{"diagnostics", built.diagnostics.substr(0, 4000)}, {"toolchain", identity.id}};
     return done();
   }
-  const cpu::CheckReport check = cpu::check_candidate(kernel, built.shared_object, {});
-  r.evidence = {{"seed", check.seed}, {"check", check.describe()}, {"toolchain", identity.id}};
+  const targets::CheckOutcome check = target.check(kernel, built.artifact, {});
+  r.evidence = {{"seed", check.seed}, {"check", check.description}, {"toolchain", identity.id}};
   switch (check.status) {
-    case cpu::CheckReport::Status::kCorrect:
+    case targets::CheckOutcome::Status::kCorrect:
       r.passed = true;
-      r.shared_object = built.shared_object;
+      r.artifact = built.artifact;
       break;
-    case cpu::CheckReport::Status::kIncorrect:
-    case cpu::CheckReport::Status::kForbiddenWrite:
-    case cpu::CheckReport::Status::kLoadFailed:
+    case targets::CheckOutcome::Status::kIncorrect:
+    case targets::CheckOutcome::Status::kUnloadable:
       r.status = NodeStatus::kIncorrect;
       break;
-    case cpu::CheckReport::Status::kMisbehaved:
-      r.status = NodeStatus::kCheated;
-      break;
-    case cpu::CheckReport::Status::kNoRunner:
-      throw std::runtime_error(check.describe());
-    case cpu::CheckReport::Status::kFailedToRun:
-      r.status = check.run.status == cpu::CallResult::Status::kTimedOut ? NodeStatus::kTimedOut
-                                                                        : NodeStatus::kCrashed;
-      break;
+    case targets::CheckOutcome::Status::kCrashed: r.status = NodeStatus::kCrashed; break;
+    case targets::CheckOutcome::Status::kTimedOut: r.status = NodeStatus::kTimedOut; break;
+    case targets::CheckOutcome::Status::kCheated: r.status = NodeStatus::kCheated; break;
   }
-  r.reason = check.describe();
+  r.reason = check.description;
   return done();
 }
 

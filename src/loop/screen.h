@@ -8,7 +8,7 @@
 
 #include "kernels/contract.h"
 #include "search/node_status.h"
-#include "targets/cpu/compiler.h"
+#include "targets/target.h"
 
 namespace headway::loop {
 
@@ -17,19 +17,18 @@ struct ScreenResult {
   search::NodeStatus status = search::NodeStatus::kProposed;  // the failure status when !passed
   std::string reason;                   // one line
   nlohmann::json evidence;              // diagnostics, seed, worst element, ...
-  std::filesystem::path shared_object;  // when passed
+  targets::Artifact artifact;           // when passed
   double seconds = 0.0;                 // wall time spent screening
 };
 
 // A lint hook: a reason to reject a source before it is built, or nullopt.
 using LintHook = std::function<std::optional<std::string>(const std::string& source)>;
 
-// Lints, builds (into cache_dir) and checks `source` on fresh inputs. Failures map to the node
-// statuses lint-rejected, build-failed, incorrect (also forbidden writes), crashed (signals,
-// exits, memory) and timed-out.
+// Lints, builds with the target (into cache_dir) and checks `source` on fresh inputs. Failures
+// map to the node statuses lint-rejected, build-failed, incorrect (also forbidden writes and
+// artifacts that do not load), crashed (signals, exits, memory) and timed-out.
 ScreenResult screen_candidate(const KernelContract& kernel, const std::string& source,
-                              const cpu::Toolchain& toolchain,
-                              const cpu::ToolchainIdentity& identity,
-                              const std::filesystem::path& cache_dir, const LintHook& lint);
+                              targets::Target& target, const std::filesystem::path& cache_dir,
+                              const LintHook& lint);
 
 }  // namespace headway::loop

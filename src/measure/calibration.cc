@@ -10,7 +10,6 @@
 #include <fmt/format.h>
 
 #include "common/sandbox.h"
-#include "measure/device_registry.h"
 #include "measure/reference_rule.h"
 
 namespace headway::measure {
@@ -120,22 +119,20 @@ std::optional<std::string> validate(const CalibrateRequest& r) {
   return std::nullopt;
 }
 
-Expected<CalibrateResult> calibrate(const CalibrateRequest& request) {
+Expected<CalibrateResult> calibrate(const CalibrateRequest& request,
+                                    const DeviceFactoryMaker& devices,
+                                    std::optional<double> known_s0) {
   if (auto error = validate(request)) return Error{*error};
-  const auto maker = lookup_device_factory(request.target);
-  if (!maker) {
-    return Error{fmt::format("target '{}' is not available in this build", request.target)};
-  }
   CalibrateResult result;
   result.request = request;
   try {
-    const DeviceFactory factory = (*maker)(request);
+    const DeviceFactory factory = devices(request);
     if (!factory) return Error{fmt::format("target '{}' gave no device factory", request.target)};
     if (request.s0) {
       result.s0 = *request.s0;
       result.s0_source = "--s0";
-    } else if (request.target == "sim") {
-      result.s0 = s0_for_cv(request.cv);
+    } else if (known_s0) {
+      result.s0 = *known_s0;
       result.s0_source = "configured cv";
     } else {
       std::unique_ptr<PairedDevice> warmup = factory(0);
@@ -171,6 +168,20 @@ Expected<CalibrateResult> calibrate(const CalibrateRequest& request) {
     return Error{e.what()};
   }
   return result;
+}
+
+DeviceFactory sim_device_factory(const CalibrateRequest& request) {
+  SimConfig base;
+  base.noise = request.noise;
+  base.cv = request.cv;
+  base.effect_pct = request.effect_pct;
+  if (auto error = validate(base)) throw std::invalid_argument(*error);
+  const uint64_t seed = request.seed;
+  return [base, seed](int decision_index) {
+    SimConfig config = base;
+    config.seed = mix_seed(seed, static_cast<uint64_t>(decision_index));
+    return std::make_unique<SimDevice>(config);
+  };
 }
 
 namespace {

@@ -99,10 +99,21 @@ struct CalibrateResult {
   CalibrationReport report;
 };
 
-// Validates, finds the target's device factory in the registry (device_registry.h), settles
-// s0 and runs the calibration. Errors: invalid request, unknown target ("target 'cpu' is not
-// available in this build"), a factory or device failure (its message).
-Expected<CalibrateResult> calibrate(const CalibrateRequest& request);
+// Builds the device factory for one request; may throw (std::exception) to report that the
+// request cannot be served, e.g. an unknown kernel. The message reaches the user. A target
+// provides one (targets/target.h, Target::calibration_devices).
+using DeviceFactoryMaker = std::function<DeviceFactory(const CalibrateRequest&)>;
+
+// Validates, makes the devices with `devices`, settles s0 (request.s0, else `known_s0` when the
+// target knows its noise, else a warm-up of head readings) and runs the calibration. Errors:
+// invalid request, a factory or device failure (its message).
+Expected<CalibrateResult> calibrate(const CalibrateRequest& request,
+                                    const DeviceFactoryMaker& devices,
+                                    std::optional<double> known_s0);
+
+// The simulated devices: decision i gets SimDevice(request's noise, cv, effect_pct;
+// seed mix_seed(request.seed, i)). Throws std::invalid_argument for an invalid configuration.
+DeviceFactory sim_device_factory(const CalibrateRequest& request);
 
 // {"decisions", "faster_rate", "faster_rate_upper95", "slower_rate", "same_rate",
 //  "inconclusive_rate", "mean_pairs", "outcomes": {NAME: {"count", "rate", "ci95": [lo, hi]}},

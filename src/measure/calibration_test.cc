@@ -6,12 +6,16 @@
 #include <memory>
 #include <vector>
 
-#include "measure/device_registry.h"
 #include "measure/reference_rule.h"
 #include "measure/special_functions.h"
 
 namespace headway::measure {
 namespace {
+
+// The sim target's way: simulated devices, s0 from the configured cv.
+Expected<CalibrateResult> calibrate_sim(const CalibrateRequest& r) {
+  return calibrate(r, sim_device_factory, s0_for_cv(r.cv));
+}
 
 constexpr double kCv = 0.005;
 
@@ -246,16 +250,7 @@ TEST(CalibrateRequest, BadInputIsAOneLineError) {
   EXPECT_EQ(bad([](auto& r) { r.s0 = -0.1; }), "s0 must be positive, got -0.1");
   CalibrateRequest r;
   r.decisions = -3;
-  EXPECT_EQ(calibrate(r).error().message, "decisions must be at least 1, got -3");
-}
-
-TEST(Calibrate, UnknownTargetIsNotAvailable) {
-  CalibrateRequest r;
-  r.target = "calibration-test-absent";
-  const auto result = calibrate(r);
-  ASSERT_FALSE(result.ok());
-  EXPECT_EQ(result.error().message,
-            "target 'calibration-test-absent' is not available in this build");
+  EXPECT_EQ(calibrate_sim(r).error().message, "decisions must be at least 1, got -3");
 }
 
 TEST(Calibrate, SimRunIsReproducibleAndCarriesTheJsonFields) {
@@ -264,8 +259,8 @@ TEST(Calibrate, SimRunIsReproducibleAndCarriesTheJsonFields) {
   r.noise = NoiseModel::kStep;
   r.effect_pct = 0.75;
   r.seed = 99;
-  const auto a = calibrate(r);
-  const auto b = calibrate(r);
+  const auto a = calibrate_sim(r);
+  const auto b = calibrate_sim(r);
   ASSERT_TRUE(a.ok()) << a.error().message;
   ASSERT_TRUE(b.ok());
   const nlohmann::json ja = to_json(a.value());
@@ -284,11 +279,11 @@ TEST(Calibrate, SimRunIsReproducibleAndCarriesTheJsonFields) {
                      ja["same_rate"].get<double>() + ja["inconclusive_rate"].get<double>();
   EXPECT_NEAR(sum, 1.0, 1e-12);
   r.seed = 100;
-  EXPECT_NE(to_json(calibrate(r).value()).dump(), ja.dump());
+  EXPECT_NE(to_json(calibrate_sim(r).value()).dump(), ja.dump());
 }
 
 TEST(Calibrate, WarmUpSetsS0OffSim) {
-  register_device_factory("calibration-test-target", [](const CalibrateRequest& request) {
+  const DeviceFactoryMaker maker = [](const CalibrateRequest& request) {
     SimConfig base;
     base.cv = 0.01;
     const uint64_t seed = request.seed;
@@ -297,22 +292,41 @@ TEST(Calibrate, WarmUpSetsS0OffSim) {
       c.seed = mix_seed(seed, static_cast<uint64_t>(i));
       return std::make_unique<SimDevice>(c);
     });
-  });
+  };
   CalibrateRequest r;
   r.target = "calibration-test-target";
   r.decisions = 50;
   r.warmup_readings = 200;
-  const auto result = calibrate(r);
+  const auto result = calibrate(r, maker, std::nullopt);
   ASSERT_TRUE(result.ok()) << result.error().message;
   EXPECT_EQ(result.value().s0_source, "warm-up of 200 head readings");
   EXPECT_NEAR(result.value().s0, s0_for_cv(0.01), 0.003);
   r.s0 = 0.02;
-  EXPECT_EQ(calibrate(r).value().s0_source, "--s0");
-  register_device_factory("calibration-test-throws", [](const CalibrateRequest&) -> DeviceFactory {
+  EXPECT_EQ(calibrate(r, maker, std::nullopt).value().s0_source, "--s0");
+  const DeviceFactoryMaker throws = [](const CalibrateRequest&) -> DeviceFactory {
     throw std::runtime_error("kernel 'x' is unknown");
-  });
+  };
   r.target = "calibration-test-throws";
-  EXPECT_EQ(calibrate(r).error().message, "kernel 'x' is unknown");
+  EXPECT_EQ(calibrate(r, throws, std::nullopt).error().message, "kernel 'x' is unknown");
+}
+
+TEST(Calibrate, SimFactorySeedsEachDecision) {
+  CalibrateRequest request;
+  request.seed = 5;
+  request.effect_pct = 2.0;
+  const DeviceFactory factory = sim_device_factory(request);
+  auto a = factory(0);
+  auto a_again = factory(0);
+  auto b = factory(1);
+  nlohmann::json clock;
+  const double ta = a->run_once(Arm::kHead, &clock);
+  EXPECT_EQ(ta, a_again->run_once(Arm::kHead, &clock));
+  EXPECT_NE(ta, b->run_once(Arm::kHead, &clock));
+  auto* sim = dynamic_cast<SimDevice*>(a.get());
+  ASSERT_NE(sim, nullptr);
+  EXPECT_DOUBLE_EQ(sim->true_seconds(Arm::kCandidate), sim->true_seconds(Arm::kHead) * 0.98);
+  request.cv = -1.0;
+  EXPECT_THROW(sim_device_factory(request), std::invalid_argument);
 }
 
 }  // namespace

@@ -29,6 +29,7 @@
 #include "kernels/contract.h"
 #include "runner/protocol.h"
 #include "runner/syscall_filter.h"
+#include "targets/cpu/host_abi.h"
 
 namespace headway::runner {
 namespace {
@@ -124,8 +125,9 @@ uint64_t address_space_now() {
   void* handle = dlopen(object.c_str(), RTLD_NOW | RTLD_LOCAL);
   close(object_fd(arm));
   if (!handle) load_failed(channel, std::string("cannot load the built object: ") + dlerror());
-  void* entry = dlsym(handle, std::string(kernel.entry_symbol()).c_str());
-  if (!entry) load_failed(channel, "the source does not define " + std::string(kernel.entry_symbol()));
+  const cpu::HostAbi& abi = cpu::host_abi(kernel);
+  void* entry = dlsym(handle, std::string(abi.entry_symbol).c_str());
+  if (!entry) load_failed(channel, "the source does not define " + std::string(abi.entry_symbol));
   Reply reply;
   reply.op = Op::kReady;
   if (!send_message(channel, &reply, sizeof reply)) _exit(0);
@@ -154,7 +156,7 @@ uint64_t address_space_now() {
     if (command.op == Op::kCall && command.set >= 0 && command.set < o.sets) {
       SharedBuffers& view = *views[static_cast<size_t>(command.set)];
       const auto t0 = std::chrono::steady_clock::now();
-      kernel.invoke(entry, view);
+      abi.invoke(entry, view);
       const auto t1 = std::chrono::steady_clock::now();
       reply.runner_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
     } else {

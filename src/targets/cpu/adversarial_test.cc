@@ -14,6 +14,7 @@
 #include "targets/cpu/compiler.h"
 #include "targets/cpu/cpu_check.h"
 #include "targets/cpu/cpu_paired_device.h"
+#include "targets/cpu/host_abi.h"
 
 namespace headway::cpu {
 namespace {
@@ -38,7 +39,7 @@ class Adversarial : public ::testing::Test {
     cache_ = new fs::path(fs::temp_directory_path() / ("headway-adversarial-" + std::to_string(getpid())));
     fs::create_directories(*cache_);
     identity_ = new ToolchainIdentity(identify(Toolchain{}));
-    const auto built = build_candidate(Toolchain{}, *identity_, std::string(find_kernel("attn_out")->baseline_source()), *cache_);
+    const auto built = build_candidate(Toolchain{}, *identity_, std::string(host_abi(*find_kernel("attn_out")).baseline_source()), *cache_);
     baseline_ = new fs::path(built.shared_object);
   }
   static void TearDownTestSuite() {
@@ -50,7 +51,7 @@ class Adversarial : public ::testing::Test {
 
   // The baseline as `real`, then `prelude` at file scope and `body` as the entry point.
   static std::string cheat(const std::string& prelude, const std::string& body) {
-    std::string s(find_kernel("attn_out")->baseline_source());
+    std::string s(host_abi(*find_kernel("attn_out")).baseline_source());
     const std::string entry = "extern \"C\" void hw_attn_out(const hw_attn_out_args* a)";
     s.replace(s.find(entry), entry.size(), "static void real(const hw_attn_out_args* a)");
     return "#include <cstdint>\n#include <cstdlib>\n#include <cstring>\n#include <unistd.h>\n" + s + "\n" +
@@ -248,7 +249,7 @@ TEST_F(Adversarial, ExitAbortAndKillingTheParentEndOnlyTheChild) {
   const auto killer = judge(cheat("#include <signal.h>", "kill(getppid(), SIGKILL); real(a);"));
   EXPECT_EQ(killer.check.run.status, CallStatus::kForbiddenCall) << killer.check.describe();
   // The runner survived all three: the baseline still checks correct afterwards.
-  EXPECT_TRUE(judge(std::string(find_kernel("attn_out")->baseline_source()) + "\n// again\n").check.correct());
+  EXPECT_TRUE(judge(std::string(host_abi(*find_kernel("attn_out")).baseline_source()) + "\n// again\n").check.correct());
 }
 
 }  // namespace

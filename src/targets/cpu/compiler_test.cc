@@ -10,6 +10,7 @@
 
 #include "common/sandbox.h"
 #include "kernels/contract.h"
+#include "targets/cpu/host_abi.h"
 #include "store/test_temp_dir.h"
 
 namespace headway::cpu {
@@ -56,7 +57,7 @@ class SandboxedCompiler : public ::testing::Test {
 
 TEST_F(SandboxedCompiler, BuildsAndCachesAsBefore) {
   store::TestTempDir cache;
-  const std::string source(find_kernel("attn_out")->baseline_source());
+  const std::string source(host_abi(*find_kernel("attn_out")).baseline_source());
   const BuildResult first = build_candidate(toolchain_, identity_, source, cache.path());
   ASSERT_EQ(first.status, BuildResult::Status::kBuilt) << first.diagnostics;
   EXPECT_FALSE(first.cached);

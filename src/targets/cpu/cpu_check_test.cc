@@ -6,6 +6,7 @@
 #include <string>
 
 #include "targets/cpu/compiler.h"
+#include "targets/cpu/host_abi.h"
 
 namespace headway::cpu {
 namespace {
@@ -29,7 +30,7 @@ class PlantedKernels : public ::testing::Test {
 
   // The baseline of `kernel` with `from` replaced by `to` (which must occur exactly once).
   static std::string mutate(const std::string& kernel, const std::string& from, const std::string& to) {
-    std::string s(find_kernel(kernel)->baseline_source());
+    std::string s(host_abi(*find_kernel(kernel)).baseline_source());
     const size_t at = s.find(from);
     EXPECT_NE(at, std::string::npos) << "mutation site not found: " << from;
     EXPECT_EQ(s.find(from, at + 1), std::string::npos) << "mutation site not unique: " << from;
@@ -56,7 +57,7 @@ ToolchainIdentity* PlantedKernels::identity_ = nullptr;
 
 TEST_F(PlantedKernels, BaselinesPass) {
   for (const char* k : {"qkv", "attn_out", "ffn"}) {
-    const CheckReport r = check(k, std::string(find_kernel(k)->baseline_source()));
+    const CheckReport r = check(k, std::string(host_abi(*find_kernel(k)).baseline_source()));
     EXPECT_EQ(r.status, Status::kCorrect) << k << ": " << r.describe();
   }
 }
@@ -173,7 +174,7 @@ TEST_F(PlantedKernels, MissingEntryPointIsALoadFailure) {
 }
 
 TEST_F(PlantedKernels, FreshSeedsDifferAndFixedSeedRepeats) {
-  const BuildResult built = build_candidate(Toolchain{}, *identity_, std::string(find_kernel("attn_out")->baseline_source()), *cache_);
+  const BuildResult built = build_candidate(Toolchain{}, *identity_, std::string(host_abi(*find_kernel("attn_out")).baseline_source()), *cache_);
   const auto a = check_candidate(*find_kernel("attn_out"), built.shared_object, {});
   const auto b = check_candidate(*find_kernel("attn_out"), built.shared_object, {});
   EXPECT_NE(a.seed, b.seed);

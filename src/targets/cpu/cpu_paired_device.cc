@@ -6,6 +6,7 @@
 
 #include "common/rng.h"
 #include "targets/cpu/compiler.h"
+#include "targets/cpu/host_abi.h"
 
 namespace headway::cpu {
 
@@ -76,7 +77,7 @@ measure::DeviceFactory cpu_calibration_device_factory(const measure::CalibrateRe
   if (!kernel) throw std::runtime_error(fmt::format("unknown kernel '{}'", name));
   const Toolchain toolchain;
   const ToolchainIdentity identity = identify(toolchain);
-  const std::string source(kernel->baseline_source());
+  const std::string source(host_abi(*kernel).baseline_source());
   const auto cache = std::filesystem::temp_directory_path() / "headway-calibrate-builds";
   // The copy differs by a comment only: a separately built object of the same code.
   const BuildResult a = build_candidate(toolchain, identity, source, cache);

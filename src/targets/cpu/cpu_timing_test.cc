@@ -13,13 +13,15 @@
 
 #include "store/test_temp_dir.h"
 #include "targets/cpu/compiler.h"
+#include "targets/cpu/host_abi.h"
+#include "targets/cpu/host_abi.h"
 
 namespace headway::cpu {
 namespace {
 
 std::filesystem::path build_baseline(const KernelContract& kernel, const std::filesystem::path& cache) {
   const Toolchain tc;
-  const auto built = build_candidate(tc, identify(tc), std::string(kernel.baseline_source()), cache);
+  const auto built = build_candidate(tc, identify(tc), std::string(host_abi(kernel).baseline_source()), cache);
   EXPECT_EQ(built.status, BuildResult::Status::kBuilt) << built.diagnostics;
   return built.shared_object;
 }

@@ -1,0 +1,43 @@
+// The screen stage on the sim target: each failure lands on its node status, in-process.
+#include "loop/screen.h"
+
+#include <gtest/gtest.h>
+
+#include "targets/registry.h"
+
+namespace headway::loop {
+namespace {
+
+using search::NodeStatus;
+
+ScreenResult screen(const std::string& source, const LintHook& lint = {}) {
+  static const auto sim = targets::make_target("sim");
+  return screen_candidate(*find_kernel("qkv"), source, *sim, {}, lint);
+}
+
+TEST(Screen, ACorrectCandidatePassesWithItsArtifact) {
+  const ScreenResult r = screen("sim-x 0.5\n");
+  EXPECT_TRUE(r.passed) << r.reason;
+  EXPECT_FALSE(r.artifact.id.empty());
+  EXPECT_EQ(r.evidence["toolchain"], "sim:sim-1");
+}
+
+TEST(Screen, FailuresMapToNodeStatuses) {
+  EXPECT_EQ(screen("sim-build-error 'x' was not declared in this scope\n").status, NodeStatus::kBuildFailed);
+  EXPECT_EQ(screen("sim-wrong\n").status, NodeStatus::kIncorrect);
+  EXPECT_EQ(screen("sim-crash\n").status, NodeStatus::kCrashed);
+  EXPECT_EQ(screen("sim-hang\n").status, NodeStatus::kTimedOut);
+  const ScreenResult build = screen("sim-build-error 'x' was not declared in this scope\n");
+  EXPECT_FALSE(build.passed);
+  EXPECT_NE(build.evidence["diagnostics"].get<std::string>().find("error: 'x'"), std::string::npos);
+  EXPECT_EQ(build.reason, "does not build with sim toolchain sim-1");
+}
+
+TEST(Screen, LintRejectsBeforeBuilding) {
+  const ScreenResult r = screen("sim-x 0.5\n", [](const std::string&) { return std::optional<std::string>("no"); });
+  EXPECT_EQ(r.status, NodeStatus::kLintRejected);
+  EXPECT_EQ(r.reason, "no");
+}
+
+}  // namespace
+}  // namespace headway::loop

@@ -1,0 +1,60 @@
+#pragma once
+// The cpu target behind the Target interface: candidates are C++ sources built into shared
+// objects by the host compiler (compiler.h), checked (cpu_check.h) and timed (cpu_timing.h,
+// cpu_paired_device.h) in runner processes; chip facts come from the host microbenchmarks
+// (cpu_chip_facts.h). An artifact's path is the shared object; its id is the object's name.
+#include <memory>
+
+#include "targets/cpu/compiler.h"
+#include "targets/target.h"
+
+namespace headway::cpu {
+
+class CpuTarget final : public targets::Target {
+ public:
+  // Selects `toolchain_spec` (a compiler; empty: g++) with the default flags.
+  explicit CpuTarget(const std::string& toolchain_spec = "");
+
+  std::string name() const override { return "cpu"; }
+  std::string toolchain() const override { return toolchain_.cxx; }
+  targets::ToolchainInfo select_toolchain(const std::string& spec) override;
+  const targets::ToolchainInfo& identity() const override { return info_; }
+
+  targets::BuildOutcome build(const std::string& source,
+                              const std::filesystem::path& cache_dir) override;
+  targets::CheckOutcome check(const KernelContract& kernel, const targets::Artifact& artifact,
+                              const targets::CheckOptions& options) override;
+  measure::Expected<std::unique_ptr<targets::Session>> start_session(
+      const KernelContract& kernel, const std::vector<targets::Artifact>& artifacts,
+      uint64_t seed) override;
+  std::vector<targets::Timing> time_side_by_side(const KernelContract& kernel,
+                                                 const std::vector<targets::Artifact>& artifacts,
+                                                 int readings, uint64_t seed) override;
+  measure::Expected<std::unique_ptr<measure::PairedDevice>> paired_device(
+      const KernelContract& kernel, const targets::Artifact& head,
+      const targets::Artifact& candidate, uint64_t seed) override;
+  measure::DeviceFactory calibration_devices(const measure::CalibrateRequest& request) override;
+  std::optional<double> known_s0(const measure::CalibrateRequest&) const override {
+    return std::nullopt;
+  }
+
+  std::vector<targets::ChipFact> measure_facts(const targets::FactOptions& options) override;
+  std::vector<std::string> floor_facts() const override;
+  targets::KernelFloors floors(const KernelContract& kernel,
+                               const std::map<std::string, double>& facts) const override;
+
+  targets::Diagnostic normalize_diagnostic(std::string_view diagnostics) const override;
+  targets::TargetDocs docs() const override;
+  std::string baseline_source(const KernelContract& kernel) const override;
+  std::vector<targets::DocFile> design_files(std::string_view kernel) const override;
+
+  // The selected toolchain as the cpu runner files take it.
+  const Toolchain& cpu_toolchain() const { return toolchain_; }
+
+ private:
+  Toolchain toolchain_;
+  ToolchainIdentity identity_;
+  targets::ToolchainInfo info_;
+};
+
+}  // namespace headway::cpu

@@ -1,0 +1,86 @@
+// The cpu target through the Target interface: the host compiler, the runner processes and the
+// timing they wrap, on the attn_out baseline.
+#include "targets/cpu/cpu_target.h"
+
+#include <gtest/gtest.h>
+
+#include "store/test_temp_dir.h"
+#include "targets/fact_names.h"
+
+namespace headway::cpu {
+namespace {
+
+const KernelContract& attn_out() { return *find_kernel("attn_out"); }
+
+TEST(CpuTarget, IdentifiesTheSelectedCompiler) {
+  CpuTarget t;
+  EXPECT_EQ(t.name(), "cpu");
+  EXPECT_EQ(t.toolchain(), "g++");
+  ASSERT_TRUE(t.identity().found) << t.identity().error;
+  EXPECT_EQ(t.identity().id, identify(Toolchain{}).id);
+  EXPECT_FALSE(t.select_toolchain("/nonexistent/c++").found);
+  EXPECT_EQ(t.toolchain(), "/nonexistent/c++");
+  store::TestTempDir cache;
+  EXPECT_EQ(t.build("int x;\n", cache.path()).status, targets::BuildOutcome::Status::kToolchainMissing);
+}
+
+TEST(CpuTarget, BuildsChecksAndTimesTheBaseline) {
+  CpuTarget t;
+  store::TestTempDir cache;
+  const auto built = t.build(t.baseline_source(attn_out()), cache.path());
+  ASSERT_TRUE(built.built()) << built.diagnostics;
+  EXPECT_TRUE(std::filesystem::exists(built.artifact.path));
+  EXPECT_EQ(built.artifact.id, built.artifact.path.stem().string());
+  EXPECT_TRUE(t.build(t.baseline_source(attn_out()), cache.path()).cached);
+  const auto check = t.check(attn_out(), built.artifact, {11});
+  EXPECT_TRUE(check.correct()) << check.description;
+  EXPECT_EQ(check.seed, 11u);
+  EXPECT_EQ(check.kind, "correct");
+  const auto timed = t.time_side_by_side(attn_out(), {built.artifact, built.artifact}, 3, 1);
+  ASSERT_EQ(timed.size(), 2u);
+  ASSERT_TRUE(timed[0].ok()) << timed[0].failure;
+  EXPECT_EQ(timed[1].seconds.size(), 3u);
+  EXPECT_GT(timed[0].median_seconds, 0.0);
+  auto session = t.start_session(attn_out(), {built.artifact}, 1);
+  ASSERT_TRUE(session.ok()) << session.error().message;
+  EXPECT_GT(session.value()->reading(0).value(), 0.0);
+  auto device = t.paired_device(attn_out(), built.artifact, built.artifact, 1);
+  ASSERT_TRUE(device.ok()) << device.error().message;
+  nlohmann::json clock;
+  EXPECT_GT(device.value()->run_once(measure::Arm::kCandidate, &clock), 0.0);
+}
+
+TEST(CpuTarget, MapsCheckFailuresAndDiagnostics) {
+  CpuTarget t;
+  store::TestTempDir cache;
+  // No entry point: the object does not load.
+  const auto empty = t.build("#include \"headway_kernel.h\"\nint unrelated = 1;\n", cache.path());
+  ASSERT_TRUE(empty.built()) << empty.diagnostics;
+  const auto check = t.check(attn_out(), empty.artifact, {});
+  EXPECT_EQ(check.status, targets::CheckOutcome::Status::kUnloadable) << check.description;
+  EXPECT_EQ(check.kind, "load-failed");
+  const auto broken = t.build("void f() { hw_undefined(1); }\n", cache.path());
+  ASSERT_EQ(broken.status, targets::BuildOutcome::Status::kCompileError);
+  const auto d = t.normalize_diagnostic(broken.diagnostics);
+  EXPECT_EQ(d.signature.rfind("error: '<id>' was not declared", 0), 0u) << d.signature;
+  EXPECT_NE(d.line.find("hw_undefined"), std::string::npos) << d.line;
+}
+
+TEST(CpuTarget, CarriesDocsDesignsAndFloors) {
+  CpuTarget t;
+  const auto docs = t.docs();
+  EXPECT_EQ(docs.files.size(), 2u);
+  EXPECT_EQ(docs.summary_path, "docs/targets/cpu-summary.md");
+  EXPECT_FALSE(docs.summary.empty());
+  EXPECT_FALSE(t.design_files("attn_out").empty());
+  EXPECT_TRUE(t.design_files("no-such-kernel").empty());
+  const std::map<std::string, double> facts = {
+      {targets::kReadBandwidth, 10.0}, {targets::kDecodeF8, 20.0}, {targets::kDecodeNvfp4, 5.0}};
+  const auto floors = t.floors(attn_out(), facts);
+  EXPECT_DOUBLE_EQ(floors.memory_ms, static_cast<double>(attn_out().bytes_to_move()) / 10e9 * 1e3);
+  EXPECT_DOUBLE_EQ(*floors.instruction_ms,
+                   static_cast<double>(attn_out().quantized_weight_bytes()) / 20e9 * 1e3);
+}
+
+}  // namespace
+}  // namespace headway::cpu

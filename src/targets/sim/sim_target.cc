@@ -1,0 +1,249 @@
+#include "targets/sim/sim_target.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/hash.h"
+#include "common/rng.h"
+#include "common/stats.h"
+#include "measure/betting_rule.h"
+#include "measure/sim_device.h"
+#include "targets/error_diagnostics.h"
+#include "targets/fact_names.h"
+#include "targets/floors.h"
+#include "targets/sim/sim_landscape.h"
+
+namespace headway::sim {
+
+namespace {
+
+using targets::Artifact;
+
+constexpr const char* kDocs = R"(# The sim target
+
+A simulated device for tests. A candidate is text; its lines steer the model:
+
+- `sim-x F`: the candidate takes F times the kernel's sim baseline time.
+- `sim-best P_NAME v PENALTY`: each octave P_NAME is away from v costs PENALTY more time.
+- `sim-build-error MESSAGE`: the candidate does not build.
+- `sim-wrong`, `sim-crash`, `sim-hang`: the candidate fails its check; each may end in
+  `when P_NAME=v`.
+)";
+
+// The design library of every kernel: the same three designs.
+constexpr const char* kBlocked = R"(// headway-design: blocked
+// summary: rows in blocks of P_BLOCK, one activation load per block
+// param P_BLOCK 1 2 4 8 default 2
+//
+sim-x 0.7
+sim-best P_BLOCK 4 0.2
+)";
+constexpr const char* kThreaded = R"(// headway-design: threaded
+// summary: P_THREADS threads over chunks of P_CHUNK rows
+// param P_THREADS 1 2 4 default 1
+// param P_CHUNK 8 16 32 default 8
+//
+sim-x 0.3
+sim-best P_THREADS 4 0.6
+sim-best P_CHUNK 16 0.05
+sim-wrong when P_CHUNK=32
+)";
+constexpr const char* kWide = R"(// headway-design: wide
+// summary: 512-bit vectors
+// param P_UNROLL 1 2 default 1
+//
+sim-x 0.5
+sim-build-error '__m512' was not declared in this scope
+)";
+
+std::string hex_id(const std::string& toolchain, const std::string& source) {
+  const std::string key = toolchain + '\n' + source;
+  return fmt::format("{:016x}", hash_bytes(key.data(), key.size()));
+}
+
+double baseline_seconds(const KernelContract& kernel, const SimTargetConfig& c) {
+  return c.baseline_over_floor * static_cast<double>(kernel.bytes_to_move()) / (c.read_gbps * 1e9);
+}
+
+bool runs(const Artifact& a) { return a.meta.value("behaviour", "correct") == "correct"; }
+
+class SimSession final : public targets::Session {
+ public:
+  SimSession(std::vector<double> seconds, double cv, uint64_t seed) : seconds_(std::move(seconds)), cv_(cv) {
+    for (size_t i = 0; i < seconds_.size(); ++i) rngs_.emplace_back(mix_seed(seed, i));
+  }
+  int arms() const override { return static_cast<int>(seconds_.size()); }
+  measure::Expected<double> reading(int i) override {
+    const auto k = static_cast<size_t>(i);
+    return seconds_.at(k) * std::exp(cv_ * rngs_.at(k).normal());
+  }
+
+ private:
+  std::vector<double> seconds_;
+  double cv_;
+  std::vector<Rng> rngs_;
+};
+
+}  // namespace
+
+SimTarget::SimTarget(const std::string& toolchain_spec, const SimTargetConfig& config) : config_(config) {
+  select_toolchain(toolchain_spec);
+}
+
+targets::ToolchainInfo SimTarget::select_toolchain(const std::string& spec) {
+  spec_ = spec.empty() ? "sim-1" : spec;
+  info_ = {};
+  if (spec_.rfind("missing", 0) == 0) {
+    info_.error = fmt::format("sim toolchain '{}' not found", spec_);
+  } else {
+    info_.found = true;
+    info_.version = fmt::format("sim toolchain {}", spec_);
+    info_.id = "sim:" + spec_;
+  }
+  return info_;
+}
+
+targets::BuildOutcome SimTarget::build(const std::string& source, const std::filesystem::path&) {
+  targets::BuildOutcome out;
+  if (!info_.found) {
+    out.status = targets::BuildOutcome::Status::kToolchainMissing;
+    out.diagnostics = info_.error;
+    return out;
+  }
+  const SimModel model = simulate_source(source);
+  if (model.build_error) {
+    out.diagnostics = *model.build_error;
+    return out;
+  }
+  out.status = targets::BuildOutcome::Status::kBuilt;
+  const std::string id = hex_id(info_.id, source);
+  out.cached = !built_.insert(id).second;
+  if (!out.cached) ++builds_;
+  out.artifact = {id, {},
+                  {{"toolchain", info_.id},
+                   {"time_factor", model.time_factor},
+                   {"behaviour", std::string(to_string(model.behaviour))}}};
+  return out;
+}
+
+targets::CheckOutcome SimTarget::check(const KernelContract& kernel, const Artifact& artifact,
+                                       const targets::CheckOptions& options) {
+  targets::CheckOutcome out;
+  out.seed = options.seed.value_or(hash_bytes(artifact.id.data(), artifact.id.size()));
+  const std::string behaviour = artifact.meta.value("behaviour", "correct");
+  out.kind = behaviour;
+  if (behaviour == "wrong") {
+    out.status = targets::CheckOutcome::Status::kIncorrect;
+    out.description = fmt::format("call 1 (seed {}): out[0] = 1 but the reference is 0 (simulated)", out.seed);
+  } else if (behaviour == "crash") {
+    out.status = targets::CheckOutcome::Status::kCrashed;
+    out.description = "call 1 crashed with SIGSEGV (simulated)";
+  } else if (behaviour == "hang") {
+    out.status = targets::CheckOutcome::Status::kTimedOut;
+    out.description = "call 1 timed out (simulated)";
+  } else {
+    out.description = fmt::format("correct: {} on seeds {} and another (simulated)", kernel.name(), out.seed);
+  }
+  return out;
+}
+
+double SimTarget::true_seconds(const KernelContract& kernel, const Artifact& artifact) const {
+  return baseline_seconds(kernel, config_) * artifact.meta.value("time_factor", 1.0);
+}
+
+measure::Expected<std::unique_ptr<targets::Session>> SimTarget::start_session(
+    const KernelContract& kernel, const std::vector<Artifact>& artifacts, uint64_t seed) {
+  std::vector<double> seconds;
+  for (const auto& a : artifacts) {
+    if (!runs(a)) return measure::Error{fmt::format("cannot start {}: it does not run correctly", a.id)};
+    seconds.push_back(true_seconds(kernel, a));
+  }
+  return std::unique_ptr<targets::Session>(std::make_unique<SimSession>(std::move(seconds), config_.cv, seed));
+}
+
+std::vector<targets::Timing> SimTarget::time_side_by_side(const KernelContract& kernel,
+                                                          const std::vector<Artifact>& artifacts,
+                                                          int readings, uint64_t seed) {
+  std::vector<targets::Timing> out(artifacts.size());
+  auto session = start_session(kernel, artifacts, seed);
+  if (!session) {
+    for (auto& t : out) t.failure = session.error().message;
+    return out;
+  }
+  const size_t n = artifacts.size();
+  for (int round = -2; round < readings; ++round) {
+    for (size_t k = 0; k < n; ++k) {
+      const size_t i = (static_cast<size_t>(round + 2) + k) % n;
+      const double s = session.value()->reading(static_cast<int>(i)).value();
+      if (round >= 0) out[i].seconds.push_back(s);
+    }
+  }
+  for (auto& t : out) {
+    t.median_seconds = median(t.seconds);
+    t.cv = coefficient_of_variation(t.seconds);
+  }
+  return out;
+}
+
+measure::Expected<std::unique_ptr<measure::PairedDevice>> SimTarget::paired_device(
+    const KernelContract& kernel, const Artifact& head, const Artifact& candidate, uint64_t seed) {
+  if (!runs(head) || !runs(candidate)) return measure::Error{"an arm does not run correctly"};
+  measure::SimConfig c;
+  c.head_seconds = true_seconds(kernel, head);
+  c.effect_pct = 100.0 * (1.0 - true_seconds(kernel, candidate) / c.head_seconds);
+  c.cv = config_.cv;
+  c.seed = seed;
+  if (auto error = measure::validate(c)) return measure::Error{*error};
+  return std::unique_ptr<measure::PairedDevice>(std::make_unique<measure::SimDevice>(c));
+}
+
+measure::DeviceFactory SimTarget::calibration_devices(const measure::CalibrateRequest& request) {
+  return measure::sim_device_factory(request);
+}
+
+std::optional<double> SimTarget::known_s0(const measure::CalibrateRequest& request) const {
+  return measure::s0_for_cv(request.cv);
+}
+
+std::vector<targets::ChipFact> SimTarget::measure_facts(const targets::FactOptions&) {
+  const std::string method = "simulated: the sim target's configuration";
+  return {{targets::kReadBandwidth, config_.read_gbps, "GB/s", 0.0, method},
+          {targets::kDecodeF8, config_.decode_f8_gbps, "GB/s", 0.0, method},
+          {targets::kDecodeNvfp4, config_.decode_nvfp4_gbps, "GB/s", 0.0, method},
+          {targets::kNoiseFloor, 100.0 * config_.cv, "%", std::nullopt, method}};
+}
+
+std::vector<std::string> SimTarget::floor_facts() const {
+  return {targets::kReadBandwidth, targets::kDecodeF8, targets::kDecodeNvfp4};
+}
+
+targets::KernelFloors SimTarget::floors(const KernelContract& kernel,
+                                        const std::map<std::string, double>& facts) const {
+  return targets::floors_from_rates(kernel, facts);
+}
+
+targets::Diagnostic SimTarget::normalize_diagnostic(std::string_view diagnostics) const {
+  return {targets::normalize_diagnostic(diagnostics), targets::first_error_line(diagnostics)};
+}
+
+targets::TargetDocs SimTarget::docs() const {
+  targets::TargetDocs d;
+  d.files.push_back({"docs/targets/sim.md", kDocs});
+  return d;
+}
+
+std::string SimTarget::baseline_source(const KernelContract& kernel) const {
+  return fmt::format("// the plain {} baseline (simulated)\nsim-x 1\n", kernel.name());
+}
+
+std::vector<targets::DocFile> SimTarget::design_files(std::string_view kernel) const {
+  std::vector<targets::DocFile> out;
+  for (const auto& [name, text] : {std::pair{"blocked", kBlocked}, {"threaded", kThreaded}, {"wide", kWide}}) {
+    out.push_back({fmt::format("sim/designs/{}/{}.sim", kernel, name), text});
+  }
+  return out;
+}
+
+}  // namespace headway::sim

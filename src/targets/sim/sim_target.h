@@ -1,0 +1,74 @@
+#pragma once
+// The sim target: a simulated device and toolchain, so that the whole loop (screen, race,
+// acceptance test, facts, rules, migration) runs in-process in tests, with no compiler and no
+// timing. Sources follow the sim landscape (sim_landscape.h); a kernel's sim baseline takes
+// baseline_over_floor x its memory floor; readings are true times with log-normal noise of
+// coefficient cv, and the acceptance test pairs arms on a measure::SimDevice. Everything is a
+// deterministic function of sources, seeds and the configuration.
+//
+// Toolchains: any spec (default "sim-1") identifies as id "sim:<spec>", except one that starts
+// with "missing", which is not found. Artifacts are kept in memory; their path is empty.
+#include <set>
+#include <string>
+
+#include "targets/target.h"
+
+namespace headway::sim {
+
+struct SimTargetConfig {
+  double read_gbps = 50.0;  // the simulated read bandwidth (GB/s): the memory floor
+  double decode_f8_gbps = 80.0;
+  double decode_nvfp4_gbps = 60.0;
+  double baseline_over_floor = 6.0;  // how far each kernel's baseline is from its floor
+  double cv = 0.01;                  // reading noise, a fraction
+};
+
+class SimTarget final : public targets::Target {
+ public:
+  explicit SimTarget(const std::string& toolchain_spec = "", const SimTargetConfig& config = {});
+
+  std::string name() const override { return "sim"; }
+  std::string toolchain() const override { return spec_; }
+  targets::ToolchainInfo select_toolchain(const std::string& spec) override;
+  const targets::ToolchainInfo& identity() const override { return info_; }
+
+  targets::BuildOutcome build(const std::string& source,
+                              const std::filesystem::path& cache_dir) override;
+  targets::CheckOutcome check(const KernelContract& kernel, const targets::Artifact& artifact,
+                              const targets::CheckOptions& options) override;
+  measure::Expected<std::unique_ptr<targets::Session>> start_session(
+      const KernelContract& kernel, const std::vector<targets::Artifact>& artifacts,
+      uint64_t seed) override;
+  std::vector<targets::Timing> time_side_by_side(const KernelContract& kernel,
+                                                 const std::vector<targets::Artifact>& artifacts,
+                                                 int readings, uint64_t seed) override;
+  measure::Expected<std::unique_ptr<measure::PairedDevice>> paired_device(
+      const KernelContract& kernel, const targets::Artifact& head,
+      const targets::Artifact& candidate, uint64_t seed) override;
+  measure::DeviceFactory calibration_devices(const measure::CalibrateRequest& request) override;
+  std::optional<double> known_s0(const measure::CalibrateRequest& request) const override;
+
+  std::vector<targets::ChipFact> measure_facts(const targets::FactOptions& options) override;
+  std::vector<std::string> floor_facts() const override;
+  targets::KernelFloors floors(const KernelContract& kernel,
+                               const std::map<std::string, double>& facts) const override;
+
+  targets::Diagnostic normalize_diagnostic(std::string_view diagnostics) const override;
+  targets::TargetDocs docs() const override;
+  std::string baseline_source(const KernelContract& kernel) const override;
+  std::vector<targets::DocFile> design_files(std::string_view kernel) const override;
+
+  // The true (noise-free) seconds of a built artifact on `kernel`.
+  double true_seconds(const KernelContract& kernel, const targets::Artifact& artifact) const;
+  // Builds so far that were not served from the in-memory cache.
+  int builds() const { return builds_; }
+
+ private:
+  SimTargetConfig config_;
+  std::string spec_;
+  targets::ToolchainInfo info_;
+  std::set<std::string> built_;
+  int builds_ = 0;
+};
+
+}  // namespace headway::sim

@@ -1,0 +1,132 @@
+#include "targets/sim/sim_target.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "measure/calibration.h"
+#include "targets/fact_names.h"
+
+namespace headway::sim {
+namespace {
+
+const KernelContract& qkv() { return *find_kernel("qkv"); }
+
+targets::Artifact built(SimTarget& t, const std::string& source) {
+  const auto b = t.build(source, {});
+  EXPECT_TRUE(b.built()) << b.diagnostics;
+  return b.artifact;
+}
+
+TEST(SimTarget, ToolchainsAreIdentifiedByTheirSpec) {
+  SimTarget t;
+  EXPECT_EQ(t.name(), "sim");
+  EXPECT_EQ(t.toolchain(), "sim-1");
+  EXPECT_TRUE(t.identity().found);
+  EXPECT_EQ(t.identity().id, "sim:sim-1");
+  EXPECT_EQ(t.select_toolchain("sim-2").id, "sim:sim-2");
+  EXPECT_FALSE(t.select_toolchain("missing-3").found);
+  EXPECT_EQ(t.build("sim-x 1\n", {}).status, targets::BuildOutcome::Status::kToolchainMissing);
+}
+
+TEST(SimTarget, BuildsOncePerSourceAndToolchain) {
+  SimTarget t;
+  const auto a = t.build("sim-x 0.5\n", {});
+  ASSERT_TRUE(a.built());
+  EXPECT_FALSE(a.cached);
+  EXPECT_TRUE(a.artifact.path.empty());
+  const auto again = t.build("sim-x 0.5\n", {});
+  EXPECT_TRUE(again.cached);
+  EXPECT_EQ(again.artifact.id, a.artifact.id);
+  EXPECT_EQ(t.builds(), 1);
+  t.select_toolchain("sim-2");
+  EXPECT_NE(t.build("sim-x 0.5\n", {}).artifact.id, a.artifact.id);
+  const auto broken = t.build("sim-build-error 'x' was not declared in this scope\n", {});
+  EXPECT_EQ(broken.status, targets::BuildOutcome::Status::kCompileError);
+  EXPECT_EQ(t.normalize_diagnostic(broken.diagnostics).signature,
+            "error: '<id>' was not declared in this scope");
+  EXPECT_EQ(t.normalize_diagnostic(broken.diagnostics).line,
+            "error: 'x' was not declared in this scope");
+}
+
+TEST(SimTarget, ChecksFollowTheLandscape) {
+  SimTarget t;
+  using S = targets::CheckOutcome::Status;
+  EXPECT_EQ(t.check(qkv(), built(t, "sim-x 1\n"), {}).status, S::kCorrect);
+  EXPECT_EQ(t.check(qkv(), built(t, "sim-wrong\n"), {}).status, S::kIncorrect);
+  EXPECT_EQ(t.check(qkv(), built(t, "sim-crash\n"), {}).status, S::kCrashed);
+  EXPECT_EQ(t.check(qkv(), built(t, "sim-hang\n"), {}).status, S::kTimedOut);
+  EXPECT_EQ(t.check(qkv(), built(t, "sim-x 1\n"), {7}).seed, 7u);
+}
+
+TEST(SimTarget, TimesAreTrueTimesWithNoise) {
+  SimTargetConfig config;
+  config.cv = 0.01;
+  SimTarget t("", config);
+  const auto base = built(t, t.baseline_source(qkv()));
+  const auto fast = built(t, "sim-x 0.5\n");
+  const double floor_s = static_cast<double>(qkv().bytes_to_move()) / (config.read_gbps * 1e9);
+  EXPECT_DOUBLE_EQ(t.true_seconds(qkv(), base), config.baseline_over_floor * floor_s);
+  EXPECT_DOUBLE_EQ(t.true_seconds(qkv(), fast), 0.5 * t.true_seconds(qkv(), base));
+  const auto timed = t.time_side_by_side(qkv(), {base, fast}, 21, 3);
+  ASSERT_EQ(timed.size(), 2u);
+  ASSERT_TRUE(timed[0].ok() && timed[1].ok());
+  EXPECT_EQ(timed[0].seconds.size(), 21u);
+  EXPECT_NEAR(timed[1].median_seconds / timed[0].median_seconds, 0.5, 0.02);
+  EXPECT_NEAR(timed[0].cv, 0.01, 0.006);
+  // The same seed gives the same readings.
+  EXPECT_EQ(t.time_side_by_side(qkv(), {base, fast}, 21, 3)[1].seconds, timed[1].seconds);
+  // A candidate that does not run cannot be timed.
+  EXPECT_FALSE(t.time_side_by_side(qkv(), {base, built(t, "sim-crash\n")}, 3, 1)[0].ok());
+  auto session = t.start_session(qkv(), {base, fast}, 9);
+  ASSERT_TRUE(session.ok());
+  EXPECT_EQ(session.value()->arms(), 2);
+  EXPECT_GT(session.value()->reading(0).value(), session.value()->reading(1).value());
+}
+
+TEST(SimTarget, PairsArmsOnASimDeviceWithTheirTrueEffect) {
+  SimTarget t;
+  const auto base = built(t, "sim-x 1\n");
+  const auto fast = built(t, "sim-x 0.8\n");
+  auto device = t.paired_device(qkv(), base, fast, 5);
+  ASSERT_TRUE(device.ok()) << device.error().message;
+  auto* sim = dynamic_cast<measure::SimDevice*>(device.value().get());
+  ASSERT_NE(sim, nullptr);
+  EXPECT_NEAR(sim->true_seconds(measure::Arm::kCandidate) / sim->true_seconds(measure::Arm::kHead), 0.8, 1e-12);
+  EXPECT_FALSE(t.paired_device(qkv(), base, built(t, "sim-wrong\n"), 5).ok());
+}
+
+TEST(SimTarget, FactsGiveTheFloors) {
+  SimTarget t;
+  std::map<std::string, double> values;
+  for (const auto& f : t.measure_facts({})) values[f.name] = f.value;
+  for (const auto& name : t.floor_facts()) EXPECT_TRUE(values.count(name)) << name;
+  const auto floors = t.floors(qkv(), values);
+  EXPECT_DOUBLE_EQ(floors.memory_ms, static_cast<double>(qkv().bytes_to_move()) / (values[targets::kReadBandwidth] * 1e9) * 1e3);
+  ASSERT_TRUE(floors.instruction_ms);
+  EXPECT_GT(*floors.instruction_ms, 0.0);
+}
+
+TEST(SimTarget, CalibratesOnSimDevicesWithTheConfiguredNoise) {
+  SimTarget t;
+  measure::CalibrateRequest r;
+  r.target = "sim";
+  r.cv = 0.02;
+  EXPECT_DOUBLE_EQ(*t.known_s0(r), measure::s0_for_cv(0.02));
+  auto device = t.calibration_devices(r)(0);
+  ASSERT_NE(dynamic_cast<measure::SimDevice*>(device.get()), nullptr);
+}
+
+TEST(SimTarget, CarriesDocsBaselinesAndADesignLibrary) {
+  SimTarget t;
+  EXPECT_FALSE(t.docs().files.empty());
+  EXPECT_NE(t.baseline_source(qkv()).find("sim-x 1"), std::string::npos);
+  const auto designs = t.design_files("qkv");
+  ASSERT_EQ(designs.size(), 3u);
+  for (const auto& d : designs) {
+    EXPECT_EQ(d.text.rfind("// headway-design: ", 0), 0u) << d.path;
+  }
+}
+
+}  // namespace
+}  // namespace headway::sim

@@ -1,0 +1,207 @@
+#pragma once
+// A target: one kind of device with its toolchain. The loop, knowledge, measurement and the CLI
+// speak only to this interface; implementations (cpu, sim, and later command, cuda) live in
+// targets/<name>/ behind the registry (targets/registry.h).
+//
+// A target builds candidate sources into artifacts, checks an artifact against the kernel's
+// contract in isolation, times artifacts side by side, pairs two artifacts on one device for the
+// acceptance test, measures chip facts and derives each kernel's floor from them, normalizes its
+// toolchain's diagnostics for the legality rules, and carries its docs, baselines and design
+// library. Artifacts are opaque to callers: an id, a location and target-specific metadata.
+//
+// Thread-safety: a Target is used by one thread at a time. Expected failures (a compile error, a
+// wrong result, a crash of the candidate) are values; exceptions are for environment failures.
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kernels/contract.h"
+#include "measure/calibration.h"
+#include "measure/expected.h"
+#include "measure/pair_runner.h"
+
+namespace headway::targets {
+
+// Which toolchain a target uses and what it reports about itself.
+struct ToolchainInfo {
+  bool found = false;
+  std::string error;    // !found: why the toolchain could not be identified
+  std::string version;  // one line, for people (e.g. the compiler's first --version line)
+  std::string id;       // the version knowledge is keyed on (facts, rules, timings)
+};
+
+// A built candidate. Only the target that built it interprets it.
+struct Artifact {
+  std::string id;              // stable for the same source and toolchain (a content hash)
+  std::filesystem::path path;  // where it lives, when it is a file; may be empty
+  nlohmann::json meta;         // target-specific description
+};
+
+struct BuildOutcome {
+  enum class Status { kBuilt, kCompileError, kToolchainMissing } status = Status::kCompileError;
+  Artifact artifact;        // kBuilt
+  std::string diagnostics;  // the toolchain's output (kCompileError: its errors)
+  bool cached = false;      // kBuilt from an earlier identical build
+  double seconds = 0.0;
+  bool built() const { return status == Status::kBuilt; }
+};
+
+struct CheckOutcome {
+  enum class Status {
+    kCorrect,
+    kIncorrect,    // a wrong output, or a write where the kernel must not write
+    kCrashed,      // died, exited, ran out of memory
+    kTimedOut,
+    kUnloadable,   // the artifact could not be loaded or started
+    kCheated,      // broke a rule of the check: left work running after a call, a forged reply
+  } status = Status::kCorrect;
+  std::string kind;         // the target's own name for the outcome, e.g. "forbidden-write"
+  uint64_t seed = 0;        // the seed of the inputs the check used first
+  std::string description;  // one line for people
+  nlohmann::json details;   // target-specific evidence (worst element, signal, ...)
+  double seconds = 0.0;     // wall time of the whole check
+  bool correct() const { return status == Status::kCorrect; }
+};
+
+struct CheckOptions {
+  std::optional<uint64_t> seed;  // fixed inputs when set; fresh random inputs otherwise
+};
+
+// Timed readings of one artifact.
+struct Timing {
+  std::string failure;          // non-empty: the run failed (or broke a rule) and the readings
+                                // are incomplete
+  bool cheated = false;         // the failure is a broken rule of timing
+  std::vector<double> seconds;  // one per reading
+  double median_seconds = 0.0;
+  double cv = 0.0;  // coefficient of variation of the readings, a fraction
+  bool ok() const { return failure.empty(); }
+};
+
+// An arm found breaking the rules of timing (a wrong timed output, work outside its calls, a
+// failure after it passed the check): its candidate is disqualified (node status cheated).
+struct ArmBreach {
+  int arm = 0;
+  std::string reason;
+};
+
+// Several artifacts of one kernel loaded on one device over the same inputs, read one at a time
+// in any order the caller chooses (racing). Readings of different arms never overlap.
+class Session {
+ public:
+  virtual ~Session() = default;
+  virtual int arms() const = 0;
+  // One reading of arm `i` (0 <= i < arms()) in seconds, or an error: the arm failed or broke a
+  // rule, and is out of the session.
+  virtual measure::Expected<double> reading(int i) = 0;
+  // Checks what the session kept of its readings (sampled outputs against the reference); the
+  // first arm found breaking a rule, if any.
+  virtual std::optional<ArmBreach> verify_arms() { return std::nullopt; }
+};
+
+// One chip fact as a target measures it; knowledge stores it under a toolchain id.
+struct ChipFact {
+  std::string name;  // targets/fact_names.h
+  double value = 0.0;
+  std::string unit;
+  std::optional<double> spread;  // coefficient of variation of the readings (%), when known
+  std::string method;            // how it was measured, one line
+};
+
+struct FactOptions {
+  int max_threads = 0;    // <= 0: every core (targets with threads)
+  int readings = 11;      // timed readings per benchmark
+  int noise_repeats = 5;  // whole repeats for the run-to-run noise floor
+};
+
+// The time a kernel cannot beat on this target, from chip facts.
+struct KernelFloors {
+  double memory_ms = 0.0;                 // moving bytes_to_move() at the read bandwidth
+  std::optional<double> instruction_ms;   // decoding the weights at the decode ceiling, if known
+};
+
+// A toolchain diagnostic reduced for the legality rules.
+struct Diagnostic {
+  std::string signature;  // abstracted first error (paths, numbers, names); empty: no error line
+  std::string line;       // the first error as the toolchain wrote it
+};
+
+// A file of the target's documentation, as onboarding indexes it.
+struct DocFile {
+  std::string path;  // relative, e.g. "docs/KERNELS.md"
+  std::string text;
+};
+
+struct TargetDocs {
+  std::vector<DocFile> files;
+  std::string summary_path;  // the cited summary's path, for messages
+  std::string summary;       // a cited summary of `files` (may be empty)
+};
+
+class Target {
+ public:
+  virtual ~Target() = default;
+  virtual std::string name() const = 0;
+
+  // ---- Toolchain. The selected toolchain's spec (for cpu: the compiler), as the workspace
+  // stores it under meta "<name>.toolchain".
+  virtual std::string toolchain() const = 0;
+  // Selects a toolchain by spec (empty: the target's default) and identifies it. The selection
+  // stands even when it is not found (builds then report kToolchainMissing).
+  virtual ToolchainInfo select_toolchain(const std::string& spec) = 0;
+  // The selected toolchain's identity (identified when it was selected).
+  virtual const ToolchainInfo& identity() const = 0;
+
+  // ---- Candidates. Builds `source` into an artifact kept under cache_dir; an identical source
+  // and toolchain is built once. Never throws for a bad source.
+  virtual BuildOutcome build(const std::string& source, const std::filesystem::path& cache_dir) = 0;
+  // Checks a built artifact against the kernel's reference, isolated from this process, on
+  // inputs from options.seed (fresh ones otherwise) and again on different inputs.
+  virtual CheckOutcome check(const KernelContract& kernel, const Artifact& artifact,
+                             const CheckOptions& options) = 0;
+  // Starts every artifact (each one that passed check) over the same inputs from `seed`.
+  virtual measure::Expected<std::unique_ptr<Session>> start_session(
+      const KernelContract& kernel, const std::vector<Artifact>& artifacts, uint64_t seed) = 0;
+  // Times artifacts side by side in one session: `readings` rounds of one reading each,
+  // rotating the order. One result per artifact, in order; when one
+  // fails every result carries the failure.
+  virtual std::vector<Timing> time_side_by_side(const KernelContract& kernel,
+                                                const std::vector<Artifact>& artifacts,
+                                                int readings, uint64_t seed) = 0;
+  // Head and candidate paired on one device for the acceptance test. Its run_once throws
+  // measure::ArmDisqualified when an arm breaks a rule; so does its verify_arms().
+  virtual measure::Expected<std::unique_ptr<measure::PairedDevice>> paired_device(
+      const KernelContract& kernel, const Artifact& head, const Artifact& candidate,
+      uint64_t seed) = 0;
+  // Devices for calibration decisions (A/A or a known effect). Throws std::exception with a
+  // message for the user when the request cannot be served (unknown kernel, failed build).
+  virtual measure::DeviceFactory calibration_devices(const measure::CalibrateRequest& request) = 0;
+  // The s0 a calibration uses when none is given and the target knows its own noise
+  // (sim: from the configured cv); nullopt: estimate it from a warm-up.
+  virtual std::optional<double> known_s0(const measure::CalibrateRequest& request) const = 0;
+
+  // ---- Chip facts and floors. Runs the target's microbenchmarks (seconds on real hardware).
+  virtual std::vector<ChipFact> measure_facts(const FactOptions& options) = 0;
+  // The facts floors() needs; a workspace missing any of them measures the facts first.
+  virtual std::vector<std::string> floor_facts() const = 0;
+  // Requires every floor_facts() name in `facts`.
+  virtual KernelFloors floors(const KernelContract& kernel,
+                              const std::map<std::string, double>& facts) const = 0;
+
+  // ---- Knowledge.
+  virtual Diagnostic normalize_diagnostic(std::string_view diagnostics) const = 0;
+  virtual TargetDocs docs() const = 0;
+  // The kernel's plain baseline on this target: the reference point of every speedup.
+  virtual std::string baseline_source(const KernelContract& kernel) const = 0;
+  // The design library's files for a kernel (format: kernels/designs/README.md), by path.
+  virtual std::vector<DocFile> design_files(std::string_view kernel) const = 0;
+};
+
+}  // namespace headway::targets
