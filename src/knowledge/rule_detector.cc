@@ -6,7 +6,7 @@
 #include <cctype>
 #include <regex>
 
-#include "knowledge/rules.h"
+#include "knowledge/diagnostics.h"
 
 namespace headway::knowledge {
 
