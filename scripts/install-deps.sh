@@ -5,6 +5,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config   # compiler, build
   clang                                           # second toolchain (migration tests), clang-tidy
+  libclang-rt-14-dev                              # libFuzzer and sanitizer runtimes (scripts/fuzz.sh)
   libsqlite3-dev                                  # store: workspace database
   nlohmann-json3-dev                              # --json output, configs
   libcli11-dev                                    # command line

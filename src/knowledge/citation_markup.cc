@@ -22,6 +22,17 @@ std::string_view trim_left(std::string_view s) {
   return start == std::string_view::npos ? std::string_view{} : s.substr(start);
 }
 
+// The character starting at line[p] as a message can quote it: a printable ASCII byte or a whole
+// UTF-8 character as written, any other byte as \xNN (so a message about UTF-8 text is UTF-8).
+std::string quotable_char_at(std::string_view line, size_t p) {
+  const auto byte = static_cast<unsigned char>(line[p]);
+  if (byte >= 0x20 && byte < 0x7F) return std::string(1, line[p]);
+  const size_t length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1;
+  if (length > 1 && p + length <= line.size() && !not_text_reason(line.substr(p, length)))
+    return std::string(line.substr(p, length));
+  return fmt::format("\\x{:02X}", byte);
+}
+
 enum class BlockKind { kParagraph, kListItem, kSingleLine };
 
 struct NotCitation {};
@@ -91,9 +102,10 @@ Attempt parse_attempt(std::string_view line, size_t i) {
   } else {
     p = q;
   }
-  if (at(p) != ']') {
-    return to_bracket(
-        fmt::format("unexpected '{}' in a citation (expected ']' or a quoted phrase)", at(p)));
+  if (p >= line.size()) return to_bracket("");  // no ']': reported as unclosed
+  if (line[p] != ']') {
+    return to_bracket(fmt::format("unexpected '{}' in a citation (expected ']' or a quoted phrase)",
+                                  quotable_char_at(line, p)));
   }
   c.text = std::string(line.substr(i, p + 1 - i));
   return Parsed{p + 1 - i, std::move(c)};

@@ -115,6 +115,23 @@ TEST(CitationMarkup, MalformedIsReportedWithItsLineAndTheScanGoesOn) {
   EXPECT_EQ(s.claims[1].citations[0].line, 8);
 }
 
+// Found by fuzz/citation_markup_fuzz.cc: the message quoted one byte of a multi-byte character,
+// so the why of a UTF-8 summary was not UTF-8 (and --json threw). Input kept in
+// fuzz/regressions/citation_markup/.
+TEST(CitationMarkup, UnexpectedCharacterIsQuotedWhole) {
+  const SummaryMarkup s = parse_summary(
+      "- BOM [.:L1\xEF\xBB\xBF]\n"
+      "- Accent [a.md:L2\xC3\xA9]\n"
+      "- Bad byte [a.md:L3\x80]\n"
+      "- Tab [a.md:L4\x01]\n");
+  ASSERT_EQ(s.malformed.size(), 4u);
+  const char* tail = "' in a citation (expected ']' or a quoted phrase)";
+  EXPECT_EQ(s.malformed[0].why, std::string("unexpected '\xEF\xBB\xBF") + tail);
+  EXPECT_EQ(s.malformed[1].why, std::string("unexpected '\xC3\xA9") + tail);
+  EXPECT_EQ(s.malformed[2].why, std::string("unexpected '\\x80") + tail);
+  EXPECT_EQ(s.malformed[3].why, std::string("unexpected '\\x01") + tail);
+}
+
 TEST(CitationMarkup, NonDocExtensionWithLIsStillACitation) {
   const SummaryMarkup s = parse_summary("Spec [spec/chip.pdf:L4]\n");
   ASSERT_EQ(s.citation_count(), 1u);

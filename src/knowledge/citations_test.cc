@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "knowledge/citation_json.h"
 #include "knowledge/test_files.h"
 #include "store/test_temp_dir.h"
 
@@ -137,6 +138,16 @@ TEST_F(CitationCheck, CitedLinesJoinTheRange) {
   EXPECT_EQ(broken_reason(corpus.value(), c), "");
   c.path = "../docs/memory.md";
   EXPECT_NE(broken_reason(corpus.value(), c), "");
+}
+
+// Found by fuzz/citations_fuzz.cc: a malformed citation ending in a multi-byte character got a
+// why holding half of it, and citations_json(...).dump() threw. Input kept in
+// fuzz/regressions/citations/.
+TEST_F(CitationCheck, JsonOfAMalformedCitationWithUnicodeCanBeWritten) {
+  const CitationReport report = check("- Odd [memory.md:L1\xD0\x92]\n");
+  ASSERT_EQ(report.citations.size(), 1u);
+  EXPECT_EQ(report.citations[0].verdict, TextVerdict::kMalformed);
+  EXPECT_NO_THROW((void)citations_json(report).dump());
 }
 
 }  // namespace

@@ -52,7 +52,27 @@ store::Result<std::string> read_all(int fd, const fs::path& path) {
   }
 }
 
-store::Result<std::vector<IndexingRecord>> parse_log(std::string_view text, const fs::path& path) {
+store::Status write_all(int fd, std::string_view text, const fs::path& path) {
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return store::Error{fmt::format("cannot write {}: {}", path.string(), errno_text())};
+    }
+    done += static_cast<size_t>(n);
+  }
+  return {};
+}
+
+}  // namespace
+
+fs::path manifest_log_path(const fs::path& workspace_root) {
+  return workspace_root / ".headway" / "knowledge" / "docs-manifests.jsonl";
+}
+
+store::Result<std::vector<IndexingRecord>> parse_manifest_log(std::string_view text,
+                                                            const fs::path& path) {
   std::vector<IndexingRecord> records;
   size_t start = 0;
   int line_number = 0;
@@ -87,25 +107,6 @@ store::Result<std::vector<IndexingRecord>> parse_log(std::string_view text, cons
   return records;
 }
 
-store::Status write_all(int fd, std::string_view text, const fs::path& path) {
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return store::Error{fmt::format("cannot write {}: {}", path.string(), errno_text())};
-    }
-    done += static_cast<size_t>(n);
-  }
-  return {};
-}
-
-}  // namespace
-
-fs::path manifest_log_path(const fs::path& workspace_root) {
-  return workspace_root / ".headway" / "knowledge" / "docs-manifests.jsonl";
-}
-
 store::Result<std::vector<IndexingRecord>> read_manifest_log(const fs::path& workspace_root) {
   const fs::path path = manifest_log_path(workspace_root);
   const int raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -116,7 +117,7 @@ store::Result<std::vector<IndexingRecord>> read_manifest_log(const fs::path& wor
   Fd fd(raw);
   auto text = read_all(fd.get(), path);
   if (!text) return text.error();
-  return parse_log(text.value(), path);
+  return parse_manifest_log(text.value(), path);
 }
 
 store::Result<Manifest> load_manifest(const store::ArtifactStore& artifacts,
@@ -164,7 +165,7 @@ store::Result<Indexing> index_corpus(const store::Workspace& workspace, const Co
     return store::Error{
         fmt::format("cannot cut the torn last line of {}: {}", path.string(), errno_text())};
   }
-  auto records = parse_log(std::string_view(text.value()).substr(0, complete), path);
+  auto records = parse_manifest_log(std::string_view(text.value()).substr(0, complete), path);
   if (!records) return records.error();
 
   out.record.manifest = manifest_hash.value();

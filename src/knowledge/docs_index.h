@@ -31,6 +31,12 @@ struct IndexingRecord {
 
 std::filesystem::path manifest_log_path(const std::filesystem::path& workspace_root);
 
+// The records of a log's text: its complete lines (ending in '\n'; text after the last '\n' is
+// a torn line and ignored), blank lines skipped. An error naming path and the line when a
+// complete line is not a JSON object with a "manifest" SHA-256 hash.
+store::Result<std::vector<IndexingRecord>> parse_manifest_log(std::string_view text,
+                                                              const std::filesystem::path& path);
+
 // The log's complete lines, oldest first; empty when nothing was ever indexed. An error naming
 // the line when a complete line is not a record.
 store::Result<std::vector<IndexingRecord>> read_manifest_log(

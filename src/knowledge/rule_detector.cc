@@ -6,7 +6,7 @@
 #include <cctype>
 #include <regex>
 
-#include "knowledge/rules.h"
+#include "targets/error_diagnostics.h"
 
 namespace headway::knowledge {
 
@@ -79,7 +79,7 @@ std::string blank_comments(std::string_view source) {
 }
 
 std::optional<std::string> derive_detector(std::string_view diagnostics) {
-  const std::string line = ascii_quotes(first_error_line(diagnostics));
+  const std::string line = targets::ascii_quotes(targets::first_error_line(diagnostics));
   if (line.empty()) return std::nullopt;
   static const std::regex gcc_header(R"(error: ([^ :']+): No such file or directory)");
   static const std::regex clang_header(R"(error: '([^']+)' file not found)");

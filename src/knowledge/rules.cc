@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <array>
-#include <cctype>
 #include <regex>
 
 #include "knowledge/facts.h"

@@ -82,6 +82,12 @@ std::optional<Design> parse_design(std::string_view kernel, std::string_view tex
         *error = fmt::format("line {}: expected `// param P_NAME v1 v2 ... default v` with the default among the values", number);
         return std::nullopt;
       }
+      const bool repeated = std::any_of(d.params.begin(), d.params.end(),
+                                        [&](const DesignParam& q) { return q.name == p.name; });
+      if (repeated) {
+        *error = fmt::format("line {}: parameter {} is declared twice", number, p.name);
+        return std::nullopt;
+      }
       d.params.push_back(std::move(p));
     }
   }

@@ -37,7 +37,8 @@ struct Design {
 };
 
 // Parses one design file. An error (nullopt and *error set) names the line that is malformed:
-// missing `headway-design:` header, a param without values, a default not among the values.
+// missing `headway-design:` header, a param without values, a default not among the values, a
+// param declared twice.
 std::optional<Design> parse_design(std::string_view kernel, std::string_view text, std::string* error);
 
 // Every design of the target's library for `kernel` (Target::design_files), sorted by name, parsed

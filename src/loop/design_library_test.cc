@@ -59,6 +59,15 @@ TEST(DesignLibrary, MalformedHeadersNameTheLine) {
   EXPECT_FALSE(parse_design("qkv", "// headway-design: a\n// param ROWS 1 default 1\n", &error));
 }
 
+// Found by fuzz/design_fuzz.cc: a parameter declared twice parsed, and render(defaults()) threw
+// because the defaults kept only the second declaration. Input kept in fuzz/regressions/design/.
+TEST(DesignLibrary, ParameterDeclaredTwiceIsAnError) {
+  std::string error;
+  EXPECT_FALSE(parse_design(
+      "qkv", "// headway-design: a\n// param P_X 1 2 default 1\n// param P_X 3 4 default 4\n", &error));
+  EXPECT_NE(error.find("line 3: parameter P_X is declared twice"), std::string::npos) << error;
+}
+
 TEST(DesignLibrary, EveryEmbeddedDesignParses) {
   for (const char* k : {"qkv", "attn_out", "ffn"}) {
     for (const auto& d : designs_for(cpu(), k)) {

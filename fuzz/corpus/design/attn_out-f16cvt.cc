@@ -1,0 +1,13 @@
+// headway-design: f16cvt
+// summary: f8 rebuilt as f16 bit patterns by 16-bit shifts and one AND, widened exactly by the F16C converter (vcvtph2ps; no f32 subnormals); P_ROWS rows share each activation load; persistent pool with per-thread regions and stealing
+// param P_ROWS 1 2 4 default 2
+// param P_THREADS 1 2 4 default 2
+// param P_CHUNK 4 8 16 32 default 8
+// param P_PREFETCH 0 1 2 4 default 1
+//
+// Decode: for a 16-bit word holding codes c_even (low byte) and c_odd (high byte), an arithmetic
+// shift right by 1 and AND 0xBF80 leave sign | (c_odd & 0x7f) << 7: the f16 of c_odd's value times
+// 2^-8; the even byte first moves up by 8. vcvtph2ps widens 8 f16 at a time, exactly, subnormal codes
+// included, so no f32 subnormal ever reaches an FMA. Per 32 codes: 5 integer ops, 2 extracts, 4
+// converts, 4 FMAs; the activations are stored once per call in the matching even/odd order.
+#include <atomic>

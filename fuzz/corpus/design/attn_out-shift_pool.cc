@@ -1,0 +1,15 @@
+// headway-design: shift_pool
+// summary: f8 decoded to f32 bits by 16-bit shifts and one AND (no tables, no converts), activations pre-permuted to match, P_ROWS rows share each activation load; rows streamed by a persistent pool, one contiguous region per thread with stealing at the end
+// param P_ROWS 1 2 4 default 4
+// param P_THREADS 1 2 4 default 2
+// param P_CHUNK 4 8 16 32 default 8
+// param P_PREFETCH 0 1 2 4 default 1
+//
+// Decode: an f8e4m3fn code s.eeee.mmm in the top byte of a 32-bit lane, shifted right
+// arithmetically by 4, becomes s.ssss.eeee.mmm...; AND 0x87F00000 leaves the f32 whose exponent field
+// is eeee and whose mantissa starts with mmm: the code's value times 2^-120 (subnormal codes become
+// f32 subnormals, still exact; NaN codes are not decoded as NaN). One 16-bit shift serves the odd
+// bytes of all words at once, the even bytes first move up by 8: 9 integer ops and 4 FMAs per 32
+// codes. Lane i of decoded vector k holds code 4i+k, so the activations are stored in that order
+// (times 2^32, so that products stay normal) once per call.
+#include <atomic>

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (fuzz/, docs/FUZZING.md) into build-fuzz/ with clang and
+# -DHEADWAY_FUZZ=ON, replays every input in fuzz/regressions/<target>/, then fuzzes each target
+# for SECONDS_PER_TARGET (default 20) starting from fuzz/corpus/<target>/. Exits 1 naming the
+# saved input when a target crashes, hangs (-timeout) or runs out of memory (-rss_limit_mb).
+# New corpus entries go to build-fuzz/corpus/<target>/ (kept between runs, never committed);
+# crashing inputs to build-fuzz/artifacts/<target>/. FUZZ_TARGETS="a b" limits the targets.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-20}"
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+generator=()
+command -v ninja >/dev/null && generator=(-G Ninja)
+if [ ! -f build-fuzz/CMakeCache.txt ]; then
+  cmake -S . -B build-fuzz "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DHEADWAY_FUZZ=ON -DHEADWAY_NATIVE=OFF \
+    "${launcher[@]}" >/dev/null
+fi
+cmake --build build-fuzz -j"$(nproc)" --target headway_fuzzers
+
+targets="${FUZZ_TARGETS:-$(cd fuzz && ls ./*_fuzz.cc | sed 's|^\./||; s|_fuzz\.cc$||')}"
+failed=()
+for t in $targets; do
+  bin="build-fuzz/fuzz/fuzz_$t"
+  options=(-rss_limit_mb=2048 -timeout=10 -max_len=16384)
+  if [ -d "fuzz/regressions/$t" ]; then
+    # Given files, libFuzzer runs each once and stops at the first that fails.
+    if ! "$bin" "${options[@]}" fuzz/regressions/"$t"/* >"build-fuzz/fuzz/$t.replay.log" 2>&1; then
+      tail -n 30 "build-fuzz/fuzz/$t.replay.log" >&2
+      failed+=("$t: a regression input fails again (build-fuzz/fuzz/$t.replay.log)")
+      continue
+    fi
+  fi
+  [ "$seconds" -gt 0 ] || continue
+  mkdir -p "build-fuzz/corpus/$t" "build-fuzz/artifacts/$t"
+  log="build-fuzz/fuzz/$t.log"
+  if "$bin" "${options[@]}" -max_total_time="$seconds" -print_final_stats=1 \
+      -artifact_prefix="build-fuzz/artifacts/$t/" "build-fuzz/corpus/$t" "fuzz/corpus/$t" \
+      >"$log" 2>&1; then
+    echo "fuzz: $t: $(grep -m1 -o 'Done [0-9]* runs in [0-9]* second(s)' "$log")"
+  else
+    tail -n 40 "$log" >&2
+    input="$(grep -o "Test unit written to .*" "$log" | tail -n 1 | sed 's/Test unit written to //')"
+    failed+=("$t: ${input:-see $log}")
+  fi
+done
+if [ ${#failed[@]} -gt 0 ]; then
+  printf 'fuzz: FAILED %s\n' "${failed[@]}" >&2
+  exit 1
+fi
+echo "fuzz: every target ran ${seconds}s without a crash"
