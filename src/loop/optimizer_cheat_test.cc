@@ -1,0 +1,71 @@
+// A candidate that cheats under timing, in the real loop on the cpu target: it passes the check,
+// is caught by the verified timed calls, is marked cheated with the reason, and the loop goes on.
+#include <gtest/gtest.h>
+
+#include "knowledge/workspace_target.h"
+#include "loop/optimizer.h"
+#include "search/design_tree.h"
+#include "store/test_temp_dir.h"
+#include "targets/cpu/host_abi.h"
+#include "targets/registry.h"
+
+namespace headway::loop {
+namespace {
+
+// Proposes, once, a candidate that replays the output of its previous call whenever a few bytes
+// of the weights repeat (they do across the input sets, not across the check's two calls), and an
+// honest copy of the baseline.
+class CheatingProposer final : public Proposer {
+ public:
+  std::string name() const override { return "cheat-test"; }
+  std::vector<Proposal> propose(const ProposalContext& ctx) override {
+    if (done_) return {};
+    done_ = true;
+    std::string cheat(cpu::host_abi(*ctx.kernel).baseline_source());
+    const std::string entry = "extern \"C\" void hw_attn_out(const hw_attn_out_args* a)";
+    cheat.replace(cheat.find(entry), entry.size(), "static void real(const hw_attn_out_args* a)");
+    cheat = "#include <cstring>\n" + cheat + "\nstatic uint64_t seen; static hw_bf16 stored[HW_H];\n" + entry +
+            " {\n  uint64_t f; std::memcpy(&f, a->o_weight, 8);\n"
+            "  if (f == seen) { std::memcpy(a->residual, stored, sizeof stored); return; }\n"
+            "  real(a); seen = f; std::memcpy(stored, a->residual, sizeof stored);\n}\n";
+    const std::string honest = std::string(cpu::host_abi(*ctx.kernel).baseline_source()) + "\n// honest copy\n";
+    return {{"cheat", {}, cheat, "", "replays on a fingerprint"}, {"copy", {}, honest, "", "the baseline again"}};
+  }
+
+ private:
+  bool done_ = false;
+};
+
+TEST(OptimizeLoop, ACheatingCandidateIsDisqualifiedAndTheLoopGoesOn) {
+  store::TestTempDir dir;
+  auto ws = store::Workspace::create(dir.path()).value();
+  knowledge::set_workspace_target_name(ws, "cpu");
+  auto target = targets::make_target("cpu");
+  OptimizeOptions options;
+  options.kernels = {"attn_out"};
+  options.budget = std::chrono::seconds(120);
+  options.baseline_readings = 3;
+  options.cap = 6;
+  options.target = target.get();
+  CheatingProposer proposer;
+  const OptimizeSummary summary = optimize(ws, proposer, options, nullptr);
+  EXPECT_EQ(summary.cheated, 1);
+  EXPECT_EQ(summary.proposed, 2);
+  auto tree = search::DesignTree::open(ws, "attn_out").value();
+  int cheated = 0;
+  for (const auto& n : tree.nodes()) {
+    if (n.design == "cheat") {
+      EXPECT_EQ(n.status, search::NodeStatus::kCheated) << n.reason;
+      EXPECT_NE(n.reason.find("output is wrong"), std::string::npos) << n.reason;
+      ++cheated;
+    } else if (n.design == "copy") {
+      EXPECT_NE(n.status, search::NodeStatus::kCheated) << n.reason;
+      EXPECT_NE(n.status, search::NodeStatus::kProposed) << "the loop stopped before the honest candidate";
+    }
+  }
+  EXPECT_EQ(cheated, 1);
+  EXPECT_NE(tree.node(tree.head().node_id)->design, "cheat");
+}
+
+}  // namespace
+}  // namespace headway::loop
