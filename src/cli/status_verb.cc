@@ -85,7 +85,8 @@ int run_status(const StatusArgs& args) {
          {"ratio_to_decode_ceiling", head_ms / decode_ms},
          {"nodes", nodes},
          {"tests", tests},
-         {"device_seconds", loop::device_seconds(ws, record.name)}});
+         {"device_seconds", loop::device_seconds(ws, record.name)},
+         {"device_seconds_by_activity", loop::device_seconds_split(ws, record.name)}});
   }
   out["geomean_speedup"] = counted ? std::exp(log_sum / counted) : NAN;
   const UnsandboxedRuns unsandboxed = unsandboxed_runs(ws);
@@ -117,6 +118,9 @@ int run_status(const StatusArgs& args) {
     for (const auto& [s, c] : k["nodes"].items()) statuses += fmt::format(" {}={}", s, c.get<int>());
     for (const auto& [o, c] : k["tests"].items()) outcomes += fmt::format(" {}={}", o, c.get<int>());
     fmt::print("          nodes:{}\n          tests:{}\n", statuses, outcomes);
+    std::string split;
+    for (const auto& [a, v] : k["device_seconds_by_activity"].items()) split += fmt::format(" {}={:.1f}", a, v.get<double>());
+    if (!split.empty()) fmt::print("          device s:{}\n", split);
   }
   fmt::print("geomean speedup over the baselines: {:.3f}x\n", out["geomean_speedup"].get<double>());
   if (any_remeasured) {

@@ -34,8 +34,33 @@ T must(store::Result<T> r, const char* what) {
   return std::move(r).value();
 }
 
-void add_device_seconds(store::Workspace& ws, const std::string& kernel, double seconds) {
+constexpr const char* kDeviceActivities[] = {"screen", "timed", "warm_up", "process_start",
+                                             "guard", "verification", "inputs", "other"};
+
+void add_activity_seconds(store::Workspace& ws, const std::string& kernel, const std::string& activity,
+                          double seconds) {
+  const std::string key = "device_seconds." + kernel + "." + activity;
+  const auto v = ws.meta(key);
+  ws.set_meta(key, fmt::format("{:.6f}", (v ? std::stod(*v) : 0.0) + seconds));
+}
+
+// Adds `seconds` of wall time to the kernel's device time; `accounting` (a device's or session's,
+// null when it has none) splits it by activity, and what it does not cover counts as "other".
+void add_device_seconds(store::Workspace& ws, const std::string& kernel, double seconds,
+                        const std::string& activity, const nlohmann::json& accounting = nullptr) {
   ws.set_meta("device_seconds." + kernel, fmt::format("{:.6f}", device_seconds(ws, kernel) + seconds));
+  if (!accounting.is_object()) {
+    add_activity_seconds(ws, kernel, activity, seconds);
+    return;
+  }
+  double covered = 0.0;
+  for (const char* a : kDeviceActivities) {
+    const double v = accounting.value(std::string(a) + "_seconds", 0.0);
+    if (v <= 0.0) continue;
+    add_activity_seconds(ws, kernel, a, v);
+    covered += v;
+  }
+  if (seconds > covered) add_activity_seconds(ws, kernel, "other", seconds - covered);
 }
 
 Params params_of(const Node& n) {
@@ -273,7 +298,7 @@ class Loop {
       progress(name, n.id, n.design, "screen");
       const auto source = t.source(n.id);
       const ScreenResult s = screen_candidate(kernel, source.value_or(""), target_, cache_, options_.lint);
-      add_device_seconds(ws_, name, s.seconds);
+      add_device_seconds(ws_, name, s.seconds, "screen");
       if (s.passed) {
         survivors.push_back({n, s.artifact});
       } else {
@@ -309,7 +334,8 @@ class Loop {
         if (!cheated[i]) continue;
         disqualify(t, survivors[i].node, *cheated[i]);
       }
-      add_device_seconds(ws_, name, std::chrono::duration<double>(Clock::now() - race_start).count());
+      add_device_seconds(ws_, name, std::chrono::duration<double>(Clock::now() - race_start).count(), "other",
+                         session.value()->accounting());
       if (!raced) throw std::runtime_error(raced.error().message);
       winner = static_cast<size_t>(raced.value().ranking.front());
       if (cheated[winner]) return true;  // every survivor was disqualified
@@ -363,7 +389,8 @@ class Loop {
       if (e.arm() == measure::Arm::kHead) throw std::runtime_error(fmt::format("the head of {} failed under timing: {}", name, e.what()));
       log.abandon_unfinished_tests();
       disqualify(t, candidate, e.what());
-      add_device_seconds(ws_, name, std::chrono::duration<double>(Clock::now() - test_start).count());
+      add_device_seconds(ws_, name, std::chrono::duration<double>(Clock::now() - test_start).count(), "other",
+                         device->accounting());
       return;
     }
     const auto effect = measure::estimate_effect(record.d);
@@ -375,7 +402,8 @@ class Loop {
     decision.ci_high = -effect.lower_pct;
     decision.note = measure::early_stop_note(record.outcome, static_cast<int>(record.d.size()), config.cap);
     must(log.finish_test(test, decision), "finish test");
-    add_device_seconds(ws_, name, std::chrono::duration<double>(Clock::now() - test_start).count());
+    add_device_seconds(ws_, name, std::chrono::duration<double>(Clock::now() - test_start).count(), "other",
+                       device->accounting());
     ++summary_.tests;
     if (record.outcome == measure::Outcome::kFaster) ++summary_.accepted;
     progress(name, candidate.id, candidate.design, std::string(measure::to_string(record.outcome)));
@@ -396,6 +424,14 @@ class Loop {
 };
 
 }  // namespace
+
+std::map<std::string, double> device_seconds_split(store::Workspace& ws, const std::string& kernel) {
+  std::map<std::string, double> out;
+  for (const char* a : kDeviceActivities) {
+    if (const auto v = ws.meta("device_seconds." + kernel + "." + a)) out[a] = std::stod(*v);
+  }
+  return out;
+}
 
 double device_seconds(store::Workspace& ws, const std::string& kernel) {
   const auto v = ws.meta("device_seconds." + kernel);

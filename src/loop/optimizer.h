@@ -5,6 +5,7 @@
 // stopped (an unfinished acceptance test is discarded and run again from its first pair).
 #include <chrono>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -75,5 +76,9 @@ OptimizeSummary optimize(store::Workspace& ws, Proposer& proposer, const Optimiz
 
 // The device seconds spent on a kernel so far (screening, races, tests), from the workspace.
 double device_seconds(store::Workspace& ws, const std::string& kernel);
+// The same seconds by what they were spent on: "screen" (builds and checks), and for races and
+// tests what their sessions accounted ("timed", "warm_up", "process_start", "guard",
+// "verification", "inputs"), the rest of their wall time as "other". Empty when none recorded.
+std::map<std::string, double> device_seconds_split(store::Workspace& ws, const std::string& kernel);
 
 }  // namespace headway::loop

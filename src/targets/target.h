@@ -104,6 +104,8 @@ class Session {
   // Checks what the session kept of its readings (sampled outputs against the reference); the
   // first arm found breaking a rule, if any.
   virtual std::optional<ArmBreach> verify_arms() { return std::nullopt; }
+  // Where the session's time went so far (an object of "<activity>_seconds"), or null.
+  virtual nlohmann::json accounting() const { return nullptr; }
 };
 
 // One chip fact as a target measures it; knowledge stores it under a toolchain id.

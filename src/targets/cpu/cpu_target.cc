@@ -74,6 +74,7 @@ class CpuSession final : public targets::Session {
     if (auto cheat = session_->verify_sampled()) return targets::ArmBreach{cheat->arm, cheat->reason};
     return std::nullopt;
   }
+  nlohmann::json accounting() const override { return to_json(session_->costs()); }
 
  private:
   std::unique_ptr<TimedSession> session_;
