@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cli/unsandboxed_runs.h"
+#include "knowledge/workspace_target.h"
 #include "targets/registry.h"
 
 namespace headway::cli {
@@ -73,6 +74,14 @@ store::Workspace open_workspace_or_throw(const std::string& dir) {
 std::string sandbox_refusal(const std::string& reason) {
   return fmt::format("cannot sandbox candidate code: {} (install bubblewrap, or pass --no-sandbox)",
                      reason);
+}
+
+std::unique_ptr<targets::Target> workspace_target_or_throw(store::Workspace& ws) {
+  try {
+    return knowledge::open_workspace_target(ws);
+  } catch (const std::runtime_error& e) {
+    throw UsageError(e.what());
+  }
 }
 
 }  // namespace headway::cli

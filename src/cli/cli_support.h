@@ -2,6 +2,7 @@
 // Helpers shared by the verbs: turning user input into parts' inputs with clear errors.
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -37,6 +38,9 @@ std::unique_ptr<targets::Target> target_or_throw(const std::string& name,
 // directory; throws UsageError saying which was tried and why it failed. With --no-sandbox, the
 // first unsandboxed run of candidate code is recorded in it (cli/unsandboxed_runs.h).
 store::Workspace open_workspace_or_throw(const std::string& dir);
+// The workspace's target with its toolchain selected (knowledge/workspace_target.h); throws
+// UsageError when the workspace names a target this build does not know.
+std::unique_ptr<targets::Target> workspace_target_or_throw(store::Workspace& ws);
 
 // Exit status of a verb that refuses to build or run candidate code without the sandbox.
 inline constexpr int kSandboxExit = 3;

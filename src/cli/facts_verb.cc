@@ -19,12 +19,7 @@ struct FactsArgs {
 
 int run_facts(const FactsArgs& args) {
   store::Workspace ws = open_workspace_or_throw(args.workspace);
-  std::unique_ptr<targets::Target> target;
-  try {
-    target = knowledge::open_workspace_target(ws);
-  } catch (const std::runtime_error& e) {
-    throw UsageError(e.what());
-  }
+  const std::unique_ptr<targets::Target> target = workspace_target_or_throw(ws);
   const std::string toolchain = knowledge::toolchain_id_of(*target);
   std::vector<knowledge::Fact> facts = knowledge::list_facts(ws);
   bool measured = false;

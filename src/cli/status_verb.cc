@@ -24,12 +24,7 @@ struct StatusArgs {
 int run_status(const StatusArgs& args) {
   store::Workspace ws = open_workspace_or_throw(args.workspace);
   nlohmann::json out = {{"kernels", nlohmann::json::array()}};
-  std::unique_ptr<targets::Target> target;
-  try {
-    target = knowledge::open_workspace_target(ws);
-  } catch (const std::runtime_error& e) {
-    throw UsageError(e.what());
-  }
+  const std::unique_ptr<targets::Target> target = workspace_target_or_throw(ws);
   // Figures re-measured side by side under the current toolchain (at the end of every optimize
   // run, and by a toolchain migration) replace the recorded ones, which may come from an
   // acceptance test long ago or from an earlier toolchain; the old ones stay in the workspace.

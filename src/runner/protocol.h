@@ -8,9 +8,22 @@
 //   calls on its own channel (a socket headway sends along with the spawn request).
 // headway ◄─channel──► child: kReady once loaded (or kLoadFailed), then one kDone per kCall or
 //   kPing. headway timestamps its own send and receive: nothing the child says is a measurement.
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstddef>
 #include <cstdint>
 
 namespace headway::runner {
+
+// Sends one message on a SOCK_SEQPACKET socket; false when it could not be sent whole.
+inline bool send_message(int fd, const void* data, size_t n) {
+  ssize_t w;
+  do {
+    w = send(fd, data, n, MSG_NOSIGNAL);
+  } while (w < 0 && errno == EINTR);
+  return w == static_cast<ssize_t>(n);
+}
 
 inline constexpr int kControlFd = 3;   // the host's end of the control socket
 inline constexpr int kInputsFd = 4;    // the input sets, read-only

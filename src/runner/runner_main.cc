@@ -66,14 +66,6 @@ Options parse(int argc, char** argv) {
 int writable_fd(int arm) { return kFirstArmFd + 2 * arm; }
 int object_fd(int arm) { return kFirstArmFd + 2 * arm + 1; }
 
-bool send_message(int fd, const void* data, size_t n) {
-  ssize_t w;
-  do {
-    w = send(fd, data, n, MSG_NOSIGNAL);
-  } while (w < 0 && errno == EINTR);
-  return w == static_cast<ssize_t>(n);
-}
-
 uint64_t address_space_now() {
   std::ifstream statm("/proc/self/statm");
   uint64_t pages = 0;

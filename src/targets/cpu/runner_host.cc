@@ -33,15 +33,8 @@ using runner::ChildEvent;
 using runner::Command;
 using runner::Op;
 using runner::Reply;
+using runner::send_message;
 using Clock = std::chrono::steady_clock;
-
-bool send_message(int fd, const void* data, size_t n) {
-  ssize_t w;
-  do {
-    w = send(fd, data, n, MSG_NOSIGNAL);
-  } while (w < 0 && errno == EINTR);
-  return w == static_cast<ssize_t>(n);
-}
 
 // Waits up to timeout_ms for input on fd: 1 ready, 0 timed out, -1 error.
 int wait_readable(int fd, int timeout_ms) {
