@@ -32,7 +32,7 @@ TEST(TreeNodeStatus, LifeCycle) {
   }
   const std::set<NodeStatus> after_inconclusive = {NodeStatus::kSlower, NodeStatus::kSame,
                                                    NodeStatus::kInconclusive,
-                                                   NodeStatus::kAccepted};
+                                                   NodeStatus::kAccepted, NodeStatus::kCheated};
   for (const NodeStatus to : kAllNodeStatuses) {
     EXPECT_EQ(transition_allowed(NodeStatus::kInconclusive, to), after_inconclusive.count(to) > 0)
         << to_string(to);
