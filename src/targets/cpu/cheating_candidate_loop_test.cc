@@ -1,5 +1,6 @@
-// A candidate that cheats under timing, in the real loop on the cpu target: it passes the check,
-// is caught by the verified timed calls, is marked cheated with the reason, and the loop goes on.
+// A candidate that cheats under timing, in the real optimize loop on the cpu target: it passes
+// the check, is caught by the verified timed calls, is marked cheated with the reason, and the
+// loop goes on.
 #include <gtest/gtest.h>
 
 #include "knowledge/workspace_target.h"
