@@ -29,8 +29,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const knowledge::SummaryMarkup markup = knowledge::parse_summary(summary);
   const knowledge::CitationReport report = knowledge::check_citations(markup, corpus);
   FUZZ_CHECK(report.citations.size() == markup.citation_count() + markup.malformed.size());
-  static const std::set<std::string_view> kVerdicts = {
-      "supported-by-text", "number-mismatch", "quote-not-found", "broken", "malformed"};
+  static const std::set<std::string_view> kVerdicts = {"supported-by-text", "number-mismatch",
+                                                       "quote-not-found", "broken", "malformed"};
   int64_t total = 0;
   for (const auto& [verdict, n] : report.totals()) total += n;
   FUZZ_CHECK(total == static_cast<int64_t>(report.citations.size()));

@@ -24,9 +24,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::vector<std::string> spans = knowledge::code_spans_in(claim);
   const std::vector<std::string> prose_numbers = knowledge::numbers_in(knowledge::prose_of(claim));
   for (const auto& fact : knowledge::missing_facts(claim, cited)) {
-    const bool number = std::find(prose_numbers.begin(), prose_numbers.end(), fact) != prose_numbers.end();
-    const bool span = fact.size() >= 2 && fact.front() == '`' && fact.back() == '`' &&
-                      std::find(spans.begin(), spans.end(), fact.substr(1, fact.size() - 2)) != spans.end();
+    const bool number =
+        std::find(prose_numbers.begin(), prose_numbers.end(), fact) != prose_numbers.end();
+    const bool span =
+        fact.size() >= 2 && fact.front() == '`' && fact.back() == '`' &&
+        std::find(spans.begin(), spans.end(), fact.substr(1, fact.size() - 2)) != spans.end();
     FUZZ_CHECK(number || span);
   }
   return 0;

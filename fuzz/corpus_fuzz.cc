@@ -1,8 +1,8 @@
 // Fuzzes reading one docs file into the corpus (make_corpus_file, corpus.h) and writing and
 // reading back its manifest (manifest.h), as `headway docs index` does. The first byte picks the
 // kind (Markdown, text, HTML), the rest is the file. Invariants: bytes that are not text are
-// refused, text is accepted; no line holds '\n'; text() (what is stored) splits into as many lines, the same ones for HTML; the
-// manifest's JSON can be written and reads back equal.
+// refused, text is accepted; no line holds '\n'; text() (what is stored) splits into as many lines,
+// the same ones for HTML; the manifest's JSON can be written and reads back equal.
 #include "fuzz_support.h"
 #include "knowledge/corpus.h"
 #include "knowledge/manifest.h"

@@ -10,12 +10,12 @@
 #include <string_view>
 #include <utility>
 
-#define FUZZ_CHECK(cond)                                                                \
-  do {                                                                                  \
-    if (!(cond)) {                                                                      \
+#define FUZZ_CHECK(cond)                                                                      \
+  do {                                                                                        \
+    if (!(cond)) {                                                                            \
       std::fprintf(stderr, "fuzz invariant failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
-      __builtin_trap();                                                                 \
-    }                                                                                   \
+      __builtin_trap();                                                                       \
+    }                                                                                         \
   } while (0)
 
 namespace headway::fuzz {
@@ -33,11 +33,21 @@ inline bool is_utf8(std::string_view text) {
     const auto b = static_cast<unsigned char>(text[i]);
     size_t n = 0;
     uint32_t cp = 0;
-    if (b < 0x80) { ++i; continue; }
-    if (b >= 0xC2 && b <= 0xDF) { n = 1; cp = b & 0x1Fu; }
-    else if (b >= 0xE0 && b <= 0xEF) { n = 2; cp = b & 0x0Fu; }
-    else if (b >= 0xF0 && b <= 0xF4) { n = 3; cp = b & 0x07u; }
-    else return false;
+    if (b < 0x80) {
+      ++i;
+      continue;
+    }
+    if (b >= 0xC2 && b <= 0xDF) {
+      n = 1;
+      cp = b & 0x1Fu;
+    } else if (b >= 0xE0 && b <= 0xEF) {
+      n = 2;
+      cp = b & 0x0Fu;
+    } else if (b >= 0xF0 && b <= 0xF4) {
+      n = 3;
+      cp = b & 0x07u;
+    } else
+      return false;
     if (i + n >= text.size()) return false;  // truncated sequence
     for (size_t k = 1; k <= n; ++k) {
       const auto c = static_cast<unsigned char>(text[i + k]);

@@ -6,9 +6,9 @@
 #include <algorithm>
 
 #include "fuzz_support.h"
-#include "targets/error_diagnostics.h"
 #include "knowledge/rule_detector.h"
 #include "knowledge/text_lines.h"
+#include "targets/error_diagnostics.h"
 
 using namespace headway;
 
@@ -21,7 +21,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   const std::string blanked = knowledge::blank_comments(source);
   FUZZ_CHECK(blanked.size() == source.size());
-  for (size_t i = 0; i < source.size(); ++i) FUZZ_CHECK((source[i] == '\n') == (blanked[i] == '\n'));
+  for (size_t i = 0; i < source.size(); ++i)
+    FUZZ_CHECK((source[i] == '\n') == (blanked[i] == '\n'));
 
   const auto detector = knowledge::derive_detector(diagnostics);
   if (!detector) return 0;

@@ -12,18 +12,21 @@ namespace headway {
 
 SharedMemory::SharedMemory(const std::string& name, size_t bytes) : size_(round_up_to_page(bytes)) {
   fd_ = memfd_create(name.c_str(), MFD_CLOEXEC);
-  if (fd_ < 0) throw std::runtime_error("cannot create shared memory: " + std::string(std::strerror(errno)));
+  if (fd_ < 0)
+    throw std::runtime_error("cannot create shared memory: " + std::string(std::strerror(errno)));
   if (size_ == 0) size_ = kPageBytes;
   if (ftruncate(fd_, static_cast<off_t>(size_)) != 0) {
     const int e = errno;
     close(fd_);
-    throw std::runtime_error("cannot size shared memory to " + std::to_string(size_) + " bytes: " + std::strerror(e));
+    throw std::runtime_error("cannot size shared memory to " + std::to_string(size_) +
+                             " bytes: " + std::strerror(e));
   }
   void* p = mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
   if (p == MAP_FAILED) {
     const int e = errno;
     close(fd_);
-    throw std::runtime_error("cannot map " + std::to_string(size_) + " bytes of shared memory: " + std::strerror(e));
+    throw std::runtime_error("cannot map " + std::to_string(size_) +
+                             " bytes of shared memory: " + std::strerror(e));
   }
   base_ = static_cast<std::byte*>(p);
 }

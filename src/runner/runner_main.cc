@@ -14,8 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -52,14 +52,21 @@ Options parse(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string key = argv[i];
     const std::string value = argv[i + 1];
-    if (key == "--kernel") o.kernel = value;
-    else if (key == "--set-bytes") o.set_bytes = std::stoull(value);
-    else if (key == "--sets") o.sets = std::stoi(value);
-    else if (key == "--arms") o.arms = std::stoi(value);
-    else if (key == "--memory-limit") o.memory_limit = std::stoull(value);
-    else die("unknown argument " + key);
+    if (key == "--kernel")
+      o.kernel = value;
+    else if (key == "--set-bytes")
+      o.set_bytes = std::stoull(value);
+    else if (key == "--sets")
+      o.sets = std::stoi(value);
+    else if (key == "--arms")
+      o.arms = std::stoi(value);
+    else if (key == "--memory-limit")
+      o.memory_limit = std::stoull(value);
+    else
+      die("unknown argument " + key);
   }
-  if (o.kernel.empty() || o.sets < 1 || o.arms < 1) die("usage: --kernel NAME --set-bytes N --sets K --arms A");
+  if (o.kernel.empty() || o.sets < 1 || o.arms < 1)
+    die("usage: --kernel NAME --set-bytes N --sets K --arms A");
   return o;
 }
 
@@ -89,10 +96,11 @@ uint64_t address_space_now() {
   const BufferLayout layout(kernel.regions());
   const size_t input_total = o.set_bytes * static_cast<size_t>(o.sets);
   void* in = mmap(nullptr, input_total, PROT_READ, MAP_SHARED, kInputsFd, 0);
-  void* out = layout.writable_bytes
-                  ? mmap(nullptr, layout.writable_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, writable_fd(arm), 0)
-                  : nullptr;
-  if (in == MAP_FAILED || out == MAP_FAILED) load_failed(channel, std::string("cannot map the buffers: ") + std::strerror(errno));
+  void* out = layout.writable_bytes ? mmap(nullptr, layout.writable_bytes, PROT_READ | PROT_WRITE,
+                                           MAP_SHARED, writable_fd(arm), 0)
+                                    : nullptr;
+  if (in == MAP_FAILED || out == MAP_FAILED)
+    load_failed(channel, std::string("cannot map the buffers: ") + std::strerror(errno));
   auto* inputs = static_cast<std::byte*>(in);
   // Fill the page tables of the sets this child will use without touching their data, so that
   // no call pays page faults and the caches stay as they are.
@@ -126,7 +134,8 @@ uint64_t address_space_now() {
   reply.op = Op::kDone;
   std::vector<std::unique_ptr<SharedBuffers>> views;
   for (int set = 0; set < o.sets; ++set) {
-    views.push_back(std::make_unique<SharedBuffers>(kernel.regions(), inputs + o.set_bytes * static_cast<size_t>(set),
+    views.push_back(std::make_unique<SharedBuffers>(kernel.regions(),
+                                                    inputs + o.set_bytes * static_cast<size_t>(set),
                                                     static_cast<std::byte*>(out)));
   }
   Command command;
@@ -189,7 +198,9 @@ void report_exits() {
     event.op = Op::kExited;
     event.pid = pid;
     event.wait_status = status;
-    auto ns = [](const timeval& t) { return int64_t{t.tv_sec} * 1'000'000'000 + int64_t{t.tv_usec} * 1000; };
+    auto ns = [](const timeval& t) {
+      return int64_t{t.tv_sec} * 1'000'000'000 + int64_t{t.tv_usec} * 1000;
+    };
     event.cpu_ns = ns(usage.ru_utime) + ns(usage.ru_stime);
     event.max_rss_kib = usage.ru_maxrss;
     send_message(kControlFd, &event, sizeof event);
@@ -224,7 +235,8 @@ int host_main(int argc, char** argv) {
     SpawnRequest request;
     const int channel = receive_spawn(&request);
     if (channel == -1) return 0;  // headway closed the control socket: the sandbox goes down
-    if (channel < 0 || request.op != Op::kSpawn || request.arm >= static_cast<uint32_t>(o.arms)) die("bad spawn request");
+    if (channel < 0 || request.op != Op::kSpawn || request.arm >= static_cast<uint32_t>(o.arms))
+      die("bad spawn request");
     const pid_t pid = fork();
     if (pid == 0) {
       sigprocmask(SIG_UNBLOCK, &chld, nullptr);

@@ -12,14 +12,30 @@ namespace headway::runner {
 namespace {
 
 constexpr int kKilled[] = {
-    SCMP_SYS(fork),      SCMP_SYS(vfork),        SCMP_SYS(execve),
-    SCMP_SYS(execveat),  SCMP_SYS(socket),       SCMP_SYS(ptrace),
-    SCMP_SYS(process_vm_readv), SCMP_SYS(process_vm_writev), SCMP_SYS(pidfd_open),
-    SCMP_SYS(pidfd_send_signal), SCMP_SYS(pidfd_getfd), SCMP_SYS(tkill),
-    SCMP_SYS(unshare),   SCMP_SYS(setns),        SCMP_SYS(mount),
-    SCMP_SYS(chroot),    SCMP_SYS(kexec_load),   SCMP_SYS(bpf),
-    SCMP_SYS(perf_event_open), SCMP_SYS(userfaultfd), SCMP_SYS(io_uring_setup),
-    SCMP_SYS(shmget),    SCMP_SYS(msgget),       SCMP_SYS(semget),
+    SCMP_SYS(fork),
+    SCMP_SYS(vfork),
+    SCMP_SYS(execve),
+    SCMP_SYS(execveat),
+    SCMP_SYS(socket),
+    SCMP_SYS(ptrace),
+    SCMP_SYS(process_vm_readv),
+    SCMP_SYS(process_vm_writev),
+    SCMP_SYS(pidfd_open),
+    SCMP_SYS(pidfd_send_signal),
+    SCMP_SYS(pidfd_getfd),
+    SCMP_SYS(tkill),
+    SCMP_SYS(unshare),
+    SCMP_SYS(setns),
+    SCMP_SYS(mount),
+    SCMP_SYS(chroot),
+    SCMP_SYS(kexec_load),
+    SCMP_SYS(bpf),
+    SCMP_SYS(perf_event_open),
+    SCMP_SYS(userfaultfd),
+    SCMP_SYS(io_uring_setup),
+    SCMP_SYS(shmget),
+    SCMP_SYS(msgget),
+    SCMP_SYS(semget),
 };
 
 }  // namespace
@@ -35,14 +51,23 @@ bool install_syscall_filter(std::string* error) {
   for (int call : kKilled) rc = rc ? rc : seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, call, 0);
   // Threads only: a clone without CLONE_THREAD creates a process. clone3 hides its flags in
   // memory, so it answers ENOSYS and the C library falls back to clone.
-  if (!rc) rc = seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(clone), 1,
-                                 SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
+  if (!rc)
+    rc = seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(clone), 1,
+                          SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
   if (!rc) rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
   // Signals only to itself (raise, abort, pthread_kill).
-  if (!rc) rc = seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(kill), 1, SCMP_A0(SCMP_CMP_NE, self));
-  if (!rc) rc = seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(tgkill), 1, SCMP_A0(SCMP_CMP_NE, self));
-  if (!rc) rc = seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(rt_sigqueueinfo), 1, SCMP_A0(SCMP_CMP_NE, self));
-  if (!rc) rc = seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(rt_tgsigqueueinfo), 1, SCMP_A0(SCMP_CMP_NE, self));
+  if (!rc)
+    rc =
+        seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(kill), 1, SCMP_A0(SCMP_CMP_NE, self));
+  if (!rc)
+    rc = seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(tgkill), 1,
+                          SCMP_A0(SCMP_CMP_NE, self));
+  if (!rc)
+    rc = seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(rt_sigqueueinfo), 1,
+                          SCMP_A0(SCMP_CMP_NE, self));
+  if (!rc)
+    rc = seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(rt_tgsigqueueinfo), 1,
+                          SCMP_A0(SCMP_CMP_NE, self));
   if (!rc) rc = seccomp_load(ctx);
   seccomp_release(ctx);
   if (rc) {

@@ -28,18 +28,21 @@ using CallStatus = CallResult::Status;
 struct Verdict {
   CheckReport check;
   bool timed = false;
-  std::string outcome;      // FASTER, SLOWER, SAME, INCONCLUSIVE or CHEATED
-  std::string reason;       // CHEATED: why
+  std::string outcome;  // FASTER, SLOWER, SAME, INCONCLUSIVE or CHEATED
+  std::string reason;   // CHEATED: why
   int clock_disagreements = 0;
 };
 
 class Adversarial : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    cache_ = new fs::path(fs::temp_directory_path() / ("headway-adversarial-" + std::to_string(getpid())));
+    cache_ = new fs::path(fs::temp_directory_path() /
+                          ("headway-adversarial-" + std::to_string(getpid())));
     fs::create_directories(*cache_);
     identity_ = new ToolchainIdentity(identify(Toolchain{}));
-    const auto built = build_candidate(Toolchain{}, *identity_, std::string(host_abi(*find_kernel("attn_out")).baseline_source()), *cache_);
+    const auto built =
+        build_candidate(Toolchain{}, *identity_,
+                        std::string(host_abi(*find_kernel("attn_out")).baseline_source()), *cache_);
     baseline_ = new fs::path(built.shared_object);
   }
   static void TearDownTestSuite() {
@@ -54,11 +57,12 @@ class Adversarial : public ::testing::Test {
     std::string s(host_abi(*find_kernel("attn_out")).baseline_source());
     const std::string entry = "extern \"C\" void hw_attn_out(const hw_attn_out_args* a)";
     s.replace(s.find(entry), entry.size(), "static void real(const hw_attn_out_args* a)");
-    return "#include <cstdint>\n#include <cstdlib>\n#include <cstring>\n#include <unistd.h>\n" + s + "\n" +
-           prelude + "\n" + entry + " {\n" + body + "\n}\n";
+    return "#include <cstdint>\n#include <cstdlib>\n#include <cstring>\n#include <unistd.h>\n" + s +
+           "\n" + prelude + "\n" + entry + " {\n" + body + "\n}\n";
   }
 
-  static Verdict judge(const std::string& source, double timeout = 10.0, uint64_t memory = 2ull << 30) {
+  static Verdict judge(const std::string& source, double timeout = 10.0,
+                       uint64_t memory = 2ull << 30) {
     Verdict v;
     const BuildResult built = build_candidate(Toolchain{}, *identity_, source, *cache_);
     EXPECT_EQ(built.status, BuildResult::Status::kBuilt) << built.diagnostics;
@@ -69,7 +73,8 @@ class Adversarial : public ::testing::Test {
     if (!v.check.correct()) return v;
     v.timed = true;
     std::string error;
-    auto device = CpuPairedDevice::start(*find_kernel("attn_out"), *baseline_, built.shared_object, options.limits, 5, &error);
+    auto device = CpuPairedDevice::start(*find_kernel("attn_out"), *baseline_, built.shared_object,
+                                         options.limits, 5, &error);
     EXPECT_TRUE(device) << error;
     if (!device) return v;
     measure::BettingConfig config;
@@ -79,7 +84,8 @@ class Adversarial : public ::testing::Test {
     Rng coin(17);
     measure::MemorySink sink;
     try {
-      const auto record = measure::run_decision(*device, rule, coin, {"attn_out", "cheat", 0, 0}, sink);
+      const auto record =
+          measure::run_decision(*device, rule, coin, {"attn_out", "cheat", 0, 0}, sink);
       device->verify_arms();
       v.outcome = std::string(measure::to_string(record.outcome));
     } catch (const measure::ArmDisqualified& e) {
@@ -112,15 +118,18 @@ void expect_cheated(const Verdict& v, const std::string& reason_part) {
 }
 
 TEST_F(Adversarial, ZerosAreIncorrect) {
-  expect_check(judge(cheat("", "for (int r = 0; r < HW_H; ++r) a->residual[r] = 0;")), Status::kIncorrect, "expected");
+  expect_check(judge(cheat("", "for (int r = 0; r < HW_H; ++r) a->residual[r] = 0;")),
+               Status::kIncorrect, "expected");
 }
 
 TEST_F(Adversarial, NanIsIncorrect) {
-  expect_check(judge(cheat("", "for (int r = 0; r < HW_H; ++r) a->residual[r] = 0x7fc0;")), Status::kIncorrect, "nan");
+  expect_check(judge(cheat("", "for (int r = 0; r < HW_H; ++r) a->residual[r] = 0x7fc0;")),
+               Status::kIncorrect, "nan");
 }
 
 TEST_F(Adversarial, InfinityIsIncorrect) {
-  expect_check(judge(cheat("", "for (int r = 0; r < HW_H; ++r) a->residual[r] = 0x7f80;")), Status::kIncorrect, "inf");
+  expect_check(judge(cheat("", "for (int r = 0; r < HW_H; ++r) a->residual[r] = 0x7f80;")),
+               Status::kIncorrect, "inf");
 }
 
 TEST_F(Adversarial, ReturningTheInputIsIncorrect) {
@@ -130,21 +139,24 @@ TEST_F(Adversarial, ReturningTheInputIsIncorrect) {
 TEST_F(Adversarial, ReplayingOnRecognisedInputsIsCaughtInTimedCalls) {
   // A fingerprint of a few weight bytes: the same in every input set, so the timed call replays
   // the warm-up's output; the check's second call has other weights and passes.
-  const auto v = judge(cheat("static uint64_t seen; static hw_bf16 stored[HW_H];",
-                             "uint64_t f; std::memcpy(&f, a->o_weight, 8);\n"
-                             "if (f == seen) { std::memcpy(a->residual, stored, sizeof stored); return; }\n"
-                             "real(a); seen = f; std::memcpy(stored, a->residual, sizeof stored);"));
+  const auto v =
+      judge(cheat("static uint64_t seen; static hw_bf16 stored[HW_H];",
+                  "uint64_t f; std::memcpy(&f, a->o_weight, 8);\n"
+                  "if (f == seen) { std::memcpy(a->residual, stored, sizeof stored); return; }\n"
+                  "real(a); seen = f; std::memcpy(stored, a->residual, sizeof stored);"));
   expect_cheated(v, "a timed call's output is wrong");
 }
 
 TEST_F(Adversarial, WeightsDecodedOnceAndKeptAreCaughtInTimedCalls) {
   // Keeps the weights of its first call (as a decoded copy would) and reuses them while the
   // fingerprint matches: the timed call's changed weight pages are missed.
-  const auto v = judge(cheat("static uint64_t seen; static uint8_t* kept;",
-                             "uint64_t f; std::memcpy(&f, a->o_weight, 8);\n"
-                             "const size_t n = size_t{HW_H} * HW_QS;\n"
-                             "if (f != seen) { if (!kept) kept = static_cast<uint8_t*>(std::malloc(n)); std::memcpy(kept, a->o_weight, n); seen = f; }\n"
-                             "hw_attn_out_args b = *a; b.o_weight = kept; real(&b);"));
+  const auto v =
+      judge(cheat("static uint64_t seen; static uint8_t* kept;",
+                  "uint64_t f; std::memcpy(&f, a->o_weight, 8);\n"
+                  "const size_t n = size_t{HW_H} * HW_QS;\n"
+                  "if (f != seen) { if (!kept) kept = static_cast<uint8_t*>(std::malloc(n)); "
+                  "std::memcpy(kept, a->o_weight, n); seen = f; }\n"
+                  "hw_attn_out_args b = *a; b.o_weight = kept; real(&b);"));
   expect_cheated(v, "a timed call's output is wrong");
 }
 
@@ -163,19 +175,22 @@ TEST_F(Adversarial, WorkFinishedInAThreadAfterReturnFails) {
 
 TEST_F(Adversarial, ThreadsLeftSpinningAreCaught) {
   const auto v = judge(cheat("#include <thread>\nstatic bool started;",
-                             "if (!started) { started = true; std::thread([] { for (volatile int i = 0;; i = i + 1) {} }).detach(); }\nreal(a);"));
+                             "if (!started) { started = true; std::thread([] { for (volatile int i "
+                             "= 0;; i = i + 1) {} }).detach(); }\nreal(a);"));
   expect_check(v, Status::kMisbehaved, "left a thread running after its call returned");
 }
 
 TEST_F(Adversarial, APatchedClockFoolsNothing) {
   // Rewrites the C library's clock_gettime to return at once without a time: the runner's own
   // figure becomes nonsense, headway's clock does not move.
-  const auto v = judge(cheat("#include <dlfcn.h>\n#include <sys/mman.h>\nstatic bool patched;",
-                             "if (!patched) { patched = true;\n"
-                             "  auto* f = reinterpret_cast<unsigned char*>(dlsym(RTLD_DEFAULT, \"clock_gettime\"));\n"
-                             "  auto page = reinterpret_cast<uintptr_t>(f) & ~uintptr_t{4095};\n"
-                             "  if (mprotect(reinterpret_cast<void*>(page), 8192, PROT_READ | PROT_WRITE | PROT_EXEC) == 0) { f[0] = 0x31; f[1] = 0xc0; f[2] = 0xc3; } }\n"
-                             "real(a);"));
+  const auto v = judge(cheat(
+      "#include <dlfcn.h>\n#include <sys/mman.h>\nstatic bool patched;",
+      "if (!patched) { patched = true;\n"
+      "  auto* f = reinterpret_cast<unsigned char*>(dlsym(RTLD_DEFAULT, \"clock_gettime\"));\n"
+      "  auto page = reinterpret_cast<uintptr_t>(f) & ~uintptr_t{4095};\n"
+      "  if (mprotect(reinterpret_cast<void*>(page), 8192, PROT_READ | PROT_WRITE | PROT_EXEC) == "
+      "0) { f[0] = 0x31; f[1] = 0xc0; f[2] = 0xc3; } }\n"
+      "real(a);"));
   ASSERT_TRUE(v.timed) << v.check.describe();
   EXPECT_NE(v.outcome, "FASTER");
   EXPECT_NE(v.outcome, "CHEATED") << v.reason;
@@ -184,10 +199,12 @@ TEST_F(Adversarial, APatchedClockFoolsNothing) {
 
 TEST_F(Adversarial, AForgedReplyIsCaught) {
   // Finds its socket and sends a "done" reply of the runner's format before doing the work.
-  const auto v = judge(cheat("#include <sys/socket.h>\n#include <sys/stat.h>\n"
-                             "struct Forged { uint32_t op = 8; int32_t pad = 0; int64_t ns = 1000; char m[240] = {}; };",
-                             "for (int fd = 3; fd < 64; ++fd) { struct stat st; if (fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode)) { Forged f; send(fd, &f, sizeof f, MSG_NOSIGNAL); } }\n"
-                             "real(a);"));
+  const auto v = judge(cheat(
+      "#include <sys/socket.h>\n#include <sys/stat.h>\n"
+      "struct Forged { uint32_t op = 8; int32_t pad = 0; int64_t ns = 1000; char m[240] = {}; };",
+      "for (int fd = 3; fd < 64; ++fd) { struct stat st; if (fstat(fd, &st) == 0 && "
+      "S_ISSOCK(st.st_mode)) { Forged f; send(fd, &f, sizeof f, MSG_NOSIGNAL); } }\n"
+      "real(a);"));
   EXPECT_FALSE(v.check.correct()) << v.check.describe();
   EXPECT_NE(v.outcome, "FASTER");
 }
@@ -204,21 +221,26 @@ TEST_F(Adversarial, TheWorkspaceAndHomeAreNotVisible) {
   const fs::path secret = *cache_ / "workspace-database.sqlite";
   std::ofstream(secret) << "secret";
   const char* home = std::getenv("HOME");
-  const auto v = judge(cheat("#include <fcntl.h>",
-                             "const bool seen = open(\"" + secret.string() + "\", O_RDONLY) >= 0 || "
-                             "open(\"" + std::string(home ? home : "/root") + "\", O_RDONLY | O_DIRECTORY) >= 0;\n"
-                             "real(a); if (seen) a->residual[0] = 0x7fc0;"));
+  const auto v =
+      judge(cheat("#include <fcntl.h>", "const bool seen = open(\"" + secret.string() +
+                                            "\", O_RDONLY) >= 0 || "
+                                            "open(\"" +
+                                            std::string(home ? home : "/root") +
+                                            "\", O_RDONLY | O_DIRECTORY) >= 0;\n"
+                                            "real(a); if (seen) a->residual[0] = 0x7fc0;"));
   EXPECT_TRUE(v.check.correct()) << v.check.describe();
 }
 
 TEST_F(Adversarial, ANetworkConnectionIsKilled) {
-  const auto v = judge(cheat("#include <sys/socket.h>", "socket(AF_INET, SOCK_STREAM, 0); real(a);"));
+  const auto v =
+      judge(cheat("#include <sys/socket.h>", "socket(AF_INET, SOCK_STREAM, 0); real(a);"));
   EXPECT_EQ(v.check.run.status, CallStatus::kForbiddenCall) << v.check.describe();
   EXPECT_NE(v.check.describe().find("system-call filter"), std::string::npos);
 }
 
 TEST_F(Adversarial, ADaemonIsKilledBeforeItStarts) {
-  const auto v = judge(cheat("", "if (fork() == 0) { setsid(); if (fork() == 0) for (;;) sleep(1); _exit(0); } real(a);"));
+  const auto v = judge(cheat(
+      "", "if (fork() == 0) { setsid(); if (fork() == 0) for (;;) sleep(1); _exit(0); } real(a);"));
   EXPECT_EQ(v.check.run.status, CallStatus::kForbiddenCall) << v.check.describe();
 }
 
@@ -228,10 +250,13 @@ TEST_F(Adversarial, AForkBombIsKilled) {
 }
 
 TEST_F(Adversarial, UnboundedAllocationHitsTheMemoryLimit) {
-  const auto v = judge(cheat("", "for (;;) { auto* p = static_cast<char*>(std::malloc(64 << 20)); if (!p) std::abort(); std::memset(p, 1, 64 << 20); }"),
+  const auto v = judge(cheat("",
+                             "for (;;) { auto* p = static_cast<char*>(std::malloc(64 << 20)); if "
+                             "(!p) std::abort(); std::memset(p, 1, 64 << 20); }"),
                        10.0, 256ull << 20);
   EXPECT_EQ(v.check.status, Status::kFailedToRun) << v.check.describe();
-  EXPECT_TRUE(v.check.run.status == CallStatus::kMemoryExceeded || v.check.run.status == CallStatus::kCrashed)
+  EXPECT_TRUE(v.check.run.status == CallStatus::kMemoryExceeded ||
+              v.check.run.status == CallStatus::kCrashed)
       << v.check.describe();
 }
 
@@ -249,7 +274,9 @@ TEST_F(Adversarial, ExitAbortAndKillingTheParentEndOnlyTheChild) {
   const auto killer = judge(cheat("#include <signal.h>", "kill(getppid(), SIGKILL); real(a);"));
   EXPECT_EQ(killer.check.run.status, CallStatus::kForbiddenCall) << killer.check.describe();
   // The runner survived all three: the baseline still checks correct afterwards.
-  EXPECT_TRUE(judge(std::string(host_abi(*find_kernel("attn_out")).baseline_source()) + "\n// again\n").check.correct());
+  EXPECT_TRUE(
+      judge(std::string(host_abi(*find_kernel("attn_out")).baseline_source()) + "\n// again\n")
+          .check.correct());
 }
 
 }  // namespace

@@ -25,12 +25,15 @@ class CheatingProposer final : public Proposer {
     std::string cheat(cpu::host_abi(*ctx.kernel).baseline_source());
     const std::string entry = "extern \"C\" void hw_attn_out(const hw_attn_out_args* a)";
     cheat.replace(cheat.find(entry), entry.size(), "static void real(const hw_attn_out_args* a)");
-    cheat = "#include <cstring>\n" + cheat + "\nstatic uint64_t seen; static hw_bf16 stored[HW_H];\n" + entry +
+    cheat = "#include <cstring>\n" + cheat +
+            "\nstatic uint64_t seen; static hw_bf16 stored[HW_H];\n" + entry +
             " {\n  uint64_t f; std::memcpy(&f, a->o_weight, 8);\n"
             "  if (f == seen) { std::memcpy(a->residual, stored, sizeof stored); return; }\n"
             "  real(a); seen = f; std::memcpy(stored, a->residual, sizeof stored);\n}\n";
-    const std::string honest = std::string(cpu::host_abi(*ctx.kernel).baseline_source()) + "\n// honest copy\n";
-    return {{"cheat", {}, cheat, "", "replays on a fingerprint"}, {"copy", {}, honest, "", "the baseline again"}};
+    const std::string honest =
+        std::string(cpu::host_abi(*ctx.kernel).baseline_source()) + "\n// honest copy\n";
+    return {{"cheat", {}, cheat, "", "replays on a fingerprint"},
+            {"copy", {}, honest, "", "the baseline again"}};
   }
 
  private:
@@ -61,7 +64,8 @@ TEST(OptimizeLoop, ACheatingCandidateIsDisqualifiedAndTheLoopGoesOn) {
       ++cheated;
     } else if (n.design == "copy") {
       EXPECT_NE(n.status, search::NodeStatus::kCheated) << n.reason;
-      EXPECT_NE(n.status, search::NodeStatus::kProposed) << "the loop stopped before the honest candidate";
+      EXPECT_NE(n.status, search::NodeStatus::kProposed)
+          << "the loop stopped before the honest candidate";
     }
   }
   EXPECT_EQ(cheated, 1);

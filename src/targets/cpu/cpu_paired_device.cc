@@ -19,7 +19,8 @@ std::unique_ptr<CpuPairedDevice> CpuPairedDevice::start(const KernelContract& ke
   options.limits = limits;
   options.seed = seed;
   CallResult failure;
-  std::shared_ptr<TimedSession> session = TimedSession::start(kernel, {head, candidate}, options, &failure);
+  std::shared_ptr<TimedSession> session =
+      TimedSession::start(kernel, {head, candidate}, options, &failure);
   if (!session) {
     *error = fmt::format("cannot start the timing session: {}", failure.describe());
     return nullptr;
@@ -32,10 +33,12 @@ double CpuPairedDevice::run_once(measure::Arm arm, nlohmann::json* clock_out) {
   const SessionReading r = session_->reading(index);
   if (r.cheat) throw measure::ArmDisqualified(arm, r.cheat->reason);
   if (!r.call.ok()) {
-    throw measure::ArmDisqualified(arm, fmt::format("{} during a timed reading", r.call.describe()));
+    throw measure::ArmDisqualified(arm,
+                                   fmt::format("{} during a timed reading", r.call.describe()));
   }
   if (clock_out) {
-    *clock_out = {{"start_ns", r.call.start_ns}, {"runner_seconds", r.call.runner_seconds},
+    *clock_out = {{"start_ns", r.call.start_ns},
+                  {"runner_seconds", r.call.runner_seconds},
                   {"round_trip_seconds", session_->round_trip_seconds()}};
   }
   return arm == slowed_ ? r.call.seconds * (1.0 + slowdown_) : r.call.seconds;
@@ -43,20 +46,17 @@ double CpuPairedDevice::run_once(measure::Arm arm, nlohmann::json* clock_out) {
 
 void CpuPairedDevice::verify_arms() {
   if (auto cheat = session_->verify_sampled()) {
-    throw measure::ArmDisqualified(cheat->arm == 0 ? measure::Arm::kHead : measure::Arm::kCandidate, cheat->reason);
+    throw measure::ArmDisqualified(cheat->arm == 0 ? measure::Arm::kHead : measure::Arm::kCandidate,
+                                   cheat->reason);
   }
 }
 
 nlohmann::json to_json(const SessionCosts& c) {
   const double total = c.inputs + c.process_start + c.warm_up + c.timed + c.guard + c.verification;
-  return {{"inputs_seconds", c.inputs},
-          {"process_start_seconds", c.process_start},
-          {"warm_up_seconds", c.warm_up},
-          {"timed_seconds", c.timed},
-          {"guard_seconds", c.guard},
-          {"verification_seconds", c.verification},
-          {"readings", c.readings},
-          {"timed_share", total > 0 ? c.timed / total : 0.0}};
+  return {{"inputs_seconds", c.inputs},   {"process_start_seconds", c.process_start},
+          {"warm_up_seconds", c.warm_up}, {"timed_seconds", c.timed},
+          {"guard_seconds", c.guard},     {"verification_seconds", c.verification},
+          {"readings", c.readings},       {"timed_share", total > 0 ? c.timed / total : 0.0}};
 }
 
 nlohmann::json CpuPairedDevice::accounting() const {
@@ -83,7 +83,8 @@ measure::DeviceFactory cpu_calibration_device_factory(const measure::CalibrateRe
   const BuildResult a = build_candidate(toolchain, identity, source, cache);
   const BuildResult b = build_candidate(toolchain, identity, source + "\n// A/A copy\n", cache);
   if (a.status != BuildResult::Status::kBuilt || b.status != BuildResult::Status::kBuilt) {
-    throw std::runtime_error("cannot build the baseline for A/A calibration: " + a.diagnostics + b.diagnostics);
+    throw std::runtime_error("cannot build the baseline for A/A calibration: " + a.diagnostics +
+                             b.diagnostics);
   }
   SessionOptions options;
   options.seed = request.seed;

@@ -7,12 +7,14 @@
 namespace headway::cpu {
 
 std::string TimingResult::describe() const {
-  if (cheat) return fmt::format("candidate {} broke the rules of timing: {}", cheat->arm + 1, cheat->reason);
+  if (cheat)
+    return fmt::format("candidate {} broke the rules of timing: {}", cheat->arm + 1, cheat->reason);
   return failure.describe();
 }
 
-TimingResult time_candidate(const KernelContract& kernel, const std::filesystem::path& shared_object,
-                            int readings, const ProcessLimits& limits, uint64_t seed) {
+TimingResult time_candidate(const KernelContract& kernel,
+                            const std::filesystem::path& shared_object, int readings,
+                            const ProcessLimits& limits, uint64_t seed) {
   return time_side_by_side(kernel, {shared_object}, readings, limits, seed).front();
 }
 

@@ -17,15 +17,16 @@ struct TimingResult {
   std::vector<double> seconds;        // one per reading
   double median_seconds = 0.0;
   double cv = 0.0;
-  SessionCosts costs;                 // of the whole session
-  double round_trip_seconds = 0.0;    // median empty call
+  SessionCosts costs;               // of the whole session
+  double round_trip_seconds = 0.0;  // median empty call
   bool ok() const { return failure.ok() && !cheat; }
-  std::string describe() const;       // the failure or the breach, one line
+  std::string describe() const;  // the failure or the breach, one line
 };
 
 // `readings` timed readings of one object.
-TimingResult time_candidate(const KernelContract& kernel, const std::filesystem::path& shared_object,
-                            int readings, const ProcessLimits& limits, uint64_t seed = 1);
+TimingResult time_candidate(const KernelContract& kernel,
+                            const std::filesystem::path& shared_object, int readings,
+                            const ProcessLimits& limits, uint64_t seed = 1);
 
 // Several built candidates of one kernel timed in one session: `readings` rounds of one reading
 // each, the order rotating from round to round (round r starts with candidate r mod n), so that

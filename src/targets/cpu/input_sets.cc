@@ -40,7 +40,8 @@ InputSets::InputSets(const KernelContract& kernel, uint64_t seed, int sets)
   alt_ = std::make_unique<SharedBuffers>(specs_);
   kernel.generate(seed, *base_);
   kernel.generate(mix_seed(seed, 0x5e75), *alt_);
-  memory_ = std::make_unique<SharedMemory>("headway-input-sets", set_bytes_ * static_cast<size_t>(sets_));
+  memory_ =
+      std::make_unique<SharedMemory>("headway-input-sets", set_bytes_ * static_cast<size_t>(sets_));
   for (int s = 0; s < sets_; ++s) std::memcpy(set_base(s), base_->input_block(), set_bytes_);
 }
 
@@ -76,14 +77,16 @@ void InputSets::prepare(int set, uint64_t patch_seed, std::byte* writable) {
     if (spec.role == RegionRole::kOutput) {
       auto* p = reinterpret_cast<bf16*>(out.data());
       std::fill(p, p + out.size() / sizeof(bf16), kPoison);
-    } else if ((spec.role == RegionRole::kInput && spec.bytes <= kSmallRegionBytes) || spec.role == RegionRole::kInOut) {
+    } else if ((spec.role == RegionRole::kInput && spec.bytes <= kSmallRegionBytes) ||
+               spec.role == RegionRole::kInOut) {
       const auto a = base_->bytes(r);
       const auto b = alt_->bytes(r);
       uint64_t bits = 0;
       for (size_t w = 0; w * 4 < spec.bytes; ++w) {
         if (w % 64 == 0) bits = words.next_u64();
         const auto& from = (bits >> (w % 64)) & 1 ? b : a;
-        std::memcpy(out.data() + w * 4, from.data() + w * 4, std::min<size_t>(4, spec.bytes - w * 4));
+        std::memcpy(out.data() + w * 4, from.data() + w * 4,
+                    std::min<size_t>(4, spec.bytes - w * 4));
       }
     } else {
       continue;
@@ -109,7 +112,8 @@ void InputSets::restore(int set, uint64_t patch_seed) {
   for (const auto& [r, pages] : draw_patch(patch_seed).pages) {
     const auto a = base_->bytes(r);
     for (uint64_t page : pages) {
-      std::memcpy(block + layout_.offset[r] + page * kPageBytes, a.data() + page * kPageBytes, kPageBytes);
+      std::memcpy(block + layout_.offset[r] + page * kPageBytes, a.data() + page * kPageBytes,
+                  kPageBytes);
     }
   }
 }

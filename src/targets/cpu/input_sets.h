@@ -48,10 +48,13 @@ class InputSets {
 
  private:
   struct Patch {
-    std::vector<std::pair<size_t, std::vector<uint64_t>>> pages;  // large input region, page numbers
+    std::vector<std::pair<size_t, std::vector<uint64_t>>>
+        pages;  // large input region, page numbers
   };
   Patch draw_patch(uint64_t patch_seed) const;
-  std::byte* set_base(int set) const { return memory_->data() + set_bytes_ * static_cast<size_t>(set); }
+  std::byte* set_base(int set) const {
+    return memory_->data() + set_bytes_ * static_cast<size_t>(set);
+  }
 
   const KernelContract& kernel_;
   std::vector<RegionSpec> specs_;

@@ -41,7 +41,8 @@ int wait_readable(int fd, int timeout_ms) {
   pollfd p{fd, POLLIN, 0};
   const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
   for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
     const int ready = poll(&p, 1, static_cast<int>(std::max<int64_t>(left, 0)));
     if (ready > 0) return 1;
     if (ready == 0) return 0;
@@ -62,17 +63,22 @@ CallResult no_runner(std::string message) {
 
 std::string CallResult::describe() const {
   switch (status) {
-    case Status::kOk: return fmt::format("ran in {:.3f} ms", seconds * 1e3);
+    case Status::kOk:
+      return fmt::format("ran in {:.3f} ms", seconds * 1e3);
     case Status::kCrashed:
       if (!message.empty()) return message;
-      return signal == SIGSEGV ? "crashed with SIGSEGV (inputs are mapped read-only: a write into one crashes)"
-                               : fmt::format("crashed with {}", signal_name(signal));
-    case Status::kExited: return fmt::format("exited with status {} during the call", exit_code);
-    case Status::kForbiddenCall: return runner::kForbiddenCallReason;
+      return signal == SIGSEGV
+                 ? "crashed with SIGSEGV (inputs are mapped read-only: a write into one crashes)"
+                 : fmt::format("crashed with {}", signal_name(signal));
+    case Status::kExited:
+      return fmt::format("exited with status {} during the call", exit_code);
+    case Status::kForbiddenCall:
+      return runner::kForbiddenCallReason;
     case Status::kTimedOut:
     case Status::kMemoryExceeded:
     case Status::kLoadFailed:
-    case Status::kNoRunner: return message;
+    case Status::kNoRunner:
+      return message;
   }
   return message;
 }
@@ -93,26 +99,30 @@ uint64_t last_level_cache_bytes() {
 std::unique_ptr<RunnerHost> RunnerHost::start(const RunnerSpec& spec, CallResult* failure) {
   const auto runner = runner_executable();
   if (!std::filesystem::exists(runner)) {
-    *failure = no_runner(fmt::format("the runner {} is missing (build the headway-runner target)", runner.string()));
+    *failure = no_runner(
+        fmt::format("the runner {} is missing (build the headway-runner target)", runner.string()));
     return nullptr;
   }
   std::vector<std::string> argv;
   try {
     sandbox::Policy policy;
     policy.read_only.push_back(runner);
-    argv = sandbox::wrap(policy, {runner.string(), "--kernel", std::string(spec.kernel->name()),
-                                  "--set-bytes", std::to_string(spec.set_bytes), "--sets",
-                                  std::to_string(spec.sets), "--arms", std::to_string(spec.objects.size()),
-                                  "--memory-limit", std::to_string(spec.limits.memory_limit_bytes)});
+    argv = sandbox::wrap(
+        policy, {runner.string(), "--kernel", std::string(spec.kernel->name()), "--set-bytes",
+                 std::to_string(spec.set_bytes), "--sets", std::to_string(spec.sets), "--arms",
+                 std::to_string(spec.objects.size()), "--memory-limit",
+                 std::to_string(spec.limits.memory_limit_bytes)});
   } catch (const sandbox::Unavailable& e) {
-    *failure = no_runner(fmt::format("cannot sandbox candidate code: {} (install bubblewrap, or pass --no-sandbox)", e.what()));
+    *failure = no_runner(fmt::format(
+        "cannot sandbox candidate code: {} (install bubblewrap, or pass --no-sandbox)", e.what()));
     return nullptr;
   }
   // The descriptors the host gets, in the order of protocol.h: control, inputs, then per arm
   // its writable block and its object.
   int control[2];
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, control) != 0) {
-    *failure = no_runner(fmt::format("cannot create the runner's socket: {}", std::strerror(errno)));
+    *failure =
+        no_runner(fmt::format("cannot create the runner's socket: {}", std::strerror(errno)));
     return nullptr;
   }
   std::vector<int> passed = {control[1], spec.inputs->open_read_only()};
@@ -121,11 +131,13 @@ std::unique_ptr<RunnerHost> RunnerHost::start(const RunnerSpec& spec, CallResult
     passed.push_back(open(spec.objects[arm].c_str(), O_RDONLY | O_CLOEXEC));
   }
   auto close_passed = [&] {
-    for (int fd : passed) if (fd >= 0) close(fd);
+    for (int fd : passed)
+      if (fd >= 0) close(fd);
   };
   for (size_t i = 0; i < passed.size(); ++i) {
     if (passed[i] < 0) {
-      const std::string what = i >= 2 && i % 2 == 1 ? spec.objects[(i - 2) / 2].string() : "the kernel buffers";
+      const std::string what =
+          i >= 2 && i % 2 == 1 ? spec.objects[(i - 2) / 2].string() : "the kernel buffers";
       *failure = no_runner(fmt::format("cannot open {}: {}", what, std::strerror(errno)));
       if (i >= 2 && i % 2 == 1) failure->status = CallResult::Status::kLoadFailed;
       close_passed();
@@ -140,9 +152,12 @@ std::unique_ptr<RunnerHost> RunnerHost::start(const RunnerSpec& spec, CallResult
     if (getppid() != parent) _exit(1);
     // Move every passed descriptor above the target range first, then into place.
     const int high = 1000;
-    for (size_t i = 0; i < passed.size(); ++i) passed[i] = fcntl(passed[i], F_DUPFD, high + static_cast<int>(i));
-    for (size_t i = 0; i < passed.size(); ++i) dup2(passed[i], runner::kControlFd + static_cast<int>(i));
-    close_range(static_cast<unsigned>(runner::kControlFd + static_cast<int>(passed.size())), ~0u, 0);
+    for (size_t i = 0; i < passed.size(); ++i)
+      passed[i] = fcntl(passed[i], F_DUPFD, high + static_cast<int>(i));
+    for (size_t i = 0; i < passed.size(); ++i)
+      dup2(passed[i], runner::kControlFd + static_cast<int>(i));
+    close_range(static_cast<unsigned>(runner::kControlFd + static_cast<int>(passed.size())), ~0u,
+                0);
     std::vector<char*> args;
     for (auto& a : argv) args.push_back(a.data());
     args.push_back(nullptr);
@@ -224,15 +239,19 @@ std::unique_ptr<RunnerChild> RunnerHost::spawn(int arm, int populate_first, int 
     close(channel[0]);
     int status = 0;
     const bool ended = waitpid(pid_, &status, WNOHANG) == pid_;
-    *failure = no_runner(ended && WIFEXITED(status) && WEXITSTATUS(status) != 0
-                             ? fmt::format("the runner could not start (exit status {}): is the sandbox usable here?", WEXITSTATUS(status))
-                             : "the runner " + why);
+    *failure = no_runner(
+        ended && WIFEXITED(status) && WEXITSTATUS(status) != 0
+            ? fmt::format(
+                  "the runner could not start (exit status {}): is the sandbox usable here?",
+                  WEXITSTATUS(status))
+            : "the runner " + why);
     return nullptr;
   };
   if (sent != static_cast<ssize_t>(sizeof request)) return host_failed("stopped taking requests");
   ChildEvent event;
   for (;;) {
-    if (!read_event(&event, ms(spec_.limits.call_timeout_seconds))) return host_failed("did not answer");
+    if (!read_event(&event, ms(spec_.limits.call_timeout_seconds)))
+      return host_failed("did not answer");
     if (event.op == Op::kSpawned) break;
     if (event.op == Op::kExited && event.pid > 0) exited_[event.pid] = event;
     if (event.op == Op::kExited && event.pid <= 0) return host_failed("could not fork a child");
@@ -263,7 +282,9 @@ std::unique_ptr<RunnerChild> RunnerHost::spawn(int arm, int populate_first, int 
   }
   if (ready != 1) {
     *failure = child->collect_death(ready == 0);
-    if (failure->status == CallResult::Status::kTimedOut) failure->message = fmt::format("did not load within {:g} s", spec_.limits.call_timeout_seconds);
+    if (failure->status == CallResult::Status::kTimedOut)
+      failure->message =
+          fmt::format("did not load within {:g} s", spec_.limits.call_timeout_seconds);
     return nullptr;
   }
   if (r == sizeof reply && reply.op == Op::kLoadFailed) {
@@ -299,7 +320,8 @@ CallResult RunnerChild::collect_death(bool timed_out) {
   const uint64_t limit = host_.spec_.limits.memory_limit_bytes;
   if (timed_out) {
     r.status = CallResult::Status::kTimedOut;
-    r.message = fmt::format("timed out after {:g} s and was killed", host_.spec_.limits.call_timeout_seconds);
+    r.message = fmt::format("timed out after {:g} s and was killed",
+                            host_.spec_.limits.call_timeout_seconds);
   } else if (!event) {
     r.status = CallResult::Status::kCrashed;
     r.signal = SIGKILL;
@@ -307,8 +329,8 @@ CallResult RunnerChild::collect_death(bool timed_out) {
     r.status = CallResult::Status::kForbiddenCall;
   } else if (fate_.max_rss_bytes >= limit * 9 / 10) {
     r.status = CallResult::Status::kMemoryExceeded;
-    r.message = fmt::format("exceeded the memory limit of {} MiB (peak resident {} MiB)", limit >> 20,
-                            fate_.max_rss_bytes >> 20);
+    r.message = fmt::format("exceeded the memory limit of {} MiB (peak resident {} MiB)",
+                            limit >> 20, fate_.max_rss_bytes >> 20);
   } else if (WIFSIGNALED(status)) {
     r.status = CallResult::Status::kCrashed;
     r.signal = WTERMSIG(status);
@@ -323,7 +345,8 @@ CallResult RunnerChild::collect_death(bool timed_out) {
 // Like wait_readable, but from `spin_from` on it polls without sleeping and yields its core in
 // between, so that the caller is running when the input comes.
 int wait_readable_spinning(int fd, int timeout_ms, Clock::time_point spin_from) {
-  const int sleep_ms = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(spin_from - Clock::now()).count());
+  const int sleep_ms = static_cast<int>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(spin_from - Clock::now()).count());
   if (sleep_ms > 0) {
     const int ready = wait_readable(fd, std::min(sleep_ms, timeout_ms));
     if (ready != 0 || sleep_ms >= timeout_ms) return ready;
@@ -344,10 +367,12 @@ CallResult RunnerChild::exchange(const Command& command, double expected_seconds
   const auto t0 = Clock::now();
   if (!send_message(channel_, &command, sizeof command)) return collect_death(false);
   const int timeout = ms(host_.spec_.limits.call_timeout_seconds);
-  const int ready = expected_seconds > 0
-                        ? wait_readable_spinning(channel_, timeout, t0 + std::chrono::duration_cast<Clock::duration>(
-                                                                             std::chrono::duration<double>(0.8 * expected_seconds)))
-                        : wait_readable(channel_, timeout);
+  const int ready =
+      expected_seconds > 0
+          ? wait_readable_spinning(channel_, timeout,
+                                   t0 + std::chrono::duration_cast<Clock::duration>(
+                                            std::chrono::duration<double>(0.8 * expected_seconds)))
+          : wait_readable(channel_, timeout);
   Reply reply;
   ssize_t r = -1;
   if (ready == 1) {
@@ -369,14 +394,17 @@ CallResult RunnerChild::exchange(const Command& command, double expected_seconds
   }
   result.seconds = std::chrono::duration<double>(t1 - t0).count();
   result.runner_seconds = static_cast<double>(reply.runner_ns) * 1e-9;
-  result.start_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(t0.time_since_epoch()).count();
+  result.start_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(t0.time_since_epoch()).count();
   return result;
 }
 
 CallResult RunnerChild::call(int set, double expected_seconds, int next_within_us) {
   return exchange({Op::kCall, set, next_within_us}, expected_seconds);
 }
-CallResult RunnerChild::ping(int next_within_us) { return exchange({Op::kPing, -1, next_within_us}, 1e-9); }
+CallResult RunnerChild::ping(int next_within_us) {
+  return exchange({Op::kPing, -1, next_within_us}, 1e-9);
+}
 
 bool RunnerChild::unexpected_message() const {
   pollfd p{channel_, POLLIN, 0};
@@ -418,7 +446,9 @@ int RunnerChild::thread_count() const {
 double RunnerChild::cpu_seconds() const {
   clockid_t clock;
   timespec ts{};
-  if (!alive_ || pid_ <= 0 || clock_getcpuclockid(pid_, &clock) != 0 || clock_gettime(clock, &ts) != 0) return -1.0;
+  if (!alive_ || pid_ <= 0 || clock_getcpuclockid(pid_, &clock) != 0 ||
+      clock_gettime(clock, &ts) != 0)
+    return -1.0;
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 

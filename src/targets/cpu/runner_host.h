@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,13 +28,13 @@ struct ProcessLimits {
 struct CallResult {
   enum class Status {
     kOk,
-    kCrashed,          // killed by a signal (signal set)
-    kExited,           // the process exited inside the call (exit_code set)
-    kTimedOut,         // ran past call_timeout_seconds and was killed
-    kMemoryExceeded,   // died after reaching the memory limit
-    kLoadFailed,       // the object could not be loaded, or has no entry point (message set)
-    kForbiddenCall,    // killed by the system-call filter
-    kNoRunner,         // the runner could not be started here (message set)
+    kCrashed,         // killed by a signal (signal set)
+    kExited,          // the process exited inside the call (exit_code set)
+    kTimedOut,        // ran past call_timeout_seconds and was killed
+    kMemoryExceeded,  // died after reaching the memory limit
+    kLoadFailed,      // the object could not be loaded, or has no entry point (message set)
+    kForbiddenCall,   // killed by the system-call filter
+    kNoRunner,        // the runner could not be started here (message set)
   } status = Status::kOk;
   double seconds = 0.0;         // kOk: request sent to reply received, on headway's clock
   double runner_seconds = 0.0;  // kOk: the child's own figure (a cross-check, never trusted)
@@ -53,7 +53,7 @@ struct RunnerSpec {
   const SharedMemory* inputs = nullptr;
   size_t set_bytes = 0;
   int sets = 1;
-  std::vector<const SharedMemory*> writable;  // one per arm
+  std::vector<const SharedMemory*> writable;   // one per arm
   std::vector<std::filesystem::path> objects;  // one per arm
   ProcessLimits limits;
 };
@@ -71,12 +71,14 @@ class RunnerHost {
   // A fresh child of `arm`, its object loaded and the page tables of input sets
   // [populate_first, populate_first + populate_count) filled. nullptr with *failure set when
   // it does not load (a crash or a time-out in static constructors included).
-  std::unique_ptr<RunnerChild> spawn(int arm, int populate_first, int populate_count, CallResult* failure);
+  std::unique_ptr<RunnerChild> spawn(int arm, int populate_first, int populate_count,
+                                     CallResult* failure);
   const RunnerSpec& spec() const { return spec_; }
 
  private:
   friend class RunnerChild;
-  RunnerHost(RunnerSpec spec, pid_t pid, int control) : spec_(std::move(spec)), pid_(pid), control_(control) {}
+  RunnerHost(RunnerSpec spec, pid_t pid, int control)
+      : spec_(std::move(spec)), pid_(pid), control_(control) {}
   // The exit event of the child with host-namespace pid `ns_pid`; nullopt after `timeout_seconds`.
   std::optional<runner::ChildEvent> wait_exit(int32_t ns_pid, double timeout_seconds);
   bool read_event(runner::ChildEvent* event, int timeout_ms);
@@ -133,7 +135,7 @@ class RunnerChild {
 
   RunnerHost& host_;
   int channel_;
-  pid_t pid_;      // in headway's PID namespace
+  pid_t pid_;       // in headway's PID namespace
   int32_t ns_pid_;  // in the host's
   bool alive_ = true;
   CallResult death_;

@@ -17,7 +17,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 // CPU a child may use in its life beyond its calls' wall time times the cores: loading, the
 // empty call, and the scheduler's accounting granularity.
@@ -41,14 +43,16 @@ int input_sets_for(uint64_t set_bytes, uint64_t cold_bytes) {
 
 std::unique_ptr<TimedSession> TimedSession::start(const KernelContract& kernel,
                                                   const std::vector<std::filesystem::path>& objects,
-                                                  const SessionOptions& options, CallResult* failure) {
+                                                  const SessionOptions& options,
+                                                  CallResult* failure) {
   const auto t0 = Clock::now();
   std::unique_ptr<TimedSession> session(new TimedSession(kernel, options));
   std::random_device entropy;
   session->secret_ = Rng((uint64_t{entropy()} << 32) ^ entropy());
   const uint64_t cold = options.cold_bytes ? options.cold_bytes : 2 * last_level_cache_bytes();
   const size_t set_bytes = InputSets::input_block_bytes(kernel);
-  session->inputs_ = std::make_unique<InputSets>(kernel, options.seed, input_sets_for(set_bytes, cold));
+  session->inputs_ =
+      std::make_unique<InputSets>(kernel, options.seed, input_sets_for(set_bytes, cold));
   RunnerSpec spec;
   spec.kernel = &kernel;
   spec.inputs = &session->inputs_->memory();
@@ -78,8 +82,10 @@ std::optional<std::string> idle_breach(RunnerChild& child) {
   const double used = child.cpu_seconds() - before;
   const double window = since(t0);
   if (before >= 0 && used > kBusyShare * window) {
-    return fmt::format("left a thread running after its call returned ({:.1f} ms of CPU in the {:.1f} ms after it)",
-                       used * 1e3, window * 1e3);
+    return fmt::format(
+        "left a thread running after its call returned ({:.1f} ms of CPU in the {:.1f} ms after "
+        "it)",
+        used * 1e3, window * 1e3);
   }
   if (child.unexpected_message()) return "sent a message it was not asked for (a forged reply)";
   return std::nullopt;
@@ -131,8 +137,9 @@ SessionReading TimedSession::reading(int arm) {
     // a fresh process), and then a random fraction.
     if (readings_of_[arm]++ == 0 || secret_.uniform() < options_.verify_fraction) {
       const std::byte* block = writable;
-      kept_.push_back({arm, timed_set, patch_seed,
-                       std::vector<std::byte>(block, block + writable_[static_cast<size_t>(arm)]->size())});
+      kept_.push_back(
+          {arm, timed_set, patch_seed,
+           std::vector<std::byte>(block, block + writable_[static_cast<size_t>(arm)]->size())});
     }
     const double rtt = round_trip_seconds();
     if (out.call.seconds + 1e-6 < out.call.runner_seconds ||
@@ -146,8 +153,10 @@ SessionReading TimedSession::reading(int arm) {
   const double wall = warm.seconds + out.call.seconds;
   const ChildFate fate = child->finish();
   const double cores = std::max(1u, std::thread::hardware_concurrency());
-  if (out.call.ok() && !out.cheat && fate.known && fate.cpu_seconds > wall * cores + kCpuAllowanceSeconds) {
-    out.cheat = Misbehaviour{arm, fmt::format("used {:.1f} ms of CPU in a life whose calls took {:.1f} ms on {} cores: work outside its calls",
+  if (out.call.ok() && !out.cheat && fate.known &&
+      fate.cpu_seconds > wall * cores + kCpuAllowanceSeconds) {
+    out.cheat = Misbehaviour{arm, fmt::format("used {:.1f} ms of CPU in a life whose calls took "
+                                              "{:.1f} ms on {} cores: work outside its calls",
                                               fate.cpu_seconds * 1e3, wall * 1e3, cores)};
   }
   inputs_->restore(timed_set, patch_seed);

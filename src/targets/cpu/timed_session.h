@@ -31,19 +31,19 @@ namespace headway::cpu {
 
 struct SessionOptions {
   ProcessLimits limits;
-  uint64_t seed = 1;               // the inputs
-  uint64_t cold_bytes = 0;         // traffic between two uses of a set; 0: twice the OS's LLC
+  uint64_t seed = 1;                  // the inputs
+  uint64_t cold_bytes = 0;            // traffic between two uses of a set; 0: twice the OS's LLC
   double verify_fraction = 1.0 / 16;  // chance that a timed call is kept for verification
 };
 
 // Where a session's wall time went, in seconds.
 struct SessionCosts {
-  double inputs = 0.0;        // drawing and laying out the input sets, starting the host
-  double process_start = 0.0; // spawning children and their first empty call
-  double warm_up = 0.0;       // warm-up calls
-  double timed = 0.0;         // timed calls (headway's clock)
-  double guard = 0.0;         // patching, idle checks, ending children
-  double verification = 0.0;  // reference and comparison of sampled calls
+  double inputs = 0.0;         // drawing and laying out the input sets, starting the host
+  double process_start = 0.0;  // spawning children and their first empty call
+  double warm_up = 0.0;        // warm-up calls
+  double timed = 0.0;          // timed calls (headway's clock)
+  double guard = 0.0;          // patching, idle checks, ending children
+  double verification = 0.0;   // reference and comparison of sampled calls
   int readings = 0;
 };
 
@@ -53,7 +53,7 @@ struct Misbehaviour {
 };
 
 struct SessionReading {
-  CallResult call;                 // !call.ok(): the run failed (the arm is done)
+  CallResult call;                    // !call.ok(): the run failed (the arm is done)
   std::optional<Misbehaviour> cheat;  // set: the arm broke a rule of the session
   bool ok() const { return call.ok() && !cheat; }
 };
@@ -83,7 +83,8 @@ class TimedSession {
     uint64_t patch_seed;
     std::vector<std::byte> writable;  // the writable block right after the call
   };
-  TimedSession(const KernelContract& kernel, SessionOptions options) : kernel_(kernel), options_(options) {}
+  TimedSession(const KernelContract& kernel, SessionOptions options)
+      : kernel_(kernel), options_(options) {}
   const KernelContract& kernel_;
   SessionOptions options_;
   std::unique_ptr<InputSets> inputs_;
