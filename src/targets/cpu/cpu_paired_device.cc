@@ -31,11 +31,7 @@ std::unique_ptr<CpuPairedDevice> CpuPairedDevice::start(const KernelContract& ke
 double CpuPairedDevice::run_once(measure::Arm arm, nlohmann::json* clock_out) {
   const int index = arm == measure::Arm::kHead ? 0 : 1;
   const SessionReading r = session_->reading(index);
-  if (r.cheat) throw measure::ArmDisqualified(arm, r.cheat->reason);
-  if (!r.call.ok()) {
-    throw measure::ArmDisqualified(arm,
-                                   fmt::format("{} during a timed reading", r.call.describe()));
-  }
+  if (!r.ok()) throw measure::ArmDisqualified(arm, r.failure());
   if (clock_out) {
     *clock_out = {{"start_ns", r.call.start_ns},
                   {"runner_seconds", r.call.runner_seconds},

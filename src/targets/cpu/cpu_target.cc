@@ -67,7 +67,7 @@ class CpuSession final : public targets::Session {
     if (auto it = out_.find(i); it != out_.end()) return measure::Error{it->second};
     const SessionReading r = session_->reading(i);
     if (r.ok()) return r.call.seconds;
-    out_[i] = r.cheat ? r.cheat->reason : r.call.describe() + " during a timed reading";
+    out_[i] = r.failure();
     return measure::Error{out_[i]};
   }
   std::optional<targets::ArmBreach> verify_arms() override {

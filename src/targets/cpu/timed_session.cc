@@ -34,6 +34,10 @@ constexpr int kNextWithinUs = 2000;
 
 }  // namespace
 
+std::string SessionReading::failure() const {
+  return cheat ? cheat->reason : call.describe() + " during a timed reading";
+}
+
 int input_sets_for(uint64_t set_bytes, uint64_t cold_bytes) {
   const uint64_t others = (cold_bytes + set_bytes - 1) / std::max<uint64_t>(set_bytes, 1);
   // Two sets per reading (warm-up and timed), and a pair is reused after all the others.

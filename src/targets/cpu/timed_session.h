@@ -56,6 +56,8 @@ struct SessionReading {
   CallResult call;                    // !call.ok(): the run failed (the arm is done)
   std::optional<Misbehaviour> cheat;  // set: the arm broke a rule of the session
   bool ok() const { return call.ok() && !cheat; }
+  // !ok(): why the arm is out, one line.
+  std::string failure() const;
 };
 
 class TimedSession {
