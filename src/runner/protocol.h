@@ -7,7 +7,10 @@
 //   writable block, installs the system-call filter, loads the arm's object and then serves
 //   calls on its own channel (a socket headway sends along with the spawn request).
 // headway ◄─channel──► child: kReady once loaded (or kLoadFailed), then one kDone per kCall or
-//   kPing. headway timestamps its own send and receive: nothing the child says is a measurement.
+//   kPing. A kCall runs `count` calls back to back: call k on input set `set + k`, writing into
+//   slot k of the arm's writable block (slots of BufferLayout::writable_bytes rounded up to a
+//   page). headway times the request to the kernel's stamp of the reply: nothing the child says
+//   is a measurement.
 #include <sys/socket.h>
 
 #include <cerrno>
@@ -28,6 +31,12 @@ inline bool send_message(int fd, const void* data, size_t n) {
 inline constexpr int kControlFd = 3;   // the host's end of the control socket
 inline constexpr int kInputsFd = 4;    // the input sets, read-only
 inline constexpr int kFirstArmFd = 5;  // per arm: writable block fd, then object fd
+
+// Bytes of one slot of an arm's writable block: the layout's writable bytes, whole pages.
+inline size_t writable_slot_bytes(size_t writable_bytes) {
+  constexpr size_t kPage = 4096;
+  return (writable_bytes + kPage - 1) / kPage * kPage;
+}
 
 enum class Op : uint32_t {
   kSpawn = 1,       // headway → host (with the child's channel fd)
@@ -59,6 +68,7 @@ struct ChildEvent {
 struct Command {
   Op op = Op::kCall;
   int32_t set = 0;
+  int32_t count = 1;
   // After replying, the child polls for the next request for this long before it blocks, so that
   // a request that follows at once does not wait for an idle core to wake.
   int32_t poll_after_us = 0;
@@ -67,7 +77,7 @@ struct Command {
 struct Reply {
   Op op = Op::kDone;
   int32_t pad = 0;
-  int64_t runner_ns = 0;  // the child's own measure of the call: a cross-check only
+  int64_t runner_ns = 0;  // the child's own measure of the calls: a cross-check only
   char message[240] = {};
 };
 

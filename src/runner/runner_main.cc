@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -95,10 +96,16 @@ uint64_t address_space_now() {
   prctl(PR_SET_DUMPABLE, 0);
   const BufferLayout layout(kernel.regions());
   const size_t input_total = o.set_bytes * static_cast<size_t>(o.sets);
+  const size_t slot_bytes = writable_slot_bytes(layout.writable_bytes);
+  struct stat writable_stat {};
+  fstat(writable_fd(arm), &writable_stat);
+  const size_t writable_total = static_cast<size_t>(std::max<off_t>(writable_stat.st_size, 0));
+  const int slots = slot_bytes ? static_cast<int>(writable_total / slot_bytes) : 1;
   void* in = mmap(nullptr, input_total, PROT_READ, MAP_SHARED, kInputsFd, 0);
-  void* out = layout.writable_bytes ? mmap(nullptr, layout.writable_bytes, PROT_READ | PROT_WRITE,
-                                           MAP_SHARED, writable_fd(arm), 0)
-                                    : nullptr;
+  void* out =
+      layout.writable_bytes && slots > 0
+          ? mmap(nullptr, writable_total, PROT_READ | PROT_WRITE, MAP_SHARED, writable_fd(arm), 0)
+          : nullptr;
   if (in == MAP_FAILED || out == MAP_FAILED)
     load_failed(channel, std::string("cannot map the buffers: ") + std::strerror(errno));
   auto* inputs = static_cast<std::byte*>(in);
@@ -108,7 +115,7 @@ uint64_t address_space_now() {
     madvise(inputs + o.set_bytes * static_cast<size_t>(request.populate_first),
             o.set_bytes * static_cast<size_t>(request.populate_count), MADV_POPULATE_READ);
   }
-  if (out) madvise(out, layout.writable_bytes, MADV_POPULATE_WRITE);
+  if (out) madvise(out, writable_total, MADV_POPULATE_WRITE);
   const std::string object = "/proc/self/fd/" + std::to_string(object_fd(arm));
   // Keep only the channel and the object: no other arm's memory or code stays reachable.
   for (int fd = 0; fd < kFirstArmFd + 2 * o.arms; ++fd) {
@@ -133,11 +140,7 @@ uint64_t address_space_now() {
   if (!send_message(channel, &reply, sizeof reply)) _exit(0);
   reply.op = Op::kDone;
   std::vector<std::unique_ptr<SharedBuffers>> views;
-  for (int set = 0; set < o.sets; ++set) {
-    views.push_back(std::make_unique<SharedBuffers>(kernel.regions(),
-                                                    inputs + o.set_bytes * static_cast<size_t>(set),
-                                                    static_cast<std::byte*>(out)));
-  }
+  const std::vector<RegionSpec> specs = kernel.regions();
   Command command;
   int32_t poll_us = 0;
   for (;;) {
@@ -154,10 +157,16 @@ uint64_t address_space_now() {
     }
     if (r != sizeof command) _exit(0);
     poll_us = std::min(command.poll_after_us, 10'000);
-    if (command.op == Op::kCall && command.set >= 0 && command.set < o.sets) {
-      SharedBuffers& view = *views[static_cast<size_t>(command.set)];
+    if (command.op == Op::kCall && command.set >= 0 && command.count >= 1 &&
+        command.count <= std::max(slots, 1) && command.set <= o.sets - command.count) {
+      views.clear();
+      for (int k = 0; k < command.count; ++k) {
+        views.push_back(std::make_unique<SharedBuffers>(
+            specs, inputs + o.set_bytes * static_cast<size_t>(command.set + k),
+            out ? static_cast<std::byte*>(out) + slot_bytes * static_cast<size_t>(k) : nullptr));
+      }
       const auto t0 = std::chrono::steady_clock::now();
-      abi.invoke(entry, view);
+      for (auto& view : views) abi.invoke(entry, *view);
       const auto t1 = std::chrono::steady_clock::now();
       reply.runner_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
     } else {

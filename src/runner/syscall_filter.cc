@@ -1,5 +1,6 @@
 #include "runner/syscall_filter.h"
 
+#include <fcntl.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <unistd.h>
@@ -36,6 +37,40 @@ constexpr int kKilled[] = {
     SCMP_SYS(shmget),
     SCMP_SYS(msgget),
     SCMP_SYS(semget),
+    // Names and metadata of files: with RLIMIT_FSIZE at 0 no file holds data, but a name, a mode
+    // or a time stamp could still carry state from one child to the next.
+    SCMP_SYS(creat),
+    SCMP_SYS(mkdir),
+    SCMP_SYS(mkdirat),
+    SCMP_SYS(rmdir),
+    SCMP_SYS(unlink),
+    SCMP_SYS(unlinkat),
+    SCMP_SYS(rename),
+    SCMP_SYS(renameat),
+    SCMP_SYS(renameat2),
+    SCMP_SYS(link),
+    SCMP_SYS(linkat),
+    SCMP_SYS(symlink),
+    SCMP_SYS(symlinkat),
+    SCMP_SYS(mknod),
+    SCMP_SYS(mknodat),
+    SCMP_SYS(chmod),
+    SCMP_SYS(fchmod),
+    SCMP_SYS(fchmodat),
+    SCMP_SYS(chown),
+    SCMP_SYS(fchown),
+    SCMP_SYS(lchown),
+    SCMP_SYS(fchownat),
+    SCMP_SYS(utime),
+    SCMP_SYS(utimes),
+    SCMP_SYS(futimesat),
+    SCMP_SYS(utimensat),
+    SCMP_SYS(setxattr),
+    SCMP_SYS(lsetxattr),
+    SCMP_SYS(fsetxattr),
+    SCMP_SYS(removexattr),
+    SCMP_SYS(lremovexattr),
+    SCMP_SYS(fremovexattr),
 };
 
 }  // namespace
@@ -55,6 +90,13 @@ bool install_syscall_filter(std::string* error) {
     rc = seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(clone), 1,
                           SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
   if (!rc) rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+  // Opening may read what exists; creating a name is a way to leave state behind.
+  if (!rc)
+    rc = seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(open), 1,
+                          SCMP_A1(SCMP_CMP_MASKED_EQ, O_CREAT, O_CREAT));
+  if (!rc)
+    rc = seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(openat), 1,
+                          SCMP_A2(SCMP_CMP_MASKED_EQ, O_CREAT, O_CREAT));
   // Signals only to itself (raise, abort, pthread_kill).
   if (!rc)
     rc =

@@ -1,9 +1,9 @@
 #pragma once
 // The system-call filter a runner child installs before it loads candidate code. Candidate code
 // may compute, allocate, read files the sandbox shows it and start threads; it may not create
-// processes, run programs, open sockets, trace or signal other processes, share System V memory
-// or change namespaces. (Files: the runner also sets RLIMIT_FSIZE to 0, so that no child can
-// leave data in a file for the next one.)
+// processes, run programs, open sockets, trace or signal other processes, share System V memory,
+// change namespaces, or create, rename, remove or change the metadata of files. (The runner also
+// sets RLIMIT_FSIZE to 0: no child can leave data, a name or a mark in a file for the next one.)
 // A forbidden call kills the whole child with SIGSYS, which headway reports as such.
 #include <string>
 
@@ -16,6 +16,6 @@ bool install_syscall_filter(std::string* error);
 // The reason headway gives for a child killed with SIGSYS.
 inline constexpr const char* kForbiddenCallReason =
     "was killed by the system-call filter (it tried to create a process, run a program, open a "
-    "socket, or signal or trace another process)";
+    "socket, create, rename or remove a file, or signal or trace another process)";
 
 }  // namespace headway::runner

@@ -238,6 +238,16 @@ TEST_F(Adversarial, ANetworkConnectionIsKilled) {
   EXPECT_NE(v.check.describe().find("system-call filter"), std::string::npos);
 }
 
+TEST_F(Adversarial, AMarkLeftForTheNextProcessIsKilled) {
+  // A name in the private /tmp (no data: files cannot grow) would tell a later child that it is
+  // not the first, e.g. that its calls are no longer verified as surely.
+  const auto v = judge(cheat("#include <fcntl.h>\n#include <sys/stat.h>",
+                             "if (access(\"/tmp/seen\", F_OK) == 0) std::abort();\n"
+                             "close(open(\"/tmp/seen\", O_CREAT | O_WRONLY, 0600));\n"
+                             "mkdir(\"/tmp/seen\", 0700); real(a);"));
+  EXPECT_EQ(v.check.run.status, CallStatus::kForbiddenCall) << v.check.describe();
+}
+
 TEST_F(Adversarial, ADaemonIsKilledBeforeItStarts) {
   const auto v = judge(cheat(
       "", "if (fork() == 0) { setsid(); if (fork() == 0) for (;;) sleep(1); _exit(0); } real(a);"));

@@ -59,6 +59,7 @@ nlohmann::json CpuPairedDevice::accounting() const {
   nlohmann::json j = to_json(session_->costs());
   j["round_trip_seconds"] = session_->round_trip_seconds();
   j["clock_disagreements"] = session_->clock_disagreements();
+  j["unstamped_readings"] = session_->unstamped_readings();
   return j;
 }
 

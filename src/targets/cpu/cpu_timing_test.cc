@@ -57,14 +57,6 @@ TEST(CpuTiming, SideBySideGivesEveryObjectItsReadingsAndSharesAFailure) {
   }
 }
 
-TEST(CpuTiming, InputSetsAreEnoughToLeaveTheCachesBetweenUses) {
-  EXPECT_EQ(input_sets_for(16 << 20, 0), 4);  // never fewer than two pairs
-  const int sets = input_sets_for(16 << 20, 512 << 20);
-  // A pair of sets is reused after all the other pairs: they must hold the cold traffic.
-  EXPECT_GE(static_cast<uint64_t>(sets - 2) * (16 << 20), 512ull << 20);
-  EXPECT_EQ(sets % 2, 0);
-}
-
 TEST(CpuTiming, EveryTimedCallSeesInputsThatNoEarlierCallSaw) {
   const KernelContract* kernel = find_kernel("attn_out");
   InputSets sets(*kernel, 3, 4);

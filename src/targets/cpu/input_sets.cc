@@ -5,6 +5,7 @@
 
 #include "common/rng.h"
 #include "kernels/verify.h"
+#include "runner/protocol.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -49,9 +50,15 @@ std::unique_ptr<SharedBuffers> InputSets::view(int set, std::byte* writable) con
   return std::make_unique<SharedBuffers>(specs_, set_base(set), writable);
 }
 
-std::unique_ptr<SharedMemory> InputSets::new_writable_block() const {
-  auto block = std::make_unique<SharedMemory>("headway-outputs", layout_.writable_bytes);
-  std::memcpy(block->data(), base_->writable_block(), layout_.writable_bytes);
+size_t InputSets::slot_bytes() const { return runner::writable_slot_bytes(layout_.writable_bytes); }
+
+std::unique_ptr<SharedMemory> InputSets::new_writable_block(int slots) const {
+  auto block = std::make_unique<SharedMemory>(
+      "headway-outputs", slot_bytes() * static_cast<size_t>(std::max(slots, 1)));
+  for (int k = 0; k < std::max(slots, 1); ++k) {
+    std::memcpy(block->data() + slot_bytes() * static_cast<size_t>(k), base_->writable_block(),
+                layout_.writable_bytes);
+  }
   return block;
 }
 

@@ -34,9 +34,11 @@ class InputSets {
   int count() const { return sets_; }
   // The view of set `set` with the writable block at `writable`.
   std::unique_ptr<SharedBuffers> view(int set, std::byte* writable) const;
-  // A writable block of this kernel's layout in shared memory, its in/out regions holding the
-  // base draw.
-  std::unique_ptr<SharedMemory> new_writable_block() const;
+  // A writable block in shared memory of `slots` slots (runner::writable_slot_bytes apart), each
+  // of this kernel's layout with its in/out regions holding the base draw.
+  std::unique_ptr<SharedMemory> new_writable_block(int slots = 1) const;
+  // Bytes from one slot of a writable block to the next.
+  size_t slot_bytes() const;
 
   // Applies the patch of `patch_seed` to set `set` and to the in/out regions of `writable`,
   // poisons the output regions, and flushes every line it wrote from the caches.

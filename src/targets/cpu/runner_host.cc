@@ -214,6 +214,9 @@ std::unique_ptr<RunnerChild> RunnerHost::spawn(int arm, int populate_first, int 
   }
   const int on = 1;
   setsockopt(channel[0], SOL_SOCKET, SO_PASSCRED, &on, sizeof on);
+  // Replies carry the time the kernel queued them: headway's reading ends there, whether or not
+  // headway is running at that moment (RunnerChild::call).
+  setsockopt(channel[0], SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
   runner::SpawnRequest request;
   request.arm = static_cast<uint32_t>(arm);
   request.populate_first = populate_first;
@@ -259,7 +262,7 @@ std::unique_ptr<RunnerChild> RunnerHost::spawn(int arm, int populate_first, int 
   std::unique_ptr<RunnerChild> child(new RunnerChild(*this, channel[0], 0, event.pid));
   // The child's first message says it loaded; the kernel tells us its pid in our namespace.
   Reply reply;
-  char cred[CMSG_SPACE(sizeof(ucred))] = {};
+  alignas(cmsghdr) char cred[CMSG_SPACE(sizeof(ucred)) + CMSG_SPACE(sizeof(timespec))] = {};
   iovec riov{&reply, sizeof reply};
   msghdr rmsg{};
   rmsg.msg_iov = &riov;
@@ -342,42 +345,50 @@ CallResult RunnerChild::collect_death(bool timed_out) {
   return r;
 }
 
-// Like wait_readable, but from `spin_from` on it polls without sleeping and yields its core in
-// between, so that the caller is running when the input comes.
-int wait_readable_spinning(int fd, int timeout_ms, Clock::time_point spin_from) {
-  const int sleep_ms = static_cast<int>(
-      std::chrono::duration_cast<std::chrono::milliseconds>(spin_from - Clock::now()).count());
-  if (sleep_ms > 0) {
-    const int ready = wait_readable(fd, std::min(sleep_ms, timeout_ms));
-    if (ready != 0 || sleep_ms >= timeout_ms) return ready;
-  }
-  const auto deadline = spin_from + std::chrono::milliseconds(timeout_ms);
-  pollfd p{fd, POLLIN, 0};
-  while (Clock::now() < deadline) {
-    const int ready = poll(&p, 1, 0);
-    if (ready > 0) return 1;
-    if (ready < 0 && errno != EINTR) return -1;
-    sched_yield();
-  }
-  return 0;
+namespace {
+
+int64_t realtime_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
 }
 
-CallResult RunnerChild::exchange(const Command& command, double expected_seconds) {
+// The receive timestamp the kernel put on the message just read (SCM_TIMESTAMPNS), or -1.
+int64_t stamp_of(msghdr& msg) {
+  for (cmsghdr* h = CMSG_FIRSTHDR(&msg); h; h = CMSG_NXTHDR(&msg, h)) {
+    if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_TIMESTAMPNS) {
+      timespec ts;
+      std::memcpy(&ts, CMSG_DATA(h), sizeof ts);
+      return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+    }
+  }
+  return -1;
+}
+
+// How far the stamped duration may exceed the steady clock's bracket around it before the
+// stamp is not believed (a step of the wall clock during the call).
+constexpr double kStampSlackSeconds = 200e-6;
+
+}  // namespace
+
+CallResult RunnerChild::exchange(const Command& command) {
   if (!alive_) return death_;
   const auto t0 = Clock::now();
+  const int64_t sent_ns = realtime_ns();
   if (!send_message(channel_, &command, sizeof command)) return collect_death(false);
-  const int timeout = ms(host_.spec_.limits.call_timeout_seconds);
-  const int ready =
-      expected_seconds > 0
-          ? wait_readable_spinning(channel_, timeout,
-                                   t0 + std::chrono::duration_cast<Clock::duration>(
-                                            std::chrono::duration<double>(0.8 * expected_seconds)))
-          : wait_readable(channel_, timeout);
+  const int ready = wait_readable(channel_, ms(host_.spec_.limits.call_timeout_seconds));
   Reply reply;
+  iovec iov{&reply, sizeof reply};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec)) + CMSG_SPACE(sizeof(ucred))];
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
   ssize_t r = -1;
   if (ready == 1) {
     do {
-      r = recv(channel_, &reply, sizeof reply, 0);
+      msg.msg_control = control;
+      msg.msg_controllen = sizeof control;
+      r = recvmsg(channel_, &msg, 0);
     } while (r < 0 && errno == EINTR);
   }
   const auto t1 = Clock::now();
@@ -392,18 +403,22 @@ CallResult RunnerChild::exchange(const Command& command, double expected_seconds
     death_ = result;
     return result;
   }
-  result.seconds = std::chrono::duration<double>(t1 - t0).count();
+  const double bracket = std::chrono::duration<double>(t1 - t0).count();
+  const int64_t stamp = stamp_of(msg);
+  const double stamped = static_cast<double>(stamp - sent_ns) * 1e-9;
+  result.stamped = stamp > 0 && stamped >= 0 && stamped <= bracket + kStampSlackSeconds;
+  result.seconds = result.stamped ? stamped : bracket;
   result.runner_seconds = static_cast<double>(reply.runner_ns) * 1e-9;
   result.start_ns =
       std::chrono::duration_cast<std::chrono::nanoseconds>(t0.time_since_epoch()).count();
   return result;
 }
 
-CallResult RunnerChild::call(int set, double expected_seconds, int next_within_us) {
-  return exchange({Op::kCall, set, next_within_us}, expected_seconds);
+CallResult RunnerChild::call(int set, int next_within_us, int count) {
+  return exchange({Op::kCall, set, count, next_within_us});
 }
 CallResult RunnerChild::ping(int next_within_us) {
-  return exchange({Op::kPing, -1, next_within_us}, 1e-9);
+  return exchange({Op::kPing, -1, 1, next_within_us});
 }
 
 bool RunnerChild::unexpected_message() const {

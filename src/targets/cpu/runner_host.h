@@ -1,9 +1,9 @@
 #pragma once
 // Candidate code runs in runner processes (src/runner/): one sandboxed host per session, which
 // forks a fresh child for every reading. This is headway's side of them. Every call is timed
-// here, around the request and the reply: the clock is never in a process that runs candidate
-// code. A crash, a hang, a forbidden system call or runaway memory use ends only the child; every
-// failure comes back as a CallResult.
+// here, from the request to the kernel's timestamp of the reply: the clock is never in a process
+// that runs candidate code. A crash, a hang, a forbidden system call or runaway memory use ends
+// only the child; every failure comes back as a CallResult.
 #include <sys/types.h>
 
 #include <cstdint>
@@ -36,7 +36,9 @@ struct CallResult {
     kForbiddenCall,   // killed by the system-call filter
     kNoRunner,        // the runner could not be started here (message set)
   } status = Status::kOk;
-  double seconds = 0.0;         // kOk: request sent to reply received, on headway's clock
+  double seconds = 0.0;  // kOk: request sent to reply queued for headway, on headway's clock
+  bool stamped = false;  // kOk: `seconds` ends at the kernel's stamp of the reply (else: at
+                         // headway's receipt of it, when the stamp was missing or implausible)
   double runner_seconds = 0.0;  // kOk: the child's own figure (a cross-check, never trusted)
   int64_t start_ns = 0;         // kOk: when the request was sent, on headway's steady clock
   int signal = 0;
@@ -103,12 +105,14 @@ class RunnerChild {
   RunnerChild(const RunnerChild&) = delete;
   RunnerChild& operator=(const RunnerChild&) = delete;
 
-  // One call of the entry point on input set `set`. headway sleeps while the call runs and
-  // spins (yielding its core) from `expected_seconds` * 0.8 on, so that it is awake when the
-  // reply comes: a core woken from idle would add its wake-up to the reading. 0: sleep all
-  // along. After a failed call the child is gone and every later call fails the same way.
-  // With next_within_us > 0 the child polls that long for the next request after replying.
-  CallResult call(int set, double expected_seconds = 0.0, int next_within_us = 0);
+  // `count` calls of the entry point back to back, call k on input set `set + k` writing into
+  // slot k of the arm's writable block (runner/protocol.h), timed from just before headway sends
+  // the request to the moment the kernel queues the child's reply on headway's socket
+  // (SO_TIMESTAMPNS, a stamp the child cannot write). headway sleeps meanwhile: every core is
+  // the kernel's, and headway's own wake-up is not in the reading. After a failed call the
+  // child is gone and every later call fails the same way. With next_within_us > 0 the child
+  // polls that long for the next request after replying.
+  CallResult call(int set, int next_within_us = 0, int count = 1);
   // An empty call: the round trip of a request and its reply (the child then polls for
   // next_within_us as above).
   CallResult ping(int next_within_us = 0);
@@ -130,7 +134,7 @@ class RunnerChild {
   friend class RunnerHost;
   RunnerChild(RunnerHost& host, int channel, pid_t pid, int32_t ns_pid)
       : host_(host), channel_(channel), pid_(pid), ns_pid_(ns_pid) {}
-  CallResult exchange(const runner::Command& command, double expected_seconds);
+  CallResult exchange(const runner::Command& command);
   CallResult collect_death(bool timed_out);
 
   RunnerHost& host_;

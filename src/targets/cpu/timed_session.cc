@@ -29,8 +29,11 @@ constexpr double kCpuAllowanceSeconds = 0.05;
 // machine may be waiting for a core, which uses no CPU; a thread that spins uses it.)
 constexpr auto kIdleWindow = std::chrono::milliseconds(10);
 constexpr double kBusyShare = 0.25;
-// How long a child polls for the request that follows its ping and its warm-up call.
+// How long a child polls for the request that follows its ping, its warm-up and timed calls.
 constexpr int kNextWithinUs = 2000;
+// Timed calls per reading, at most; and the input bytes a reading's timed sets may span.
+constexpr uint64_t kMaxCallsPerReading = 8;
+constexpr uint64_t kWindowBytes = 128ull << 20;
 
 }  // namespace
 
@@ -38,11 +41,17 @@ std::string SessionReading::failure() const {
   return cheat ? cheat->reason : call.describe() + " during a timed reading";
 }
 
-int input_sets_for(uint64_t set_bytes, uint64_t cold_bytes) {
+int input_sets_for(uint64_t set_bytes, uint64_t cold_bytes, int window) {
+  const uint64_t w = static_cast<uint64_t>(std::max(window, 1));
   const uint64_t others = (cold_bytes + set_bytes - 1) / std::max<uint64_t>(set_bytes, 1);
-  // Two sets per reading (warm-up and timed), and a pair is reused after all the others.
-  const uint64_t sets = std::max<uint64_t>(2 * ((others + 1) / 2 + 1), 4);
-  return static_cast<int>(std::min<uint64_t>(sets, 512));
+  // A window of sets is reused after all the other windows, which must hold the cold traffic.
+  const uint64_t windows = std::max<uint64_t>((others + w - 1) / w + 1, 2);
+  return static_cast<int>(std::min<uint64_t>(windows * w, std::max<uint64_t>(512, 2 * w)));
+}
+
+int max_calls_per_reading(uint64_t set_bytes) {
+  return static_cast<int>(std::clamp<uint64_t>(kWindowBytes / std::max<uint64_t>(set_bytes, 1), 1,
+                                               kMaxCallsPerReading));
 }
 
 std::unique_ptr<TimedSession> TimedSession::start(const KernelContract& kernel,
@@ -55,8 +64,9 @@ std::unique_ptr<TimedSession> TimedSession::start(const KernelContract& kernel,
   session->secret_ = Rng((uint64_t{entropy()} << 32) ^ entropy());
   const uint64_t cold = options.cold_bytes ? options.cold_bytes : 2 * last_level_cache_bytes();
   const size_t set_bytes = InputSets::input_block_bytes(kernel);
+  const int window = 1 + max_calls_per_reading(set_bytes);
   session->inputs_ =
-      std::make_unique<InputSets>(kernel, options.seed, input_sets_for(set_bytes, cold));
+      std::make_unique<InputSets>(kernel, options.seed, input_sets_for(set_bytes, cold, window));
   RunnerSpec spec;
   spec.kernel = &kernel;
   spec.inputs = &session->inputs_->memory();
@@ -65,7 +75,7 @@ std::unique_ptr<TimedSession> TimedSession::start(const KernelContract& kernel,
   spec.objects = objects;
   spec.limits = options.limits;
   for (size_t arm = 0; arm < objects.size(); ++arm) {
-    session->writable_.push_back(session->inputs_->new_writable_block());
+    session->writable_.push_back(session->inputs_->new_writable_block(window - 1));
     spec.writable.push_back(session->writable_.back().get());
   }
   session->host_ = RunnerHost::start(spec, failure);
@@ -95,17 +105,31 @@ std::optional<std::string> idle_breach(RunnerChild& child) {
   return std::nullopt;
 }
 
+void TimedSession::choose_calls_per_reading() {
+  if (calls_chosen_ || static_cast<int>(attempted_.size()) < arms()) return;
+  calls_chosen_ = true;
+  double slowest = 0.0;
+  for (const auto& [arm, seconds] : first_reading_) slowest = std::max(slowest, seconds);
+  const int fit = slowest > 0 ? static_cast<int>(options_.timed_per_reading / slowest) : 1;
+  calls_per_reading_ = std::clamp(fit, 1, max_calls_per_reading(inputs_->set_bytes()));
+}
+
+std::byte* TimedSession::slot(int arm, int k) const {
+  return writable_[static_cast<size_t>(arm)]->data() +
+         inputs_->slot_bytes() * static_cast<size_t>(k);
+}
+
 SessionReading TimedSession::reading(int arm) {
   SessionReading out;
-  const int pairs = inputs_->count() / 2;
-  const int warm_set = 2 * (next_pair_ % pairs);
-  const int timed_set = warm_set + 1;
-  ++next_pair_;
+  attempted_.insert(arm);
+  const int calls = calls_per_reading_;
+  const int window = 1 + calls;
+  const int first = window * (next_window_++ % (inputs_->count() / window));
   // A warm-up call first, unless this arm's first child showed it runs on one thread: then
-  // there is no thread pool to start and its first call can be the timed one.
+  // there is no thread pool to start and its first call can be timed.
   const bool warm_up = !single_threaded_.count(arm);
   auto t = Clock::now();
-  auto child = host_->spawn(arm, warm_up ? warm_set : timed_set, warm_up ? 2 : 1, &out.call);
+  auto child = host_->spawn(arm, warm_up ? first : first + 1, warm_up ? window : calls, &out.call);
   if (!child) return out;
   const CallResult ping = child->ping(kNextWithinUs);
   if (!ping.ok()) {
@@ -115,44 +139,51 @@ SessionReading TimedSession::reading(int arm) {
   round_trips_.push_back(ping.seconds);
   costs_.process_start += since(t);
 
-  std::byte* writable = writable_[static_cast<size_t>(arm)]->data();
   CallResult warm;
   if (warm_up) {
-    warm = child->call(warm_set, 0.0, kNextWithinUs);
+    warm = child->call(first, kNextWithinUs);
     costs_.warm_up += warm.seconds;
     if (!warm.ok()) {
       out.call = warm;
       return out;
     }
   }
-  // The gap before the timed call is kept short, so that no core the kernel uses goes idle;
-  // threads the warm-up left running are caught after the timed call.
+  // Every timed set is patched and its slot poisoned before the one request that runs them all
+  // back to back: there is no gap between them for work outside a call. The gap before the
+  // request is kept short, so that no core the kernel uses goes idle.
   t = Clock::now();
-  const uint64_t patch_seed = secret_.next_u64();
-  inputs_->prepare(timed_set, patch_seed, writable);
+  std::vector<uint64_t> patches;
+  for (int k = 0; k < calls; ++k) {
+    patches.push_back(secret_.next_u64());
+    inputs_->prepare(first + 1 + k, patches.back(), slot(arm, k));
+  }
   costs_.guard += since(t);
-
-  out.call = child->call(timed_set, warm_up ? warm.seconds : expected_[arm]);
+  out.call = child->call(first + 1, 0, calls);
   t = Clock::now();
   ++costs_.readings;
   if (out.call.ok()) {
+    out.calls = calls;
     costs_.timed += out.call.seconds;
-    // Every arm keeps its first timed call (no child can tell which reading it serves: each is
-    // a fresh process), and then a random fraction.
-    if (readings_of_[arm]++ == 0 || secret_.uniform() < options_.verify_fraction) {
-      const std::byte* block = writable;
-      kept_.push_back(
-          {arm, timed_set, patch_seed,
-           std::vector<std::byte>(block, block + writable_[static_cast<size_t>(arm)]->size())});
-    }
+    unstamped_ += !out.call.stamped;
     const double rtt = round_trip_seconds();
     if (out.call.seconds + 1e-6 < out.call.runner_seconds ||
         out.call.seconds - out.call.runner_seconds > 3 * rtt + 100e-6) {
       ++clock_disagreements_;
     }
+    // Every call of an arm's first reading of each length is kept (a child knows which call of
+    // its batch it is, but not which reading it serves: each is a fresh process), and then a
+    // random fraction of the others.
+    const size_t bytes = inputs_->slot_bytes();
+    const bool keep_all = fully_kept_[arm] < calls;
+    fully_kept_[arm] = std::max(fully_kept_[arm], calls);
+    for (int k = 0; k < calls; ++k) {
+      if (keep_all || secret_.uniform() < options_.verify_fraction) {
+        kept_.push_back({arm, first + 1 + k, patches[static_cast<size_t>(k)],
+                         std::vector<std::byte>(slot(arm, k), slot(arm, k) + bytes)});
+      }
+    }
     if (auto breach = idle_breach(*child)) out.cheat = Misbehaviour{arm, *breach};
     if (warm_up && child->thread_count() == 1) single_threaded_.insert(arm);
-    expected_[arm] = out.call.seconds;
   }
   const double wall = warm.seconds + out.call.seconds;
   const ChildFate fate = child->finish();
@@ -163,15 +194,21 @@ SessionReading TimedSession::reading(int arm) {
                                               "{:.1f} ms on {} cores: work outside its calls",
                                               fate.cpu_seconds * 1e3, wall * 1e3, cores)};
   }
-  inputs_->restore(timed_set, patch_seed);
+  for (int k = 0; k < calls; ++k) inputs_->restore(first + 1 + k, patches[static_cast<size_t>(k)]);
+  if (out.ok()) {
+    out.call.seconds /= calls;
+    out.call.runner_seconds /= calls;
+    if (!first_reading_.count(arm)) first_reading_[arm] = out.call.seconds;
+  }
   costs_.guard += since(t);
+  choose_calls_per_reading();
   return out;
 }
 
 std::optional<Misbehaviour> TimedSession::verify_sampled() {
   const auto t0 = Clock::now();
   std::optional<Misbehaviour> found;
-  SharedMemory scratch("headway-verify", writable_.empty() ? 0 : writable_.front()->size());
+  SharedMemory scratch("headway-verify", inputs_->slot_bytes());
   for (const auto& kept : kept_) {
     // Rebuild the call's inputs, compute the reference, then judge the outputs it left.
     inputs_->prepare(kept.set, kept.patch_seed, scratch.data());

@@ -5,13 +5,18 @@
 //     keeps (its pages, its core, the order it started in) outlives one reading, and no
 //     candidate shares a process with another or with the clock;
 //   - the child makes one warm-up call on one input set (skipped for an arm whose first child
-//     ran on a single thread: nothing to start) and then the timed call on another, set aside
-//     long enough to be out of the caches (InputSets), freshly patched and poisoned;
-//   - headway times the call around its request and reply;
+//     ran on a single thread: nothing to start) and then `calls_per_reading()` timed calls, each
+//     on another set, set aside long enough to be out of the caches (InputSets), freshly patched
+//     and poisoned; the reading is their mean. The number of calls is one until every arm has
+//     had a reading, then as many as fit in SessionOptions::timed_per_reading for the slowest
+//     arm (at most max_calls_per_reading): the same for every arm, so that the process start
+//     and the warm-up are shared by more kernel time when the kernel is short;
+//   - headway times the call from its request to the kernel's stamp of the reply;
 //   - after each call the child must be idle (no thread running, no message unasked for), and
 //     over its life it may use no more CPU than its calls' wall time times the cores;
-//   - a secret random sample of timed calls is kept and checked against the reference
-//     (verify_sampled), so a call that skipped or replayed work is caught.
+//   - every call of an arm's first reading of each length and a secret random sample of the
+//     others are kept and checked against the reference (verify_sampled), so a call that
+//     skipped or replayed work is caught.
 // A breach of any of these is a Misbehaviour: it ends the arm's part in the session.
 #include <cstdint>
 #include <filesystem>
@@ -34,7 +39,12 @@ struct SessionOptions {
   uint64_t seed = 1;                  // the inputs
   uint64_t cold_bytes = 0;            // traffic between two uses of a set; 0: twice the OS's LLC
   double verify_fraction = 1.0 / 16;  // chance that a timed call is kept for verification
+  double timed_per_reading = 0.016;   // kernel time a reading aims for, seconds (see above)
 };
+
+// Timed calls a reading may make for a kernel whose input block is `set_bytes` (each call needs
+// a set of its own, so short kernels, which move few bytes, may make more).
+int max_calls_per_reading(uint64_t set_bytes);
 
 // Where a session's wall time went, in seconds.
 struct SessionCosts {
@@ -53,7 +63,9 @@ struct Misbehaviour {
 };
 
 struct SessionReading {
-  CallResult call;                    // !call.ok(): the run failed (the arm is done)
+  CallResult call;  // the reading: seconds and runner_seconds are means over its timed calls;
+                    // !call.ok(): the run failed (the arm is done)
+  int calls = 0;    // timed calls made
   std::optional<Misbehaviour> cheat;  // set: the arm broke a rule of the session
   bool ok() const { return call.ok() && !cheat; }
   // !ok(): why the arm is out, one line.
@@ -76,14 +88,17 @@ class TimedSession {
   // child's own figure was further from headway's than the round trip allows.
   double round_trip_seconds() const;
   int clock_disagreements() const { return clock_disagreements_; }
+  // Timed readings that end at headway's receipt of the reply, not at the kernel's stamp of it.
+  int unstamped_readings() const { return unstamped_; }
   int arms() const { return static_cast<int>(writable_.size()); }
+  int calls_per_reading() const { return calls_per_reading_; }
 
  private:
   struct Kept {
     int arm;
     int set;
     uint64_t patch_seed;
-    std::vector<std::byte> writable;  // the writable block right after the call
+    std::vector<std::byte> writable;  // the call's slot of the writable block right after it
   };
   TimedSession(const KernelContract& kernel, SessionOptions options)
       : kernel_(kernel), options_(options) {}
@@ -92,14 +107,22 @@ class TimedSession {
   std::unique_ptr<InputSets> inputs_;
   std::vector<std::unique_ptr<SharedMemory>> writable_;
   std::unique_ptr<RunnerHost> host_;
+  // Fixes calls_per_reading_ once every arm has had a reading.
+  void choose_calls_per_reading();
+  // Slot k of arm's writable block.
+  std::byte* slot(int arm, int k) const;
   Rng secret_{1};
-  int next_pair_ = 0;
+  int next_window_ = 0;
+  int calls_per_reading_ = 1;
+  bool calls_chosen_ = false;
+  std::map<int, double> first_reading_;  // per arm: its first reading, seconds (failed: absent)
+  std::set<int> attempted_;              // arms that have had a reading, good or not
   std::vector<Kept> kept_;
-  std::map<int, int> readings_of_;  // timed readings per arm
-  std::set<int> single_threaded_;   // arms whose first child ran on one thread
-  std::map<int, double> expected_;  // per arm: its last timed call, seconds
+  std::map<int, int> fully_kept_;  // per arm: the longest reading kept whole so far
+  std::set<int> single_threaded_;  // arms whose first child ran on one thread
   std::vector<double> round_trips_;
   int clock_disagreements_ = 0;
+  int unstamped_ = 0;
   SessionCosts costs_;
 };
 
@@ -107,7 +130,8 @@ class TimedSession {
 // running a few milliseconds later), or nullopt when it is.
 std::optional<std::string> idle_breach(RunnerChild& child);
 
-// Input sets needed so that a set is used again only after cold_bytes of other sets.
-int input_sets_for(uint64_t set_bytes, uint64_t cold_bytes);
+// Input sets needed so that a set is used again only after cold_bytes of other sets, when a
+// reading uses `window` consecutive sets (a warm-up set and its timed sets).
+int input_sets_for(uint64_t set_bytes, uint64_t cold_bytes, int window = 2);
 
 }  // namespace headway::cpu

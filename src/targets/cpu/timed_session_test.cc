@@ -1,0 +1,110 @@
+// Readings of several timed calls in one request (TimedSession's batches): how many calls a
+// reading makes, that every call of a batch is its own verified call, and that a candidate
+// which does the work on its process's first call only is caught.
+#include "targets/cpu/timed_session.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "targets/cpu/compiler.h"
+#include "targets/cpu/host_abi.h"
+
+namespace headway::cpu {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(TimedSessionSets, AWindowOfSetsIsReusedOnlyAfterTheColdTraffic) {
+  for (int window : {2, 5, 9}) {
+    const int sets = input_sets_for(16 << 20, 512ull << 20, window);
+    EXPECT_EQ(sets % window, 0) << window;
+    EXPECT_GE(static_cast<uint64_t>(sets - window) * (16 << 20), 512ull << 20) << window;
+  }
+  EXPECT_EQ(input_sets_for(16 << 20, 0, 9), 18);  // never fewer than two windows
+}
+
+TEST(TimedSessionSets, ShortKernelsMayMakeMoreCallsPerReading) {
+  EXPECT_EQ(max_calls_per_reading(16 << 20), 8);   // attn_out's inputs
+  EXPECT_EQ(max_calls_per_reading(32 << 20), 4);   // qkv's
+  EXPECT_EQ(max_calls_per_reading(100 << 20), 1);  // ffn's
+}
+
+class TimedSessionBatches : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    cache_ =
+        new fs::path(fs::temp_directory_path() / ("headway-batches-" + std::to_string(getpid())));
+    fs::create_directories(*cache_);
+  }
+  static void TearDownTestSuite() {
+    fs::remove_all(*cache_);
+    delete cache_;
+  }
+  static fs::path build(const std::string& source) {
+    const BuildResult built = build_candidate(Toolchain{}, identify(Toolchain{}), source, *cache_);
+    EXPECT_EQ(built.status, BuildResult::Status::kBuilt) << built.diagnostics;
+    return built.shared_object;
+  }
+  static std::string baseline() {
+    return std::string(host_abi(*find_kernel("attn_out")).baseline_source());
+  }
+  // A session whose readings aim for far more kernel time than one call: as many calls per
+  // reading as attn_out's inputs allow.
+  static std::unique_ptr<TimedSession> start(const std::vector<fs::path>& objects) {
+    SessionOptions options;
+    options.timed_per_reading = 10.0;
+    CallResult failure;
+    auto session = TimedSession::start(*find_kernel("attn_out"), objects, options, &failure);
+    EXPECT_TRUE(session) << failure.describe();
+    return session;
+  }
+  static fs::path* cache_;
+};
+fs::path* TimedSessionBatches::cache_ = nullptr;
+
+TEST_F(TimedSessionBatches, ACallCountIsChosenOnceEveryArmHasRead) {
+  const fs::path a = build(baseline());
+  const fs::path b = build(baseline() + "\n// a copy\n");
+  auto session = start({a, b});
+  ASSERT_TRUE(session);
+  const SessionReading first = session->reading(0);
+  ASSERT_TRUE(first.ok()) << first.failure();
+  EXPECT_EQ(first.calls, 1);
+  EXPECT_EQ(session->calls_per_reading(), 1);  // arm 1 has not read yet
+  ASSERT_TRUE(session->reading(1).ok());
+  const int calls = session->calls_per_reading();
+  EXPECT_EQ(calls, max_calls_per_reading(InputSets::input_block_bytes(*find_kernel("attn_out"))));
+  const SessionReading batch = session->reading(0);
+  ASSERT_TRUE(batch.ok()) << batch.failure();
+  EXPECT_EQ(batch.calls, calls);
+  // The reading is the mean of its calls: of the order of one call, not of the batch.
+  EXPECT_LT(batch.call.seconds, 3 * first.call.seconds);
+  EXPECT_GT(batch.call.seconds, first.call.seconds / 3);
+  ASSERT_TRUE(session->reading(1).ok());
+  // Every call of those batches was kept; each one's output matches its own inputs.
+  EXPECT_FALSE(session->verify_sampled()) << "an honest batch failed verification";
+}
+
+TEST_F(TimedSessionBatches, WorkDoneOnlyOnAProcesssFirstCallIsCaught) {
+  std::string cheat = baseline();
+  const std::string entry = "extern \"C\" void hw_attn_out(const hw_attn_out_args* a)";
+  cheat.replace(cheat.find(entry), entry.size(), "static void real(const hw_attn_out_args* a)");
+  cheat += "\n" + entry + " {\n  static int calls = 0;\n  if (calls++ == 0) real(a);\n}\n";
+  auto session = start({build(baseline()), build(cheat)});
+  ASSERT_TRUE(session);
+  for (int round = 0; round < 2; ++round) {
+    ASSERT_TRUE(session->reading(0).ok());
+    ASSERT_TRUE(session->reading(1).ok());
+  }
+  ASSERT_GT(session->calls_per_reading(), 1);
+  const auto cheat_found = session->verify_sampled();
+  ASSERT_TRUE(cheat_found);
+  EXPECT_EQ(cheat_found->arm, 1);
+  EXPECT_NE(cheat_found->reason.find("wrong"), std::string::npos) << cheat_found->reason;
+}
+
+}  // namespace
+}  // namespace headway::cpu
