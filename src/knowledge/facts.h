@@ -51,6 +51,7 @@ using targets::kLatencyL3;
 using targets::kNoiseFloor;
 using targets::kReadBandwidth;
 using targets::kTimerOverhead;
+using targets::kColdInputLatency;
 using targets::read_bandwidth_at;
 
 // Runs the target's microbenchmarks (Target::measure_facts; seconds on real hardware) and stores

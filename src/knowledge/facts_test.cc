@@ -3,9 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include "kernels/contract.h"
 #include "loop/kernel_floors.h"
 #include "store/test_temp_dir.h"
-#include "kernels/contract.h"
 #include "targets/registry.h"
 
 namespace headway::knowledge {
@@ -77,11 +77,17 @@ TEST(FactsMeasure, CpuMicrobenchmarksBecomeStoredFacts) {
   EXPECT_FALSE(find_fact(ws, fma_throughput_at(2), "tc"));
   EXPECT_EQ(find_fact(ws, kFmaThroughput, "tc")->unit, "GFLOP/s");
   const std::string fma_method = find_fact(ws, kFmaThroughput, "tc")->method;
-  EXPECT_TRUE(fma_method.find("avx2+fma") != std::string::npos || fma_method.find("scalar") != std::string::npos)
+  EXPECT_TRUE(fma_method.find("avx2+fma") != std::string::npos ||
+              fma_method.find("scalar") != std::string::npos)
       << fma_method;
   EXPECT_GT(value(kFmaLatency), 0.0);
-  // 6 bandwidth, decode, timer and noise facts; 2 per cache level and DRAM latency; 3 FMA facts.
-  EXPECT_EQ(facts.size(), 6u + 2 * levels + 1 + 3);
+  // The cold inputs of timed calls, with their evidence.
+  EXPECT_GT(value(kColdInputLatency), 0.0);
+  EXPECT_NE(find_fact(ws, kColdInputLatency, "tc")->method.find("into a set just read"),
+            std::string::npos);
+  // 6 bandwidth, decode, timer and noise facts; 2 per cache level and DRAM latency; cold
+  // inputs; 3 FMA facts.
+  EXPECT_EQ(facts.size(), 6u + 2 * levels + 1 + 1 + 3);
 }
 
 TEST(FactsCpuFacts, LoopReadsTheFactsTableOfTheCurrentToolchain) {
@@ -101,7 +107,8 @@ TEST(FactsCpuFacts, LoopReadsTheFactsTableOfTheCurrentToolchain) {
   EXPECT_DOUBLE_EQ(facts->at(kReadBandwidth), 12.0);
   EXPECT_DOUBLE_EQ(facts->at(kDecodeF8), 34.0);
   EXPECT_DOUBLE_EQ(facts->at(kDecodeNvfp4), 56.0);
-  EXPECT_DOUBLE_EQ(loop::load_or_measure_floor_facts(ws, *target).at(kDecodeNvfp4), 56.0);  // no measuring
+  EXPECT_DOUBLE_EQ(loop::load_or_measure_floor_facts(ws, *target).at(kDecodeNvfp4),
+                   56.0);  // no measuring
   const KernelContract& qkv = *find_kernel("qkv");
   EXPECT_DOUBLE_EQ(target->floors(qkv, *facts).memory_ms,
                    static_cast<double>(qkv.bytes_to_move()) / 12e9 * 1e3);

@@ -12,6 +12,9 @@ inline constexpr const char* kDecodeF8 = "decode_ceiling.f8";
 inline constexpr const char* kDecodeNvfp4 = "decode_ceiling.nvfp4";
 inline constexpr const char* kTimerOverhead = "timer_overhead";
 inline constexpr const char* kNoiseFloor = "noise_floor_cv";
+// ns per load into a timed call's inputs when their turn comes (how the target keeps them cold,
+// and the evidence that it does, in the fact's method).
+inline constexpr const char* kColdInputLatency = "timing.cold_input_latency";
 // Cache sizes (KiB) and load-to-use latencies (ns)
 // (a pointer-chase sweep): the n-th level the curve shows is "cache.l1d", "cache.l2",
 // "cache.l3", "cache.l4"...; one fact per level found, so a host may have fewer than the OS reports.

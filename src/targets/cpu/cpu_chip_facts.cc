@@ -8,6 +8,7 @@
 
 #include "targets/cpu/bandwidth.h"
 #include "targets/cpu/cache_latency.h"
+#include "targets/cpu/cold_inputs.h"
 #include "targets/cpu/decode_ceiling.h"
 #include "targets/cpu/fma_throughput.h"
 #include "targets/fact_names.h"
@@ -108,6 +109,10 @@ std::vector<targets::ChipFact> measure_chip_facts(const targets::FactOptions& op
   }
   facts.push_back({targets::kLatencyDram, sweep.memory_ns, "ns", std::nullopt,
                    fmt::format("at {} MiB of a {}", sweep.curve.back().bytes >> 20, sweep.method)});
+
+  const ColdInputs cold = measure_cold_inputs(*find_kernel("attn_out"));
+  facts.push_back({targets::kColdInputLatency, cold.cold_ns, "ns", std::nullopt,
+                   fmt::format("{}; the DRAM latency fact: {:.1f} ns", cold.method, sweep.memory_ns)});
 
   const FmaThroughput fma = measure_fma_throughput(options.max_threads, readings);
   const std::string fma_method = fmt::format("median of {} readings; {}", readings, fma.method);

@@ -10,18 +10,19 @@
 #include <vector>
 
 #include "common/rng.h"
-
 #include "store/test_temp_dir.h"
+#include "targets/cpu/cold_inputs.h"
 #include "targets/cpu/compiler.h"
-#include "targets/cpu/host_abi.h"
 #include "targets/cpu/host_abi.h"
 
 namespace headway::cpu {
 namespace {
 
-std::filesystem::path build_baseline(const KernelContract& kernel, const std::filesystem::path& cache) {
+std::filesystem::path build_baseline(const KernelContract& kernel,
+                                     const std::filesystem::path& cache) {
   const Toolchain tc;
-  const auto built = build_candidate(tc, identify(tc), std::string(host_abi(kernel).baseline_source()), cache);
+  const auto built =
+      build_candidate(tc, identify(tc), std::string(host_abi(kernel).baseline_source()), cache);
   EXPECT_EQ(built.status, BuildResult::Status::kBuilt) << built.diagnostics;
   return built.shared_object;
 }
@@ -65,7 +66,8 @@ TEST(CpuTiming, EveryTimedCallSeesInputsThatNoEarlierCallSaw) {
   const size_t attn = first->index_of("attn");
   const size_t weights = first->index_of("o_weight");
   const std::vector<std::byte> base_attn(first->bytes(attn).begin(), first->bytes(attn).end());
-  const std::vector<std::byte> base_weights(first->bytes(weights).begin(), first->bytes(weights).end());
+  const std::vector<std::byte> base_weights(first->bytes(weights).begin(),
+                                            first->bytes(weights).end());
   sets.prepare(1, 11, writable->data());
   const std::vector<std::byte> patched_attn(first->bytes(attn).begin(), first->bytes(attn).end());
   size_t changed_pages = 0;
@@ -94,44 +96,13 @@ TEST(CpuTiming, EveryTimedCallSeesInputsThatNoEarlierCallSaw) {
 namespace headway::cpu {
 namespace {
 
-// Nanoseconds per load of a dependent walk through `lines` random cache lines of `block`.
-double walk_ns(const std::byte* block, size_t bytes, uint64_t seed) {
-  constexpr int kLoads = 4000;
-  Rng rng(seed);
-  std::vector<size_t> offsets(kLoads);
-  for (auto& o : offsets) o = rng.below(bytes / 64) * 64;
-  uint64_t chain = 0;
-  const auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0; i < kLoads; ++i) {
-    chain += static_cast<uint64_t>(block[(offsets[static_cast<size_t>(i)] + (chain & 1)) % bytes]);
-  }
-  const auto t1 = std::chrono::steady_clock::now();
-  volatile uint64_t sink = chain;
-  (void)sink;
-  return std::chrono::duration<double, std::nano>(t1 - t0).count() / kLoads;
-}
-
 TEST(CpuTiming, ASetIsColdWhenItsTurnComesAgain) {
   // What a timed call meets: its set was last read a full rotation ago, with every other set
   // read since. Its lines must come from memory: far slower than lines of a set just read.
-  const KernelContract* kernel = find_kernel("attn_out");
-  const uint64_t cold = 2 * last_level_cache_bytes();
-  InputSets sets(*kernel, 1, input_sets_for(InputSets::input_block_bytes(*kernel), cold));
-  const size_t bytes = sets.set_bytes();
-  auto read_set = [&](int s) {
-    uint64_t sum = 0;
-    const auto* p = reinterpret_cast<const uint64_t*>(sets.memory().data() + bytes * static_cast<size_t>(s));
-    for (size_t i = 0; i < bytes / 8; i += 8) sum += p[i];
-    return sum;
-  };
-  uint64_t sink = read_set(1);
-  for (int s = 2; s < sets.count(); ++s) sink += read_set(s);
-  sink += read_set(0);
-  const double cold_ns = walk_ns(sets.memory().data() + bytes, bytes, 7);
-  sink += read_set(0);
-  const double warm_ns = walk_ns(sets.memory().data(), bytes, 7);
-  EXPECT_NE(sink, 1u);
-  EXPECT_GT(cold_ns, 1.5 * warm_ns) << "cold " << cold_ns << " ns per load, warm " << warm_ns;
+  const ColdInputs cold = measure_cold_inputs(*find_kernel("attn_out"));
+  EXPECT_GT(cold.cold_ns, 1.5 * cold.warm_ns) << cold.method;
+  EXPECT_GE(static_cast<uint64_t>(cold.sets - 1) * cold.set_bytes, cold.cold_bytes);
+  EXPECT_NE(cold.method.find("attn_out"), std::string::npos);
 }
 
 }  // namespace
