@@ -81,6 +81,7 @@ std::unique_ptr<TimedSession> TimedSession::start(const KernelContract& kernel,
   session->host_ = RunnerHost::start(spec, failure);
   if (!session->host_) return nullptr;
   session->costs_.inputs = since(t0);
+  session->probe();
   return session;
 }
 
@@ -105,12 +106,13 @@ std::optional<std::string> idle_breach(RunnerChild& child) {
   return std::nullopt;
 }
 
-void TimedSession::choose_calls_per_reading() {
-  if (calls_chosen_ || static_cast<int>(attempted_.size()) < arms()) return;
-  calls_chosen_ = true;
-  double slowest = 0.0;
-  for (const auto& [arm, seconds] : first_reading_) slowest = std::max(slowest, seconds);
-  const int fit = slowest > 0 ? static_cast<int>(options_.timed_per_reading / slowest) : 1;
+void TimedSession::probe() {
+  SessionReading first = reading(0);
+  if (!first.ok()) {
+    probe_failure_ = std::move(first);
+    return;
+  }
+  const int fit = static_cast<int>(options_.timed_per_reading / first.call.seconds);
   calls_per_reading_ = std::clamp(fit, 1, max_calls_per_reading(inputs_->set_bytes()));
 }
 
@@ -120,8 +122,12 @@ std::byte* TimedSession::slot(int arm, int k) const {
 }
 
 SessionReading TimedSession::reading(int arm) {
+  if (arm == 0 && probe_failure_) {
+    SessionReading failed = std::move(*probe_failure_);
+    probe_failure_.reset();
+    return failed;
+  }
   SessionReading out;
-  attempted_.insert(arm);
   const int calls = calls_per_reading_;
   const int window = 1 + calls;
   const int first = window * (next_window_++ % (inputs_->count() / window));
@@ -198,10 +204,8 @@ SessionReading TimedSession::reading(int arm) {
   if (out.ok()) {
     out.call.seconds /= calls;
     out.call.runner_seconds /= calls;
-    if (!first_reading_.count(arm)) first_reading_[arm] = out.call.seconds;
   }
   costs_.guard += since(t);
-  choose_calls_per_reading();
   return out;
 }
 

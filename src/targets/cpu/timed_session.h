@@ -5,12 +5,13 @@
 //     keeps (its pages, its core, the order it started in) outlives one reading, and no
 //     candidate shares a process with another or with the clock;
 //   - the child makes one warm-up call on one input set (skipped for an arm whose first child
-//     ran on a single thread: nothing to start) and then `calls_per_reading()` timed calls, each
-//     on another set, set aside long enough to be out of the caches (InputSets), freshly patched
-//     and poisoned; the reading is their mean. The number of calls is one until every arm has
-//     had a reading, then as many as fit in SessionOptions::timed_per_reading for the slowest
-//     arm (at most max_calls_per_reading): the same for every arm, so that the process start
-//     and the warm-up are shared by more kernel time when the kernel is short;
+//     ran on a single thread: nothing to start) and then `calls_per_reading()` timed calls back
+//     to back in one request, each on another set, set aside long enough to be out of the
+//     caches (InputSets), freshly patched and poisoned; the reading is their mean. The number of
+//     calls is fixed when the session starts, from a first reading of arm 0 (the probe): as many
+//     as fit in SessionOptions::timed_per_reading, at most max_calls_per_reading. It is the same
+//     for every arm and every reading the session returns, so that readings stay alike while
+//     the process start and the warm-up are shared by more kernel time when the kernel is short;
 //   - headway times the call from its request to the kernel's stamp of the reply;
 //   - after each call the child must be idle (no thread running, no message unasked for), and
 //     over its life it may use no more CPU than its calls' wall time times the cores;
@@ -107,16 +108,15 @@ class TimedSession {
   std::unique_ptr<InputSets> inputs_;
   std::vector<std::unique_ptr<SharedMemory>> writable_;
   std::unique_ptr<RunnerHost> host_;
-  // Fixes calls_per_reading_ once every arm has had a reading.
-  void choose_calls_per_reading();
+  // A first reading of arm 0, whose time fixes calls_per_reading_ for the session. Its kept
+  // calls are verified with the others; a failure is the result of arm 0's next reading.
+  void probe();
   // Slot k of arm's writable block.
   std::byte* slot(int arm, int k) const;
   Rng secret_{1};
   int next_window_ = 0;
   int calls_per_reading_ = 1;
-  bool calls_chosen_ = false;
-  std::map<int, double> first_reading_;  // per arm: its first reading, seconds (failed: absent)
-  std::set<int> attempted_;              // arms that have had a reading, good or not
+  std::optional<SessionReading> probe_failure_;
   std::vector<Kept> kept_;
   std::map<int, int> fully_kept_;  // per arm: the longest reading kept whole so far
   std::set<int> single_threaded_;  // arms whose first child ran on one thread
