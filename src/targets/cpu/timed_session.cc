@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <random>
 #include <thread>
 
@@ -58,6 +60,18 @@ int max_calls_per_reading(uint64_t set_bytes) {
                                                kMaxCallsPerReading));
 }
 
+std::shared_ptr<InputSets> shared_input_sets(const KernelContract& kernel, uint64_t seed,
+                                             int sets) {
+  static std::mutex mutex;
+  static std::map<std::pair<std::string, int>, std::shared_ptr<InputSets>> kept;
+  std::lock_guard lock(mutex);
+  auto& entry = kept[{std::string(kernel.name()), sets}];
+  if (entry && entry.use_count() == 1) return entry;
+  auto fresh = std::make_shared<InputSets>(kernel, seed, sets);
+  if (!entry || entry.use_count() == 1) entry = fresh;
+  return fresh;
+}
+
 std::unique_ptr<TimedSession> TimedSession::start(const KernelContract& kernel,
                                                   const std::vector<std::filesystem::path>& objects,
                                                   const SessionOptions& options,
@@ -70,7 +84,7 @@ std::unique_ptr<TimedSession> TimedSession::start(const KernelContract& kernel,
   const size_t set_bytes = InputSets::input_block_bytes(kernel);
   const int window = 1 + max_calls_per_reading(set_bytes);
   session->inputs_ =
-      std::make_unique<InputSets>(kernel, options.seed, input_sets_for(set_bytes, cold, window));
+      shared_input_sets(kernel, options.seed, input_sets_for(set_bytes, cold, window));
   RunnerSpec spec;
   spec.kernel = &kernel;
   spec.inputs = &session->inputs_->memory();

@@ -37,7 +37,7 @@ namespace headway::cpu {
 
 struct SessionOptions {
   ProcessLimits limits;
-  uint64_t seed = 1;                  // the inputs
+  uint64_t seed = 1;                  // the inputs (see shared_input_sets)
   uint64_t cold_bytes = 0;            // traffic between two uses of a set; 0: twice the OS's LLC
   double verify_fraction = 1.0 / 16;  // chance that a timed call is kept for verification
   double timed_per_reading = 0.016;   // kernel time a reading aims for, seconds (see above)
@@ -105,7 +105,7 @@ class TimedSession {
       : kernel_(kernel), options_(options) {}
   const KernelContract& kernel_;
   SessionOptions options_;
-  std::unique_ptr<InputSets> inputs_;
+  std::shared_ptr<InputSets> inputs_;
   std::vector<std::unique_ptr<SharedMemory>> writable_;
   std::unique_ptr<RunnerHost> host_;
   // A first reading of arm 0, whose time fixes calls_per_reading_ for the session. Its kept
@@ -129,6 +129,13 @@ class TimedSession {
 // Why `child` is not idle right after a call (a message it was not asked for, or a thread still
 // running a few milliseconds later), or nullopt when it is.
 std::optional<std::string> idle_breach(RunnerChild& child);
+
+// The input sets of a session: the ones an earlier session of `kernel` with as many sets left in
+// this process when no session holds them now (every reading restores the sets it patched), else
+// new ones drawn from `seed`. So inputs are drawn and laid out once per kernel and process, not
+// per race or test (about a second for ffn). A reused draw keeps its first seed: no timed call's
+// inputs are reproducible from a seed anyway, since each is patched from a secret one.
+std::shared_ptr<InputSets> shared_input_sets(const KernelContract& kernel, uint64_t seed, int sets);
 
 // Input sets needed so that a set is used again only after cold_bytes of other sets, when a
 // reading uses `window` consecutive sets (a warm-up set and its timed sets).

@@ -33,6 +33,20 @@ TEST(TimedSessionSets, ShortKernelsMayMakeMoreCallsPerReading) {
   EXPECT_EQ(max_calls_per_reading(100 << 20), 1);  // ffn's
 }
 
+TEST(TimedSessionSets, ASessionReusesTheInputsOfAnEarlierOneThatEnded) {
+  const KernelContract& kernel = *find_kernel("attn_out");
+  auto first = shared_input_sets(kernel, 1, 4);
+  const InputSets* drawn = first.get();
+  // While the first is held, another session gets its own.
+  auto second = shared_input_sets(kernel, 2, 4);
+  EXPECT_NE(second.get(), drawn);
+  second.reset();
+  first.reset();
+  EXPECT_EQ(shared_input_sets(kernel, 3, 4).get(), drawn);
+  // Another number of sets is another layout.
+  EXPECT_NE(shared_input_sets(kernel, 1, 6).get(), drawn);
+}
+
 class TimedSessionBatches : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
