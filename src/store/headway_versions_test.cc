@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "store/migrations.h"
 #include "store/test_temp_dir.h"
 #include "store/workspace.h"
@@ -38,6 +40,7 @@ TEST(HeadwayVersions, CreatorIsRecordedOnceAndEveryOtherBuildOnceEach) {
 
 TEST(HeadwayVersions, AnOlderWorkspaceKeepsItsDataAndRecordsTheBuildThatMigratesIt) {
   TestTempDir dir;
+  std::filesystem::create_directories(dir.path() / ".headway");
   {
     Database db = Database::open(Workspace::database_path(dir.path()), true).value();
     ASSERT_TRUE(migrate(db, schema_migrations().first(4)).ok());
