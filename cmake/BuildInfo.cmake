@@ -5,10 +5,18 @@
 set(HEADWAY_GIT_COMMIT "")
 find_package(Git QUIET)
 if(GIT_FOUND)
+  # Only a checkout of these sources counts, not a repository that merely contains them.
+  execute_process(COMMAND ${GIT_EXECUTABLE} rev-parse --show-toplevel
+    WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}
+    OUTPUT_VARIABLE git_top ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
   execute_process(COMMAND ${GIT_EXECUTABLE} rev-parse --verify HEAD
     WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}
     RESULT_VARIABLE git_rc OUTPUT_VARIABLE git_commit ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
-  if(git_rc EQUAL 0)
+  get_filename_component(source_real ${CMAKE_CURRENT_SOURCE_DIR} REALPATH)
+  if(git_top)
+    get_filename_component(git_top ${git_top} REALPATH)
+  endif()
+  if(git_rc EQUAL 0 AND git_top STREQUAL source_real)
     set(HEADWAY_GIT_COMMIT ${git_commit})
     # HEAD, the branch it names and packed-refs: the files a new commit or checkout changes.
     execute_process(COMMAND ${GIT_EXECUTABLE} rev-parse --symbolic-full-name HEAD
