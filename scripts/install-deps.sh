@@ -14,6 +14,7 @@ packages=(
   libbenchmark-dev                                # microbenchmarks
   bubblewrap                                      # the sandbox of candidate builds and runs
   libseccomp-dev                                  # the runner's system-call filter
+  man-db                                          # tests: the generated man page renders (man -l)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -42,12 +42,12 @@ fs::path build_cache_dir() {
 
 targets::Artifact build_or_throw(targets::Target& target, const std::string& source,
                                  const std::string& label) {
-  if (!target.identity().found) throw UsageError(target.identity().error);
+  if (!target.identity().found) throw EnvironmentError(target.identity().error);
   const auto built = target.build(source, build_cache_dir());
   switch (built.status) {
     case targets::BuildOutcome::Status::kBuilt: return built.artifact;
     case targets::BuildOutcome::Status::kToolchainMissing:
-      throw UsageError(fmt::format("compiler not usable: {}", built.diagnostics));
+      throw EnvironmentError(fmt::format("compiler not usable: {}", built.diagnostics));
     case targets::BuildOutcome::Status::kCompileError: break;
   }
   throw UsageError(fmt::format("{} does not build:\n{}", label, built.diagnostics));
@@ -69,6 +69,10 @@ store::Workspace open_workspace_or_throw(const std::string& dir) {
     record_unsandboxed_runs_in(ws.value().root(), invocation());
   }
   return std::move(ws).value();
+}
+
+void print_error(const std::string& message) {
+  std::fprintf(stderr, "headway: %s\n", message.c_str());
 }
 
 std::string sandbox_refusal(const std::string& reason) {

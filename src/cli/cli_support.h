@@ -13,8 +13,19 @@
 
 namespace headway::cli {
 
-// A user-facing error: the verb prints "headway: <what>" and exits 2.
+// The exit statuses of every verb (docs/CLI.md, "Exit statuses").
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitNegative = 1;     // a negative result: a wrong kernel, a broken head
+inline constexpr int kExitUsage = 2;        // usage or bad input
+inline constexpr int kExitEnvironment = 3;  // the machine lacks something: compiler, sandbox
+
+// A user-facing error: the verb prints "headway: <what>" and exits kExitUsage.
 struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+// The environment cannot do what was asked (no usable compiler, ...): the verb prints
+// "headway: <what>" and exits kExitEnvironment.
+struct EnvironmentError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
@@ -26,7 +37,7 @@ std::string read_source_or_throw(const std::filesystem::path& path);
 // else ~/.cache/headway/builds.
 std::filesystem::path build_cache_dir();
 // Builds source with the target into build_cache_dir(); throws UsageError with the toolchain's
-// diagnostics when it does not build, or when the toolchain is missing.
+// diagnostics when it does not build, EnvironmentError when the toolchain is missing.
 targets::Artifact build_or_throw(targets::Target& target, const std::string& source,
                                  const std::string& label);
 // The registered target of that name with `toolchain` selected (empty: its default); throws
@@ -43,11 +54,14 @@ store::Workspace open_workspace_or_throw(const std::string& dir);
 std::unique_ptr<targets::Target> workspace_target_or_throw(store::Workspace& ws);
 
 // Exit status of a verb that refuses to build or run candidate code without the sandbox.
-inline constexpr int kSandboxExit = 3;
+inline constexpr int kSandboxExit = kExitEnvironment;
 // "cannot sandbox candidate code: <reason> (install bubblewrap, or pass --no-sandbox)".
 std::string sandbox_refusal(const std::string& reason);
 
-// Runs a verb body, mapping UsageError to a one-line message and exit 2, and
+// Prints the one-line error every verb uses: "headway: <message>" on stderr.
+void print_error(const std::string& message);
+
+// Runs a verb body, mapping UsageError to a one-line message and exit 2, and EnvironmentError and
 // sandbox::Unavailable (candidate code would run without the sandbox) to one line and exit 3.
 template <typename F>
 void run_verb(int* exit_code, F&& body) {
@@ -55,7 +69,10 @@ void run_verb(int* exit_code, F&& body) {
     *exit_code = body();
   } catch (const UsageError& e) {
     std::fprintf(stderr, "headway: %s\n", e.what());
-    *exit_code = 2;
+    *exit_code = kExitUsage;
+  } catch (const EnvironmentError& e) {
+    std::fprintf(stderr, "headway: %s\n", e.what());
+    *exit_code = kExitEnvironment;
   } catch (const sandbox::Unavailable& e) {
     std::fprintf(stderr, "headway: %s\n", sandbox_refusal(e.what()).c_str());
     *exit_code = kSandboxExit;

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "cli/cli_support.h"
@@ -18,7 +19,48 @@ struct MigrateArgs {
   std::string workspace;
   std::string wait = "10m";
   bool no_remeasure = false;
+  bool json = false;
 };
+
+template <typename T>
+nlohmann::json or_null(const std::optional<T>& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+nlohmann::json report_json(const knowledge::MigrationReport& report, size_t facts_measured,
+                           const std::optional<int64_t>& paused_pid) {
+  nlohmann::json timings = nlohmann::json::array();
+  for (const auto& t : report.timings) {
+    timings.push_back({{"kernel", t.kernel},
+                       {"baseline_node", t.baseline_node},
+                       {"head_node", t.head_node},
+                       {"previous_head_node", t.previous_head_node},
+                       {"baseline_ms", or_null(t.baseline_ms)},
+                       {"head_ms", or_null(t.head_ms)},
+                       {"previous_baseline_ms", or_null(t.previous_baseline_ms)},
+                       {"previous_head_ms", or_null(t.previous_head_ms)},
+                       {"readings", t.readings},
+                       {"failure", t.failure.empty() ? nlohmann::json(nullptr) : nlohmann::json(t.failure)}});
+  }
+  return {{"from", report.from_id},
+          {"to", report.to_id},
+          {"mined_new_rules", report.mined_new_rules},
+          {"rules",
+           {{"total", report.rules},
+            {"verified", report.verified},
+            {"rewritten", report.rewritten},
+            {"retired", report.retired},
+            {"carried", report.carried}}},
+          {"heads",
+           {{"kept", report.heads_kept},
+            {"fell_back", report.heads_fell_back},
+            {"broken", report.heads_broken}}},
+          {"notes", report.notes},
+          {"timings", timings},
+          {"facts_measured", facts_measured},
+          {"paused_optimize_pid", or_null(paused_pid)},
+          {"summary", report.summary()}};
+}
 
 std::string ms_or_dash(const std::optional<double>& ms) {
   return ms ? fmt::format("{:.3f}", *ms) : "-";
@@ -65,7 +107,9 @@ int run_migrate(const MigrateArgs& args) {
   }
   // A toolchain that cannot be used is refused before any optimizer is paused.
   const targets::ToolchainInfo id = to->select_toolchain(args.toolchain);
-  if (!id.found) throw UsageError(fmt::format("cannot use toolchain '{}': {}", args.toolchain, id.error));
+  if (!id.found) {
+    throw EnvironmentError(fmt::format("cannot use toolchain '{}': {}", args.toolchain, id.error));
+  }
 
   // Pause a running `headway optimize` (or keep one from starting) for the whole migration.
   loop::LockHolder paused;
@@ -73,12 +117,11 @@ int run_migrate(const MigrateArgs& args) {
       ws, "migrate", fmt::format("toolchain migration to {}", args.toolchain),
       std::chrono::duration<double>(*wait), [&paused](const loop::LockHolder& holder) {
         paused = holder;
-        fmt::print("pausing the running optimize ({}) ...\n",
+        fmt::print(stderr, "pausing the running optimize ({}) ...\n",
                    holder.pid > 0 ? fmt::format("pid {}", holder.pid) : std::string("pid unknown"));
-        std::fflush(stdout);
       });
   if (!pause) throw UsageError(pause.error().message);
-  if (pause->waited()) fmt::print("paused it\n");
+  if (pause->waited()) fmt::print(stderr, "paused it\n");
 
   knowledge::MigrateOptions options;
   options.cache_dir = build_cache_dir();
@@ -92,8 +135,15 @@ int run_migrate(const MigrateArgs& args) {
     facts_measured = knowledge::measure_and_store_facts(ws, *to, report->to_id).size();
   }
   pause->release();
-  if (pause->waited()) fmt::print("the optimize (pid {}) resumes\n", paused.pid);
+  if (pause->waited()) fmt::print(stderr, "the optimize (pid {}) resumes\n", paused.pid);
   if (!report) throw UsageError(report.error().message);
+  const int status = report->heads_broken > 0 ? kExitNegative : kExitOk;
+  if (args.json) {
+    const std::optional<int64_t> pid =
+        pause->waited() ? std::optional<int64_t>(paused.pid) : std::nullopt;
+    fmt::print("{}\n", report_json(*report, facts_measured, pid).dump(2));
+    return status;
+  }
   fmt::print("migrated from {}\n          to {}\n", report->from_id, report->to_id);
   for (const auto& n : report->notes) fmt::print("  {}\n", n);
   if (report->mined_new_rules > 0) {
@@ -102,7 +152,7 @@ int run_migrate(const MigrateArgs& args) {
   print_timings(*report);
   if (facts_measured > 0) fmt::print("chip facts: {} measured for the new toolchain\n", facts_measured);
   fmt::print("{}\n", report->summary());
-  return report->heads_broken > 0 ? 1 : 0;
+  return status;
 }
 }  // namespace
 
@@ -122,6 +172,7 @@ void add_migrate(CLI::App& app, int* exit_code) {
       "--no-remeasure", args->no_remeasure,
       "skip re-measuring baselines and heads with the new toolchain (quicker; the loop then "
       "keeps the previous figures)");
+  cmd->add_flag("--json", args->json, "print one JSON object (progress goes to stderr)");
   cmd->callback([args, exit_code] { run_verb(exit_code, [&] { return run_migrate(*args); }); });
 }
 

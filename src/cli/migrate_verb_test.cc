@@ -43,7 +43,7 @@ TEST(MigrateVerb, RefusesAMissingCompilerAndListsFactsAndRules) {
   }
   const std::string w = dir.path().string();
   const auto missing = headway({"migrate", "--toolchain", "/nonexistent/c++", "--workspace", w});
-  EXPECT_EQ(missing.exit_code, 2) << missing.output;
+  EXPECT_EQ(missing.exit_code, 3) << missing.output;  // no such compiler: the environment
   EXPECT_EQ(missing.output.rfind("headway: cannot use toolchain '/nonexistent/c++'", 0), 0u)
       << missing.output;
   {

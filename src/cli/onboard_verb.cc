@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "cli/cli_support.h"
@@ -16,7 +17,43 @@ struct OnboardArgs {
   std::string docs;
   std::string summary;
   bool keep_facts = false;
+  bool json = false;
 };
+
+nlohmann::json report_json(const knowledge::OnboardReport& report, bool measured) {
+  nlohmann::json skipped = nlohmann::json::array();
+  for (const auto& s : report.docs_skipped) skipped.push_back({{"path", s.path}, {"reason", s.reason}});
+  nlohmann::json summary = nullptr;
+  if (!report.summary_from.empty()) {
+    nlohmann::json totals = nlohmann::json::object();
+    for (const auto& [verdict, count] : report.citations.totals()) {
+      totals[std::string(knowledge::to_string(verdict))] = count;
+    }
+    summary = {{"from", report.summary_from},
+               {"citations", report.citations.citations.size()},
+               {"verdicts", totals},
+               {"agent_passes", report.agent_passes},
+               {"claims_supported", report.claims_supported},
+               {"claims_left_out", report.claims_left_out}};
+  }
+  return {{"toolchain", report.toolchain},
+          {"docs",
+           {{"root", report.docs_root.string()},
+            {"builtin", report.builtin_docs},
+            {"files", report.docs_files},
+            {"lines", report.docs_lines},
+            {"skipped", skipped},
+            {"change", report.docs_change}}},
+          {"summary", summary},
+          {"facts", {{"count", report.facts}, {"measured", measured}}},
+          {"rules",
+           {{"kernels", report.kernels},
+            {"scanned", report.mined.scanned},
+            {"new_rules", report.mined.new_rules},
+            {"new_evidence", report.mined.new_evidence},
+            {"total", report.rules}}},
+          {"cheatsheet", report.cheatsheet.string()}};
+}
 
 int run_onboard(const OnboardArgs& args) {
   store::Workspace ws = open_workspace_or_throw(args.workspace);
@@ -27,11 +64,14 @@ int run_onboard(const OnboardArgs& args) {
     options.measure = knowledge::list_facts(ws, knowledge::current_toolchain_id(ws)).empty();
   }
   if (options.measure) {
-    fmt::print("onboarding; measuring chip facts ...\n");
-    std::fflush(stdout);
+    fmt::print(stderr, "onboarding; measuring chip facts ...\n");
   }
   auto report = knowledge::onboard(ws, options);
   if (!report) throw UsageError(report.error().message);
+  if (args.json) {
+    fmt::print("{}\n", report_json(*report, options.measure).dump(2));
+    return kExitOk;
+  }
   fmt::print("docs: {} ({}{} files, {} lines; {})\n", report->docs_root.string(),
              report->builtin_docs ? "the target's built-in docs, " : "", report->docs_files,
              report->docs_lines, report->docs_change);
@@ -71,6 +111,7 @@ void add_onboard(CLI::App& app, int* exit_code) {
                 "measure chip facts only when the current toolchain has none");
   cmd->add_option("--workspace", args->workspace,
                   "workspace directory (default: the nearest one up from here)");
+  cmd->add_flag("--json", args->json, "print one JSON object (progress goes to stderr)");
   cmd->callback([args, exit_code] { run_verb(exit_code, [&] { return run_onboard(*args); }); });
 }
 

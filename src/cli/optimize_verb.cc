@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "cli/cli_support.h"
@@ -22,6 +23,7 @@ struct OptimizeArgs {
   std::string budget = "10m";
   std::string target;  // empty: the workspace's
   std::string workspace;
+  bool json = false;
 };
 
 std::vector<std::string> split_kernels(const std::string& list) {
@@ -40,25 +42,44 @@ std::vector<std::string> split_kernels(const std::string& list) {
 // The heads' figures from their acceptance tests come from whatever the machine was doing then;
 // the status reports figures that are measured together: every kernel's baseline and head timed
 // side by side (interleaved readings) under the workspace's current toolchain, stored per
-// toolchain (knowledge/kernel_timings.h).
-void time_heads_side_by_side(store::Workspace& ws, targets::Target& target,
-                             const std::vector<std::string>& kernels) {
+// toolchain (knowledge/kernel_timings.h). Returns one object per kernel (docs/CLI.md, optimize).
+nlohmann::json time_heads_side_by_side(store::Workspace& ws, targets::Target& target,
+                                       const std::vector<std::string>& kernels) {
   // The workspace's toolchain: a migration during the run may have moved it.
   const targets::ToolchainInfo identity = target.select_toolchain(knowledge::workspace_toolchain(ws, target.name()));
-  if (!identity.found) throw UsageError(identity.error);
+  if (!identity.found) throw EnvironmentError(identity.error);
   constexpr int kReadings = 11;
-  fmt::print("timing every baseline and head side by side ({} interleaved readings each) ...\n", kReadings);
+  fmt::print(stderr, "timing every baseline and head side by side ({} interleaved readings each) ...\n", kReadings);
+  nlohmann::json out = nlohmann::json::array();
   for (const auto& name : kernels) {
     auto tree = search::DesignTree::open(ws, name);
     if (!tree) continue;  // never registered (the budget ran out first)
     const auto r = knowledge::remeasure_baseline_and_head(ws, tree.value(), kernel_or_throw(name), target,
                                                           ws.root() / ".headway" / "builds", kReadings);
     if (!r.failure.empty() || !r.baseline || !r.head) {
-      fmt::print("  {}: not timed: {}\n", name, r.failure);
+      out.push_back({{"name", name}, {"head_node", r.head_node}, {"baseline_ms", nullptr},
+                     {"head_ms", nullptr}, {"speedup", nullptr}, {"failure", r.failure}});
       continue;
     }
-    fmt::print("  {:<8} baseline {:.3f} ms, head node {} {:.3f} ms: {:.2f}x\n", name, r.baseline->median_ms,
-               r.head_node, r.head->median_ms, r.baseline->median_ms / r.head->median_ms);
+    out.push_back({{"name", name},
+                   {"head_node", r.head_node},
+                   {"baseline_ms", r.baseline->median_ms},
+                   {"head_ms", r.head->median_ms},
+                   {"speedup", r.baseline->median_ms / r.head->median_ms},
+                   {"failure", nullptr}});
+  }
+  return out;
+}
+
+void print_timed(const nlohmann::json& kernels) {
+  for (const auto& k : kernels) {
+    if (!k["failure"].is_null()) {
+      fmt::print("  {}: not timed: {}\n", k["name"].get<std::string>(), k["failure"].get<std::string>());
+      continue;
+    }
+    fmt::print("  {:<8} baseline {:.3f} ms, head node {} {:.3f} ms: {:.2f}x\n", k["name"].get<std::string>(),
+               k["baseline_ms"].get<double>(), k["head_node"].get<int64_t>(), k["head_ms"].get<double>(),
+               k["speedup"].get<double>());
   }
 }
 
@@ -84,40 +105,58 @@ int run_optimize(const OptimizeArgs& args) {
   options.lint = knowledge::rule_lint_following_workspace(ws);
   options.on_screen_failure = [&ws](const std::string& kernel, int64_t) {
     if (auto mined = knowledge::mine_rules_from_tree(ws, kernel); !mined) {
-      fmt::print(stderr, "warning: cannot learn rules from {}'s failures: {}\n", kernel, mined.error().message);
+      fmt::print(stderr, "headway: warning: cannot learn rules from {}'s failures: {}\n", kernel,
+                 mined.error().message);
     }
   };
   loop::LibraryProposer proposer(*target);
-  const bool tty = isatty(STDOUT_FILENO);
+  // Progress goes to stderr, so that stdout holds only the result (text, or --json).
+  const bool tty = isatty(STDERR_FILENO);
   auto on_progress = [tty](const loop::Progress& p) {
     if (p.kernel.empty()) {
       // The loop's own events (paused, resumed, ...) get a line of their own, kept on a tty.
-      fmt::print("{}[{:4.0f}s] {}: {}\n", tty ? "\r\033[K" : "", p.elapsed_s, p.stage, p.note);
-      std::fflush(stdout);
+      fmt::print(stderr, "{}[{:4.0f}s] {}: {}\n", tty ? "\r\033[K" : "", p.elapsed_s, p.stage, p.note);
       return;
     }
     const std::string line = fmt::format("[{:4.0f}s] {:<8} node {:>3} {:<22} {:<18} head {:.3f} ms = {:.2f}x floor",
                                          p.elapsed_s, p.kernel, p.node, p.design.substr(0, 22), p.stage,
                                          p.head_ms, p.head_ms / p.floor_ms);
     if (tty) {
-      fmt::print("\r\033[K{}", line);
+      fmt::print(stderr, "\r\033[K{}", line);
     } else {
-      fmt::print("{}\n", line);
+      fmt::print(stderr, "{}\n", line);
     }
-    std::fflush(stdout);
   };
+  loop::OptimizeSummary summary;
   try {
-    const auto summary = loop::optimize(ws, proposer, options, on_progress);
-    fmt::print("{}optimize: {} rounds, {} proposed, {} tests, {} accepted; {}\n", tty ? "\n" : "",
-               summary.rounds, summary.proposed, summary.tests, summary.accepted,
-               summary.budget_spent ? "budget spent" : "nothing left to try");
+    summary = loop::optimize(ws, proposer, options, on_progress);
+    if (tty) fmt::print(stderr, "\n");
   } catch (const sandbox::Unavailable&) {
     throw;  // exit 3 (run_verb)
   } catch (const std::runtime_error& e) {
     throw UsageError(e.what());
   }
-  time_heads_side_by_side(ws, *target, options.kernels);
-  return 0;
+  const std::string stopped = summary.budget_spent ? "budget spent" : "nothing left to try";
+  if (!args.json) {
+    fmt::print("optimize: {} rounds, {} proposed, {} tests, {} accepted; {}\n", summary.rounds,
+               summary.proposed, summary.tests, summary.accepted, stopped);
+    std::fflush(stdout);
+  }
+  const nlohmann::json kernels = time_heads_side_by_side(ws, *target, options.kernels);
+  if (!args.json) {
+    print_timed(kernels);
+    return kExitOk;
+  }
+  const nlohmann::json out = {{"target", target_name},
+                              {"rounds", summary.rounds},
+                              {"proposed", summary.proposed},
+                              {"tests", summary.tests},
+                              {"accepted", summary.accepted},
+                              {"cheated", summary.cheated},
+                              {"stopped", stopped},
+                              {"kernels", kernels}};
+  fmt::print("{}\n", out.dump(2));
+  return kExitOk;
 }
 }  // namespace
 
@@ -128,6 +167,7 @@ void add_optimize(CLI::App& app, int* exit_code) {
   cmd->add_option("--budget", args->budget, "wall-clock budget, e.g. 90s, 12m, 1h");
   cmd->add_option("--target", args->target, "a registered target: cpu, sim (default: the workspace's, else cpu)");
   cmd->add_option("--workspace", args->workspace, "workspace directory (default: found from here)");
+  cmd->add_flag("--json", args->json, "print one JSON object when done (progress goes to stderr)");
   cmd->callback([args, exit_code] { run_verb(exit_code, [&] { return run_optimize(*args); }); });
 }
 

@@ -90,7 +90,7 @@ int run_status(const StatusArgs& args) {
     fmt::print("{}\n", out.dump(2));
     return 0;
   }
-  if (unsandboxed.count > 0) fmt::print("warning: {}\n", describe(unsandboxed));
+  if (unsandboxed.count > 0) fmt::print(stderr, "headway: warning: {}\n", describe(unsandboxed));
   if (out["kernels"].empty()) {
     fmt::print("no kernels yet: run `headway optimize`\n");
     return 0;

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "cli/cli_support.h"
@@ -16,15 +17,57 @@ struct TreeArgs {
   std::string kernel;
   std::string format = "text";
   std::string workspace;  // empty: search upward from the current directory
+  bool json = false;
 };
 
+template <typename T>
+nlohmann::json or_null(const std::optional<T>& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+nlohmann::json tree_json(const search::DesignTree& tree) {
+  const search::KernelRecord record = tree.record();
+  const search::HeadRecord head = tree.head();
+  nlohmann::json heads = nlohmann::json::array();
+  for (const auto& h : tree.head_history()) {
+    heads.push_back({{"node", h.node_id},
+                     {"since", h.since},
+                     {"median_ms", or_null(h.median_ms)},
+                     {"test", or_null(h.test_id)}});
+  }
+  nlohmann::json nodes = nlohmann::json::array();
+  for (const auto& n : tree.nodes()) {
+    nodes.push_back({{"id", n.id},
+                     {"parent", or_null(n.parent_id)},
+                     {"kind", std::string(search::to_string(n.kind))},
+                     {"design", n.design},
+                     {"params", n.params},
+                     {"status", std::string(search::to_string(n.status))},
+                     {"reason", n.reason},
+                     {"proposer", n.proposer},
+                     {"source_hash", n.source_hash},
+                     {"head", n.id == head.node_id},
+                     {"created_at", n.created_at},
+                     {"updated_at", n.updated_at}});
+  }
+  return {{"kernel", record.name},     {"target", record.target},
+          {"floor_ms", or_null(record.floor_ms)}, {"baseline_ms", or_null(record.baseline_ms)},
+          {"head", head.node_id},      {"heads", heads},
+          {"nodes", nodes}};
+}
+
 int run_tree(const TreeArgs& args) {
+  if (args.json && args.format != "text") throw UsageError("--json and --format are exclusive");
   if (args.format != "text" && args.format != "dot") {
     throw UsageError(fmt::format("unknown format '{}' (text or dot)", args.format));
   }
   store::Workspace ws = open_workspace_or_throw(args.workspace);
   auto tree = search::DesignTree::open(ws, args.kernel);
   if (!tree) throw UsageError(tree.error().message);
+  if (args.json) {
+    fmt::print("{}\n", tree_json(*tree).dump(2));
+    return kExitOk;
+  }
   fmt::print("{}", args.format == "dot" ? search::render_dot(*tree) : search::render_text(*tree));
   return 0;
 }
@@ -37,6 +80,7 @@ void add_tree(CLI::App& app, int* exit_code) {
   cmd->add_option("--format", args->format, "text (default) or dot (Graphviz)");
   cmd->add_option("--workspace", args->workspace,
                   "workspace directory (default: the nearest one up from here)");
+  cmd->add_flag("--json", args->json, "print one JSON object: the kernel, its head history and every node");
   cmd->callback([args, exit_code] { run_verb(exit_code, [&] { return run_tree(*args); }); });
 }
 

@@ -211,11 +211,33 @@ CREATE TRIGGER unsandboxed_runs_append_only_delete BEFORE DELETE ON unsandboxed_
 BEGIN SELECT RAISE(ABORT, 'unsandboxed runs are append-only'); END;
 )sql";
 
-constexpr std::array<Migration, 4> kMigrations = {{
+// Every headway build that created or opened the workspace (store/headway_versions.h), once per
+// build. Append-only.
+constexpr std::string_view kV5 = R"sql(
+CREATE TABLE headway_versions(
+  id INTEGER PRIMARY KEY,
+  version TEXT NOT NULL,
+  git_commit TEXT NOT NULL DEFAULT '',
+  compiler TEXT NOT NULL DEFAULT '',
+  created_workspace INTEGER NOT NULL DEFAULT 0 CHECK (created_workspace IN (0, 1)),
+  first_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  UNIQUE (version, git_commit, compiler)
+);
+CREATE UNIQUE INDEX one_creating_version ON headway_versions(created_workspace)
+  WHERE created_workspace = 1;
+
+CREATE TRIGGER headway_versions_append_only_update BEFORE UPDATE ON headway_versions
+BEGIN SELECT RAISE(ABORT, 'headway versions are append-only'); END;
+CREATE TRIGGER headway_versions_append_only_delete BEFORE DELETE ON headway_versions
+BEGIN SELECT RAISE(ABORT, 'headway versions are append-only'); END;
+)sql";
+
+constexpr std::array<Migration, 5> kMigrations = {{
     {1, "kernels, design trees, heads, tests, races and readings", kV1},
     {2, "chip facts and legality rules per toolchain", kV2},
     {3, "baseline and head timings per toolchain", kV3},
     {4, "runs of candidate code without the sandbox", kV4},
+    {5, "the headway versions that created and opened the workspace", kV5},
 }};
 
 static_assert(kApplicationId == 1751414649, "kV1 sets application_id literally");

@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/build_info.h"
+#include "store/headway_versions.h"
 #include "store/migrations.h"
 
 namespace headway::store {
@@ -53,7 +55,7 @@ Result<Workspace> Workspace::create(const fs::path& dir) {
     return Error{fmt::format("cannot create {}: {}", path.string(), std::strerror(errno))};
   }
   ::close(fd);
-  return open_database(root);
+  return open_database(root, /*created=*/true);
 }
 
 Result<Workspace> Workspace::open(const fs::path& dir) {
@@ -61,7 +63,7 @@ Result<Workspace> Workspace::open(const fs::path& dir) {
   if (!is_workspace(root)) {
     return Error{fmt::format("no headway workspace at {} (run 'headway init')", root.string())};
   }
-  return open_database(root);
+  return open_database(root, /*created=*/false);
 }
 
 std::optional<fs::path> Workspace::locate(const fs::path& start) {
@@ -80,7 +82,7 @@ Result<Workspace> Workspace::find(const fs::path& start) {
                            absolute_dir(start).string())};
 }
 
-Result<Workspace> Workspace::open_database(const fs::path& root) {
+Result<Workspace> Workspace::open_database(const fs::path& root, bool created) {
   const fs::path path = database_path(root);
   auto opened = Database::open(path, /*create=*/false);
   if (!opened) return opened.error();
@@ -121,6 +123,12 @@ Result<Workspace> Workspace::open_database(const fs::path& root) {
   if (auto migrated = migrate(db); !migrated) {
     return Error{fmt::format("cannot migrate workspace database {}: {}", path.string(),
                              migrated.error().message)};
+  }
+  try {
+    record_headway_version(db, build_info(), created);
+  } catch (const StoreError& e) {
+    return Error{fmt::format("cannot record this headway's version in {}: {}", path.string(),
+                             e.what())};
   }
   return Workspace(root, std::move(db));
 }

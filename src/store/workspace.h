@@ -6,7 +6,8 @@
 // several headway processes may use one workspace; every state change is a Transaction.
 // Opening refuses, changing nothing on disk, a database written by a newer headway, a file that
 // is not a SQLite database, and a SQLite database that is not a headway workspace. An older
-// schema is migrated in place (see migrations.h).
+// schema is migrated in place (see migrations.h). Creating or opening records this headway build
+// in the workspace (headway_versions.h).
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -45,7 +46,7 @@ class Workspace {
 
  private:
   Workspace(std::filesystem::path root, Database db);
-  static Result<Workspace> open_database(const std::filesystem::path& root);
+  static Result<Workspace> open_database(const std::filesystem::path& root, bool created);
 
   std::filesystem::path root_;
   Database db_;

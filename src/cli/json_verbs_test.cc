@@ -1,0 +1,182 @@
+// Every verb's --json object, as a script reads it: stdout alone parses as one JSON object with
+// the fields docs/CLI.md lists; progress and warnings go to stderr. (check, bench, facts, rules,
+// docs and check-citations are parsed in their own verbs' tests.)
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_test_support.h"
+#include "common/build_info.h"
+#include "knowledge/facts.h"
+#include "search/design_tree.h"
+#include "store/migrations.h"
+#include "store/test_temp_dir.h"
+#include "store/workspace.h"
+
+namespace headway::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// stdout of a run that succeeded (or ended with `status`), parsed; fails the test otherwise.
+nlohmann::json json_of(const CliRun& r, int status = 0) {
+  EXPECT_TRUE(r.problem.empty()) << r.problem;
+  EXPECT_EQ(r.exit_code, status) << r.err;
+  auto j = nlohmann::json::parse(r.out, nullptr, false);
+  EXPECT_TRUE(j.is_object()) << "stdout: " << r.out << "\nstderr: " << r.err;
+  return j;
+}
+
+void expect_fields(const nlohmann::json& j, const std::vector<std::string>& fields) {
+  for (const auto& f : fields) EXPECT_TRUE(j.contains(f)) << f << " missing from " << j.dump(2);
+}
+
+class JsonVerbs : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ws_ = (tmp_.path() / "ws").string();
+    const CliRun init = run_headway({"init", ws_, "--json"});
+    const auto j = json_of(init);
+    expect_fields(j, {"root", "schema_version"});
+    EXPECT_EQ(j["root"], fs::weakly_canonical(ws_).string());
+    EXPECT_EQ(j["schema_version"], store::latest_schema_version());
+  }
+  store::TestTempDir tmp_;
+  std::string ws_;
+};
+
+TEST_F(JsonVerbs, InitAndVersionRecordWhichHeadwayMadeTheWorkspace) {
+  const auto j = json_of(run_headway({"version", "--json", "--workspace", ws_}));
+  expect_fields(j, {"version", "git_commit", "compiler", "schema_version", "workspace"});
+  EXPECT_EQ(j["version"], std::string(build_info().version));
+  EXPECT_EQ(j["compiler"], std::string(build_info().compiler));
+  if (build_info().git_commit.empty()) {
+    EXPECT_TRUE(j["git_commit"].is_null());
+  } else {
+    EXPECT_EQ(j["git_commit"], std::string(build_info().git_commit));
+  }
+  EXPECT_EQ(j["schema_version"], store::latest_schema_version());
+  const auto& ws = j["workspace"];
+  EXPECT_EQ(ws["root"], fs::weakly_canonical(ws_).string());
+  ASSERT_EQ(ws["versions"].size(), 1u) << ws.dump(2);
+  EXPECT_EQ(ws["versions"][0]["version"], std::string(build_info().version));
+  EXPECT_TRUE(ws["versions"][0]["created_workspace"].get<bool>());
+
+  // Outside any workspace there is none to report.
+  const auto outside = json_of(run_headway({"version", "--json"}, tmp_.path().string()));
+  EXPECT_TRUE(outside["workspace"].is_null()) << outside.dump(2);
+  const CliRun text = run_headway({"version"}, ws_);
+  EXPECT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("  created by " + version_label()), std::string::npos) << text.out;
+}
+
+TEST_F(JsonVerbs, TreeListsTheKernelItsHeadsAndEveryNode) {
+  {
+    auto ws = store::Workspace::open(ws_).value();
+    auto tree = search::DesignTree::create(ws, {"qkv", "cpu", 0.5, 2.0, ""}, "// base\n").value();
+    search::NewNode n;
+    n.design = "tiled";
+    n.params = {{"tile", 64}};
+    n.source = "// tiled\n";
+    ASSERT_TRUE(tree.add(n).ok());
+  }
+  const auto j = json_of(run_headway({"tree", "qkv", "--json", "--workspace", ws_}));
+  expect_fields(j, {"kernel", "target", "floor_ms", "baseline_ms", "head", "heads", "nodes"});
+  EXPECT_EQ(j["kernel"], "qkv");
+  EXPECT_EQ(j["target"], "cpu");
+  EXPECT_DOUBLE_EQ(j["floor_ms"].get<double>(), 0.5);
+  EXPECT_EQ(j["head"], 1);
+  ASSERT_EQ(j["heads"].size(), 1u);
+  ASSERT_EQ(j["nodes"].size(), 2u);
+  const auto& tiled = j["nodes"][1];
+  expect_fields(tiled, {"id", "parent", "kind", "design", "params", "status", "reason", "proposer",
+                        "source_hash", "head", "created_at", "updated_at"});
+  EXPECT_EQ(tiled["parent"], 1);
+  EXPECT_EQ(tiled["kind"], "design");
+  EXPECT_EQ(tiled["params"]["tile"], 64);
+  EXPECT_EQ(tiled["status"], "proposed");
+  EXPECT_FALSE(tiled["head"].get<bool>());
+  EXPECT_TRUE(j["nodes"][0]["parent"].is_null());
+  EXPECT_TRUE(j["nodes"][0]["head"].get<bool>());
+  const CliRun both = run_headway({"tree", "qkv", "--json", "--format", "dot", "--workspace", ws_});
+  EXPECT_EQ(both.exit_code, 2) << both.err;
+}
+
+TEST_F(JsonVerbs, OptimizeOnTheSimTargetKeepsProgressOnStderr) {
+  const auto j = json_of(run_headway({"optimize", "--target", "sim", "--kernels", "qkv", "--budget",
+                                      "5m", "--json", "--workspace", ws_},
+                                     "", 300.0));
+  expect_fields(
+      j, {"target", "rounds", "proposed", "tests", "accepted", "cheated", "stopped", "kernels"});
+  EXPECT_EQ(j["target"], "sim");
+  EXPECT_EQ(j["stopped"], "nothing left to try");
+  EXPECT_GT(j["proposed"].get<int>(), 0);
+  ASSERT_EQ(j["kernels"].size(), 1u);
+  const auto& k = j["kernels"][0];
+  expect_fields(k, {"name", "head_node", "baseline_ms", "head_ms", "speedup", "failure"});
+  EXPECT_EQ(k["name"], "qkv");
+  EXPECT_TRUE(k["failure"].is_null()) << k.dump();
+  EXPECT_GT(k["speedup"].get<double>(), 0.0);
+
+  const auto status = json_of(run_headway({"status", "--json", "--workspace", ws_}));
+  expect_fields(status, {"kernels", "toolchain", "geomean_speedup", "unsandboxed_runs"});
+  ASSERT_EQ(status["kernels"].size(), 1u);
+  EXPECT_EQ(status["kernels"][0]["name"], "qkv");
+}
+
+TEST_F(JsonVerbs, OnboardReportsDocsSummaryFactsRulesAndTheCheatSheet) {
+  {
+    auto ws = store::Workspace::open(ws_).value();
+    knowledge::store_fact(ws, {knowledge::kReadBandwidth, knowledge::current_toolchain_id(ws), 9.5,
+                               "GB/s", 1.0, "test", ""});
+  }
+  const CliRun r = run_headway({"onboard", "--keep-facts", "--json", "--workspace", ws_});
+  const auto j = json_of(r);
+  expect_fields(j, {"toolchain", "docs", "summary", "facts", "rules", "cheatsheet"});
+  EXPECT_TRUE(j["docs"]["builtin"].get<bool>());
+  EXPECT_GT(j["docs"]["files"].get<int>(), 0);
+  ASSERT_TRUE(j["summary"].is_object()) << j.dump(2);
+  EXPECT_GT(j["summary"]["citations"].get<int>(), 0);
+  EXPECT_EQ(j["summary"]["verdicts"]["supported-by-text"], j["summary"]["citations"]);
+  EXPECT_FALSE(j["facts"]["measured"].get<bool>());
+  EXPECT_EQ(j["facts"]["count"], 1);
+  EXPECT_TRUE(fs::exists(j["cheatsheet"].get<std::string>()));
+}
+
+TEST_F(JsonVerbs, MigrateReportsRulesHeadsAndTimings) {
+  const CliRun r = run_headway(
+      {"migrate", "--toolchain", "clang++", "--no-remeasure", "--json", "--workspace", ws_});
+  const auto j = json_of(r);
+  expect_fields(j, {"from", "to", "mined_new_rules", "rules", "heads", "notes", "timings",
+                    "facts_measured", "paused_optimize_pid", "summary"});
+  EXPECT_NE(j["to"].get<std::string>().find("clang"), std::string::npos) << j.dump(2);
+  expect_fields(j["rules"], {"total", "verified", "rewritten", "retired", "carried"});
+  expect_fields(j["heads"], {"kept", "fell_back", "broken"});
+  EXPECT_EQ(j["heads"]["broken"], 0);
+  EXPECT_TRUE(j["paused_optimize_pid"].is_null());
+  EXPECT_TRUE(j["timings"].empty());
+}
+
+TEST(JsonVerbsNoWorkspace, CalibrateOnTheSimTarget) {
+  const auto j =
+      json_of(run_headway({"calibrate", "--target", "sim", "--decisions", "20", "--json"}));
+  expect_fields(j, {"decisions", "faster_rate", "outcomes", "target", "seed"});
+  EXPECT_EQ(j["decisions"], 20);
+  EXPECT_EQ(j["target"], "sim");
+}
+
+TEST(JsonVerbsNoWorkspace, CompareABaselineWithItself) {
+  const std::string source = std::string(HEADWAY_SOURCE_DIR) + "/kernels/baselines/attn_out.cc";
+  const CliRun r = run_headway(
+      {"compare", "--kernel", "attn_out", "--a", source, "--b", source, "--cap", "4", "--json"}, "",
+      300.0);
+  const auto j = json_of(r, r.exit_code == 3 ? 3 : 0);
+  if (r.exit_code == 3) GTEST_SKIP() << "no sandbox here: " << r.err;
+  expect_fields(
+      j, {"kernel", "outcome", "pairs", "effect_pct", "ci_pct", "alpha", "seed", "device_time"});
+  EXPECT_EQ(j["kernel"], "attn_out");
+  EXPECT_LE(j["pairs"].get<int>(), 4);
+}
+
+}  // namespace
+}  // namespace headway::cli
