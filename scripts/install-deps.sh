@@ -14,6 +14,8 @@ packages=(
   libbenchmark-dev                                # microbenchmarks
   bubblewrap                                      # the sandbox of candidate builds and runs
   libseccomp-dev                                  # the runner's system-call filter
+  libtomlplusplus-dev                             # the command target's TOML manifests
+  python3                                         # the stand-in toolchain of packs/standin (tests)
 )
 missing=()
 for p in "${packages[@]}"; do
