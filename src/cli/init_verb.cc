@@ -1,10 +1,12 @@
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <memory>
 #include <string>
 
 #include "cli/cli_support.h"
 #include "cli/verbs.h"
+#include "knowledge/workspace_target.h"
 #include "store/workspace.h"
 
 namespace headway::cli {
@@ -12,11 +14,31 @@ namespace headway::cli {
 namespace {
 struct InitArgs {
   std::string dir = ".";
+  std::string target;    // empty: decided by the first `headway optimize --target` (cpu by default)
+  std::string manifest;  // the command target's manifest
 };
 
 int run_init(const InitArgs& args) {
+  // The target is checked before the workspace is created: a bad manifest leaves nothing behind.
+  std::unique_ptr<targets::Target> target;
+  if (!args.manifest.empty() && args.target != "command") {
+    throw UsageError("--manifest is for --target command");
+  }
+  if (!args.target.empty()) {
+    std::string spec;
+    if (args.target == "command") {
+      if (args.manifest.empty()) throw UsageError("--target command needs --manifest FILE (e.g. packs/standin/target.toml)");
+      spec = std::filesystem::absolute(args.manifest).lexically_normal().string();
+    }
+    target = target_or_throw(args.target, spec);
+    if (!target->identity().found) throw UsageError(target->identity().error);
+  }
   auto ws = store::Workspace::create(args.dir);
   if (!ws) throw UsageError(ws.error().message);
+  if (target) {
+    knowledge::set_workspace_target_name(*ws, target->name());
+    knowledge::set_workspace_toolchain(*ws, *target);
+  }
   fmt::print("{}\n", ws->root().string());
   return 0;
 }
@@ -26,6 +48,8 @@ void add_init(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<InitArgs>();
   auto* cmd = app.add_subcommand("init", "Make a directory a headway workspace (prints its path)");
   cmd->add_option("dir", args->dir, "directory to make a workspace (default: the current one)");
+  cmd->add_option("--target", args->target, "the target the workspace optimizes for: cpu, sim, command (default: set by the first optimize)");
+  cmd->add_option("--manifest", args->manifest, "the command target's TOML manifest (docs/TARGETS.md)");
   cmd->callback([args, exit_code] { run_verb(exit_code, [&] { return run_init(*args); }); });
 }
 
