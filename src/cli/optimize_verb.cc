@@ -108,9 +108,12 @@ int run_optimize(const OptimizeArgs& args) {
   };
   try {
     const auto summary = loop::optimize(ws, proposer, options, on_progress);
-    fmt::print("{}optimize: {} rounds, {} proposed, {} tests, {} accepted; {}\n", tty ? "\n" : "",
+    fmt::print("{}optimize: {} rounds, {} proposed, {} tests, {} accepted{}; {}\n", tty ? "\n" : "",
                summary.rounds, summary.proposed, summary.tests, summary.accepted,
-               summary.budget_spent ? "budget spent" : "nothing left to try");
+               summary.cost_rejected ? fmt::format(", {} not raced by static cost", summary.cost_rejected) : "",
+               !summary.device_stopped.empty() ? "device stopped: " + summary.device_stopped
+               : summary.budget_spent          ? "budget spent"
+                                               : "nothing left to try");
   } catch (const sandbox::Unavailable&) {
     throw;  // exit 3 (run_verb)
   } catch (const std::runtime_error& e) {
@@ -126,7 +129,7 @@ void add_optimize(CLI::App& app, int* exit_code) {
   auto* cmd = app.add_subcommand("optimize", "Run the optimize loop (resumes where a killed run stopped)");
   cmd->add_option("--kernels", args->kernels, "comma-separated kernels");
   cmd->add_option("--budget", args->budget, "wall-clock budget, e.g. 90s, 12m, 1h");
-  cmd->add_option("--target", args->target, "a registered target: cpu, sim (default: the workspace's, else cpu)");
+  cmd->add_option("--target", args->target, "a registered target: cpu, sim, command (default: the workspace's, else cpu)");
   cmd->add_option("--workspace", args->workspace, "workspace directory (default: found from here)");
   cmd->callback([args, exit_code] { run_verb(exit_code, [&] { return run_optimize(*args); }); });
 }

@@ -10,12 +10,35 @@
 #include "knowledge/kernel_timings.h"
 #include "loop/kernel_floors.h"
 #include "loop/optimizer.h"
+#include "loop/screen_calibration.h"
 #include "search/decision_log.h"
 #include "search/design_tree.h"
 
 namespace headway::cli {
 
 namespace {
+// The screen calibration (loop/screen_calibration.h) as JSON; nulls where undefined.
+nlohmann::json calibration_json(const loop::CalibrationSummary& c) {
+  const auto rate = c.false_gain_rate();
+  return {{"candidates", c.candidates},
+          {"spearman", c.spearman ? nlohmann::json(*c.spearman) : nlohmann::json(nullptr)},
+          {"predicted_gains", c.predicted_gains},
+          {"false_gains", c.false_gains},
+          {"false_gain_rate", rate ? nlohmann::json(*rate) : nlohmann::json(nullptr)},
+          {"trusted", loop::static_cost_trusted(c)}};
+}
+
+std::string calibration_text(const nlohmann::json& c) {
+  const std::string rho = c["spearman"].is_null() ? "n/a (fewer than 3 candidates or no variation)"
+                                                  : fmt::format("{:+.2f}", c["spearman"].get<double>());
+  const std::string rate = c["false_gain_rate"].is_null()
+                               ? "no gain predicted"
+                               : fmt::format("{} of {} ({:.0f}%)", c["false_gains"].get<int>(),
+                                             c["predicted_gains"].get<int>(), 100 * c["false_gain_rate"].get<double>());
+  return fmt::format("{} candidates, Spearman rank correlation {}, predicted gains the device did not show: {}{}",
+                     c["candidates"].get<int>(), rho, rate, c["trusted"].get<bool>() ? "" : " (not trusted: not used to screen)");
+}
+
 struct StatusArgs {
   std::string workspace;
   bool json = false;
@@ -81,9 +104,12 @@ int run_status(const StatusArgs& args) {
          {"nodes", nodes},
          {"tests", tests},
          {"device_seconds", loop::device_seconds(ws, record.name)},
+         {"screen_calibration", calibration_json(loop::summarize_calibration(ws, record.name))},
          {"device_seconds_by_activity", loop::device_seconds_split(ws, record.name)}});
   }
   out["geomean_speedup"] = counted ? std::exp(log_sum / counted) : NAN;
+  // How well the target's static cost ranked the raced candidates (targets with a static cost).
+  out["screen_calibration"] = calibration_json(loop::summarize_calibration(ws));
   const UnsandboxedRuns unsandboxed = unsandboxed_runs(ws);
   out["unsandboxed_runs"] = {{"count", unsandboxed.count}, {"last_at", unsandboxed.last_at}};
   if (args.json) {
@@ -116,8 +142,15 @@ int run_status(const StatusArgs& args) {
     std::string split;
     for (const auto& [a, v] : k["device_seconds_by_activity"].items()) split += fmt::format(" {}={:.1f}", a, v.get<double>());
     if (!split.empty()) fmt::print("          device s:{}\n", split);
+    if (k["screen_calibration"]["candidates"].get<int>() > 0) {
+      fmt::print("          static cost: {}\n", calibration_text(k["screen_calibration"]));
+    }
   }
   fmt::print("geomean speedup over the baselines: {:.3f}x\n", out["geomean_speedup"].get<double>());
+  if (out["screen_calibration"]["candidates"].get<int>() > 0) {
+    fmt::print("screen calibration (static cost against the device, every kernel): {}\n",
+               calibration_text(out["screen_calibration"]));
+  }
   if (any_remeasured) {
     fmt::print("* baseline and head re-measured side by side with the current toolchain: {}\n",
                toolchain);

@@ -81,7 +81,7 @@ TEST(StoreMigrations, V3WorkspaceGainsAppendOnlyUnsandboxedRunsKeepingItsData) {
   ASSERT_TRUE(migrate(db, schema_migrations().first(3)).ok());
   db.exec("INSERT INTO kernels(name, target, baseline_ms) VALUES ('qkv', 'cpu', 2.5)");
   ASSERT_FALSE(has_table(db, "unsandboxed_runs"));
-  auto reached = migrate(db);
+  auto reached = migrate(db, schema_migrations().first(4));
   ASSERT_TRUE(reached.ok()) << reached.error().message;
   EXPECT_EQ(*reached, 4);
   EXPECT_EQ(db.query_text("SELECT baseline_ms FROM kernels WHERE name = 'qkv'"), "2.5");
