@@ -35,7 +35,8 @@ std::string candidate_kernel(std::string_view source) {
     size_t end = source.find('\n', pos);
     if (end == std::string_view::npos) end = source.size();
     const std::string_view line = source.substr(pos, end - pos);
-    if (line.substr(0, kKernelMarker.size()) == kKernelMarker) return trim(line.substr(kKernelMarker.size()));
+    if (line.substr(0, kKernelMarker.size()) == kKernelMarker)
+      return trim(line.substr(kKernelMarker.size()));
     pos = end + 1;
   }
   return "";
@@ -45,9 +46,9 @@ bool glob_matches(const std::string& glob, const std::string& path) {
   return fnmatch(glob.c_str(), path.c_str(), 0) == 0;
 }
 
-measure::Expected<std::vector<CandidateFile>> candidate_files(std::string_view source,
-                                                              const std::string& default_file,
-                                                              const std::vector<std::string>& editable) {
+measure::Expected<std::vector<CandidateFile>> candidate_files(
+    std::string_view source, const std::string& default_file,
+    const std::vector<std::string>& editable) {
   std::vector<CandidateFile> files;
   std::string preamble;  // lines before the first marker: they open the first file
   size_t pos = 0;
@@ -72,20 +73,24 @@ measure::Expected<std::vector<CandidateFile>> candidate_files(std::string_view s
   }
   if (!bundle) {
     if (default_file.empty()) {
-      return measure::Error{"the candidate names no file: start each file with a line '// headway-file: PATH'"};
+      return measure::Error{
+          "the candidate names no file: start each file with a line '// headway-file: PATH'"};
     }
     files = {{default_file, std::string(source)}};
   }
   for (const auto& f : files) {
     if (!inside_repository(f.path)) {
-      return measure::Error{fmt::format("the candidate writes '{}', which is not a path inside the repository", f.path)};
+      return measure::Error{fmt::format(
+          "the candidate writes '{}', which is not a path inside the repository", f.path)};
     }
     bool allowed = false;
     for (const auto& g : editable) allowed |= glob_matches(g, f.path);
     if (!allowed) {
       std::string globs;
       for (const auto& g : editable) globs += (globs.empty() ? "" : ", ") + g;
-      return measure::Error{fmt::format("the candidate changes {}, which is not among the files a candidate may change ({})", f.path, globs)};
+      return measure::Error{fmt::format(
+          "the candidate changes {}, which is not among the files a candidate may change ({})",
+          f.path, globs)};
     }
   }
   return files;
@@ -93,7 +98,8 @@ measure::Expected<std::vector<CandidateFile>> candidate_files(std::string_view s
 
 void copy_repository(const fs::path& from, const fs::path& to) {
   fs::create_directories(to);
-  for (auto it = fs::recursive_directory_iterator(from); it != fs::recursive_directory_iterator(); ++it) {
+  for (auto it = fs::recursive_directory_iterator(from); it != fs::recursive_directory_iterator();
+       ++it) {
     const fs::path rel = fs::relative(it->path(), from);
     const std::string first = rel.begin()->string();
     if (first == ".git" || first == "target" || first == "build") {
@@ -103,7 +109,8 @@ void copy_repository(const fs::path& from, const fs::path& to) {
     if (it->is_directory()) {
       fs::create_directories(to / rel);
     } else {
-      fs::copy(it->path(), to / rel, fs::copy_options::overwrite_existing | fs::copy_options::copy_symlinks);
+      fs::copy(it->path(), to / rel,
+               fs::copy_options::overwrite_existing | fs::copy_options::copy_symlinks);
     }
   }
 }
@@ -114,7 +121,8 @@ void write_files(const fs::path& root, const std::vector<CandidateFile>& files) 
     fs::create_directories(p.parent_path());
     std::ofstream out(p, std::ios::binary | std::ios::trunc);
     out << f.text;
-    if (!out) throw fs::filesystem_error("cannot write", p, std::make_error_code(std::errc::io_error));
+    if (!out)
+      throw fs::filesystem_error("cannot write", p, std::make_error_code(std::errc::io_error));
   }
 }
 

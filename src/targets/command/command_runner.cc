@@ -38,7 +38,8 @@ std::string expand_command(const Manifest& manifest, const CommandSpec& command,
   return run;
 }
 
-ProcessResult run_command(const Manifest& manifest, const CommandSpec& command, const CommandCall& call) {
+ProcessResult run_command(const Manifest& manifest, const CommandSpec& command,
+                          const CommandCall& call) {
   std::vector<std::pair<std::string, std::string>> env = {{"HEADWAY_PACK", manifest.pack.string()},
                                                           {"HEADWAY_REPO", manifest.repo.string()}};
   std::string arms;
@@ -46,7 +47,8 @@ ProcessResult run_command(const Manifest& manifest, const CommandSpec& command, 
   if (!call.arms.empty()) env.emplace_back("HEADWAY_ARMS", arms);
   env.insert(env.end(), call.env.begin(), call.env.end());
   env.insert(env.end(), command.env.begin(), command.env.end());
-  const std::vector<std::string> bash = {"bash", "-c", expand_command(manifest, command, call.arms)};
+  const std::vector<std::string> bash = {"bash", "-c",
+                                         expand_command(manifest, command, call.arms)};
   if (!command.sandbox) {
     // The user's own tool (a scheduler client, a version query): the environment is headway's
     // plus the variables above.
@@ -57,7 +59,8 @@ ProcessResult run_command(const Manifest& manifest, const CommandSpec& command, 
   }
   sandbox::Policy policy;
   policy.read_only = {manifest.pack, manifest.repo};
-  policy.read_only.insert(policy.read_only.end(), manifest.read_only.begin(), manifest.read_only.end());
+  policy.read_only.insert(policy.read_only.end(), manifest.read_only.begin(),
+                          manifest.read_only.end());
   policy.read_only.insert(policy.read_only.end(), call.arms.begin(), call.arms.end());
   policy.writable = {call.working_folder};
   policy.working_directory = call.working_folder;

@@ -15,8 +15,8 @@
 namespace headway::command {
 
 struct CommandCall {
-  std::filesystem::path working_folder;       // writable in the sandbox
-  std::vector<std::filesystem::path> arms;     // read-only in the sandbox, "{arms}"
+  std::filesystem::path working_folder;     // writable in the sandbox
+  std::vector<std::filesystem::path> arms;  // read-only in the sandbox, "{arms}"
   std::vector<std::pair<std::string, std::string>> env;
 };
 
@@ -25,7 +25,8 @@ std::string expand_command(const Manifest& manifest, const CommandSpec& command,
                            const std::vector<std::filesystem::path>& arms);
 
 // Runs the command. Throws sandbox::Unavailable when the sandbox is required and cannot be set up.
-ProcessResult run_command(const Manifest& manifest, const CommandSpec& command, const CommandCall& call);
+ProcessResult run_command(const Manifest& manifest, const CommandSpec& command,
+                          const CommandCall& call);
 
 // One line for people about a run that failed: "exited with status 2", "timed out after 60 s", ...
 std::string describe_failure(const ProcessResult& result, double timeout_seconds);

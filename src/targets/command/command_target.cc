@@ -8,11 +8,11 @@
 #include <regex>
 #include <sstream>
 
+#include "common/stats.h"
+#include "store/sha256.h"
 #include "targets/command/candidate_files.h"
 #include "targets/command/command_runner.h"
 #include "targets/command/job_session.h"
-#include "store/sha256.h"
-#include "common/stats.h"
 #include "targets/error_diagnostics.h"
 #include "targets/fact_names.h"
 
@@ -28,7 +28,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr const char* kBuiltMarker = ".headway-build.json";
 
-double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+double since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
 
 std::string read_file(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -62,7 +64,8 @@ targets::ToolchainInfo CommandTarget::select_toolchain(const std::string& spec) 
   manifest_.reset();
   jobs_.reset();
   if (spec.empty()) {
-    info_.error = "the command target needs a manifest (headway init WS --target command --manifest FILE)";
+    info_.error =
+        "the command target needs a manifest (headway init WS --target command --manifest FILE)";
     return info_;
   }
   auto parsed = parse_manifest(spec);
@@ -77,14 +80,16 @@ targets::ToolchainInfo CommandTarget::select_toolchain(const std::string& spec) 
   unsandboxed.sandbox = false;
   const ProcessResult r = run_command(*manifest_, unsandboxed, {manifest_->repo, {}, {}});
   if (!r.ok()) {
-    info_.error = fmt::format("{}:{}: the toolchain_version command {}: {}", manifest_->path.string(), version.line,
-                              describe_failure(r, version.timeout_seconds), excerpt(r.output));
+    info_.error =
+        fmt::format("{}:{}: the toolchain_version command {}: {}", manifest_->path.string(),
+                    version.line, describe_failure(r, version.timeout_seconds), excerpt(r.output));
     return info_;
   }
   std::smatch m;
   if (!std::regex_search(r.output, m, std::regex(version.parser->pattern))) {
-    info_.error = fmt::format("{}:{}: the toolchain_version output does not parse: {} matches nothing in: {}",
-                              manifest_->path.string(), version.line, version.parser->describe(), excerpt(r.output));
+    info_.error = fmt::format(
+        "{}:{}: the toolchain_version output does not parse: {} matches nothing in: {}",
+        manifest_->path.string(), version.line, version.parser->describe(), excerpt(r.output));
     return info_;
   }
   const std::string v = m.size() > 1 ? m[1].str() : m[0].str();
@@ -95,7 +100,9 @@ targets::ToolchainInfo CommandTarget::select_toolchain(const std::string& spec) 
 }
 
 const Manifest& CommandTarget::manifest_or_throw() const {
-  if (!manifest_) throw std::runtime_error(info_.error.empty() ? "the command target has no manifest" : info_.error);
+  if (!manifest_)
+    throw std::runtime_error(info_.error.empty() ? "the command target has no manifest"
+                                                 : info_.error);
   return *manifest_;
 }
 
@@ -149,14 +156,16 @@ BuildOutcome CommandTarget::build(const std::string& source, const fs::path& cac
   }
   for (const auto& f : files.value()) {
     for (const auto& [name, k] : m.kernels) {
-      if (k.file == f.path && env.empty()) env = {{"HEADWAY_KERNEL", name}, {"HEADWAY_ENTRY", k.entry}};
+      if (k.file == f.path && env.empty())
+        env = {{"HEADWAY_KERNEL", name}, {"HEADWAY_ENTRY", k.entry}};
     }
   }
   const CommandSpec& build = *m.command("build");
   const ProcessResult r = run_command(m, build, {dir, {}, env});
   if (!r.ok()) {
     out.diagnostics = r.output.empty() || r.timed_out
-                          ? fmt::format("headway: error: the build command {}\n{}", describe_failure(r, build.timeout_seconds), r.output)
+                          ? fmt::format("headway: error: the build command {}\n{}",
+                                        describe_failure(r, build.timeout_seconds), r.output)
                           : r.output;
     return finish({{"built", false}, {"diagnostics", out.diagnostics}});
   }
@@ -166,7 +175,9 @@ BuildOutcome CommandTarget::build(const std::string& source, const fs::path& cac
     const ProcessResult c = run_command(m, *cost, {dir, {}, env});
     measure::Expected<double> v = measure::Error{""};
     if (!c.ok()) {
-      v = measure::Error{fmt::format("the static_cost command {}: {}", describe_failure(c, cost->timeout_seconds), excerpt(c.output))};
+      v = measure::Error{fmt::format("the static_cost command {}: {}",
+                                     describe_failure(c, cost->timeout_seconds),
+                                     excerpt(c.output))};
     } else if (!cost->parser->file.empty()) {
       v = cost->parser->number(read_file(dir / cost->parser->file));
     } else {
@@ -184,7 +195,8 @@ BuildOutcome CommandTarget::build(const std::string& source, const fs::path& cac
 }
 
 std::optional<double> CommandTarget::static_cost(const Artifact& artifact) const {
-  if (artifact.meta.is_object() && artifact.meta.contains("static_cost") && artifact.meta["static_cost"].is_number()) {
+  if (artifact.meta.is_object() && artifact.meta.contains("static_cost") &&
+      artifact.meta["static_cost"].is_number()) {
     return artifact.meta["static_cost"].get<double>();
   }
   return std::nullopt;
@@ -199,14 +211,17 @@ CheckOutcome CommandTarget::check(const KernelContract& kernel, const Artifact& 
   const std::string name(kernel.name());
   const auto entry = m.kernels.find(name);
   const CommandSpec& check = *m.command("check");
-  CommandCall call{artifact.path, {}, {{"HEADWAY_KERNEL", name},
-                                       {"HEADWAY_ENTRY", entry == m.kernels.end() ? name : entry->second.entry},
-                                       {"HEADWAY_SEED", std::to_string(out.seed)}}};
+  CommandCall call{artifact.path,
+                   {},
+                   {{"HEADWAY_KERNEL", name},
+                    {"HEADWAY_ENTRY", entry == m.kernels.end() ? name : entry->second.entry},
+                    {"HEADWAY_SEED", std::to_string(out.seed)}}};
   const ProcessResult r = run_command(m, check, call);
   out.seconds = since(start);
   out.details = {{"output", r.output.substr(0, 4000)}};
   if (r.ok()) {
-    out.description = fmt::format("correct: the check command passed for {} (seed {})", name, out.seed);
+    out.description =
+        fmt::format("correct: the check command passed for {} (seed {})", name, out.seed);
     return out;
   }
   out.kind = describe_failure(r, check.timeout_seconds);
@@ -219,7 +234,8 @@ CheckOutcome CommandTarget::check(const KernelContract& kernel, const Artifact& 
   } else {
     out.status = CheckOutcome::Status::kIncorrect;
   }
-  out.description = fmt::format("the check command {} (seed {}): {}", out.kind, out.seed, telling_line(r.output));
+  out.description =
+      fmt::format("the check command {} (seed {}): {}", out.kind, out.seed, telling_line(r.output));
   return out;
 }
 
@@ -236,17 +252,18 @@ measure::Expected<std::unique_ptr<targets::Session>> CommandTarget::start_sessio
   if (artifacts.empty()) return measure::Error{"a session needs at least one artifact"};
   std::vector<fs::path> arms;
   for (const auto& a : artifacts) {
-    if (a.path.empty() || !fs::exists(a.path / kBuiltMarker)) return measure::Error{fmt::format("{} is not a built command-target artifact", a.id)};
+    if (a.path.empty() || !fs::exists(a.path / kBuiltMarker))
+      return measure::Error{fmt::format("{} is not a built command-target artifact", a.id)};
     arms.push_back(a.path);
   }
   JobRunner& runner = job_runner(artifacts.front());
-  return std::unique_ptr<targets::Session>(
-      std::make_unique<JobSession>(runner, std::string(kernel.name()), std::move(arms), seed, manifest_or_throw().max_arms));
+  return std::unique_ptr<targets::Session>(std::make_unique<JobSession>(
+      runner, std::string(kernel.name()), std::move(arms), seed, manifest_or_throw().max_arms));
 }
 
-std::vector<targets::Timing> CommandTarget::time_side_by_side(const KernelContract& kernel,
-                                                              const std::vector<Artifact>& artifacts, int readings,
-                                                              uint64_t seed) {
+std::vector<targets::Timing> CommandTarget::time_side_by_side(
+    const KernelContract& kernel, const std::vector<Artifact>& artifacts, int readings,
+    uint64_t seed) {
   std::vector<targets::Timing> out(artifacts.size());
   auto session = start_session(kernel, artifacts, seed);
   auto fail_all = [&](const std::string& why) {
@@ -275,25 +292,30 @@ std::vector<targets::Timing> CommandTarget::time_side_by_side(const KernelContra
 measure::Expected<std::unique_ptr<measure::PairedDevice>> CommandTarget::paired_device(
     const KernelContract& kernel, const Artifact& head, const Artifact& candidate, uint64_t seed) {
   for (const auto* a : {&head, &candidate}) {
-    if (a->path.empty() || !fs::exists(a->path / kBuiltMarker)) return measure::Error{fmt::format("{} is not a built command-target artifact", a->id)};
+    if (a->path.empty() || !fs::exists(a->path / kBuiltMarker))
+      return measure::Error{fmt::format("{} is not a built command-target artifact", a->id)};
   }
-  return std::unique_ptr<measure::PairedDevice>(
-      std::make_unique<JobPairedDevice>(job_runner(head), std::string(kernel.name()), head.path, candidate.path, seed));
+  return std::unique_ptr<measure::PairedDevice>(std::make_unique<JobPairedDevice>(
+      job_runner(head), std::string(kernel.name()), head.path, candidate.path, seed));
 }
 
 measure::DeviceFactory CommandTarget::calibration_devices(const measure::CalibrateRequest&) {
-  throw std::runtime_error("calibration decisions on the command target are not available: run them on the device with the toolchain's own tools, or use --target sim");
+  throw std::runtime_error(
+      "calibration decisions on the command target are not available: run them on the device with "
+      "the toolchain's own tools, or use --target sim");
 }
 
 std::vector<targets::ChipFact> CommandTarget::measure_facts(const targets::FactOptions&) {
   const Manifest& m = manifest_or_throw();
   return {{targets::kReadBandwidth, m.read_gbps, "GB/s", std::nullopt,
-           fmt::format("declared in the manifest {} ([device] read_gbps); not measured by headway", m.path.string())}};
+           fmt::format("declared in the manifest {} ([device] read_gbps); not measured by headway",
+                       m.path.string())}};
 }
 
 std::vector<std::string> CommandTarget::floor_facts() const { return {targets::kReadBandwidth}; }
 
-targets::KernelFloors CommandTarget::floors(const KernelContract& kernel, const std::map<std::string, double>& facts) const {
+targets::KernelFloors CommandTarget::floors(const KernelContract& kernel,
+                                            const std::map<std::string, double>& facts) const {
   uint64_t bytes = kernel.bytes_to_move();
   if (manifest_) {
     auto it = manifest_->kernels.find(std::string(kernel.name()));
@@ -313,10 +335,12 @@ targets::TargetDocs CommandTarget::docs() const {
   if (!manifest_ || manifest_->docs.empty()) return d;
   std::vector<fs::path> files;
   for (const auto& e : fs::recursive_directory_iterator(manifest_->docs)) {
-    if (e.is_regular_file() && (e.path().extension() == ".md" || e.path().extension() == ".txt")) files.push_back(e.path());
+    if (e.is_regular_file() && (e.path().extension() == ".md" || e.path().extension() == ".txt"))
+      files.push_back(e.path());
   }
   std::sort(files.begin(), files.end());
-  for (const auto& f : files) d.files.push_back({fs::relative(f, manifest_->docs).string(), read_file(f)});
+  for (const auto& f : files)
+    d.files.push_back({fs::relative(f, manifest_->docs).string(), read_file(f)});
   return d;
 }
 
@@ -324,7 +348,8 @@ std::string CommandTarget::baseline_source(const KernelContract& kernel) const {
   const Manifest& m = manifest_or_throw();
   auto it = m.kernels.find(std::string(kernel.name()));
   if (it == m.kernels.end()) {
-    throw std::runtime_error(fmt::format("the manifest {} has no [kernels.{}]", m.path.string(), kernel.name()));
+    throw std::runtime_error(
+        fmt::format("the manifest {} has no [kernels.{}]", m.path.string(), kernel.name()));
   }
   return fmt::format("// headway-kernel: {}\n// headway-file: {}\n{}", it->first, it->second.file,
                      read_file(m.repo / it->second.file));
@@ -340,7 +365,8 @@ std::vector<targets::DocFile> CommandTarget::design_files(std::string_view kerne
     if (e.is_regular_file()) files.push_back(e.path());
   }
   std::sort(files.begin(), files.end());
-  for (const auto& f : files) out.push_back({fs::relative(f, manifest_->pack).string(), read_file(f)});
+  for (const auto& f : files)
+    out.push_back({fs::relative(f, manifest_->pack).string(), read_file(f)});
   return out;
 }
 

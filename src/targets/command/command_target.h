@@ -32,24 +32,29 @@ class CommandTarget final : public targets::Target {
   targets::ToolchainInfo select_toolchain(const std::string& spec) override;
   const targets::ToolchainInfo& identity() const override { return info_; }
 
-  targets::BuildOutcome build(const std::string& source, const std::filesystem::path& cache_dir) override;
+  targets::BuildOutcome build(const std::string& source,
+                              const std::filesystem::path& cache_dir) override;
   std::optional<double> static_cost(const targets::Artifact& artifact) const override;
   targets::CheckOutcome check(const KernelContract& kernel, const targets::Artifact& artifact,
                               const targets::CheckOptions& options) override;
   measure::Expected<std::unique_ptr<targets::Session>> start_session(
-      const KernelContract& kernel, const std::vector<targets::Artifact>& artifacts, uint64_t seed) override;
+      const KernelContract& kernel, const std::vector<targets::Artifact>& artifacts,
+      uint64_t seed) override;
   std::vector<targets::Timing> time_side_by_side(const KernelContract& kernel,
                                                  const std::vector<targets::Artifact>& artifacts,
                                                  int readings, uint64_t seed) override;
   measure::Expected<std::unique_ptr<measure::PairedDevice>> paired_device(
-      const KernelContract& kernel, const targets::Artifact& head, const targets::Artifact& candidate,
-      uint64_t seed) override;
+      const KernelContract& kernel, const targets::Artifact& head,
+      const targets::Artifact& candidate, uint64_t seed) override;
   measure::DeviceFactory calibration_devices(const measure::CalibrateRequest& request) override;
-  std::optional<double> known_s0(const measure::CalibrateRequest&) const override { return std::nullopt; }
+  std::optional<double> known_s0(const measure::CalibrateRequest&) const override {
+    return std::nullopt;
+  }
 
   std::vector<targets::ChipFact> measure_facts(const targets::FactOptions& options) override;
   std::vector<std::string> floor_facts() const override;
-  targets::KernelFloors floors(const KernelContract& kernel, const std::map<std::string, double>& facts) const override;
+  targets::KernelFloors floors(const KernelContract& kernel,
+                               const std::map<std::string, double>& facts) const override;
 
   targets::Diagnostic normalize_diagnostic(std::string_view diagnostics) const override;
   targets::TargetDocs docs() const override;

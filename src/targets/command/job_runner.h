@@ -23,9 +23,9 @@ struct JobResult {
 };
 
 struct JobStats {
-  int64_t jobs = 0;         // attempts run, retries included
-  int64_t retried = 0;      // attempts that failed for the device and were run again
-  int64_t failed = 0;       // jobs that failed for the candidates' reason
+  int64_t jobs = 0;     // attempts run, retries included
+  int64_t retried = 0;  // attempts that failed for the device and were run again
+  int64_t failed = 0;   // jobs that failed for the candidates' reason
   double device_seconds = 0.0;
 };
 
@@ -37,7 +37,8 @@ class JobRunner {
   // Runs one job of `arms` (built artifacts' folders) in that order for `kernel`. Throws
   // targets::DeviceStopped before a job the budget has no room for, and when a job failed for the
   // device max_attempts times.
-  JobResult run(const std::string& kernel, const std::vector<std::filesystem::path>& arms, uint64_t seed);
+  JobResult run(const std::string& kernel, const std::vector<std::filesystem::path>& arms,
+                uint64_t seed);
 
   const JobStats& stats() const { return stats_; }
   // The budget left, for messages: "12 of 400 jobs, 0.4 of 30 device minutes used".

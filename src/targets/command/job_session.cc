@@ -10,8 +10,8 @@ namespace headway::command {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-JobSession::JobSession(JobRunner& runner, std::string kernel, std::vector<fs::path> arms, uint64_t seed,
-                       int max_arms)
+JobSession::JobSession(JobRunner& runner, std::string kernel, std::vector<fs::path> arms,
+                       uint64_t seed, int max_arms)
     : runner_(runner),
       kernel_(std::move(kernel)),
       arms_(std::move(arms)),
@@ -29,10 +29,12 @@ measure::Expected<double> JobSession::reading(int i) {
     for (size_t a = 0; a < arms_.size(); ++a) {
       if (a != k && out_[a].empty() && buffered_[a].empty()) others.push_back(a);
     }
-    for (size_t a = others.size(); a > 1; --a) std::swap(others[a - 1], others[rng_.next_u64() % a]);
+    for (size_t a = others.size(); a > 1; --a)
+      std::swap(others[a - 1], others[rng_.next_u64() % a]);
     others.resize(std::min(others.size(), static_cast<size_t>(max_arms_ - 1)));
     std::vector<size_t> order = others;
-    order.insert(order.begin() + static_cast<std::ptrdiff_t>(rng_.next_u64() % (order.size() + 1)), k);
+    order.insert(order.begin() + static_cast<std::ptrdiff_t>(rng_.next_u64() % (order.size() + 1)),
+                 k);
     std::vector<fs::path> paths;
     for (size_t a : order) paths.push_back(arms_[a]);
     const auto start = Clock::now();
@@ -43,7 +45,9 @@ measure::Expected<double> JobSession::reading(int i) {
       if (r.seconds[j]) {
         buffered_[order[j]].push_back(*r.seconds[j]);
       } else {
-        out_[order[j]] = r.failure.empty() ? fmt::format("no reading in time job {}", runner_.stats().jobs) : r.failure;
+        out_[order[j]] = r.failure.empty()
+                             ? fmt::format("no reading in time job {}", runner_.stats().jobs)
+                             : r.failure;
       }
     }
     if (!out_[k].empty()) return measure::Error{out_[k]};
@@ -55,9 +59,13 @@ measure::Expected<double> JobSession::reading(int i) {
 
 nlohmann::json JobSession::accounting() const { return {{"timed_seconds", seconds_}}; }
 
-JobPairedDevice::JobPairedDevice(JobRunner& runner, std::string kernel, fs::path head, fs::path candidate,
-                                 uint64_t seed)
-    : runner_(runner), kernel_(std::move(kernel)), head_(std::move(head)), candidate_(std::move(candidate)), seed_(seed) {}
+JobPairedDevice::JobPairedDevice(JobRunner& runner, std::string kernel, fs::path head,
+                                 fs::path candidate, uint64_t seed)
+    : runner_(runner),
+      kernel_(std::move(kernel)),
+      head_(std::move(head)),
+      candidate_(std::move(candidate)),
+      seed_(seed) {}
 
 JobResult JobPairedDevice::job(const std::vector<fs::path>& arms) {
   const auto start = Clock::now();
@@ -83,15 +91,19 @@ double JobPairedDevice::run_once(measure::Arm arm, nlohmann::json* clock_out) {
   const std::optional<double> head = arm == Arm::kHead ? r.seconds[0] : r.seconds[1];
   const std::optional<double> cand = arm == Arm::kHead ? r.seconds[1] : r.seconds[0];
   if (!cand) {
-    const std::string why = r.failure.empty() ? "the candidate gave no reading in its time job" : r.failure;
+    const std::string why =
+        r.failure.empty() ? "the candidate gave no reading in its time job" : r.failure;
     if (!head) {
       // Neither arm read: run the head alone to tell whose fault it was.
       const JobResult alone = job({head_});
-      if (!alone.seconds[0]) throw std::runtime_error("the head fails in a time job of its own: " + alone.failure);
+      if (!alone.seconds[0])
+        throw std::runtime_error("the head fails in a time job of its own: " + alone.failure);
     }
     throw measure::ArmDisqualified(Arm::kCandidate, why);
   }
-  if (!head) throw measure::ArmDisqualified(Arm::kHead, r.failure.empty() ? "the head gave no reading in its time job" : r.failure);
+  if (!head)
+    throw measure::ArmDisqualified(
+        Arm::kHead, r.failure.empty() ? "the head gave no reading in its time job" : r.failure);
   pending_ = std::make_pair(other, arm == Arm::kHead ? *cand : *head);
   if (clock_out) *clock_out = {{"job", runner_.stats().jobs}, {"position", 0}};
   return arm == Arm::kHead ? *head : *cand;

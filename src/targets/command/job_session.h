@@ -43,7 +43,8 @@ class JobSession final : public targets::Session {
 };
 
 // Head and candidate in one job per pair: run_once(first) runs [first, other] and returns the
-// first arm's reading; run_once(other) then returns the buffered one. A job that gives the
+// first arm's reading; run_once(other) then returns the buffered one (begin_pair() drops a
+// reading left over, e.g. from warm-up readings of one arm). A job that gives the
 // candidate no reading disqualifies it (measure::ArmDisqualified); one that gives neither arm a
 // reading is followed by a job of the head alone, to tell whose fault it was.
 class JobPairedDevice final : public measure::PairedDevice {
@@ -51,6 +52,7 @@ class JobPairedDevice final : public measure::PairedDevice {
   JobPairedDevice(JobRunner& runner, std::string kernel, std::filesystem::path head,
                   std::filesystem::path candidate, uint64_t seed);
   double run_once(measure::Arm arm, nlohmann::json* clock_out) override;
+  void begin_pair() override { pending_.reset(); }
   nlohmann::json accounting() const override;
   int jobs() const { return jobs_; }
 

@@ -1,11 +1,11 @@
 #include "targets/command/manifest.h"
 
 #include <fmt/format.h>
+#include <toml++/toml.h>
 
 #include <cmath>
 #include <regex>
 #include <set>
-#include <toml++/toml.h>
 
 #include "kernels/contract.h"
 
@@ -23,10 +23,13 @@ struct ManifestError {
 
 int line_of(const toml::node& node) { return static_cast<int>(node.source().begin.line); }
 
-[[noreturn]] void fail(int line, std::string message) { throw ManifestError{line, std::move(message)}; }
+[[noreturn]] void fail(int line, std::string message) {
+  throw ManifestError{line, std::move(message)};
+}
 
 // Rejects any key of `table` not in `allowed`.
-void only_keys(const toml::table& table, std::string_view where, std::initializer_list<std::string_view> allowed) {
+void only_keys(const toml::table& table, std::string_view where,
+               std::initializer_list<std::string_view> allowed) {
   for (auto&& [key, node] : table) {
     bool known = false;
     for (auto a : allowed) known |= key.str() == a;
@@ -67,7 +70,8 @@ std::vector<std::string> strings_at(const toml::table& t, std::string_view key) 
   if (!a) fail(line_of(*n), fmt::format("'{}' must be an array of strings", key));
   for (const auto& e : *a) {
     const auto* s = e.as_string();
-    if (!s || s->get().empty()) fail(line_of(e), fmt::format("'{}' must hold non-empty strings", key));
+    if (!s || s->get().empty())
+      fail(line_of(e), fmt::format("'{}' must hold non-empty strings", key));
     out.push_back(s->get());
   }
   return out;
@@ -87,11 +91,13 @@ fs::path existing_path(const fs::path& base, const toml::table& t, std::string_v
   if (text.empty()) return {};
   const fs::path p = fs::absolute(base / text).lexically_normal();
   const toml::node* n = t.get(key);
-  if (must_exist && !fs::exists(p)) fail(line_of(*n), fmt::format("'{}': {} does not exist", key, p.string()));
+  if (must_exist && !fs::exists(p))
+    fail(line_of(*n), fmt::format("'{}': {} does not exist", key, p.string()));
   return p;
 }
 
-constexpr std::string_view kCommands[] = {"build", "check", "static_cost", "time", "toolchain_version"};
+constexpr std::string_view kCommands[] = {"build", "check", "static_cost", "time",
+                                          "toolchain_version"};
 constexpr std::string_view kRequired[] = {"build", "check", "time", "toolchain_version"};
 constexpr std::string_view kParsed[] = {"static_cost", "time", "toolchain_version"};
 
@@ -106,7 +112,8 @@ CommandSpec parse_command(const std::string& name, const toml::table& t, int max
   CommandSpec c;
   c.name = name;
   c.line = line_of(t);
-  only_keys(t, fmt::format("[commands.{}]", name), {"run", "timeout", "env", "sandbox", "parse", "example"});
+  only_keys(t, fmt::format("[commands.{}]", name),
+            {"run", "timeout", "env", "sandbox", "parse", "example"});
   c.run = string_at(t, "run", c.line, true);
   if (auto v = number_at(t, "timeout")) {
     if (*v <= 0) fail(line_of(*t.get("timeout")), "'timeout' must be positive (seconds)");
@@ -125,20 +132,28 @@ CommandSpec parse_command(const std::string& name, const toml::table& t, int max
   }
   const toml::table* parse = table_at(t, "parse");
   if (!parsed(name)) {
-    if (parse) fail(line_of(*parse), fmt::format("the {} command takes no parser (its exit status decides)", name));
+    if (parse)
+      fail(line_of(*parse),
+           fmt::format("the {} command takes no parser (its exit status decides)", name));
     return c;
   }
-  if (!parse) fail(c.line, fmt::format("the {} command needs 'parse = {{ regex = \"...\" }}' or '{{ json = \"...\" }}'", name));
+  if (!parse)
+    fail(c.line,
+         fmt::format(
+             "the {} command needs 'parse = {{ regex = \"...\" }}' or '{{ json = \"...\" }}'",
+             name));
   only_keys(*parse, fmt::format("[commands.{}] parse", name), {"regex", "json", "file"});
   const bool regex = parse->contains("regex");
-  if (regex == parse->contains("json")) fail(line_of(*parse), "'parse' needs exactly one of 'regex' and 'json'");
+  if (regex == parse->contains("json"))
+    fail(line_of(*parse), "'parse' needs exactly one of 'regex' and 'json'");
   auto made = make_parser(regex ? OutputParser::Kind::kRegex : OutputParser::Kind::kJsonPath,
                           string_at(*parse, regex ? "regex" : "json", line_of(*parse), true));
   if (!made) fail(line_of(*parse), made.error().message);
   OutputParser p = made.value();
   p.file = string_at(*parse, "file", line_of(*parse), false);
   const toml::node* ex = t.get("example");
-  if (!ex) fail(line_of(*parse), fmt::format("the {} parser needs an 'example' output it matches", name));
+  if (!ex)
+    fail(line_of(*parse), fmt::format("the {} parser needs an 'example' output it matches", name));
   p.example = string_at(t, "example", c.line, true);
   if (name == "time") {
     std::string why;
@@ -148,17 +163,22 @@ CommandSpec parse_command(const std::string& name, const toml::table& t, int max
       matched = r.ok();
       if (!r && why.empty()) why = r.error().message;
     }
-    if (!matched) fail(line_of(*parse), fmt::format("the time parser does not match its example: {}", why));
+    if (!matched)
+      fail(line_of(*parse), fmt::format("the time parser does not match its example: {}", why));
   } else if (name != "toolchain_version") {
     if (auto r = p.number(p.example); !r) {
-      fail(line_of(*parse), fmt::format("the {} parser does not match its example: {}", name, r.error().message));
+      fail(line_of(*parse),
+           fmt::format("the {} parser does not match its example: {}", name, r.error().message));
     }
   } else {
     // The version is text: the regex must match (group 1 or the whole match is the version).
-    if (p.kind != OutputParser::Kind::kRegex) fail(line_of(*parse), "the toolchain_version parser must be a regex");
+    if (p.kind != OutputParser::Kind::kRegex)
+      fail(line_of(*parse), "the toolchain_version parser must be a regex");
     if (!std::regex_search(p.example, std::regex(p.pattern))) {
-      fail(line_of(*parse), fmt::format("the toolchain_version parser does not match its example: {} matches nothing in: {}",
-                                        p.describe(), excerpt(p.example)));
+      fail(line_of(*parse),
+           fmt::format(
+               "the toolchain_version parser does not match its example: {} matches nothing in: {}",
+               p.describe(), excerpt(p.example)));
     }
   }
   c.parser = std::move(p);
@@ -168,23 +188,29 @@ CommandSpec parse_command(const std::string& name, const toml::table& t, int max
 void parse_device(Manifest& m, const toml::table& d) {
   only_keys(d, "[device]", {"read_gbps", "time_unit", "clock_hz", "max_arms", "retry"});
   const auto bw = number_at(d, "read_gbps");
-  if (!bw || *bw <= 0) fail(line_of(d), "[device] needs 'read_gbps' > 0 (the memory bandwidth floors are based on, GB/s)");
+  if (!bw || *bw <= 0)
+    fail(line_of(d),
+         "[device] needs 'read_gbps' > 0 (the memory bandwidth floors are based on, GB/s)");
   m.read_gbps = *bw;
   m.time_unit = string_at(d, "time_unit", line_of(d), false, "seconds");
   const std::set<std::string> units = {"seconds", "ms", "us", "ns", "cycles"};
   if (!units.count(m.time_unit)) {
-    fail(line_of(*d.get("time_unit")), fmt::format("time_unit '{}' is not one of seconds, ms, us, ns, cycles", m.time_unit));
+    fail(line_of(*d.get("time_unit")),
+         fmt::format("time_unit '{}' is not one of seconds, ms, us, ns, cycles", m.time_unit));
   }
   m.clock_hz = number_at(d, "clock_hz").value_or(0.0);
-  if (m.time_unit == "cycles" && m.clock_hz <= 0) fail(line_of(d), "time_unit \"cycles\" needs 'clock_hz' > 0");
+  if (m.time_unit == "cycles" && m.clock_hz <= 0)
+    fail(line_of(d), "time_unit \"cycles\" needs 'clock_hz' > 0");
   if (auto v = number_at(d, "max_arms")) {
-    if (*v < 2 || *v != std::floor(*v)) fail(line_of(*d.get("max_arms")), "'max_arms' must be an integer >= 2");
+    if (*v < 2 || *v != std::floor(*v))
+      fail(line_of(*d.get("max_arms")), "'max_arms' must be an integer >= 2");
     m.max_arms = static_cast<int>(*v);
   }
   if (const toml::table* r = table_at(d, "retry")) {
     only_keys(*r, "[device] retry", {"output_regex", "exit_codes", "max_attempts"});
     if (const toml::node* n = r->get("output_regex")) {
-      auto made = make_parser(OutputParser::Kind::kRegex, string_at(*r, "output_regex", line_of(*r), true));
+      auto made =
+          make_parser(OutputParser::Kind::kRegex, string_at(*r, "output_regex", line_of(*r), true));
       if (!made) fail(line_of(*n), made.error().message);
       m.retry.output_regex = made.value().pattern;
     }
@@ -207,14 +233,17 @@ void parse_kernels(Manifest& m, const toml::table& ks) {
   for (auto&& [key, node] : ks) {
     const std::string name(key.str());
     const int line = static_cast<int>(key.source().begin.line);
-    if (!find_kernel(name)) fail(line, fmt::format("unknown kernel '{}' (known: qkv, attn_out, ffn)", name));
+    if (!find_kernel(name))
+      fail(line, fmt::format("unknown kernel '{}' (known: qkv, attn_out, ffn)", name));
     const auto* t = node.as_table();
     if (!t) fail(line, fmt::format("[kernels.{}] must be a table", name));
     only_keys(*t, fmt::format("[kernels.{}]", name), {"file", "entry", "bytes"});
     KernelEntry k;
     k.name = name;
     k.file = string_at(*t, "file", line, true);
-    if (!fs::exists(m.repo / k.file)) fail(line_of(*t->get("file")), fmt::format("'file': {} is not in the repository {}", k.file, m.repo.string()));
+    if (!fs::exists(m.repo / k.file))
+      fail(line_of(*t->get("file")),
+           fmt::format("'file': {} is not in the repository {}", k.file, m.repo.string()));
     k.entry = string_at(*t, "entry", line, false, name);
     if (auto b = number_at(*t, "bytes")) {
       if (*b <= 0) fail(line_of(*t->get("bytes")), "'bytes' must be positive");
@@ -229,16 +258,22 @@ Manifest parse_table(const fs::path& path, const toml::table& root) {
   Manifest m;
   m.path = path;
   m.pack = path.parent_path();
-  only_keys(root, "the manifest", {"name", "repo", "docs", "designs", "editable", "sandbox_read_only", "device", "budget", "kernels", "commands"});
+  only_keys(root, "the manifest",
+            {"name", "repo", "docs", "designs", "editable", "sandbox_read_only", "device", "budget",
+             "kernels", "commands"});
   m.name = string_at(root, "name", 1, true);
   m.repo = existing_path(m.pack, root, "repo", 1, true, true);
   m.docs = existing_path(m.pack, root, "docs", 1, false, true);
   m.designs = existing_path(m.pack, root, "designs", 1, false, true);
   m.editable = strings_at(root, "editable");
-  if (m.editable.empty()) fail(1, "missing key 'editable' (the files a candidate may change, e.g. [\"src/device/*.rs\"])");
+  if (m.editable.empty())
+    fail(1,
+         "missing key 'editable' (the files a candidate may change, e.g. [\"src/device/*.rs\"])");
   for (const auto& p : strings_at(root, "sandbox_read_only")) {
     const fs::path abs = fs::absolute(m.pack / p).lexically_normal();
-    if (!fs::exists(abs)) fail(line_of(*root.get("sandbox_read_only")), fmt::format("sandbox_read_only: {} does not exist", abs.string()));
+    if (!fs::exists(abs))
+      fail(line_of(*root.get("sandbox_read_only")),
+           fmt::format("sandbox_read_only: {} does not exist", abs.string()));
     m.read_only.push_back(abs);
   }
   const toml::table* device = table_at(root, "device");
@@ -248,7 +283,8 @@ Manifest parse_table(const fs::path& path, const toml::table& root) {
     only_keys(*b, "[budget]", {"jobs", "device_minutes"});
     m.budget_jobs = static_cast<int64_t>(number_at(*b, "jobs").value_or(0));
     m.budget_device_minutes = number_at(*b, "device_minutes").value_or(0);
-    if (m.budget_jobs < 0 || m.budget_device_minutes < 0) fail(line_of(*b), "budgets must be >= 0 (0: no limit)");
+    if (m.budget_jobs < 0 || m.budget_device_minutes < 0)
+      fail(line_of(*b), "budgets must be >= 0 (0: no limit)");
   }
   const toml::table* kernels = table_at(root, "kernels");
   if (!kernels) fail(1, "missing table [kernels] (one [kernels.NAME] per kernel)");
@@ -261,14 +297,19 @@ Manifest parse_table(const fs::path& path, const toml::table& root) {
     for (auto k : kCommands) known |= k == name;
     if (!known) {
       fail(static_cast<int>(key.source().begin.line),
-           fmt::format("unknown command '{}' (known: build, check, static_cost, time, toolchain_version)", name));
+           fmt::format(
+               "unknown command '{}' (known: build, check, static_cost, time, toolchain_version)",
+               name));
     }
     const auto* t = node.as_table();
-    if (!t) fail(static_cast<int>(key.source().begin.line), fmt::format("[commands.{}] must be a table", name));
+    if (!t)
+      fail(static_cast<int>(key.source().begin.line),
+           fmt::format("[commands.{}] must be a table", name));
     m.commands[name] = parse_command(name, *t, m.max_arms);
   }
   for (auto r : kRequired) {
-    if (!m.commands.count(std::string(r))) fail(line_of(*commands), fmt::format("missing command [commands.{}]", r));
+    if (!m.commands.count(std::string(r)))
+      fail(line_of(*commands), fmt::format("missing command [commands.{}]", r));
   }
   return m;
 }
@@ -290,12 +331,14 @@ double Manifest::seconds_per_unit() const {
 
 measure::Expected<Manifest> parse_manifest(const std::filesystem::path& given) {
   const fs::path path = fs::absolute(given).lexically_normal();
-  if (!fs::is_regular_file(path)) return measure::Error{fmt::format("{}: no such manifest file", path.string())};
+  if (!fs::is_regular_file(path))
+    return measure::Error{fmt::format("{}: no such manifest file", path.string())};
   try {
     const toml::table root = toml::parse_file(path.string());
     return parse_table(path, root);
   } catch (const toml::parse_error& e) {
-    return measure::Error{fmt::format("{}:{}: {}", path.string(), e.source().begin.line, e.description())};
+    return measure::Error{
+        fmt::format("{}:{}: {}", path.string(), e.source().begin.line, e.description())};
   } catch (const ManifestError& e) {
     return measure::Error{fmt::format("{}:{}: {}", path.string(), e.line, e.message)};
   }

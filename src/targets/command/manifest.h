@@ -35,28 +35,28 @@ struct RetryPolicy {
 };
 
 struct KernelEntry {
-  std::string name;     // a kernel headway knows (qkv, attn_out, ffn)
-  std::string file;     // the repository file a single-file candidate replaces; its content is
-                        // the baseline
-  std::string entry;    // the kernel's entry point in the repository, for the commands
+  std::string name;   // a kernel headway knows (qkv, attn_out, ffn)
+  std::string file;   // the repository file a single-file candidate replaces; its content is
+                      // the baseline
+  std::string entry;  // the kernel's entry point in the repository, for the commands
   std::optional<uint64_t> bytes;  // bytes the kernel must move (default: the contract's)
 };
 
 struct Manifest {
-  std::filesystem::path path;  // the manifest file (absolute)
-  std::filesystem::path pack;  // its folder
-  std::string name;            // the toolchain's name, e.g. "standin"
-  std::filesystem::path repo;  // the user's kernel repository (absolute)
-  std::filesystem::path docs;  // docs for onboarding (absolute; may not exist: no docs)
-  std::filesystem::path designs;  // the design library: <designs>/<kernel>/<design>.<ext>
+  std::filesystem::path path;         // the manifest file (absolute)
+  std::filesystem::path pack;         // its folder
+  std::string name;                   // the toolchain's name, e.g. "standin"
+  std::filesystem::path repo;         // the user's kernel repository (absolute)
+  std::filesystem::path docs;         // docs for onboarding (absolute; may not exist: no docs)
+  std::filesystem::path designs;      // the design library: <designs>/<kernel>/<design>.<ext>
   std::vector<std::string> editable;  // globs (repository-relative) a candidate may change
   std::vector<std::filesystem::path> read_only;  // extra paths the sandbox shows read-only
-  double read_gbps = 0.0;       // the device's memory bandwidth: the floors
-  std::string time_unit = "seconds";  // seconds, ms, us, ns or cycles
-  double clock_hz = 0.0;        // cycles per second, when time_unit is cycles
-  int max_arms = 8;             // arms per time job
-  int64_t budget_jobs = 0;      // 0: no limit
-  double budget_device_minutes = 0.0;  // 0: no limit
+  double read_gbps = 0.0;                        // the device's memory bandwidth: the floors
+  std::string time_unit = "seconds";             // seconds, ms, us, ns or cycles
+  double clock_hz = 0.0;                         // cycles per second, when time_unit is cycles
+  int max_arms = 8;                              // arms per time job
+  int64_t budget_jobs = 0;                       // 0: no limit
+  double budget_device_minutes = 0.0;            // 0: no limit
   RetryPolicy retry;
   std::map<std::string, KernelEntry> kernels;
   std::map<std::string, CommandSpec> commands;

@@ -4,8 +4,8 @@
 
 #include <charconv>
 #include <cmath>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <regex>
 
 namespace headway::command {
@@ -33,11 +33,13 @@ measure::Expected<nlohmann::json> at_path(const nlohmann::json& root, const std:
     }
     if (path[i] == '[') {
       const size_t close = path.find(']', i);
-      if (close == std::string::npos) return measure::Error{fmt::format("JSON path '{}' has an unclosed '['", path)};
+      if (close == std::string::npos)
+        return measure::Error{fmt::format("JSON path '{}' has an unclosed '['", path)};
       size_t index = 0;
       const auto r = std::from_chars(path.data() + i + 1, path.data() + close, index);
       if (r.ec != std::errc() || r.ptr != path.data() + close) {
-        return measure::Error{fmt::format("JSON path '{}': '{}' is not an index", path, path.substr(i, close - i + 1))};
+        return measure::Error{fmt::format("JSON path '{}': '{}' is not an index", path,
+                                          path.substr(i, close - i + 1))};
       }
       if (!node->is_array() || index >= node->size()) {
         return measure::Error{fmt::format("JSON path '{}': no element [{}]", path, index)};
@@ -67,7 +69,8 @@ measure::Expected<nlohmann::json> parse_json(std::string_view output) {
   try {
     return nlohmann::json::parse(output.substr(start));
   } catch (const nlohmann::json::exception& e) {
-    return measure::Error{fmt::format("the JSON does not parse ({}): {}", e.what(), excerpt(output))};
+    return measure::Error{
+        fmt::format("the JSON does not parse ({}): {}", e.what(), excerpt(output))};
   }
 }
 
@@ -113,13 +116,14 @@ measure::Expected<double> OutputParser::number(std::string_view output) const {
   return v.value().get<double>();
 }
 
-measure::Expected<std::vector<std::optional<double>>> OutputParser::arm_readings(std::string_view output,
-                                                                                int arms) const {
+measure::Expected<std::vector<std::optional<double>>> OutputParser::arm_readings(
+    std::string_view output, int arms) const {
   std::vector<std::optional<double>> got(static_cast<size_t>(arms));
   if (kind == Kind::kRegex) {
     const std::regex re(pattern);
     int next = 0;
-    for (auto it = std::regex_iterator<std::string_view::const_iterator>(output.begin(), output.end(), re);
+    for (auto it = std::regex_iterator<std::string_view::const_iterator>(output.begin(),
+                                                                         output.end(), re);
          it != std::regex_iterator<std::string_view::const_iterator>(); ++it) {
       const auto& m = *it;
       int arm = next++;
@@ -127,11 +131,13 @@ measure::Expected<std::vector<std::optional<double>>> OutputParser::arm_readings
       if (m.size() > 2) {
         const std::string index = m[1].str();
         const auto r = std::from_chars(index.data(), index.data() + index.size(), arm);
-        if (r.ec != std::errc()) return measure::Error{fmt::format("{}: arm '{}' is not an index", describe(), index)};
+        if (r.ec != std::errc())
+          return measure::Error{fmt::format("{}: arm '{}' is not an index", describe(), index)};
         value = m[2].str();
       }
       if (arm < 0 || arm >= arms) {
-        return measure::Error{fmt::format("{}: a reading for arm {} of a job of {}", describe(), arm, arms)};
+        return measure::Error{
+            fmt::format("{}: a reading for arm {} of a job of {}", describe(), arm, arms)};
       }
       auto v = to_number(value, describe());
       if (!v) return v.error();
@@ -142,10 +148,13 @@ measure::Expected<std::vector<std::optional<double>>> OutputParser::arm_readings
     if (!doc) return doc.error();
     auto v = at_path(doc.value(), pattern);
     if (!v) return v.error();
-    if (!v.value().is_array()) return measure::Error{fmt::format("{} holds {}, not an array", describe(), excerpt(v.value().dump()))};
+    if (!v.value().is_array())
+      return measure::Error{
+          fmt::format("{} holds {}, not an array", describe(), excerpt(v.value().dump()))};
     for (size_t i = 0; i < v.value().size() && i < got.size(); ++i) {
       if (!v.value()[i].is_number()) {
-        return measure::Error{fmt::format("{}: element {} is {}, not a number", describe(), i, v.value()[i].dump())};
+        return measure::Error{
+            fmt::format("{}: element {} is {}, not a number", describe(), i, v.value()[i].dump())};
       }
       got[i] = v.value()[i].get<double>();
     }
@@ -153,13 +162,15 @@ measure::Expected<std::vector<std::optional<double>>> OutputParser::arm_readings
   return got;
 }
 
-measure::Expected<std::vector<double>> OutputParser::per_arm(std::string_view output, int arms) const {
+measure::Expected<std::vector<double>> OutputParser::per_arm(std::string_view output,
+                                                             int arms) const {
   auto got = arm_readings(output, arms);
   if (!got) return got.error();
   std::vector<double> out;
   for (size_t i = 0; i < got.value().size(); ++i) {
     if (!got.value()[i]) {
-      return measure::Error{fmt::format("{} gives no reading for arm {} of {} in: {}", describe(), i, arms, excerpt(output))};
+      return measure::Error{fmt::format("{} gives no reading for arm {} of {} in: {}", describe(),
+                                        i, arms, excerpt(output))};
     }
     out.push_back(*got.value()[i]);
   }
@@ -177,7 +188,8 @@ measure::Expected<OutputParser> make_parser(OutputParser::Kind kind, std::string
     } catch (const std::regex_error& e) {
       return measure::Error{fmt::format("regex '{}' does not compile: {}", p.pattern, e.what())};
     }
-  } else if (p.pattern.find("..") != std::string::npos || p.pattern.front() == '.' || p.pattern.back() == '.') {
+  } else if (p.pattern.find("..") != std::string::npos || p.pattern.front() == '.' ||
+             p.pattern.back() == '.') {
     return measure::Error{fmt::format("JSON path '{}' has an empty key", p.pattern)};
   }
   return p;

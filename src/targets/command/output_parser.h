@@ -29,7 +29,8 @@ struct OutputParser {
   measure::Expected<std::vector<double>> per_arm(std::string_view output, int arms) const;
   // As per_arm, but an arm without a reading is nullopt (an arm that failed in the job); errors
   // only for malformed output (an arm index out of range, a value that is not a number).
-  measure::Expected<std::vector<std::optional<double>>> arm_readings(std::string_view output, int arms) const;
+  measure::Expected<std::vector<std::optional<double>>> arm_readings(std::string_view output,
+                                                                     int arms) const;
   // "regex 'PATTERN'" or "JSON path 'PATH'".
   std::string describe() const;
 };
