@@ -59,10 +59,12 @@ std::string telling_line(const std::string& output) {
 CommandTarget::CommandTarget(const std::string& manifest_path) { select_toolchain(manifest_path); }
 
 targets::ToolchainInfo CommandTarget::select_toolchain(const std::string& spec) {
+  // The device budget counts per target object: selecting the same manifest again (as a verb
+  // does before its final timings) keeps the jobs counted so far.
+  if (spec != spec_) jobs_.reset();
   spec_ = spec;
   info_ = {};
   manifest_.reset();
-  jobs_.reset();
   if (spec.empty()) {
     info_.error =
         "the command target needs a manifest (headway init WS --target command --manifest FILE)";

@@ -63,7 +63,8 @@ class CommandTarget final : public targets::Target {
 
   // The parsed manifest; requires identity().found or a manifest that parsed.
   const Manifest* manifest() const { return manifest_ ? &*manifest_ : nullptr; }
-  // Jobs so far (nullptr before the first timing).
+  // Jobs so far (nullptr before the first timing). They count against the manifest's budget for
+  // the life of this object (selecting another manifest starts again).
   const JobRunner* jobs() const { return jobs_.get(); }
 
  private:

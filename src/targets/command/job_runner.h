@@ -49,7 +49,7 @@ class JobRunner {
   void log(const std::string& kernel, size_t arms, int attempt, const std::string& outcome,
            const std::string& reason, double seconds);
 
-  const Manifest& manifest_;
+  Manifest manifest_;  // a copy: the target may re-read its manifest
   std::filesystem::path scratch_;
   std::filesystem::path log_;
   JobStats stats_;
