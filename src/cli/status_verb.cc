@@ -39,6 +39,11 @@ std::string calibration_text(const nlohmann::json& c) {
                      c["candidates"].get<int>(), rho, rate, c["trusted"].get<bool>() ? "" : " (not trusted: not used to screen)");
 }
 
+// v with `decimals` decimals and `suffix`, or "-" when v is not finite.
+std::string finite_or_dash(double v, int decimals, const char* suffix = "") {
+  return std::isfinite(v) ? fmt::format("{:.{}f}{}", v, decimals, suffix) : std::string("-");
+}
+
 struct StatusArgs {
   std::string workspace;
   bool json = false;
@@ -127,12 +132,14 @@ int run_status(const StatusArgs& args) {
     int nodes = 0;
     for (const auto& [s, c] : k["nodes"].items()) nodes += c.get<int>();
     fmt::print(
-        "{:<9} {:>11.3f} {:>9.3f} {:>7.2f}x {:>9.3f} {:>7.2f}x {:>10.3f} {:>8.2f}x {:>6} {:>9.1f}  "
+        "{:<9} {:>11.3f} {:>9.3f} {:>7.2f}x {:>9.3f} {:>7.2f}x {:>10} {:>9} {:>6} {:>9.1f}  "
         "{} {}\n",
         k["name"].get<std::string>() + (k["remeasured"].get<bool>() ? "*" : ""),
         k["baseline_ms"].get<double>(), k["head_ms"].get<double>(), k["speedup"].get<double>(),
         k["floor_ms"].get<double>(), k["ratio_to_floor"].get<double>(),
-        k["decode_floor_ms"].get<double>(), k["ratio_to_decode_ceiling"].get<double>(), nodes,
+        // A target without a decode ceiling (the command target) shows "-".
+        finite_or_dash(k["decode_floor_ms"].get<double>(), 3),
+        finite_or_dash(k["ratio_to_decode_ceiling"].get<double>(), 2, "x"), nodes,
         k["device_seconds"].get<double>(), k["head_design"].get<std::string>(),
         k["head_params"].dump());
     std::string statuses, outcomes;
