@@ -15,6 +15,8 @@ packages=(
   bubblewrap                                      # the sandbox of candidate builds and runs
   libseccomp-dev                                  # the runner's system-call filter
   man-db                                          # tests: the generated man page renders (man -l)
+  libtomlplusplus-dev                             # the command target's TOML manifests
+  python3                                         # the stand-in toolchain of packs/standin (tests)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,11 +1,13 @@
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "cli/cli_support.h"
 #include "cli/verbs.h"
+#include "knowledge/workspace_target.h"
 #include "store/workspace.h"
 
 namespace headway::cli {
@@ -14,14 +16,35 @@ namespace {
 struct InitArgs {
   std::string dir = ".";
   bool json = false;
+  std::string target;    // empty: decided by the first `headway optimize --target` (cpu by default)
+  std::string manifest;  // the command target's manifest
 };
 
 int run_init(const InitArgs& args) {
+  // The target is checked before the workspace is created: a bad manifest leaves nothing behind.
+  std::unique_ptr<targets::Target> target;
+  if (!args.manifest.empty() && args.target != "command") {
+    throw UsageError("--manifest is for --target command");
+  }
+  if (!args.target.empty()) {
+    std::string spec;
+    if (args.target == "command") {
+      if (args.manifest.empty()) throw UsageError("--target command needs --manifest FILE (e.g. packs/standin/target.toml)");
+      spec = std::filesystem::absolute(args.manifest).lexically_normal().string();
+    }
+    target = target_or_throw(args.target, spec);
+    if (!target->identity().found) throw UsageError(target->identity().error);
+  }
   auto ws = store::Workspace::create(args.dir);
   if (!ws) throw UsageError(ws.error().message);
+  if (target) {
+    knowledge::set_workspace_target_name(*ws, target->name());
+    knowledge::set_workspace_toolchain(*ws, *target);
+  }
   if (args.json) {
     const nlohmann::json out = {{"root", ws->root().string()},
-                                {"schema_version", ws->schema_version()}};
+                                {"schema_version", ws->schema_version()},
+                                {"target", target ? std::string(target->name()) : std::string()}};
     fmt::print("{}\n", out.dump(2));
     return kExitOk;
   }
@@ -35,6 +58,8 @@ void add_init(CLI::App& app, int* exit_code) {
   auto* cmd = app.add_subcommand("init", "Make a directory a headway workspace (prints its path)");
   cmd->add_option("dir", args->dir, "directory to make a workspace (default: the current one)");
   cmd->add_flag("--json", args->json, "print one JSON object");
+  cmd->add_option("--target", args->target, "the target the workspace optimizes for: cpu, sim, command (default: set by the first optimize)");
+  cmd->add_option("--manifest", args->manifest, "the command target's TOML manifest (docs/TARGETS.md)");
   cmd->callback([args, exit_code] { run_verb(exit_code, [&] { return run_init(*args); }); });
 }
 

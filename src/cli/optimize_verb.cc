@@ -136,10 +136,17 @@ int run_optimize(const OptimizeArgs& args) {
   } catch (const std::runtime_error& e) {
     throw UsageError(e.what());
   }
-  const std::string stopped = summary.budget_spent ? "budget spent" : "nothing left to try";
+  const std::string stopped = !summary.device_stopped.empty()
+                                  ? "device stopped: " + summary.device_stopped
+                              : summary.budget_spent ? "budget spent"
+                                                     : "nothing left to try";
   if (!args.json) {
-    fmt::print("optimize: {} rounds, {} proposed, {} tests, {} accepted; {}\n", summary.rounds,
-               summary.proposed, summary.tests, summary.accepted, stopped);
+    fmt::print("optimize: {} rounds, {} proposed, {} tests, {} accepted{}; {}\n", summary.rounds,
+               summary.proposed, summary.tests, summary.accepted,
+               summary.cost_rejected
+                   ? fmt::format(", {} not raced by static cost", summary.cost_rejected)
+                   : "",
+               stopped);
     std::fflush(stdout);
   }
   const nlohmann::json kernels = time_heads_side_by_side(ws, *target, options.kernels);
@@ -153,6 +160,7 @@ int run_optimize(const OptimizeArgs& args) {
                               {"tests", summary.tests},
                               {"accepted", summary.accepted},
                               {"cheated", summary.cheated},
+                              {"not_raced_by_static_cost", summary.cost_rejected},
                               {"stopped", stopped},
                               {"kernels", kernels}};
   fmt::print("{}\n", out.dump(2));
@@ -165,7 +173,7 @@ void add_optimize(CLI::App& app, int* exit_code) {
   auto* cmd = app.add_subcommand("optimize", "Run the optimize loop (resumes where a killed run stopped)");
   cmd->add_option("--kernels", args->kernels, "comma-separated kernels");
   cmd->add_option("--budget", args->budget, "wall-clock budget, e.g. 90s, 12m, 1h");
-  cmd->add_option("--target", args->target, "a registered target: cpu, sim (default: the workspace's, else cpu)");
+  cmd->add_option("--target", args->target, "a registered target: cpu, sim, command (default: the workspace's, else cpu)");
   cmd->add_option("--workspace", args->workspace, "workspace directory (default: found from here)");
   cmd->add_flag("--json", args->json, "print one JSON object when done (progress goes to stderr)");
   cmd->callback([args, exit_code] { run_verb(exit_code, [&] { return run_optimize(*args); }); });

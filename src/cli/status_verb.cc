@@ -10,12 +10,40 @@
 #include "knowledge/kernel_timings.h"
 #include "loop/kernel_floors.h"
 #include "loop/optimizer.h"
+#include "loop/screen_calibration.h"
 #include "search/decision_log.h"
 #include "search/design_tree.h"
 
 namespace headway::cli {
 
 namespace {
+// The screen calibration (loop/screen_calibration.h) as JSON; nulls where undefined.
+nlohmann::json calibration_json(const loop::CalibrationSummary& c) {
+  const auto rate = c.false_gain_rate();
+  return {{"candidates", c.candidates},
+          {"spearman", c.spearman ? nlohmann::json(*c.spearman) : nlohmann::json(nullptr)},
+          {"predicted_gains", c.predicted_gains},
+          {"false_gains", c.false_gains},
+          {"false_gain_rate", rate ? nlohmann::json(*rate) : nlohmann::json(nullptr)},
+          {"trusted", loop::static_cost_trusted(c)}};
+}
+
+std::string calibration_text(const nlohmann::json& c) {
+  const std::string rho = c["spearman"].is_null() ? "n/a (fewer than 3 candidates or no variation)"
+                                                  : fmt::format("{:+.2f}", c["spearman"].get<double>());
+  const std::string rate = c["false_gain_rate"].is_null()
+                               ? "no gain predicted"
+                               : fmt::format("{} of {} ({:.0f}%)", c["false_gains"].get<int>(),
+                                             c["predicted_gains"].get<int>(), 100 * c["false_gain_rate"].get<double>());
+  return fmt::format("{} candidates, Spearman rank correlation {}, predicted gains the device did not show: {}{}",
+                     c["candidates"].get<int>(), rho, rate, c["trusted"].get<bool>() ? "" : " (not trusted: not used to screen)");
+}
+
+// v with `decimals` decimals and `suffix`, or "-" when v is not finite.
+std::string finite_or_dash(double v, int decimals, const char* suffix = "") {
+  return std::isfinite(v) ? fmt::format("{:.{}f}{}", v, decimals, suffix) : std::string("-");
+}
+
 struct StatusArgs {
   std::string workspace;
   bool json = false;
@@ -81,9 +109,12 @@ int run_status(const StatusArgs& args) {
          {"nodes", nodes},
          {"tests", tests},
          {"device_seconds", loop::device_seconds(ws, record.name)},
+         {"screen_calibration", calibration_json(loop::summarize_calibration(ws, record.name))},
          {"device_seconds_by_activity", loop::device_seconds_split(ws, record.name)}});
   }
   out["geomean_speedup"] = counted ? std::exp(log_sum / counted) : NAN;
+  // How well the target's static cost ranked the raced candidates (targets with a static cost).
+  out["screen_calibration"] = calibration_json(loop::summarize_calibration(ws));
   const UnsandboxedRuns unsandboxed = unsandboxed_runs(ws);
   out["unsandboxed_runs"] = {{"count", unsandboxed.count}, {"last_at", unsandboxed.last_at}};
   if (args.json) {
@@ -101,12 +132,14 @@ int run_status(const StatusArgs& args) {
     int nodes = 0;
     for (const auto& [s, c] : k["nodes"].items()) nodes += c.get<int>();
     fmt::print(
-        "{:<9} {:>11.3f} {:>9.3f} {:>7.2f}x {:>9.3f} {:>7.2f}x {:>10.3f} {:>8.2f}x {:>6} {:>9.1f}  "
+        "{:<9} {:>11.3f} {:>9.3f} {:>7.2f}x {:>9.3f} {:>7.2f}x {:>10} {:>9} {:>6} {:>9.1f}  "
         "{} {}\n",
         k["name"].get<std::string>() + (k["remeasured"].get<bool>() ? "*" : ""),
         k["baseline_ms"].get<double>(), k["head_ms"].get<double>(), k["speedup"].get<double>(),
         k["floor_ms"].get<double>(), k["ratio_to_floor"].get<double>(),
-        k["decode_floor_ms"].get<double>(), k["ratio_to_decode_ceiling"].get<double>(), nodes,
+        // A target without a decode ceiling (the command target) shows "-".
+        finite_or_dash(k["decode_floor_ms"].get<double>(), 3),
+        finite_or_dash(k["ratio_to_decode_ceiling"].get<double>(), 2, "x"), nodes,
         k["device_seconds"].get<double>(), k["head_design"].get<std::string>(),
         k["head_params"].dump());
     std::string statuses, outcomes;
@@ -116,8 +149,15 @@ int run_status(const StatusArgs& args) {
     std::string split;
     for (const auto& [a, v] : k["device_seconds_by_activity"].items()) split += fmt::format(" {}={:.1f}", a, v.get<double>());
     if (!split.empty()) fmt::print("          device s:{}\n", split);
+    if (k["screen_calibration"]["candidates"].get<int>() > 0) {
+      fmt::print("          static cost: {}\n", calibration_text(k["screen_calibration"]));
+    }
   }
   fmt::print("geomean speedup over the baselines: {:.3f}x\n", out["geomean_speedup"].get<double>());
+  if (out["screen_calibration"]["candidates"].get<int>() > 0) {
+    fmt::print("screen calibration (static cost against the device, every kernel): {}\n",
+               calibration_text(out["screen_calibration"]));
+  }
   if (any_remeasured) {
     fmt::print("* baseline and head re-measured side by side with the current toolchain: {}\n",
                toolchain);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -11,6 +12,7 @@
 #include "knowledge/kernel_timings.h"
 #include "loop/kernel_floors.h"
 #include "loop/optimize_pause.h"
+#include "loop/screen_calibration.h"
 #include "measure/betting_rule.h"
 #include "measure/calibration.h"
 #include "measure/effect_estimate.h"
@@ -136,7 +138,13 @@ class Loop {
         }
       }
       if (!next) return summary_;
-      if (!round(*next)) exhausted.insert(*next);
+      try {
+        if (!round(*next)) exhausted.insert(*next);
+      } catch (const targets::DeviceStopped& e) {
+        summary_.device_stopped = e.what();
+        event("device stopped", e.what());
+        return summary_;
+      }
       ++summary_.rounds;
     }
     summary_.budget_spent = true;
@@ -290,6 +298,7 @@ class Loop {
     struct Survivor {
       Node node;
       targets::Artifact artifact;
+      std::optional<double> predicted_pct;  // the static cost's predicted gain over the head
     };
     std::vector<Survivor> survivors;
     for (const auto& n : pending) {
@@ -300,13 +309,20 @@ class Loop {
       const ScreenResult s = screen_candidate(kernel, source.value_or(""), target_, cache_, options_.lint);
       add_device_seconds(ws_, name, s.seconds, "screen");
       if (s.passed) {
-        survivors.push_back({n, s.artifact});
+        survivors.push_back({n, s.artifact, std::nullopt});
       } else {
         must(t.set_status(n.id, s.status, s.reason, s.evidence), "record screen");
         if (options_.on_screen_failure) options_.on_screen_failure(name, n.id);
       }
     }
     if (survivors.empty()) return true;
+    // The static cost, where the target has one: predicted effects, and the screen by them.
+    std::optional<targets::Artifact> head_artifact;
+    if (target_.static_cost(survivors.front().artifact)) {
+      head_artifact = artifact_of(kernel, t.source(head.id).value_or(""));
+      survivors = screen_by_static_cost(t, *head_artifact, std::move(survivors));
+      if (survivors.empty()) return true;
+    }
 
     size_t winner = 0;
     if (survivors.size() > 1) {
@@ -315,6 +331,8 @@ class Loop {
       // Every survivor runs over the same inputs: equal terms for the ranking.
       std::vector<targets::Artifact> artifacts;
       for (const auto& s : survivors) artifacts.push_back(s.artifact);
+      // With a static cost the head runs in the race too (not ranked), for the calibration.
+      if (head_artifact) artifacts.push_back(*head_artifact);
       auto session = target_.start_session(kernel, artifacts, 1);
       if (!session) throw std::runtime_error("cannot start the race: " + session.error().message);
       std::vector<std::optional<std::string>> cheated(survivors.size());
@@ -329,7 +347,9 @@ class Loop {
         why = r.error().message;
         return std::numeric_limits<double>::infinity();
       });
-      if (auto breach = session.value()->verify_arms()) cheated[static_cast<size_t>(breach->arm)] = breach->reason;
+      if (auto breach = session.value()->verify_arms(); breach && breach->arm < static_cast<int>(survivors.size())) {
+        cheated[static_cast<size_t>(breach->arm)] = breach->reason;
+      }
       for (size_t i = 0; i < survivors.size(); ++i) {
         if (!cheated[i]) continue;
         disqualify(t, survivors[i].node, *cheated[i]);
@@ -337,6 +357,9 @@ class Loop {
       add_device_seconds(ws_, name, std::chrono::duration<double>(Clock::now() - race_start).count(), "other",
                          session.value()->accounting());
       if (!raced) throw std::runtime_error(raced.error().message);
+      if (head_artifact) {
+        record_race_calibration(name, head, survivors, raced.value().medians, *session.value(), cheated);
+      }
       winner = static_cast<size_t>(raced.value().ranking.front());
       if (cheated[winner]) return true;  // every survivor was disqualified
       for (size_t i = 0; i < survivors.size(); ++i) {
@@ -349,8 +372,62 @@ class Loop {
              "record race");
       }
     }
-    accept_or_reject(kernel, t, head, survivors[winner].node, survivors[winner].artifact);
+    accept_or_reject(kernel, t, head, survivors[winner].node, survivors[winner].artifact,
+                     survivors[winner].predicted_pct);
     return true;
+  }
+
+  // Predicts each survivor's effect from its static cost against the head's; while the screen
+  // calibration trusts the static cost, a survivor predicted slower than the head by more than
+  // options_.static_cost_reject_pct is not raced. Returns the survivors left.
+  template <typename S>
+  std::vector<S> screen_by_static_cost(DesignTree& t, const targets::Artifact& head_artifact, std::vector<S> survivors) {
+    const auto head_cost = target_.static_cost(head_artifact);
+    if (!head_cost || *head_cost <= 0) return survivors;
+    const bool trusted = static_cost_trusted(summarize_calibration(ws_, t.kernel()));
+    std::vector<S> kept;
+    for (auto& s : survivors) {
+      const auto cost = target_.static_cost(s.artifact);
+      if (cost) s.predicted_pct = 100.0 * (1.0 - *cost / *head_cost);
+      if (trusted && s.predicted_pct && *s.predicted_pct < -options_.static_cost_reject_pct) {
+        must(t.set_status(s.node.id, NodeStatus::kRacedOut,
+                          fmt::format("screened out by static cost: {:g} against the head's {:g} predicts {:.1f}% slower",
+                                      *cost, *head_cost, -*s.predicted_pct),
+                          {{"static_cost", *cost}, {"head_static_cost", *head_cost}, {"predicted_pct", *s.predicted_pct}}),
+             "record static-cost screen");
+        ++summary_.cost_rejected;
+        progress(t.kernel(), s.node.id, s.node.design, "static cost: not raced");
+        continue;
+      }
+      kept.push_back(std::move(s));
+    }
+    return kept;
+  }
+
+  // The race's calibration points: each survivor's median against the head's (the last arm of
+  // the session), for every survivor with a predicted effect and a median.
+  template <typename S>
+  void record_race_calibration(const std::string& name, const Node& head, const std::vector<S>& survivors,
+                               const std::vector<double>& medians, targets::Session& session,
+                               const std::vector<std::optional<std::string>>& cheated) {
+    const int head_arm = static_cast<int>(survivors.size());
+    std::vector<double> head_readings;
+    try {
+      for (int i = 0; i < options_.race_initial_readings; ++i) {
+        const auto r = session.reading(head_arm);
+        if (!r) return;  // the head failed in the race: no calibration from it
+        head_readings.push_back(r.value());
+      }
+    } catch (const targets::DeviceStopped&) {
+      return;  // no calibration from this race; the next use of the device ends the run
+    }
+    std::sort(head_readings.begin(), head_readings.end());
+    const double head_median = head_readings[head_readings.size() / 2];
+    for (size_t i = 0; i < survivors.size(); ++i) {
+      if (!survivors[i].predicted_pct || cheated[i] || !std::isfinite(medians[i]) || medians[i] <= 0) continue;
+      record_calibration(ws_, {name, survivors[i].node.id, head.id, target_.identity().id, *survivors[i].predicted_pct,
+                               100.0 * (1.0 - medians[i] / head_median), "race"});
+    }
   }
 
   // Marks a candidate that broke a rule of timing; it is never a head nor a parent.
@@ -361,7 +438,8 @@ class Loop {
   }
 
   void accept_or_reject(const KernelContract& kernel, DesignTree& t, const Node& head,
-                        const Node& candidate, const targets::Artifact& candidate_artifact) {
+                        const Node& candidate, const targets::Artifact& candidate_artifact,
+                        std::optional<double> predicted_pct) {
     const std::string name(kernel.name());
     progress(name, candidate.id, candidate.design, "acceptance test");
     const auto test_start = Clock::now();
@@ -385,6 +463,9 @@ class Loop {
     try {
       record = measure::run_decision(*device, rule, coin, label, sink);
       device->verify_arms();  // before the outcome counts: a wrong timed call voids it
+    } catch (const targets::DeviceStopped&) {
+      log.abandon_unfinished_tests();  // nothing measured after the stop counts
+      throw;
     } catch (const measure::ArmDisqualified& e) {
       if (e.arm() == measure::Arm::kHead) throw std::runtime_error(fmt::format("the head of {} failed under timing: {}", name, e.what()));
       log.abandon_unfinished_tests();
@@ -402,6 +483,10 @@ class Loop {
     decision.ci_high = -effect.lower_pct;
     decision.note = measure::early_stop_note(record.outcome, static_cast<int>(record.d.size()), config.cap);
     must(log.finish_test(test, decision), "finish test");
+    if (predicted_pct) {
+      record_calibration(ws_, {name, candidate.id, head.id, target_.identity().id, *predicted_pct,
+                               -effect.median_pct, "test"});
+    }
     add_device_seconds(ws_, name, std::chrono::duration<double>(Clock::now() - test_start).count(), "other",
                        device->accounting());
     ++summary_.tests;

@@ -25,6 +25,10 @@ struct OptimizeOptions {
   double alpha = 0.05;
   int cap = 24;
   int baseline_readings = 11;
+  // Where the target has a static cost (Target::static_cost): a screened candidate it predicts
+  // slower than the head by more than this (percent) is not raced (status raced-out), while the
+  // screen calibration trusts the static cost (loop/screen_calibration.h).
+  double static_cost_reject_pct = 10.0;
   // Required, not owned: the target the loop builds, checks and times on, with the toolchain to
   // start with selected (the workspace's: knowledge/workspace_target.h).
   targets::Target* target = nullptr;
@@ -54,6 +58,9 @@ struct OptimizeSummary {
   int tests = 0;
   int cheated = 0;  // candidates disqualified under timing (node status cheated)
   bool budget_spent = false;  // false: every kernel ran out of proposals first
+  int cost_rejected = 0;      // candidates not raced because the static cost predicted a loss
+  std::string device_stopped;  // non-empty: the run ended because the device stopped (its
+                               // budget of jobs or minutes is spent, it keeps failing): why
 };
 
 // Registers missing kernels (measuring the read bandwidth once per workspace for the floor and
@@ -69,6 +76,10 @@ struct OptimizeSummary {
 // its Design Trees (heads may have fallen back) and adopts the workspace's toolchain when it
 // changed (meta <target>.toolchain, set by `headway migrate`). Time spent paused does not count
 // against the budget (nor in Progress::elapsed_s).
+// Where the target has a static cost, the head is timed in every race too, and every raced or
+// tested candidate's predicted and measured effect is recorded (loop/screen_calibration.h).
+// A targets::DeviceStopped from the target ends the run (summary.device_stopped); an
+// acceptance test it interrupted is discarded.
 // Throws std::runtime_error for environment failures (no compiler, database errors), when
 // options.target is null, and when another process holds the workspace's optimize lock.
 OptimizeSummary optimize(store::Workspace& ws, Proposer& proposer, const OptimizeOptions& options,

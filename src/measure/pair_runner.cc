@@ -42,6 +42,7 @@ double take(PairedDevice& device, Arm arm, int position, const PairLabel& label,
 
 PairResult run_pair_ordered(PairedDevice& device, Arm first, const PairLabel& label,
                             ReadingSink& sink) {
+  device.begin_pair();
   const double t_first = take(device, first, 0, label, sink);
   const double t_second = take(device, other(first), 1, label, sink);
   const double t_head = first == Arm::kHead ? t_first : t_second;

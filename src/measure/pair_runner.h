@@ -21,6 +21,9 @@ class PairedDevice {
   virtual double run_once(Arm arm, nlohmann::json* clock_out) = 0;
   // The device clock in nanoseconds, stamped on each reading; defaults to the system clock.
   virtual int64_t now_ns();
+  // A pair starts: its two readings follow (run_pair_ordered calls it first). A device that
+  // reads both arms at once (one job per pair) carries nothing over from before.
+  virtual void begin_pair() {}
   // Checks what the device kept of its readings (for example sampled outputs against the
   // reference); throws ArmDisqualified when an arm is found to have broken the rules.
   virtual void verify_arms() {}

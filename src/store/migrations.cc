@@ -232,12 +232,37 @@ CREATE TRIGGER headway_versions_append_only_delete BEFORE DELETE ON headway_vers
 BEGIN SELECT RAISE(ABORT, 'headway versions are append-only'); END;
 )sql";
 
-constexpr std::array<Migration, 5> kMigrations = {{
+// Where a target has a static cost (a toolchain's predicted time): for every raced or tested
+// candidate, the effect the static cost predicted against the head and the effect the device
+// measured (race medians, or the acceptance test). How far the screen can be trusted.
+// Append-only.
+constexpr std::string_view kV6 = R"sql(
+CREATE TABLE screen_calibration(
+  id INTEGER PRIMARY KEY,
+  kernel TEXT NOT NULL REFERENCES kernels(name),
+  node_id INTEGER NOT NULL REFERENCES nodes(id),
+  head_id INTEGER NOT NULL REFERENCES nodes(id),
+  toolchain TEXT NOT NULL,
+  predicted_pct REAL NOT NULL,
+  measured_pct REAL NOT NULL,
+  source TEXT NOT NULL CHECK (source IN ('race', 'test')),
+  at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
+CREATE INDEX screen_calibration_by_kernel ON screen_calibration(kernel, id);
+
+CREATE TRIGGER screen_calibration_append_only_update BEFORE UPDATE ON screen_calibration
+BEGIN SELECT RAISE(ABORT, 'screen calibration is append-only'); END;
+CREATE TRIGGER screen_calibration_append_only_delete BEFORE DELETE ON screen_calibration
+BEGIN SELECT RAISE(ABORT, 'screen calibration is append-only'); END;
+)sql";
+
+constexpr std::array<Migration, 6> kMigrations = {{
     {1, "kernels, design trees, heads, tests, races and readings", kV1},
     {2, "chip facts and legality rules per toolchain", kV2},
     {3, "baseline and head timings per toolchain", kV3},
     {4, "runs of candidate code without the sandbox", kV4},
     {5, "the headway versions that created and opened the workspace", kV5},
+    {6, "static cost against the device: screen calibration", kV6},
 }};
 
 static_assert(kApplicationId == 1751414649, "kV1 sets application_id literally");

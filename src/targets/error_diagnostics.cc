@@ -6,14 +6,19 @@ namespace headway::targets {
 
 namespace {
 
-// The line of `diagnostics` holding the first "error:", or empty.
+// A rustc-style error line: "error[E0277]: message".
+bool coded_error(std::string_view line) {
+  return line.substr(0, 6) == "error[" && line.find("]:") != std::string_view::npos;
+}
+
+// The line of `diagnostics` holding the first "error:" (or rustc's "error[CODE]:"), or empty.
 std::string_view error_line(std::string_view diagnostics) {
   size_t begin = 0;
   while (begin < diagnostics.size()) {
     size_t end = diagnostics.find('\n', begin);
     if (end == std::string_view::npos) end = diagnostics.size();
     const std::string_view line = diagnostics.substr(begin, end - begin);
-    if (line.find("error:") != std::string_view::npos) return line;
+    if (line.find("error:") != std::string_view::npos || coded_error(line)) return line;
     begin = end + 1;
   }
   return {};
@@ -22,7 +27,7 @@ std::string_view error_line(std::string_view diagnostics) {
 // From "fatal error:" or "error:" on.
 std::string_view from_error(std::string_view line) {
   const size_t at = line.find("error:");
-  if (at == std::string_view::npos) return {};
+  if (at == std::string_view::npos) return coded_error(line) ? line : std::string_view{};
   if (at >= 6 && line.substr(at - 6, 6) == "fatal ") return line.substr(at - 6);
   return line.substr(at);
 }

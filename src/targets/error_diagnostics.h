@@ -1,6 +1,7 @@
 #pragma once
 // Diagnostics of toolchains that report errors as "file:line:col: error: message" lines (gcc,
-// clang, nvcc and most compilers), reduced to what the legality rules key on.
+// clang, nvcc and most compilers) or as rustc does ("error[E0277]: message" at the start of a
+// line, the position on the next), reduced to what the legality rules key on.
 #include <string>
 #include <string_view>
 

@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 
+#include "targets/command/command_target.h"
 #include "targets/cpu/cpu_target.h"
 #include "targets/sim/sim_target.h"
 
@@ -18,6 +19,8 @@ struct Registry {
   Registry() {
     makers["cpu"] = [](const std::string& spec) { return std::make_unique<cpu::CpuTarget>(spec); };
     makers["sim"] = [](const std::string& spec) { return std::make_unique<sim::SimTarget>(spec); };
+    // The command target's toolchain spec is its manifest's path.
+    makers["command"] = [](const std::string& spec) { return std::make_unique<command::CommandTarget>(spec); };
   }
 };
 

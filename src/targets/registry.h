@@ -1,5 +1,5 @@
 #pragma once
-// Targets by name. "cpu" and "sim" are built in; others (a test's fake, a plugged-in target)
+// Targets by name. "cpu", "sim" and "command" are built in; others (a test's fake, a plugged-in target)
 // register themselves. Thread-safe.
 //
 // Register from code that surely runs (main(), a verb's setup, a test) rather than from a static

@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -108,6 +109,14 @@ class Session {
   virtual nlohmann::json accounting() const { return nullptr; }
 };
 
+// Thrown by a target's sessions and paired devices when the device cannot be used any more in
+// this run: its budget (jobs, device minutes) is spent, or its jobs keep failing for reasons
+// that are not the candidates'. Nothing measured after it counts; the loop ends its run.
+class DeviceStopped : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // One chip fact as a target measures it; knowledge stores it under a toolchain id.
 struct ChipFact {
   std::string name;  // targets/fact_names.h
@@ -164,6 +173,10 @@ class Target {
   // ---- Candidates. Builds `source` into an artifact kept under cache_dir; an identical source
   // and toolchain is built once. Never throws for a bad source.
   virtual BuildOutcome build(const std::string& source, const std::filesystem::path& cache_dir) = 0;
+  // What the toolchain predicts for a built artifact's time (e.g. a schedule's makespan; lower
+  // is faster; only ratios between artifacts of one kernel mean anything), or nullopt when the
+  // target has no static cost.
+  virtual std::optional<double> static_cost(const Artifact& /*artifact*/) const { return std::nullopt; }
   // Checks a built artifact against the kernel's reference, isolated from this process, on
   // inputs from options.seed (fresh ones otherwise) and again on different inputs.
   virtual CheckOutcome check(const KernelContract& kernel, const Artifact& artifact,

@@ -1,0 +1,129 @@
+#include "targets/command/candidate_files.h"
+
+#include <fmt/format.h>
+#include <fnmatch.h>
+
+#include <fstream>
+
+namespace headway::command {
+
+namespace fs = std::filesystem;
+
+namespace {
+constexpr std::string_view kMarker = "// headway-file:";
+constexpr std::string_view kKernelMarker = "// headway-kernel:";
+
+std::string trim(std::string_view s) {
+  const size_t a = s.find_first_not_of(" \t\r");
+  if (a == std::string_view::npos) return "";
+  const size_t b = s.find_last_not_of(" \t\r");
+  return std::string(s.substr(a, b - a + 1));
+}
+
+bool inside_repository(const std::string& path) {
+  if (path.empty() || path.front() == '/') return false;
+  for (const auto& part : fs::path(path)) {
+    if (part == "..") return false;
+  }
+  return true;
+}
+}  // namespace
+
+std::string candidate_kernel(std::string_view source) {
+  size_t pos = 0;
+  while (pos < source.size()) {
+    size_t end = source.find('\n', pos);
+    if (end == std::string_view::npos) end = source.size();
+    const std::string_view line = source.substr(pos, end - pos);
+    if (line.substr(0, kKernelMarker.size()) == kKernelMarker)
+      return trim(line.substr(kKernelMarker.size()));
+    pos = end + 1;
+  }
+  return "";
+}
+
+bool glob_matches(const std::string& glob, const std::string& path) {
+  return fnmatch(glob.c_str(), path.c_str(), 0) == 0;
+}
+
+measure::Expected<std::vector<CandidateFile>> candidate_files(
+    std::string_view source, const std::string& default_file,
+    const std::vector<std::string>& editable) {
+  std::vector<CandidateFile> files;
+  std::string preamble;  // lines before the first marker: they open the first file
+  size_t pos = 0;
+  bool bundle = false;
+  while (pos <= source.size()) {
+    size_t end = source.find('\n', pos);
+    if (end == std::string_view::npos) end = source.size();
+    const std::string_view line = source.substr(pos, end - pos);
+    if (line.substr(0, kKernelMarker.size()) == kKernelMarker) {
+      // not part of any file
+    } else if (line.substr(0, kMarker.size()) == kMarker) {
+      files.push_back({trim(line.substr(kMarker.size())), bundle ? "" : preamble});
+      bundle = true;
+    } else if (!bundle) {
+      preamble.append(line);
+      if (end < source.size()) preamble += '\n';
+    } else {
+      files.back().text.append(line);
+      if (end < source.size()) files.back().text += '\n';
+    }
+    pos = end + 1;
+  }
+  if (!bundle) {
+    if (default_file.empty()) {
+      return measure::Error{
+          "the candidate names no file: start each file with a line '// headway-file: PATH'"};
+    }
+    files = {{default_file, std::string(source)}};
+  }
+  for (const auto& f : files) {
+    if (!inside_repository(f.path)) {
+      return measure::Error{fmt::format(
+          "the candidate writes '{}', which is not a path inside the repository", f.path)};
+    }
+    bool allowed = false;
+    for (const auto& g : editable) allowed |= glob_matches(g, f.path);
+    if (!allowed) {
+      std::string globs;
+      for (const auto& g : editable) globs += (globs.empty() ? "" : ", ") + g;
+      return measure::Error{fmt::format(
+          "the candidate changes {}, which is not among the files a candidate may change ({})",
+          f.path, globs)};
+    }
+  }
+  return files;
+}
+
+void copy_repository(const fs::path& from, const fs::path& to) {
+  fs::create_directories(to);
+  for (auto it = fs::recursive_directory_iterator(from); it != fs::recursive_directory_iterator();
+       ++it) {
+    const fs::path rel = fs::relative(it->path(), from);
+    const std::string first = rel.begin()->string();
+    if (first == ".git" || first == "target" || first == "build") {
+      if (it->is_directory()) it.disable_recursion_pending();
+      continue;
+    }
+    if (it->is_directory()) {
+      fs::create_directories(to / rel);
+    } else {
+      fs::copy(it->path(), to / rel,
+               fs::copy_options::overwrite_existing | fs::copy_options::copy_symlinks);
+    }
+  }
+}
+
+void write_files(const fs::path& root, const std::vector<CandidateFile>& files) {
+  for (const auto& f : files) {
+    const fs::path p = root / f.path;
+    fs::create_directories(p.parent_path());
+    std::ofstream out(p, std::ios::binary | std::ios::trunc);
+    out << f.text;
+    if (!out)
+      throw fs::filesystem_error("cannot write", p, std::make_error_code(std::errc::io_error));
+  }
+}
+
+}  // namespace headway::command

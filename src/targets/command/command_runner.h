@@ -1,0 +1,34 @@
+#pragma once
+// Runs one of the manifest's commands: `bash -c RUN` in a working folder, inside the sandbox
+// (unless the command says sandbox = false), with the command's time limit and environment.
+// "{pack}" in RUN becomes the manifest's folder and "{arms}" the arms' folders (quoted, in order).
+// The environment holds HEADWAY_PACK, HEADWAY_REPO and what the caller adds (HEADWAY_KERNEL,
+// HEADWAY_ENTRY, HEADWAY_SEED, HEADWAY_JOB, HEADWAY_ARMS), then the command's own variables.
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/subprocess.h"
+#include "targets/command/manifest.h"
+
+namespace headway::command {
+
+struct CommandCall {
+  std::filesystem::path working_folder;     // writable in the sandbox
+  std::vector<std::filesystem::path> arms;  // read-only in the sandbox, "{arms}"
+  std::vector<std::pair<std::string, std::string>> env;
+};
+
+// The command line after placeholder expansion.
+std::string expand_command(const Manifest& manifest, const CommandSpec& command,
+                           const std::vector<std::filesystem::path>& arms);
+
+// Runs the command. Throws sandbox::Unavailable when the sandbox is required and cannot be set up.
+ProcessResult run_command(const Manifest& manifest, const CommandSpec& command,
+                          const CommandCall& call);
+
+// One line for people about a run that failed: "exited with status 2", "timed out after 60 s", ...
+std::string describe_failure(const ProcessResult& result, double timeout_seconds);
+
+}  // namespace headway::command

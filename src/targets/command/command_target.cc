@@ -1,0 +1,375 @@
+#include "targets/command/command_target.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <random>
+#include <regex>
+#include <sstream>
+
+#include "common/stats.h"
+#include "store/sha256.h"
+#include "targets/command/candidate_files.h"
+#include "targets/command/command_runner.h"
+#include "targets/command/job_session.h"
+#include "targets/error_diagnostics.h"
+#include "targets/fact_names.h"
+
+namespace headway::command {
+
+namespace fs = std::filesystem;
+using targets::Artifact;
+using targets::BuildOutcome;
+using targets::CheckOutcome;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr const char* kBuiltMarker = ".headway-build.json";
+
+double since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The last line of `output` that says something, for a one-line description.
+std::string telling_line(const std::string& output) {
+  std::string best;
+  std::istringstream in(output);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    if (line.find("FAILED") != std::string::npos || line.find("error") != std::string::npos ||
+        line.find("panicked") != std::string::npos || best.empty()) {
+      best = line;
+    }
+  }
+  return best.empty() ? "(no output)" : best;
+}
+
+}  // namespace
+
+CommandTarget::CommandTarget(const std::string& manifest_path) { select_toolchain(manifest_path); }
+
+targets::ToolchainInfo CommandTarget::select_toolchain(const std::string& spec) {
+  // The device budget counts per target object: selecting the same manifest again (as a verb
+  // does before its final timings) keeps the jobs counted so far.
+  if (spec != spec_) jobs_.reset();
+  spec_ = spec;
+  info_ = {};
+  manifest_.reset();
+  if (spec.empty()) {
+    info_.error =
+        "the command target needs a manifest (headway init WS --target command --manifest FILE)";
+    return info_;
+  }
+  auto parsed = parse_manifest(spec);
+  if (!parsed) {
+    info_.error = parsed.error().message;
+    return info_;
+  }
+  manifest_ = std::move(parsed).value();
+  const CommandSpec& version = *manifest_->command("toolchain_version");
+  // The version query runs the user's toolchain, not candidate code: no sandbox needed.
+  CommandSpec unsandboxed = version;
+  unsandboxed.sandbox = false;
+  const ProcessResult r = run_command(*manifest_, unsandboxed, {manifest_->repo, {}, {}});
+  if (!r.ok()) {
+    info_.error =
+        fmt::format("{}:{}: the toolchain_version command {}: {}", manifest_->path.string(),
+                    version.line, describe_failure(r, version.timeout_seconds), excerpt(r.output));
+    return info_;
+  }
+  std::smatch m;
+  if (!std::regex_search(r.output, m, std::regex(version.parser->pattern))) {
+    info_.error = fmt::format(
+        "{}:{}: the toolchain_version output does not parse: {} matches nothing in: {}",
+        manifest_->path.string(), version.line, version.parser->describe(), excerpt(r.output));
+    return info_;
+  }
+  const std::string v = m.size() > 1 ? m[1].str() : m[0].str();
+  info_.found = true;
+  info_.version = fmt::format("{} {}", manifest_->name, v);
+  info_.id = fmt::format("command:{}:{}", manifest_->name, v);
+  return info_;
+}
+
+const Manifest& CommandTarget::manifest_or_throw() const {
+  if (!manifest_)
+    throw std::runtime_error(info_.error.empty() ? "the command target has no manifest"
+                                                 : info_.error);
+  return *manifest_;
+}
+
+BuildOutcome CommandTarget::build(const std::string& source, const fs::path& cache_dir) {
+  BuildOutcome out;
+  const auto start = Clock::now();
+  if (!info_.found) {
+    out.status = BuildOutcome::Status::kToolchainMissing;
+    out.diagnostics = info_.error;
+    return out;
+  }
+  const Manifest& m = *manifest_;
+  const std::string id = store::sha256_hex(info_.id + '\n' + source).substr(0, 24);
+  const fs::path dir = cache_dir / "command" / id;
+  if (fs::exists(dir / kBuiltMarker)) {
+    const auto meta = nlohmann::json::parse(read_file(dir / kBuiltMarker), nullptr, false);
+    if (meta.is_object()) {
+      out.cached = true;
+      out.seconds = since(start);
+      if (meta.value("built", false)) {
+        out.status = BuildOutcome::Status::kBuilt;
+        out.artifact = {id, dir, meta};
+      } else {
+        out.diagnostics = meta.value("diagnostics", "");
+      }
+      return out;
+    }
+  }
+  auto finish = [&](nlohmann::json meta) {
+    meta["toolchain"] = info_.id;
+    std::ofstream(dir / kBuiltMarker) << meta.dump();
+    out.seconds = since(start);
+    return out;
+  };
+  // Only the first file's name is needed for a plain source: the single kernel's file.
+  const std::string default_file = m.kernels.size() == 1 ? m.kernels.begin()->second.file : "";
+  auto files = candidate_files(source, default_file, m.editable);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  if (!files) {
+    out.diagnostics = "headway: error: rejected before the build: " + files.error().message;
+    return finish({{"built", false}, {"diagnostics", out.diagnostics}});
+  }
+  copy_repository(m.repo, dir);
+  write_files(dir, files.value());
+  // The kernel whose file the candidate writes: the commands learn it from HEADWAY_KERNEL.
+  // A "// headway-kernel:" line names it; else the kernel whose file the candidate writes.
+  std::vector<std::pair<std::string, std::string>> env;
+  if (auto named = m.kernels.find(candidate_kernel(source)); named != m.kernels.end()) {
+    env = {{"HEADWAY_KERNEL", named->first}, {"HEADWAY_ENTRY", named->second.entry}};
+  }
+  for (const auto& f : files.value()) {
+    for (const auto& [name, k] : m.kernels) {
+      if (k.file == f.path && env.empty())
+        env = {{"HEADWAY_KERNEL", name}, {"HEADWAY_ENTRY", k.entry}};
+    }
+  }
+  const CommandSpec& build = *m.command("build");
+  const ProcessResult r = run_command(m, build, {dir, {}, env});
+  if (!r.ok()) {
+    out.diagnostics = r.output.empty() || r.timed_out
+                          ? fmt::format("headway: error: the build command {}\n{}",
+                                        describe_failure(r, build.timeout_seconds), r.output)
+                          : r.output;
+    return finish({{"built", false}, {"diagnostics", out.diagnostics}});
+  }
+  nlohmann::json meta = {{"built", true}};
+  if (!env.empty()) meta["kernel"] = env.front().second;
+  if (const CommandSpec* cost = m.command("static_cost")) {
+    const ProcessResult c = run_command(m, *cost, {dir, {}, env});
+    measure::Expected<double> v = measure::Error{""};
+    if (!c.ok()) {
+      v = measure::Error{fmt::format("the static_cost command {}: {}",
+                                     describe_failure(c, cost->timeout_seconds),
+                                     excerpt(c.output))};
+    } else if (!cost->parser->file.empty()) {
+      v = cost->parser->number(read_file(dir / cost->parser->file));
+    } else {
+      v = cost->parser->number(c.output);
+    }
+    if (v) {
+      meta["static_cost"] = v.value();
+    } else {
+      meta["static_cost_error"] = "the static_cost output does not parse: " + v.error().message;
+    }
+  }
+  out.status = BuildOutcome::Status::kBuilt;
+  out.artifact = {id, dir, meta};
+  return finish(meta);
+}
+
+std::optional<double> CommandTarget::static_cost(const Artifact& artifact) const {
+  if (artifact.meta.is_object() && artifact.meta.contains("static_cost") &&
+      artifact.meta["static_cost"].is_number()) {
+    return artifact.meta["static_cost"].get<double>();
+  }
+  return std::nullopt;
+}
+
+CheckOutcome CommandTarget::check(const KernelContract& kernel, const Artifact& artifact,
+                                  const targets::CheckOptions& options) {
+  CheckOutcome out;
+  const auto start = Clock::now();
+  const Manifest& m = manifest_or_throw();
+  out.seed = options.seed ? *options.seed : std::random_device{}();
+  const std::string name(kernel.name());
+  const auto entry = m.kernels.find(name);
+  const CommandSpec& check = *m.command("check");
+  CommandCall call{artifact.path,
+                   {},
+                   {{"HEADWAY_KERNEL", name},
+                    {"HEADWAY_ENTRY", entry == m.kernels.end() ? name : entry->second.entry},
+                    {"HEADWAY_SEED", std::to_string(out.seed)}}};
+  const ProcessResult r = run_command(m, check, call);
+  out.seconds = since(start);
+  out.details = {{"output", r.output.substr(0, 4000)}};
+  if (r.ok()) {
+    out.description =
+        fmt::format("correct: the check command passed for {} (seed {})", name, out.seed);
+    return out;
+  }
+  out.kind = describe_failure(r, check.timeout_seconds);
+  if (r.timed_out) {
+    out.status = CheckOutcome::Status::kTimedOut;
+  } else if (!r.started) {
+    out.status = CheckOutcome::Status::kUnloadable;
+  } else if (r.signal) {
+    out.status = CheckOutcome::Status::kCrashed;
+  } else {
+    out.status = CheckOutcome::Status::kIncorrect;
+  }
+  out.description =
+      fmt::format("the check command {} (seed {}): {}", out.kind, out.seed, telling_line(r.output));
+  return out;
+}
+
+JobRunner& CommandTarget::job_runner(const Artifact& any) {
+  if (!jobs_) {
+    const fs::path root = any.path.parent_path();
+    jobs_ = std::make_unique<JobRunner>(manifest_or_throw(), root / "jobs", root / "jobs.log");
+  }
+  return *jobs_;
+}
+
+measure::Expected<std::unique_ptr<targets::Session>> CommandTarget::start_session(
+    const KernelContract& kernel, const std::vector<Artifact>& artifacts, uint64_t seed) {
+  if (artifacts.empty()) return measure::Error{"a session needs at least one artifact"};
+  std::vector<fs::path> arms;
+  for (const auto& a : artifacts) {
+    if (a.path.empty() || !fs::exists(a.path / kBuiltMarker))
+      return measure::Error{fmt::format("{} is not a built command-target artifact", a.id)};
+    arms.push_back(a.path);
+  }
+  JobRunner& runner = job_runner(artifacts.front());
+  return std::unique_ptr<targets::Session>(std::make_unique<JobSession>(
+      runner, std::string(kernel.name()), std::move(arms), seed, manifest_or_throw().max_arms));
+}
+
+std::vector<targets::Timing> CommandTarget::time_side_by_side(
+    const KernelContract& kernel, const std::vector<Artifact>& artifacts, int readings,
+    uint64_t seed) {
+  std::vector<targets::Timing> out(artifacts.size());
+  auto session = start_session(kernel, artifacts, seed);
+  auto fail_all = [&](const std::string& why) {
+    for (auto& t : out) t.failure = why;
+    return out;
+  };
+  if (!session) return fail_all(session.error().message);
+  try {
+    for (int round = 0; round < readings; ++round) {
+      for (size_t i = 0; i < artifacts.size(); ++i) {
+        auto r = session.value()->reading(static_cast<int>(i));
+        if (!r) return fail_all(fmt::format("arm {} failed: {}", i, r.error().message));
+        out[i].seconds.push_back(r.value());
+      }
+    }
+  } catch (const targets::DeviceStopped& e) {
+    return fail_all(e.what());
+  }
+  for (auto& t : out) {
+    t.median_seconds = median(t.seconds);
+    t.cv = coefficient_of_variation(t.seconds);
+  }
+  return out;
+}
+
+measure::Expected<std::unique_ptr<measure::PairedDevice>> CommandTarget::paired_device(
+    const KernelContract& kernel, const Artifact& head, const Artifact& candidate, uint64_t seed) {
+  for (const auto* a : {&head, &candidate}) {
+    if (a->path.empty() || !fs::exists(a->path / kBuiltMarker))
+      return measure::Error{fmt::format("{} is not a built command-target artifact", a->id)};
+  }
+  return std::unique_ptr<measure::PairedDevice>(std::make_unique<JobPairedDevice>(
+      job_runner(head), std::string(kernel.name()), head.path, candidate.path, seed));
+}
+
+measure::DeviceFactory CommandTarget::calibration_devices(const measure::CalibrateRequest&) {
+  throw std::runtime_error(
+      "calibration decisions on the command target are not available: run them on the device with "
+      "the toolchain's own tools, or use --target sim");
+}
+
+std::vector<targets::ChipFact> CommandTarget::measure_facts(const targets::FactOptions&) {
+  const Manifest& m = manifest_or_throw();
+  return {{targets::kReadBandwidth, m.read_gbps, "GB/s", std::nullopt,
+           fmt::format("declared in the manifest {} ([device] read_gbps); not measured by headway",
+                       m.path.string())}};
+}
+
+std::vector<std::string> CommandTarget::floor_facts() const { return {targets::kReadBandwidth}; }
+
+targets::KernelFloors CommandTarget::floors(const KernelContract& kernel,
+                                            const std::map<std::string, double>& facts) const {
+  uint64_t bytes = kernel.bytes_to_move();
+  if (manifest_) {
+    auto it = manifest_->kernels.find(std::string(kernel.name()));
+    if (it != manifest_->kernels.end() && it->second.bytes) bytes = *it->second.bytes;
+  }
+  targets::KernelFloors f;
+  f.memory_ms = static_cast<double>(bytes) / (facts.at(targets::kReadBandwidth) * 1e9) * 1e3;
+  return f;
+}
+
+targets::Diagnostic CommandTarget::normalize_diagnostic(std::string_view diagnostics) const {
+  return {targets::normalize_diagnostic(diagnostics), targets::first_error_line(diagnostics)};
+}
+
+targets::TargetDocs CommandTarget::docs() const {
+  targets::TargetDocs d;
+  if (!manifest_ || manifest_->docs.empty()) return d;
+  std::vector<fs::path> files;
+  for (const auto& e : fs::recursive_directory_iterator(manifest_->docs)) {
+    if (e.is_regular_file() && (e.path().extension() == ".md" || e.path().extension() == ".txt"))
+      files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files)
+    d.files.push_back({fs::relative(f, manifest_->docs).string(), read_file(f)});
+  return d;
+}
+
+std::string CommandTarget::baseline_source(const KernelContract& kernel) const {
+  const Manifest& m = manifest_or_throw();
+  auto it = m.kernels.find(std::string(kernel.name()));
+  if (it == m.kernels.end()) {
+    throw std::runtime_error(
+        fmt::format("the manifest {} has no [kernels.{}]", m.path.string(), kernel.name()));
+  }
+  return fmt::format("// headway-kernel: {}\n// headway-file: {}\n{}", it->first, it->second.file,
+                     read_file(m.repo / it->second.file));
+}
+
+std::vector<targets::DocFile> CommandTarget::design_files(std::string_view kernel) const {
+  std::vector<targets::DocFile> out;
+  if (!manifest_ || manifest_->designs.empty()) return out;
+  const fs::path dir = manifest_->designs / std::string(kernel);
+  if (!fs::is_directory(dir)) return out;
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.is_regular_file()) files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files)
+    out.push_back({fs::relative(f, manifest_->pack).string(), read_file(f)});
+  return out;
+}
+
+}  // namespace headway::command

@@ -1,0 +1,58 @@
+#pragma once
+// Time jobs on a device behind a scheduler: one job runs several built arms in the order given
+// and reports one reading per arm (the manifest's time command). Jobs count against the
+// manifest's budget (jobs, device minutes: the time command's wall time); a job that fails for a
+// reason of the device (the manifest's retry policy: an output regex, exit codes) is run again,
+// up to max_attempts, and never scored. Every attempt is appended to a job log (JSON lines).
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/subprocess.h"
+#include "targets/command/manifest.h"
+
+namespace headway::command {
+
+struct JobResult {
+  std::vector<std::optional<double>> seconds;  // per arm in the order given; nullopt: no reading
+  std::string failure;  // non-empty: the job failed for a reason that is not the device's
+  int attempts = 0;     // 1 + retries
+};
+
+struct JobStats {
+  int64_t jobs = 0;     // attempts run, retries included
+  int64_t retried = 0;  // attempts that failed for the device and were run again
+  int64_t failed = 0;   // jobs that failed for the candidates' reason
+  double device_seconds = 0.0;
+};
+
+class JobRunner {
+ public:
+  // `log` is the job log's path (its folder is created); `scratch` holds one folder per job.
+  JobRunner(const Manifest& manifest, std::filesystem::path scratch, std::filesystem::path log);
+
+  // Runs one job of `arms` (built artifacts' folders) in that order for `kernel`. Throws
+  // targets::DeviceStopped before a job the budget has no room for, and when a job failed for the
+  // device max_attempts times.
+  JobResult run(const std::string& kernel, const std::vector<std::filesystem::path>& arms,
+                uint64_t seed);
+
+  const JobStats& stats() const { return stats_; }
+  // The budget left, for messages: "12 of 400 jobs, 0.4 of 30 device minutes used".
+  std::string budget_text() const;
+
+ private:
+  bool device_fault(const ProcessResult& r) const;
+  void log(const std::string& kernel, size_t arms, int attempt, const std::string& outcome,
+           const std::string& reason, double seconds);
+
+  Manifest manifest_;  // a copy: the target may re-read its manifest
+  std::filesystem::path scratch_;
+  std::filesystem::path log_;
+  JobStats stats_;
+};
+
+}  // namespace headway::command
