@@ -109,9 +109,17 @@ int run_optimize(const OptimizeArgs& args) {
                  mined.error().message);
     }
   };
-  loop::LibraryProposer proposer(*target);
   // Progress goes to stderr, so that stdout holds only the result (text, or --json).
   const bool tty = isatty(STDERR_FILENO);
+  // Designs that need an instruction set are proposed only where the facts of the workspace's
+  // toolchain say the chip and compiler have it (the loop measures the facts before proposing).
+  loop::LibraryProposer proposer(
+      *target,
+      [&ws, &target](const std::string& name) -> std::optional<double> {
+        const auto f = knowledge::find_fact(ws, name, knowledge::toolchain_id_of(*target));
+        return f ? std::optional<double>(f->value) : std::nullopt;
+      },
+      [tty](const std::string& line) { fmt::print(stderr, "{}{}\n", tty ? "\r\033[K" : "", line); });
   auto on_progress = [tty](const loop::Progress& p) {
     if (p.kernel.empty()) {
       // The loop's own events (paused, resumed, ...) get a line of their own, kept on a tty.

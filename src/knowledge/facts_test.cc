@@ -6,6 +6,7 @@
 #include "kernels/contract.h"
 #include "loop/kernel_floors.h"
 #include "store/test_temp_dir.h"
+#include "targets/cpu/isa_facts.h"
 #include "targets/registry.h"
 
 namespace headway::knowledge {
@@ -85,9 +86,18 @@ TEST(FactsMeasure, CpuMicrobenchmarksBecomeStoredFacts) {
   EXPECT_GT(value(kColdInputLatency), 0.0);
   EXPECT_NE(find_fact(ws, kColdInputLatency, "tc")->method.find("into a set just read"),
             std::string::npos);
+  // One instruction-set fact per extension, each 0 or 1.
+  size_t isa = 0;
+  for (const auto& f : facts) {
+    if (f.name.rfind(targets::kIsaPrefix, 0) != 0) continue;
+    ++isa;
+    EXPECT_TRUE(f.value == 0.0 || f.value == 1.0) << f.name;
+  }
+  EXPECT_EQ(isa, cpu::isa_extensions().size());
+  EXPECT_EQ(find_fact(ws, targets::isa_fact_name("avx2"), "tc")->unit, "bool");
   // 6 bandwidth, decode, timer and noise facts; 2 per cache level and DRAM latency; cold
-  // inputs; 3 FMA facts.
-  EXPECT_EQ(facts.size(), 6u + 2 * levels + 1 + 1 + 3);
+  // inputs; 3 FMA facts; the instruction-set facts.
+  EXPECT_EQ(facts.size(), 6u + 2 * levels + 1 + 1 + 3 + isa);
 }
 
 TEST(FactsCpuFacts, LoopReadsTheFactsTableOfTheCurrentToolchain) {

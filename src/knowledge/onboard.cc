@@ -114,6 +114,16 @@ std::string render_cheatsheet(store::Workspace& ws, const std::string& toolchain
                       f.spread ? fmt::format("{:.2f}%", *f.spread) : "", cell(f.toolchain),
                       cell(f.method));
   }
+  // The instruction sets in one line each way: what candidates may use, what they may not.
+  std::string have, lack;
+  for (const Fact& f : list_facts(ws, toolchain)) {
+    if (f.name.rfind(targets::kIsaPrefix, 0) != 0) continue;
+    (f.value != 0.0 ? have : lack) += " " + f.name.substr(std::string_view(targets::kIsaPrefix).size());
+  }
+  if (!have.empty() || !lack.empty()) {
+    md += fmt::format("\nInstruction sets candidates may use here (this chip, current toolchain):{}  \n"
+                      "Not available:{}\n", have.empty() ? " none" : have, lack.empty() ? " none" : lack);
+  }
   const auto rules = list_rules(ws);
   md += fmt::format("\n## Legality rules ({})\n\n", rules.size());
   for (const Rule& r : rules) {

@@ -77,6 +77,20 @@ TEST(OnboardTest, MinesRulesChecksTheBuiltInSummaryAndWritesTheCheatSheet) {
   EXPECT_EQ(again->docs_change, "0 added, 0 removed, 0 changed since the previous index");
 }
 
+TEST(OnboardTest, CheatSheetSaysWhichInstructionSetsCandidatesMayUse) {
+  search::TreeFixture f;
+  const std::string tc = current_toolchain_id(f.ws());
+  store_fact(f.ws(), {targets::isa_fact_name("avx2"), tc, 1.0, "bool", std::nullopt, "test", ""});
+  store_fact(f.ws(), {targets::isa_fact_name("avx512bw"), tc, 1.0, "bool", std::nullopt, "test", ""});
+  store_fact(f.ws(), {targets::isa_fact_name("amx-tile"), tc, 0.0, "bool", std::nullopt, "test", ""});
+  store_fact(f.ws(), {targets::isa_fact_name("avx512fp16"), "another-toolchain", 1.0, "bool", std::nullopt, "test", ""});
+  const std::string md = render_cheatsheet(f.ws(), tc, "");
+  EXPECT_NE(md.find("| isa.avx512bw | 1.0000 | bool |"), std::string::npos) << md;
+  EXPECT_NE(md.find("(this chip, current toolchain): avx2 avx512bw  \nNot available: amx-tile\n"),
+            std::string::npos)
+      << md;
+}
+
 TEST(OnboardTest, GivenDocsAndSummaryTheDigestKeepsOnlySupportedClaims) {
   search::TreeFixture f;
   store::TestTempDir tmp;

@@ -60,6 +60,17 @@ std::optional<Design> parse_design(std::string_view kernel, std::string_view tex
       words >> d.name;
     } else if (key == "summary:") {
       std::getline(words >> std::ws, d.summary);
+    } else if (key == "requires:") {
+      if (!d.requires_isa.empty()) {
+        *error = fmt::format("line {}: a second `requires:` line", number);
+        return std::nullopt;
+      }
+      std::string ext;
+      while (words >> ext) d.requires_isa.push_back(ext);
+      if (d.requires_isa.empty()) {
+        *error = fmt::format("line {}: expected `// requires: EXTENSION...` with at least one extension", number);
+        return std::nullopt;
+      }
     } else if (key == "param") {
       DesignParam p;
       words >> p.name;

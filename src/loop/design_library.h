@@ -26,6 +26,10 @@ struct Design {
   std::string name;
   std::string summary;
   std::vector<DesignParam> params;
+  // Instruction-set extensions the design needs (`// requires: avx512bw avx512vbmi`), by the
+  // target's fact names without their prefix ("avx512bw" for the fact "isa.avx512bw"); empty:
+  // it builds and runs wherever the target does.
+  std::vector<std::string> requires_isa;
   std::string text;
 
   Params defaults() const;
@@ -38,7 +42,7 @@ struct Design {
 
 // Parses one design file. An error (nullopt and *error set) names the line that is malformed:
 // missing `headway-design:` header, a param without values, a default not among the values, a
-// param declared twice.
+// param declared twice, a `requires:` line without extensions or given twice.
 std::optional<Design> parse_design(std::string_view kernel, std::string_view text, std::string* error);
 
 // Every design of the target's library for `kernel` (Target::design_files), sorted by name, parsed

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
+#include "targets/cpu/isa_facts.h"
 #include "targets/registry.h"
 
 namespace headway::loop {
@@ -68,9 +71,26 @@ TEST(DesignLibrary, ParameterDeclaredTwiceIsAnError) {
   EXPECT_NE(error.find("line 3: parameter P_X is declared twice"), std::string::npos) << error;
 }
 
+TEST(DesignLibrary, RequiresLineListsExtensions) {
+  std::string error;
+  const auto d = parse_design("qkv", "// headway-design: a\n// requires: avx512bw avx512vbmi\nint x;\n", &error);
+  ASSERT_TRUE(d) << error;
+  EXPECT_EQ(d->requires_isa, (std::vector<std::string>{"avx512bw", "avx512vbmi"}));
+  const auto none = parse_design("qkv", kDesign, &error);
+  ASSERT_TRUE(none) << error;
+  EXPECT_TRUE(none->requires_isa.empty());
+  EXPECT_FALSE(parse_design("qkv", "// headway-design: a\n// requires:\n", &error));
+  EXPECT_NE(error.find("line 2"), std::string::npos) << error;
+  EXPECT_FALSE(parse_design("qkv", "// headway-design: a\n// requires: avx2\n// requires: fma\n", &error));
+  EXPECT_NE(error.find("line 3"), std::string::npos) << error;
+}
+
 TEST(DesignLibrary, EveryEmbeddedDesignParses) {
+  std::set<std::string> known;
+  for (const auto& e : cpu::isa_extensions()) known.insert(e.name);
   for (const char* k : {"qkv", "attn_out", "ffn"}) {
     for (const auto& d : designs_for(cpu(), k)) {
+      for (const auto& r : d.requires_isa) EXPECT_TRUE(known.count(r)) << d.name << " requires unknown " << r;
       EXPECT_EQ(d.kernel, k);
       EXPECT_FALSE(d.summary.empty()) << d.name;
       EXPECT_NO_THROW(d.render(d.defaults())) << d.name;

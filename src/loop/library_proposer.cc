@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "targets/fact_names.h"
+
 namespace headway::loop {
 
 namespace {
@@ -12,9 +14,30 @@ std::string describe(const Params& p) {
 }
 }  // namespace
 
+std::string LibraryProposer::unmet_requirements(const Design& design) const {
+  std::string missing;
+  for (const auto& ext : design.requires_isa) {
+    const std::string fact = targets::isa_fact_name(ext);
+    const std::optional<double> v = facts_ ? facts_(fact) : std::nullopt;
+    if (v && *v != 0.0) continue;
+    missing += fmt::format("{}{} (fact {} {})", missing.empty() ? "" : ", ", ext, fact,
+                           v ? "= 0" : "not measured for this toolchain");
+  }
+  return missing.empty() ? "" : "needs " + missing;
+}
+
 std::vector<Proposal> LibraryProposer::propose(const ProposalContext& ctx) {
   std::vector<Proposal> out;
-  const auto& designs = designs_for(target_, ctx.kernel->name());
+  const auto& all = designs_for(target_, ctx.kernel->name());
+  std::vector<Design> designs;
+  for (const auto& d : all) {
+    const std::string unmet = unmet_requirements(d);
+    if (unmet.empty()) {
+      designs.push_back(d);
+    } else if (skip_logged_.insert(fmt::format("{}/{}", d.kernel, d.name)).second && log_) {
+      log_(fmt::format("library: {} design {} skipped: {}", d.kernel, d.name, unmet));
+    }
+  }
   auto offer = [&](const Design& d, const Params& p, std::string parent, std::string why) {
     if (static_cast<int>(out.size()) >= ctx.max_proposals) return;
     std::string source;

@@ -1,22 +1,47 @@
 #pragma once
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+
 #include "loop/proposer.h"
 
 namespace headway::loop {
+
+// A chip fact's value by name (e.g. "isa.avx512bw"), as stored for the current toolchain;
+// nullopt when it was not measured.
+using FactLookup = std::function<std::optional<double>(const std::string& name)>;
+// Where a proposer writes a line for the run's log.
+using ProposerLog = std::function<void(const std::string& line)>;
 
 // Proposes from the built-in design library, in this order: every design not yet tried (at its
 // default parameters, as a new whole-kernel design); then one-parameter variants of the head
 // (when the head is a library design); then one-parameter variants of the other designs'
 // defaults. Never proposes a source that ctx.already_tried; skips parameter sets the design no
 // longer accepts (a head stored by an older library).
+//
+// A design whose `requires:` line names an extension the chip and toolchain cannot run (its fact
+// "isa.<extension>" is 0, or was not measured) is never proposed, neither it nor its variants;
+// the first time a design is skipped the proposer writes one line saying so to `log`.
 class LibraryProposer final : public Proposer {
  public:
-  // Proposes from `target`'s design library; the target must outlive the proposer.
-  explicit LibraryProposer(const targets::Target& target) : target_(target) {}
+  // Proposes from `target`'s design library; the target must outlive the proposer. Without
+  // `facts` no fact is known, so every design with a `requires:` line is skipped.
+  explicit LibraryProposer(const targets::Target& target, FactLookup facts = {}, ProposerLog log = {})
+      : target_(target), facts_(std::move(facts)), log_(std::move(log)) {}
   std::string name() const override { return "library"; }
   std::vector<Proposal> propose(const ProposalContext& ctx) override;
 
+  // Why `design` cannot run here, e.g. "needs avx512vbmi (fact isa.avx512vbmi = 0)"; empty when
+  // every extension it requires is available.
+  std::string unmet_requirements(const Design& design) const;
+
  private:
   const targets::Target& target_;
+  FactLookup facts_;
+  ProposerLog log_;
+  std::set<std::string> skip_logged_;  // "<kernel>/<design>" already reported as skipped
 };
 
 }  // namespace headway::loop

@@ -4,6 +4,7 @@
 
 #include "targets/registry.h"
 
+#include <algorithm>
 #include <set>
 
 namespace headway::loop {
@@ -26,11 +27,14 @@ ProposalContext context(std::set<std::string>* tried, const std::string& head_de
   return ctx;
 }
 
+// A chip and toolchain that have every extension.
+std::optional<double> has_everything(const std::string&) { return 1.0; }
+
 TEST(LibraryProposer, NewDesignsFirstThenNeverTheSameSourceTwice) {
   const auto& designs = designs_for(cpu(), "attn_out");
   ASSERT_GE(designs.size(), 3u) << "the issue asks for at least three designs per kernel";
   std::set<std::string> tried;
-  LibraryProposer proposer(cpu());
+  LibraryProposer proposer(cpu(), has_everything);
   const auto first = proposer.propose(context(&tried));
   ASSERT_GE(first.size(), designs.size());
   for (size_t i = 0; i < designs.size(); ++i) {
@@ -47,7 +51,7 @@ TEST(LibraryProposer, VariantsOfTheHeadChangeOneParameterAndNameTheHeadAsParent)
   const Design& d = designs_for(cpu(), "attn_out").front();
   std::set<std::string> tried;
   for (const auto& x : designs_for(cpu(), "attn_out")) tried.insert(x.render(x.defaults()));
-  LibraryProposer proposer(cpu());
+  LibraryProposer proposer(cpu(), has_everything);
   ProposalContext ctx = context(&tried, d.name, d.defaults());
   ctx.head_source = d.render(d.defaults());
   const auto out = proposer.propose(ctx);
@@ -67,6 +71,62 @@ TEST(LibraryProposer, StaleHeadParametersAreSkippedNotFatal) {
   stale["P_NO_SUCH_PARAMETER"] = 7;
   stale.begin()->second = -12345;  // a value no design lists
   EXPECT_NO_THROW(proposer.propose(context(&tried, d.name, stale)));
+}
+
+// Every design of `kernel` the proposer offers at its defaults, by name.
+std::set<std::string> proposed_designs(LibraryProposer& proposer, const char* kernel) {
+  std::set<std::string> tried;
+  ProposalContext ctx = context(&tried);
+  ctx.kernel = find_kernel(kernel);
+  std::set<std::string> names;
+  for (const auto& p : proposer.propose(ctx)) names.insert(p.design);
+  return names;
+}
+
+TEST(LibraryProposer, DesignsTheChipCannotRunAreSkippedOnceLoggedAndAcceptedWhenItCan) {
+  for (const char* kernel : {"qkv", "attn_out"}) {
+    const auto& designs = designs_for(cpu(), kernel);
+    const auto needs_bw = std::find_if(designs.begin(), designs.end(), [](const Design& d) {
+      return std::find(d.requires_isa.begin(), d.requires_isa.end(), "avx512bw") != d.requires_isa.end();
+    });
+    ASSERT_NE(needs_bw, designs.end()) << kernel << " has no design that requires avx512bw";
+
+    // A chip without AVX-512BW (a forced fact): the design is skipped and said so once.
+    std::vector<std::string> lines;
+    LibraryProposer without(
+        cpu(), [](const std::string& name) -> std::optional<double> { return name == "isa.avx512bw" ? 0.0 : 1.0; },
+        [&lines](const std::string& line) { lines.push_back(line); });
+    EXPECT_EQ(proposed_designs(without, kernel).count(needs_bw->name), 0u) << needs_bw->name;
+    EXPECT_EQ(proposed_designs(without, kernel).count(needs_bw->name), 0u) << needs_bw->name;
+    const auto about = std::count_if(lines.begin(), lines.end(), [&](const std::string& l) {
+      return l.find(needs_bw->name) != std::string::npos;
+    });
+    EXPECT_EQ(about, 1) << "skipping is said once, not once per round";
+    ASSERT_FALSE(lines.empty());
+    EXPECT_NE(lines.front().find("isa.avx512bw = 0"), std::string::npos) << lines.front();
+    EXPECT_NE(without.unmet_requirements(*needs_bw).find("avx512bw"), std::string::npos);
+    // Designs without a `requires:` line are still proposed.
+    const auto offered = proposed_designs(without, kernel);
+    for (const auto& d : designs) {
+      if (d.requires_isa.empty()) {
+        EXPECT_EQ(offered.count(d.name), 1u) << d.name;
+      }
+    }
+
+    // The same library on a chip that has it (forced to 1): the design is proposed.
+    LibraryProposer with(cpu(), has_everything);
+    EXPECT_TRUE(with.unmet_requirements(*needs_bw).empty());
+    EXPECT_EQ(proposed_designs(with, kernel).count(needs_bw->name), 1u) << needs_bw->name;
+
+    // Facts never measured: skipped, and the line says why.
+    std::vector<std::string> unknown_lines;
+    LibraryProposer unknown(
+        cpu(), [](const std::string&) -> std::optional<double> { return std::nullopt; },
+        [&unknown_lines](const std::string& line) { unknown_lines.push_back(line); });
+    EXPECT_EQ(proposed_designs(unknown, kernel).count(needs_bw->name), 0u);
+    ASSERT_FALSE(unknown_lines.empty());
+    EXPECT_NE(unknown_lines.front().find("not measured"), std::string::npos) << unknown_lines.front();
+  }
 }
 
 }  // namespace

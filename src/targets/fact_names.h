@@ -2,6 +2,7 @@
 // The names under which targets report chip facts (targets/target.h, ChipFact::name), so that
 // knowledge, the loop and reports find the same fact on every target.
 #include <string>
+#include <string_view>
 
 namespace headway::targets {
 
@@ -28,6 +29,10 @@ inline constexpr const char* kLatencyDram = "latency.dram";  // at the largest s
 // Single-precision FMA throughput (GFLOP/s, best over thread counts) and latency (ns).
 inline constexpr const char* kFmaThroughput = "fma_throughput";
 inline constexpr const char* kFmaLatency = "fma_latency";
+// Instruction-set extensions, one fact per extension named "isa.<extension>" (e.g.
+// "isa.avx512bw"): 1 when the chip reports it and the toolchain builds candidates with it, else 0.
+inline constexpr const char* kIsaPrefix = "isa.";
+std::string isa_fact_name(std::string_view extension);
 // "read_bandwidth.threads_<n>".
 std::string read_bandwidth_at(int threads);
 // "fma_throughput.threads_<n>".

@@ -65,6 +65,28 @@ ToolchainIdentity identify(const Toolchain& toolchain) {
   return id;
 }
 
+std::string predefined_macros(const Toolchain& toolchain, std::string* error) {
+  sandbox::Policy policy;
+  policy.limits = compiler_limits();
+  const bool outside = sandbox::mode() == sandbox::Mode::kDisabled ||
+                       !sandbox::unavailable_reason().empty();
+  std::vector<std::string> argv = {toolchain.cxx};
+  for (const auto& f : toolchain.flags) {
+    if (f != "-shared") argv.push_back(f);
+  }
+  for (const char* a : {"-dM", "-E", "-x", "c++", "/dev/null"}) argv.emplace_back(a);
+  if (outside) {
+    argv.insert(argv.begin(), {"/usr/bin/env", "-i", "PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/nonexistent"});
+  }
+  const ProcessResult r = outside ? run_process(argv, 30.0) : run_process(argv, 30.0, policy);
+  if (!r.ok()) {
+    *error = r.started ? fmt::format("`{} -dM -E` failed: {}", toolchain.cxx, r.output.substr(0, 200))
+                       : fmt::format("compiler not found: {}", r.error);
+    return "";
+  }
+  return r.output;
+}
+
 namespace {
 void write_file(const fs::path& path, std::string_view text) {
   std::ofstream out(path, std::ios::binary);

@@ -46,6 +46,12 @@ struct BuildResult {
 // Throws sandbox::Unavailable, running nothing, in sandbox::Mode::kRequired when the sandbox
 // cannot be set up: the whole verb stops, no candidate is judged by it. A cached object is
 // returned without running anything.
+// The macros the compiler predefines under the toolchain's flags (`cxx FLAGS -dM -E` of an empty
+// translation unit; with -march=native these name the instruction sets candidates are built for,
+// e.g. __AVX512BW__), run the way identify() runs `cxx --version`. Empty and *error set when the
+// compiler does not run.
+std::string predefined_macros(const Toolchain& toolchain, std::string* error);
+
 BuildResult build_candidate(const Toolchain& toolchain, const ToolchainIdentity& identity,
                             const std::string& source, const std::filesystem::path& cache_dir,
                             double timeout_seconds = 120.0);

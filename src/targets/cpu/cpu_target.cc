@@ -8,6 +8,7 @@
 #include "common/embedded.h"
 #include "targets/cpu/cpu_check.h"
 #include "targets/cpu/cpu_chip_facts.h"
+#include "targets/cpu/isa_facts.h"
 #include "targets/cpu/cpu_paired_device.h"
 #include "targets/cpu/cpu_timing.h"
 #include "targets/cpu/host_abi.h"
@@ -167,7 +168,9 @@ measure::DeviceFactory CpuTarget::calibration_devices(const measure::CalibrateRe
 }
 
 std::vector<targets::ChipFact> CpuTarget::measure_facts(const targets::FactOptions& options) {
-  return measure_chip_facts(options);
+  std::vector<targets::ChipFact> facts = measure_chip_facts(options);
+  for (auto& f : measure_isa_facts(toolchain_)) facts.push_back(std::move(f));
+  return facts;
 }
 
 std::vector<std::string> CpuTarget::floor_facts() const {
