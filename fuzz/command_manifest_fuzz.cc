@@ -14,7 +14,8 @@
 using namespace headway;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const std::string path = "/tmp/headway-fuzz-manifest-" + std::to_string(getpid()) + ".toml";
+  static const std::string path =
+      "/tmp/headway-fuzz-manifest-" + std::to_string(getpid()) + ".toml";
   {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));

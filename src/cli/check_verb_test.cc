@@ -35,14 +35,17 @@ class CheckVerb : public ::testing::Test {
 };
 
 TEST_F(CheckVerb, BaselineIsCorrect) {
-  const auto r = headway({"check", "--kernel", "attn_out", "--source", baseline("attn_out"), "--seed", "9"});
+  const auto r =
+      headway({"check", "--kernel", "attn_out", "--source", baseline("attn_out"), "--seed", "9"});
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("correct (seed 9)"), std::string::npos) << r.output;
 }
 
 TEST_F(CheckVerb, WrongKernelExitsOneWithTheWorstElement) {
-  const auto src = write("zeros.cc", "#include \"headway_kernel.h\"\nextern \"C\" void hw_attn_out(const hw_attn_out_args* a) {\n"
-                                     "  for (int i = 0; i < HW_H; ++i) a->residual[i] = 0; }\n");
+  const auto src = write(
+      "zeros.cc",
+      "#include \"headway_kernel.h\"\nextern \"C\" void hw_attn_out(const hw_attn_out_args* a) {\n"
+      "  for (int i = 0; i < HW_H; ++i) a->residual[i] = 0; }\n");
   const auto r = headway({"check", "--kernel", "attn_out", "--source", src.string(), "--json"});
   EXPECT_EQ(r.exit_code, 1) << r.output;
   const auto j = nlohmann::json::parse(r.output);
@@ -54,8 +57,10 @@ TEST_F(CheckVerb, WrongKernelExitsOneWithTheWorstElement) {
 }
 
 TEST_F(CheckVerb, CrashExitsOneAndNamesTheSignal) {
-  const auto src = write("crash.cc", "#include \"headway_kernel.h\"\n#include <csignal>\n"
-                                     "extern \"C\" void hw_attn_out(const hw_attn_out_args*) { std::raise(SIGBUS); }\n");
+  const auto src =
+      write("crash.cc",
+            "#include \"headway_kernel.h\"\n#include <csignal>\n"
+            "extern \"C\" void hw_attn_out(const hw_attn_out_args*) { std::raise(SIGBUS); }\n");
   const auto r = headway({"check", "--kernel", "attn_out", "--source", src.string()});
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("SIGBUS"), std::string::npos) << r.output;
@@ -66,11 +71,14 @@ TEST_F(CheckVerb, BadInputExitsTwoWithOneLine) {
     std::vector<std::string> args;
     std::string message;
   };
-  const auto no_entry = write("no_entry.cc", "#include \"headway_kernel.h\"\nextern \"C\" void other() {}\n");
+  const auto no_entry =
+      write("no_entry.cc", "#include \"headway_kernel.h\"\nextern \"C\" void other() {}\n");
   const auto broken = write("broken.cc", "this is not C++\n");
   const std::vector<Case> cases = {
-      {{"check", "--kernel", "gemm", "--source", baseline("qkv")}, "unknown kernel 'gemm' (known: qkv, attn_out, ffn)"},
-      {{"check", "--kernel", "qkv", "--source", (dir_ / "missing.cc").string()}, "cannot read source"},
+      {{"check", "--kernel", "gemm", "--source", baseline("qkv")},
+       "unknown kernel 'gemm' (known: qkv, attn_out, ffn)"},
+      {{"check", "--kernel", "qkv", "--source", (dir_ / "missing.cc").string()},
+       "cannot read source"},
       {{"check", "--kernel", "qkv", "--source", no_entry.string()}, "does not define hw_qkv"},
       {{"check", "--kernel", "qkv"}, "--source is required"},
   };
@@ -80,13 +88,15 @@ TEST_F(CheckVerb, BadInputExitsTwoWithOneLine) {
     EXPECT_NE(r.output.find(c.message), std::string::npos) << r.output;
   }
   // A compiler that is not there is a problem of the machine, not of the input: exit 3.
-  const auto no_cxx = headway({"check", "--kernel", "qkv", "--source", baseline("qkv"), "--cxx", "/nonexistent/g++"});
+  const auto no_cxx = headway(
+      {"check", "--kernel", "qkv", "--source", baseline("qkv"), "--cxx", "/nonexistent/g++"});
   EXPECT_EQ(no_cxx.exit_code, 3) << no_cxx.output;
   EXPECT_EQ(no_cxx.output.rfind("headway: ", 0), 0u) << no_cxx.output;
   EXPECT_NE(no_cxx.output.find("compiler not found"), std::string::npos) << no_cxx.output;
   auto cache_entries = [&] {
     std::vector<fs::path> entries;
-    for (const auto& e : fs::recursive_directory_iterator(dir_ / "cache")) entries.push_back(e.path());
+    for (const auto& e : fs::recursive_directory_iterator(dir_ / "cache"))
+      entries.push_back(e.path());
     return entries;
   };
   const auto before = cache_entries();

@@ -25,9 +25,11 @@ const KernelContract& kernel_or_throw(const std::string& name) {
 
 std::string read_source_or_throw(const fs::path& path) {
   std::error_code ec;
-  if (fs::is_directory(path, ec)) throw UsageError(fmt::format("cannot read source {}: it is a directory", path.string()));
+  if (fs::is_directory(path, ec))
+    throw UsageError(fmt::format("cannot read source {}: it is a directory", path.string()));
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(fmt::format("cannot read source {}: {}", path.string(), std::strerror(errno)));
+  if (!in)
+    throw UsageError(fmt::format("cannot read source {}: {}", path.string(), std::strerror(errno)));
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
@@ -45,15 +47,18 @@ targets::Artifact build_or_throw(targets::Target& target, const std::string& sou
   if (!target.identity().found) throw EnvironmentError(target.identity().error);
   const auto built = target.build(source, build_cache_dir());
   switch (built.status) {
-    case targets::BuildOutcome::Status::kBuilt: return built.artifact;
+    case targets::BuildOutcome::Status::kBuilt:
+      return built.artifact;
     case targets::BuildOutcome::Status::kToolchainMissing:
       throw EnvironmentError(fmt::format("compiler not usable: {}", built.diagnostics));
-    case targets::BuildOutcome::Status::kCompileError: break;
+    case targets::BuildOutcome::Status::kCompileError:
+      break;
   }
   throw UsageError(fmt::format("{} does not build:\n{}", label, built.diagnostics));
 }
 
-std::unique_ptr<targets::Target> target_or_throw(const std::string& name, const std::string& toolchain) {
+std::unique_ptr<targets::Target> target_or_throw(const std::string& name,
+                                                 const std::string& toolchain) {
   auto target = targets::make_target(name, toolchain);
   if (!target) {
     throw UsageError(fmt::format("target '{}' is not available in this build (available: {})", name,

@@ -29,7 +29,8 @@ int run_init(const InitArgs& args) {
   if (!args.target.empty()) {
     std::string spec;
     if (args.target == "command") {
-      if (args.manifest.empty()) throw UsageError("--target command needs --manifest FILE (e.g. packs/standin/target.toml)");
+      if (args.manifest.empty())
+        throw UsageError("--target command needs --manifest FILE (e.g. packs/standin/target.toml)");
       spec = std::filesystem::absolute(args.manifest).lexically_normal().string();
     }
     target = target_or_throw(args.target, spec);
@@ -58,8 +59,11 @@ void add_init(CLI::App& app, int* exit_code) {
   auto* cmd = app.add_subcommand("init", "Make a directory a headway workspace (prints its path)");
   cmd->add_option("dir", args->dir, "directory to make a workspace (default: the current one)");
   cmd->add_flag("--json", args->json, "print one JSON object");
-  cmd->add_option("--target", args->target, "the target the workspace optimizes for: cpu, sim, command (default: set by the first optimize)");
-  cmd->add_option("--manifest", args->manifest, "the command target's TOML manifest (docs/TARGETS.md)");
+  cmd->add_option("--target", args->target,
+                  "the target the workspace optimizes for: cpu, sim, command (default: set by the "
+                  "first optimize)");
+  cmd->add_option("--manifest", args->manifest,
+                  "the command target's TOML manifest (docs/TARGETS.md)");
   cmd->callback([args, exit_code] { run_verb(exit_code, [&] { return run_init(*args); }); });
 }
 

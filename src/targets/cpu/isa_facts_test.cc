@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 
+#include "loop/design_library.h"
+#include "targets/cpu/cpu_target.h"
 #include "targets/fact_names.h"
 
 namespace headway::cpu {
@@ -52,8 +55,27 @@ TEST(IsaFacts, MeasuredWithTheHostCompiler) {
   const auto facts = measure_isa_facts(Toolchain{});
   ASSERT_EQ(facts.size(), isa_extensions().size());
   for (const auto& f : facts) {
-    if (f.name == "isa.avx2" || f.name == "isa.fma" || f.name == "isa.avx512f" || f.name == "isa.avx512bw") {
+    if (f.name == "isa.avx2" || f.name == "isa.fma" || f.name == "isa.avx512f" ||
+        f.name == "isa.avx512bw") {
       EXPECT_EQ(f.value, chip_has(f.name.substr(4)) ? 1.0 : 0.0) << f.name << ": " << f.method;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace headway::cpu
+
+namespace headway::cpu {
+namespace {
+
+TEST(IsaFacts, EveryDesignRequiresAnExtensionThatIsMeasured) {
+  std::set<std::string> known;
+  for (const auto& e : isa_extensions()) known.insert(e.name);
+  const CpuTarget target;
+  for (const char* k : {"qkv", "attn_out", "ffn"}) {
+    for (const auto& d : loop::designs_for(target, k)) {
+      for (const auto& r : d.requires_isa)
+        EXPECT_TRUE(known.count(r)) << d.name << " requires unknown " << r;
     }
   }
 }
