@@ -7,7 +7,6 @@
 #include <sstream>
 #include <stdexcept>
 
-
 namespace headway::loop {
 
 Params Design::defaults() const {
@@ -22,7 +21,8 @@ std::string Design::render(const Params& values) const {
     const auto it = values.find(param.name);
     if (it == values.end() ||
         std::find(param.values.begin(), param.values.end(), it->second) == param.values.end()) {
-      throw std::invalid_argument(fmt::format("design {}: no allowed value for {}", name, param.name));
+      throw std::invalid_argument(
+          fmt::format("design {}: no allowed value for {}", name, param.name));
     }
     out += fmt::format("#define {} {}\n", param.name, it->second);
   }
@@ -43,7 +43,8 @@ std::vector<Params> Design::neighbours(const Params& from) const {
   return out;
 }
 
-std::optional<Design> parse_design(std::string_view kernel, std::string_view text, std::string* error) {
+std::optional<Design> parse_design(std::string_view kernel, std::string_view text,
+                                   std::string* error) {
   Design d;
   d.kernel = kernel;
   d.text = text;
@@ -68,7 +69,8 @@ std::optional<Design> parse_design(std::string_view kernel, std::string_view tex
       std::string ext;
       while (words >> ext) d.requires_isa.push_back(ext);
       if (d.requires_isa.empty()) {
-        *error = fmt::format("line {}: expected `// requires: EXTENSION...` with at least one extension", number);
+        *error = fmt::format(
+            "line {}: expected `// requires: EXTENSION...` with at least one extension", number);
         return std::nullopt;
       }
     } else if (key == "param") {
@@ -90,7 +92,10 @@ std::optional<Design> parse_design(std::string_view kernel, std::string_view tex
       }
       if (p.name.rfind("P_", 0) != 0 || p.values.empty() || !have_default ||
           std::find(p.values.begin(), p.values.end(), p.default_value) == p.values.end()) {
-        *error = fmt::format("line {}: expected `// param P_NAME v1 v2 ... default v` with the default among the values", number);
+        *error = fmt::format(
+            "line {}: expected `// param P_NAME v1 v2 ... default v` with the default among the "
+            "values",
+            number);
         return std::nullopt;
       }
       const bool repeated = std::any_of(d.params.begin(), d.params.end(),
@@ -100,6 +105,15 @@ std::optional<Design> parse_design(std::string_view kernel, std::string_view tex
         return std::nullopt;
       }
       d.params.push_back(std::move(p));
+    } else if (line.find(" requires:") != std::string::npos ||
+               line.find(" param P_") != std::string::npos) {
+      // A keyword in the middle of a line is a reflowed header (a formatter joined the lines): its
+      // requirements or parameters would be lost without a word.
+      *error = fmt::format(
+          "line {}: `requires:` or `param` inside another header line; each starts its own `//` "
+          "line",
+          number);
+      return std::nullopt;
     }
   }
   if (d.name.empty()) {
@@ -122,7 +136,8 @@ const std::vector<Design>& designs_for(const targets::Target& target, std::strin
     if (!d) throw std::logic_error(fmt::format("{}: {}", file.path, error));
     designs.push_back(std::move(*d));
   }
-  std::sort(designs.begin(), designs.end(), [](const Design& a, const Design& b) { return a.name < b.name; });
+  std::sort(designs.begin(), designs.end(),
+            [](const Design& a, const Design& b) { return a.name < b.name; });
   return cache.emplace(key, std::move(designs)).first->second;
 }
 

@@ -88,6 +88,24 @@ TEST(DesignLibrary, RequiresLineListsExtensions) {
   EXPECT_NE(error.find("line 3"), std::string::npos) << error;
 }
 
+// A formatter that reflows the header joins `requires:` and `param` lines onto the summary's last
+// line; parsed as prose they would vanish (the design would lose its parameters and requirements).
+TEST(DesignLibrary, AReflowedHeaderIsAnErrorNotASilentLoss) {
+  std::string error;
+  EXPECT_FALSE(parse_design("qkv",
+                            "// headway-design: a\n// summary: two rows\n// at a time requires: "
+                            "avx512bw param P_X 1 default 1\n",
+                            &error));
+  EXPECT_NE(error.find("line 3"), std::string::npos) << error;
+  EXPECT_FALSE(
+      parse_design("qkv", "// headway-design: a\n// streams rows param P_X 1 default 1\n", &error));
+  EXPECT_NE(error.find("line 2"), std::string::npos) << error;
+  // Prose that merely mentions the words is fine.
+  EXPECT_TRUE(
+      parse_design("qkv", "// headway-design: a\n// summary: nothing it requires here\n", &error))
+      << error;
+}
+
 TEST(DesignLibrary, EveryEmbeddedDesignParses) {
   for (const char* k : {"qkv", "attn_out", "ffn"}) {
     for (const auto& d : designs_for(cpu(), k)) {

@@ -1,10 +1,10 @@
 // headway-design: perm_bf16
-// summary: AVX-512: f8 decoded exactly to bf16 by two vpermi2b table lookups (high and low byte,
-// 128 entries each) and dotted with the bf16 activations by vdpbf16ps, 64 codes per step, P_ROWS
-// rows share each activation load; rows streamed by a persistent pool, one contiguous region per
-// thread with stealing at the end requires: avx512bw avx512vbmi avx512bf16 param P_ROWS 1 2 4
-// default 4 param P_THREADS 1 2 4 default 2 param P_CHUNK 4 8 16 32 default 8 param P_PREFETCH 0 1
-// 2 4 default 1
+// summary: AVX-512: f8 decoded exactly to bf16 by two vpermi2b table lookups (high and low byte, 128 entries each) and dotted with the bf16 activations by vdpbf16ps, 64 codes per step, P_ROWS rows share each activation load; rows streamed by a persistent pool, one contiguous region per thread with stealing at the end
+// requires: avx512bw avx512vbmi avx512bf16
+// param P_ROWS 1 2 4 default 4
+// param P_THREADS 1 2 4 default 2
+// param P_CHUNK 4 8 16 32 default 8
+// param P_PREFETCH 0 1 2 4 default 1
 //
 // Decode: the code's 7-bit magnitude indexes two 128-byte tables (the high and the low byte of
 // its bf16 value) with vpermi2b; the sign bit is ORed into the high byte; vpunpck{l,h}bw
@@ -70,19 +70,15 @@ class Pool {
     gen_.notify_all();  // cheap when no worker sleeps (the library counts waiters)
     fn(ctx, 0);
     // Spin briefly, then sleep: a spinning caller would steal the core of a descheduled worker.
-    for (int spins = 0; spins < kCallerSpins && pending_.load(std::memory_order_acquire) != 0;
-         ++spins)
-      relax();
-    for (int left; (left = pending_.load(std::memory_order_acquire)) != 0;)
-      pending_.wait(left, std::memory_order_acquire);
+    for (int spins = 0; spins < kCallerSpins && pending_.load(std::memory_order_acquire) != 0; ++spins) relax();
+    for (int left; (left = pending_.load(std::memory_order_acquire)) != 0;) pending_.wait(left, std::memory_order_acquire);
   }
 
  private:
   static constexpr int kCallerSpins = 1000;  // a pause is ~30-80 ns (more under a hypervisor)
   static constexpr int kWorkerSpins = 2000;
   void loop(int tid) {
-    uint32_t seen =
-        0;  // the generation at construction: a job posted before this thread ran counts
+    uint32_t seen = 0;  // the generation at construction: a job posted before this thread ran counts
     for (;;) {
       uint32_t g;
       for (int spins = 0; (g = gen_.load(std::memory_order_acquire)) == seen; ++spins) {
@@ -161,6 +157,7 @@ inline float rms_inv8(const float* v, int n) {
 
 inline float round_bf16(float v) { return hw::bf16_to_f32(hw::f32_to_bf16(v)); }
 
+
 #if HW_SIMD
 using XStore = uint16_t;  // activations as bf16 bits, in the decoder's order
 
@@ -215,8 +212,7 @@ inline void dot_rows(const uint8_t* w, const XStore* xp, float* out) {
 #endif
       const __m512i v = _mm512_loadu_si512(p);
       // high byte: the magnitude's, OR the code's sign bit (a | (b & c) = 0xF8)
-      const __m512i h =
-          _mm512_ternarylogic_epi32(_mm512_permutex2var_epi8(hi0, v, hi1), v, sign, 0xF8);
+      const __m512i h = _mm512_ternarylogic_epi32(_mm512_permutex2var_epi8(hi0, v, hi1), v, sign, 0xF8);
       const __m512i l = _mm512_permutex2var_epi8(lo0, v, lo1);
       const __m512bh wa = (__m512bh)_mm512_unpacklo_epi8(l, h);
       const __m512bh wb = (__m512bh)_mm512_unpackhi_epi8(l, h);
@@ -271,8 +267,7 @@ void project_rows(const hw_attn_out_args* a, const XStore* xp, int begin, int en
   for (; r + P_ROWS <= end; r += P_ROWS) {
     float d[P_ROWS];
     dot_rows<P_ROWS>(a->o_weight + static_cast<size_t>(r) * kCols, xp, d);
-    for (int k = 0; k < P_ROWS; ++k)
-      y[r + k] = round_bf16(d[k] * hw::bf16_to_f32(a->o_scale[r + k]));
+    for (int k = 0; k < P_ROWS; ++k) y[r + k] = round_bf16(d[k] * hw::bf16_to_f32(a->o_scale[r + k]));
   }
   for (; r < end; ++r) {
     float d[1];

@@ -1,11 +1,11 @@
 // headway-design: dpbf16_blocks
-// summary: AVX-512: e2m1 decoded exactly to bf16 words by vpermw (a 16-entry word table, one lookup
-// per nibble position of 32 code words) and dotted with the bf16 activations by vdpbf16ps, block
-// sums land in lane pairs and one FMA applies 8 block scales per 128 elements; gate and up rows
-// decoded together against shared x; persistent pool with per-thread regions and stealing for both
-// projections requires: avx512bw avx512bf16 param P_THREADS 1 2 4 default 2 param P_CHUNK 8 16 32
-// default 16 param P_ROWS 1 2 default 1 param P_DOWN_ROWS 1 2 4 default 1 param P_PREFETCH 0 1 2 4
-// default 0
+// summary: AVX-512: e2m1 decoded exactly to bf16 words by vpermw (a 16-entry word table, one lookup per nibble position of 32 code words) and dotted with the bf16 activations by vdpbf16ps, block sums land in lane pairs and one FMA applies 8 block scales per 128 elements; gate and up rows decoded together against shared x; persistent pool with per-thread regions and stealing for both projections
+// requires: avx512bw avx512bf16
+// param P_THREADS 1 2 4 default 2
+// param P_CHUNK 8 16 32 default 16
+// param P_ROWS 1 2 default 1
+// param P_DOWN_ROWS 1 2 4 default 1
+// param P_PREFETCH 0 1 2 4 default 0
 //
 // Decode: 64 code bytes are 32 16-bit words of four nibbles each; vpermw with the word shifted
 // right by 0, 4, 8 and 12 bits looks up the k-th nibble of every word in a table of the 16 e2m1
@@ -77,19 +77,15 @@ class Pool {
     gen_.notify_all();  // cheap when no worker sleeps (the library counts waiters)
     fn(ctx, 0);
     // Spin briefly, then sleep: a spinning caller would steal the core of a descheduled worker.
-    for (int spins = 0; spins < kCallerSpins && pending_.load(std::memory_order_acquire) != 0;
-         ++spins)
-      relax();
-    for (int left; (left = pending_.load(std::memory_order_acquire)) != 0;)
-      pending_.wait(left, std::memory_order_acquire);
+    for (int spins = 0; spins < kCallerSpins && pending_.load(std::memory_order_acquire) != 0; ++spins) relax();
+    for (int left; (left = pending_.load(std::memory_order_acquire)) != 0;) pending_.wait(left, std::memory_order_acquire);
   }
 
  private:
   static constexpr int kCallerSpins = 1000;  // a pause is ~30-80 ns (more under a hypervisor)
   static constexpr int kWorkerSpins = 2000;
   void loop(int tid) {
-    uint32_t seen =
-        0;  // the generation at construction: a job posted before this thread ran counts
+    uint32_t seen = 0;  // the generation at construction: a job posted before this thread ran counts
     for (;;) {
       uint32_t g;
       for (int spins = 0; (g = gen_.load(std::memory_order_acquire)) == seen; ++spins) {
@@ -166,6 +162,7 @@ inline float rms_inv8(const float* v, int n) {
 
 inline float round_bf16(float v) { return hw::bf16_to_f32(hw::f32_to_bf16(v)); }
 
+
 #if HW_SIMD
 using XStore = uint16_t;  // activations as bf16 bits, in the decoder's order
 
@@ -187,8 +184,7 @@ struct ScaleSpread {
   ScaleSpread() {
     for (int q = 0; q < 4; ++q)
       for (int j = 0; j < 4; ++j)
-        for (int k = 0; k < 4; ++k)
-          b[16 * q + 4 * j + k] = static_cast<int8_t>(k == 3 ? 2 * q + j / 2 : -1);
+        for (int k = 0; k < 4; ++k) b[16 * q + 4 * j + k] = static_cast<int8_t>(k == 3 ? 2 * q + j / 2 : -1);
   }
 };
 const ScaleSpread kSpread;
@@ -214,8 +210,8 @@ inline int perm_pos(int e) {
 // scale). Per 128 elements (64 code bytes): 3 shifts and 4 vpermw decode the nibbles to bf16, 4
 // vdpbf16ps leave block b's sum in lanes 2b and 2b+1, one FMA applies the 8 decoded block scales.
 template <int T>
-inline void dot_rows(const uint8_t* const* codes, const uint8_t* const* scales, const XStore* xp,
-                     int n, float* out, size_t ahead_codes, size_t ahead_scales) {
+inline void dot_rows(const uint8_t* const* codes, const uint8_t* const* scales, const XStore* xp, int n, float* out,
+                     size_t ahead_codes, size_t ahead_scales) {
   const __m512i table = _mm512_load_si512(kE2m1.w);
   const __m512i spread = _mm512_load_si512(kSpread.b);
   const __m512i SM = _mm512_set1_epi32(static_cast<int>(0x87F00000u));
@@ -232,8 +228,7 @@ inline void dot_rows(const uint8_t* const* codes, const uint8_t* const* scales, 
       // the same bytes of this row P_PREFETCH row groups ahead (crosses 4 KiB pages, which the
       // hardware stream prefetchers do not)
       _mm_prefetch(reinterpret_cast<const char*>(codes[t] + j / 2 + ahead_codes), _MM_HINT_T0);
-      if ((j & 1023) == 0)
-        _mm_prefetch(reinterpret_cast<const char*>(scales[t] + j / 16 + ahead_scales), _MM_HINT_T0);
+      if ((j & 1023) == 0) _mm_prefetch(reinterpret_cast<const char*>(scales[t] + j / 16 + ahead_scales), _MM_HINT_T0);
 #else
       (void)ahead_codes;
       (void)ahead_scales;
@@ -249,8 +244,7 @@ inline void dot_rows(const uint8_t* const* codes, const uint8_t* const* scales, 
       std::memcpy(&sq, scales[t] + j / 16, 8);  // the 8 block scales of these 128 elements
       const __m512i sv = _mm512_shuffle_epi8(_mm512_set1_epi64(sq), spread);
       // f8 in the top byte, >> 4 arithmetic, AND 0x87F00000: the scale times 2^-120, exact
-      const __m512 sc =
-          _mm512_mul_ps(_mm512_castsi512_ps(_mm512_and_si512(_mm512_srai_epi32(sv, 4), SM)), s120);
+      const __m512 sc = _mm512_mul_ps(_mm512_castsi512_ps(_mm512_and_si512(_mm512_srai_epi32(sv, 4), SM)), s120);
       acc[t] = _mm512_fmadd_ps(_mm512_add_ps(s01, s23), sc, acc[t]);
     }
   }
@@ -267,8 +261,8 @@ inline int perm_pos(int e) {
 }
 
 template <int T>
-inline void dot_rows(const uint8_t* const* codes, const uint8_t* const* scales, const XStore* xp,
-                     int n, float* out, size_t ahead_codes, size_t ahead_scales) {
+inline void dot_rows(const uint8_t* const* codes, const uint8_t* const* scales, const XStore* xp, int n, float* out,
+                     size_t ahead_codes, size_t ahead_scales) {
   (void)ahead_codes;
   (void)ahead_scales;
   for (int t = 0; t < T; ++t) {
@@ -277,8 +271,7 @@ inline void dot_rows(const uint8_t* const* codes, const uint8_t* const* scales, 
       float block = 0.0f;
       for (int k = 0; k < HW_FP4_BLOCK / 2; ++k) {
         const uint8_t byte = codes[t][b * 8 + k];
-        block += kFp4.v[byte & 0xf] * xp[perm_pos(b * 16 + 2 * k)] +
-                 kFp4.v[byte >> 4] * xp[perm_pos(b * 16 + 2 * k + 1)];
+        block += kFp4.v[byte & 0xf] * xp[perm_pos(b * 16 + 2 * k)] + kFp4.v[byte >> 4] * xp[perm_pos(b * 16 + 2 * k + 1)];
       }
       total += block * kF8.v[scales[t][b]];
     }
@@ -333,10 +326,8 @@ void gate_up(void* p, int tid) {
         scales[rows + k] = a->up_block_scale + static_cast<size_t>(r + k) * (HW_H / 16);
       }
       float out[2 * P_ROWS];
-      if (rows == P_ROWS)
-        dot_rows<2 * P_ROWS>(codes, scales, xp, HW_H, out, ahead * (HW_H / 2), ahead * (HW_H / 16));
-      else
-        dot_rows<2>(codes, scales, xp, HW_H, out, ahead * (HW_H / 2), ahead * (HW_H / 16));
+      if (rows == P_ROWS) dot_rows<2 * P_ROWS>(codes, scales, xp, HW_H, out, ahead * (HW_H / 2), ahead * (HW_H / 16));
+      else dot_rows<2>(codes, scales, xp, HW_H, out, ahead * (HW_H / 2), ahead * (HW_H / 16));
       for (int k = 0; k < rows; ++k) {
         const float g = out[k] * a->gate_global_scale, u = out[rows + k] * a->up_global_scale;
         c.hp[perm_pos(r + k)] = to_store(round_bf16(hw::gelu_tanh(g) * u));
@@ -362,11 +353,8 @@ void down(void* p, int tid) {
         scales[k] = a->down_block_scale + static_cast<size_t>(r + k) * (HW_L / 16);
       }
       float out[P_DOWN_ROWS];
-      if (rows == P_DOWN_ROWS)
-        dot_rows<P_DOWN_ROWS>(codes, scales, c.hp, HW_L, out, ahead * (HW_L / 2),
-                              ahead * (HW_L / 16));
-      else
-        dot_rows<1>(codes, scales, c.hp, HW_L, out, ahead * (HW_L / 2), ahead * (HW_L / 16));
+      if (rows == P_DOWN_ROWS) dot_rows<P_DOWN_ROWS>(codes, scales, c.hp, HW_L, out, ahead * (HW_L / 2), ahead * (HW_L / 16));
+      else dot_rows<1>(codes, scales, c.hp, HW_L, out, ahead * (HW_L / 2), ahead * (HW_L / 16));
       for (int k = 0; k < rows; ++k) c.d[r + k] = out[k] * a->down_global_scale;
     }
   }

@@ -1,8 +1,5 @@
 // headway-design: perm_bf16
-// summary: AVX-512: f8 decoded exactly to bf16 by two vpermi2b table lookups (high and low byte,
-// 128 entries each) and dotted with the bf16 activations by vdpbf16ps, 64 codes per step, P_ROWS
-// rows share each activation load; rows streamed by a persistent pool (one contiguous region per
-// thread, stealing at the end); each head's RMSNorm+RoPE runs as soon as its 256 rows are in
+// summary: AVX-512: f8 decoded exactly to bf16 by two vpermi2b table lookups (high and low byte, 128 entries each) and dotted with the bf16 activations by vdpbf16ps, 64 codes per step, P_ROWS rows share each activation load; rows streamed by a persistent pool (one contiguous region per thread, stealing at the end); each head's RMSNorm+RoPE runs as soon as its 256 rows are in
 // requires: avx512bw avx512vbmi avx512bf16
 // param P_ROWS 1 2 4 default 4
 // param P_THREADS 1 2 4 default 2
@@ -73,19 +70,15 @@ class Pool {
     gen_.notify_all();  // cheap when no worker sleeps (the library counts waiters)
     fn(ctx, 0);
     // Spin briefly, then sleep: a spinning caller would steal the core of a descheduled worker.
-    for (int spins = 0; spins < kCallerSpins && pending_.load(std::memory_order_acquire) != 0;
-         ++spins)
-      relax();
-    for (int left; (left = pending_.load(std::memory_order_acquire)) != 0;)
-      pending_.wait(left, std::memory_order_acquire);
+    for (int spins = 0; spins < kCallerSpins && pending_.load(std::memory_order_acquire) != 0; ++spins) relax();
+    for (int left; (left = pending_.load(std::memory_order_acquire)) != 0;) pending_.wait(left, std::memory_order_acquire);
   }
 
  private:
   static constexpr int kCallerSpins = 1000;  // a pause is ~30-80 ns (more under a hypervisor)
   static constexpr int kWorkerSpins = 2000;
   void loop(int tid) {
-    uint32_t seen =
-        0;  // the generation at construction: a job posted before this thread ran counts
+    uint32_t seen = 0;  // the generation at construction: a job posted before this thread ran counts
     for (;;) {
       uint32_t g;
       for (int spins = 0; (g = gen_.load(std::memory_order_acquire)) == seen; ++spins) {
@@ -166,6 +159,7 @@ inline float rms_inv8(const float* v, int n) {
 
 inline float round_bf16(float v) { return hw::bf16_to_f32(hw::f32_to_bf16(v)); }
 
+
 #if HW_SIMD
 using XStore = uint16_t;  // activations as bf16 bits, in the decoder's order
 
@@ -220,8 +214,7 @@ inline void dot_rows(const uint8_t* w, const XStore* xp, float* out) {
 #endif
       const __m512i v = _mm512_loadu_si512(p);
       // high byte: the magnitude's, OR the code's sign bit (a | (b & c) = 0xF8)
-      const __m512i h =
-          _mm512_ternarylogic_epi32(_mm512_permutex2var_epi8(hi0, v, hi1), v, sign, 0xF8);
+      const __m512i h = _mm512_ternarylogic_epi32(_mm512_permutex2var_epi8(hi0, v, hi1), v, sign, 0xF8);
       const __m512i l = _mm512_permutex2var_epi8(lo0, v, lo1);
       const __m512bh wa = (__m512bh)_mm512_unpacklo_epi8(l, h);
       const __m512bh wb = (__m512bh)_mm512_unpackhi_epi8(l, h);
@@ -269,8 +262,7 @@ void prepare_x(const hw_qkv_args* a, XStore* xp) {
   float x[HW_H];
   for (int j = 0; j < HW_H; ++j) x[j] = hw::bf16_to_f32(a->x[j]);
   const float inv = rms_inv8(x, HW_H);
-  for (int j = 0; j < HW_H; ++j)
-    x[j] = round_bf16(x[j] * inv * hw::bf16_to_f32(a->input_rms_weight[j]));
+  for (int j = 0; j < HW_H; ++j) x[j] = round_bf16(x[j] * inv * hw::bf16_to_f32(a->input_rms_weight[j]));
   store_x(x, xp);
 }
 
@@ -302,12 +294,10 @@ void project_rows(const hw_qkv_args* a, const XStore* xp, int begin, int end, fl
 }
 
 // Per-head RMSNorm (weight optional) and RoPE (optional) of 256 pre-norm values; bf16 out.
-void finish_head(const float* pre, const hw_bf16* weight, bool rope, const hw_qkv_args* a,
-                 hw_bf16* out) {
+void finish_head(const float* pre, const hw_bf16* weight, bool rope, const hw_qkv_args* a, hw_bf16* out) {
   const float inv = rms_inv8(pre, HW_DS);
   float normed[HW_DS];
-  for (int d = 0; d < HW_DS; ++d)
-    normed[d] = pre[d] * inv * (weight ? hw::bf16_to_f32(weight[d]) : 1.0f);
+  for (int d = 0; d < HW_DS; ++d) normed[d] = pre[d] * inv * (weight ? hw::bf16_to_f32(weight[d]) : 1.0f);
   for (int d = 0; d < HW_DS; ++d) {
     float v = normed[d];
     if (rope) {
@@ -323,12 +313,9 @@ void finish(const hw_qkv_args* a, const float* all_pre, int head) {
   const float* pre = all_pre + head * HW_DS;
   const size_t slot = static_cast<size_t>(a->kv_slot) * HW_NS * HW_DS;
   constexpr int kQ = HW_QS / HW_DS, kK = HW_PS / HW_DS;
-  if (head < kQ)
-    finish_head(pre, a->q_rms_weight, true, a, a->q_out + head * HW_DS);
-  else if (head < kQ + kK)
-    finish_head(pre, a->k_rms_weight, true, a, a->k_cache + slot + (head - kQ) * HW_DS);
-  else
-    finish_head(pre, nullptr, false, a, a->v_cache + slot + (head - kQ - kK) * HW_DS);
+  if (head < kQ) finish_head(pre, a->q_rms_weight, true, a, a->q_out + head * HW_DS);
+  else if (head < kQ + kK) finish_head(pre, a->k_rms_weight, true, a, a->k_cache + slot + (head - kQ) * HW_DS);
+  else finish_head(pre, nullptr, false, a, a->v_cache + slot + (head - kQ - kK) * HW_DS);
 }
 
 struct Ctx {
@@ -348,9 +335,7 @@ void work(void* p, int tid) {
   while (c.regions.next(tid, &begin, &end)) {  // a chunk never crosses a head
     project_rows(c.a, xp, begin, end, c.pre);
     const int head = begin / HW_DS;
-    if (c.head_done[head].fetch_add(end - begin, std::memory_order_acq_rel) + (end - begin) ==
-        HW_DS)
-      finish(c.a, c.pre, head);
+    if (c.head_done[head].fetch_add(end - begin, std::memory_order_acq_rel) + (end - begin) == HW_DS) finish(c.a, c.pre, head);
   }
 }
 
