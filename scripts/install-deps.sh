@@ -17,6 +17,9 @@ packages=(
   man-db                                          # tests: the generated man page renders (man -l)
   libtomlplusplus-dev                             # the command target's TOML manifests
   python3                                         # the stand-in toolchain of packs/standin (tests)
+  libcurl4-openssl-dev                            # agents: OpenAI-compatible and Anthropic HTTP APIs
+  libkainjow-mustache-dev                         # agents: the role prompt templates (prompts/)
+  libcpp-httplib-dev                              # tests: loopback servers standing in for LLM providers
 )
 missing=()
 for p in "${packages[@]}"; do
