@@ -13,6 +13,26 @@ namespace headway::command {
 
 namespace {
 
+// toml++ quotes the offending input in its descriptions, control characters included; an error
+// stays one line, so they are shown escaped ("\n", "\x01").
+std::string one_line(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 namespace fs = std::filesystem;
 
 // An error at a line of the manifest; thrown inside the parser, returned as measure::Error.
@@ -338,7 +358,7 @@ measure::Expected<Manifest> parse_manifest(const std::filesystem::path& given) {
     return parse_table(path, root);
   } catch (const toml::parse_error& e) {
     return measure::Error{
-        fmt::format("{}:{}: {}", path.string(), e.source().begin.line, e.description())};
+        fmt::format("{}:{}: {}", path.string(), e.source().begin.line, one_line(e.description()))};
   } catch (const ManifestError& e) {
     return measure::Error{fmt::format("{}:{}: {}", path.string(), e.line, e.message)};
   }

@@ -129,6 +129,14 @@ TEST_F(ManifestTest, SyntaxErrorsAndBadValuesNameTheLine) {
             std::string::npos);
 }
 
+// Found by fuzz/command_manifest_fuzz.cc: toml++ quotes the offending characters, a newline
+// included, and the error was two lines. Input kept in fuzz/regressions/command_manifest/.
+TEST_F(ManifestTest, AnErrorQuotingControlCharactersStaysOneLine) {
+  const std::string e = error_of(replace(kGood, "read_gbps = 1500", "read_gbps = f\n\x01"));
+  EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+  EXPECT_EQ(e.substr(0, 2), "6:") << e;
+}
+
 // The shipped packs' manifests parse (the furiosa-opt one against an empty stand-in of the
 // competition repository's layout: nothing of it runs here).
 TEST(PackManifests, StandinAndFuriosaOptParse) {
