@@ -4,7 +4,9 @@
 # for SECONDS_PER_TARGET (default 20) starting from fuzz/corpus/<target>/. Exits 1 naming the
 # saved input when a target crashes, hangs (-timeout) or runs out of memory (-rss_limit_mb).
 # New corpus entries go to build-fuzz/corpus/<target>/ (kept between runs, never committed);
-# crashing inputs to build-fuzz/artifacts/<target>/. FUZZ_TARGETS="a b" limits the targets.
+# crashing inputs to build-fuzz/artifacts/<target>/. FUZZ_TARGETS="a b" limits the targets;
+# FUZZ_SEED=N fixes libFuzzer's seed (the test command does, so that a CI run explores the same
+# inputs each time; without it every run explores new ones).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-20}"
@@ -24,6 +26,7 @@ failed=()
 for t in $targets; do
   bin="build-fuzz/fuzz/fuzz_$t"
   options=(-rss_limit_mb=2048 -timeout=10 -max_len=16384)
+  if [ -n "${FUZZ_SEED:-}" ]; then options+=(-seed="$FUZZ_SEED"); fi
   if [ -d "fuzz/regressions/$t" ]; then
     # Given files, libFuzzer runs each once and stops at the first that fails.
     if ! "$bin" "${options[@]}" fuzz/regressions/"$t"/* >"build-fuzz/fuzz/$t.replay.log" 2>&1; then
