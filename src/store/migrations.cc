@@ -256,13 +256,51 @@ CREATE TRIGGER screen_calibration_append_only_delete BEFORE DELETE ON screen_cal
 BEGIN SELECT RAISE(ABORT, 'screen calibration is append-only'); END;
 )sql";
 
-constexpr std::array<Migration, 6> kMigrations = {{
+// Every call to an agent (agents/agent_ledger.h): its role, provider and model, the prompt and
+// the answer as artifacts, tokens, cost, latency and what became of it; and which call proposed
+// which node. Calls are append-only except for their outcome, which parsing and the loop set.
+constexpr std::string_view kV7 = R"sql(
+CREATE TABLE agent_calls(
+  id INTEGER PRIMARY KEY,
+  run TEXT NOT NULL,
+  role TEXT NOT NULL,
+  provider TEXT NOT NULL,
+  model TEXT NOT NULL,
+  kernel TEXT NOT NULL DEFAULT '',
+  prompt_hash TEXT NOT NULL,
+  response_hash TEXT,
+  input_tokens INTEGER NOT NULL DEFAULT 0,
+  output_tokens INTEGER NOT NULL DEFAULT 0,
+  cost_usd REAL NOT NULL DEFAULT 0,
+  latency_s REAL NOT NULL DEFAULT 0,
+  attempts INTEGER NOT NULL DEFAULT 1,
+  outcome TEXT NOT NULL,
+  reason TEXT NOT NULL DEFAULT '',
+  at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
+CREATE INDEX agent_calls_by_run ON agent_calls(run);
+CREATE INDEX agent_calls_by_role ON agent_calls(role);
+
+CREATE TRIGGER agent_calls_fixed BEFORE UPDATE OF id, run, role, provider, model, kernel, prompt_hash,
+  response_hash, input_tokens, output_tokens, cost_usd, latency_s, attempts, at ON agent_calls
+BEGIN SELECT RAISE(ABORT, 'an agent call is fixed once stored; only its outcome changes'); END;
+CREATE TRIGGER agent_calls_append_only_delete BEFORE DELETE ON agent_calls
+BEGIN SELECT RAISE(ABORT, 'agent calls are append-only'); END;
+
+CREATE TABLE node_agent_calls(
+  node_id INTEGER PRIMARY KEY REFERENCES nodes(id),
+  call_id INTEGER NOT NULL REFERENCES agent_calls(id)
+);
+)sql";
+
+constexpr std::array<Migration, 7> kMigrations = {{
     {1, "kernels, design trees, heads, tests, races and readings", kV1},
     {2, "chip facts and legality rules per toolchain", kV2},
     {3, "baseline and head timings per toolchain", kV3},
     {4, "runs of candidate code without the sandbox", kV4},
     {5, "the headway versions that created and opened the workspace", kV5},
     {6, "static cost against the device: screen calibration", kV6},
+    {7, "agent calls and the nodes they proposed", kV7},
 }};
 
 static_assert(kApplicationId == 1751414649, "kV1 sets application_id literally");
