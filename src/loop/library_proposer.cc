@@ -50,7 +50,7 @@ std::vector<Proposal> LibraryProposer::propose(const ProposalContext& ctx) {
     for (const auto& o : out) {
       if (o.source == source) return;
     }
-    out.push_back({d.name, p, std::move(source), std::move(parent), std::move(why)});
+    out.push_back({d.name, p, std::move(source), std::move(parent), std::move(why), "", std::nullopt});
   };
   for (const auto& d : designs) offer(d, d.defaults(), "", fmt::format("new design: {}", d.summary));
   for (const auto& d : designs) {

@@ -36,11 +36,11 @@ T must(store::Result<T> r, const char* what) {
   return std::move(r).value();
 }
 
-constexpr const char* kDeviceActivities[] = {"screen", "timed", "warm_up", "process_start",
-                                             "guard", "verification", "inputs", "other"};
+constexpr const char* kDeviceActivities[] = {"screen", "timed",        "warm_up", "process_start",
+                                             "guard",  "verification", "inputs",  "other"};
 
-void add_activity_seconds(store::Workspace& ws, const std::string& kernel, const std::string& activity,
-                          double seconds) {
+void add_activity_seconds(store::Workspace& ws, const std::string& kernel,
+                          const std::string& activity, double seconds) {
   const std::string key = "device_seconds." + kernel + "." + activity;
   const auto v = ws.meta(key);
   ws.set_meta(key, fmt::format("{:.6f}", (v ? std::stod(*v) : 0.0) + seconds));
@@ -50,7 +50,8 @@ void add_activity_seconds(store::Workspace& ws, const std::string& kernel, const
 // null when it has none) splits it by activity, and what it does not cover counts as "other".
 void add_device_seconds(store::Workspace& ws, const std::string& kernel, double seconds,
                         const std::string& activity, const nlohmann::json& accounting = nullptr) {
-  ws.set_meta("device_seconds." + kernel, fmt::format("{:.6f}", device_seconds(ws, kernel) + seconds));
+  ws.set_meta("device_seconds." + kernel,
+              fmt::format("{:.6f}", device_seconds(ws, kernel) + seconds));
   if (!accounting.is_object()) {
     add_activity_seconds(ws, kernel, activity, seconds);
     return;
@@ -93,6 +94,25 @@ class LogSink final : public measure::ReadingSink {
   DecisionLog& log_;
   int64_t test_, head_, candidate_;
 };
+
+// The kernel's decided candidates, most recently decided first (ProposalContext::tried).
+std::vector<TriedCandidate> tried_candidates(const DesignTree& t) {
+  std::vector<search::Node> decided;
+  for (auto& n : t.nodes()) {
+    if (n.kind != search::NodeKind::kBaseline && n.status != NodeStatus::kProposed)
+      decided.push_back(std::move(n));
+  }
+  std::stable_sort(
+      decided.begin(), decided.end(), [](const search::Node& a, const search::Node& b) {
+        return a.updated_at != b.updated_at ? a.updated_at > b.updated_at : a.id > b.id;
+      });
+  std::vector<TriedCandidate> out;
+  for (const auto& n : decided) {
+    if (out.size() == ProposalContext::kMaxTried) break;
+    out.push_back({n.design, n.proposer, std::string(search::to_string(n.status)), n.reason});
+  }
+  return out;
+}
 
 targets::Target& target_or_throw(const OptimizeOptions& options) {
   if (!options.target) throw std::runtime_error("optimize: no target given");
@@ -137,7 +157,10 @@ class Loop {
           next = &name;
         }
       }
-      if (!next) return summary_;
+      if (!next) {
+        summary_.proposer_stopped = proposer_.stopped();
+        return summary_;
+      }
       try {
         if (!round(*next)) exhausted.insert(*next);
       } catch (const targets::DeviceStopped& e) {
@@ -166,8 +189,8 @@ class Loop {
         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(paused_seconds));
     trees_.clear();
     const std::string now = knowledge::workspace_toolchain(ws_, target_.name());
-    std::string note =
-        fmt::format("after {:.1f} s paused; toolchain {}", paused_seconds, target_.identity().version);
+    std::string note = fmt::format("after {:.1f} s paused; toolchain {}", paused_seconds,
+                                   target_.identity().version);
     if (now != workspace_toolchain_) {
       const std::string was = target_.identity().version;
       const targets::ToolchainInfo id = target_.select_toolchain(now);
@@ -209,16 +232,19 @@ class Loop {
 
   DesignTree& tree(const std::string& name) {
     auto it = trees_.find(name);
-    if (it == trees_.end()) it = trees_.emplace(name, must(DesignTree::open(ws_, name), "open tree")).first;
+    if (it == trees_.end())
+      it = trees_.emplace(name, must(DesignTree::open(ws_, name), "open tree")).first;
     return it->second;
   }
   double floor_ms(const std::string& name) { return tree(name).record().floor_ms.value_or(1.0); }
   // The head's time under the current toolchain (re-measured by a migration) when known.
   double head_ms(const std::string& name) {
-    return knowledge::current_head_ms(ws_, tree(name), target_.identity().id).value_or(floor_ms(name));
+    return knowledge::current_head_ms(ws_, tree(name), target_.identity().id)
+        .value_or(floor_ms(name));
   }
 
-  void progress(const std::string& kernel, int64_t node, const std::string& design, const std::string& stage) {
+  void progress(const std::string& kernel, int64_t node, const std::string& design,
+                const std::string& stage) {
     if (!on_progress_) return;
     on_progress_({kernel, node, design, stage, "", head_ms(kernel), floor_ms(kernel), elapsed()});
   }
@@ -230,17 +256,24 @@ class Loop {
     bool known = false;
     for (const auto& k : DesignTree::kernels(ws_)) known |= k.name == name;
     if (!known) {
-      const double floor = target_.floors(*kernel, load_or_measure_floor_facts(ws_, target_)).memory_ms;
+      const double floor =
+          target_.floors(*kernel, load_or_measure_floor_facts(ws_, target_)).memory_ms;
       const std::string source = target_.baseline_source(*kernel);
       const auto built = target_.build(source, cache_);
       if (!built.built()) {
-        throw std::runtime_error(fmt::format("the {} baseline does not build: {}", name, built.diagnostics));
+        throw std::runtime_error(
+            fmt::format("the {} baseline does not build: {}", name, built.diagnostics));
       }
-      const auto timing = target_.time_side_by_side(*kernel, {built.artifact}, options_.baseline_readings, 1).front();
-      if (!timing.ok()) throw std::runtime_error(fmt::format("the {} baseline {}", name, timing.failure));
+      const auto timing =
+          target_.time_side_by_side(*kernel, {built.artifact}, options_.baseline_readings, 1)
+              .front();
+      if (!timing.ok())
+        throw std::runtime_error(fmt::format("the {} baseline {}", name, timing.failure));
       const double baseline = timing.median_seconds * 1e3;
       search::KernelRecord record{name, target_.name(), floor, baseline, ""};
-      trees_.emplace(name, must(DesignTree::create(ws_, record, source, nlohmann::json::object(), baseline), "register kernel"));
+      trees_.emplace(
+          name, must(DesignTree::create(ws_, record, source, nlohmann::json::object(), baseline),
+                     "register kernel"));
       progress(name, tree(name).root().id, "baseline", "baseline timed");
     }
     DecisionLog log(tree(name));
@@ -250,7 +283,8 @@ class Loop {
   targets::Artifact artifact_of(const KernelContract& kernel, const std::string& source) {
     const auto built = target_.build(source, cache_);
     if (!built.built()) {
-      throw std::runtime_error(fmt::format("{}: a source that built before no longer builds: {}", kernel.name(), built.diagnostics));
+      throw std::runtime_error(fmt::format("{}: a source that built before no longer builds: {}",
+                                           kernel.name(), built.diagnostics));
     }
     return built.artifact;
   }
@@ -273,12 +307,15 @@ class Loop {
       ctx.head_params = params_of(head);
       ctx.already_tried = [&t](const std::string& s) { return t.find_by_source(s).has_value(); };
       ctx.max_proposals = options_.batch - static_cast<int>(pending.size());
+      ctx.head_ms = head_ms(name);
+      ctx.floor_ms = tree(name).record().floor_ms;
+      ctx.tried = tried_candidates(t);
       for (const auto& p : proposer_.propose(ctx)) {
         search::NewNode n;
         n.design = p.design;
         n.params = nlohmann::json(p.params);
         n.source = p.source;
-        n.proposer = proposer_.name();
+        n.proposer = p.proposer.empty() ? proposer_.name() : p.proposer;
         n.kind = search::NodeKind::kDesign;
         if (!p.parent_source.empty()) {
           if (auto parent = t.find_by_source(p.parent_source)) {
@@ -287,6 +324,7 @@ class Loop {
           }
         }
         const auto added = must(t.add(n), "add node");
+        if (p.agent_call) proposer_.proposed(added.node.id, *p.agent_call, added.duplicate);
         if (!added.duplicate) {
           pending.push_back(added.node);
           ++summary_.proposed;
@@ -306,7 +344,8 @@ class Loop {
       if (budget_spent() || gate_.pause_requested()) return true;
       progress(name, n.id, n.design, "screen");
       const auto source = t.source(n.id);
-      const ScreenResult s = screen_candidate(kernel, source.value_or(""), target_, cache_, options_.lint);
+      const ScreenResult s =
+          screen_candidate(kernel, source.value_or(""), target_, cache_, options_.lint);
       add_device_seconds(ws_, name, s.seconds, "screen");
       if (s.passed) {
         survivors.push_back({n, s.artifact, std::nullopt});
@@ -326,7 +365,8 @@ class Loop {
 
     size_t winner = 0;
     if (survivors.size() > 1) {
-      progress(name, survivors[0].node.id, survivors[0].node.design, fmt::format("race of {}", survivors.size()));
+      progress(name, survivors[0].node.id, survivors[0].node.design,
+               fmt::format("race of {}", survivors.size()));
       const auto race_start = Clock::now();
       // Every survivor runs over the same inputs: equal terms for the ranking.
       std::vector<targets::Artifact> artifacts;
@@ -338,7 +378,8 @@ class Loop {
       std::vector<std::optional<std::string>> cheated(survivors.size());
       measure::RaceConfig rc;
       rc.initial_readings = options_.race_initial_readings;
-      rc.budget = std::max<int64_t>(options_.race_budget, static_cast<int64_t>(survivors.size()) * rc.initial_readings);
+      rc.budget = std::max<int64_t>(options_.race_budget,
+                                    static_cast<int64_t>(survivors.size()) * rc.initial_readings);
       auto raced = measure::race(static_cast<int>(survivors.size()), rc, [&](int i) {
         auto& why = cheated[static_cast<size_t>(i)];
         if (why) return std::numeric_limits<double>::infinity();
@@ -347,18 +388,21 @@ class Loop {
         why = r.error().message;
         return std::numeric_limits<double>::infinity();
       });
-      if (auto breach = session.value()->verify_arms(); breach && breach->arm < static_cast<int>(survivors.size())) {
+      if (auto breach = session.value()->verify_arms();
+          breach && breach->arm < static_cast<int>(survivors.size())) {
         cheated[static_cast<size_t>(breach->arm)] = breach->reason;
       }
       for (size_t i = 0; i < survivors.size(); ++i) {
         if (!cheated[i]) continue;
         disqualify(t, survivors[i].node, *cheated[i]);
       }
-      add_device_seconds(ws_, name, std::chrono::duration<double>(Clock::now() - race_start).count(), "other",
+      add_device_seconds(ws_, name,
+                         std::chrono::duration<double>(Clock::now() - race_start).count(), "other",
                          session.value()->accounting());
       if (!raced) throw std::runtime_error(raced.error().message);
       if (head_artifact) {
-        record_race_calibration(name, head, survivors, raced.value().medians, *session.value(), cheated);
+        record_race_calibration(name, head, survivors, raced.value().medians, *session.value(),
+                                cheated);
       }
       winner = static_cast<size_t>(raced.value().ranking.front());
       if (cheated[winner]) return true;  // every survivor was disqualified
@@ -381,7 +425,8 @@ class Loop {
   // calibration trusts the static cost, a survivor predicted slower than the head by more than
   // options_.static_cost_reject_pct is not raced. Returns the survivors left.
   template <typename S>
-  std::vector<S> screen_by_static_cost(DesignTree& t, const targets::Artifact& head_artifact, std::vector<S> survivors) {
+  std::vector<S> screen_by_static_cost(DesignTree& t, const targets::Artifact& head_artifact,
+                                       std::vector<S> survivors) {
     const auto head_cost = target_.static_cost(head_artifact);
     if (!head_cost || *head_cost <= 0) return survivors;
     const bool trusted = static_cost_trusted(summarize_calibration(ws_, t.kernel()));
@@ -391,9 +436,12 @@ class Loop {
       if (cost) s.predicted_pct = 100.0 * (1.0 - *cost / *head_cost);
       if (trusted && s.predicted_pct && *s.predicted_pct < -options_.static_cost_reject_pct) {
         must(t.set_status(s.node.id, NodeStatus::kRacedOut,
-                          fmt::format("screened out by static cost: {:g} against the head's {:g} predicts {:.1f}% slower",
+                          fmt::format("screened out by static cost: {:g} against the head's {:g} "
+                                      "predicts {:.1f}% slower",
                                       *cost, *head_cost, -*s.predicted_pct),
-                          {{"static_cost", *cost}, {"head_static_cost", *head_cost}, {"predicted_pct", *s.predicted_pct}}),
+                          {{"static_cost", *cost},
+                           {"head_static_cost", *head_cost},
+                           {"predicted_pct", *s.predicted_pct}}),
              "record static-cost screen");
         ++summary_.cost_rejected;
         progress(t.kernel(), s.node.id, s.node.design, "static cost: not raced");
@@ -407,8 +455,9 @@ class Loop {
   // The race's calibration points: each survivor's median against the head's (the last arm of
   // the session), for every survivor with a predicted effect and a median.
   template <typename S>
-  void record_race_calibration(const std::string& name, const Node& head, const std::vector<S>& survivors,
-                               const std::vector<double>& medians, targets::Session& session,
+  void record_race_calibration(const std::string& name, const Node& head,
+                               const std::vector<S>& survivors, const std::vector<double>& medians,
+                               targets::Session& session,
                                const std::vector<std::optional<std::string>>& cheated) {
     const int head_arm = static_cast<int>(survivors.size());
     std::vector<double> head_readings;
@@ -424,9 +473,12 @@ class Loop {
     std::sort(head_readings.begin(), head_readings.end());
     const double head_median = head_readings[head_readings.size() / 2];
     for (size_t i = 0; i < survivors.size(); ++i) {
-      if (!survivors[i].predicted_pct || cheated[i] || !std::isfinite(medians[i]) || medians[i] <= 0) continue;
-      record_calibration(ws_, {name, survivors[i].node.id, head.id, target_.identity().id, *survivors[i].predicted_pct,
-                               100.0 * (1.0 - medians[i] / head_median), "race"});
+      if (!survivors[i].predicted_pct || cheated[i] || !std::isfinite(medians[i]) ||
+          medians[i] <= 0)
+        continue;
+      record_calibration(
+          ws_, {name, survivors[i].node.id, head.id, target_.identity().id,
+                *survivors[i].predicted_pct, 100.0 * (1.0 - medians[i] / head_median), "race"});
     }
   }
 
@@ -467,10 +519,13 @@ class Loop {
       log.abandon_unfinished_tests();  // nothing measured after the stop counts
       throw;
     } catch (const measure::ArmDisqualified& e) {
-      if (e.arm() == measure::Arm::kHead) throw std::runtime_error(fmt::format("the head of {} failed under timing: {}", name, e.what()));
+      if (e.arm() == measure::Arm::kHead)
+        throw std::runtime_error(
+            fmt::format("the head of {} failed under timing: {}", name, e.what()));
       log.abandon_unfinished_tests();
       disqualify(t, candidate, e.what());
-      add_device_seconds(ws_, name, std::chrono::duration<double>(Clock::now() - test_start).count(), "other",
+      add_device_seconds(ws_, name,
+                         std::chrono::duration<double>(Clock::now() - test_start).count(), "other",
                          device->accounting());
       return;
     }
@@ -481,14 +536,15 @@ class Loop {
     decision.effect_pct = -effect.median_pct;
     decision.ci_low = -effect.upper_pct;
     decision.ci_high = -effect.lower_pct;
-    decision.note = measure::early_stop_note(record.outcome, static_cast<int>(record.d.size()), config.cap);
+    decision.note =
+        measure::early_stop_note(record.outcome, static_cast<int>(record.d.size()), config.cap);
     must(log.finish_test(test, decision), "finish test");
     if (predicted_pct) {
       record_calibration(ws_, {name, candidate.id, head.id, target_.identity().id, *predicted_pct,
                                -effect.median_pct, "test"});
     }
-    add_device_seconds(ws_, name, std::chrono::duration<double>(Clock::now() - test_start).count(), "other",
-                       device->accounting());
+    add_device_seconds(ws_, name, std::chrono::duration<double>(Clock::now() - test_start).count(),
+                       "other", device->accounting());
     ++summary_.tests;
     if (record.outcome == measure::Outcome::kFaster) ++summary_.accepted;
     progress(name, candidate.id, candidate.design, std::string(measure::to_string(record.outcome)));
@@ -510,7 +566,8 @@ class Loop {
 
 }  // namespace
 
-std::map<std::string, double> device_seconds_split(store::Workspace& ws, const std::string& kernel) {
+std::map<std::string, double> device_seconds_split(store::Workspace& ws,
+                                                   const std::string& kernel) {
   std::map<std::string, double> out;
   for (const char* a : kDeviceActivities) {
     if (const auto v = ws.meta("device_seconds." + kernel + "." + a)) out[a] = std::stod(*v);

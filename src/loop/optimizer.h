@@ -1,8 +1,8 @@
 #pragma once
-// The optimize loop on one target (targets/target.h): per kernel, propose, screen, race the survivors and run
-// the acceptance test of the winner against the head; FASTER replaces the head. Every step is
-// persisted in the workspace as it happens, so a run killed at any moment resumes where it
-// stopped (an unfinished acceptance test is discarded and run again from its first pair).
+// The optimize loop on one target (targets/target.h): per kernel, propose, screen, race the
+// survivors and run the acceptance test of the winner against the head; FASTER replaces the head.
+// Every step is persisted in the workspace as it happens, so a run killed at any moment resumes
+// where it stopped (an unfinished acceptance test is discarded and run again from its first pair).
 #include <chrono>
 #include <functional>
 #include <map>
@@ -19,9 +19,9 @@ namespace headway::loop {
 struct OptimizeOptions {
   std::vector<std::string> kernels = {"qkv", "attn_out", "ffn"};
   std::chrono::duration<double> budget = std::chrono::minutes(10);
-  int batch = 4;              // proposals per round
+  int batch = 4;  // proposals per round
   int race_initial_readings = 3;
-  int race_budget = 40;       // readings per race, all survivors together
+  int race_budget = 40;  // readings per race, all survivors together
   double alpha = 0.05;
   int cap = 24;
   int baseline_readings = 11;
@@ -56,11 +56,13 @@ struct OptimizeSummary {
   int proposed = 0;
   int accepted = 0;
   int tests = 0;
-  int cheated = 0;  // candidates disqualified under timing (node status cheated)
-  bool budget_spent = false;  // false: every kernel ran out of proposals first
-  int cost_rejected = 0;      // candidates not raced because the static cost predicted a loss
-  std::string device_stopped;  // non-empty: the run ended because the device stopped (its
-                               // budget of jobs or minutes is spent, it keeps failing): why
+  int cheated = 0;               // candidates disqualified under timing (node status cheated)
+  bool budget_spent = false;     // false: every kernel ran out of proposals first
+  int cost_rejected = 0;         // candidates not raced because the static cost predicted a loss
+  std::string device_stopped;    // non-empty: the run ended because the device stopped (its
+                                 // budget of jobs or minutes is spent, it keeps failing): why
+  std::string proposer_stopped;  // non-empty: the proposer stopped before it ran out of ideas
+                                 // (Proposer::stopped, e.g. an agent budget is spent): why
 };
 
 // Registers missing kernels (measuring the read bandwidth once per workspace for the floor and

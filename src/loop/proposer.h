@@ -13,11 +13,21 @@
 namespace headway::loop {
 
 struct Proposal {
-  std::string design;             // the design's name ("baseline" for the root head)
-  Params params;                  // the design's parameter values (may be empty)
-  std::string source;             // the full candidate source
-  std::string parent_source;      // a variant of the node with this source; empty: a new design
-  std::string rationale;          // one line: why this candidate
+  std::string design;                 // the design's name ("baseline" for the root head)
+  Params params;                      // the design's parameter values (may be empty)
+  std::string source;                 // the full candidate source
+  std::string parent_source;          // a variant of the node with this source; empty: a new design
+  std::string rationale;              // one line: why this candidate
+  std::string proposer;               // recorded on the node; empty: the proposer's name()
+  std::optional<int64_t> agent_call;  // the agent call that produced it (agents/agent_ledger.h)
+};
+
+// A candidate of this kernel that was already tried, and what became of it.
+struct TriedCandidate {
+  std::string design;
+  std::string proposer;
+  std::string status;  // search::NodeStatus as text: "rejected", "compile-error", ...
+  std::string reason;  // why, one line
 };
 
 struct ProposalContext {
@@ -28,6 +38,12 @@ struct ProposalContext {
   // True when a source was already tried for this kernel (the never-twice rule).
   std::function<bool(const std::string& source)> already_tried;
   int max_proposals = 4;
+  std::optional<double> head_ms;   // the head's time under the current toolchain
+  std::optional<double> floor_ms;  // the kernel's floor on this target
+  // Candidates that were screened, raced or tested (not those still proposed), most recently
+  // decided first, at most kMaxTried.
+  std::vector<TriedCandidate> tried;
+  static constexpr size_t kMaxTried = 30;
 };
 
 class Proposer {
@@ -36,6 +52,12 @@ class Proposer {
   virtual std::string name() const = 0;  // recorded on each node, e.g. "library"
   // Up to ctx.max_proposals untried candidates; empty when this proposer has nothing new.
   virtual std::vector<Proposal> propose(const ProposalContext& ctx) = 0;
+  // The loop stored the node a proposal with an agent_call became (duplicate: the source was
+  // already a node, node_id is that node).
+  virtual void proposed(int64_t /*node_id*/, int64_t /*agent_call*/, bool /*duplicate*/) {}
+  // Why this proposer stopped proposing before it ran out of ideas (an agent budget is spent);
+  // empty while it has not.
+  virtual std::string stopped() const { return ""; }
 };
 
 }  // namespace headway::loop

@@ -15,13 +15,12 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "kernels/contract.h"
 #include "measure/calibration.h"
@@ -57,11 +56,11 @@ struct BuildOutcome {
 struct CheckOutcome {
   enum class Status {
     kCorrect,
-    kIncorrect,    // a wrong output, or a write where the kernel must not write
-    kCrashed,      // died, exited, ran out of memory
+    kIncorrect,  // a wrong output, or a write where the kernel must not write
+    kCrashed,    // died, exited, ran out of memory
     kTimedOut,
-    kUnloadable,   // the artifact could not be loaded or started
-    kCheated,      // broke a rule of the check: left work running after a call, a forged reply
+    kUnloadable,  // the artifact could not be loaded or started
+    kCheated,     // broke a rule of the check: left work running after a call, a forged reply
   } status = Status::kCorrect;
   std::string kind;         // the target's own name for the outcome, e.g. "forbidden-write"
   uint64_t seed = 0;        // the seed of the inputs the check used first
@@ -134,8 +133,8 @@ struct FactOptions {
 
 // The time a kernel cannot beat on this target, from chip facts.
 struct KernelFloors {
-  double memory_ms = 0.0;                 // moving bytes_to_move() at the read bandwidth
-  std::optional<double> instruction_ms;   // decoding the weights at the decode ceiling, if known
+  double memory_ms = 0.0;                // moving bytes_to_move() at the read bandwidth
+  std::optional<double> instruction_ms;  // decoding the weights at the decode ceiling, if known
 };
 
 // A toolchain diagnostic reduced for the legality rules.
@@ -176,7 +175,9 @@ class Target {
   // What the toolchain predicts for a built artifact's time (e.g. a schedule's makespan; lower
   // is faster; only ratios between artifacts of one kernel mean anything), or nullopt when the
   // target has no static cost.
-  virtual std::optional<double> static_cost(const Artifact& /*artifact*/) const { return std::nullopt; }
+  virtual std::optional<double> static_cost(const Artifact& /*artifact*/) const {
+    return std::nullopt;
+  }
   // Checks a built artifact against the kernel's reference, isolated from this process, on
   // inputs from options.seed (fresh ones otherwise) and again on different inputs.
   virtual CheckOutcome check(const KernelContract& kernel, const Artifact& artifact,
@@ -217,6 +218,9 @@ class Target {
   virtual std::string baseline_source(const KernelContract& kernel) const = 0;
   // The design library's files for a kernel (format: kernels/designs/README.md), by path.
   virtual std::vector<DocFile> design_files(std::string_view kernel) const = 0;
+  // The files a candidate source may include, under the names it includes them by (for cpu,
+  // "headway_kernel.h" and "headway_support.h"), as agents are shown them. Empty: none.
+  virtual std::vector<DocFile> candidate_headers() const { return {}; }
 };
 
 }  // namespace headway::targets

@@ -32,8 +32,8 @@ class CheatingProposer final : public Proposer {
             "  real(a); seen = f; std::memcpy(stored, a->residual, sizeof stored);\n}\n";
     const std::string honest =
         std::string(cpu::host_abi(*ctx.kernel).baseline_source()) + "\n// honest copy\n";
-    return {{"cheat", {}, cheat, "", "replays on a fingerprint"},
-            {"copy", {}, honest, "", "the baseline again"}};
+    return {{"cheat", {}, cheat, "", "replays on a fingerprint", "", std::nullopt},
+            {"copy", {}, honest, "", "the baseline again", "", std::nullopt}};
   }
 
  private:

@@ -44,8 +44,8 @@ ToolchainIdentity identify(const Toolchain& toolchain) {
   // `cxx --version` runs no candidate code: with --no-sandbox, or where the sandbox cannot be set
   // up (build_candidate then refuses), it runs outside with the sandbox's clean environment, and
   // is not counted as an unsandboxed run.
-  const bool outside = sandbox::mode() == sandbox::Mode::kDisabled ||
-                       !sandbox::unavailable_reason().empty();
+  const bool outside =
+      sandbox::mode() == sandbox::Mode::kDisabled || !sandbox::unavailable_reason().empty();
   const ProcessResult r =
       outside ? run_process({"/usr/bin/env", "-i", "PATH=/usr/local/bin:/usr/bin:/bin",
                              "HOME=/nonexistent", toolchain.cxx, "--version"},
@@ -68,20 +68,22 @@ ToolchainIdentity identify(const Toolchain& toolchain) {
 std::string predefined_macros(const Toolchain& toolchain, std::string* error) {
   sandbox::Policy policy;
   policy.limits = compiler_limits();
-  const bool outside = sandbox::mode() == sandbox::Mode::kDisabled ||
-                       !sandbox::unavailable_reason().empty();
+  const bool outside =
+      sandbox::mode() == sandbox::Mode::kDisabled || !sandbox::unavailable_reason().empty();
   std::vector<std::string> argv = {toolchain.cxx};
   for (const auto& f : toolchain.flags) {
     if (f != "-shared") argv.push_back(f);
   }
   for (const char* a : {"-dM", "-E", "-x", "c++", "/dev/null"}) argv.emplace_back(a);
   if (outside) {
-    argv.insert(argv.begin(), {"/usr/bin/env", "-i", "PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/nonexistent"});
+    argv.insert(argv.begin(),
+                {"/usr/bin/env", "-i", "PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/nonexistent"});
   }
   const ProcessResult r = outside ? run_process(argv, 30.0) : run_process(argv, 30.0, policy);
   if (!r.ok()) {
-    *error = r.started ? fmt::format("`{} -dM -E` failed: {}", toolchain.cxx, r.output.substr(0, 200))
-                       : fmt::format("compiler not found: {}", r.error);
+    *error = r.started
+                 ? fmt::format("`{} -dM -E` failed: {}", toolchain.cxx, r.output.substr(0, 200))
+                 : fmt::format("compiler not found: {}", r.error);
     return "";
   }
   return r.output;
@@ -116,15 +118,16 @@ BuildResult build_candidate(const Toolchain& toolchain, const ToolchainIdentity&
   }
   // Refuse before writing anything.
   if (sandbox::mode() == sandbox::Mode::kRequired) {
-    if (std::string why = sandbox::unavailable_reason(); !why.empty()) throw sandbox::Unavailable(why);
+    if (std::string why = sandbox::unavailable_reason(); !why.empty())
+      throw sandbox::Unavailable(why);
   }
   // A private scratch directory per build: concurrent builds never share files.
   static std::atomic<uint64_t> builds{0};
   const fs::path scratch =
       fs::absolute(cache_dir) / fmt::format("tmp-{}-{}-{}", name, getpid(), builds.fetch_add(1));
   fs::create_directories(scratch);
-  write_file(scratch / "headway_kernel.h", embedded_file("include/headway/kernel_abi.h"));
-  write_file(scratch / "headway_support.h", embedded_file("include/headway/kernel_support.h"));
+  for (const auto& h : kCandidateHeaders)
+    write_file(scratch / h.include_name, embedded_file(h.embedded_path));
   write_file(scratch / "candidate.cc", source);
 
   std::vector<std::string> argv = {toolchain.cxx};
@@ -143,7 +146,8 @@ BuildResult build_candidate(const Toolchain& toolchain, const ToolchainIdentity&
     result.status = BuildResult::Status::kToolchainMissing;
     result.diagnostics = r.started ? "compiler not found in the sandbox: " + missing : r.error;
   } else if (r.timed_out) {
-    result.diagnostics += fmt::format("\nheadway: the compiler ran past {} s and was stopped", timeout_seconds);
+    result.diagnostics +=
+        fmt::format("\nheadway: the compiler ran past {} s and was stopped", timeout_seconds);
   } else if (r.ok()) {
     std::error_code ec;
     fs::rename(scratch / "candidate.so", so, ec);

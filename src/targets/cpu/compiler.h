@@ -8,7 +8,7 @@ namespace headway::cpu {
 
 struct Toolchain {
   std::string cxx = "g++";
-  std::vector<std::string> flags = {"-std=c++20", "-O3", "-march=native", "-fPIC",
+  std::vector<std::string> flags = {"-std=c++20", "-O3",      "-march=native", "-fPIC",
                                     "-shared",    "-pthread", "-fno-plt"};
 };
 
@@ -55,5 +55,16 @@ std::string predefined_macros(const Toolchain& toolchain, std::string* error);
 BuildResult build_candidate(const Toolchain& toolchain, const ToolchainIdentity& identity,
                             const std::string& source, const std::filesystem::path& cache_dir,
                             double timeout_seconds = 120.0);
+
+// The headers a candidate includes, as (name it includes, embedded project path): every build
+// writes them beside the candidate.
+struct CandidateHeader {
+  const char* include_name;
+  const char* embedded_path;
+};
+inline constexpr CandidateHeader kCandidateHeaders[] = {
+    {"headway_kernel.h", "include/headway/kernel_abi.h"},
+    {"headway_support.h", "include/headway/kernel_support.h"},
+};
 
 }  // namespace headway::cpu

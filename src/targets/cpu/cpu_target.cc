@@ -8,10 +8,10 @@
 #include "common/embedded.h"
 #include "targets/cpu/cpu_check.h"
 #include "targets/cpu/cpu_chip_facts.h"
-#include "targets/cpu/isa_facts.h"
 #include "targets/cpu/cpu_paired_device.h"
 #include "targets/cpu/cpu_timing.h"
 #include "targets/cpu/host_abi.h"
+#include "targets/cpu/isa_facts.h"
 #include "targets/error_diagnostics.h"
 #include "targets/fact_names.h"
 #include "targets/floors.h"
@@ -28,26 +28,39 @@ constexpr std::string_view kDocPaths[] = {"docs/KERNELS.md", "kernels/designs/RE
 
 const char* check_kind(CheckReport::Status s) {
   switch (s) {
-    case CheckReport::Status::kCorrect: return "correct";
-    case CheckReport::Status::kIncorrect: return "incorrect";
-    case CheckReport::Status::kForbiddenWrite: return "forbidden-write";
-    case CheckReport::Status::kFailedToRun: return "failed-to-run";
-    case CheckReport::Status::kLoadFailed: return "load-failed";
-    case CheckReport::Status::kNoRunner: return "no-runner";
-    case CheckReport::Status::kMisbehaved: return "misbehaved";
+    case CheckReport::Status::kCorrect:
+      return "correct";
+    case CheckReport::Status::kIncorrect:
+      return "incorrect";
+    case CheckReport::Status::kForbiddenWrite:
+      return "forbidden-write";
+    case CheckReport::Status::kFailedToRun:
+      return "failed-to-run";
+    case CheckReport::Status::kLoadFailed:
+      return "load-failed";
+    case CheckReport::Status::kNoRunner:
+      return "no-runner";
+    case CheckReport::Status::kMisbehaved:
+      return "misbehaved";
   }
   return "failed-to-run";
 }
 
 CheckOutcome::Status check_status(const CheckReport& r) {
   switch (r.status) {
-    case CheckReport::Status::kCorrect: return CheckOutcome::Status::kCorrect;
+    case CheckReport::Status::kCorrect:
+      return CheckOutcome::Status::kCorrect;
     case CheckReport::Status::kIncorrect:
-    case CheckReport::Status::kForbiddenWrite: return CheckOutcome::Status::kIncorrect;
-    case CheckReport::Status::kLoadFailed: return CheckOutcome::Status::kUnloadable;
-    case CheckReport::Status::kMisbehaved: return CheckOutcome::Status::kCheated;
-    case CheckReport::Status::kNoRunner: throw std::runtime_error(r.describe());
-    case CheckReport::Status::kFailedToRun: break;
+    case CheckReport::Status::kForbiddenWrite:
+      return CheckOutcome::Status::kIncorrect;
+    case CheckReport::Status::kLoadFailed:
+      return CheckOutcome::Status::kUnloadable;
+    case CheckReport::Status::kMisbehaved:
+      return CheckOutcome::Status::kCheated;
+    case CheckReport::Status::kNoRunner:
+      throw std::runtime_error(r.describe());
+    case CheckReport::Status::kFailedToRun:
+      break;
   }
   return r.run.status == CallResult::Status::kTimedOut ? CheckOutcome::Status::kTimedOut
                                                        : CheckOutcome::Status::kCrashed;
@@ -72,7 +85,8 @@ class CpuSession final : public targets::Session {
     return measure::Error{out_[i]};
   }
   std::optional<targets::ArmBreach> verify_arms() override {
-    if (auto cheat = session_->verify_sampled()) return targets::ArmBreach{cheat->arm, cheat->reason};
+    if (auto cheat = session_->verify_sampled())
+      return targets::ArmBreach{cheat->arm, cheat->reason};
     return std::nullopt;
   }
   nlohmann::json accounting() const override { return to_json(session_->costs()); }
@@ -104,11 +118,15 @@ targets::BuildOutcome CpuTarget::build(const std::string& source,
   switch (built.status) {
     case BuildResult::Status::kBuilt:
       out.status = targets::BuildOutcome::Status::kBuilt;
-      out.artifact = {built.shared_object.stem().string(), built.shared_object,
-                      {{"toolchain", identity_.id}}};
+      out.artifact = {
+          built.shared_object.stem().string(), built.shared_object, {{"toolchain", identity_.id}}};
       break;
-    case BuildResult::Status::kCompileError: out.status = targets::BuildOutcome::Status::kCompileError; break;
-    case BuildResult::Status::kToolchainMissing: out.status = targets::BuildOutcome::Status::kToolchainMissing; break;
+    case BuildResult::Status::kCompileError:
+      out.status = targets::BuildOutcome::Status::kCompileError;
+      break;
+    case BuildResult::Status::kToolchainMissing:
+      out.status = targets::BuildOutcome::Status::kToolchainMissing;
+      break;
   }
   return out;
 }
@@ -135,7 +153,8 @@ measure::Expected<std::unique_ptr<targets::Session>> CpuTarget::start_session(
   options.seed = seed;
   CallResult failure;
   auto session = TimedSession::start(kernel, paths_of(artifacts), options, &failure);
-  if (!session) return measure::Error{fmt::format("cannot start the session: {}", failure.describe())};
+  if (!session)
+    return measure::Error{fmt::format("cannot start the session: {}", failure.describe())};
   return std::unique_ptr<targets::Session>(std::make_unique<CpuSession>(std::move(session)));
 }
 
@@ -143,7 +162,8 @@ std::vector<targets::Timing> CpuTarget::time_side_by_side(const KernelContract& 
                                                           const std::vector<Artifact>& artifacts,
                                                           int readings, uint64_t seed) {
   std::vector<targets::Timing> out;
-  for (const TimingResult& r : cpu::time_side_by_side(kernel, paths_of(artifacts), readings, {}, seed)) {
+  for (const TimingResult& r :
+       cpu::time_side_by_side(kernel, paths_of(artifacts), readings, {}, seed)) {
     targets::Timing t;
     if (!r.ok()) t.failure = r.describe();
     t.cheated = r.cheat.has_value();
@@ -188,7 +208,8 @@ targets::Diagnostic CpuTarget::normalize_diagnostic(std::string_view diagnostics
 
 targets::TargetDocs CpuTarget::docs() const {
   targets::TargetDocs d;
-  for (std::string_view path : kDocPaths) d.files.push_back({std::string(path), std::string(embedded_file(path))});
+  for (std::string_view path : kDocPaths)
+    d.files.push_back({std::string(path), std::string(embedded_file(path))});
   d.summary_path = std::string(kSummaryPath);
   d.summary = std::string(embedded_file(kSummaryPath));
   return d;
@@ -203,6 +224,13 @@ std::vector<targets::DocFile> CpuTarget::design_files(std::string_view kernel) c
   for (std::string_view path : embedded_files_under(fmt::format("kernels/designs/{}/", kernel))) {
     out.push_back({std::string(path), std::string(embedded_file(path))});
   }
+  return out;
+}
+
+std::vector<targets::DocFile> CpuTarget::candidate_headers() const {
+  std::vector<targets::DocFile> out;
+  for (const auto& h : kCandidateHeaders)
+    out.push_back({h.include_name, std::string(embedded_file(h.embedded_path))});
   return out;
 }
 

@@ -47,6 +47,7 @@ class CpuTarget final : public targets::Target {
   targets::TargetDocs docs() const override;
   std::string baseline_source(const KernelContract& kernel) const override;
   std::vector<targets::DocFile> design_files(std::string_view kernel) const override;
+  std::vector<targets::DocFile> candidate_headers() const override;
 
   // The selected toolchain as the cpu runner files take it.
   const Toolchain& cpu_toolchain() const { return toolchain_; }
