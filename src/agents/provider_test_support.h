@@ -1,8 +1,12 @@
 #pragma once
 // For tests of the HTTP providers: options that retry fast and record their waits instead of
-// sleeping.
+// sleeping, and environment variables set for one scope.
+#include <stdlib.h>
+
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "agents/http_provider.h"
@@ -18,6 +22,22 @@ struct RecordedWaits {
     std::lock_guard lock(mutex);
     return waits;
   }
+};
+
+// Sets or unsets an environment variable for one scope, restoring it after.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = getenv(name)) old_ = old;
+    value ? setenv(name, value, 1) : unsetenv(name);
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+  ~ScopedEnv() { old_ ? setenv(name_, old_->c_str(), 1) : unsetenv(name_); }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
 };
 
 // Options for `model` at `base_url`: `attempts` attempts, millisecond backoffs, a 5 s timeout
