@@ -4,11 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "agents/anthropic_provider.h"
 #include "agents/openai_provider.h"
@@ -300,6 +303,32 @@ TEST_P(ChatProvider, AJsonSuccessWithoutTheFieldsIsMalformed) {
   const AgentError error = fail(*agent(server));
   EXPECT_EQ(error.kind(), Kind::kMalformed);
   EXPECT_EQ(server.received().size(), 1u);
+}
+
+TEST_P(ChatProvider, ConcurrentCallsEachGetTheirAnswer) {
+  TestHttpServer server(protocol().path, [&](int n, const auto&, auto& response) {
+    if (n <= 6) {
+      answer(response, 500, "{}");  // some calls need retries, none more than 6
+    } else {
+      answer(response, 200, protocol().ok_body);
+    }
+  });
+  const auto shared = agent(server, kKey, 10);
+  std::atomic<int> answered{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 6; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 4; ++i) {
+        try {
+          if (shared->complete(request()).text == "hello") ++answered;
+        } catch (const AgentError&) {
+        }
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(answered, 24);
+  EXPECT_EQ(server.received().size(), 30u);
 }
 
 INSTANTIATE_TEST_SUITE_P(OpenAi, ChatProvider, ::testing::Values(openai()),
