@@ -4,7 +4,9 @@
 
 #include <chrono>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <utility>
+#include <vector>
 
 namespace headway::agents {
 

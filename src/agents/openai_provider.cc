@@ -1,10 +1,10 @@
 #include "agents/openai_provider.h"
 
-#include <fmt/format.h>
-
 #include <chrono>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <utility>
+#include <vector>
 
 namespace headway::agents {
 

@@ -31,7 +31,8 @@ bool retryable_status(long status);
 // accepted). Empty for anything else, HTTP dates included (the backoff applies then).
 std::optional<Seconds> parse_retry_after(const std::string& value);
 
-// The waits of one request's retries. Not thread-safe: make one per request.
+// The waits of one request's retries. Not thread-safe: make one per request. Keeps a reference
+// to the policy, which must outlive it.
 class Backoff {
  public:
   explicit Backoff(const RetryPolicy& policy);
