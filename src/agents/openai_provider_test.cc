@@ -1,0 +1,150 @@
+#include "agents/openai_provider.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "agents/provider_test_support.h"
+#include "agents/test_http_server.h"
+
+namespace headway::agents {
+namespace {
+
+using nlohmann::json;
+using testing::fast_options;
+using testing::RecordedWaits;
+using testing::ScopedEnv;
+using testing::TestHttpServer;
+
+constexpr const char* kPath = "/v1/chat/completions";
+
+void answer(httplib::Response& response, const json& body) {
+  response.status = 200;
+  response.set_content(body.dump(), "application/json");
+}
+
+OpenAiProvider provider(const TestHttpServer& server, const std::string& key = "sk-openai") {
+  return OpenAiProvider(
+      fast_options(server.base_url(), "gpt-test", key, std::make_shared<RecordedWaits>()));
+}
+
+TEST(OpenAiProvider, SendsModelMessagesAndMaxTokensAndParsesTheReply) {
+  TestHttpServer server(kPath, [](int, const httplib::Request&, httplib::Response& response) {
+    answer(response, {{"id", "c1"},
+                      {"model", "gpt-test-2025"},
+                      {"choices",
+                       {{{"index", 0},
+                         {"message", {{"role", "assistant"}, {"content", "the answer"}}},
+                         {"finish_reason", "stop"}}}},
+                      {"usage", {{"prompt_tokens", 12}, {"completion_tokens", 34}}}});
+  });
+  OpenAiProvider agent = provider(server);
+  EXPECT_EQ(agent.provider(), "openai");
+  EXPECT_EQ(agent.model(), "gpt-test");
+  AgentRequest request;
+  request.system = "you design kernels";
+  request.prompt = "make it fast";
+  request.max_tokens = 321;
+  request.files = {{"kernel.cc", "not sent"}};
+  const AgentReply reply = agent.complete(request);
+  EXPECT_EQ(reply.text, "the answer");
+  EXPECT_EQ(reply.model, "gpt-test-2025");
+  EXPECT_EQ(reply.input_tokens, 12);
+  EXPECT_EQ(reply.output_tokens, 34);
+  EXPECT_FALSE(reply.truncated);
+  EXPECT_EQ(reply.attempts, 1);
+  EXPECT_TRUE(reply.files.empty());
+
+  const auto received = server.received();
+  ASSERT_EQ(received.size(), 1u);
+  EXPECT_EQ(received[0].path, kPath);
+  EXPECT_EQ(received[0].header("Authorization"), "Bearer sk-openai");
+  EXPECT_EQ(received[0].header("Content-Type"), "application/json");
+  const json body = json::parse(received[0].body);
+  EXPECT_EQ(body["model"], "gpt-test");
+  EXPECT_EQ(body["max_tokens"], 321);
+  EXPECT_EQ(body["messages"], json::parse(R"([{"role":"system","content":"you design kernels"},
+                                              {"role":"user","content":"make it fast"}])"));
+  EXPECT_EQ(received[0].body.find("not sent"), std::string::npos);
+}
+
+TEST(OpenAiProvider, WithoutASystemPromptOrKeySendsOnlyTheUserMessage) {
+  TestHttpServer server(kPath, [](int, const httplib::Request&, httplib::Response& response) {
+    answer(response, {{"choices", {{{"message", {{"content", "ok"}}}}}}});
+  });
+  AgentRequest request;
+  request.prompt = "hi";
+  const AgentReply reply = provider(server, "").complete(request);
+  EXPECT_EQ(reply.text, "ok");
+  EXPECT_EQ(reply.model, "gpt-test");  // the server did not say
+  EXPECT_EQ(reply.input_tokens, 0);
+  const auto received = server.received();
+  ASSERT_EQ(received.size(), 1u);
+  EXPECT_FALSE(received[0].has_header("Authorization"));
+  EXPECT_EQ(json::parse(received[0].body)["messages"],
+            json::parse(R"([{"role":"user","content":"hi"}])"));
+}
+
+TEST(OpenAiProvider, FinishReasonLengthIsTruncated) {
+  TestHttpServer server(kPath, [](int, const httplib::Request&, httplib::Response& response) {
+    answer(
+        response,
+        {{"choices", {{{"message", {{"content", "half an ans"}}}, {"finish_reason", "length"}}}}});
+  });
+  const AgentReply reply = provider(server).complete(AgentRequest{});
+  EXPECT_EQ(reply.text, "half an ans");
+  EXPECT_TRUE(reply.truncated);
+}
+
+TEST(OpenAiProvider, NullContentReadsAsEmptyText) {
+  TestHttpServer server(kPath, [](int, const httplib::Request&, httplib::Response& response) {
+    answer(response,
+           {{"choices", {{{"message", {{"content", nullptr}}}, {"finish_reason", "length"}}}}});
+  });
+  const AgentReply reply = provider(server).complete(AgentRequest{});
+  EXPECT_EQ(reply.text, "");
+  EXPECT_TRUE(reply.truncated);
+}
+
+TEST(OpenAiProvider, EmptyChoicesOrAMissingContentAreMalformed) {
+  for (const char* body : {R"({"choices":[]})", R"({"choices":[{"message":{"role":"x"}}]})",
+                           R"({"choices":[{"message":{"content":3}}]})", R"([1,2])"}) {
+    TestHttpServer server(kPath, [&](int, const httplib::Request&, httplib::Response& response) {
+      response.set_content(body, "application/json");
+    });
+    try {
+      provider(server).complete(AgentRequest{});
+      ADD_FAILURE() << "no error for " << body;
+    } catch (const AgentError& e) {
+      EXPECT_EQ(e.kind(), AgentError::Kind::kMalformed) << body;
+    }
+  }
+}
+
+TEST(OpenAiProvider, ABaseUrlWithATrailingSlashReachesTheSameEndpoint) {
+  TestHttpServer server(kPath, [](int, const httplib::Request&, httplib::Response& response) {
+    answer(response, {{"choices", {{{"message", {{"content", "ok"}}}}}}});
+  });
+  ProviderOptions options =
+      fast_options(server.base_url() + "/", "m", "", std::make_shared<RecordedWaits>());
+  EXPECT_EQ(OpenAiProvider(options).complete(AgentRequest{}).text, "ok");
+}
+
+TEST(OpenAiProvider, OptionsFromTheEnvironmentReadTheKey) {
+  std::optional<ScopedEnv> env;
+  env.emplace("OPENAI_API_KEY", "sk-from-env");
+  ProviderOptions options = openai_options_from_env("gpt-x", "http://127.0.0.1:1/v1");
+  EXPECT_EQ(options.api_key, "sk-from-env");
+  EXPECT_EQ(options.model, "gpt-x");
+  EXPECT_EQ(options.base_url, "http://127.0.0.1:1/v1");
+  EXPECT_EQ(options.timeout, Seconds(300.0));
+  EXPECT_EQ(options.retry.attempts, 5);
+  env.emplace("OPENAI_API_KEY", nullptr);
+  EXPECT_EQ(openai_options_from_env("gpt-x").api_key, "");
+  EXPECT_EQ(openai_options_from_env("gpt-x").base_url, "");
+}
+
+}  // namespace
+}  // namespace headway::agents
