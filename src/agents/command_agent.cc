@@ -1,10 +1,10 @@
 #include "agents/command_agent.h"
 
 #include <fmt/format.h>
-#include <stdlib.h>
 
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <optional>
@@ -37,7 +37,8 @@ class TempDir {
   TempDir& operator=(const TempDir&) = delete;
   ~TempDir() {
     std::error_code ec;
-    if (fs::remove_all(path_, ec) != static_cast<std::uintmax_t>(-1) && !ec) return;
+    fs::remove_all(path_, ec);
+    if (!ec) return;
     for (auto it = fs::recursive_directory_iterator(path_, ec);
          !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
       if (it->is_directory(ec) && !it->is_symlink(ec)) {
@@ -95,7 +96,9 @@ std::string request_path_problem(const std::string& path) {
   for (const auto& part : p) {
     if (part == "..") return fmt::format("path {:?} has a \"..\" component", path);
   }
-  if (!p.has_filename()) return fmt::format("path {:?} names a directory", path);
+  if (!p.has_filename() || p.filename() == ".") {
+    return fmt::format("path {:?} names a directory", path);
+  }
   return "";
 }
 

@@ -20,7 +20,7 @@
 // on (a CLI has its own settings); tokens are reported as 0. Both temporary directories are
 // removed before complete() returns.
 //
-// Errors: a file path that is empty, absolute or has a ".." component -> kBadRequest; the scratch
+// Errors: a file path that request_path_problem refuses -> kBadRequest; the scratch
 // directory cannot be made or written, or the command cannot be started, exits non-zero or is
 // killed by a signal -> kCommand (with the exit status and the tail of its stderr); the time
 // limit -> kTimeout.
@@ -52,8 +52,8 @@ class CommandAgent : public Agent {
   CommandAgentOptions options_;
 };
 
-// Empty when `path` may name a request file (relative, not empty, no ".." component), else why
-// not.
+// Empty when `path` may name a request file (not empty, relative, no ".." component, not naming a
+// directory such as "a/" or "."), else why not.
 std::string request_path_problem(const std::string& path);
 
 }  // namespace headway::agents

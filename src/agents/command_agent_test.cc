@@ -140,7 +140,7 @@ TEST_F(CommandAgentTest, TheTimeLimitKillsTheCommandAndWhatItStarted) {
 TEST_F(CommandAgentTest, RejectsPathsOutsideTheScratchDirectory) {
   const fs::path marker = outside_.path() / "ran";
   CommandAgent a = agent("touch '" + marker.string() + "'");
-  for (const std::string bad : {"../escape.cc", "a/../../b.cc", "/etc/passwd", "", "dir/"}) {
+  for (const std::string bad : {"../escape.cc", "a/../../b.cc", "/etc/passwd", "", "dir/", "."}) {
     AgentRequest request;
     request.files = {{bad, "x"}};
     AgentError e = caught([&] { a.complete(request); });
@@ -200,6 +200,13 @@ TEST_F(CommandAgentTest, ADeletedRequestFileIsMalformed) {
   AgentError e = caught([&] { agent("rm kernel.cc").complete(request); });
   EXPECT_EQ(e.kind(), AgentError::Kind::kMalformed);
   EXPECT_NE(std::string(e.what()).find("kernel.cc"), std::string::npos) << e.what();
+}
+
+TEST_F(CommandAgentTest, RemovesDirectoriesTheCommandMadeUnwritable) {
+  agent(
+      "mkdir -p locked/inner && touch locked/inner/f && chmod 0 locked/inner && chmod 0500 locked")
+      .complete(AgentRequest{});
+  EXPECT_TRUE(dir_is_empty(scratch_.path()));
 }
 
 TEST_F(CommandAgentTest, LongOutputIsCutAndSaysSo) {
