@@ -1,0 +1,204 @@
+#include "agents/agent_proposer.h"
+
+#include <fmt/format.h>
+
+#include <future>
+#include <regex>
+
+#include "agents/prompt_template.h"
+#include "agents/response_parse.h"
+
+namespace headway::agents {
+namespace {
+
+constexpr const char* kKernelFile = "kernel.cc";  // what a command agent edits
+
+// The value of the first line "KEY: value" (case-insensitive key) before any code block.
+std::string header_line(const std::string& text, const std::string& key) {
+  const std::regex line("^[ \\t]*" + key + "[ \\t]*:[ \\t]*(.*?)[ \\t\\r]*$",
+                        std::regex::icase | std::regex::multiline);
+  std::smatch m;
+  const std::string before_code = text.substr(0, text.find("```"));
+  return std::regex_search(before_code, m, line) ? m[1].str() : "";
+}
+
+// A design name as the tree shows it: lower-case letters, digits and '_', at most 40.
+std::string design_name(const std::string& raw) {
+  std::string out;
+  for (const char c : raw) {
+    if (out.size() == 40) break;
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else if ((c == '_' || c == '-' || c == ' ') && !out.empty() && out.back() != '_') {
+      out += '_';
+    }
+  }
+  while (!out.empty() && out.back() == '_') out.pop_back();
+  return out;
+}
+
+}  // namespace
+
+struct AgentProposer::Answer {
+  std::optional<loop::Proposal> proposal;
+  std::string budget_spent;  // non-empty: nothing was asked
+};
+
+AgentProposer::AgentProposer(const targets::Target& target, AgentLedger& ledger,
+                             AgentProposerOptions options, loop::ProposerLog log)
+    : target_(target), ledger_(ledger), options_(std::move(options)), log_(std::move(log)) {}
+
+std::string AgentProposer::stopped() const {
+  std::lock_guard lock(mu_);
+  return stopped_;
+}
+
+AgentProposer::Answer AgentProposer::ask(const loop::ProposalContext& ctx,
+                                         const std::string& role) {
+  const std::string kernel(ctx.kernel->name());
+  const std::string cheat_sheet = options_.cheat_sheet ? options_.cheat_sheet() : "";
+  const nlohmann::json data = kernel_prompt_data(ctx, target_, cheat_sheet, options_.limits);
+  AgentRequest request;
+  request.role = role;
+  request.system =
+      render_template(load_template(options_.prompts_dir, "system"), data, options_.prompts_dir);
+  request.prompt =
+      render_template(load_template(options_.prompts_dir, role), data, options_.prompts_dir);
+  request.max_tokens = options_.max_tokens;
+  request.files[kKernelFile] = ctx.head_source;
+
+  Answer answer;
+  CallRecord call;
+  try {
+    call = ledger_.call(request, kernel);
+  } catch (const BudgetSpent& e) {
+    answer.budget_spent = e.what();
+    return answer;
+  } catch (const AgentError& e) {
+    throw std::runtime_error(fmt::format("agent {}:{} ({}): {}: {}", ledger_.agent().provider(),
+                                         ledger_.agent().model(), role, to_string(e.kind()),
+                                         e.what()));
+  }
+  const auto say = [&](const std::string& what) {
+    if (log_) log_(fmt::format("agent call {} ({} for {}): {}", call.id, role, kernel, what));
+  };
+  if (call.error) {
+    say(fmt::format("{}: {}", to_string(call.error->kind()), call.error->what()));
+    return answer;
+  }
+  const AgentReply& reply = *call.reply;
+  std::string code;
+  if (auto edited = reply.files.find(kKernelFile); edited != reply.files.end()) {
+    code = edited->second;
+  } else {
+    const ParsedCode parsed = extract_code(reply.text);
+    if (!parsed.ok()) {
+      const std::string reason = reply.truncated
+                                     ? parsed.malformed + " (the answer was cut at max_tokens)"
+                                     : parsed.malformed;
+      ledger_.set_outcome(call.id, "malformed", reason);
+      say("malformed: " + reason);
+      return answer;
+    }
+    code = parsed.code;
+  }
+  if (ctx.already_tried && ctx.already_tried(code)) {
+    ledger_.set_outcome(call.id, "duplicate", "its code was already tried on this kernel");
+    say("duplicate of a candidate already tried");
+    return answer;
+  }
+  loop::Proposal p;
+  p.source = std::move(code);
+  p.rationale = header_line(reply.text, "WHY");
+  p.proposer = fmt::format("{}:{} {}", ledger_.agent().provider(),
+                           reply.model.empty() ? ledger_.agent().model() : reply.model, role);
+  p.agent_call = call.id;
+  if (role == "designer") {
+    std::string name = design_name(header_line(reply.text, "NAME"));
+    p.design = "agent/" + (name.empty() ? fmt::format("design_{}", call.id) : name);
+  } else {
+    p.design =
+        ctx.head_design.rfind("agent/", 0) == 0 ? ctx.head_design : "agent/" + ctx.head_design;
+    p.parent_source = ctx.head_source;
+  }
+  answer.proposal = std::move(p);
+  return answer;
+}
+
+std::vector<loop::Proposal> AgentProposer::propose(const loop::ProposalContext& ctx) {
+  if (!stopped().empty() || ctx.kernel == nullptr || ctx.max_proposals <= 0) return {};
+  int& calls = calls_by_kernel_[std::string(ctx.kernel->name())];
+  std::vector<std::string> roles;
+  for (int i = 0; i < ctx.max_proposals; ++i, ++calls) {
+    const bool designer =
+        ctx.head_design == "baseline" || calls % std::max(1, options_.designer_every) == 0;
+    roles.push_back(designer ? "designer" : "variant");
+  }
+  std::vector<std::future<Answer>> pending;
+  for (const auto& role : roles) {
+    pending.push_back(
+        std::async(std::launch::async, [this, &ctx, role] { return ask(ctx, role); }));
+  }
+  std::vector<loop::Proposal> out;
+  std::exception_ptr fatal;
+  for (auto& f : pending) {
+    try {
+      Answer a = f.get();
+      if (!a.budget_spent.empty()) {
+        std::lock_guard lock(mu_);
+        if (stopped_.empty()) stopped_ = a.budget_spent;
+      }
+      if (a.proposal) out.push_back(std::move(*a.proposal));
+    } catch (...) {
+      if (!fatal) fatal = std::current_exception();  // after every call of the batch is stored
+    }
+  }
+  if (fatal) std::rethrow_exception(fatal);
+  // Two answers of one batch may carry the same code: the loop stores the first.
+  return out;
+}
+
+void AgentProposer::proposed(int64_t node_id, int64_t agent_call, bool duplicate) {
+  if (duplicate) {
+    ledger_.set_outcome(agent_call, "duplicate", fmt::format("the same code as node {}", node_id));
+    return;
+  }
+  ledger_.link_node(node_id, agent_call);
+  ledger_.set_outcome(agent_call, "candidate", fmt::format("node {}", node_id));
+}
+
+std::string CombinedProposer::name() const {
+  std::string out;
+  for (const auto* p : proposers_) out += (out.empty() ? "" : "+") + p->name();
+  return out;
+}
+
+std::vector<loop::Proposal> CombinedProposer::propose(const loop::ProposalContext& ctx) {
+  std::vector<loop::Proposal> out;
+  int left = ctx.max_proposals;
+  for (size_t i = 0; i < proposers_.size() && left > 0; ++i) {
+    loop::ProposalContext share = ctx;
+    const bool last = i + 1 == proposers_.size();
+    share.max_proposals = last ? left : (left + 1) / 2;
+    auto got = proposers_[i]->propose(share);
+    for (auto& p : got) {
+      if (p.proposer.empty()) p.proposer = proposers_[i]->name();
+      out.push_back(std::move(p));
+    }
+    left = ctx.max_proposals - static_cast<int>(out.size());
+  }
+  return out;
+}
+
+void CombinedProposer::proposed(int64_t node_id, int64_t agent_call, bool duplicate) {
+  for (auto* p : proposers_) p->proposed(node_id, agent_call, duplicate);
+}
+
+std::string CombinedProposer::stopped() const {
+  for (const auto* p : proposers_) {
+    if (auto why = p->stopped(); !why.empty()) return why;
+  }
+  return "";
+}
+
+}  // namespace headway::agents
