@@ -52,7 +52,13 @@ AgentLedger::AgentLedger(store::Workspace& ws, Agent& agent, AgentBudget budget,
       run_(new_run_id()),
       slots_(std::clamp(max_in_flight, 1, 64)) {}
 
+void AgentLedger::cancel(const std::string& why) {
+  std::lock_guard lock(mu_);
+  if (cancelled_.empty()) cancelled_ = why.empty() ? "agent calls cancelled" : why;
+}
+
 std::string AgentLedger::spent_budget_locked(int64_t reserved) const {
+  if (!cancelled_.empty()) return cancelled_;
   if (budget_.max_calls && spent_.calls + reserved >= *budget_.max_calls) {
     return fmt::format("agent budget spent: --max-calls {} ({} calls made)", *budget_.max_calls,
                        spent_.calls);

@@ -78,6 +78,10 @@ class AgentLedger {
   // Links a node to the call that proposed it (table node_agent_calls). Thread-safe.
   void link_node(int64_t node_id, int64_t call_id);
 
+  // Every call not yet started from now on throws BudgetSpent(why) instead (a run ending on a
+  // fatal error does not wait for the rest of its batch). Thread-safe.
+  void cancel(const std::string& why);
+
   Spent spent() const;
   // The budget that is spent, in the words of BudgetSpent; empty while none is.
   std::string spent_budget() const;
@@ -96,6 +100,7 @@ class AgentLedger {
   mutable std::mutex mu_;  // guards spent_, reserved_ and the workspace
   Spent spent_;
   int64_t reserved_ = 0;  // calls started and not yet stored
+  std::string cancelled_;
 };
 
 // A role's use of agents over the whole workspace (`headway agents usage`).

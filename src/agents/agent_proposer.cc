@@ -53,10 +53,9 @@ std::string AgentProposer::stopped() const {
   return stopped_;
 }
 
-AgentProposer::Answer AgentProposer::ask(const loop::ProposalContext& ctx,
-                                         const std::string& role) {
+AgentProposer::Answer AgentProposer::ask(const loop::ProposalContext& ctx, const std::string& role,
+                                         const std::string& cheat_sheet) {
   const std::string kernel(ctx.kernel->name());
-  const std::string cheat_sheet = options_.cheat_sheet ? options_.cheat_sheet() : "";
   const nlohmann::json data = kernel_prompt_data(ctx, target_, cheat_sheet, options_.limits);
   AgentRequest request;
   request.role = role;
@@ -75,9 +74,11 @@ AgentProposer::Answer AgentProposer::ask(const loop::ProposalContext& ctx,
     answer.budget_spent = e.what();
     return answer;
   } catch (const AgentError& e) {
-    throw std::runtime_error(fmt::format("agent {}:{} ({}): {}: {}", ledger_.agent().provider(),
-                                         ledger_.agent().model(), role, to_string(e.kind()),
-                                         e.what()));
+    const std::string why =
+        fmt::format("agent {}:{} ({}): {}: {}", ledger_.agent().provider(), ledger_.agent().model(),
+                    role, to_string(e.kind()), e.what());
+    ledger_.cancel(why);  // the rest of the batch is not asked
+    throw std::runtime_error(why);
   }
   const auto say = [&](const std::string& what) {
     if (log_) log_(fmt::format("agent call {} ({} for {}): {}", call.id, role, kernel, what));
@@ -134,10 +135,13 @@ std::vector<loop::Proposal> AgentProposer::propose(const loop::ProposalContext& 
         ctx.head_design == "baseline" || calls % std::max(1, options_.designer_every) == 0;
     roles.push_back(designer ? "designer" : "variant");
   }
+  // Read once, here: the calls below run on other threads and must not touch the workspace.
+  const std::string cheat_sheet = options_.cheat_sheet ? options_.cheat_sheet() : "";
   std::vector<std::future<Answer>> pending;
   for (const auto& role : roles) {
-    pending.push_back(
-        std::async(std::launch::async, [this, &ctx, role] { return ask(ctx, role); }));
+    pending.push_back(std::async(std::launch::async, [this, &ctx, &cheat_sheet, role] {
+      return ask(ctx, role, cheat_sheet);
+    }));
   }
   std::vector<loop::Proposal> out;
   std::exception_ptr fatal;

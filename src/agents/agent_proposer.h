@@ -30,7 +30,8 @@ namespace headway::agents {
 struct AgentProposerOptions {
   std::filesystem::path prompts_dir;  // the workspace's template overrides (.headway/prompts)
   ContextLimits limits;
-  std::function<std::string()> cheat_sheet;  // the current cheat sheet's Markdown
+  // The current cheat sheet's Markdown; called once per propose(), on the loop's thread.
+  std::function<std::string()> cheat_sheet;
   int designer_every = 3;  // every n-th call for a kernel is a designer call (the first always is)
   int max_tokens = 16384;  // per answer
 };
@@ -47,7 +48,8 @@ class AgentProposer final : public loop::Proposer {
 
  private:
   struct Answer;
-  Answer ask(const loop::ProposalContext& ctx, const std::string& role);
+  Answer ask(const loop::ProposalContext& ctx, const std::string& role,
+             const std::string& cheat_sheet);
 
   const targets::Target& target_;
   AgentLedger& ledger_;

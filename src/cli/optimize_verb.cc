@@ -1,14 +1,18 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "agents/agent_proposer.h"
+#include "cli/agent_options.h"
 #include "cli/cli_support.h"
 #include "cli/verbs.h"
 #include "common/duration.h"
 #include "knowledge/facts.h"
 #include "knowledge/kernel_timings.h"
+#include "knowledge/onboard.h"
 #include "knowledge/rule_lint.h"
 #include "knowledge/rules.h"
 #include "loop/library_proposer.h"
@@ -24,6 +28,8 @@ struct OptimizeArgs {
   std::string target;  // empty: the workspace's
   std::string workspace;
   bool json = false;
+  AgentArgs agent;
+  bool library = false;  // with --agent: the design library proposes too
 };
 
 std::vector<std::string> split_kernels(const std::string& list) {
@@ -46,19 +52,27 @@ std::vector<std::string> split_kernels(const std::string& list) {
 nlohmann::json time_heads_side_by_side(store::Workspace& ws, targets::Target& target,
                                        const std::vector<std::string>& kernels) {
   // The workspace's toolchain: a migration during the run may have moved it.
-  const targets::ToolchainInfo identity = target.select_toolchain(knowledge::workspace_toolchain(ws, target.name()));
+  const targets::ToolchainInfo identity =
+      target.select_toolchain(knowledge::workspace_toolchain(ws, target.name()));
   if (!identity.found) throw EnvironmentError(identity.error);
   constexpr int kReadings = 11;
-  fmt::print(stderr, "timing every baseline and head side by side ({} interleaved readings each) ...\n", kReadings);
+  fmt::print(stderr,
+             "timing every baseline and head side by side ({} interleaved readings each) ...\n",
+             kReadings);
   nlohmann::json out = nlohmann::json::array();
   for (const auto& name : kernels) {
     auto tree = search::DesignTree::open(ws, name);
     if (!tree) continue;  // never registered (the budget ran out first)
-    const auto r = knowledge::remeasure_baseline_and_head(ws, tree.value(), kernel_or_throw(name), target,
-                                                          ws.root() / ".headway" / "builds", kReadings);
+    const auto r =
+        knowledge::remeasure_baseline_and_head(ws, tree.value(), kernel_or_throw(name), target,
+                                               ws.root() / ".headway" / "builds", kReadings);
     if (!r.failure.empty() || !r.baseline || !r.head) {
-      out.push_back({{"name", name}, {"head_node", r.head_node}, {"baseline_ms", nullptr},
-                     {"head_ms", nullptr}, {"speedup", nullptr}, {"failure", r.failure}});
+      out.push_back({{"name", name},
+                     {"head_node", r.head_node},
+                     {"baseline_ms", nullptr},
+                     {"head_ms", nullptr},
+                     {"speedup", nullptr},
+                     {"failure", r.failure}});
       continue;
     }
     out.push_back({{"name", name},
@@ -74,11 +88,13 @@ nlohmann::json time_heads_side_by_side(store::Workspace& ws, targets::Target& ta
 void print_timed(const nlohmann::json& kernels) {
   for (const auto& k : kernels) {
     if (!k["failure"].is_null()) {
-      fmt::print("  {}: not timed: {}\n", k["name"].get<std::string>(), k["failure"].get<std::string>());
+      fmt::print("  {}: not timed: {}\n", k["name"].get<std::string>(),
+                 k["failure"].get<std::string>());
       continue;
     }
-    fmt::print("  {:<8} baseline {:.3f} ms, head node {} {:.3f} ms: {:.2f}x\n", k["name"].get<std::string>(),
-               k["baseline_ms"].get<double>(), k["head_node"].get<int64_t>(), k["head_ms"].get<double>(),
+    fmt::print("  {:<8} baseline {:.3f} ms, head node {} {:.3f} ms: {:.2f}x\n",
+               k["name"].get<std::string>(), k["baseline_ms"].get<double>(),
+               k["head_node"].get<int64_t>(), k["head_ms"].get<double>(),
                k["speedup"].get<double>());
   }
 }
@@ -88,16 +104,24 @@ int run_optimize(const OptimizeArgs& args) {
   loop::OptimizeOptions options;
   options.kernels = split_kernels(args.kernels);
   const auto seconds = parse_duration_seconds(args.budget);
-  if (!seconds) throw UsageError(fmt::format("--budget '{}' does not parse (examples: 90s, 12m, 1h30m)", args.budget));
+  if (!seconds)
+    throw UsageError(
+        fmt::format("--budget '{}' does not parse (examples: 90s, 12m, 1h30m)", args.budget));
   options.budget = std::chrono::duration<double>(*seconds);
   if (!args.target.empty()) target_or_throw(args.target);
+  validate_agent_args(args.agent);
+  if (args.library && args.agent.spec.empty())
+    throw UsageError("--library goes with --agent (without one the library alone proposes)");
   store::Workspace ws = open_workspace_or_throw(args.workspace);
   // A workspace optimizes for one target: the first --target sets it.
-  const std::string target_name = args.target.empty() ? knowledge::workspace_target_name(ws) : args.target;
+  const std::string target_name =
+      args.target.empty() ? knowledge::workspace_target_name(ws) : args.target;
   if (ws.meta("target") && !ws.meta("target")->empty() && *ws.meta("target") != target_name) {
-    throw UsageError(fmt::format("the workspace optimizes for target '{}', not '{}'", *ws.meta("target"), target_name));
+    throw UsageError(fmt::format("the workspace optimizes for target '{}', not '{}'",
+                                 *ws.meta("target"), target_name));
   }
-  if (!args.target.empty() && !ws.meta("target")) knowledge::set_workspace_target_name(ws, target_name);
+  if (!args.target.empty() && !ws.meta("target"))
+    knowledge::set_workspace_target_name(ws, target_name);
   // Its toolchain is the workspace's: `headway migrate` may have moved it.
   const auto target = target_or_throw(target_name, knowledge::workspace_toolchain(ws, target_name));
   options.target = target.get();
@@ -113,22 +137,51 @@ int run_optimize(const OptimizeArgs& args) {
   const bool tty = isatty(STDERR_FILENO);
   // Designs that need an instruction set are proposed only where the facts of the workspace's
   // toolchain say the chip and compiler have it (the loop measures the facts before proposing).
-  loop::LibraryProposer proposer(
+  loop::LibraryProposer library(
       *target,
       [&ws, &target](const std::string& name) -> std::optional<double> {
         const auto f = knowledge::find_fact(ws, name, knowledge::toolchain_id_of(*target));
         return f ? std::optional<double>(f->value) : std::nullopt;
       },
-      [tty](const std::string& line) { fmt::print(stderr, "{}{}\n", tty ? "\r\033[K" : "", line); });
+      [tty](const std::string& line) {
+        fmt::print(stderr, "{}{}\n", tty ? "\r\033[K" : "", line);
+      });
+  // With --agent, the agent proposes (and the library too with --library), shown the cheat sheet
+  // onboarding wrote, or one rendered from the workspace's facts and rules.
+  AgentRun agent_run = start_agent_run(ws, args.agent);
+  std::unique_ptr<agents::AgentProposer> agent_proposer;
+  std::unique_ptr<agents::CombinedProposer> combined;
+  loop::Proposer* proposer = &library;
+  if (agent_run) {
+    agents::AgentProposerOptions o;
+    o.prompts_dir = ws.root() / ".headway" / "prompts";
+    o.cheat_sheet = [&ws, &target] {
+      const auto written = knowledge::knowledge_dir(ws) / "cheatsheet.md";
+      std::ifstream in(written);
+      if (in) return std::string(std::istreambuf_iterator<char>(in), {});
+      return knowledge::render_cheatsheet(ws, knowledge::toolchain_id_of(*target));
+    };
+    agent_proposer = std::make_unique<agents::AgentProposer>(
+        *target, *agent_run.ledger, std::move(o), [tty](const std::string& line) {
+          fmt::print(stderr, "{}{}\n", tty ? "\r\033[K" : "", line);
+        });
+    proposer = agent_proposer.get();
+    if (args.library) {
+      combined = std::make_unique<agents::CombinedProposer>(
+          std::vector<loop::Proposer*>{agent_proposer.get(), &library});
+      proposer = combined.get();
+    }
+  }
   auto on_progress = [tty](const loop::Progress& p) {
     if (p.kernel.empty()) {
       // The loop's own events (paused, resumed, ...) get a line of their own, kept on a tty.
-      fmt::print(stderr, "{}[{:4.0f}s] {}: {}\n", tty ? "\r\033[K" : "", p.elapsed_s, p.stage, p.note);
+      fmt::print(stderr, "{}[{:4.0f}s] {}: {}\n", tty ? "\r\033[K" : "", p.elapsed_s, p.stage,
+                 p.note);
       return;
     }
-    const std::string line = fmt::format("[{:4.0f}s] {:<8} node {:>3} {:<22} {:<18} head {:.3f} ms = {:.2f}x floor",
-                                         p.elapsed_s, p.kernel, p.node, p.design.substr(0, 22), p.stage,
-                                         p.head_ms, p.head_ms / p.floor_ms);
+    const std::string line = fmt::format(
+        "[{:4.0f}s] {:<8} node {:>3} {:<22} {:<18} head {:.3f} ms = {:.2f}x floor", p.elapsed_s,
+        p.kernel, p.node, p.design.substr(0, 22), p.stage, p.head_ms, p.head_ms / p.floor_ms);
     if (tty) {
       fmt::print(stderr, "\r\033[K{}", line);
     } else {
@@ -137,7 +190,7 @@ int run_optimize(const OptimizeArgs& args) {
   };
   loop::OptimizeSummary summary;
   try {
-    summary = loop::optimize(ws, proposer, options, on_progress);
+    summary = loop::optimize(ws, *proposer, options, on_progress);
     if (tty) fmt::print(stderr, "\n");
   } catch (const sandbox::Unavailable&) {
     throw;  // exit 3 (run_verb)
@@ -146,8 +199,9 @@ int run_optimize(const OptimizeArgs& args) {
   }
   const std::string stopped = !summary.device_stopped.empty()
                                   ? "device stopped: " + summary.device_stopped
-                              : summary.budget_spent ? "budget spent"
-                                                     : "nothing left to try";
+                              : summary.budget_spent              ? "budget spent"
+                              : !summary.proposer_stopped.empty() ? summary.proposer_stopped
+                                                                  : "nothing left to try";
   if (!args.json) {
     fmt::print("optimize: {} rounds, {} proposed, {} tests, {} accepted{}; {}\n", summary.rounds,
                summary.proposed, summary.tests, summary.accepted,
@@ -155,6 +209,7 @@ int run_optimize(const OptimizeArgs& args) {
                    ? fmt::format(", {} not raced by static cost", summary.cost_rejected)
                    : "",
                stopped);
+    if (agent_run) fmt::print("{}\n", agent_run_line(agent_run));
     std::fflush(stdout);
   }
   const nlohmann::json kernels = time_heads_side_by_side(ws, *target, options.kernels);
@@ -162,15 +217,24 @@ int run_optimize(const OptimizeArgs& args) {
     print_timed(kernels);
     return kExitOk;
   }
-  const nlohmann::json out = {{"target", target_name},
-                              {"rounds", summary.rounds},
-                              {"proposed", summary.proposed},
-                              {"tests", summary.tests},
-                              {"accepted", summary.accepted},
-                              {"cheated", summary.cheated},
-                              {"not_raced_by_static_cost", summary.cost_rejected},
-                              {"stopped", stopped},
-                              {"kernels", kernels}};
+  nlohmann::json out = {{"target", target_name},
+                        {"rounds", summary.rounds},
+                        {"proposed", summary.proposed},
+                        {"tests", summary.tests},
+                        {"accepted", summary.accepted},
+                        {"cheated", summary.cheated},
+                        {"not_raced_by_static_cost", summary.cost_rejected},
+                        {"stopped", stopped},
+                        {"agent", nullptr},
+                        {"kernels", kernels}};
+  if (agent_run) {
+    const agents::Spent spent = agent_run.ledger->spent();
+    out["agent"] = {{"agent", args.agent.spec},
+                    {"calls", spent.calls},
+                    {"input_tokens", spent.input_tokens},
+                    {"output_tokens", spent.output_tokens},
+                    {"cost_usd", spent.cost_usd}};
+  }
   fmt::print("{}\n", out.dump(2));
   return kExitOk;
 }
@@ -178,12 +242,16 @@ int run_optimize(const OptimizeArgs& args) {
 
 void add_optimize(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<OptimizeArgs>();
-  auto* cmd = app.add_subcommand("optimize", "Run the optimize loop (resumes where a killed run stopped)");
+  auto* cmd =
+      app.add_subcommand("optimize", "Run the optimize loop (resumes where a killed run stopped)");
   cmd->add_option("--kernels", args->kernels, "comma-separated kernels");
   cmd->add_option("--budget", args->budget, "wall-clock budget, e.g. 90s, 12m, 1h");
-  cmd->add_option("--target", args->target, "a registered target: cpu, sim, command (default: the workspace's, else cpu)");
+  cmd->add_option("--target", args->target,
+                  "a registered target: cpu, sim, command (default: the workspace's, else cpu)");
   cmd->add_option("--workspace", args->workspace, "workspace directory (default: found from here)");
   cmd->add_flag("--json", args->json, "print one JSON object when done (progress goes to stderr)");
+  add_agent_options(cmd, args->agent);
+  cmd->add_flag("--library", args->library, "with --agent: the design library proposes too");
   cmd->callback([args, exit_code] { run_verb(exit_code, [&] { return run_optimize(*args); }); });
 }
 

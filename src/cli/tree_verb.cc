@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "agents/agent_ledger.h"
 #include "cli/cli_support.h"
 #include "cli/verbs.h"
 #include "search/design_tree.h"
@@ -25,7 +26,19 @@ nlohmann::json or_null(const std::optional<T>& value) {
   return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
 }
 
-nlohmann::json tree_json(const search::DesignTree& tree) {
+// The agent call that proposed a node, or null.
+nlohmann::json agent_call_json(store::Workspace& ws, int64_t node) {
+  auto s = ws.db().prepare(
+      "SELECT c.id, c.provider, c.model, c.role, c.prompt_hash, c.response_hash FROM "
+      "node_agent_calls l "
+      "JOIN agent_calls c ON c.id = l.call_id WHERE l.node_id = ?");
+  s.bind(1, node);
+  if (!s.step()) return nullptr;
+  return {{"id", s.int64(0)},  {"provider", s.text(1)}, {"model", s.text(2)},
+          {"role", s.text(3)}, {"prompt", s.text(4)},   {"response", or_null(s.optional_text(5))}};
+}
+
+nlohmann::json tree_json(store::Workspace& ws, const search::DesignTree& tree) {
   const search::KernelRecord record = tree.record();
   const search::HeadRecord head = tree.head();
   nlohmann::json heads = nlohmann::json::array();
@@ -45,14 +58,18 @@ nlohmann::json tree_json(const search::DesignTree& tree) {
                      {"status", std::string(search::to_string(n.status))},
                      {"reason", n.reason},
                      {"proposer", n.proposer},
+                     {"agent_call", agent_call_json(ws, n.id)},
                      {"source_hash", n.source_hash},
                      {"head", n.id == head.node_id},
                      {"created_at", n.created_at},
                      {"updated_at", n.updated_at}});
   }
-  return {{"kernel", record.name},     {"target", record.target},
-          {"floor_ms", or_null(record.floor_ms)}, {"baseline_ms", or_null(record.baseline_ms)},
-          {"head", head.node_id},      {"heads", heads},
+  return {{"kernel", record.name},
+          {"target", record.target},
+          {"floor_ms", or_null(record.floor_ms)},
+          {"baseline_ms", or_null(record.baseline_ms)},
+          {"head", head.node_id},
+          {"heads", heads},
           {"nodes", nodes}};
 }
 
@@ -65,10 +82,16 @@ int run_tree(const TreeArgs& args) {
   auto tree = search::DesignTree::open(ws, args.kernel);
   if (!tree) throw UsageError(tree.error().message);
   if (args.json) {
-    fmt::print("{}\n", tree_json(*tree).dump(2));
+    fmt::print("{}\n", tree_json(ws, *tree).dump(2));
     return kExitOk;
   }
-  fmt::print("{}", args.format == "dot" ? search::render_dot(*tree) : search::render_text(*tree));
+  // Nodes an agent proposed say which agent, role and call (`headway agents usage` sums them).
+  const auto by_agent = [&ws](const search::Node& n) -> std::string {
+    const auto call = agents::node_agent_call(ws, n.id);
+    return call ? "by " + *call : "";
+  };
+  fmt::print("{}", args.format == "dot" ? search::render_dot(*tree)
+                                        : search::render_text(*tree, by_agent));
   return 0;
 }
 }  // namespace
@@ -80,7 +103,8 @@ void add_tree(CLI::App& app, int* exit_code) {
   cmd->add_option("--format", args->format, "text (default) or dot (Graphviz)");
   cmd->add_option("--workspace", args->workspace,
                   "workspace directory (default: the nearest one up from here)");
-  cmd->add_flag("--json", args->json, "print one JSON object: the kernel, its head history and every node");
+  cmd->add_flag("--json", args->json,
+                "print one JSON object: the kernel, its head history and every node");
   cmd->callback([args, exit_code] { run_verb(exit_code, [&] { return run_tree(*args); }); });
 }
 

@@ -58,7 +58,8 @@ std::string params_text(const nlohmann::json& params) {
   return params.dump();
 }
 
-std::string node_line(const Node& n, const TreeView& v) {
+std::string node_line(const Node& n, const TreeView& v,
+                      const std::function<std::string(const Node&)>& annotate) {
   std::string line = fmt::format("#{} {}", n.id, to_string(n.kind));
   if (!n.design.empty()) line += " " + n.design;
   if (const std::string p = params_text(n.params); !p.empty()) line += " " + p;
@@ -69,20 +70,23 @@ std::string node_line(const Node& n, const TreeView& v) {
   } else if (v.former_heads.count(n.id) > 0) {
     line += " (former head)";
   }
+  if (annotate) {
+    if (const std::string note = annotate(n); !note.empty()) line += " (" + one_line(note) + ")";
+  }
   if (!n.reason.empty()) line += " - " + one_line(n.reason);
   return line;
 }
 
 void render_children(const TreeView& v, int64_t parent, const std::string& prefix,
-                     std::string& out) {
+                     const std::function<std::string(const Node&)>& annotate, std::string& out) {
   const auto it = v.children.find(parent);
   if (it == v.children.end()) return;
   const auto& kids = it->second;
   for (size_t k = 0; k < kids.size(); ++k) {
     const bool last = k + 1 == kids.size();
     const Node& n = v.nodes[kids[k]];
-    out += prefix + (last ? "└─ " : "├─ ") + node_line(n, v) + "\n";
-    render_children(v, n.id, prefix + (last ? "   " : "│  "), out);
+    out += prefix + (last ? "└─ " : "├─ ") + node_line(n, v, annotate) + "\n";
+    render_children(v, n.id, prefix + (last ? "   " : "│  "), annotate, out);
   }
 }
 
@@ -90,11 +94,19 @@ std::string dot_escape(std::string_view text) {
   std::string out;
   for (const char c : text) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': break;
-      default: out += c;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -104,34 +116,46 @@ std::string dot_escape(std::string_view text) {
 
 std::string status_color(NodeStatus status) {
   switch (status) {
-    case NodeStatus::kProposed: return "#ffffff";
-    case NodeStatus::kLintRejected: return "#fdd49e";
-    case NodeStatus::kBuildFailed: return "#fc8d59";
-    case NodeStatus::kIncorrect: return "#ef6548";
-    case NodeStatus::kCrashed: return "#d7301f";
-    case NodeStatus::kTimedOut: return "#fdbb84";
-    case NodeStatus::kRacedOut: return "#d9d9d9";
-    case NodeStatus::kSlower: return "#fee391";
-    case NodeStatus::kSame: return "#fff7bc";
-    case NodeStatus::kInconclusive: return "#c6dbef";
-    case NodeStatus::kAccepted: return "#a1d99b";
-    case NodeStatus::kCheated: return "#67000d";
+    case NodeStatus::kProposed:
+      return "#ffffff";
+    case NodeStatus::kLintRejected:
+      return "#fdd49e";
+    case NodeStatus::kBuildFailed:
+      return "#fc8d59";
+    case NodeStatus::kIncorrect:
+      return "#ef6548";
+    case NodeStatus::kCrashed:
+      return "#d7301f";
+    case NodeStatus::kTimedOut:
+      return "#fdbb84";
+    case NodeStatus::kRacedOut:
+      return "#d9d9d9";
+    case NodeStatus::kSlower:
+      return "#fee391";
+    case NodeStatus::kSame:
+      return "#fff7bc";
+    case NodeStatus::kInconclusive:
+      return "#c6dbef";
+    case NodeStatus::kAccepted:
+      return "#a1d99b";
+    case NodeStatus::kCheated:
+      return "#67000d";
   }
   return "#ffffff";
 }
 
-std::string render_text(const DesignTree& tree) {
+std::string render_text(const DesignTree& tree,
+                        const std::function<std::string(const Node&)>& annotate) {
   const TreeView v = view_of(tree);
   const KernelRecord k = tree.record();
   std::string out = fmt::format("{} (target {}): head #{}", k.name, k.target, v.head.node_id);
   if (v.head.median_ms) out += fmt::format(" at {:.4g} ms", *v.head.median_ms);
-  out += fmt::format(", {} head{}, {} node{}\n", v.history.size(),
-                     v.history.size() == 1 ? "" : "s", v.nodes.size(),
-                     v.nodes.size() == 1 ? "" : "s");
+  out += fmt::format(", {} head{}, {} node{}\n", v.history.size(), v.history.size() == 1 ? "" : "s",
+                     v.nodes.size(), v.nodes.size() == 1 ? "" : "s");
   for (const Node& n : v.nodes) {
     if (n.parent_id) continue;
-    out += node_line(n, v) + "\n";
-    render_children(v, n.id, "", out);
+    out += node_line(n, v, annotate) + "\n";
+    render_children(v, n.id, "", annotate, out);
   }
   return out;
 }

@@ -1,5 +1,6 @@
 #pragma once
 // A Design Tree as text for a terminal and as a Graphviz digraph.
+#include <functional>
 #include <string>
 
 #include "search/design_tree.h"
@@ -12,8 +13,10 @@ namespace headway::search {
 //   ├─ #2 design tiled {"tile":64} [slower] - SLOWER vs #1 in test #1 (...)
 //   │  └─ #4 variant tiled {"tile":128} [accepted] <== HEAD 0.412 ms - FASTER vs #1 ...
 //   └─ #3 design unrolled [build-failed] - error: ...
-// A reason's runs of white space (newlines included) become single spaces.
-std::string render_text(const DesignTree& tree);
+// A reason's runs of white space (newlines included) become single spaces. `annotate`, when
+// given, returns a note for a node (empty: none), shown in parentheses before the reason.
+std::string render_text(const DesignTree& tree,
+                        const std::function<std::string(const Node&)>& annotate = {});
 
 // A Graphviz digraph: one box per node filled by its status, an edge from each parent to each
 // child, the head drawn bold with a thick border, former heads with a double border. Reasons are
