@@ -50,7 +50,8 @@ AgentLedger::AgentLedger(store::Workspace& ws, Agent& agent, AgentBudget budget,
       budget_(budget),
       price_(price),
       run_(new_run_id()),
-      slots_(std::clamp(max_in_flight, 1, 64)) {}
+      max_in_flight_(std::clamp(max_in_flight, 1, 64)),
+      slots_(max_in_flight_) {}
 
 void AgentLedger::cancel(const std::string& why) {
   std::lock_guard lock(mu_);

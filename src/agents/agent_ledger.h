@@ -86,6 +86,7 @@ class AgentLedger {
   // The budget that is spent, in the words of BudgetSpent; empty while none is.
   std::string spent_budget() const;
   const std::string& run_id() const { return run_; }
+  int max_in_flight() const { return max_in_flight_; }
   Agent& agent() { return agent_; }
 
  private:
@@ -96,6 +97,7 @@ class AgentLedger {
   AgentBudget budget_;
   Price price_;
   std::string run_;
+  int max_in_flight_;
   std::counting_semaphore<64> slots_;
   mutable std::mutex mu_;  // guards spent_, reserved_ and the workspace
   Spent spent_;

@@ -137,11 +137,13 @@ std::vector<loop::Proposal> AgentProposer::propose(const loop::ProposalContext& 
   }
   // Read once, here: the calls below run on other threads and must not touch the workspace.
   const std::string cheat_sheet = options_.cheat_sheet ? options_.cheat_sheet() : "";
+  // One call in flight: asked in order on this thread, so that a run is repeatable call for call
+  // (a replay of its transcript answers every request with the answer it recorded).
+  const auto launch = ledger_.max_in_flight() == 1 ? std::launch::deferred : std::launch::async;
   std::vector<std::future<Answer>> pending;
   for (const auto& role : roles) {
-    pending.push_back(std::async(std::launch::async, [this, &ctx, &cheat_sheet, role] {
-      return ask(ctx, role, cheat_sheet);
-    }));
+    pending.push_back(std::async(
+        launch, [this, &ctx, &cheat_sheet, role] { return ask(ctx, role, cheat_sheet); }));
   }
   std::vector<loop::Proposal> out;
   std::exception_ptr fatal;

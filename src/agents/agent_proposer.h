@@ -2,7 +2,8 @@
 // The optimize loop's agent proposer: asks an agent, through the run's ledger, for whole new
 // designs (role "designer") and single changes to the head (role "variant"), with the kernel's
 // context rendered into the role's prompt template (agents/kernel_prompt.h, prompts/). The
-// batch's calls run at once (the ledger bounds how many are in flight).
+// batch's calls run at once (the ledger bounds how many are in flight); with one in flight they
+// run in order on the loop's thread, so that a replayed transcript reproduces the run exactly.
 //
 // An answer becomes a proposal only when it parses (agents/response_parse.h: one code block, or
 // for command agents the edited kernel.cc); anything else is stored as a malformed call with its

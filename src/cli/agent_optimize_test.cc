@@ -217,6 +217,49 @@ TEST_P(AgentOptimize, AnAuthFailureEndsTheRunWithAClearErrorAndKeepsTheWorkspace
   EXPECT_EQ(usage["total"]["outcomes"]["error:auth"], 1) << usage.dump(2);
 }
 
+// (design, status) of every node but the baseline, in id order.
+std::vector<std::string> node_outcomes(const std::string& ws) {
+  const auto tree = json_of(run_headway({"tree", "qkv", "--workspace", ws, "--json"}));
+  std::vector<std::string> out;
+  for (const auto& n : tree["nodes"]) {
+    if (n["kind"] != "baseline")
+      out.push_back(n["design"].get<std::string>() + " " + n["status"].get<std::string>());
+  }
+  return out;
+}
+
+// A run recorded with --agent-record and replayed from its transcript makes the same calls, gets
+// the same answers and ends with the same tree, without the provider.
+TEST_P(AgentOptimize, ARecordedRunReplaysExactly) {
+  const std::string transcript = (tmp_.path() / "run.jsonl").string();
+  std::vector<std::string> recorded_outcomes;
+  {
+    ScriptedProvider provider(GetParam(),
+                              {{200, "NAME: fast\n```\nsim-x 0.4\n```", false, false, ""},
+                               {200, "no code here", false, false, ""},
+                               {200, "```\nsim-wrong\n```", false, false, ""},
+                               {200, "```\nsim-x 0.5\n```", false, false, ""},
+                               {200, "```\nsim-x 0.35\n```", false, false, ""}});
+    auto args = optimize_args(provider, 5);
+    args.insert(args.end(), {"--agent-record", transcript});
+    const CliRun run = run_headway(args, "", 300);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    recorded_outcomes = node_outcomes(ws_);
+  }
+  const std::string replay_ws = (tmp_.path() / "replay").string();
+  ASSERT_EQ(run_headway({"init", replay_ws}).exit_code, 0);
+  const CliRun replay = run_headway(
+      {"optimize", "--workspace", replay_ws, "--target", "sim", "--kernels", "qkv", "--budget",
+       "2m", "--agent", "replay:" + transcript, "--agent-jobs", "1", "--max-calls", "5", "--json"},
+      "", 300);
+  ASSERT_EQ(replay.exit_code, 0) << replay.err;
+  const auto j = json_of(replay);
+  EXPECT_EQ(j["agent"]["calls"], 5);
+  EXPECT_EQ(j["agent"]["input_tokens"], 5000) << "the recorded token counts come back";
+  EXPECT_EQ(node_outcomes(replay_ws), recorded_outcomes);
+  EXPECT_GE(recorded_outcomes.size(), 3u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Protocols, AgentOptimize, ::testing::Values("openai", "anthropic"));
 
 TEST(AgentOptions, BadAgentOptionsAreUsageErrorsThatChangeNothing) {
