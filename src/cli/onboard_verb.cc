@@ -5,9 +5,12 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "agents/docs_agents.h"
+#include "cli/agent_options.h"
 #include "cli/cli_support.h"
 #include "cli/verbs.h"
 #include "knowledge/onboard.h"
+#include "knowledge/workspace_target.h"
 
 namespace headway::cli {
 
@@ -18,11 +21,13 @@ struct OnboardArgs {
   std::string summary;
   bool keep_facts = false;
   bool json = false;
+  AgentArgs agent;
 };
 
 nlohmann::json report_json(const knowledge::OnboardReport& report, bool measured) {
   nlohmann::json skipped = nlohmann::json::array();
-  for (const auto& s : report.docs_skipped) skipped.push_back({{"path", s.path}, {"reason", s.reason}});
+  for (const auto& s : report.docs_skipped)
+    skipped.push_back({{"path", s.path}, {"reason", s.reason}});
   nlohmann::json summary = nullptr;
   if (!report.summary_from.empty()) {
     nlohmann::json totals = nlohmann::json::object();
@@ -56,8 +61,30 @@ nlohmann::json report_json(const knowledge::OnboardReport& report, bool measured
 }
 
 int run_onboard(const OnboardArgs& args) {
+  validate_agent_args(args.agent);
   store::Workspace ws = open_workspace_or_throw(args.workspace);
   knowledge::OnboardOptions options;
+  // With --agent: the summarizer writes the summary (unless --summary gives one) and two judge
+  // passes check it, after the script pass.
+  AgentRun agent_run = start_agent_run(ws, args.agent);
+  std::vector<std::unique_ptr<agents::AgentClaimJudge>> judges;
+  if (agent_run) {
+    const auto prompts = ws.root() / ".headway" / "prompts";
+    for (const char* name : {"agent-judge-1", "agent-judge-2"}) {
+      judges.push_back(std::make_unique<agents::AgentClaimJudge>(*agent_run.ledger, name, prompts));
+      options.judges.push_back(judges.back().get());
+    }
+    options.summarizer = fmt::format("{} (summarizer)", args.agent.spec);
+    options.summarize = [&agent_run, &ws, prompts](const knowledge::Corpus& corpus) {
+      agents::SummarizeOptions o;
+      o.target = knowledge::workspace_target_name(ws);
+      o.prompts_dir = prompts;
+      o.log = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
+      fmt::print(stderr, "summarizing {} docs files with {} ...\n", corpus.files.size(),
+                 agent_run.agent->model());
+      return agents::summarize_corpus(*agent_run.ledger, corpus, o);
+    };
+  }
   if (!args.docs.empty()) options.docs = args.docs;
   if (!args.summary.empty()) options.summary = args.summary;
   if (args.keep_facts) {
@@ -66,8 +93,15 @@ int run_onboard(const OnboardArgs& args) {
   if (options.measure) {
     fmt::print(stderr, "onboarding; measuring chip facts ...\n");
   }
-  auto report = knowledge::onboard(ws, options);
+  store::Result<knowledge::OnboardReport> report = store::Error{""};
+  try {
+    report = knowledge::onboard(ws, options);
+  } catch (const agents::AgentError& e) {
+    throw UsageError(
+        fmt::format("agent {}: {}: {}", args.agent.spec, agents::to_string(e.kind()), e.what()));
+  }
   if (!report) throw UsageError(report.error().message);
+  if (agent_run) fmt::print(stderr, "{}\n", agent_run_line(agent_run));
   if (args.json) {
     fmt::print("{}\n", report_json(*report, options.measure).dump(2));
     return kExitOk;
@@ -112,6 +146,7 @@ void add_onboard(CLI::App& app, int* exit_code) {
   cmd->add_option("--workspace", args->workspace,
                   "workspace directory (default: the nearest one up from here)");
   cmd->add_flag("--json", args->json, "print one JSON object (progress goes to stderr)");
+  add_agent_options(cmd, args->agent);
   cmd->callback([args, exit_code] { run_verb(exit_code, [&] { return run_onboard(*args); }); });
 }
 

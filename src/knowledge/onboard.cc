@@ -4,9 +4,9 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <map>
 #include <memory>
 #include <stdexcept>
-#include <map>
 #include <utility>
 
 #include "knowledge/citation_json.h"
@@ -118,11 +118,14 @@ std::string render_cheatsheet(store::Workspace& ws, const std::string& toolchain
   std::string have, lack;
   for (const Fact& f : list_facts(ws, toolchain)) {
     if (f.name.rfind(targets::kIsaPrefix, 0) != 0) continue;
-    (f.value != 0.0 ? have : lack) += " " + f.name.substr(std::string_view(targets::kIsaPrefix).size());
+    (f.value != 0.0 ? have : lack) +=
+        " " + f.name.substr(std::string_view(targets::kIsaPrefix).size());
   }
   if (!have.empty() || !lack.empty()) {
-    md += fmt::format("\nInstruction sets candidates may use here (this chip, current toolchain):{}  \n"
-                      "Not available:{}\n", have.empty() ? " none" : have, lack.empty() ? " none" : lack);
+    md += fmt::format(
+        "\nInstruction sets candidates may use here (this chip, current toolchain):{}  \n"
+        "Not available:{}\n",
+        have.empty() ? " none" : have, lack.empty() ? " none" : lack);
   }
   const auto rules = list_rules(ws);
   md += fmt::format("\n## Legality rules ({})\n\n", rules.size());
@@ -188,6 +191,13 @@ store::Result<OnboardReport> onboard(store::Workspace& ws, const OnboardOptions&
           fmt::format("built-in ({}), offline: no agent configured", docs.summary_path);
     }
   }
+  if (!options.summary && options.summarize) {
+    if (std::string written = options.summarize(*corpus); !written.empty()) {
+      summary = std::move(written);
+      report.summary_from = fmt::format(
+          "written by {}", options.summarizer.empty() ? "an agent" : options.summarizer);
+    }
+  }
   auto indexing = index_corpus(ws, *corpus, utc_timestamp_now());
   if (!indexing) return store::Error{indexing.error().message};
   report.docs_root = corpus->root;
@@ -222,7 +232,8 @@ store::Result<OnboardReport> onboard(store::Workspace& ws, const OnboardOptions&
 
   // 4. Chip facts.
   report.toolchain = toolchain_id_of(*target);
-  if (options.measure) measure_and_store_facts(ws, *target, report.toolchain, options.measure_options);
+  if (options.measure)
+    measure_and_store_facts(ws, *target, report.toolchain, options.measure_options);
   report.facts = static_cast<int>(list_facts(ws, report.toolchain).size());
 
   // 5. Rules.

@@ -17,6 +17,7 @@
 // Inputs (the docs folder, the summary) are read before anything is written: bad input is an
 // error that leaves the workspace as it was. Every file is replaced atomically.
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,6 +38,10 @@ struct OnboardOptions {
   std::optional<std::filesystem::path> docs;     // nullopt: the workspace target's own docs
   std::optional<std::filesystem::path> summary;  // nullopt: see step 2
   std::vector<ClaimJudge*> judges;               // the agent passes; empty offline
+  // Step 2 with an agent: when set and no summary is given, writes the summary from the corpus
+  // (empty: it wrote none, and the offline choice stands). summarizer names it for the report.
+  std::function<std::string(const Corpus&)> summarize;
+  std::string summarizer;
 };
 
 struct OnboardReport {
