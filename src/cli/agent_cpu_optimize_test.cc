@@ -1,0 +1,64 @@
+// On the real cpu target: a server that speaks the OpenAI protocol answers with a correct kernel
+// that is faster than the baseline (the design library's f16cvt design, as an agent might write
+// it), and `headway optimize --agent` builds it, checks it in the sandbox and makes it the head
+// through the acceptance test. Repeated answers are stored as duplicates, not tried twice.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "agents/test_http_server.h"
+#include "cli/cli_test_support.h"
+#include "loop/design_library.h"
+#include "store/test_temp_dir.h"
+#include "targets/registry.h"
+
+namespace headway::cli {
+namespace {
+
+std::string faster_attn_out() {
+  const auto target = targets::make_target("cpu");
+  for (const auto& d : loop::designs_for(*target, "attn_out")) {
+    if (d.name == "f16cvt") return d.render(d.defaults());
+  }
+  ADD_FAILURE() << "the library has no attn_out/f16cvt design";
+  return "";
+}
+
+TEST(AgentCpuOptimize, AFasterKernelTheAgentWritesBecomesTheHead) {
+  const std::string answer = "NAME: f16 convert\nWHY: decode with vcvtph2ps\n```cpp\n" + faster_attn_out() + "```\n";
+  agents::testing::TestHttpServer server("/v1/chat/completions", [&](int, const httplib::Request&, httplib::Response& res) {
+    res.set_content(nlohmann::json{{"model", "kernel-writer"},
+                                   {"choices", {{{"index", 0},
+                                                 {"message", {{"role", "assistant"}, {"content", answer}}},
+                                                 {"finish_reason", "stop"}}}},
+                                   {"usage", {{"prompt_tokens", 4000}, {"completion_tokens", 2000}}}}
+                        .dump(),
+                    "application/json");
+  });
+  store::TestTempDir tmp;
+  const std::string ws = (tmp.path() / "ws").string();
+  ASSERT_EQ(run_headway({"init", ws}).exit_code, 0);
+  const CliRun run = run_headway({"optimize", "--workspace", ws, "--kernels", "attn_out", "--budget", "5m", "--agent",
+                                  "openai:kernel-writer", "--agent-base-url", server.base_url(), "--agent-jobs", "1",
+                                  "--max-calls", "2", "--json"},
+                                 "", 600);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j["accepted"], 1) << run.err;
+  EXPECT_EQ(j["stopped"], "agent budget spent: --max-calls 2 (2 calls made)");
+  ASSERT_EQ(j["kernels"].size(), 1u);
+  EXPECT_GT(j["kernels"][0]["speedup"].get<double>(), 1.5) << j.dump(2);
+
+  const auto tree = nlohmann::json::parse(run_headway({"tree", "attn_out", "--workspace", ws, "--json"}).out);
+  const auto& head = tree["nodes"][tree["head"].get<int>() - 1];
+  EXPECT_EQ(head["design"], "agent/f16_convert");
+  EXPECT_EQ(head["status"], "accepted");
+  EXPECT_EQ(head["agent_call"]["model"], "kernel-writer");
+  const auto usage = nlohmann::json::parse(run_headway({"agents", "usage", "--workspace", ws, "--json"}).out);
+  EXPECT_EQ(usage["total"]["calls"], 2);
+  EXPECT_EQ(usage["total"]["accepted"], 1);
+  EXPECT_EQ(usage["total"]["outcomes"]["duplicate"], 1) << usage.dump(2);
+}
+
+}  // namespace
+}  // namespace headway::cli
