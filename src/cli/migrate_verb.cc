@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "agents/porter.h"
+#include "cli/agent_options.h"
 #include "cli/cli_support.h"
 #include "cli/verbs.h"
 #include "common/duration.h"
@@ -20,6 +22,7 @@ struct MigrateArgs {
   std::string wait = "10m";
   bool no_remeasure = false;
   bool json = false;
+  AgentArgs agent;
 };
 
 template <typename T>
@@ -55,7 +58,9 @@ nlohmann::json report_json(const knowledge::MigrationReport& report, size_t fact
           {"heads",
            {{"kept", report.heads_kept},
             {"fell_back", report.heads_fell_back},
-            {"broken", report.heads_broken}}},
+            {"broken", report.heads_broken},
+            {"ports_proposed", report.ports_proposed},
+            {"ports_failed", report.ports_failed}}},
           {"notes", report.notes},
           {"timings", timings},
           {"facts_measured", facts_measured},
@@ -99,6 +104,7 @@ int run_migrate(const MigrateArgs& args) {
   if (!wait) {
     throw UsageError(fmt::format("--wait '{}' does not parse (examples: 30s, 10m)", args.wait));
   }
+  validate_agent_args(args.agent);
   store::Workspace ws = open_workspace_or_throw(args.workspace);
   std::unique_ptr<targets::Target> to;
   try {
@@ -128,7 +134,22 @@ int run_migrate(const MigrateArgs& args) {
   options.cache_dir = build_cache_dir();
   options.check_heads = true;
   options.remeasure = !args.no_remeasure;
-  auto report = knowledge::migrate_toolchain(ws, *to, options);
+  // With --agent, the porter ports every head that fails under the new toolchain.
+  AgentRun agent_run = start_agent_run(ws, args.agent);
+  if (agent_run) {
+    options.port =
+        agents::agent_porter(*agent_run.ledger, *to, ws.root() / ".headway" / "prompts",
+                             [](const std::string& line) { fmt::print(stderr, "{}\n", line); });
+    options.on_ported = agents::record_port(*agent_run.ledger);
+  }
+  store::Result<knowledge::MigrationReport> report = store::Error{""};
+  try {
+    report = knowledge::migrate_toolchain(ws, *to, options);
+  } catch (const agents::AgentError& e) {
+    pause->release();
+    throw UsageError(
+        fmt::format("agent {}: {}: {}", args.agent.spec, agents::to_string(e.kind()), e.what()));
+  }
   size_t facts_measured = 0;
   if (report && options.remeasure && knowledge::list_facts(ws, report->to_id).empty()) {
     // Floors and the decode ceiling are kept per toolchain: the new one gets its own, measured
@@ -177,6 +198,7 @@ void add_migrate(CLI::App& app, int* exit_code) {
       "skip re-measuring baselines and heads with the new toolchain (quicker; the loop then "
       "keeps the previous figures)");
   cmd->add_flag("--json", args->json, "print one JSON object (progress goes to stderr)");
+  add_agent_options(cmd, args->agent);
   cmd->callback([args, exit_code] { run_verb(exit_code, [&] { return run_migrate(*args); }); });
 }
 

@@ -17,6 +17,7 @@ namespace {
 
 struct HeadCheck {
   bool ok = false;
+  bool built = false;
   std::string why;
 };
 
@@ -25,11 +26,59 @@ HeadCheck check_source(const KernelContract* kernel, const std::string& source,
   const targets::BuildOutcome built = target.build(source, cache);
   if (!built.built()) {
     const std::string line = target.normalize_diagnostic(built.diagnostics).line;
-    return {false, "does not build: " + (line.empty() ? built.diagnostics.substr(0, 200) : line)};
+    return {false, false,
+            "does not build: " + (line.empty() ? built.diagnostics.substr(0, 200) : line)};
   }
-  if (!kernel) return {true, "builds (no contract to check)"};
+  if (!kernel) return {true, true, "builds (no contract to check)"};
   const targets::CheckOutcome check = target.check(*kernel, built.artifact, {});
-  return {check.correct(), check.description};
+  return {check.correct(), true, check.description};
+}
+
+// Asks the porter for a port of the failing head and records it as a variant of that head.
+void port_head(search::DesignTree& tree, int64_t head, const std::string& head_source,
+               const std::string& why, const KernelContract* contract, targets::Target& to,
+               const std::filesystem::path& cache, const MigrateOptions& options,
+               MigrationReport& report) {
+  const std::string kernel = tree.kernel();
+  const auto port = options.port(kernel, head_source, why);
+  if (!port) {
+    report.notes.push_back(fmt::format("{}: the porter gave no port of head {}", kernel, head));
+    return;
+  }
+  search::NewNode n;
+  n.kind = search::NodeKind::kVariant;
+  n.parent_id = head;
+  n.design = tree.node(head) ? tree.node(head)->design : "";
+  n.source = port->source;
+  n.proposer = port->proposer;
+  auto added = tree.add(n);
+  if (!added) {
+    report.notes.push_back(fmt::format("{}: the port of head {} was not recorded: {}", kernel, head,
+                                       added.error().message));
+    return;
+  }
+  const int64_t node = added->node.id;
+  if (port->agent_call && options.on_ported) options.on_ported(node, *port->agent_call);
+  if (added->duplicate) {
+    report.notes.push_back(
+        fmt::format("{}: the port of head {} is node {}, already tried", kernel, head, node));
+    return;
+  }
+  const HeadCheck c = check_source(contract, port->source, to, cache);
+  if (c.ok) {
+    ++report.ports_proposed;
+    report.notes.push_back(
+        fmt::format("{}: the port of head {} builds and passes: node {}, proposed for the "
+                    "acceptance test of the next optimize run",
+                    kernel, head, node));
+    return;
+  }
+  ++report.ports_failed;
+  (void)tree.set_status(node,
+                        c.built ? search::NodeStatus::kIncorrect : search::NodeStatus::kBuildFailed,
+                        c.why, {{"toolchain", to.identity().id}, {"ported_from", head}});
+  report.notes.push_back(
+      fmt::format("{}: the port of head {} fails too (node {}): {}", kernel, head, node, c.why));
 }
 
 }  // namespace
@@ -40,15 +89,20 @@ std::string MigrationReport::summary() const {
       "kept, {} fell back",
       rules, verified, rewritten, retired, carried, heads_kept, heads_fell_back);
   if (heads_broken > 0) s += fmt::format(", {} broken", heads_broken);
+  if (ports_proposed + ports_failed > 0) {
+    s += fmt::format("; ports: {} proposed for testing, {} failed", ports_proposed, ports_failed);
+  }
   return s;
 }
 
 store::Result<MigrationReport> migrate_toolchain(store::Workspace& ws, targets::Target& to,
                                                  const MigrateOptions& options) {
   const targets::ToolchainInfo id = to.identity();
-  if (!id.found) return store::Error{fmt::format("cannot use toolchain '{}': {}", to.toolchain(), id.error)};
+  if (!id.found)
+    return store::Error{fmt::format("cannot use toolchain '{}': {}", to.toolchain(), id.error)};
   if (id.version.empty()) {
-    return store::Error{fmt::format("cannot use toolchain '{}': it reports no version", to.toolchain())};
+    return store::Error{
+        fmt::format("cannot use toolchain '{}': it reports no version", to.toolchain())};
   }
   const std::filesystem::path cache =
       options.cache_dir.empty() ? ws.root() / ".headway" / "builds" : options.cache_dir;
@@ -71,7 +125,8 @@ store::Result<MigrationReport> migrate_toolchain(store::Workspace& ws, targets::
 
   // Failures no one mined yet (a workspace optimized by an older headway) become rules first.
   for (const search::KernelRecord& k : search::DesignTree::kernels(ws)) {
-    if (auto mined = mine_rules_from_tree(ws, k.name); mined) report.mined_new_rules += mined->new_rules;
+    if (auto mined = mine_rules_from_tree(ws, k.name); mined)
+      report.mined_new_rules += mined->new_rules;
   }
 
   for (const Rule& rule : list_rules(ws)) {
@@ -107,8 +162,9 @@ store::Result<MigrationReport> migrate_toolchain(store::Workspace& ws, targets::
       ++report.rewritten;
       store::Transaction txn(ws.db());
       set_rule_text(ws, rule.id, fmt::format("the compiler rejects: {}", line));
-      set_rule_status(ws, rule.id, id.id, RuleState::kRewritten,
-                      {{"diagnostic", line}, {"signature", signature}, {"previous_text", rule.text}});
+      set_rule_status(
+          ws, rule.id, id.id, RuleState::kRewritten,
+          {{"diagnostic", line}, {"signature", signature}, {"previous_text", rule.text}});
       txn.commit();
       report.notes.push_back(fmt::format("rule {} rewritten: {}", rule.id, signature));
     }
@@ -137,16 +193,16 @@ store::Result<MigrationReport> migrate_toolchain(store::Workspace& ws, targets::
           continue;
         }
         if (!c.ok) continue;
-        auto set = tree->set_head(it->node_id, it->median_ms, std::nullopt,
-                                  fmt::format("toolchain migration to {}: head {} {}", id.version,
-                                              head, head_why),
-                                  {{"migration", id.id}, {"failed_head", head}, {"why", head_why}});
+        auto set = tree->set_head(
+            it->node_id, it->median_ms, std::nullopt,
+            fmt::format("toolchain migration to {}: head {} {}", id.version, head, head_why),
+            {{"migration", id.id}, {"failed_head", head}, {"why", head_why}});
         if (!set) {
           ws.set_meta("head_override." + k.name, std::to_string(it->node_id));
-          report.notes.push_back(fmt::format("{}: head {} fails ({}); set_head refused node {} ({}), "
-                                             "recorded in meta head_override.{}",
-                                             k.name, head, head_why, it->node_id, set.error().message,
-                                             k.name));
+          report.notes.push_back(
+              fmt::format("{}: head {} fails ({}); set_head refused node {} ({}), "
+                          "recorded in meta head_override.{}",
+                          k.name, head, head_why, it->node_id, set.error().message, k.name));
         } else {
           report.notes.push_back(fmt::format("{}: head {} fails ({}); fell back to node {}", k.name,
                                              head, head_why, it->node_id));
@@ -156,8 +212,13 @@ store::Result<MigrationReport> migrate_toolchain(store::Workspace& ws, targets::
       }
       if (!done) {
         ++report.heads_broken;
-        report.notes.push_back(fmt::format("{}: no head in its history builds and passes with {} ({})",
-                                           k.name, id.version, head_why));
+        report.notes.push_back(
+            fmt::format("{}: no head in its history builds and passes with {} ({})", k.name,
+                        id.version, head_why));
+      }
+      if (!head_why.empty() && options.port) {
+        if (const auto source = tree->source(head))
+          port_head(*tree, head, *source, head_why, contract, to, cache, options, report);
       }
     }
   }

@@ -20,6 +20,7 @@
 // optimize pause (loop/optimize_pause.h), as `headway migrate` does.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,6 +38,7 @@ struct MigrationReport {
   int rules = 0;
   int verified = 0, rewritten = 0, retired = 0, carried = 0;
   int heads_kept = 0, heads_fell_back = 0, heads_broken = 0;
+  int ports_proposed = 0, ports_failed = 0;  // with a porter: ports that passed, and that did not
   std::vector<std::string> notes;  // one line per fallback, rewrite, retirement or broken head
 
   // One per kernel when re-measuring: the new toolchain's figures and the previous ones (the
@@ -52,15 +54,34 @@ struct MigrationReport {
   };
   std::vector<Timings> timings;
   // "N rules: a re-verified, b rewritten, c retired, d carried over unverified; heads: x kept,
-  // y fell back" (and ", z broken" when any).
+  // y fell back" (and ", z broken" when any; "; ports: p proposed for testing, f failed" with a
+  // porter).
   std::string summary() const;
 };
+
+// A port of a head that fails under the new toolchain, as a porter (an agent) proposes it.
+struct Port {
+  std::string source;
+  std::string proposer;               // recorded on the node, e.g. "openai:m porter"
+  std::optional<int64_t> agent_call;  // the call that wrote it (agents/agent_ledger.h)
+};
+// kernel, the failing head's source, why it fails under the new toolchain (its first diagnostic
+// or the check's description): a port to try, or nullopt when the porter has none.
+using Porter = std::function<std::optional<Port>(
+    const std::string& kernel, const std::string& source, const std::string& why)>;
 
 struct MigrateOptions {
   std::filesystem::path cache_dir;  // where builds go; empty: <workspace>/.headway/builds
   bool check_heads = true;
   bool remeasure = true;  // re-measure baselines and heads (needs check_heads' fallbacks first)
   int readings = 11;      // timed readings of each when re-measuring
+  // With a porter, every head that fails is ported: the port becomes a variant of the failing
+  // head, built and checked with the new toolchain. One that passes stays proposed, so that the
+  // next optimize run tests it against the head the kernel fell back to (a port replaces a head
+  // only through the acceptance test); one that fails gets its status (build-failed, incorrect).
+  Porter port;
+  // Called with each port's node and the agent call that wrote it.
+  std::function<void(int64_t node, int64_t agent_call)> on_ported;
 };
 
 // Migrates ws to the toolchain selected in `to` (the workspace's target) as described above. An

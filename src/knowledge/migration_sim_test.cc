@@ -31,9 +31,11 @@ class SimMigration : public ::testing::Test {
     broken.source = "sim-build-error 'x' was not declared in this scope\n";
     const auto b = tree_->add(broken).value().node;
     const auto built = sim_->build(broken.source, {});
-    ASSERT_TRUE(tree_->set_status(b.id, NodeStatus::kBuildFailed, "does not build",
-                                  {{"diagnostics", built.diagnostics}, {"toolchain", sim_->identity().id}})
-                    .ok());
+    ASSERT_TRUE(
+        tree_
+            ->set_status(b.id, NodeStatus::kBuildFailed, "does not build",
+                         {{"diagnostics", built.diagnostics}, {"toolchain", sim_->identity().id}})
+            .ok());
     search::NewNode fast;
     fast.design = "fast";
     fast.source = "sim-x 0.5\n";
@@ -52,7 +54,7 @@ class SimMigration : public ::testing::Test {
 TEST_F(SimMigration, ReverifiesRulesKeepsHeadsAndRemeasures) {
   EXPECT_EQ(current_toolchain_id(*ws_), "sim:sim-1");
   auto to = targets::make_target("sim", "sim-2");
-  const auto report = migrate_toolchain(*ws_, *to, {dir_.path() / "builds", true, true, 5});
+  const auto report = migrate_toolchain(*ws_, *to, {dir_.path() / "builds", true, true, 5, {}, {}});
   ASSERT_TRUE(report.ok()) << report.error().message;
   EXPECT_EQ(report->from_id, "sim:sim-1");
   EXPECT_EQ(report->to_id, "sim:sim-2");
@@ -60,7 +62,8 @@ TEST_F(SimMigration, ReverifiesRulesKeepsHeadsAndRemeasures) {
   EXPECT_EQ(report->verified, 1);
   EXPECT_EQ(report->heads_kept, 1);
   ASSERT_EQ(report->timings.size(), 1u);
-  ASSERT_TRUE(report->timings[0].baseline_ms && report->timings[0].head_ms) << report->timings[0].failure;
+  ASSERT_TRUE(report->timings[0].baseline_ms && report->timings[0].head_ms)
+      << report->timings[0].failure;
   EXPECT_NEAR(*report->timings[0].head_ms / *report->timings[0].baseline_ms, 0.5, 0.05);
   EXPECT_EQ(current_toolchain_id(*ws_), "sim:sim-2");
   EXPECT_EQ(workspace_toolchain(*ws_, "sim"), "sim-2");
@@ -69,7 +72,7 @@ TEST_F(SimMigration, ReverifiesRulesKeepsHeadsAndRemeasures) {
 
 TEST_F(SimMigration, AMissingToolchainIsRefusedChangingNothing) {
   auto to = targets::make_target("sim", "missing-2");
-  const auto report = migrate_toolchain(*ws_, *to, {dir_.path() / "builds", true, true, 5});
+  const auto report = migrate_toolchain(*ws_, *to, {dir_.path() / "builds", true, true, 5, {}, {}});
   ASSERT_FALSE(report.ok());
   EXPECT_NE(report.error().message.find("missing-2"), std::string::npos) << report.error().message;
   EXPECT_EQ(current_toolchain_id(*ws_), "sim:sim-1");

@@ -42,8 +42,10 @@ class MigrationFixture : public ::testing::Test {
     EXPECT_TRUE(added.ok());
     const auto built = gcc_->build(n.source, cache_.path());
     if (!built.built()) {
-      EXPECT_TRUE(tree_->set_status(added->node.id, NodeStatus::kBuildFailed, "does not build",
-                                    {{"diagnostics", built.diagnostics}, {"toolchain", gcc_id_.id}}).ok());
+      EXPECT_TRUE(tree_
+                      ->set_status(added->node.id, NodeStatus::kBuildFailed, "does not build",
+                                   {{"diagnostics", built.diagnostics}, {"toolchain", gcc_id_.id}})
+                      .ok());
     } else {
       const auto check = gcc_->check(*kernel_, built.artifact, {});
       EXPECT_TRUE(check.correct()) << check.description;
@@ -64,7 +66,8 @@ TEST_F(MigrationFixture, GccToClangReverifiesRewritesRetiresAndFallsBack) {
   // An error both compilers give alike: re-verified.
   const auto both = add_screened("dup", "int headway_dup = 1;\nint headway_dup = 2;");
   // GCC refuses out-of-order designators; clang only warns: retired.
-  const auto order = add_screened("order", "struct HwS { int a; int b; };\nHwS hw_s = {.b = 1, .a = 2};");
+  const auto order =
+      add_screened("order", "struct HwS { int a; int b; };\nHwS hw_s = {.b = 1, .a = 2};");
   // Both refuse, in different words: rewritten.
   const auto undeclared = add_screened("undeclared", "void hw_f() { hw_undefined(3); }");
   ASSERT_EQ(both.status, NodeStatus::kBuildFailed);
@@ -76,16 +79,19 @@ TEST_F(MigrationFixture, GccToClangReverifiesRewritesRetiresAndFallsBack) {
   ASSERT_EQ(mined->new_rules, 3);
   // A device finding has no repro: carried over unverified.
   const auto wrong = add_screened("wrong", "// wrong");
-  ASSERT_TRUE(tree_->set_status(wrong.id, NodeStatus::kIncorrect, "incorrect",
-                                {{"check", "incorrect (seed 1): q[3] = 1 but reference 2"},
-                                 {"toolchain", gcc_id_.id}}).ok());
+  ASSERT_TRUE(tree_
+                  ->set_status(wrong.id, NodeStatus::kIncorrect, "incorrect",
+                               {{"check", "incorrect (seed 1): q[3] = 1 but reference 2"},
+                                {"toolchain", gcc_id_.id}})
+                  .ok());
   // The head uses a GCC-only builtin: it builds and passes with g++, not with clang++.
   const auto gcc_only = add_screened(
-      "gcc_only", "#include <immintrin.h>\n__m128 hw_twice(__m128 a) { return __builtin_ia32_addps(a, a); }");
+      "gcc_only",
+      "#include <immintrin.h>\n__m128 hw_twice(__m128 a) { return __builtin_ia32_addps(a, a); }");
   ASSERT_EQ(gcc_only.status, NodeStatus::kProposed);
   ASSERT_TRUE(tree_->set_head(gcc_only.id, 1.0, std::nullopt, "test").ok());
 
-  auto report = migrate_toolchain(*ws_, *clang_, {cache_.path(), true});
+  auto report = migrate_toolchain(*ws_, *clang_, {cache_.path(), true, true, 11, {}, {}});
   ASSERT_TRUE(report.ok()) << report.error().message;
   EXPECT_EQ(report->mined_new_rules, 1);
   for (const auto& n : report->notes) std::printf("  %s\n", n.c_str());
@@ -110,7 +116,8 @@ TEST_F(MigrationFixture, GccToClangReverifiesRewritesRetiresAndFallsBack) {
   EXPECT_EQ(state("error: '<id>' was not declared", report->to_id), "rewritten");
   EXPECT_EQ(state("pattern: incorrect", report->to_id), "carried-unverified");
   EXPECT_EQ(state("error: designator order", gcc_id_.id), "verified");  // the old status stays
-  EXPECT_NE(find_rule(*ws_, "error: '<id>' was not declared in this scope")->text.find("undeclared identifier"),
+  EXPECT_NE(find_rule(*ws_, "error: '<id>' was not declared in this scope")
+                ->text.find("undeclared identifier"),
             std::string::npos);
 
   EXPECT_EQ(tree_->head().node_id, tree_->root().id);  // fell back to the baseline
@@ -143,12 +150,80 @@ TEST_F(MigrationFixture, MissingCompilerIsRefusedChangingNothing) {
   const auto undeclared = add_screened("undeclared", "void hw_f() { hw_undefined(3); }");
   ASSERT_TRUE(mine_rules_from_tree(*ws_, "qkv").ok());
   const auto missing = targets::make_target("cpu", (dir_.path() / "no-such-c++").string());
-  auto report = migrate_toolchain(*ws_, *missing, {cache_.path(), true});
+  auto report = migrate_toolchain(*ws_, *missing, {cache_.path(), true, true, 11, {}, {}});
   ASSERT_FALSE(report.ok());
-  EXPECT_NE(report.error().message.find("no-such-c++"), std::string::npos) << report.error().message;
+  EXPECT_NE(report.error().message.find("no-such-c++"), std::string::npos)
+      << report.error().message;
   EXPECT_EQ(ws_->meta("cpu.toolchain"), "g++");
   EXPECT_EQ(list_rules(*ws_).at(0).statuses.size(), 1u);
   EXPECT_EQ(tree_->head_history().size(), 1u);
+}
+
+}  // namespace
+}  // namespace headway::knowledge
+
+namespace headway::knowledge {
+namespace {
+
+// A porter (an agent in the product, a function here: the seam) ports a head that fails under the
+// new toolchain; the port is built and checked with it and waits, proposed, for the acceptance
+// test of the next optimize run. A port that fails too gets its status.
+TEST_F(MigrationFixture, APortOfAFailingHeadIsCheckedAndProposedNotMadeHead) {
+  const auto gcc_only = add_screened(
+      "gcc_only",
+      "#include <immintrin.h>\n__m128 hw_twice(__m128 a) { return __builtin_ia32_addps(a, a); }");
+  ASSERT_TRUE(tree_->set_head(gcc_only.id, 1.0, std::nullopt, "test").ok());
+  std::vector<std::string> asked;
+  MigrateOptions options{cache_.path(), true, false, 11, {}, {}};
+  options.port = [&](const std::string& kernel, const std::string& source,
+                     const std::string& why) -> std::optional<Port> {
+    asked.push_back(kernel + " | " + why);
+    std::string ported = source;
+    const std::string from = "__builtin_ia32_addps(a, a)";
+    ported.replace(ported.find(from), from.size(), "_mm_add_ps(a, a)");
+    return Port{ported, "test porter", std::nullopt};
+  };
+  auto report = migrate_toolchain(*ws_, *clang_, options);
+  ASSERT_TRUE(report.ok()) << report.error().message;
+  ASSERT_EQ(asked.size(), 1u);
+  EXPECT_EQ(asked[0].rfind("qkv | does not build: ", 0), 0u) << asked[0];
+  EXPECT_EQ(report->ports_proposed, 1);
+  EXPECT_NE(report->summary().find("ports: 1 proposed for testing, 0 failed"), std::string::npos)
+      << report->summary();
+  EXPECT_EQ(tree_->head().node_id, tree_->root().id)
+      << "the port does not become head without a test";
+  std::optional<search::Node> port;
+  for (const auto& n : tree_->nodes()) {
+    if (n.parent_id == gcc_only.id) port = n;
+  }
+  ASSERT_TRUE(port);
+  EXPECT_EQ(port->kind, search::NodeKind::kVariant);
+  EXPECT_EQ(port->status, NodeStatus::kProposed);
+  EXPECT_EQ(port->proposer, "test porter");
+  EXPECT_EQ(port->design, "gcc_only");
+}
+
+TEST_F(MigrationFixture, APortThatFailsTooIsRecordedWithItsStatus) {
+  const auto gcc_only = add_screened(
+      "gcc_only",
+      "#include <immintrin.h>\n__m128 hw_twice(__m128 a) { return __builtin_ia32_addps(a, a); }");
+  ASSERT_TRUE(tree_->set_head(gcc_only.id, 1.0, std::nullopt, "test").ok());
+  MigrateOptions options{cache_.path(), true, false, 11, {}, {}};
+  options.port = [&](const std::string&, const std::string& source,
+                     const std::string&) -> std::optional<Port> {
+    return Port{source + "\nint hw_ported = hw_still_undeclared;\n", "test porter", std::nullopt};
+  };
+  auto report = migrate_toolchain(*ws_, *clang_, options);
+  ASSERT_TRUE(report.ok()) << report.error().message;
+  EXPECT_EQ(report->ports_failed, 1);
+  bool found = false;
+  for (const auto& n : tree_->nodes()) {
+    if (n.parent_id != gcc_only.id) continue;
+    found = true;
+    EXPECT_EQ(n.status, NodeStatus::kBuildFailed);
+    EXPECT_NE(n.reason.find("does not build"), std::string::npos) << n.reason;
+  }
+  EXPECT_TRUE(found);
 }
 
 }  // namespace

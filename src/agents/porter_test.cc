@@ -1,0 +1,82 @@
+#include "agents/porter.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "agents/replay_agent.h"
+#include "store/test_temp_dir.h"
+#include "targets/registry.h"
+
+namespace headway::agents {
+namespace {
+
+class PorterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ws.emplace(store::Workspace::create(dir.path() / "ws").value());
+    target = targets::make_target("cpu");
+  }
+  std::filesystem::path transcript(const std::vector<nlohmann::json>& entries) {
+    const auto path = dir.path() / "t.jsonl";
+    std::ofstream out(path);
+    for (const auto& e : entries) out << e.dump() << "\n";
+    return path;
+  }
+  store::TestTempDir dir;
+  std::optional<store::Workspace> ws;
+  std::unique_ptr<targets::Target> target;
+};
+
+TEST_F(PorterTest, AnAnswerBecomesAPortAndTheCallIsLinkedToItsNode) {
+  ReplayAgent agent(
+      transcript({{{"role", "porter"},
+                   {"model", "p-1"},
+                   {"response", "WHY: portable intrinsic\n```cpp\nint ported;\n```"}}}));
+  AgentLedger ledger(*ws, agent);
+  const auto port =
+      agent_porter(ledger, *target, "")("qkv", "int broken;\n", "does not build: error: x");
+  ASSERT_TRUE(port);
+  EXPECT_EQ(port->source, "int ported;\n");
+  EXPECT_EQ(port->proposer, "replay:p-1 porter");
+  ASSERT_TRUE(port->agent_call);
+  // The prompt names the failure and carries the broken source.
+  auto s = ws->db().prepare("SELECT prompt_hash FROM agent_calls WHERE id = ?");
+  s.bind(1, *port->agent_call);
+  ASSERT_TRUE(s.step());
+  const auto prompt = ws->artifacts().get(s.text(0));
+  ASSERT_TRUE(prompt);
+  EXPECT_NE(prompt->find("does not build: error: x"), std::string::npos);
+  EXPECT_NE(prompt->find("int broken;"), std::string::npos);
+
+  ws->db().exec(
+      "INSERT INTO kernels(name, target) VALUES ('qkv', 'cpu');"
+      "INSERT INTO nodes(id, kernel, kind, source_hash, status) VALUES (1, 'qkv', 'baseline', "
+      "'h0', 'accepted');"
+      "INSERT INTO nodes(id, kernel, parent_id, kind, source_hash, status) VALUES (2, 'qkv', 1, "
+      "'variant', 'h2', 'proposed');");
+  record_port(ledger)(2, *port->agent_call);
+  EXPECT_EQ(ws->db().query_text("SELECT outcome FROM agent_calls"), "candidate");
+  EXPECT_EQ(ws->db().query_int64("SELECT call_id FROM node_agent_calls WHERE node_id = 2"),
+            *port->agent_call);
+}
+
+TEST_F(PorterTest, MalformedAnswersAndFailedCallsGiveNoPort) {
+  ReplayAgent agent(
+      transcript({{{"role", "porter"}, {"response", "Just change the intrinsic."}},
+                  {{"role", "porter"}, {"error", "timeout"}, {"message", "no answer in 300 s"}}}));
+  AgentLedger ledger(*ws, agent);
+  std::vector<std::string> log;
+  const auto porter =
+      agent_porter(ledger, *target, "", [&log](const std::string& l) { log.push_back(l); });
+  EXPECT_FALSE(porter("qkv", "int broken;\n", "why"));
+  EXPECT_FALSE(porter("qkv", "int broken;\n", "why"));
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_NE(log[0].find("malformed: no code block"), std::string::npos) << log[0];
+  EXPECT_NE(log[1].find("no answer in 300 s"), std::string::npos) << log[1];
+  EXPECT_EQ(ws->db().query_text("SELECT group_concat(outcome, ',') FROM agent_calls"),
+            "malformed,error:timeout");
+}
+
+}  // namespace
+}  // namespace headway::agents
