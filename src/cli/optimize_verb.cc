@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "agents/agent_proposer.h"
+#include "agents/rule_miner.h"
 #include "cli/agent_options.h"
 #include "cli/cli_support.h"
 #include "cli/verbs.h"
@@ -127,11 +128,14 @@ int run_optimize(const OptimizeArgs& args) {
   options.target = target.get();
   // Legality rules: learned from every screening failure, applied by the lint stage.
   options.lint = knowledge::rule_lint_following_workspace(ws);
-  options.on_screen_failure = [&ws](const std::string& kernel, int64_t) {
+  // With --agent, the rule miner gives the rules the built-in miner found no detector for one.
+  std::unique_ptr<agents::AgentRuleMiner> rule_miner;
+  options.on_screen_failure = [&ws, &rule_miner](const std::string& kernel, int64_t) {
     if (auto mined = knowledge::mine_rules_from_tree(ws, kernel); !mined) {
       fmt::print(stderr, "headway: warning: cannot learn rules from {}'s failures: {}\n", kernel,
                  mined.error().message);
     }
+    if (rule_miner) rule_miner->mine();
   };
   // Progress goes to stderr, so that stdout holds only the result (text, or --json).
   const bool tty = isatty(STDERR_FILENO);
@@ -161,6 +165,11 @@ int run_optimize(const OptimizeArgs& args) {
       if (in) return std::string(std::istreambuf_iterator<char>(in), {});
       return knowledge::render_cheatsheet(ws, knowledge::toolchain_id_of(*target));
     };
+    rule_miner = std::make_unique<agents::AgentRuleMiner>(
+        *agent_run.ledger, ws, *target, ws.root() / ".headway" / "prompts",
+        [tty](const std::string& line) {
+          fmt::print(stderr, "{}{}\n", tty ? "\r\033[K" : "", line);
+        });
     agent_proposer = std::make_unique<agents::AgentProposer>(
         *target, *agent_run.ledger, std::move(o), [tty](const std::string& line) {
           fmt::print(stderr, "{}{}\n", tty ? "\r\033[K" : "", line);
