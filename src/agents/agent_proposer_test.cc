@@ -3,8 +3,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <fstream>
-
+#include "agents/agent_test_support.h"
 #include "agents/command_agent.h"
 #include "agents/replay_agent.h"
 #include "store/test_temp_dir.h"
@@ -30,10 +29,7 @@ class AgentProposerTest : public ::testing::Test {
   }
   // A transcript of replies, one JSON object per line.
   std::filesystem::path transcript(const std::vector<nlohmann::json>& entries) {
-    const auto path = dir.path() / "t.jsonl";
-    std::ofstream out(path);
-    for (const auto& e : entries) out << e.dump() << "\n";
-    return path;
+    return testing::write_transcript(dir.path() / "t.jsonl", entries);
   }
   loop::ProposalContext context(const std::string& head_design, int max_proposals) {
     loop::ProposalContext ctx;
@@ -90,12 +86,7 @@ TEST_F(AgentProposerTest, ADesignerAnswerBecomesANamedDesignOfTheRoot) {
   EXPECT_NE(prompt->find("read bandwidth 50 GB/s"), std::string::npos);
   EXPECT_NE(prompt->find("NAME:"), std::string::npos);
 
-  ws->db().exec(
-      "INSERT INTO kernels(name, target) VALUES ('attn_out', 'cpu');"
-      "INSERT INTO nodes(id, kernel, kind, source_hash, status) VALUES (1, 'attn_out', 'baseline', "
-      "'h0', 'accepted');"
-      "INSERT INTO nodes(id, kernel, parent_id, kind, source_hash, status) VALUES (7, 'attn_out', "
-      "1, 'design', 'h7', 'proposed');");
+  testing::insert_test_node(*ws, "attn_out", 7, "design", "proposed");
   proposer.proposed(7, *out[0].agent_call, false);
   EXPECT_EQ(outcome(*out[0].agent_call), "candidate|node 7");
   EXPECT_EQ(ws->db().query_int64("SELECT node_id FROM node_agent_calls"), 7);

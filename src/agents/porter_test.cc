@@ -2,8 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
-
+#include "agents/agent_test_support.h"
 #include "agents/replay_agent.h"
 #include "store/test_temp_dir.h"
 #include "targets/registry.h"
@@ -18,10 +17,7 @@ class PorterTest : public ::testing::Test {
     target = targets::make_target("cpu");
   }
   std::filesystem::path transcript(const std::vector<nlohmann::json>& entries) {
-    const auto path = dir.path() / "t.jsonl";
-    std::ofstream out(path);
-    for (const auto& e : entries) out << e.dump() << "\n";
-    return path;
+    return testing::write_transcript(dir.path() / "t.jsonl", entries);
   }
   store::TestTempDir dir;
   std::optional<store::Workspace> ws;
@@ -49,12 +45,7 @@ TEST_F(PorterTest, AnAnswerBecomesAPortAndTheCallIsLinkedToItsNode) {
   EXPECT_NE(prompt->find("does not build: error: x"), std::string::npos);
   EXPECT_NE(prompt->find("int broken;"), std::string::npos);
 
-  ws->db().exec(
-      "INSERT INTO kernels(name, target) VALUES ('qkv', 'cpu');"
-      "INSERT INTO nodes(id, kernel, kind, source_hash, status) VALUES (1, 'qkv', 'baseline', "
-      "'h0', 'accepted');"
-      "INSERT INTO nodes(id, kernel, parent_id, kind, source_hash, status) VALUES (2, 'qkv', 1, "
-      "'variant', 'h2', 'proposed');");
+  testing::insert_test_node(*ws, "qkv", 2, "variant", "proposed");
   record_port(ledger)(2, *port->agent_call);
   EXPECT_EQ(ws->db().query_text("SELECT outcome FROM agent_calls"), "candidate");
   EXPECT_EQ(ws->db().query_int64("SELECT call_id FROM node_agent_calls WHERE node_id = 2"),

@@ -2,8 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
-
+#include "agents/agent_test_support.h"
 #include "agents/replay_agent.h"
 #include "knowledge/rules.h"
 #include "store/test_temp_dir.h"
@@ -19,12 +18,7 @@ class RuleMinerTest : public ::testing::Test {
   void SetUp() override {
     ws.emplace(store::Workspace::create(dir.path() / "ws").value());
     target = targets::make_target("cpu");
-    ws->db().exec(
-        "INSERT INTO kernels(name, target) VALUES ('qkv', 'cpu');"
-        "INSERT INTO nodes(id, kernel, kind, source_hash, status) VALUES (1, 'qkv', 'baseline', "
-        "'h0', 'accepted');"
-        "INSERT INTO nodes(id, kernel, parent_id, kind, source_hash, status) VALUES (2, 'qkv', 1, "
-        "'design', 'h2', 'build-failed');");
+    testing::insert_test_node(*ws, "qkv", 2, "design", "build-failed");
     auto recorded = knowledge::record_build_failure(
         *ws, "qkv", 2, kSource,
         "candidate.cc:1:18: error: 'hw_no_such_function' was not declared in this scope", "gcc-12");
@@ -34,10 +28,7 @@ class RuleMinerTest : public ::testing::Test {
         knowledge::set_rule_detector(*ws, rule, std::nullopt).ok());  // as if none was derived
   }
   std::filesystem::path transcript(const std::vector<nlohmann::json>& entries) {
-    const auto path = dir.path() / "t.jsonl";
-    std::ofstream out(path);
-    for (const auto& e : entries) out << e.dump() << "\n";
-    return path;
+    return testing::write_transcript(dir.path() / "t.jsonl", entries);
   }
   std::optional<std::string> detector() { return knowledge::list_rules(*ws).front().detector; }
   store::TestTempDir dir;
