@@ -1,9 +1,10 @@
 // The adversarial battery: candidates written to fool the check or the timing, one test each.
-// Every case must end with the right status and reason, and none may come out FASTER than the
-// baseline it is compared with. Each source is the attn_out baseline renamed `real` plus a
-// cheating entry point around it.
+// Every case must end with the right status and reason, and none may show a real win over the
+// baseline it is compared with (kNoRealWin). Each source is the attn_out baseline renamed `real`
+// plus a cheating entry point around it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -31,7 +32,14 @@ struct Verdict {
   std::string outcome;  // FASTER, SLOWER, SAME, INCONCLUSIVE or CHEATED
   std::string reason;   // CHEATED: why
   int clock_disagreements = 0;
+  double median_d = 0.0;  // median of ln(t_candidate / t_baseline) over the test's pairs
 };
+
+// A cheat that does the baseline's work is as fast as the baseline: the acceptance test may
+// still say FASTER for it by chance (at most alpha of the time, by design) or by a code-layout
+// difference of a few percent, so what it must never show is a real win. A cheat that fooled
+// the clock or skipped work would show tens of percent.
+constexpr double kNoRealWin = -0.05;
 
 class Adversarial : public ::testing::Test {
  protected:
@@ -88,6 +96,11 @@ class Adversarial : public ::testing::Test {
           measure::run_decision(*device, rule, coin, {"attn_out", "cheat", 0, 0}, sink);
       device->verify_arms();
       v.outcome = std::string(measure::to_string(record.outcome));
+      std::vector<double> d = record.d;
+      if (!d.empty()) {
+        std::nth_element(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(d.size() / 2), d.end());
+        v.median_d = d[d.size() / 2];
+      }
     } catch (const measure::ArmDisqualified& e) {
       EXPECT_EQ(e.arm(), measure::Arm::kCandidate) << e.what();
       v.outcome = "CHEATED";
@@ -164,7 +177,7 @@ TEST_F(Adversarial, WorkSkippedAfterTheFirstCallsCannotWinInFreshProcesses) {
   // Every reading is a fresh process whose timed call is its second: a counter never runs out.
   const auto v = judge(cheat("static int calls;", "if (++calls > 2) return; real(a);"));
   ASSERT_TRUE(v.timed) << v.check.describe();
-  EXPECT_NE(v.outcome, "FASTER");
+  EXPECT_GT(v.median_d, kNoRealWin) << v.outcome;
 }
 
 TEST_F(Adversarial, WorkFinishedInAThreadAfterReturnFails) {
@@ -192,7 +205,7 @@ TEST_F(Adversarial, APatchedClockFoolsNothing) {
       "0) { f[0] = 0x31; f[1] = 0xc0; f[2] = 0xc3; } }\n"
       "real(a);"));
   ASSERT_TRUE(v.timed) << v.check.describe();
-  EXPECT_NE(v.outcome, "FASTER");
+  EXPECT_GT(v.median_d, kNoRealWin) << v.outcome;
   EXPECT_NE(v.outcome, "CHEATED") << v.reason;
   EXPECT_GT(v.clock_disagreements, 0);
 }
@@ -206,7 +219,7 @@ TEST_F(Adversarial, AForgedReplyIsCaught) {
       "S_ISSOCK(st.st_mode)) { Forged f; send(fd, &f, sizeof f, MSG_NOSIGNAL); } }\n"
       "real(a);"));
   EXPECT_FALSE(v.check.correct()) << v.check.describe();
-  EXPECT_NE(v.outcome, "FASTER");
+  EXPECT_FALSE(v.timed) << "a candidate that fails the check is never timed";
 }
 
 TEST_F(Adversarial, WritingIntoTheInputsCrashes) {
