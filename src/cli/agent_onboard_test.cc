@@ -1,7 +1,7 @@
 // `headway onboard --agent` end to end: the real headway binary against a real HTTP server on
-// 127.0.0.1 that speaks the OpenAI protocol. The summarizer writes a cited summary chapter by
-// chapter (one chapter's answer is malformed and left out), the script pass checks it, and two
-// judge passes give verdicts (one malformed, counted as unsupported).
+// 127.0.0.1 that speaks the OpenAI or the Anthropic protocol. The summarizer writes a cited summary
+// chapter by chapter (one chapter's answer is malformed and left out), the script pass checks it,
+// and two judge passes give verdicts (one malformed, counted as unsupported).
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -15,7 +15,16 @@
 namespace headway::cli {
 namespace {
 
-std::string chat_answer(const std::string& text) {
+// An answer in the protocol's format.
+std::string protocol_answer(const std::string& protocol, const std::string& text) {
+  if (protocol == "anthropic") {
+    return nlohmann::json{{"model", "docs-1"},
+                          {"type", "message"},
+                          {"content", {{{"type", "text"}, {"text", text}}}},
+                          {"stop_reason", "end_turn"},
+                          {"usage", {{"input_tokens", 500}, {"output_tokens", 50}}}}
+        .dump();
+  }
   return nlohmann::json{{"model", "docs-1"},
                         {"choices",
                          {{{"index", 0},
@@ -39,7 +48,10 @@ std::string answer_for(const std::string& prompt, std::map<std::string, int>& ju
   return "VERDICT: fully-supported\nWHY: the cited line says so";
 }
 
-TEST(AgentOnboard, TheSummarizerWritesTheSummaryAndTwoJudgesCheckIt) {
+class AgentOnboard : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(AgentOnboard, TheSummarizerWritesTheSummaryAndTwoJudgesCheckIt) {
+  const std::string protocol = GetParam();
   store::TestTempDir tmp;
   const auto docs = tmp.path() / "docs";
   std::filesystem::create_directories(docs);
@@ -48,22 +60,22 @@ TEST(AgentOnboard, TheSummarizerWritesTheSummaryAndTwoJudgesCheckIt) {
   std::mutex mu;
   std::map<std::string, int> judged;
   agents::testing::TestHttpServer server(
-      "/v1/chat/completions", [&](int, const httplib::Request& req, httplib::Response& res) {
+      protocol == "openai" ? "/v1/chat/completions" : "/v1/messages",
+      [&](int, const httplib::Request& req, httplib::Response& res) {
         const auto body = nlohmann::json::parse(req.body);
         std::lock_guard lock(mu);
-        res.set_content(
-            chat_answer(answer_for(body["messages"].back()["content"].get<std::string>(), judged)),
-            "application/json");
+        const std::string prompt = body["messages"].back()["content"].get<std::string>();
+        res.set_content(protocol_answer(protocol, answer_for(prompt, judged)), "application/json");
       });
   const std::string ws = (tmp.path() / "ws").string();
   ASSERT_EQ(run_headway({"init", ws, "--target", "sim"}).exit_code, 0);
   const CliRun run =
       run_headway({"onboard", "--workspace", ws, "--docs", docs.string(), "--agent",
-                   "openai:docs-model", "--agent-base-url", server.base_url(), "--json"});
+                   protocol + ":docs-model", "--agent-base-url", server.base_url(), "--json"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto j = nlohmann::json::parse(run.out);
   const auto& summary = j["summary"];
-  EXPECT_EQ(summary["from"], "written by openai:docs-model (summarizer)");
+  EXPECT_EQ(summary["from"], "written by " + protocol + ":docs-model (summarizer)");
   EXPECT_EQ(summary["citations"], 2);
   EXPECT_EQ(
       summary["agent_passes"],
@@ -85,6 +97,8 @@ TEST(AgentOnboard, TheSummarizerWritesTheSummaryAndTwoJudgesCheckIt) {
   EXPECT_EQ(roles["judge"]["outcomes"]["malformed"], 1);
   EXPECT_EQ(roles["judge"]["outcomes"]["verdict"], 3);
 }
+
+INSTANTIATE_TEST_SUITE_P(Protocols, AgentOnboard, ::testing::Values("openai", "anthropic"));
 
 }  // namespace
 }  // namespace headway::cli
