@@ -122,6 +122,7 @@ TEST_F(JsonVerbs, OptimizeOnTheSimTargetKeepsProgressOnStderr) {
   expect_fields(status, {"kernels", "toolchain", "geomean_speedup", "unsandboxed_runs"});
   ASSERT_EQ(status["kernels"].size(), 1u);
   EXPECT_EQ(status["kernels"][0]["name"], "qkv");
+  EXPECT_EQ(status["kernels"][0]["untried"], 0) << "a run that ran out of ideas leaves none";
 }
 
 TEST_F(JsonVerbs, OnboardReportsDocsSummaryFactsRulesAndTheCheatSheet) {

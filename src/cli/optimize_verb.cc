@@ -206,11 +206,14 @@ int run_optimize(const OptimizeArgs& args) {
   } catch (const std::runtime_error& e) {
     throw UsageError(e.what());
   }
-  const std::string stopped = !summary.device_stopped.empty()
-                                  ? "device stopped: " + summary.device_stopped
-                              : summary.budget_spent              ? "budget spent"
-                              : !summary.proposer_stopped.empty() ? summary.proposer_stopped
-                                                                  : "nothing left to try";
+  const std::string stopped =
+      !summary.device_stopped.empty()     ? "device stopped: " + summary.device_stopped
+      : summary.budget_spent              ? "budget spent"
+      : !summary.proposer_stopped.empty() ? summary.proposer_stopped
+      : !summary.near_floor.empty()
+          ? fmt::format("nothing left to try (within {:.2f}x of the floor: {})",
+                        options.done_within_floor, fmt::join(summary.near_floor, ", "))
+          : "nothing left to try";
   if (!args.json) {
     fmt::print("optimize: {} rounds, {} proposed, {} tests, {} accepted{}; {}\n", summary.rounds,
                summary.proposed, summary.tests, summary.accepted,

@@ -9,6 +9,7 @@
 #include "knowledge/facts.h"
 #include "knowledge/kernel_timings.h"
 #include "loop/kernel_floors.h"
+#include "loop/library_proposer.h"
 #include "loop/optimizer.h"
 #include "loop/screen_calibration.h"
 #include "search/decision_log.h"
@@ -29,14 +30,18 @@ nlohmann::json calibration_json(const loop::CalibrationSummary& c) {
 }
 
 std::string calibration_text(const nlohmann::json& c) {
-  const std::string rho = c["spearman"].is_null() ? "n/a (fewer than 3 candidates or no variation)"
-                                                  : fmt::format("{:+.2f}", c["spearman"].get<double>());
-  const std::string rate = c["false_gain_rate"].is_null()
-                               ? "no gain predicted"
-                               : fmt::format("{} of {} ({:.0f}%)", c["false_gains"].get<int>(),
-                                             c["predicted_gains"].get<int>(), 100 * c["false_gain_rate"].get<double>());
-  return fmt::format("{} candidates, Spearman rank correlation {}, predicted gains the device did not show: {}{}",
-                     c["candidates"].get<int>(), rho, rate, c["trusted"].get<bool>() ? "" : " (not trusted: not used to screen)");
+  const std::string rho = c["spearman"].is_null()
+                              ? "n/a (fewer than 3 candidates or no variation)"
+                              : fmt::format("{:+.2f}", c["spearman"].get<double>());
+  const std::string rate =
+      c["false_gain_rate"].is_null()
+          ? "no gain predicted"
+          : fmt::format("{} of {} ({:.0f}%)", c["false_gains"].get<int>(),
+                        c["predicted_gains"].get<int>(), 100 * c["false_gain_rate"].get<double>());
+  return fmt::format(
+      "{} candidates, Spearman rank correlation {}, predicted gains the device did not show: {}{}",
+      c["candidates"].get<int>(), rho, rate,
+      c["trusted"].get<bool>() ? "" : " (not trusted: not used to screen)");
 }
 
 // v with `decimals` decimals and `suffix`, or "-" when v is not finite.
@@ -62,6 +67,12 @@ int run_status(const StatusArgs& args) {
   bool any_remeasured = false;
   double log_sum = 0.0;
   int counted = 0;
+  // What the design library has left per kernel, by the facts of the current toolchain.
+  const loop::FactLookup fact_of = [&ws,
+                                    &toolchain](const std::string& name) -> std::optional<double> {
+    const auto f = knowledge::find_fact(ws, name, toolchain);
+    return f ? std::optional<double>(f->value) : std::nullopt;
+  };
   for (const auto& record : search::DesignTree::kernels(ws)) {
     auto tree = search::DesignTree::open(ws, record.name);
     if (!tree) throw UsageError(tree.error().message);
@@ -82,7 +93,8 @@ int run_status(const StatusArgs& args) {
       if (count) nodes[std::string(search::to_string(status))] = count;
     }
     nlohmann::json tests = nlohmann::json::object();
-    for (const auto& [outcome, count] : log.counts().by_outcome) tests[std::string(measure::to_string(outcome))] = count;
+    for (const auto& [outcome, count] : log.counts().by_outcome)
+      tests[std::string(measure::to_string(outcome))] = count;
     const double speedup = baseline / head_ms;
     const KernelContract* kernel = find_kernel(record.name);
     const double decode_ms =
@@ -107,6 +119,7 @@ int run_status(const StatusArgs& args) {
          {"decode_floor_ms", decode_ms},
          {"ratio_to_decode_ceiling", head_ms / decode_ms},
          {"nodes", nodes},
+         {"untried", loop::untried_library_candidates(*target, fact_of, tree.value())},
          {"tests", tests},
          {"device_seconds", loop::device_seconds(ws, record.name)},
          {"screen_calibration", calibration_json(loop::summarize_calibration(ws, record.name))},
@@ -126,8 +139,9 @@ int run_status(const StatusArgs& args) {
     fmt::print("no kernels yet: run `headway optimize`\n");
     return 0;
   }
-  fmt::print("{:<9} {:>11} {:>9} {:>8} {:>9} {:>8} {:>10} {:>9} {:>6} {:>9}  {}\n", "kernel", "baseline ms", "head ms",
-             "speedup", "floor ms", "x floor", "decode ms", "x decode", "nodes", "device s", "head design");
+  fmt::print("{:<9} {:>11} {:>9} {:>8} {:>9} {:>8} {:>10} {:>9} {:>6} {:>9}  {}\n", "kernel",
+             "baseline ms", "head ms", "speedup", "floor ms", "x floor", "decode ms", "x decode",
+             "nodes", "device s", "head design");
   for (const auto& k : out["kernels"]) {
     int nodes = 0;
     for (const auto& [s, c] : k["nodes"].items()) nodes += c.get<int>();
@@ -143,11 +157,15 @@ int run_status(const StatusArgs& args) {
         k["device_seconds"].get<double>(), k["head_design"].get<std::string>(),
         k["head_params"].dump());
     std::string statuses, outcomes;
-    for (const auto& [s, c] : k["nodes"].items()) statuses += fmt::format(" {}={}", s, c.get<int>());
-    for (const auto& [o, c] : k["tests"].items()) outcomes += fmt::format(" {}={}", o, c.get<int>());
-    fmt::print("          nodes:{}\n          tests:{}\n", statuses, outcomes);
+    for (const auto& [s, c] : k["nodes"].items())
+      statuses += fmt::format(" {}={}", s, c.get<int>());
+    for (const auto& [o, c] : k["tests"].items())
+      outcomes += fmt::format(" {}={}", o, c.get<int>());
+    fmt::print("          nodes:{} (library: {} untried)\n          tests:{}\n", statuses,
+               k["untried"].get<int>(), outcomes);
     std::string split;
-    for (const auto& [a, v] : k["device_seconds_by_activity"].items()) split += fmt::format(" {}={:.1f}", a, v.get<double>());
+    for (const auto& [a, v] : k["device_seconds_by_activity"].items())
+      split += fmt::format(" {}={:.1f}", a, v.get<double>());
     if (!split.empty()) fmt::print("          device s:{}\n", split);
     if (k["screen_calibration"]["candidates"].get<int>() > 0) {
       fmt::print("          static cost: {}\n", calibration_text(k["screen_calibration"]));

@@ -15,6 +15,15 @@ Params Design::defaults() const {
   return p;
 }
 
+Params params_from_json(const nlohmann::json& params) {
+  Params p;
+  if (!params.is_object()) return p;
+  for (const auto& [k, v] : params.items()) {
+    if (v.is_number_integer()) p[k] = v.get<int>();
+  }
+  return p;
+}
+
 std::string Design::render(const Params& values) const {
   std::string out;
   for (const auto& param : params) {

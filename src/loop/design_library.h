@@ -4,6 +4,7 @@
 // kernels/designs/README.md). A design has integer parameters; a candidate is the design's text
 // with one `#define P_NAME value` line per parameter in front.
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,6 +15,9 @@
 namespace headway::loop {
 
 using Params = std::map<std::string, int>;
+
+// The integer members of a node's params object (search::Node::params); others are ignored.
+Params params_from_json(const nlohmann::json& params);
 
 struct DesignParam {
   std::string name;         // P_...
@@ -43,7 +47,8 @@ struct Design {
 // Parses one design file. An error (nullopt and *error set) names the line that is malformed:
 // missing `headway-design:` header, a param without values, a default not among the values, a
 // param declared twice, a `requires:` line without extensions or given twice.
-std::optional<Design> parse_design(std::string_view kernel, std::string_view text, std::string* error);
+std::optional<Design> parse_design(std::string_view kernel, std::string_view text,
+                                   std::string* error);
 
 // Every design of the target's library for `kernel` (Target::design_files), sorted by name, parsed
 // once per target name and kernel. Throws std::logic_error when a design does not parse (a

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <limits>
+
 #include "targets/fact_names.h"
 
 namespace headway::loop {
@@ -50,9 +52,11 @@ std::vector<Proposal> LibraryProposer::propose(const ProposalContext& ctx) {
     for (const auto& o : out) {
       if (o.source == source) return;
     }
-    out.push_back({d.name, p, std::move(source), std::move(parent), std::move(why), "", std::nullopt});
+    out.push_back(
+        {d.name, p, std::move(source), std::move(parent), std::move(why), "", std::nullopt});
   };
-  for (const auto& d : designs) offer(d, d.defaults(), "", fmt::format("new design: {}", d.summary));
+  for (const auto& d : designs)
+    offer(d, d.defaults(), "", fmt::format("new design: {}", d.summary));
   for (const auto& d : designs) {
     if (d.name != ctx.head_design) continue;
     for (const auto& p : d.neighbours(ctx.head_params)) {
@@ -62,10 +66,27 @@ std::vector<Proposal> LibraryProposer::propose(const ProposalContext& ctx) {
   for (const auto& d : designs) {
     if (d.name == ctx.head_design) continue;
     for (const auto& p : d.neighbours(d.defaults())) {
-      offer(d, p, d.render(d.defaults()), fmt::format("variant of design {}: {}", d.name, describe(p)));
+      offer(d, p, d.render(d.defaults()),
+            fmt::format("variant of design {}: {}", d.name, describe(p)));
     }
   }
   return out;
+}
+
+int untried_library_candidates(const targets::Target& target, const FactLookup& facts,
+                               const search::DesignTree& tree) {
+  const auto head = tree.node(tree.head().node_id);
+  const KernelContract* kernel = find_kernel(tree.kernel());
+  if (!head || !kernel) return 0;
+  ProposalContext ctx;
+  ctx.kernel = kernel;
+  ctx.head_source = tree.source(head->id).value_or("");
+  ctx.head_design = head->design;
+  ctx.head_params = params_from_json(head->params);
+  ctx.already_tried = [&tree](const std::string& s) { return tree.find_by_source(s).has_value(); };
+  ctx.max_proposals = std::numeric_limits<int>::max();
+  LibraryProposer library(target, facts);
+  return static_cast<int>(library.propose(ctx).size());
 }
 
 }  // namespace headway::loop

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "loop/proposer.h"
+#include "search/design_tree.h"
 
 namespace headway::loop {
 
@@ -28,7 +29,8 @@ class LibraryProposer final : public Proposer {
  public:
   // Proposes from `target`'s design library; the target must outlive the proposer. Without
   // `facts` no fact is known, so every design with a `requires:` line is skipped.
-  explicit LibraryProposer(const targets::Target& target, FactLookup facts = {}, ProposerLog log = {})
+  explicit LibraryProposer(const targets::Target& target, FactLookup facts = {},
+                           ProposerLog log = {})
       : target_(target), facts_(std::move(facts)), log_(std::move(log)) {}
   std::string name() const override { return "library"; }
   std::vector<Proposal> propose(const ProposalContext& ctx) override;
@@ -43,5 +45,12 @@ class LibraryProposer final : public Proposer {
   ProposerLog log_;
   std::set<std::string> skip_logged_;  // "<kernel>/<design>" already reported as skipped
 };
+
+// How many candidates the library would still propose for the kernel of `tree`, all of them
+// rather than a batch: designs not yet tried, variants of the head, variants of the other
+// designs' defaults, minus any source already in the tree; designs the chip cannot run (by
+// `facts`) do not count.
+int untried_library_candidates(const targets::Target& target, const FactLookup& facts,
+                               const search::DesignTree& tree);
 
 }  // namespace headway::loop

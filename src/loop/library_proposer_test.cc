@@ -2,10 +2,12 @@
 
 #include <gtest/gtest.h>
 
-#include "targets/registry.h"
-
 #include <algorithm>
 #include <set>
+
+#include "search/design_tree.h"
+#include "store/test_temp_dir.h"
+#include "targets/registry.h"
 
 namespace headway::loop {
 namespace {
@@ -42,7 +44,8 @@ TEST(LibraryProposer, NewDesignsFirstThenNeverTheSameSourceTwice) {
     EXPECT_TRUE(first[i].parent_source.empty()) << "a new design is a child of the root";
   }
   std::set<std::string> sources;
-  for (const auto& p : first) EXPECT_TRUE(sources.insert(p.source).second) << "proposed twice in one batch";
+  for (const auto& p : first)
+    EXPECT_TRUE(sources.insert(p.source).second) << "proposed twice in one batch";
   for (const auto& p : first) tried.insert(p.source);
   EXPECT_TRUE(proposer.propose(context(&tried)).empty()) << "everything was tried";
 }
@@ -59,7 +62,8 @@ TEST(LibraryProposer, VariantsOfTheHeadChangeOneParameterAndNameTheHeadAsParent)
   ASSERT_GE(out.size(), neighbours.size());
   for (size_t i = 0; i < neighbours.size(); ++i) {
     EXPECT_EQ(out[i].params, neighbours[i]);
-    EXPECT_TRUE(out[i].parent_source == ctx.head_source) << "variant " << i << " names another parent";
+    EXPECT_TRUE(out[i].parent_source == ctx.head_source)
+        << "variant " << i << " names another parent";
   }
 }
 
@@ -87,14 +91,18 @@ TEST(LibraryProposer, DesignsTheChipCannotRunAreSkippedOnceLoggedAndAcceptedWhen
   for (const char* kernel : {"qkv", "attn_out"}) {
     const auto& designs = designs_for(cpu(), kernel);
     const auto needs_bw = std::find_if(designs.begin(), designs.end(), [](const Design& d) {
-      return std::find(d.requires_isa.begin(), d.requires_isa.end(), "avx512bw") != d.requires_isa.end();
+      return std::find(d.requires_isa.begin(), d.requires_isa.end(), "avx512bw") !=
+             d.requires_isa.end();
     });
     ASSERT_NE(needs_bw, designs.end()) << kernel << " has no design that requires avx512bw";
 
     // A chip without AVX-512BW (a forced fact): the design is skipped and said so once.
     std::vector<std::string> lines;
     LibraryProposer without(
-        cpu(), [](const std::string& name) -> std::optional<double> { return name == "isa.avx512bw" ? 0.0 : 1.0; },
+        cpu(),
+        [](const std::string& name) -> std::optional<double> {
+          return name == "isa.avx512bw" ? 0.0 : 1.0;
+        },
         [&lines](const std::string& line) { lines.push_back(line); });
     EXPECT_EQ(proposed_designs(without, kernel).count(needs_bw->name), 0u) << needs_bw->name;
     EXPECT_EQ(proposed_designs(without, kernel).count(needs_bw->name), 0u) << needs_bw->name;
@@ -125,8 +133,46 @@ TEST(LibraryProposer, DesignsTheChipCannotRunAreSkippedOnceLoggedAndAcceptedWhen
         [&unknown_lines](const std::string& line) { unknown_lines.push_back(line); });
     EXPECT_EQ(proposed_designs(unknown, kernel).count(needs_bw->name), 0u);
     ASSERT_FALSE(unknown_lines.empty());
-    EXPECT_NE(unknown_lines.front().find("not measured"), std::string::npos) << unknown_lines.front();
+    EXPECT_NE(unknown_lines.front().find("not measured"), std::string::npos)
+        << unknown_lines.front();
   }
+}
+
+}  // namespace
+}  // namespace headway::loop
+
+namespace headway::loop {
+namespace {
+
+TEST(UntriedLibraryCandidates, CountsWhatTheLibraryWouldStillProposeAndDropsWhatWasTried) {
+  store::TestTempDir dir;
+  auto ws = store::Workspace::create(dir.path()).value();
+  const auto sim = targets::make_target("sim");
+  const KernelContract& kernel = *find_kernel("qkv");
+  auto tree =
+      search::DesignTree::create(ws, {"qkv", "sim", {}, {}, ""}, sim->baseline_source(kernel))
+          .value();
+  const int before = untried_library_candidates(*sim, {}, tree);
+  ASSERT_GT(before, 0);
+
+  // The same count the proposer gives when asked for everything.
+  std::set<std::string> none;
+  LibraryProposer proposer(*sim);
+  ProposalContext ctx;
+  ctx.kernel = &kernel;
+  ctx.head_source = sim->baseline_source(kernel);
+  ctx.head_design = "baseline";
+  ctx.already_tried = [](const std::string&) { return false; };
+  ctx.max_proposals = 1000;
+  const auto all = proposer.propose(ctx);
+  EXPECT_EQ(static_cast<int>(all.size()), before);
+
+  search::NewNode n;
+  n.design = all.front().design;
+  n.source = all.front().source;
+  n.proposer = "library";
+  ASSERT_TRUE(tree.add(n).ok());
+  EXPECT_EQ(untried_library_candidates(*sim, {}, tree), before - 1);
 }
 
 }  // namespace

@@ -66,14 +66,6 @@ void add_device_seconds(store::Workspace& ws, const std::string& kernel, double 
   if (seconds > covered) add_activity_seconds(ws, kernel, "other", seconds - covered);
 }
 
-Params params_of(const Node& n) {
-  Params p;
-  for (const auto& [k, v] : n.params.items()) {
-    if (v.is_number_integer()) p[k] = v.get<int>();
-  }
-  return p;
-}
-
 // Reports every reading of a test into the decision log as it is taken.
 class LogSink final : public measure::ReadingSink {
  public:
@@ -147,13 +139,21 @@ class Loop {
         exhausted.clear();  // a head may have fallen back: there may be new things to try
       }
       if (budget_spent()) break;
+      // The next round goes to the kernel whose head could save the most time per decode step
+      // (its head's time over its floor, in milliseconds); a kernel within done_within_floor of
+      // its floor, or with nothing left to try, gets no more.
       const std::string* next = nullptr;
-      double worst = -1e300;
+      double most = -1.0;
+      summary_.near_floor.clear();
       for (const auto& name : options_.kernels) {
         if (exhausted.count(name)) continue;
-        const double gap = std::log(head_ms(name) / floor_ms(name));
-        if (gap > worst) {
-          worst = gap;
+        if (head_ms(name) <= options_.done_within_floor * floor_ms(name)) {
+          summary_.near_floor.push_back(name);
+          continue;
+        }
+        const double saving = head_ms(name) - floor_ms(name);
+        if (saving > most) {
+          most = saving;
           next = &name;
         }
       }
@@ -304,7 +304,7 @@ class Loop {
       ctx.kernel = &kernel;
       ctx.head_source = t.source(head.id).value_or("");
       ctx.head_design = head.design;
-      ctx.head_params = params_of(head);
+      ctx.head_params = params_from_json(head.params);
       ctx.already_tried = [&t](const std::string& s) { return t.find_by_source(s).has_value(); };
       ctx.max_proposals = options_.batch - static_cast<int>(pending.size());
       ctx.head_ms = head_ms(name);

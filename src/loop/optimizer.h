@@ -29,6 +29,8 @@ struct OptimizeOptions {
   // slower than the head by more than this (percent) is not raced (status raced-out), while the
   // screen calibration trusts the static cost (loop/screen_calibration.h).
   double static_cost_reject_pct = 10.0;
+  // A kernel whose head is within this ratio of its floor gets no more proposals.
+  double done_within_floor = 1.10;
   // Required, not owned: the target the loop builds, checks and times on, with the toolchain to
   // start with selected (the workspace's: knowledge/workspace_target.h).
   targets::Target* target = nullptr;
@@ -56,20 +58,22 @@ struct OptimizeSummary {
   int proposed = 0;
   int accepted = 0;
   int tests = 0;
-  int cheated = 0;               // candidates disqualified under timing (node status cheated)
-  bool budget_spent = false;     // false: every kernel ran out of proposals first
-  int cost_rejected = 0;         // candidates not raced because the static cost predicted a loss
-  std::string device_stopped;    // non-empty: the run ended because the device stopped (its
-                                 // budget of jobs or minutes is spent, it keeps failing): why
+  int cheated = 0;             // candidates disqualified under timing (node status cheated)
+  bool budget_spent = false;   // false: every kernel ran out of proposals first
+  int cost_rejected = 0;       // candidates not raced because the static cost predicted a loss
+  std::string device_stopped;  // non-empty: the run ended because the device stopped (its
+                               // budget of jobs or minutes is spent, it keeps failing): why
+  std::vector<std::string> near_floor;  // kernels left alone at the end: within done_within_floor
   std::string proposer_stopped;  // non-empty: the proposer stopped before it ran out of ideas
                                  // (Proposer::stopped, e.g. an agent budget is spent): why
 };
 
 // Registers missing kernels (measuring the read bandwidth once per workspace for the floor and
-// timing each baseline), then runs rounds until the budget is spent or no kernel has anything
-// left to try. Effort goes to the kernel whose head is furthest from its floor (log ratio); the
-// head's time is its re-measured time under the current toolchain when a migration measured one
-// (knowledge::current_head_ms), else the head history's figure.
+// timing each baseline), then runs rounds until the budget is spent or every kernel has nothing
+// left to try or is within done_within_floor of its floor. Each round goes to the kernel
+// whose head's time exceeds its floor by the most milliseconds (the most a decode step can still
+// gain from it); the head's time is its re-measured time under the current toolchain when a
+// migration measured one (knowledge::current_head_ms), else the head history's figure.
 //
 // The run holds the workspace's optimize lock (optimize_pause.h) throughout, so two optimizers
 // never interleave on one workspace: a second one fails naming the first. Before each round and

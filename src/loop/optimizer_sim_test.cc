@@ -2,6 +2,7 @@
 // acceptance test, rules learned from failures, resume) with no compiler and no timing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "knowledge/rule_lint.h"
@@ -25,10 +26,11 @@ struct SimRun {
   std::unique_ptr<targets::Target> target = targets::make_target("sim");
   std::vector<Progress> progress;
 
-  OptimizeSummary run(std::vector<std::string> kernels) {
+  OptimizeSummary run(std::vector<std::string> kernels, double done_within_floor = 1.10) {
     knowledge::set_workspace_target_name(ws, "sim");
     OptimizeOptions options;
     options.kernels = std::move(kernels);
+    options.done_within_floor = done_within_floor;
     options.target = target.get();
     options.lint = knowledge::rule_lint_following_workspace(ws);
     options.on_screen_failure = [this](const std::string& kernel, int64_t) {
@@ -82,6 +84,27 @@ TEST(OptimizeOnSim, RunsEveryStageToTheEndOfTheLibrary) {
   EXPECT_TRUE(stages.count("baseline timed"));
   EXPECT_TRUE(stages.count("screen"));
   EXPECT_TRUE(stages.count("acceptance test"));
+}
+
+// Rounds go to the kernel whose head is the most milliseconds above its floor: with every sim
+// baseline at 6x its floor, the one that moves the most bytes (ffn) comes first, whatever the
+// order the kernels are given in.
+TEST(OptimizeOnSim, TheFirstRoundGoesWhereTheMostTimeCanBeSaved) {
+  SimRun r;
+  r.run({"qkv", "attn_out", "ffn"});
+  const auto first_screen = std::find_if(r.progress.begin(), r.progress.end(),
+                                         [](const Progress& p) { return p.stage == "screen"; });
+  ASSERT_NE(first_screen, r.progress.end());
+  EXPECT_EQ(first_screen->kernel, "ffn");
+}
+
+// A kernel whose head is within done_within_floor of its floor gets no proposals.
+TEST(OptimizeOnSim, AKernelNearItsFloorIsLeftAlone) {
+  SimRun r;
+  const OptimizeSummary summary = r.run({"qkv"}, 7.0);  // the sim baseline is 6x its floor
+  EXPECT_EQ(summary.proposed, 0);
+  EXPECT_EQ(summary.near_floor, std::vector<std::string>{"qkv"});
+  EXPECT_FALSE(summary.budget_spent);
 }
 
 TEST(OptimizeOnSim, AResumedRunKeepsEverythingAndTriesNothingTwice) {
