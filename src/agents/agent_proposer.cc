@@ -103,11 +103,6 @@ AgentProposer::Answer AgentProposer::ask(const loop::ProposalContext& ctx, const
     }
     code = parsed.code;
   }
-  if (ctx.already_tried && ctx.already_tried(code)) {
-    ledger_.set_outcome(call.id, "duplicate", "its code was already tried on this kernel");
-    say("duplicate of a candidate already tried");
-    return answer;
-  }
   loop::Proposal p;
   p.source = std::move(code);
   p.rationale = header_line(reply.text, "WHY");
@@ -154,7 +149,18 @@ std::vector<loop::Proposal> AgentProposer::propose(const loop::ProposalContext& 
         std::lock_guard lock(mu_);
         if (stopped_.empty()) stopped_ = a.budget_spent;
       }
-      if (a.proposal) out.push_back(std::move(*a.proposal));
+      if (!a.proposal) continue;
+      // Here, on the loop's thread: the tree is the workspace's, which the calls' threads leave
+      // to the ledger.
+      if (ctx.already_tried && ctx.already_tried(a.proposal->source)) {
+        ledger_.set_outcome(*a.proposal->agent_call, "duplicate",
+                            "its code was already tried on this kernel");
+        if (log_)
+          log_(fmt::format("agent call {}: duplicate of a candidate already tried",
+                           *a.proposal->agent_call));
+        continue;
+      }
+      out.push_back(std::move(*a.proposal));
     } catch (...) {
       if (!fatal) fatal = std::current_exception();  // after every call of the batch is stored
     }

@@ -271,6 +271,7 @@ TEST(AgentOptions, BadAgentOptionsAreUsageErrorsThatChangeNothing) {
       {{"--agent", "openai:"}, "names no model"},
       {{"--agent", "replay:/no/such/transcript"}, "/no/such/transcript"},
       {{"--max-calls", "3"}, "--max-calls needs --agent"},
+      {{"--agent-timeout", "5"}, "--agent-timeout needs --agent"},
       {{"--agent", "cmd:true", "--agent-base-url", "http://x"}, "--agent-base-url is for"},
       {{"--agent", "cmd:true", "--agent-price", "3"}, "--agent-price '3'"},
       {{"--agent", "cmd:true", "--max-cost", "0"}, "--max-cost"},

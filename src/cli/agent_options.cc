@@ -54,7 +54,8 @@ void validate_agent_args(const AgentArgs& args) {
                                       {args.max_calls.has_value(), "--max-calls"},
                                       {args.max_tokens.has_value(), "--max-tokens"},
                                       {args.max_cost.has_value(), "--max-cost"},
-                                      {!args.price.empty(), "--agent-price"}}) {
+                                      {!args.price.empty(), "--agent-price"},
+                                      {args.timeout_seconds != 0, "--agent-timeout"}}) {
       if (given) throw UsageError(fmt::format("{} needs --agent", name));
     }
     return;
