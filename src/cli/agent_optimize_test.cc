@@ -274,7 +274,9 @@ TEST(AgentOptions, BadAgentOptionsAreUsageErrorsThatChangeNothing) {
       {{"--agent-timeout", "5"}, "--agent-timeout needs --agent"},
       {{"--agent", "cmd:true", "--agent-base-url", "http://x"}, "--agent-base-url is for"},
       {{"--agent", "cmd:true", "--agent-price", "3"}, "--agent-price '3'"},
-      {{"--agent", "cmd:true", "--max-cost", "0"}, "--max-cost"},
+      {{"--agent", "cmd:true", "--max-cost", "0", "--agent-price", "1,1"},
+       "--max-cost must be more than 0"},
+      {{"--agent", "cmd:true", "--max-cost", "5"}, "--max-cost needs --agent-price"},
       {{"--library"}, "--library goes with --agent"},
   };
   for (const auto& [extra, message] : cases) {

@@ -65,6 +65,9 @@ void validate_agent_args(const AgentArgs& args) {
   if (args.max_calls && *args.max_calls < 1) throw UsageError("--max-calls must be at least 1");
   if (args.max_tokens && *args.max_tokens < 1) throw UsageError("--max-tokens must be at least 1");
   if (args.max_cost && !(*args.max_cost > 0)) throw UsageError("--max-cost must be more than 0");
+  if (args.max_cost && args.price.empty()) {
+    throw UsageError("--max-cost needs --agent-price IN,OUT: without prices every call costs 0");
+  }
   parse_price(args.price);
   // The agent itself: a bad spec or an unreadable transcript is a usage error now, not later.
   try {
