@@ -4,6 +4,7 @@
 #include <toml++/toml.h>
 
 #include <cmath>
+#include <fstream>
 #include <regex>
 #include <set>
 
@@ -349,12 +350,79 @@ double Manifest::seconds_per_unit() const {
   return 1.0;
 }
 
+namespace {
+
+// The line of the first byte >= 0x80 outside a string or a comment, if any. TOML allows
+// non-ASCII text only inside strings and comments, and toml++ 3.3's check of such a byte
+// elsewhere reaches TOML_UNREACHABLE for some code points (U+00A1 to U+0499, found by
+// fuzz/command_manifest_fuzz.cc): such a manifest is refused before toml++ sees it.
+std::optional<int64_t> non_ascii_outside_strings(std::string_view text) {
+  int64_t line = 1;
+  size_t i = 0;
+  const auto at = [&](std::string_view s) { return text.substr(i, s.size()) == s; };
+  // Skips a string that starts at i (after its opening quote(s)) up to its closing delimiter.
+  const auto skip_string = [&](std::string_view close, bool escapes, bool multiline) {
+    while (i < text.size()) {
+      if (text[i] == '\n') {
+        if (!multiline) return;  // an unterminated one-line string: toml++ reports it
+        ++line;
+      }
+      if (escapes && text[i] == '\\') {
+        if (i + 1 < text.size() && text[i + 1] == '\n') ++line;  // a line-ending backslash
+        i += 2;
+        continue;
+      }
+      if (at(close)) {
+        i += close.size();
+        return;
+      }
+      ++i;
+    }
+  };
+  while (i < text.size()) {
+    const char c = text[i];
+    if (c == '\n') {
+      ++line;
+      ++i;
+    } else if (c == '#') {
+      while (i < text.size() && text[i] != '\n') ++i;
+    } else if (at("\"\"\"")) {
+      i += 3;
+      skip_string("\"\"\"", true, true);
+    } else if (at("'''")) {
+      i += 3;
+      skip_string("'''", false, true);
+    } else if (c == '"') {
+      ++i;
+      skip_string("\"", true, false);
+    } else if (c == '\'') {
+      ++i;
+      skip_string("'", false, false);
+    } else if (static_cast<unsigned char>(c) >= 0x80) {
+      return line;
+    } else {
+      ++i;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 measure::Expected<Manifest> parse_manifest(const std::filesystem::path& given) {
   const fs::path path = fs::absolute(given).lexically_normal();
   if (!fs::is_regular_file(path))
     return measure::Error{fmt::format("{}: no such manifest file", path.string())};
   try {
-    const toml::table root = toml::parse_file(path.string());
+    std::ifstream in(path, std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!in && !in.eof())
+      return measure::Error{fmt::format("{}: cannot read the manifest", path.string())};
+    if (const auto line = non_ascii_outside_strings(text)) {
+      return measure::Error{fmt::format("{}:{}: a non-ASCII character outside a string or comment",
+                                        path.string(), *line)};
+    }
+    const toml::table root = toml::parse(text, path.string());
     return parse_table(path, root);
   } catch (const toml::parse_error& e) {
     return measure::Error{

@@ -129,6 +129,19 @@ TEST_F(ManifestTest, SyntaxErrorsAndBadValuesNameTheLine) {
             std::string::npos);
 }
 
+// Found by fuzz/command_manifest_fuzz.cc: a non-ASCII character where toml++ looks for
+// whitespace reached TOML_UNREACHABLE inside toml++ 3.3 (undefined behaviour). Such a character is
+// refused, naming its line, before toml++ parses; inside strings and comments it is fine.
+TEST_F(ManifestTest, NonAsciiOutsideStringsIsRefusedWithItsLineAndFineInside) {
+  EXPECT_EQ(error_of(replace(kGood, "read_gbps = 1500", "read_gbps = 1\u00a2500")),
+            "6: a non-ASCII character outside a string or comment");
+  EXPECT_EQ(error_of(replace(kGood, "read_gbps = 1500", "read_gbps = 1500 # r\u00e9sum\u00e9 \"")),
+            "(parsed)");
+  EXPECT_EQ(error_of("x = \"\"\"a \\\n b \u00e9\"\"\"\ny = '\u00e9'\nz = 1\u00a2\n"),
+            "4: a non-ASCII character outside a string or comment")
+      << "line counting across multi-line strings and line-ending backslashes";
+}
+
 // Found by fuzz/command_manifest_fuzz.cc: toml++ quotes the offending characters, a newline
 // included, and the error was two lines. Input kept in fuzz/regressions/command_manifest/.
 TEST_F(ManifestTest, AnErrorQuotingControlCharactersStaysOneLine) {
