@@ -25,23 +25,28 @@ std::string faster_attn_out() {
 }
 
 TEST(AgentCpuOptimize, AFasterKernelTheAgentWritesBecomesTheHead) {
-  const std::string answer = "NAME: f16 convert\nWHY: decode with vcvtph2ps\n```cpp\n" + faster_attn_out() + "```\n";
-  agents::testing::TestHttpServer server("/v1/chat/completions", [&](int, const httplib::Request&, httplib::Response& res) {
-    res.set_content(nlohmann::json{{"model", "kernel-writer"},
-                                   {"choices", {{{"index", 0},
-                                                 {"message", {{"role", "assistant"}, {"content", answer}}},
-                                                 {"finish_reason", "stop"}}}},
-                                   {"usage", {{"prompt_tokens", 4000}, {"completion_tokens", 2000}}}}
-                        .dump(),
-                    "application/json");
-  });
+  const std::string answer =
+      "NAME: f16 convert\nWHY: decode with vcvtph2ps\n```cpp\n" + faster_attn_out() + "```\n";
+  agents::testing::TestHttpServer server(
+      "/v1/chat/completions", [&](int, const httplib::Request&, httplib::Response& res) {
+        res.set_content(
+            nlohmann::json{{"model", "kernel-writer"},
+                           {"choices",
+                            {{{"index", 0},
+                              {"message", {{"role", "assistant"}, {"content", answer}}},
+                              {"finish_reason", "stop"}}}},
+                           {"usage", {{"prompt_tokens", 4000}, {"completion_tokens", 2000}}}}
+                .dump(),
+            "application/json");
+      });
   store::TestTempDir tmp;
   const std::string ws = (tmp.path() / "ws").string();
   ASSERT_EQ(run_headway({"init", ws}).exit_code, 0);
-  const CliRun run = run_headway({"optimize", "--workspace", ws, "--kernels", "attn_out", "--budget", "5m", "--agent",
-                                  "openai:kernel-writer", "--agent-base-url", server.base_url(), "--agent-jobs", "1",
-                                  "--max-calls", "2", "--json"},
-                                 "", 600);
+  const CliRun run =
+      run_headway({"optimize", "--workspace", ws, "--kernels", "attn_out", "--budget", "5m",
+                   "--agent", "openai:kernel-writer", "--agent-base-url", server.base_url(),
+                   "--agent-jobs", "1", "--max-calls", "2", "--json"},
+                  "", 600);
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto j = nlohmann::json::parse(run.out);
   EXPECT_EQ(j["accepted"], 1) << run.err;
@@ -49,12 +54,14 @@ TEST(AgentCpuOptimize, AFasterKernelTheAgentWritesBecomesTheHead) {
   ASSERT_EQ(j["kernels"].size(), 1u);
   EXPECT_GT(j["kernels"][0]["speedup"].get<double>(), 1.5) << j.dump(2);
 
-  const auto tree = nlohmann::json::parse(run_headway({"tree", "attn_out", "--workspace", ws, "--json"}).out);
+  const auto tree =
+      nlohmann::json::parse(run_headway({"tree", "attn_out", "--workspace", ws, "--json"}).out);
   const auto& head = tree["nodes"][tree["head"].get<int>() - 1];
   EXPECT_EQ(head["design"], "agent/f16_convert");
   EXPECT_EQ(head["status"], "accepted");
   EXPECT_EQ(head["agent_call"]["model"], "kernel-writer");
-  const auto usage = nlohmann::json::parse(run_headway({"agents", "usage", "--workspace", ws, "--json"}).out);
+  const auto usage =
+      nlohmann::json::parse(run_headway({"agents", "usage", "--workspace", ws, "--json"}).out);
   EXPECT_EQ(usage["total"]["calls"], 2);
   EXPECT_EQ(usage["total"]["accepted"], 1);
   EXPECT_EQ(usage["total"]["outcomes"]["duplicate"], 1) << usage.dump(2);

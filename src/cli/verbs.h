@@ -7,7 +7,6 @@
 // stdout and its progress and warnings on stderr.
 // Verbs call parts (kernels, targets, measure, ...); parts never call the cli.
 #include <CLI/CLI.hpp>
-
 #include <string>
 
 namespace headway::cli {

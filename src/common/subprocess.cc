@@ -76,8 +76,8 @@ ProcessResult run(const std::vector<std::string>& argv, double timeout_seconds,
   const bool exec_failed = read(err_pipe[0], &failure, sizeof failure) == sizeof failure;
   close(err_pipe[0]);
 
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::duration<double>(timeout_seconds);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_seconds);
   char buf[65536];
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(

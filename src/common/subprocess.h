@@ -11,12 +11,12 @@
 namespace headway {
 
 struct ProcessResult {
-  bool started = false;   // false: the program could not be executed (see error)
-  int exit_code = -1;     // valid when exited normally
-  int signal = 0;         // non-zero when killed by a signal
-  bool timed_out = false; // killed because it ran past the limit
-  std::string output;     // stdout and stderr, interleaved
-  std::string error;      // why it could not start
+  bool started = false;    // false: the program could not be executed (see error)
+  int exit_code = -1;      // valid when exited normally
+  int signal = 0;          // non-zero when killed by a signal
+  bool timed_out = false;  // killed because it ran past the limit
+  std::string output;      // stdout and stderr, interleaved
+  std::string error;       // why it could not start
   bool ok() const { return started && !timed_out && signal == 0 && exit_code == 0; }
 };
 

@@ -130,7 +130,6 @@ CREATE INDEX readings_by_node ON readings(node_id);
 INSERT INTO meta(key, value) VALUES ('created_at', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
 )sql";
 
-
 constexpr std::string_view kV2 = R"sql(
 CREATE TABLE facts(
   name TEXT NOT NULL,
@@ -316,8 +315,8 @@ int64_t schema_version(Database& db) { return db.query_int64("PRAGMA user_versio
 Result<int64_t> migrate(Database& db, std::span<const Migration> migrations) {
   for (size_t i = 0; i < migrations.size(); ++i) {
     if (migrations[i].version != static_cast<int64_t>(i) + 1) {
-      throw std::logic_error(fmt::format("migration {} is numbered {}", i + 1,
-                                         migrations[i].version));
+      throw std::logic_error(
+          fmt::format("migration {} is numbered {}", i + 1, migrations[i].version));
     }
   }
   if (db.in_transaction()) throw std::logic_error("migrate() inside a transaction");
@@ -325,8 +324,8 @@ Result<int64_t> migrate(Database& db, std::span<const Migration> migrations) {
   Transaction txn(db);
   const int64_t current = schema_version(db);
   if (current > latest) {
-    return Error{fmt::format("database schema version {} is newer than this headway ({})",
-                             current, latest)};
+    return Error{
+        fmt::format("database schema version {} is newer than this headway ({})", current, latest)};
   }
   if (current == latest) return latest;
   for (const Migration& m : migrations.subspan(static_cast<size_t>(current))) {
