@@ -202,13 +202,18 @@ std::vector<RoleUsage> usage_by_role(store::Workspace& ws) {
   return out;
 }
 
-std::optional<std::string> node_agent_call(store::Workspace& ws, int64_t node_id) {
+std::string NodeAgentCall::describe() const {
+  return fmt::format("{} {}, role {}, call {}", provider, model, role, id);
+}
+
+std::optional<NodeAgentCall> node_agent_call(store::Workspace& ws, int64_t node_id) {
   auto s = ws.db().prepare(
-      "SELECT c.provider, c.model, c.role, c.id FROM node_agent_calls l JOIN agent_calls c "
-      "ON c.id = l.call_id WHERE l.node_id = ?");
+      "SELECT c.id, c.provider, c.model, c.role, c.prompt_hash, c.response_hash FROM "
+      "node_agent_calls l "
+      "JOIN agent_calls c ON c.id = l.call_id WHERE l.node_id = ?");
   s.bind(1, node_id);
   if (!s.step()) return std::nullopt;
-  return fmt::format("{} {}, role {}, call {}", s.text(0), s.text(1), s.text(2), s.int64(3));
+  return NodeAgentCall{s.int64(0), s.text(1), s.text(2), s.text(3), s.text(4), s.optional_text(5)};
 }
 
 }  // namespace headway::agents

@@ -119,7 +119,15 @@ struct RoleUsage {
 };
 std::vector<RoleUsage> usage_by_role(store::Workspace& ws);
 
-// The call that proposed a node, if an agent did: "openai gpt-x, role variant, call 12".
-std::optional<std::string> node_agent_call(store::Workspace& ws, int64_t node_id);
+// The call that proposed a node, if an agent did.
+struct NodeAgentCall {
+  int64_t id = 0;
+  std::string provider, model, role;
+  std::string prompt_hash;                   // artifacts
+  std::optional<std::string> response_hash;  // none when the call failed
+  // "openai gpt-x, role variant, call 12"
+  std::string describe() const;
+};
+std::optional<NodeAgentCall> node_agent_call(store::Workspace& ws, int64_t node_id);
 
 }  // namespace headway::agents

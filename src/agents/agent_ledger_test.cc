@@ -213,7 +213,12 @@ TEST_F(AgentLedgerTest, UsageByRoleCountsCandidatesAndAcceptedChanges) {
   EXPECT_EQ(usage[1].accepted, 1);
   EXPECT_EQ(usage[1].outcomes.at("candidate"), 1);
   EXPECT_EQ(usage[1].outcomes.at("ok"), 1);
-  EXPECT_EQ(node_agent_call(*ws, 2), fmt::format("fake fake-1-2026, role variant, call {}", v1.id));
+  const auto call = node_agent_call(*ws, 2);
+  ASSERT_TRUE(call);
+  EXPECT_EQ(call->describe(), fmt::format("fake fake-1-2026, role variant, call {}", v1.id));
+  EXPECT_NE(ws->artifacts().get(call->prompt_hash).value_or("").find("# prompt\na\n"),
+            std::string::npos)
+      << "the prompt of the call that proposed it";
   EXPECT_EQ(node_agent_call(*ws, 1), std::nullopt);
 }
 

@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <kainjow/mustache.hpp>
+#include <map>
 #include <regex>
 #include <sstream>
 
@@ -41,11 +42,12 @@ mu::data to_data(const nlohmann::json& j) {
   }
 }
 
-// Every `{{> name}}` in text must name a template: Mustache itself renders an unknown partial
-// as nothing. Partials nest at most kMaxPartialDepth deep (a cycle is an error, not a hang).
+// The text of every partial `tmpl` uses, nested ones included, by name. Every `{{> name}}` must
+// name a template: Mustache itself renders an unknown partial as nothing. Partials nest at most
+// kMaxPartialDepth deep (a cycle is an error, not a hang).
 constexpr int kMaxPartialDepth = 8;
-void check_partials(const PromptTemplate& tmpl, const std::filesystem::path& override_dir,
-                    int depth = 0) {
+void load_partials(const PromptTemplate& tmpl, const std::filesystem::path& override_dir,
+                   std::map<std::string, std::string>& partials, int depth = 0) {
   if (depth > kMaxPartialDepth) {
     throw std::runtime_error(
         fmt::format("partials nest deeper than {} (a cycle?)", kMaxPartialDepth));
@@ -54,7 +56,9 @@ void check_partials(const PromptTemplate& tmpl, const std::filesystem::path& ove
   for (std::sregex_iterator it(tmpl.text.begin(), tmpl.text.end(), partial), end; it != end; ++it) {
     const std::string name = (*it)[1];
     try {
-      check_partials(load_template(override_dir, name), override_dir, depth + 1);
+      const PromptTemplate loaded = load_template(override_dir, name);
+      load_partials(loaded, override_dir, partials, depth + 1);
+      partials[name] = loaded.text;
     } catch (const std::exception& e) {
       throw std::runtime_error(fmt::format("{}: partial '{}': {}", tmpl.origin, name, e.what()));
     }
@@ -113,31 +117,14 @@ std::string render_template(const PromptTemplate& tmpl, const nlohmann::json& da
   if (!compiled.is_valid()) {
     throw std::runtime_error(fmt::format("{}: {}", tmpl.origin, compiled.error_message()));
   }
-  check_partials(tmpl, override_dir);
+  std::map<std::string, std::string> partials;
+  load_partials(tmpl, override_dir, partials);
   compiled.set_custom_escape([](const std::string& s) { return s; });
   mu::data d = to_data(data.is_object() ? data : nlohmann::json::object());
-  // Every template name is available as a partial (data of the same name wins).
-  std::string partial_error;
-  std::vector<std::string> names = builtin_template_names();
-  if (!override_dir.empty() && std::filesystem::is_directory(override_dir)) {
-    for (const auto& entry : std::filesystem::directory_iterator(override_dir)) {
-      if (entry.path().extension() == kExtension) names.push_back(entry.path().stem().string());
-    }
-  }
-  for (const auto& name : names) {
-    if (d.get(name) != nullptr) continue;
-    d.set(name, mu::partial{[name, &override_dir, &partial_error]() -> std::string {
-            try {
-              return load_template(override_dir, name).text;
-            } catch (const std::exception& e) {
-              partial_error = e.what();
-              return "";
-            }
-          }});
+  for (const auto& [name, text] : partials) {
+    if (d.get(name) == nullptr) d.set(name, mu::partial{[text] { return text; }});
   }
   std::string out = compiled.render(d);
-  if (!partial_error.empty())
-    throw std::runtime_error(fmt::format("{}: {}", tmpl.origin, partial_error));
   if (!compiled.is_valid()) {
     throw std::runtime_error(fmt::format("{}: {}", tmpl.origin, compiled.error_message()));
   }

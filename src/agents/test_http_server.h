@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
@@ -85,6 +86,36 @@ class TestHttpServer {
   mutable std::mutex mutex_;
   std::vector<ReceivedRequest> received_;
 };
+
+// What a provider's 200 says when it answers `text`, in the protocol's format ("openai" chat
+// completions, or "anthropic" messages); truncated: it stopped at max_tokens.
+struct ScriptedReply {
+  std::string text;
+  std::string model = "scripted-1";
+  int input_tokens = 1000;
+  int output_tokens = 100;
+  bool truncated = false;
+};
+inline std::string reply_body(const std::string& protocol, const ScriptedReply& r) {
+  if (protocol == "anthropic") {
+    return nlohmann::json{
+        {"model", r.model},
+        {"type", "message"},
+        {"role", "assistant"},
+        {"content", {{{"type", "text"}, {"text", r.text}}}},
+        {"stop_reason", r.truncated ? "max_tokens" : "end_turn"},
+        {"usage", {{"input_tokens", r.input_tokens}, {"output_tokens", r.output_tokens}}}}
+        .dump();
+  }
+  return nlohmann::json{
+      {"model", r.model},
+      {"choices",
+       {{{"index", 0},
+         {"message", {{"role", "assistant"}, {"content", r.text}}},
+         {"finish_reason", r.truncated ? "length" : "stop"}}}},
+      {"usage", {{"prompt_tokens", r.input_tokens}, {"completion_tokens", r.output_tokens}}}}
+      .dump();
+}
 
 // A loopback port nothing listens on (one just bound and released; reuse in between is
 // unlikely).

@@ -30,13 +30,7 @@ TEST(AgentCpuOptimize, AFasterKernelTheAgentWritesBecomesTheHead) {
   agents::testing::TestHttpServer server(
       "/v1/chat/completions", [&](int, const httplib::Request&, httplib::Response& res) {
         res.set_content(
-            nlohmann::json{{"model", "kernel-writer"},
-                           {"choices",
-                            {{{"index", 0},
-                              {"message", {{"role", "assistant"}, {"content", answer}}},
-                              {"finish_reason", "stop"}}}},
-                           {"usage", {{"prompt_tokens", 4000}, {"completion_tokens", 2000}}}}
-                .dump(),
+            agents::testing::reply_body("openai", {answer, "kernel-writer", 4000, 2000, false}),
             "application/json");
       });
   store::TestTempDir tmp;

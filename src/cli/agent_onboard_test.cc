@@ -15,25 +15,6 @@
 namespace headway::cli {
 namespace {
 
-// An answer in the protocol's format.
-std::string protocol_answer(const std::string& protocol, const std::string& text) {
-  if (protocol == "anthropic") {
-    return nlohmann::json{{"model", "docs-1"},
-                          {"type", "message"},
-                          {"content", {{{"type", "text"}, {"text", text}}}},
-                          {"stop_reason", "end_turn"},
-                          {"usage", {{"input_tokens", 500}, {"output_tokens", 50}}}}
-        .dump();
-  }
-  return nlohmann::json{{"model", "docs-1"},
-                        {"choices",
-                         {{{"index", 0},
-                           {"message", {{"role", "assistant"}, {"content", text}}},
-                           {"finish_reason", "stop"}}}},
-                        {"usage", {{"prompt_tokens", 500}, {"completion_tokens", 50}}}}
-      .dump();
-}
-
 // The answer to one request, by what it asks.
 std::string answer_for(const std::string& prompt, std::map<std::string, int>& judged) {
   std::smatch chapter;
@@ -65,7 +46,9 @@ TEST_P(AgentOnboard, TheSummarizerWritesTheSummaryAndTwoJudgesCheckIt) {
         const auto body = nlohmann::json::parse(req.body);
         std::lock_guard lock(mu);
         const std::string prompt = body["messages"].back()["content"].get<std::string>();
-        res.set_content(protocol_answer(protocol, answer_for(prompt, judged)), "application/json");
+        res.set_content(agents::testing::reply_body(
+                            protocol, {answer_for(prompt, judged), "docs-1", 500, 50, false}),
+                        "application/json");
       });
   const std::string ws = (tmp.path() / "ws").string();
   ASSERT_EQ(run_headway({"init", ws, "--target", "sim"}).exit_code, 0);

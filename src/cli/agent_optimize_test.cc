@@ -63,23 +63,9 @@ class ScriptedProvider {
                       "application/json");
       return;
     }
-    nlohmann::json body;
-    if (protocol_ == "openai") {
-      body = {{"model", "scripted-1"},
-              {"choices",
-               {{{"index", 0},
-                 {"message", {{"role", "assistant"}, {"content", step.text}}},
-                 {"finish_reason", step.truncated ? "length" : "stop"}}}},
-              {"usage", {{"prompt_tokens", 1000}, {"completion_tokens", 100}}}};
-    } else {
-      body = {{"model", "scripted-1"},
-              {"type", "message"},
-              {"role", "assistant"},
-              {"content", {{{"type", "text"}, {"text", step.text}}}},
-              {"stop_reason", step.truncated ? "max_tokens" : "end_turn"},
-              {"usage", {{"input_tokens", 1000}, {"output_tokens", 100}}}};
-    }
-    res.set_content(body.dump(), "application/json");
+    res.set_content(agents::testing::reply_body(
+                        protocol_, {step.text, "scripted-1", 1000, 100, step.truncated}),
+                    "application/json");
   }
 
   std::string protocol_;

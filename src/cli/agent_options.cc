@@ -31,6 +31,10 @@ agents::AgentSpecOptions spec_options(const AgentArgs& args) {
 
 }  // namespace
 
+std::filesystem::path prompts_dir(const store::Workspace& ws) {
+  return ws.root() / ".headway" / "prompts";
+}
+
 void add_agent_options(CLI::App* cmd, AgentArgs& args) {
   cmd->add_option("--agent", args.spec,
                   "an agent: openai:MODEL, anthropic:MODEL, cmd:'COMMAND' or replay:FILE");

@@ -35,6 +35,9 @@ struct AgentRun {
   explicit operator bool() const { return agent != nullptr; }
 };
 
+// Where a workspace keeps its overrides of the role prompts: <workspace>/.headway/prompts.
+std::filesystem::path prompts_dir(const store::Workspace& ws);
+
 // Checks every agent option without touching a workspace (UsageError naming the option).
 void validate_agent_args(const AgentArgs& args);
 // Makes the agent and a ledger on ws. Requires validate_agent_args(args) to have passed.

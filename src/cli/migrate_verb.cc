@@ -138,7 +138,7 @@ int run_migrate(const MigrateArgs& args) {
   AgentRun agent_run = start_agent_run(ws, args.agent);
   if (agent_run) {
     options.port =
-        agents::agent_porter(*agent_run.ledger, *to, ws.root() / ".headway" / "prompts",
+        agents::agent_porter(*agent_run.ledger, *to, prompts_dir(ws),
                              [](const std::string& line) { fmt::print(stderr, "{}\n", line); });
     options.on_ported = agents::record_port(*agent_run.ledger);
   }

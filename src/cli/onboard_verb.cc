@@ -69,7 +69,7 @@ int run_onboard(const OnboardArgs& args) {
   AgentRun agent_run = start_agent_run(ws, args.agent);
   std::vector<std::unique_ptr<agents::AgentClaimJudge>> judges;
   if (agent_run) {
-    const auto prompts = ws.root() / ".headway" / "prompts";
+    const auto prompts = prompts_dir(ws);
     for (const char* name : {"agent-judge-1", "agent-judge-2"}) {
       judges.push_back(std::make_unique<agents::AgentClaimJudge>(*agent_run.ledger, name, prompts));
       options.judges.push_back(judges.back().get());

@@ -139,6 +139,10 @@ int run_optimize(const OptimizeArgs& args) {
   };
   // Progress goes to stderr, so that stdout holds only the result (text, or --json).
   const bool tty = isatty(STDERR_FILENO);
+  // A line of its own in the progress (on a tty, over the progress line being redrawn).
+  const auto log_line = [tty](const std::string& line) {
+    fmt::print(stderr, "{}{}\n", tty ? "\r\033[K" : "", line);
+  };
   // Designs that need an instruction set are proposed only where the facts of the workspace's
   // toolchain say the chip and compiler have it (the loop measures the facts before proposing).
   loop::LibraryProposer library(
@@ -147,9 +151,7 @@ int run_optimize(const OptimizeArgs& args) {
         const auto f = knowledge::find_fact(ws, name, knowledge::toolchain_id_of(*target));
         return f ? std::optional<double>(f->value) : std::nullopt;
       },
-      [tty](const std::string& line) {
-        fmt::print(stderr, "{}{}\n", tty ? "\r\033[K" : "", line);
-      });
+      log_line);
   // With --agent, the agent proposes (and the library too with --library), shown the cheat sheet
   // onboarding wrote, or one rendered from the workspace's facts and rules.
   AgentRun agent_run = start_agent_run(ws, args.agent);
@@ -158,22 +160,17 @@ int run_optimize(const OptimizeArgs& args) {
   loop::Proposer* proposer = &library;
   if (agent_run) {
     agents::AgentProposerOptions o;
-    o.prompts_dir = ws.root() / ".headway" / "prompts";
+    o.prompts_dir = prompts_dir(ws);
     o.cheat_sheet = [&ws, &target] {
       const auto written = knowledge::knowledge_dir(ws) / "cheatsheet.md";
       std::ifstream in(written);
       if (in) return std::string(std::istreambuf_iterator<char>(in), {});
       return knowledge::render_cheatsheet(ws, knowledge::toolchain_id_of(*target));
     };
-    rule_miner = std::make_unique<agents::AgentRuleMiner>(
-        *agent_run.ledger, ws, *target, ws.root() / ".headway" / "prompts",
-        [tty](const std::string& line) {
-          fmt::print(stderr, "{}{}\n", tty ? "\r\033[K" : "", line);
-        });
-    agent_proposer = std::make_unique<agents::AgentProposer>(
-        *target, *agent_run.ledger, std::move(o), [tty](const std::string& line) {
-          fmt::print(stderr, "{}{}\n", tty ? "\r\033[K" : "", line);
-        });
+    rule_miner = std::make_unique<agents::AgentRuleMiner>(*agent_run.ledger, ws, *target,
+                                                          prompts_dir(ws), log_line);
+    agent_proposer =
+        std::make_unique<agents::AgentProposer>(*target, *agent_run.ledger, std::move(o), log_line);
     proposer = agent_proposer.get();
     if (args.library) {
       combined = std::make_unique<agents::CombinedProposer>(

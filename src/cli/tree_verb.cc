@@ -28,14 +28,10 @@ nlohmann::json or_null(const std::optional<T>& value) {
 
 // The agent call that proposed a node, or null.
 nlohmann::json agent_call_json(store::Workspace& ws, int64_t node) {
-  auto s = ws.db().prepare(
-      "SELECT c.id, c.provider, c.model, c.role, c.prompt_hash, c.response_hash FROM "
-      "node_agent_calls l "
-      "JOIN agent_calls c ON c.id = l.call_id WHERE l.node_id = ?");
-  s.bind(1, node);
-  if (!s.step()) return nullptr;
-  return {{"id", s.int64(0)},  {"provider", s.text(1)}, {"model", s.text(2)},
-          {"role", s.text(3)}, {"prompt", s.text(4)},   {"response", or_null(s.optional_text(5))}};
+  const auto c = agents::node_agent_call(ws, node);
+  if (!c) return nullptr;
+  return {{"id", c->id},     {"provider", c->provider},  {"model", c->model},
+          {"role", c->role}, {"prompt", c->prompt_hash}, {"response", or_null(c->response_hash)}};
 }
 
 nlohmann::json tree_json(store::Workspace& ws, const search::DesignTree& tree) {
@@ -88,7 +84,7 @@ int run_tree(const TreeArgs& args) {
   // Nodes an agent proposed say which agent, role and call (`headway agents usage` sums them).
   const auto by_agent = [&ws](const search::Node& n) -> std::string {
     const auto call = agents::node_agent_call(ws, n.id);
-    return call ? "by " + *call : "";
+    return call ? "by " + call->describe() : "";
   };
   fmt::print("{}", args.format == "dot" ? search::render_dot(*tree)
                                         : search::render_text(*tree, by_agent));
