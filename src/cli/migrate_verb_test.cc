@@ -34,8 +34,8 @@ TEST(MigrateVerb, RefusesAMissingCompilerAndListsFactsAndRules) {
   store::TestTempDir dir;
   {
     auto ws = store::Workspace::create(dir.path()).value();
-    knowledge::store_fact(ws, {knowledge::kReadBandwidth, knowledge::current_toolchain_id(ws),
-                               7.25, "GB/s", std::nullopt, "test", ""});
+    knowledge::store_fact(ws, {knowledge::kReadBandwidth, knowledge::current_toolchain_id(ws), 7.25,
+                               "GB/s", std::nullopt, "test", ""});
     ASSERT_TRUE(
         knowledge::record_build_failure(ws, "qkv", 1, "int a = b;",
                                         "a.cc:1:9: error: 'b' was not declared in this scope", "tc")
@@ -132,7 +132,8 @@ TEST(MigrateVerb, PausesARunningOptimizeWhichResumesWithTheNewToolchain) {
   EXPECT_NE(migrate.output.find(fmt::format("(pid {})", holder->pid)), std::string::npos);
   // The new toolchain had no chip facts: they are measured while the optimizer is paused.
   EXPECT_NE(migrate.output.find("chip facts: "), std::string::npos) << migrate.output;
-  EXPECT_NE(migrate.output.find(" measured for the new toolchain"), std::string::npos) << migrate.output;
+  EXPECT_NE(migrate.output.find(" measured for the new toolchain"), std::string::npos)
+      << migrate.output;
   kill(static_cast<pid_t>(-holder->pid), SIGKILL);
   runner.join();
   std::printf("%s\n%s\n", migrate.output.c_str(), optimize.output.c_str());

@@ -15,13 +15,13 @@
 namespace headway::knowledge {
 
 struct Fact {
-  std::string name;               // e.g. "read_bandwidth", "read_bandwidth.threads_2"
-  std::string toolchain;          // the toolchain id it was measured under
+  std::string name;       // e.g. "read_bandwidth", "read_bandwidth.threads_2"
+  std::string toolchain;  // the toolchain id it was measured under
   double value = 0.0;
-  std::string unit;               // "GB/s", "ns", "%"
-  std::optional<double> spread;   // the readings' coefficient of variation (%), when known
-  std::string method;             // how it was measured, one line
-  std::string measured_at;        // set by the store when empty
+  std::string unit;              // "GB/s", "ns", "%"
+  std::optional<double> spread;  // the readings' coefficient of variation (%), when known
+  std::string method;            // how it was measured, one line
+  std::string measured_at;       // set by the store when empty
 };
 
 // Inserts or replaces the fact (name, toolchain). Requires a non-empty name and toolchain
@@ -40,6 +40,7 @@ using targets::fma_throughput_at;
 using targets::kCacheL1d;
 using targets::kCacheL2;
 using targets::kCacheL3;
+using targets::kColdInputLatency;
 using targets::kDecodeF8;
 using targets::kDecodeNvfp4;
 using targets::kFmaLatency;
@@ -51,7 +52,6 @@ using targets::kLatencyL3;
 using targets::kNoiseFloor;
 using targets::kReadBandwidth;
 using targets::kTimerOverhead;
-using targets::kColdInputLatency;
 using targets::read_bandwidth_at;
 
 // Runs the target's microbenchmarks (Target::measure_facts; seconds on real hardware) and stores

@@ -10,9 +10,9 @@
 #include "knowledge/citation_markup.h"
 #include "knowledge/docs_index.h"
 #include "knowledge/target_docs.h"
-#include "targets/registry.h"
 #include "knowledge/test_files.h"
 #include "search/tree_test_support.h"
+#include "targets/registry.h"
 
 namespace headway::knowledge {
 namespace {
@@ -40,8 +40,7 @@ TEST(OnboardTest, MinesRulesChecksTheBuiltInSummaryAndWritesTheCheatSheet) {
                       {{"diagnostics", "/x/c.cc:1:2: error: 'zz' was not declared in this scope"},
                        {"toolchain", "tc-test"}})
           .ok());
-  store_fact(f.ws(),
-             {kReadBandwidth, current_toolchain_id(f.ws()), 9.5, "GB/s", 1.0, "test", ""});
+  store_fact(f.ws(), {kReadBandwidth, current_toolchain_id(f.ws()), 9.5, "GB/s", 1.0, "test", ""});
   auto report = onboard(f.ws(), offline());
   ASSERT_TRUE(report.ok()) << report.error().message;
   EXPECT_EQ(report->kernels, 1);
@@ -81,9 +80,12 @@ TEST(OnboardTest, CheatSheetSaysWhichInstructionSetsCandidatesMayUse) {
   search::TreeFixture f;
   const std::string tc = current_toolchain_id(f.ws());
   store_fact(f.ws(), {targets::isa_fact_name("avx2"), tc, 1.0, "bool", std::nullopt, "test", ""});
-  store_fact(f.ws(), {targets::isa_fact_name("avx512bw"), tc, 1.0, "bool", std::nullopt, "test", ""});
-  store_fact(f.ws(), {targets::isa_fact_name("amx-tile"), tc, 0.0, "bool", std::nullopt, "test", ""});
-  store_fact(f.ws(), {targets::isa_fact_name("avx512fp16"), "another-toolchain", 1.0, "bool", std::nullopt, "test", ""});
+  store_fact(f.ws(),
+             {targets::isa_fact_name("avx512bw"), tc, 1.0, "bool", std::nullopt, "test", ""});
+  store_fact(f.ws(),
+             {targets::isa_fact_name("amx-tile"), tc, 0.0, "bool", std::nullopt, "test", ""});
+  store_fact(f.ws(), {targets::isa_fact_name("avx512fp16"), "another-toolchain", 1.0, "bool",
+                      std::nullopt, "test", ""});
   const std::string md = render_cheatsheet(f.ws(), tc, "");
   EXPECT_NE(md.find("| isa.avx512bw | 1.0000 | bool |"), std::string::npos) << md;
   EXPECT_NE(md.find("(this chip, current toolchain): avx2 avx512bw  \nNot available: amx-tile\n"),

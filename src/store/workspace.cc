@@ -1,9 +1,8 @@
 #include "store/workspace.h"
 
 #include <fcntl.h>
-#include <unistd.h>
-
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -46,7 +45,8 @@ Result<Workspace> Workspace::create(const fs::path& dir) {
   }
   std::error_code ec;
   fs::create_directories(root / ".headway" / "artifacts", ec);
-  if (ec) return Error{fmt::format("cannot create workspace at {}: {}", root.string(), ec.message())};
+  if (ec)
+    return Error{fmt::format("cannot create workspace at {}: {}", root.string(), ec.message())};
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) {
     if (errno == EEXIST) {
@@ -78,8 +78,9 @@ std::optional<fs::path> Workspace::locate(const fs::path& start) {
 
 Result<Workspace> Workspace::find(const fs::path& start) {
   if (auto dir = locate(start)) return open(*dir);
-  return Error{fmt::format("no headway workspace in {} or any parent directory (run 'headway init')",
-                           absolute_dir(start).string())};
+  return Error{
+      fmt::format("no headway workspace in {} or any parent directory (run 'headway init')",
+                  absolute_dir(start).string())};
 }
 
 Result<Workspace> Workspace::open_database(const fs::path& root, bool created) {
@@ -101,9 +102,10 @@ Result<Workspace> Workspace::open_database(const fs::path& root, bool created) {
   }
   const int64_t latest = latest_schema_version();
   if (version > latest) {
-    return Error{fmt::format("workspace schema version {} is newer than this headway ({}); "
-                             "upgrade headway",
-                             version, latest)};
+    return Error{
+        fmt::format("workspace schema version {} is newer than this headway ({}); "
+                    "upgrade headway",
+                    version, latest)};
   }
   const bool empty = application_id == 0 && version == 0 && objects == 0;
   if (application_id != kApplicationId && !empty) {
@@ -118,7 +120,8 @@ Result<Workspace> Workspace::open_database(const fs::path& root, bool created) {
     }
     db.exec("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON");
   } catch (const StoreError& e) {
-    return Error{fmt::format("cannot configure workspace database {}: {}", path.string(), e.what())};
+    return Error{
+        fmt::format("cannot configure workspace database {}: {}", path.string(), e.what())};
   }
   if (auto migrated = migrate(db); !migrated) {
     return Error{fmt::format("cannot migrate workspace database {}: {}", path.string(),
@@ -127,8 +130,8 @@ Result<Workspace> Workspace::open_database(const fs::path& root, bool created) {
   try {
     record_headway_version(db, build_info(), created);
   } catch (const StoreError& e) {
-    return Error{fmt::format("cannot record this headway's version in {}: {}", path.string(),
-                             e.what())};
+    return Error{
+        fmt::format("cannot record this headway's version in {}: {}", path.string(), e.what())};
   }
   return Workspace(root, std::move(db));
 }

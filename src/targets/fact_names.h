@@ -8,7 +8,7 @@ namespace headway::targets {
 
 // Names of chip facts. A target measures the ones its hardware has; the floors need
 // read_bandwidth (and the decode ceilings where a target decodes quantized weights).
-inline constexpr const char* kReadBandwidth = "read_bandwidth";        // best over thread counts
+inline constexpr const char* kReadBandwidth = "read_bandwidth";  // best over thread counts
 inline constexpr const char* kDecodeF8 = "decode_ceiling.f8";
 inline constexpr const char* kDecodeNvfp4 = "decode_ceiling.nvfp4";
 inline constexpr const char* kTimerOverhead = "timer_overhead";
@@ -18,7 +18,8 @@ inline constexpr const char* kNoiseFloor = "noise_floor_cv";
 inline constexpr const char* kColdInputLatency = "timing.cold_input_latency";
 // Cache sizes (KiB) and load-to-use latencies (ns)
 // (a pointer-chase sweep): the n-th level the curve shows is "cache.l1d", "cache.l2",
-// "cache.l3", "cache.l4"...; one fact per level found, so a host may have fewer than the OS reports.
+// "cache.l3", "cache.l4"...; one fact per level found, so a host may have fewer than the OS
+// reports.
 inline constexpr const char* kCacheL1d = "cache.l1d";
 inline constexpr const char* kCacheL2 = "cache.l2";
 inline constexpr const char* kCacheL3 = "cache.l3";

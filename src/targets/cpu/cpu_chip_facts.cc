@@ -54,7 +54,8 @@ double timer_overhead_ns(int samples) {
 template <typename Row>
 void add_per_thread_facts(std::vector<targets::ChipFact>& facts, const char* name,
                           std::string (*name_at)(int), const char* unit, const std::string& method,
-                          const std::vector<Row>& rows, double Row::*value, double best, int best_threads) {
+                          const std::vector<Row>& rows, double Row::*value, double best,
+                          int best_threads) {
   double best_cv = 0.0;
   for (const Row& t : rows) {
     facts.push_back({name_at(t.threads), t.*value, unit, 100.0 * t.cv,
@@ -74,12 +75,14 @@ std::vector<targets::ChipFact> measure_chip_facts(const targets::FactOptions& op
   const std::string bw_method = fmt::format(
       "median of {} streaming reads of a {} MiB buffer ({}), one contiguous share per thread",
       readings, bw.buffer_bytes >> 20, bw.method);
-  add_per_thread_facts(facts, targets::kReadBandwidth, targets::read_bandwidth_at, "GB/s", bw_method, bw.by_threads,
-                       &BandwidthAtThreads::median_gbps, bw.best_gbps, bw.best_threads);
+  add_per_thread_facts(facts, targets::kReadBandwidth, targets::read_bandwidth_at, "GB/s",
+                       bw_method, bw.by_threads, &BandwidthAtThreads::median_gbps, bw.best_gbps,
+                       bw.best_threads);
 
   const DecodeCeiling dc = measure_decode_ceiling(options.max_threads, readings);
   const std::string dc_method = fmt::format(
-      "best median over 1..{} threads of {} readings, {} KiB cache-resident weights per thread ({})",
+      "best median over 1..{} threads of {} readings, {} KiB cache-resident weights per thread "
+      "({})",
       dc.threads, readings, dc.bytes_per_thread >> 10, dc.method);
   auto spread_at = [&](int threads, bool f8) -> std::optional<double> {
     for (const auto& t : dc.by_threads) {
@@ -87,10 +90,12 @@ std::vector<targets::ChipFact> measure_chip_facts(const targets::FactOptions& op
     }
     return std::nullopt;
   };
-  facts.push_back({targets::kDecodeF8, dc.f8_gbps, "GB/s", spread_at(dc.f8_threads, true),
-                   fmt::format("{}; f8e4m3 decode + FMA, best at {} threads", dc_method, dc.f8_threads)});
-  facts.push_back({targets::kDecodeNvfp4, dc.nvfp4_gbps, "GB/s", spread_at(dc.nvfp4_threads, false),
-                   fmt::format("{}; NVFP4 decode + FMA, best at {} threads", dc_method, dc.nvfp4_threads)});
+  facts.push_back(
+      {targets::kDecodeF8, dc.f8_gbps, "GB/s", spread_at(dc.f8_threads, true),
+       fmt::format("{}; f8e4m3 decode + FMA, best at {} threads", dc_method, dc.f8_threads)});
+  facts.push_back(
+      {targets::kDecodeNvfp4, dc.nvfp4_gbps, "GB/s", spread_at(dc.nvfp4_threads, false),
+       fmt::format("{}; NVFP4 decode + FMA, best at {} threads", dc_method, dc.nvfp4_threads)});
 
   const CacheLatencySweep sweep = measure_cache_latency();
   const OsCacheSizes os = os_cache_sizes();
@@ -98,34 +103,40 @@ std::vector<targets::ChipFact> measure_chip_facts(const targets::FactOptions& op
   for (size_t i = 0; i < sweep.levels.size(); ++i) {
     const int level = static_cast<int>(i) + 1;
     const CacheLevel& l = sweep.levels[i];
-    const std::string reported = i < 3 && os_sizes[i]
-        ? fmt::format("OS reports {} KiB ({})", os_sizes[i] >> 10, os.source)
-        : std::string("OS reports none");
-    facts.push_back({targets::cache_size_name(level), static_cast<double>(l.bytes >> 10), "KiB", std::nullopt,
-                     fmt::format("step {} of a {}: the largest size on its {:.2f} ns plateau; {}", level,
-                                 sweep.method, l.ns, reported)});
-    facts.push_back({targets::cache_latency_name(level), l.ns, "ns", std::nullopt,
-                     fmt::format("median of the plateau up to {} KiB of a {}", l.bytes >> 10, sweep.method)});
+    const std::string reported =
+        i < 3 && os_sizes[i] ? fmt::format("OS reports {} KiB ({})", os_sizes[i] >> 10, os.source)
+                             : std::string("OS reports none");
+    facts.push_back({targets::cache_size_name(level), static_cast<double>(l.bytes >> 10), "KiB",
+                     std::nullopt,
+                     fmt::format("step {} of a {}: the largest size on its {:.2f} ns plateau; {}",
+                                 level, sweep.method, l.ns, reported)});
+    facts.push_back(
+        {targets::cache_latency_name(level), l.ns, "ns", std::nullopt,
+         fmt::format("median of the plateau up to {} KiB of a {}", l.bytes >> 10, sweep.method)});
   }
   facts.push_back({targets::kLatencyDram, sweep.memory_ns, "ns", std::nullopt,
                    fmt::format("at {} MiB of a {}", sweep.curve.back().bytes >> 20, sweep.method)});
 
   const ColdInputs cold = measure_cold_inputs(*find_kernel("attn_out"));
-  facts.push_back({targets::kColdInputLatency, cold.cold_ns, "ns", std::nullopt,
-                   fmt::format("{}; the DRAM latency fact: {:.1f} ns", cold.method, sweep.memory_ns)});
+  facts.push_back(
+      {targets::kColdInputLatency, cold.cold_ns, "ns", std::nullopt,
+       fmt::format("{}; the DRAM latency fact: {:.1f} ns", cold.method, sweep.memory_ns)});
 
   const FmaThroughput fma = measure_fma_throughput(options.max_threads, readings);
   const std::string fma_method = fmt::format("median of {} readings; {}", readings, fma.method);
-  add_per_thread_facts(facts, targets::kFmaThroughput, targets::fma_throughput_at, "GFLOP/s", fma_method,
-                       fma.by_threads, &FmaAtThreads::gflops, fma.gflops, fma.best_threads);
-  facts.push_back({targets::kFmaLatency, fma.latency_ns, "ns", 100.0 * fma.latency_cv,
-                   fmt::format("median of {} readings of one dependent chain of {}-lane FMAs ({}), one thread",
-                               readings, fma.lanes, fma.isa)});
+  add_per_thread_facts(facts, targets::kFmaThroughput, targets::fma_throughput_at, "GFLOP/s",
+                       fma_method, fma.by_threads, &FmaAtThreads::gflops, fma.gflops,
+                       fma.best_threads);
+  facts.push_back(
+      {targets::kFmaLatency, fma.latency_ns, "ns", 100.0 * fma.latency_cv,
+       fmt::format("median of {} readings of one dependent chain of {}-lane FMAs ({}), one thread",
+                   readings, fma.lanes, fma.isa)});
 
   constexpr int kTimerSamples = 100001;
-  facts.push_back({targets::kTimerOverhead, timer_overhead_ns(kTimerSamples), "ns", std::nullopt,
-                   fmt::format("median of {} back-to-back std::chrono::steady_clock::now() differences",
-                               kTimerSamples)});
+  facts.push_back(
+      {targets::kTimerOverhead, timer_overhead_ns(kTimerSamples), "ns", std::nullopt,
+       fmt::format("median of {} back-to-back std::chrono::steady_clock::now() differences",
+                   kTimerSamples)});
 
   const int repeats = std::max(2, options.noise_repeats);
   std::vector<double> best;
@@ -135,7 +146,8 @@ std::vector<targets::ChipFact> measure_chip_facts(const targets::FactOptions& op
   }
   facts.push_back({targets::kNoiseFloor, cv_percent(best), "%", std::nullopt,
                    fmt::format("coefficient of variation of {} repeated best-read-bandwidth "
-                               "measurements (each a median of {} readings)", repeats, readings)});
+                               "measurements (each a median of {} readings)",
+                               repeats, readings)});
   return facts;
 }
 

@@ -48,8 +48,8 @@ std::vector<std::string> all_designs() {
 class DesignDefaults : public ::testing::TestWithParam<std::string> {
  protected:
   static void SetUpTestSuite() {
-    cache_ = new fs::path(fs::temp_directory_path() / ("headway-design-check-" + std::to_string(getpid())));
-
+    cache_ = new fs::path(fs::temp_directory_path() /
+                          ("headway-design-check-" + std::to_string(getpid())));
   }
   static void TearDownTestSuite() {
     fs::remove_all(*cache_);
@@ -81,16 +81,21 @@ TEST_P(DesignDefaults, BuildsAndPassesTheCheck) {
   std::string missing;
   for (const auto& ext : design->requires_isa) {
     bool has = false;
-    for (const auto& f : isa) has = has || (f.name == targets::isa_fact_name(ext) && f.value != 0.0);
+    for (const auto& f : isa)
+      has = has || (f.name == targets::isa_fact_name(ext) && f.value != 0.0);
     if (!has) missing += " " + ext;
   }
   if (!missing.empty()) {
     cpu::Toolchain forced = host->cpu_toolchain();
     for (const auto& ext : design->requires_isa) forced.flags.push_back("-m" + ext);
     const cpu::ToolchainIdentity forced_id = cpu::identify(forced);
-    const cpu::BuildResult wide = cpu::build_candidate(forced, forced_id, design->render(design->defaults()), *cache_);
-    ASSERT_EQ(wide.status, cpu::BuildResult::Status::kBuilt) << id << " with -m flags:\n" << wide.diagnostics;
-    GTEST_SKIP() << id << " built (natively and with its -m flags) but not run: this chip or compiler lacks" << missing;
+    const cpu::BuildResult wide =
+        cpu::build_candidate(forced, forced_id, design->render(design->defaults()), *cache_);
+    ASSERT_EQ(wide.status, cpu::BuildResult::Status::kBuilt) << id << " with -m flags:\n"
+                                                             << wide.diagnostics;
+    GTEST_SKIP()
+        << id << " built (natively and with its -m flags) but not run: this chip or compiler lacks"
+        << missing;
   }
   targets::CheckOptions options;
   options.seed = 20261129;

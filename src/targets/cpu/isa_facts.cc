@@ -113,8 +113,9 @@ std::vector<targets::ChipFact> isa_facts(std::string_view macros, std::string_vi
     const bool chip = chip_has(e.name);
     const bool tool = defines(e.macro);
     facts.push_back({targets::isa_fact_name(e.name), chip && tool ? 1.0 : 0.0, "bool", std::nullopt,
-                     fmt::format("cpuid (with the OS's xgetbv state) {}; {} {} {}", chip ? "reports it" : "does not report it",
-                                 toolchain_note, tool ? "defines" : "does not define", e.macro)});
+                     fmt::format("cpuid (with the OS's xgetbv state) {}; {} {} {}",
+                                 chip ? "reports it" : "does not report it", toolchain_note,
+                                 tool ? "defines" : "does not define", e.macro)});
   }
   return facts;
 }
