@@ -31,9 +31,12 @@ inline hw_bf16 f32_to_bf16(float f) {
 inline float f8e4m3_to_f32(uint8_t code) {
   const int exp = (code >> 3) & 0xf, man = code & 7;
   float mag;
-  if (exp == 0xf && man == 7) mag = NAN;
-  else if (exp == 0) mag = std::ldexp(static_cast<float>(man), -9);
-  else mag = std::ldexp(1.0f + static_cast<float>(man) * 0.125f, exp - 7);
+  if (exp == 0xf && man == 7)
+    mag = NAN;
+  else if (exp == 0)
+    mag = std::ldexp(static_cast<float>(man), -9);
+  else
+    mag = std::ldexp(1.0f + static_cast<float>(man) * 0.125f, exp - 7);
   return (code & 0x80) ? -mag : mag;
 }
 
@@ -64,6 +67,19 @@ inline float rms_inv(const float* x, int n) {
   for (int i = 0; i < n; ++i) sum += x[i] * x[i];
   return 1.0f / std::sqrt(sum / static_cast<float>(n) + HW_EPS);
 }
+
+/* 1 / sqrt(mean(v^2) + eps) over n f32 values, n a multiple of 8, with 8 partial sums (the
+ * single-accumulator loop of rms_inv is latency bound). */
+inline float rms_inv8(const float* v, int n) {
+  float s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (int i = 0; i < n; i += 8)
+    for (int k = 0; k < 8; ++k) s[k] += v[i + k] * v[i + k];
+  const float sum = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+  return 1.0f / std::sqrt(sum / static_cast<float>(n) + HW_EPS);
+}
+
+/* v rounded to the nearest bf16 value, as f32. */
+inline float round_bf16(float v) { return bf16_to_f32(f32_to_bf16(v)); }
 
 }  // namespace hw
 #endif /* HEADWAY_KERNEL_SUPPORT_H */

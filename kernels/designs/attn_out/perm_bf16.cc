@@ -13,14 +13,13 @@
 // interleaves work within 128-bit lanes, so the activations are stored once per call in the
 // order the words come out. Without AVX-512 BW/VBMI/BF16 (the proposer never offers it there:
 // `requires:`) the file still builds, with a scalar table decode.
-#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <thread>
 
 #include "headway_kernel.h"
+#include "headway_rows.h"
 #include "headway_support.h"
 
 #if defined(__AVX512BW__) && defined(__AVX512VBMI__) && defined(__AVX512BF16__)
@@ -45,118 +44,7 @@
 
 namespace {
 
-// ---- persistent pool: the caller is thread 0; workers spin briefly after a job, then sleep on a
-// futex (std::atomic::wait); the caller waits for them the same way. Created on first use and
-// never destroyed (workers may still be asleep in it at exit); it holds nothing derived from a
-// kernel's inputs.
-inline void relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-}
-
-class Pool {
- public:
-  explicit Pool(int threads) : workers_(threads - 1) {
-    for (int t = 1; t < threads; ++t) std::thread([this, t] { loop(t); }).detach();
-  }
-  int threads() const { return workers_ + 1; }
-  // fn(ctx, tid) on the caller (tid 0) and on every worker; returns when all have finished.
-  void run(void (*fn)(void*, int), void* ctx) {
-    fn_ = fn;
-    ctx_ = ctx;
-    pending_.store(workers_, std::memory_order_relaxed);
-    gen_.fetch_add(1, std::memory_order_release);
-    gen_.notify_all();  // cheap when no worker sleeps (the library counts waiters)
-    fn(ctx, 0);
-    // Spin briefly, then sleep: a spinning caller would steal the core of a descheduled worker.
-    for (int spins = 0; spins < kCallerSpins && pending_.load(std::memory_order_acquire) != 0; ++spins) relax();
-    for (int left; (left = pending_.load(std::memory_order_acquire)) != 0;) pending_.wait(left, std::memory_order_acquire);
-  }
-
- private:
-  static constexpr int kCallerSpins = 1000;  // a pause is ~30-80 ns (more under a hypervisor)
-  static constexpr int kWorkerSpins = 2000;
-  void loop(int tid) {
-    uint32_t seen = 0;  // the generation at construction: a job posted before this thread ran counts
-    for (;;) {
-      uint32_t g;
-      for (int spins = 0; (g = gen_.load(std::memory_order_acquire)) == seen; ++spins) {
-        if (spins < kWorkerSpins) {
-          relax();
-        } else {
-          gen_.wait(seen, std::memory_order_acquire);
-          spins = 0;
-        }
-      }
-      seen = g;
-      fn_(ctx_, tid);
-      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_all();
-    }
-  }
-  std::atomic<uint32_t> gen_{0};
-  std::atomic<int> pending_{0};
-  void (*fn_)(void*, int) = nullptr;
-  void* ctx_ = nullptr;
-  int workers_;
-};
-
-Pool& pool() {
-  static Pool* p = [] {
-    int t = P_THREADS;
-    if (t <= 0) t = static_cast<int>(std::thread::hardware_concurrency());
-    return new Pool(t < 1 ? 1 : (t > 64 ? 64 : t));
-  }();
-  return *p;
-}
-
-// ---- row scheduling: thread t owns a contiguous region of rows (boundaries multiples of `align`)
-// and walks it in chunks; when its region is exhausted it takes chunks from the other regions.
-struct Regions {
-  static constexpr int kMax = 64;
-  struct alignas(64) Counter {
-    std::atomic<int> next{0};
-    int end = 0;
-  };
-  Counter c[kMax];
-  int n = 0;
-  int chunk = 1;
-  void init(int rows, int parts, int chunk_rows, int align) {
-    n = parts;
-    chunk = chunk_rows;
-    const int units = rows / align;
-    for (int t = 0; t < parts; ++t) {
-      c[t].next.store(units * t / parts * align, std::memory_order_relaxed);
-      c[t].end = units * (t + 1) / parts * align;
-    }
-  }
-  bool next(int tid, int* begin, int* end) {
-    for (int k = 0; k < n; ++k) {
-      Counter& r = c[(tid + k) % n];
-      if (r.next.load(std::memory_order_relaxed) >= r.end) continue;
-      const int b = r.next.fetch_add(chunk, std::memory_order_relaxed);
-      if (b >= r.end) continue;
-      *begin = b;
-      *end = b + chunk < r.end ? b + chunk : r.end;
-      return true;
-    }
-    return false;
-  }
-};
-
 constexpr int kCols = HW_QS;  // 4096 codes per row
-
-// 1/sqrt(mean(v^2) + eps) with 8 partial sums (the single-accumulator loop is latency bound).
-inline float rms_inv8(const float* v, int n) {
-  float s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  for (int i = 0; i < n; i += 8)
-    for (int k = 0; k < 8; ++k) s[k] += v[i + k] * v[i + k];
-  const float sum = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
-  return 1.0f / std::sqrt(sum / static_cast<float>(n) + HW_EPS);
-}
-
-inline float round_bf16(float v) { return hw::bf16_to_f32(hw::f32_to_bf16(v)); }
-
 
 #if HW_SIMD
 using XStore = uint16_t;  // activations as bf16 bits, in the decoder's order
@@ -177,15 +65,6 @@ struct Bf16Tables {
   }
 };
 const Bf16Tables kTables;
-
-// The sum of 16 lanes (through memory: GCC 12's own reductions warn under -Wall).
-inline float hsum(__m512 v) {
-  alignas(64) float t[16];
-  _mm512_store_ps(t, v);
-  float s[4] = {0, 0, 0, 0};
-  for (int i = 0; i < 16; ++i) s[i % 4] += t[i];
-  return (s[0] + s[1]) + (s[2] + s[3]);
-}
 
 // R consecutive rows starting at w, dotted with the permuted bf16 activations. Per 64 codes: two
 // vpermi2b (high and low bf16 bytes of the magnitude), one vpternlogd (OR in the code's sign
@@ -223,7 +102,7 @@ inline void dot_rows(const uint8_t* w, const XStore* xp, float* out) {
   for (int r = 0; r < R; ++r) {
     __m512 s = acc[r][0];
     for (int k = 1; k < A; ++k) s = _mm512_add_ps(s, acc[r][k]);
-    out[r] = hsum(s);
+    out[r] = hw::hsum(s);
   }
 }
 
@@ -255,59 +134,15 @@ inline void store_x(const float* x, XStore* xp) {
 }
 #endif
 
-void prepare_x(const hw_attn_out_args* a, XStore* xp) {
-  float x[kCols];
-  for (int j = 0; j < kCols; ++j) x[j] = hw::bf16_to_f32(a->attn[j]);
-  store_x(x, xp);
-}
-
-// y[r] = bf16(row r . attn * o_scale[r]) for rows [begin, end).
-void project_rows(const hw_attn_out_args* a, const XStore* xp, int begin, int end, float* y) {
-  int r = begin;
-  for (; r + P_ROWS <= end; r += P_ROWS) {
-    float d[P_ROWS];
-    dot_rows<P_ROWS>(a->o_weight + static_cast<size_t>(r) * kCols, xp, d);
-    for (int k = 0; k < P_ROWS; ++k) y[r + k] = round_bf16(d[k] * hw::bf16_to_f32(a->o_scale[r + k]));
-  }
-  for (; r < end; ++r) {
-    float d[1];
-    dot_rows<1>(a->o_weight + static_cast<size_t>(r) * kCols, xp, d);
-    y[r] = round_bf16(d[0] * hw::bf16_to_f32(a->o_scale[r]));
-  }
-}
-
-// residual = bf16(residual + RMSNorm(y) * post_attn_rms_weight)
-void finish(const hw_attn_out_args* a, const float* y) {
-  const float inv = rms_inv8(y, HW_H);
-  for (int r = 0; r < HW_H; ++r) {
-    const float normed = y[r] * inv * hw::bf16_to_f32(a->post_attn_rms_weight[r]);
-    a->residual[r] = hw::f32_to_bf16(hw::bf16_to_f32(a->residual[r]) + normed);
-  }
-}
-
-struct Ctx {
-  const hw_attn_out_args* a;
-  alignas(64) float y[HW_H];
-  Regions regions;
+struct Design {
+  using Store = XStore;
+  static constexpr int kGroupRows = P_ROWS, kChunk = P_CHUNK, kThreads = P_THREADS;
+  static constexpr hw::Schedule kSchedule = hw::Schedule::kStealChunks;
+  static void store(const float* x, Store* xp) { store_x(x, xp); }
+  template <int R>
+  static void dot(const uint8_t* w, const Store* xp, float* out) { dot_rows<R>(w, xp, out); }
 };
-
-// Each thread prepares its own copy of the activations (no serial prologue), then streams chunks.
-void work(void* p, int tid) {
-  Ctx& c = *static_cast<Ctx*>(p);
-  alignas(64) XStore xp[kCols];
-  prepare_x(c.a, xp);
-  int begin, end;
-  while (c.regions.next(tid, &begin, &end)) project_rows(c.a, xp, begin, end, c.y);
-}
 
 }  // namespace
 
-extern "C" void hw_attn_out(const hw_attn_out_args* a) {
-  static Ctx* ctx = new Ctx;  // scratch, rebuilt from the inputs on every call
-  Ctx& c = *ctx;
-  c.a = a;
-  Pool& p = pool();
-  c.regions.init(HW_H, p.threads(), P_CHUNK, P_ROWS);
-  p.run(work, &c);
-  finish(a, c.y);
-}
+extern "C" void hw_attn_out(const hw_attn_out_args* a) { hw::attn_out_rows<Design>(a); }

@@ -8,14 +8,13 @@
 // code's exponent and mantissa at bits 26..20 with copies of the sign above, and AND 0x87F00000 leaves
 // the f32 equal to the code's value times 2^-120 (subnormal codes stay exact as f32 subnormals). The
 // codes keep their natural order, so the activations are used as they come (times 2^32).
-#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <thread>
 
 #include "headway_kernel.h"
+#include "headway_rows.h"
 #include "headway_support.h"
 
 #if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
@@ -37,92 +36,7 @@
 
 namespace {
 
-// ---- persistent pool: the caller is thread 0; workers spin briefly after a job, then sleep on a
-// futex (std::atomic::wait); the caller waits for them the same way. Created on first use and
-// never destroyed (workers may still be asleep in it at exit); it holds nothing derived from a
-// kernel's inputs.
-inline void relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-}
-
-class Pool {
- public:
-  explicit Pool(int threads) : workers_(threads - 1) {
-    for (int t = 1; t < threads; ++t) std::thread([this, t] { loop(t); }).detach();
-  }
-  int threads() const { return workers_ + 1; }
-  // fn(ctx, tid) on the caller (tid 0) and on every worker; returns when all have finished.
-  void run(void (*fn)(void*, int), void* ctx) {
-    fn_ = fn;
-    ctx_ = ctx;
-    pending_.store(workers_, std::memory_order_relaxed);
-    gen_.fetch_add(1, std::memory_order_release);
-    gen_.notify_all();  // cheap when no worker sleeps (the library counts waiters)
-    fn(ctx, 0);
-    // Spin briefly, then sleep: a spinning caller would steal the core of a descheduled worker.
-    for (int spins = 0; spins < kCallerSpins && pending_.load(std::memory_order_acquire) != 0; ++spins) relax();
-    for (int left; (left = pending_.load(std::memory_order_acquire)) != 0;) pending_.wait(left, std::memory_order_acquire);
-  }
-
- private:
-  static constexpr int kCallerSpins = 1000;  // a pause is ~30-80 ns (more under a hypervisor)
-  static constexpr int kWorkerSpins = 2000;
-  void loop(int tid) {
-    uint32_t seen = 0;  // the generation at construction: a job posted before this thread ran counts
-    for (;;) {
-      uint32_t g;
-      for (int spins = 0; (g = gen_.load(std::memory_order_acquire)) == seen; ++spins) {
-        if (spins < kWorkerSpins) {
-          relax();
-        } else {
-          gen_.wait(seen, std::memory_order_acquire);
-          spins = 0;
-        }
-      }
-      seen = g;
-      fn_(ctx_, tid);
-      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_all();
-    }
-  }
-  std::atomic<uint32_t> gen_{0};
-  std::atomic<int> pending_{0};
-  void (*fn_)(void*, int) = nullptr;
-  void* ctx_ = nullptr;
-  int workers_;
-};
-
-Pool& pool() {
-  static Pool* p = [] {
-    int t = P_THREADS;
-    if (t <= 0) t = static_cast<int>(std::thread::hardware_concurrency());
-    return new Pool(t < 1 ? 1 : (t > 64 ? 64 : t));
-  }();
-  return *p;
-}
-
 constexpr int kCols = HW_QS;  // 4096 codes per row
-
-// 1/sqrt(mean(v^2) + eps) with 8 partial sums (the single-accumulator loop is latency bound).
-inline float rms_inv8(const float* v, int n) {
-  float s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  for (int i = 0; i < n; i += 8)
-    for (int k = 0; k < 8; ++k) s[k] += v[i + k] * v[i + k];
-  const float sum = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
-  return 1.0f / std::sqrt(sum / static_cast<float>(n) + HW_EPS);
-}
-
-inline float round_bf16(float v) { return hw::bf16_to_f32(hw::f32_to_bf16(v)); }
-
-#if HW_SIMD
-inline float hsum(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_add_ss(s, _mm_movehdup_ps(s));
-  return _mm_cvtss_f32(s);
-}
-#endif
 
 constexpr float kXScale = 0x1p32f;    // activations are used times 2^32 ...
 constexpr float kOutScale = 0x1p88f;  // ... and decoded weights are value * 2^-120
@@ -154,7 +68,7 @@ inline void dot_rows(const uint8_t* w, const float* xp, float* out) {
   for (int r = 0; r < R; ++r) {
     __m256 s = acc[r][0];
     for (int k = 1; k < A; ++k) s = _mm256_add_ps(s, acc[r][k]);
-    out[r] = hsum(s) * kOutScale;
+    out[r] = hw::hsum(s) * kOutScale;
   }
 }
 
@@ -178,59 +92,15 @@ inline void store_x(const float* x, float* xp) {
 }
 #endif
 
-void prepare_x(const hw_attn_out_args* a, float* xp) {
-  float x[kCols];
-  for (int j = 0; j < kCols; ++j) x[j] = hw::bf16_to_f32(a->attn[j]);
-  store_x(x, xp);
-}
-
-// y[r] = bf16(row r . attn * o_scale[r]) for rows [begin, end).
-void project_rows(const hw_attn_out_args* a, const float* xp, int begin, int end, float* y) {
-  int r = begin;
-  for (; r + P_ROWS <= end; r += P_ROWS) {
-    float d[P_ROWS];
-    dot_rows<P_ROWS>(a->o_weight + static_cast<size_t>(r) * kCols, xp, d);
-    for (int k = 0; k < P_ROWS; ++k) y[r + k] = round_bf16(d[k] * hw::bf16_to_f32(a->o_scale[r + k]));
-  }
-  for (; r < end; ++r) {
-    float d[1];
-    dot_rows<1>(a->o_weight + static_cast<size_t>(r) * kCols, xp, d);
-    y[r] = round_bf16(d[0] * hw::bf16_to_f32(a->o_scale[r]));
-  }
-}
-
-// residual = bf16(residual + RMSNorm(y) * post_attn_rms_weight)
-void finish(const hw_attn_out_args* a, const float* y) {
-  const float inv = rms_inv8(y, HW_H);
-  for (int r = 0; r < HW_H; ++r) {
-    const float normed = y[r] * inv * hw::bf16_to_f32(a->post_attn_rms_weight[r]);
-    a->residual[r] = hw::f32_to_bf16(hw::bf16_to_f32(a->residual[r]) + normed);
-  }
-}
-
-struct Ctx {
-  const hw_attn_out_args* a;
-  alignas(64) float y[HW_H];
-  int threads = 1;
+struct Design {
+  using Store = float;
+  static constexpr int kGroupRows = P_ROWS, kThreads = P_THREADS;
+  static constexpr hw::Schedule kSchedule = hw::Schedule::kStaticParts;
+  static void store(const float* x, Store* xp) { store_x(x, xp); }
+  template <int R>
+  static void dot(const uint8_t* w, const Store* xp, float* out) { dot_rows<R>(w, xp, out); }
 };
-
-// Thread t prepares its own activations and owns one contiguous block of rows: no atomics.
-void work(void* p, int tid) {
-  Ctx& c = *static_cast<Ctx*>(p);
-  alignas(64) float xp[kCols];
-  prepare_x(c.a, xp);
-  const int units = HW_H / P_ROWS;
-  project_rows(c.a, xp, units * tid / c.threads * P_ROWS, units * (tid + 1) / c.threads * P_ROWS, c.y);
-}
 
 }  // namespace
 
-extern "C" void hw_attn_out(const hw_attn_out_args* a) {
-  static Ctx* ctx = new Ctx;  // scratch, rebuilt from the inputs on every call
-  Ctx& c = *ctx;
-  c.a = a;
-  Pool& p = pool();
-  c.threads = p.threads();
-  p.run(work, &c);
-  finish(a, c.y);
-}
+extern "C" void hw_attn_out(const hw_attn_out_args* a) { hw::attn_out_rows<Design>(a); }

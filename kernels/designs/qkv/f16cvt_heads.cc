@@ -9,14 +9,13 @@
 // 2^-8; the even byte first moves up by 8. vcvtph2ps widens 8 f16 at a time, exactly, subnormal codes
 // included, so no f32 subnormal ever reaches an FMA. Per 32 codes: 5 integer ops, 2 extracts, 4
 // converts, 4 FMAs; the activations are stored once per call in the matching even/odd order.
-#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <thread>
 
 #include "headway_kernel.h"
+#include "headway_rows.h"
 #include "headway_support.h"
 
 #if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
@@ -38,94 +37,9 @@
 
 namespace {
 
-// ---- persistent pool: the caller is thread 0; workers spin briefly after a job, then sleep on a
-// futex (std::atomic::wait); the caller waits for them the same way. Created on first use and
-// never destroyed (workers may still be asleep in it at exit); it holds nothing derived from a
-// kernel's inputs.
-inline void relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-}
-
-class Pool {
- public:
-  explicit Pool(int threads) : workers_(threads - 1) {
-    for (int t = 1; t < threads; ++t) std::thread([this, t] { loop(t); }).detach();
-  }
-  int threads() const { return workers_ + 1; }
-  // fn(ctx, tid) on the caller (tid 0) and on every worker; returns when all have finished.
-  void run(void (*fn)(void*, int), void* ctx) {
-    fn_ = fn;
-    ctx_ = ctx;
-    pending_.store(workers_, std::memory_order_relaxed);
-    gen_.fetch_add(1, std::memory_order_release);
-    gen_.notify_all();  // cheap when no worker sleeps (the library counts waiters)
-    fn(ctx, 0);
-    // Spin briefly, then sleep: a spinning caller would steal the core of a descheduled worker.
-    for (int spins = 0; spins < kCallerSpins && pending_.load(std::memory_order_acquire) != 0; ++spins) relax();
-    for (int left; (left = pending_.load(std::memory_order_acquire)) != 0;) pending_.wait(left, std::memory_order_acquire);
-  }
-
- private:
-  static constexpr int kCallerSpins = 1000;  // a pause is ~30-80 ns (more under a hypervisor)
-  static constexpr int kWorkerSpins = 2000;
-  void loop(int tid) {
-    uint32_t seen = 0;  // the generation at construction: a job posted before this thread ran counts
-    for (;;) {
-      uint32_t g;
-      for (int spins = 0; (g = gen_.load(std::memory_order_acquire)) == seen; ++spins) {
-        if (spins < kWorkerSpins) {
-          relax();
-        } else {
-          gen_.wait(seen, std::memory_order_acquire);
-          spins = 0;
-        }
-      }
-      seen = g;
-      fn_(ctx_, tid);
-      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_all();
-    }
-  }
-  std::atomic<uint32_t> gen_{0};
-  std::atomic<int> pending_{0};
-  void (*fn_)(void*, int) = nullptr;
-  void* ctx_ = nullptr;
-  int workers_;
-};
-
-Pool& pool() {
-  static Pool* p = [] {
-    int t = P_THREADS;
-    if (t <= 0) t = static_cast<int>(std::thread::hardware_concurrency());
-    return new Pool(t < 1 ? 1 : (t > 64 ? 64 : t));
-  }();
-  return *p;
-}
-
 constexpr int kCols = HW_H;               // 3840 codes per row
 constexpr int kRows = HW_QS + 2 * HW_PS;  // q, k, v rows as one list of 8192
 constexpr int kHeads = kRows / HW_DS;     // 32 heads of 256 rows
-
-// 1/sqrt(mean(v^2) + eps) with 8 partial sums (the single-accumulator loop is latency bound).
-inline float rms_inv8(const float* v, int n) {
-  float s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  for (int i = 0; i < n; i += 8)
-    for (int k = 0; k < 8; ++k) s[k] += v[i + k] * v[i + k];
-  const float sum = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
-  return 1.0f / std::sqrt(sum / static_cast<float>(n) + HW_EPS);
-}
-
-inline float round_bf16(float v) { return hw::bf16_to_f32(hw::f32_to_bf16(v)); }
-
-#if HW_SIMD
-inline float hsum(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_add_ss(s, _mm_movehdup_ps(s));
-  return _mm_cvtss_f32(s);
-}
-#endif
 
 constexpr float kXScale = 1.0f;
 constexpr float kOutScale = 256.0f;  // decoded weights are value * 2^-8
@@ -165,7 +79,7 @@ inline void dot_rows(const uint8_t* w, const float* xp, float* out) {
   for (int r = 0; r < R; ++r) {
     __m256 s = acc[r][0];
     for (int k = 1; k < A; ++k) s = _mm256_add_ps(s, acc[r][k]);
-    out[r] = hsum(s) * kOutScale;
+    out[r] = hw::hsum(s) * kOutScale;
   }
 }
 
@@ -197,89 +111,15 @@ inline void store_x(const float* x, float* xp) {
 #endif
 
 // xn = bf16(RMSNorm(x) * input_rms_weight), stored in the decoder's activation layout.
-void prepare_x(const hw_qkv_args* a, float* xp) {
-  float x[HW_H];
-  for (int j = 0; j < HW_H; ++j) x[j] = hw::bf16_to_f32(a->x[j]);
-  const float inv = rms_inv8(x, HW_H);
-  for (int j = 0; j < HW_H; ++j) x[j] = round_bf16(x[j] * inv * hw::bf16_to_f32(a->input_rms_weight[j]));
-  store_x(x, xp);
-}
-
-inline const uint8_t* row_ptr(const hw_qkv_args* a, int r) {
-  if (r < HW_QS) return a->q_weight + static_cast<size_t>(r) * kCols;
-  if (r < HW_QS + HW_PS) return a->k_weight + static_cast<size_t>(r - HW_QS) * kCols;
-  return a->v_weight + static_cast<size_t>(r - HW_QS - HW_PS) * kCols;
-}
-
-inline float row_scale(const hw_qkv_args* a, int r) {
-  if (r < HW_QS) return hw::bf16_to_f32(a->q_scale[r]);
-  if (r < HW_QS + HW_PS) return hw::bf16_to_f32(a->k_scale[r - HW_QS]);
-  return hw::bf16_to_f32(a->v_scale[r - HW_QS - HW_PS]);
-}
-
-// pre[r] = bf16(row r . xn * row_scale) for rows [begin, end) of one matrix (end - begin rows).
-void project_rows(const hw_qkv_args* a, const float* xp, int begin, int end, float* pre) {
-  int r = begin;
-  for (; r + P_ROWS <= end; r += P_ROWS) {
-    float d[P_ROWS];
-    dot_rows<P_ROWS>(row_ptr(a, r), xp, d);
-    for (int k = 0; k < P_ROWS; ++k) pre[r + k] = round_bf16(d[k] * row_scale(a, r + k));
-  }
-  for (; r < end; ++r) {
-    float d[1];
-    dot_rows<1>(row_ptr(a, r), xp, d);
-    pre[r] = round_bf16(d[0] * row_scale(a, r));
-  }
-}
-
-// Per-head RMSNorm (weight optional) and RoPE (optional) of 256 pre-norm values; bf16 out.
-void finish_head(const float* pre, const hw_bf16* weight, bool rope, const hw_qkv_args* a, hw_bf16* out) {
-  const float inv = rms_inv8(pre, HW_DS);
-  float normed[HW_DS];
-  for (int d = 0; d < HW_DS; ++d) normed[d] = pre[d] * inv * (weight ? hw::bf16_to_f32(weight[d]) : 1.0f);
-  for (int d = 0; d < HW_DS; ++d) {
-    float v = normed[d];
-    if (rope) {
-      const float rotated = d < HW_DS / 2 ? -normed[d + HW_DS / 2] : normed[d - HW_DS / 2];
-      v = normed[d] * hw::bf16_to_f32(a->cos[d]) + rotated * hw::bf16_to_f32(a->sin[d]);
-    }
-    out[d] = hw::f32_to_bf16(v);
-  }
-}
-
-// Head h of the 32 (16 q, 8 k, 8 v) from its 256 pre-norm values.
-void finish(const hw_qkv_args* a, const float* all_pre, int head) {
-  const float* pre = all_pre + head * HW_DS;
-  const size_t slot = static_cast<size_t>(a->kv_slot) * HW_NS * HW_DS;
-  constexpr int kQ = HW_QS / HW_DS, kK = HW_PS / HW_DS;
-  if (head < kQ) finish_head(pre, a->q_rms_weight, true, a, a->q_out + head * HW_DS);
-  else if (head < kQ + kK) finish_head(pre, a->k_rms_weight, true, a, a->k_cache + slot + (head - kQ) * HW_DS);
-  else finish_head(pre, nullptr, false, a, a->v_cache + slot + (head - kQ - kK) * HW_DS);
-}
-
-struct Ctx {
-  const hw_qkv_args* a;
-  alignas(64) float pre[kRows];
-  std::atomic<int> next_head{0};
+struct Design {
+  using Store = float;
+  static constexpr int kGroupRows = P_ROWS, kThreads = P_THREADS;
+  static constexpr hw::Schedule kSchedule = hw::Schedule::kSharedHeads;
+  static void store(const float* x, Store* xp) { store_x(x, xp); }
+  template <int R>
+  static void dot(const uint8_t* w, const Store* xp, float* out) { dot_rows<R>(w, xp, out); }
 };
-
-// Each thread prepares its own copy of the activations, then takes whole heads from one counter.
-void work(void* p, int) {
-  Ctx& c = *static_cast<Ctx*>(p);
-  alignas(64) float xp[kCols];
-  prepare_x(c.a, xp);
-  for (int head; (head = c.next_head.fetch_add(1, std::memory_order_relaxed)) < kHeads;) {
-    project_rows(c.a, xp, head * HW_DS, (head + 1) * HW_DS, c.pre);
-    finish(c.a, c.pre, head);
-  }
-}
 
 }  // namespace
 
-extern "C" void hw_qkv(const hw_qkv_args* a) {
-  static Ctx* ctx = new Ctx;  // scratch, rebuilt from the inputs on every call
-  Ctx& c = *ctx;
-  c.a = a;
-  c.next_head.store(0, std::memory_order_relaxed);
-  pool().run(work, &c);
-}
+extern "C" void hw_qkv(const hw_qkv_args* a) { hw::qkv_rows<Design>(a); }

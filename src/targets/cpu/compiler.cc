@@ -106,7 +106,10 @@ BuildResult build_candidate(const Toolchain& toolchain, const ToolchainIdentity&
     result.diagnostics = identity.error;
     return result;
   }
-  const std::string key = identity.id + '\0' + source;
+  // The headers a candidate includes are part of what it is: a headway with other headers must
+  // not reuse a build made with these.
+  std::string key = identity.id + '\0' + source;
+  for (const auto& h : kCandidateHeaders) key += '\0' + std::string(embedded_file(h.embedded_path));
   const std::string name = fmt::format("{:016x}", hash_bytes(key.data(), key.size()));
   fs::create_directories(cache_dir);
   const fs::path so = cache_dir / (name + ".so");

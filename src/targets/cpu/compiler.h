@@ -65,6 +65,7 @@ struct CandidateHeader {
 inline constexpr CandidateHeader kCandidateHeaders[] = {
     {"headway_kernel.h", "include/headway/kernel_abi.h"},
     {"headway_support.h", "include/headway/kernel_support.h"},
+    {"headway_rows.h", "include/headway/kernel_rows.h"},
 };
 
 }  // namespace headway::cpu
