@@ -90,12 +90,12 @@ std::vector<targets::ChipFact> measure_chip_facts(const targets::FactOptions& op
     }
     return std::nullopt;
   };
-  facts.push_back(
-      {targets::kDecodeF8, dc.f8_gbps, "GB/s", spread_at(dc.f8_threads, true),
-       fmt::format("{}; f8e4m3 decode + FMA, best at {} threads", dc_method, dc.f8_threads)});
-  facts.push_back(
-      {targets::kDecodeNvfp4, dc.nvfp4_gbps, "GB/s", spread_at(dc.nvfp4_threads, false),
-       fmt::format("{}; NVFP4 decode + FMA, best at {} threads", dc_method, dc.nvfp4_threads)});
+  facts.push_back({targets::kDecodeF8, dc.f8_gbps, "GB/s", spread_at(dc.f8_threads, true),
+                   fmt::format("{}; f8e4m3 decode + FMA, best at {} threads with {}", dc_method,
+                               dc.f8_threads, dc.f8_decoder)});
+  facts.push_back({targets::kDecodeNvfp4, dc.nvfp4_gbps, "GB/s", spread_at(dc.nvfp4_threads, false),
+                   fmt::format("{}; NVFP4 decode + FMA, best at {} threads with {}", dc_method,
+                               dc.nvfp4_threads, dc.nvfp4_decoder)});
 
   const CacheLatencySweep sweep = measure_cache_latency();
   const OsCacheSizes os = os_cache_sizes();
