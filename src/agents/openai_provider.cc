@@ -14,7 +14,15 @@ constexpr ProviderIdentity kWho{"openai", OpenAiProvider::kKeyEnv};
 
 }  // namespace
 
-OpenAiProvider::OpenAiProvider(ProviderOptions options) : options_(std::move(options)) {}
+std::string token_limit_field(const std::string& base_url) {
+  const bool openai = base_url.empty() || base_url.rfind("https://api.openai.com/", 0) == 0 ||
+                      base_url == "https://api.openai.com";
+  return openai ? "max_completion_tokens" : "max_tokens";
+}
+
+OpenAiProvider::OpenAiProvider(ProviderOptions options)
+    : options_(std::move(options)),
+      completion_tokens_(token_limit_field(options_.base_url) == "max_completion_tokens") {}
 
 ProviderOptions openai_options_from_env(std::string model, std::string base_url) {
   ProviderOptions options;
@@ -32,12 +40,30 @@ AgentReply OpenAiProvider::complete(const AgentRequest& request) {
     messages.push_back({{"role", "system"}, {"content", request.system}});
   }
   messages.push_back({{"role", "user"}, {"content", request.prompt}});
-  const nlohmann::json body = {
-      {"model", options_.model}, {"messages", messages}, {"max_tokens", request.max_tokens}};
+  const auto body = [&](const char* limit_field) {
+    return nlohmann::json{
+        {"model", options_.model}, {"messages", messages}, {limit_field, request.max_tokens}}
+        .dump();
+  };
   std::vector<std::string> headers;
   if (!options_.api_key.empty()) headers.push_back("Authorization: Bearer " + options_.api_key);
 
-  const ProviderPost post = post_with_retries(kWho, options_, url, headers, body.dump());
+  const bool completion_tokens = completion_tokens_.load();
+  const char* field = completion_tokens ? "max_completion_tokens" : "max_tokens";
+  const char* other = completion_tokens ? "max_tokens" : "max_completion_tokens";
+  ProviderPost post;
+  try {
+    post = post_with_retries(kWho, options_, url, headers, body(field));
+  } catch (const AgentError& e) {
+    if (e.kind() != AgentError::Kind::kBadRequest) throw;
+    const std::string why = e.what();
+    if (why.find("max_tokens") == std::string::npos &&
+        why.find("max_completion_tokens") == std::string::npos) {
+      throw;
+    }
+    post = post_with_retries(kWho, options_, url, headers, body(other));
+    completion_tokens_.store(!completion_tokens);
+  }
   const auto fail = [&](const std::string& why) {
     return malformed_reply(kWho, options_, url, post.response, why);
   };

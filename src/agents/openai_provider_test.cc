@@ -70,6 +70,78 @@ TEST(OpenAiProvider, SendsModelMessagesAndMaxTokensAndParsesTheReply) {
   EXPECT_EQ(received[0].body.find("not sent"), std::string::npos);
 }
 
+TEST(OpenAiProvider, OpenAisOwnApiGetsMaxCompletionTokensOtherServersMaxTokens) {
+  EXPECT_EQ(token_limit_field(""), "max_completion_tokens");
+  EXPECT_EQ(token_limit_field("https://api.openai.com/v1"), "max_completion_tokens");
+  EXPECT_EQ(token_limit_field("http://127.0.0.1:8000/v1"), "max_tokens");
+  EXPECT_EQ(token_limit_field("https://api.openai.com.example.org/v1"), "max_tokens");
+}
+
+// OpenAI's reasoning models answer a request with "max_tokens" like this.
+constexpr const char* kUseCompletionTokens =
+    R"({"error":{"message":"Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.","type":"invalid_request_error","param":"max_tokens","code":"unsupported_parameter"}})";
+
+TEST(OpenAiProvider, AModelThatRefusesMaxTokensGetsMaxCompletionTokensFromThenOn) {
+  TestHttpServer server(kPath,
+                        [](int, const httplib::Request& request, httplib::Response& response) {
+                          if (json::parse(request.body).contains("max_tokens")) {
+                            response.status = 400;
+                            response.set_content(kUseCompletionTokens, "application/json");
+                            return;
+                          }
+                          answer(response, {{"choices", {{{"message", {{"content", "ok"}}}}}}});
+                        });
+  OpenAiProvider agent = provider(server);
+  AgentRequest request;
+  request.max_tokens = 99;
+  EXPECT_EQ(agent.complete(request).text, "ok");
+  EXPECT_EQ(agent.complete(request).text, "ok");
+  const auto received = server.received();
+  ASSERT_EQ(received.size(), 3u) << "one refused request, then the field is remembered";
+  EXPECT_EQ(json::parse(received[0].body)["max_tokens"], 99);
+  EXPECT_EQ(json::parse(received[1].body)["max_completion_tokens"], 99);
+  EXPECT_FALSE(json::parse(received[1].body).contains("max_tokens"));
+  EXPECT_EQ(json::parse(received[2].body)["max_completion_tokens"], 99);
+}
+
+TEST(OpenAiProvider, ABadRequestForAnotherReasonIsNotRetriedWithTheOtherField) {
+  TestHttpServer server(kPath, [](int, const httplib::Request&, httplib::Response& response) {
+    response.status = 400;
+    response.set_content(R"({"error":{"message":"messages: too long"}})", "application/json");
+  });
+  try {
+    provider(server).complete(AgentRequest{});
+    ADD_FAILURE() << "no error";
+  } catch (const AgentError& e) {
+    EXPECT_EQ(e.kind(), AgentError::Kind::kBadRequest);
+    EXPECT_NE(std::string(e.what()).find("too long"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(server.received().size(), 1u);
+}
+
+TEST(OpenAiProvider, WhenBothFieldsAreRefusedTheSecondErrorIsTheCallsAndNothingIsRemembered) {
+  TestHttpServer server(kPath, [](int, const httplib::Request& request,
+                                  httplib::Response& response) {
+    response.status = 400;
+    const bool old = json::parse(request.body).contains("max_tokens");
+    response.set_content(old ? kUseCompletionTokens
+                             : R"({"error":{"message":"max_completion_tokens is too large: 10"}})",
+                         "application/json");
+  });
+  OpenAiProvider agent = provider(server);
+  for (int call = 0; call < 2; ++call) {
+    try {
+      agent.complete(AgentRequest{});
+      ADD_FAILURE() << "no error";
+    } catch (const AgentError& e) {
+      EXPECT_NE(std::string(e.what()).find("too large"), std::string::npos) << e.what();
+    }
+  }
+  const auto received = server.received();
+  ASSERT_EQ(received.size(), 4u);
+  EXPECT_TRUE(json::parse(received[2].body).contains("max_tokens")) << "still the first field";
+}
+
 TEST(OpenAiProvider, WithoutASystemPromptOrKeySendsOnlyTheUserMessage) {
   TestHttpServer server(kPath, [](int, const httplib::Request&, httplib::Response& response) {
     answer(response, {{"choices", {{{"message", {{"content", "ok"}}}}}}});
