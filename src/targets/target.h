@@ -131,6 +131,19 @@ struct FactOptions {
   int noise_repeats = 5;  // whole repeats for the run-to-run noise floor
 };
 
+// What became of a microbenchmark an agent wrote (Target::run_microbenchmark).
+struct MicrobenchmarkOutcome {
+  enum class Status {
+    kRan,          // built and exited 0; `output` is what it printed
+    kBuildFailed,  // `output`: the toolchain's diagnostics
+    kRunFailed,    // crashed, exited non-zero or ran past its time; `output` and `failure` say
+    kUnsupported,  // the target cannot run microbenchmarks; `failure` says why
+  } status = Status::kUnsupported;
+  std::string output;    // stdout and stderr, interleaved
+  std::string failure;   // one line, for kRunFailed and kUnsupported
+  double seconds = 0.0;  // wall time of the run (build excluded)
+};
+
 // The time a kernel cannot beat on this target, from chip facts.
 struct KernelFloors {
   double memory_ms = 0.0;                // moving bytes_to_move() at the read bandwidth
@@ -205,6 +218,17 @@ class Target {
 
   // ---- Chip facts and floors. Runs the target's microbenchmarks (seconds on real hardware).
   virtual std::vector<ChipFact> measure_facts(const FactOptions& options) = 0;
+  // A microbenchmark an agent wrote for a fact the target's own do not measure: a whole program
+  // in microbenchmark_language(), built and run isolated from this process (as candidate code),
+  // within timeout_s. Never throws for a bad program.
+  virtual std::string microbenchmark_language() const { return ""; }  // empty: unsupported
+  virtual MicrobenchmarkOutcome run_microbenchmark(const std::string& /*source*/,
+                                                   const std::filesystem::path& /*cache_dir*/,
+                                                   double /*timeout_s*/) {
+    MicrobenchmarkOutcome out;
+    out.failure = "the " + name() + " target cannot run microbenchmarks";
+    return out;
+  }
   // The facts floors() needs; a workspace missing any of them measures the facts first.
   virtual std::vector<std::string> floor_facts() const = 0;
   // Requires every floor_facts() name in `facts`.

@@ -17,8 +17,6 @@ namespace headway::cpu {
 
 namespace fs = std::filesystem;
 
-namespace {
-
 sandbox::Limits compiler_limits() {
   sandbox::Limits limits;
   limits.address_space_bytes = 4ull << 30;
@@ -27,15 +25,11 @@ sandbox::Limits compiler_limits() {
   return limits;
 }
 
-// bwrap's own message when the program it was to run does not exist in the sandbox, e.g.
-// "execvp /opt/gcc/bin/g++: No such file or directory"; empty for any other failure.
 std::string sandbox_exec_failure(const ProcessResult& r) {
   constexpr std::string_view kPrefix = "bwrap: execvp ";
   if (!r.started || r.output.rfind(kPrefix, 0) != 0) return "";
   return r.output.substr(7, r.output.find('\n') - 7);
 }
-
-}  // namespace
 
 ToolchainIdentity identify(const Toolchain& toolchain) {
   ToolchainIdentity id;

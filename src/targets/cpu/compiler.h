@@ -4,6 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "common/sandbox.h"
+#include "common/subprocess.h"
+
 namespace headway::cpu {
 
 struct Toolchain {
@@ -11,6 +14,13 @@ struct Toolchain {
   std::vector<std::string> flags = {"-std=c++20", "-O3",      "-march=native", "-fPIC",
                                     "-shared",    "-pthread", "-fno-plt"};
 };
+
+// The limits a build runs under: 4 GiB of address space, 120 s of CPU time, 256 MiB per file.
+sandbox::Limits compiler_limits();
+
+// bwrap's own message when the program it was to run does not exist in the sandbox, e.g.
+// "execvp /opt/gcc/bin/g++: No such file or directory"; empty for any other failure.
+std::string sandbox_exec_failure(const ProcessResult& r);
 
 struct ToolchainIdentity {
   bool found = false;

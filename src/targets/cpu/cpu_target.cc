@@ -12,6 +12,7 @@
 #include "targets/cpu/cpu_timing.h"
 #include "targets/cpu/host_abi.h"
 #include "targets/cpu/isa_facts.h"
+#include "targets/cpu/microbenchmark.h"
 #include "targets/error_diagnostics.h"
 #include "targets/fact_names.h"
 #include "targets/floors.h"
@@ -225,6 +226,21 @@ std::vector<targets::DocFile> CpuTarget::design_files(std::string_view kernel) c
     out.push_back({std::string(path), std::string(embedded_file(path))});
   }
   return out;
+}
+
+std::string CpuTarget::microbenchmark_language() const {
+  std::string flags;
+  for (const auto& f : program_flags(toolchain_)) flags += " " + f;
+  return fmt::format(
+      "a C++ program (one file, the standard library and <immintrin.h> only), built "
+      "with `{}{}` and run with no arguments",
+      toolchain_.cxx, flags);
+}
+
+targets::MicrobenchmarkOutcome CpuTarget::run_microbenchmark(const std::string& source,
+                                                             const std::filesystem::path& cache_dir,
+                                                             double timeout_s) {
+  return cpu::run_microbenchmark(toolchain_, identity_, source, cache_dir, timeout_s);
 }
 
 std::vector<targets::DocFile> CpuTarget::candidate_headers() const {

@@ -39,6 +39,10 @@ class CpuTarget final : public targets::Target {
   }
 
   std::vector<targets::ChipFact> measure_facts(const targets::FactOptions& options) override;
+  std::string microbenchmark_language() const override;
+  targets::MicrobenchmarkOutcome run_microbenchmark(const std::string& source,
+                                                    const std::filesystem::path& cache_dir,
+                                                    double timeout_s) override;
   std::vector<std::string> floor_facts() const override;
   targets::KernelFloors floors(const KernelContract& kernel,
                                const std::map<std::string, double>& facts) const override;
