@@ -234,86 +234,102 @@ std::pair<int64_t, int64_t> parse_line_range(const std::string& text) {
   return {number(text.substr(0, dash)), number(text.substr(dash + 1))};
 }
 
-int run_docs_show(const ShowArgs& args) {
-  std::optional<store::Workspace> ws;
-  std::optional<knowledge::Indexing> indexing;
-  if (args.docs.empty() || args.indexed) {
-    if (!args.workspace.empty()) {
-      ws.emplace(open_workspace_or_throw(args.workspace));
-    } else if (store::Workspace::locate(fs::current_path())) {
-      ws.emplace(open_workspace_or_throw(""));
-    }
-    if (ws) {
-      auto latest = knowledge::latest_indexing(*ws);
-      if (!latest) throw UsageError(latest.error().message);
-      if (latest.value()) indexing = std::move(*latest.value());
-    }
-  }
-  std::string from;
+// A file's lines as docs show prints them, and where they came from.
+struct ShownFile {
+  std::string from;  // "--docs", "workspace", "current directory", "index"
   fs::path docs;
   std::string path;
   std::string kind;
   std::vector<std::string> lines;
-  std::string note;
-  if (args.indexed) {
-    if (!indexing) {
-      throw UsageError(
-          "--indexed: no docs indexed in this workspace (run `headway docs index DIR`)");
-    }
-    const std::string key = fs::path(args.path).lexically_normal().generic_string();
-    const knowledge::ManifestEntry* entry = nullptr;
-    for (const auto& f : indexing->manifest.files) {
-      if (f.path == key) entry = &f;
-    }
-    if (entry == nullptr) {
-      throw UsageError(fmt::format("{} is not in the workspace's index of {}", args.path,
-                                   indexing->manifest.docs_root));
-    }
-    auto text = ws->artifacts().get(entry->artifact);
-    if (!text) {
-      throw UsageError(fmt::format(
-          "the indexed text of {} ({}) is not in the workspace's artifacts", key, entry->artifact));
-    }
-    from = "index";
-    docs = indexing->manifest.docs_root;
-    path = key;
-    kind = entry->kind;
-    lines = knowledge::split_lines(*text);
+  std::string note;  // for stderr; empty when there is nothing to say
+};
+
+// The workspace's current indexing, when a workspace is found and has been indexed.
+std::optional<knowledge::Indexing> current_indexing(const std::string& workspace,
+                                                    std::optional<store::Workspace>* ws) {
+  if (!workspace.empty()) {
+    ws->emplace(open_workspace_or_throw(workspace));
+  } else if (store::Workspace::locate(fs::current_path())) {
+    ws->emplace(open_workspace_or_throw(""));
+  }
+  if (!*ws) return std::nullopt;
+  auto latest = knowledge::latest_indexing(**ws);
+  if (!latest) throw UsageError(latest.error().message);
+  if (!latest.value()) return std::nullopt;
+  return std::move(*latest.value());
+}
+
+// The text the indexing stored for `path`.
+ShownFile indexed_file(const store::Workspace& ws, const knowledge::Indexing& indexing,
+                       const std::string& path) {
+  const std::string key = fs::path(path).lexically_normal().generic_string();
+  const auto& files = indexing.manifest.files;
+  const auto entry = std::find_if(files.begin(), files.end(),
+                                  [&](const knowledge::ManifestEntry& f) { return f.path == key; });
+  if (entry == files.end()) {
+    throw UsageError(
+        fmt::format("{} is not in the workspace's index of {}", path, indexing.manifest.docs_root));
+  }
+  auto text = ws.artifacts().get(entry->artifact);
+  if (!text) {
+    throw UsageError(fmt::format("the indexed text of {} ({}) is not in the workspace's artifacts",
+                                 key, entry->artifact));
+  }
+  return {"index",     indexing.manifest.docs_root,   key,
+          entry->kind, knowledge::split_lines(*text), ""};
+}
+
+// The file as check-citations reads it now, from `docs` (or the indexing's docs root, or the
+// current folder), with a note when the indexing stored other text for it.
+ShownFile current_file(const std::string& docs, const std::optional<knowledge::Indexing>& indexing,
+                       const std::string& path) {
+  ShownFile shown;
+  if (!docs.empty()) {
+    shown.docs = docs;
+    shown.from = "--docs";
+  } else if (indexing) {
+    shown.docs = indexing->manifest.docs_root;
+    shown.from = "workspace";
   } else {
-    if (!args.docs.empty()) {
-      docs = args.docs;
-      from = "--docs";
-    } else if (indexing) {
-      docs = indexing->manifest.docs_root;
-      from = "workspace";
-    } else {
-      docs = ".";
-      from = "current directory";
-    }
-    auto file = knowledge::read_corpus_file(docs, args.path);
-    if (!file) {
-      throw UsageError(from == "workspace"
-                           ? fmt::format("{} (the docs root of the workspace's current index)",
-                                         file.error().message)
-                           : file.error().message);
-    }
-    path = file.value().path;
-    kind = std::string(knowledge::to_string(file.value().kind));
-    lines = std::move(file.value().lines);
-    if (indexing) {
-      const std::string artifact = store::sha256_hex(knowledge::join_lines(lines));
-      bool same = false;
-      for (const auto& f : indexing->manifest.files)
-        same = same || (f.path == path && f.artifact == artifact);
-      if (!same) {
-        note = fmt::format(
-            "note: {} is not as the workspace's last index ({}) has it; "
-            "`--indexed` shows that",
-            path, indexing->record.indexed_at);
-      }
+    shown.docs = ".";
+    shown.from = "current directory";
+  }
+  auto file = knowledge::read_corpus_file(shown.docs, path);
+  if (!file) {
+    throw UsageError(shown.from == "workspace"
+                         ? fmt::format("{} (the docs root of the workspace's current index)",
+                                       file.error().message)
+                         : file.error().message);
+  }
+  shown.path = file.value().path;
+  shown.kind = std::string(knowledge::to_string(file.value().kind));
+  shown.lines = std::move(file.value().lines);
+  if (indexing) {
+    const std::string artifact = store::sha256_hex(knowledge::join_lines(shown.lines));
+    const auto& files = indexing->manifest.files;
+    const bool same =
+        std::any_of(files.begin(), files.end(), [&](const knowledge::ManifestEntry& f) {
+          return f.path == shown.path && f.artifact == artifact;
+        });
+    if (!same) {
+      shown.note = fmt::format(
+          "note: {} is not as the workspace's last index ({}) has it; `--indexed` shows that",
+          shown.path, indexing->record.indexed_at);
     }
   }
-  const auto total = static_cast<int64_t>(lines.size());
+  return shown;
+}
+
+int run_docs_show(const ShowArgs& args) {
+  std::optional<store::Workspace> ws;
+  std::optional<knowledge::Indexing> indexing;
+  if (args.docs.empty() || args.indexed) indexing = current_indexing(args.workspace, &ws);
+  if (args.indexed && !indexing) {
+    throw UsageError("--indexed: no docs indexed in this workspace (run `headway docs index DIR`)");
+  }
+  const ShownFile shown = args.indexed ? indexed_file(*ws, *indexing, args.path)
+                                       : current_file(args.docs, indexing, args.path);
+  const auto total = static_cast<int64_t>(shown.lines.size());
   int64_t first = 1;
   int64_t last = total;
   if (!args.lines.empty()) {
@@ -323,23 +339,25 @@ int run_docs_show(const ShowArgs& args) {
       throw UsageError(fmt::format("--lines {}: the range ends before it starts", args.lines));
     }
     if (last > total) {
-      throw UsageError(fmt::format("{} has {} lines; L{} is past its end", path, total, last));
+      throw UsageError(
+          fmt::format("{} has {} lines; L{} is past its end", shown.path, total, last));
     }
   }
-  if (!note.empty()) fmt::print(stderr, "{}\n", note);
+  if (!shown.note.empty()) fmt::print(stderr, "{}\n", shown.note);
   if (args.json) {
-    nlohmann::json shown = nlohmann::json::array();
-    for (int64_t l = first; l <= last; ++l) shown.push_back({{"line", l}, {"text", lines[l - 1]}});
+    nlohmann::json lines = nlohmann::json::array();
+    for (int64_t l = first; l <= last; ++l)
+      lines.push_back({{"line", l}, {"text", shown.lines[l - 1]}});
     const nlohmann::json out = {
-        {"path", path},        {"docs", fs::absolute(docs).lexically_normal().string()},
-        {"from", from},        {"kind", kind},
+        {"path", shown.path},  {"docs", fs::absolute(shown.docs).lexically_normal().string()},
+        {"from", shown.from},  {"kind", shown.kind},
         {"line_count", total}, {"first", total == 0 ? 0 : first},
-        {"last", last},        {"lines", shown}};
+        {"last", last},        {"lines", lines}};
     fmt::print("{}\n", out.dump(2));
     return 0;
   }
   const size_t width = std::to_string(std::max<int64_t>(last, 1)).size();
-  for (int64_t l = first; l <= last; ++l) fmt::print("{:>{}}  {}\n", l, width, lines[l - 1]);
+  for (int64_t l = first; l <= last; ++l) fmt::print("{:>{}}  {}\n", l, width, shown.lines[l - 1]);
   return 0;
 }
 
