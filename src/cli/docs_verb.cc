@@ -1,7 +1,9 @@
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -27,6 +29,7 @@ struct DocsArgs {
   std::string dir;
   std::string workspace;
   std::string summary;  // docs diff --summary
+  bool update = false;  // docs diff --update
   bool json = false;
 };
 
@@ -96,11 +99,21 @@ int run_docs_index(const DocsArgs& args) {
   return 0;
 }
 
-// A citation needs the summary's attention when its lines moved or its text is gone.
-bool needs_attention(const knowledge::TrackedCitation& t) {
-  return t.move == knowledge::CitedLinesMove::kMoved ||
-         t.move == knowledge::CitedLinesMove::kChanged ||
-         t.move == knowledge::CitedLinesMove::kRemoved;
+// Replaces path's content with text through a temporary file beside it and a rename.
+void write_file_atomically(const fs::path& path, const std::string& text) {
+  const fs::path tmp = path.string() + fmt::format(".tmp-{}", ::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    out.close();
+    if (!out) throw UsageError(fmt::format("cannot write {}", tmp.string()));
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    throw UsageError(fmt::format("cannot write {}: {}", path.string(), ec.message()));
+  }
 }
 
 std::string tracked_why(const knowledge::TrackedCitation& t) {
@@ -148,11 +161,14 @@ nlohmann::json tracked_json(const std::vector<knowledge::TrackedCitation>& track
 }
 
 int run_docs_diff(const DocsArgs& args) {
+  if (args.update && args.summary.empty()) throw UsageError("--update needs --summary FILE");
   std::optional<knowledge::SummaryMarkup> summary;
+  std::string summary_text;
   if (!args.summary.empty()) {
     auto text = knowledge::read_summary_file(args.summary);
     if (!text) throw UsageError(text.error().message);
-    summary = knowledge::parse_summary(text.value());
+    summary_text = std::move(text).value();
+    summary = knowledge::parse_summary(summary_text);
   }
   store::Workspace ws = open_workspace_or_throw(args.workspace);
   auto latest = knowledge::latest_indexing(ws);
@@ -169,7 +185,19 @@ int run_docs_diff(const DocsArgs& args) {
         knowledge::track_citations(*summary, *ix.previous, ix.manifest,
                                    [&](std::string_view hash) { return artifacts.get(hash); });
   }
-  const bool attention = std::any_of(tracked.begin(), tracked.end(), needs_attention);
+  int64_t updated = 0;
+  if (args.update && !tracked.empty()) {
+    const std::string text = knowledge::apply_moves(summary_text, tracked, &updated);
+    if (updated > 0) write_file_atomically(args.summary, text);
+  }
+  const auto moved = std::count_if(tracked.begin(), tracked.end(), [](const auto& t) {
+    return t.move == knowledge::CitedLinesMove::kMoved;
+  });
+  const bool attention =
+      moved > updated || std::any_of(tracked.begin(), tracked.end(), [](const auto& t) {
+        return t.move == knowledge::CitedLinesMove::kChanged ||
+               t.move == knowledge::CitedLinesMove::kRemoved;
+      });
   const int rc = attention ? 1 : 0;
   if (args.json) {
     nlohmann::json out = {
@@ -183,6 +211,7 @@ int run_docs_diff(const DocsArgs& args) {
     if (summary) {
       out["summary"] = args.summary;
       out["citations"] = tracked_json(tracked);
+      if (args.update) out["updated"] = updated;
     }
     fmt::print("{}\n", out.dump(2));
     return rc;
@@ -210,6 +239,10 @@ int run_docs_diff(const DocsArgs& args) {
     totals += fmt::format("{}{} {}", totals.empty() ? "" : ", ", n, knowledge::to_string(move));
   fmt::print("{}: {} citations{}{}\n", args.summary, tracked.size(), totals.empty() ? "" : ": ",
              totals);
+  if (args.update) {
+    fmt::print("{}: {} moved citation{} rewritten with their new lines\n", args.summary, updated,
+               updated == 1 ? "" : "s");
+  }
   return rc;
 }
 
@@ -387,6 +420,8 @@ void add_docs(CLI::App& app, int* exit_code) {
   diff->add_option(
       "--summary", diff_args->summary,
       "also follow this cited summary's citations from the previous index to this one");
+  diff->add_flag("--update", diff_args->update,
+                 "rewrite the summary's moved citations with their new lines (needs --summary)");
   diff->add_flag("--json", diff_args->json, "print one JSON object");
   diff->callback(
       [diff_args, exit_code] { run_verb(exit_code, [&] { return run_docs_diff(*diff_args); }); });

@@ -108,6 +108,51 @@ std::string rewrite_citation(const Citation& citation, int64_t first, int64_t la
   return out + "]";
 }
 
+std::string apply_moves(std::string_view summary, const std::vector<TrackedCitation>& tracked,
+                        int64_t* updated) {
+  std::vector<size_t> line_starts = {0};
+  for (size_t i = 0; i < summary.size(); ++i) {
+    if (summary[i] == '\n') line_starts.push_back(i + 1);
+  }
+  struct Edit {
+    size_t at;
+    size_t length;
+    std::string text;
+  };
+  std::vector<Edit> edits;
+  for (const TrackedCitation& t : tracked) {
+    if (t.move != CitedLinesMove::kMoved || t.line < 1 ||
+        t.line > static_cast<int64_t>(line_starts.size())) {
+      continue;
+    }
+    const size_t begin = line_starts[t.line - 1];
+    const size_t end =
+        static_cast<size_t>(t.line) < line_starts.size() ? line_starts[t.line] : summary.size();
+    const std::string_view line = summary.substr(begin, end - begin);
+    const auto column = static_cast<size_t>(std::max<int64_t>(t.column - 1, 0));
+    size_t best = std::string_view::npos;
+    for (size_t at = line.find(t.cite); at != std::string_view::npos;
+         at = line.find(t.cite, at + 1)) {
+      const auto distance = [&](size_t p) { return p > column ? p - column : column - p; };
+      if (best == std::string_view::npos || distance(at) < distance(best)) best = at;
+    }
+    if (best != std::string_view::npos) edits.push_back({begin + best, t.cite.size(), t.now});
+  }
+  std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.at < b.at; });
+  std::string out;
+  size_t from = 0;
+  *updated = 0;
+  for (const Edit& e : edits) {
+    if (e.at < from) continue;  // overlaps the previous edit: not a distinct citation
+    out.append(summary.substr(from, e.at - from));
+    out += e.text;
+    from = e.at + e.length;
+    ++*updated;
+  }
+  out.append(summary.substr(from));
+  return out;
+}
+
 std::vector<TrackedCitation> track_citations(const SummaryMarkup& summary, const Manifest& old,
                                              const Manifest& now, const ArtifactText& text_of) {
   std::map<std::string, const ManifestEntry*> old_files;

@@ -60,4 +60,10 @@ std::optional<int64_t> find_moved_block(const std::vector<std::string>& old_line
 // The citation written with other line numbers: [path:L3] or [path:L3-L5], with its quote.
 std::string rewrite_citation(const Citation& citation, int64_t first, int64_t last);
 
+// The summary's text with every moved citation replaced by its `now`, where it is written (its
+// line, and on that line the occurrence of its text nearest to its column); everything else
+// byte for byte. *updated gets the number replaced.
+std::string apply_moves(std::string_view summary, const std::vector<TrackedCitation>& tracked,
+                        int64_t* updated);
+
 }  // namespace headway::knowledge

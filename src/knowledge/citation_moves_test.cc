@@ -101,6 +101,29 @@ TEST(CitationMoves, EveryCitationOfASummaryIsFollowed) {
   EXPECT_EQ(tracked[8].line, 6);
 }
 
+TEST(CitationMoves, MovedCitationsAreRewrittenWhereTheyAreWritten) {
+  Texts texts;
+  Manifest old;
+  old.files = {texts.entry("a.md", "x\ny\nz\n"), texts.entry("b.md", "p\nq\n")};
+  Manifest now;
+  now.files = {texts.entry("a.md", "new\nx\ny\nz\n"), texts.entry("b.md", "p\nQ\n")};
+  const std::string summary =
+      "\xEF\xBB\xBF# S\n"
+      "- y and z [a.md:L2] [a.md:L3 \"z\"], again [a.md:L2]\n"
+      "- q [b.md:L2] and `[a.md:L2]` in code\r\n"
+      "- x [a.md:L1-L2]\n";
+  const auto tracked = track_citations(parse_summary(summary), old, now, texts.reader());
+  int64_t updated = 0;
+  EXPECT_EQ(apply_moves(summary, tracked, &updated),
+            "\xEF\xBB\xBF# S\n"
+            "- y and z [a.md:L3] [a.md:L4 \"z\"], again [a.md:L3]\n"
+            "- q [b.md:L2] and `[a.md:L2]` in code\r\n"
+            "- x [a.md:L2-L3]\n");
+  EXPECT_EQ(updated, 4);
+  EXPECT_EQ(apply_moves("no citations\n", tracked, &updated), "no citations\n");
+  EXPECT_EQ(updated, 0);
+}
+
 TEST(CitationMoves, RewrittenCitationsKeepTheirQuote) {
   Citation c;
   c.path = "a/b.html";

@@ -335,6 +335,25 @@ TEST_F(CorpusCli, DiffWithASummaryShowsWhereCitedLinesWent) {
   EXPECT_EQ(j["citations"][1]["move"], "changed");
   EXPECT_EQ(j["citations"][2]["move"], "unchanged");
 
+  // --update rewrites the moved citation in the summary; the changed one still needs a look.
+  const auto update =
+      headway({"docs", "diff", "--summary", s.string(), "--update", "--workspace", ws_.string()});
+  EXPECT_EQ(update.exit_code, 1) << update.output;
+  EXPECT_NE(update.output.find(": 1 moved citation rewritten with their new lines\n"),
+            std::string::npos)
+      << update.output;
+  EXPECT_EQ(read_test_file(s),
+            "- The tile holds 448 bytes [memory.md:L4 \"448 bytes\"].\n"
+            "- DMA moves 64 bytes per cycle [memory.md:L3].\n"
+            "- 32 lanes [ops.html:L2]\n");
+  const auto checked =
+      json_of(headway({"check-citations", s.string(), "--docs", docs_.string(), "--json"}));
+  EXPECT_EQ(checked["citations"][0]["verdict"], "supported-by-text");
+  EXPECT_EQ(checked["citations"][1]["verdict"], "number-mismatch");
+  const auto alone = headway({"docs", "diff", "--update", "--workspace", ws_.string()});
+  EXPECT_EQ(alone.exit_code, 2) << alone.output;
+  EXPECT_EQ(alone.output, "headway: --update needs --summary FILE\n");
+
   // Index again without a change: every citation is unchanged, exit 0.
   ASSERT_EQ(headway({"docs", "index", docs_.string(), "--workspace", ws_.string()}).exit_code, 0);
   const auto again =
