@@ -1,7 +1,7 @@
 // Fuzzes the script pass of the cited-summary check (citations.h) and its JSON form
 // (citation_json.h), as `headway check-citations --json` runs them. The input is a document and a
 // summary separated by a line "=====": the document is the corpus's a.md and, reduced as HTML,
-// its b.html. Invariants: every verdict is one of the five, the totals add up to the citations,
+// its b.html. Invariants: every verdict is one of the six, the totals add up to the citations,
 // results come in summary order, and the JSON of a text summary can be written (nlohmann::json
 // throws on invalid UTF-8).
 #include <set>
@@ -29,8 +29,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const knowledge::SummaryMarkup markup = knowledge::parse_summary(summary);
   const knowledge::CitationReport report = knowledge::check_citations(markup, corpus);
   FUZZ_CHECK(report.citations.size() == markup.citation_count() + markup.malformed.size());
-  static const std::set<std::string_view> kVerdicts = {"supported-by-text", "number-mismatch",
-                                                       "quote-not-found", "broken", "malformed"};
+  static const std::set<std::string_view> kVerdicts = {
+      "supported-by-text", "number-mismatch", "identifier-not-found",
+      "quote-not-found",   "broken",          "malformed"};
   int64_t total = 0;
   for (const auto& [verdict, n] : report.totals()) total += n;
   FUZZ_CHECK(total == static_cast<int64_t>(report.citations.size()));

@@ -94,8 +94,10 @@ int run_check_citations(const CheckCitationsArgs& args) {
   if (stale) {
     fmt::print(
         "note: the docs changed since the workspace's last index ({} changed, {} added, {} "
-        "removed)\n",
-        stale->changed.size(), stale->added.size(), stale->removed.size());
+        "removed{})\n",
+        stale->changed.size(), stale->added.size(), stale->removed.size(),
+        stale->reduced.empty() ? std::string()
+                               : fmt::format(", {} reduced anew", stale->reduced.size()));
   }
   if (report.citations.empty()) {
     fmt::print("{}\n", no_citations);

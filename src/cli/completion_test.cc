@@ -49,7 +49,7 @@ TEST(BashCompletion, CompletesVerbsSubcommandsAndOptions) {
   EXPECT_EQ(complete(script, "headway op"), "optimize\n");
   EXPECT_EQ(complete(script, "headway check"), "check\ncheck-citations\n");
   EXPECT_EQ(complete(script, "headway --no-sandbox st"), "status\n");
-  EXPECT_EQ(complete(script, "headway docs "), "diff\nindex\n");
+  EXPECT_EQ(complete(script, "headway docs "), "diff\nindex\nshow\n");
   EXPECT_EQ(complete(script, "headway tree qkv --f"), "--format\n");
   EXPECT_EQ(complete(script, "headway optimize --budget 5m --ke"), "--kernels\n");
   EXPECT_EQ(complete(script, "headway status --"), "--help\n--json\n--workspace\n");

@@ -54,6 +54,8 @@ std::string_view to_string(TextVerdict verdict) {
       return "supported-by-text";
     case TextVerdict::kNumberMismatch:
       return "number-mismatch";
+    case TextVerdict::kIdentifierNotFound:
+      return "identifier-not-found";
     case TextVerdict::kQuoteNotFound:
       return "quote-not-found";
     case TextVerdict::kBroken:
@@ -129,7 +131,7 @@ CitationReport check_citations(const SummaryMarkup& summary, const Corpus& corpu
       if (broken[i].empty())
         group_text += cited_lines(*corpus.find(claim.citations[i].path), claim.citations[i]) + "\n";
     }
-    const std::vector<std::string> missing = missing_facts(claim.text, group_text);
+    const MissingFacts missing = find_missing_facts(claim.text, group_text);
     for (size_t i = 0; i < claim.citations.size(); ++i) {
       const Citation& c = claim.citations[i];
       CitationResult r{c.line, c.column, c.text, TextVerdict::kSupportedByText, {}, claim.text};
@@ -143,9 +145,14 @@ CitationReport check_citations(const SummaryMarkup& summary, const Corpus& corpu
         r.verdict = TextVerdict::kQuoteNotFound;
         r.why = fmt::format("\"{}\" is not in {}{}", *c.quote, range_text(c),
                             quote_hint(file, c, collapse_whitespace(*c.quote)));
-      } else if (!missing.empty()) {
+      } else if (!missing.numbers.empty()) {
         r.verdict = TextVerdict::kNumberMismatch;
-        r.why = fmt::format("{} not in the cited lines", join_facts(missing));
+        r.why = fmt::format("{} not in the cited lines", join_facts(missing.numbers));
+        if (!missing.identifiers.empty())
+          r.why += fmt::format(" (nor {})", join_facts(missing.identifiers));
+      } else if (!missing.identifiers.empty()) {
+        r.verdict = TextVerdict::kIdentifierNotFound;
+        r.why = fmt::format("{} not in the cited lines", join_facts(missing.identifiers));
       }
       report.citations.push_back(std::move(r));
     }

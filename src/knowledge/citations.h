@@ -6,10 +6,12 @@
 //                     past the file's last line;
 //   quote-not-found   the citation quotes a phrase and the cited lines, joined and whitespace-
 //                     collapsed, do not contain it (case-sensitive);
-//   number-mismatch   the claim holds a number or a `backticked identifier` (claim_tokens.h) that
-//                     the text cited by the claim's whole citation group does not contain (every
-//                     citation of the group gets this verdict: the group supports the claim
-//                     together);
+//   number-mismatch   the claim holds a number (claim_tokens.h) that the text cited by the
+//                     claim's whole citation group does not contain (every citation of the group
+//                     gets this verdict: the group supports the claim together);
+//   identifier-not-found  the claim's numbers are all there, but it holds a `backticked
+//                     identifier` (a code span, claim_tokens.h) that the group's cited text does
+//                     not contain (again for every citation of the group);
 //   supported-by-text otherwise;
 //   malformed         markup that started a citation and did not finish as one; it has no claim.
 #include <cstdint>
@@ -23,8 +25,16 @@
 
 namespace headway::knowledge {
 
-enum class TextVerdict { kSupportedByText, kNumberMismatch, kQuoteNotFound, kBroken, kMalformed };
-// "supported-by-text", "number-mismatch", "quote-not-found", "broken", "malformed".
+enum class TextVerdict {
+  kSupportedByText,
+  kNumberMismatch,
+  kIdentifierNotFound,
+  kQuoteNotFound,
+  kBroken,
+  kMalformed
+};
+// "supported-by-text", "number-mismatch", "identifier-not-found", "quote-not-found", "broken",
+// "malformed".
 std::string_view to_string(TextVerdict verdict);
 
 struct CitationResult {

@@ -71,7 +71,7 @@ TEST_F(CitationCheck, EveryVerdictForItsReason) {
   expect(5, 8, TextVerdict::kBroken, "the range ends (L4) before it starts (L5)");
   expect(6, 9, TextVerdict::kBroken, "line numbers start at L1");
   expect(7, 10, TextVerdict::kSupportedByText, "");
-  expect(8, 11, TextVerdict::kNumberMismatch, "`dma_start` not in the cited lines");
+  expect(8, 11, TextVerdict::kIdentifierNotFound, "`dma_start` not in the cited lines");
   expect(9, 12, TextVerdict::kMalformed, "unclosed citation: no ']' on its line");
   expect(10, 13, TextVerdict::kSupportedByText, "");
   expect(11, 14, TextVerdict::kSupportedByText, "");
@@ -79,8 +79,8 @@ TEST_F(CitationCheck, EveryVerdictForItsReason) {
          "spec.pdf is not in the corpus: unsupported extension '.pdf'");
   EXPECT_EQ(r.citations[1].claim, "DMA moves 64 bytes per cycle");
   EXPECT_EQ(r.totals_line(),
-            "13 citations: 4 supported-by-text, 2 number-mismatch, 2 quote-not-found, 4 broken, 1 "
-            "malformed");
+            "13 citations: 4 supported-by-text, 1 number-mismatch, 1 identifier-not-found, 2 "
+            "quote-not-found, 4 broken, 1 malformed");
   EXPECT_FALSE(r.all_supported());
 }
 
@@ -107,6 +107,17 @@ TEST_F(CitationCheck, GroupSupportsItsClaimTogether) {
   const CitationReport alone = check("The tile holds 448 bytes and DMA moves 64 [memory.md:L3].\n");
   ASSERT_EQ(alone.citations.size(), 1u);
   EXPECT_EQ(alone.citations[0].verdict, TextVerdict::kNumberMismatch);
+}
+
+TEST_F(CitationCheck, AMissingNumberIsANumberMismatchEvenWithAMissingIdentifier) {
+  const CitationReport both = check("- `dma_start` moves 65 bytes [memory.md:L4]\n");
+  ASSERT_EQ(both.citations.size(), 1u);
+  EXPECT_EQ(both.citations[0].verdict, TextVerdict::kNumberMismatch);
+  EXPECT_EQ(both.citations[0].why, "65 not in the cited lines (nor `dma_start`)");
+  const CitationReport identifier = check("- `dma_start` moves 64 bytes [memory.md:L4]\n");
+  ASSERT_EQ(identifier.citations.size(), 1u);
+  EXPECT_EQ(identifier.citations[0].verdict, TextVerdict::kIdentifierNotFound);
+  EXPECT_EQ(identifier.citations[0].why, "`dma_start` not in the cited lines");
 }
 
 TEST_F(CitationCheck, QuoteSpansLinesAfterCollapsingWhitespace) {

@@ -183,22 +183,31 @@ bool contains_identifier(std::string_view text, std::string_view identifier) {
   return false;
 }
 
-std::vector<std::string> missing_facts(std::string_view claim, std::string_view cited) {
-  std::vector<std::string> missing;
-  const auto add = [&](std::string fact) {
-    if (std::find(missing.begin(), missing.end(), fact) == missing.end())
-      missing.push_back(std::move(fact));
+MissingFacts find_missing_facts(std::string_view claim, std::string_view cited) {
+  MissingFacts missing;
+  const auto add = [](std::vector<std::string>& list, std::string fact) {
+    if (std::find(list.begin(), list.end(), fact) == list.end()) list.push_back(std::move(fact));
   };
   const std::vector<std::string> cited_numbers = numbers_in(cited);
   for (const auto& number : numbers_in(prose_of(claim))) {
     const bool found = std::any_of(cited_numbers.begin(), cited_numbers.end(),
                                    [&](const std::string& c) { return same_number(number, c); });
-    if (!found) add(number);
+    if (!found) add(missing.numbers, number);
   }
   for (const auto& identifier : code_spans_in(claim)) {
-    if (!contains_identifier(cited, identifier)) add("`" + identifier + "`");
+    if (!contains_identifier(cited, identifier)) add(missing.identifiers, "`" + identifier + "`");
   }
   return missing;
+}
+
+std::vector<std::string> missing_facts(std::string_view claim, std::string_view cited) {
+  MissingFacts missing = find_missing_facts(claim, cited);
+  std::vector<std::string> out = std::move(missing.numbers);
+  for (auto& identifier : missing.identifiers) {
+    if (std::find(out.begin(), out.end(), identifier) == out.end())
+      out.push_back(std::move(identifier));
+  }
+  return out;
 }
 
 }  // namespace headway::knowledge

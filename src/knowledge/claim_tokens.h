@@ -29,9 +29,18 @@ std::string prose_of(std::string_view text);
 bool same_number(std::string_view a, std::string_view b);
 bool contains_identifier(std::string_view text, std::string_view identifier);
 
-// What `cited` lacks of the claim: its numbers (outside code spans and link targets) first, then
-// its identifiers in backticks, each group in the claim's order, each fact once, e.g.
-// {"448", "`tile_size`"}.
+// What `cited` lacks of the claim, by kind: its numbers (outside code spans and link targets) as
+// written, e.g. "448", and its identifiers in backticks with the backticks, e.g. "`tile_size`";
+// each in the claim's order, each fact once.
+struct MissingFacts {
+  std::vector<std::string> numbers;
+  std::vector<std::string> identifiers;
+
+  bool empty() const { return numbers.empty() && identifiers.empty(); }
+};
+MissingFacts find_missing_facts(std::string_view claim, std::string_view cited);
+
+// The same facts in one list, numbers first, e.g. {"448", "`tile_size`"}.
 std::vector<std::string> missing_facts(std::string_view claim, std::string_view cited);
 
 }  // namespace headway::knowledge

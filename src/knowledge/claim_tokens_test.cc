@@ -54,5 +54,15 @@ TEST(CitationTokens, MissingFacts) {
   EXPECT_EQ(missing_facts("see [docs](http://h/9999) for `x` details", "x"), Strings{});
 }
 
+TEST(CitationTokens, MissingFactsByKind) {
+  const MissingFacts m =
+      find_missing_facts("A `tile_size` of 512 and 448 for `bool`", "tile holds 448 bytes; a bool");
+  EXPECT_EQ(m.numbers, Strings{"512"});
+  EXPECT_EQ(m.identifiers, Strings{"`tile_size`"});
+  EXPECT_FALSE(m.empty());
+  EXPECT_TRUE(find_missing_facts("2^8-1 values", "u8 | 0 | 2^8-1").empty());
+  EXPECT_EQ(find_missing_facts("2^8-1 values", "u8 | 0 | 28-1").numbers, (Strings{"2", "8"}));
+}
+
 }  // namespace
 }  // namespace headway::knowledge

@@ -36,6 +36,26 @@ std::string normalize_relative(std::string_view path) {
   return text;
 }
 
+// One regular file of the docs folder read as a corpus file, or why it is skipped.
+store::Result<CorpusFile> read_regular_file(const fs::path& absolute, const fs::path& relative) {
+  DocKind kind{};
+  if (!doc_kind_of(relative, &kind)) {
+    const std::string ext = relative.extension().string();
+    return store::Error{ext.empty() ? "no extension"
+                                    : fmt::format("unsupported extension '{}'", ext)};
+  }
+  std::error_code ec;
+  const std::uintmax_t size = fs::file_size(absolute, ec);
+  if (ec) return store::Error{fmt::format("cannot read: {}", ec.message())};
+  if (size > kMaxFileBytes) return store::Error{fmt::format("too large ({} bytes)", size)};
+  std::ifstream in(absolute, std::ios::binary);
+  if (!in) return store::Error{fmt::format("cannot read: {}", std::strerror(errno))};
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  if (in.bad()) return store::Error{"cannot read: I/O error"};
+  return make_corpus_file(relative.generic_string(), kind, bytes.view());
+}
+
 struct Walker {
   Corpus* corpus;
 
@@ -44,22 +64,7 @@ struct Walker {
   }
 
   void read_file(const fs::path& absolute, const fs::path& relative) {
-    DocKind kind{};
-    if (!doc_kind_of(relative, &kind)) {
-      const std::string ext = relative.extension().string();
-      skip(relative, ext.empty() ? "no extension" : fmt::format("unsupported extension '{}'", ext));
-      return;
-    }
-    std::error_code ec;
-    const std::uintmax_t size = fs::file_size(absolute, ec);
-    if (ec) return skip(relative, fmt::format("cannot read: {}", ec.message()));
-    if (size > kMaxFileBytes) return skip(relative, fmt::format("too large ({} bytes)", size));
-    std::ifstream in(absolute, std::ios::binary);
-    if (!in) return skip(relative, fmt::format("cannot read: {}", std::strerror(errno)));
-    std::ostringstream bytes;
-    bytes << in.rdbuf();
-    if (in.bad()) return skip(relative, "cannot read: I/O error");
-    auto file = make_corpus_file(relative.generic_string(), kind, bytes.view());
+    auto file = read_regular_file(absolute, relative);
     if (!file) return skip(relative, file.error().message);
     corpus->files.push_back(std::move(file).value());
   }
@@ -166,6 +171,37 @@ store::Result<CorpusFile> make_corpus_file(std::string path, DocKind kind, std::
   file.sha256 = store::sha256_hex(bytes);
   file.kind = kind;
   file.lines = kind == DocKind::kHtml ? split_lines(reduce_html(bytes)) : split_lines(bytes);
+  return file;
+}
+
+store::Result<CorpusFile> read_corpus_file(const fs::path& docs_dir, std::string_view relative) {
+  const std::string key = normalize_relative(relative);
+  if (key.empty()) {
+    return store::Error{
+        fmt::format("{} is outside the docs folder {}", relative, docs_dir.string())};
+  }
+  std::error_code ec;
+  if (!fs::is_directory(docs_dir, ec)) {
+    return store::Error{fmt::format("docs folder {} does not exist", docs_dir.string())};
+  }
+  const fs::path rel(key);
+  for (const auto& part : rel) {
+    if (part.string().starts_with(".")) {
+      return store::Error{fmt::format("{} is not in the corpus: hidden", key)};
+    }
+  }
+  const fs::path absolute = docs_dir / rel;
+  const fs::file_status link = fs::symlink_status(absolute, ec);
+  if (!fs::exists(link))
+    return store::Error{fmt::format("no file {} in {}", key, docs_dir.string())};
+  const fs::file_status status = fs::status(absolute, ec);
+  if (ec) return store::Error{fmt::format("{} is not in the corpus: broken link", key)};
+  if (!fs::is_regular_file(status)) {
+    return store::Error{fmt::format("{} is not in the corpus: not a regular file", key)};
+  }
+  auto file = read_regular_file(absolute, rel);
+  if (!file)
+    return store::Error{fmt::format("{} is not in the corpus: {}", key, file.error().message)};
   return file;
 }
 

@@ -70,6 +70,34 @@ TEST(CorpusRead, ReadsTextFilesRecursivelyAndSkipsTheRestWithReasons) {
   EXPECT_EQ(corpus.value().find("../docs/intro.md"), nullptr) << "outside the docs folder";
 }
 
+TEST(CorpusRead, OneFileReadsAsTheWholeCorpusReadsIt) {
+  store::TestTempDir tmp;
+  const fs::path docs = tmp.path() / "docs";
+  write_test_file(docs, "ref/ops.html", "<nav>Home</nav><h1>Ops</h1><p>2<sup>8</sup> lanes</p>");
+  write_test_file(docs, "logo.png", "PNG");
+  write_test_file(docs, "blob.md", std::string("text\0more", 9));
+  write_test_file(docs, ".hidden/a.md", "secret\n");
+  auto corpus = read_corpus(docs);
+  ASSERT_TRUE(corpus.ok()) << corpus.error().message;
+  auto one = read_corpus_file(docs, "./ref/../ref/ops.html");
+  ASSERT_TRUE(one.ok()) << one.error().message;
+  EXPECT_EQ(one.value().path, "ref/ops.html");
+  EXPECT_EQ(one.value().lines, corpus.value().find("ref/ops.html")->lines);
+  EXPECT_EQ(one.value().lines, (std::vector<std::string>{"Ops", "2^8 lanes"}));
+  EXPECT_EQ(read_corpus_file(docs, "logo.png").error().message,
+            "logo.png is not in the corpus: unsupported extension '.png'");
+  EXPECT_EQ(read_corpus_file(docs, "blob.md").error().message,
+            "blob.md is not in the corpus: " + corpus.value().find_skipped("blob.md")->reason);
+  EXPECT_EQ(read_corpus_file(docs, ".hidden/a.md").error().message,
+            ".hidden/a.md is not in the corpus: hidden");
+  EXPECT_EQ(read_corpus_file(docs, "ref").error().message,
+            "ref is not in the corpus: not a regular file");
+  EXPECT_EQ(read_corpus_file(docs, "nope.md").error().message,
+            "no file nope.md in " + docs.string());
+  EXPECT_EQ(read_corpus_file(docs, "../x.md").error().message,
+            "../x.md is outside the docs folder " + docs.string());
+}
+
 TEST(CorpusRead, MissingOrNonDirectoryDocsFolderIsAnError) {
   store::TestTempDir tmp;
   auto missing = read_corpus(tmp.path() / "nope");

@@ -4,6 +4,19 @@
 // The reduction, applied to the HTML source:
 // - <script>, <style>, <template> and <noscript> elements are dropped with their content;
 //   comments, <!DOCTYPE ...>, <?...?> and tags themselves are dropped;
+// - interface chrome is dropped with its content, by structure: <nav>, <aside>, <button>,
+//   <select>; <header> and <footer> of the page (not inside an article, main or section);
+//   elements hidden from readers (the `hidden` attribute, aria-hidden="true", a style with
+//   display:none or visibility:hidden); the ARIA roles navigation, search, banner, contentinfo,
+//   menu and menubar; and the chrome that documentation generators mark by id or class (mdBook's
+//   help popup, menu bar and theme list, Sphinx's permalinks and footer, the Rust Reference's
+//   rule-test popups, Doxygen's title area and navigation path, rustdoc's toolbars, skip link,
+//   "Expand description" and "Source"; the list is kGeneratorMarkers in html_text.cc). An element
+//   whose end tag may be left out (p, li, td, ...) ends where HTML ends it implicitly; an element
+//   never closed runs to the end;
+// - <sup>x</sup> right after text becomes ^x and <sub>x</sub> becomes _x (2<sup>8</sup>-1 is
+//   2^8-1, x<sub>i</sub> is x_i); at the start of a line or after a space, where it is attached to
+//   nothing, it is x;
 // - a block element (p, div, h1-h6, li, tr, pre, table, section, ...) starts and ends a line,
 //   <br> ends one, <td>/<th> after the first in a row add " | ";
 // - outside <pre>, whitespace (including the source's line breaks) collapses to one space, as a

@@ -101,26 +101,32 @@ store::Result<Manifest> manifest_from_json(const nlohmann::json& json) {
 }
 
 CorpusDiff diff(const Manifest& old, const Manifest& now) {
-  std::map<std::string, std::string> before;
-  for (const auto& f : old.files) before[f.path] = f.sha256;
+  std::map<std::string, const ManifestEntry*> before;
+  for (const auto& f : old.files) before[f.path] = &f;
   CorpusDiff d;
   for (const auto& f : now.files) {
     const auto it = before.find(f.path);
     if (it == before.end()) {
       d.added.push_back(f.path);
     } else {
-      if (it->second != f.sha256) d.changed.push_back(f.path);
+      if (it->second->sha256 != f.sha256) {
+        d.changed.push_back(f.path);
+      } else if (it->second->artifact != f.artifact) {
+        d.reduced.push_back(f.path);
+      }
       before.erase(it);
     }
   }
   for (const auto& [path, sha] : before) d.removed.push_back(path);
   std::sort(d.added.begin(), d.added.end());
   std::sort(d.changed.begin(), d.changed.end());
+  std::sort(d.reduced.begin(), d.reduced.end());
   return d;
 }
 
 nlohmann::json to_json(const CorpusDiff& d) {
-  return {{"added", d.added}, {"removed", d.removed}, {"changed", d.changed}};
+  return {
+      {"added", d.added}, {"removed", d.removed}, {"changed", d.changed}, {"reduced", d.reduced}};
 }
 
 }  // namespace headway::knowledge

@@ -42,13 +42,19 @@ nlohmann::json to_json(const Manifest& manifest);
 store::Result<Manifest> manifest_from_json(const nlohmann::json& json);
 
 // Files by path: in `now` only (added), in `old` only (removed), in both with different bytes
-// (changed). Each list sorted. A file whose bytes are unchanged is in none of them.
+// (changed), in both with the same bytes but a different reduced text (reduced: headway reduces
+// the file differently, e.g. an HTML page after a change to the HTML reduction, so its cited line
+// numbers may have moved). Each list sorted. A file whose bytes and text are unchanged is in none
+// of them.
 struct CorpusDiff {
   std::vector<std::string> added;
   std::vector<std::string> removed;
   std::vector<std::string> changed;
+  std::vector<std::string> reduced;
 
-  bool empty() const { return added.empty() && removed.empty() && changed.empty(); }
+  bool empty() const {
+    return added.empty() && removed.empty() && changed.empty() && reduced.empty();
+  }
 };
 CorpusDiff diff(const Manifest& old, const Manifest& now);
 

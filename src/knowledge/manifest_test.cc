@@ -67,7 +67,21 @@ TEST(CorpusDiff, AddedRemovedChanged) {
   EXPECT_TRUE(diff(now, now).empty());
   EXPECT_EQ(diff(Manifest{}, now).added.size(), 3u);
   EXPECT_EQ(to_json(d),
-            nlohmann::json::parse(R"({"added":["d.md"],"removed":["c.md"],"changed":["b.md"]})"));
+            nlohmann::json::parse(
+                R"({"added":["d.md"],"removed":["c.md"],"changed":["b.md"],"reduced":[]})"));
+}
+
+TEST(CorpusDiff, SameBytesReducedToOtherTextIsReduced) {
+  const Manifest old = make_manifest(corpus_of({{"a.md", "1"}, {"b.md", "2"}}), "t0");
+  Manifest now = old;
+  now.files[1].artifact = store::sha256_hex("2\nnew reduction\n");
+  const CorpusDiff d = diff(old, now);
+  EXPECT_EQ(d.reduced, std::vector<std::string>{"b.md"});
+  EXPECT_TRUE(d.changed.empty());
+  EXPECT_FALSE(d.empty());
+  now.files[1].sha256 = store::sha256_hex("other bytes");
+  EXPECT_EQ(diff(old, now).changed, std::vector<std::string>{"b.md"});
+  EXPECT_TRUE(diff(old, now).reduced.empty());
 }
 
 }  // namespace

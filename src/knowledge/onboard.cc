@@ -55,9 +55,15 @@ store::Result<bool> write_atomically(const fs::path& path, const std::string& te
 
 std::string change_line(const Indexing& indexing) {
   if (!indexing.previous) return "first index";
-  return fmt::format("{} added, {} removed, {} changed since the previous index",
-                     indexing.diff.added.size(), indexing.diff.removed.size(),
-                     indexing.diff.changed.size());
+  std::string line = fmt::format("{} added, {} removed, {} changed", indexing.diff.added.size(),
+                                 indexing.diff.removed.size(), indexing.diff.changed.size());
+  if (!indexing.diff.reduced.empty()) {
+    line += fmt::format(
+        ", {} reduced anew (same bytes, other lines: `headway docs diff --summary "
+        "FILE` shows where cited lines went)",
+        indexing.diff.reduced.size());
+  }
+  return line + " since the previous index";
 }
 
 }  // namespace
