@@ -32,6 +32,7 @@ h3{margin:14px 0 6px;font-size:15px}
 table{border-collapse:collapse;font-size:13px;margin:4px 0}
 th,td{padding:3px 8px;border-bottom:1px solid #e3e6ea;text-align:right}
 th:first-child,td:first-child,td.l,th.l{text-align:left}
+td.l{max-width:380px;overflow-wrap:anywhere}
 .figs{display:flex;flex-wrap:wrap;gap:10px;align-items:flex-start}
 figure{margin:0}
 figure.plot svg{width:100%;height:auto}

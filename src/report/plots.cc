@@ -110,7 +110,7 @@ std::optional<std::string> head_time_plot(const KernelReport& k) {
       "set title \"{}: the head's time over the run\"\nset logscale y\nset format y '%g'\n"
       "set yrange [{:.6g}:{:.6g}]\nset xrange [0:{:.6g}]\n"
       "set ylabel 'ms (log scale)'\nset xlabel '{}'\nset grid\nset key top right\n",
-      k.name, lo / 1.5, hi * 2.5, std::max(end / unit, 1e-9), label);
+      k.name, lo / 1.5, hi * 2.5, std::max(end / unit, 1.0), label);
   plot += data_block("head", line);
   std::string series = "plot $head using 1:2 with steps lw 2 lc rgb '#27ae60' title 'head'";
   if (!changes.empty()) {
