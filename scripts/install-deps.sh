@@ -20,6 +20,9 @@ packages=(
   libcurl4-openssl-dev                            # agents: OpenAI-compatible and Anthropic HTTP APIs
   libkainjow-mustache-dev                         # agents: the role prompt templates (prompts/)
   libcpp-httplib-dev                              # tests: loopback servers standing in for LLM providers
+  gnuplot-nox                                     # headway report: plots (SVG)
+  graphviz                                        # headway report: Design Trees (dot -Tsvg)
+  chromium                                        # tests: the HTML report in a headless browser
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -32,7 +32,8 @@ TEST(CliConventions, OutsideAWorkspaceEveryWorkspaceVerbSaysSoInOneLine) {
                                                                 {"tree", "qkv"},
                                                                 {"optimize"},
                                                                 {"facts"},
-                                                                {"docs", "diff"}}) {
+                                                                {"docs", "diff"},
+                                                                {"report"}}) {
     const CliRun r = run_headway(args, dir.path().string());
     ASSERT_TRUE(r.problem.empty()) << r.problem;
     EXPECT_EQ(r.exit_code, 2) << args[0];
@@ -97,7 +98,7 @@ TEST(CliConventions, AppDefinesEveryVerbOnce) {
   }
   for (const char* verb : {"init", "check", "bench", "compare", "optimize", "status", "tree",
                            "calibrate", "docs", "check-citations", "facts", "rules", "migrate",
-                           "onboard", "version", "completion", "man"}) {
+                           "onboard", "version", "report", "completion", "man"}) {
     EXPECT_EQ(std::count(names.begin(), names.end(), verb), 1) << verb;
   }
 }

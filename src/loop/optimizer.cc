@@ -538,6 +538,7 @@ class Loop {
     decision.ci_high = -effect.lower_pct;
     decision.note =
         measure::early_stop_note(record.outcome, static_cast<int>(record.d.size()), config.cap);
+    decision.rule_config = measure::to_json(config);
     must(log.finish_test(test, decision), "finish test");
     if (predicted_pct) {
       record_calibration(ws_, {name, candidate.id, head.id, target_.identity().id, *predicted_pct,

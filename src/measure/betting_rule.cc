@@ -1,10 +1,10 @@
 #include "measure/betting_rule.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
-
-#include <fmt/format.h>
 
 namespace headway::measure {
 namespace {
@@ -78,14 +78,12 @@ std::optional<Outcome> BettingRule::observe(double d) {
 }
 
 BettingWealth BettingRule::wealth() const {
-  return BettingWealth{std::exp(log_mean_wealth(log_wealth_[0])),
-                       std::exp(log_mean_wealth(log_wealth_[1])),
-                       std::exp(log_mean_wealth(log_wealth_[2])),
-                       std::exp(log_mean_wealth(log_wealth_[3]))};
+  return BettingWealth{
+      std::exp(log_mean_wealth(log_wealth_[0])), std::exp(log_mean_wealth(log_wealth_[1])),
+      std::exp(log_mean_wealth(log_wealth_[2])), std::exp(log_mean_wealth(log_wealth_[3]))};
 }
 
-Expected<BettingDecision> decide_recorded(const BettingConfig& config,
-                                          std::span<const double> d) {
+Expected<BettingDecision> decide_recorded(const BettingConfig& config, std::span<const double> d) {
   if (auto error = validate(config)) return Error{*error};
   BettingRule rule(config);
   BettingDecision decision;
@@ -103,6 +101,49 @@ Expected<BettingDecision> decide_recorded(const BettingConfig& config,
     decision.note = early_stop_note(*decision.outcome, rule.pairs(), config.cap);
   }
   return decision;
+}
+
+nlohmann::json to_json(const BettingConfig& config) {
+  return {{"s0", config.s0},
+          {"alpha", config.alpha},
+          {"alpha_e", config.alpha_e},
+          {"delta_e", config.delta_e},
+          {"cap", config.cap}};
+}
+
+Expected<BettingConfig> betting_config_from_json(const nlohmann::json& object) {
+  if (!object.is_object()) return Error{"a betting config must be a JSON object"};
+  BettingConfig config;
+  for (const auto& [key, field] :
+       {std::pair{"s0", &config.s0}, std::pair{"alpha", &config.alpha},
+        std::pair{"alpha_e", &config.alpha_e}, std::pair{"delta_e", &config.delta_e}}) {
+    if (!object.contains(key) || !object[key].is_number()) {
+      return Error{fmt::format("betting config: '{}' is missing or not a number", key)};
+    }
+    *field = object[key].get<double>();
+  }
+  if (!object.contains("cap") || !object["cap"].is_number_integer()) {
+    return Error{"betting config: 'cap' is missing or not an integer"};
+  }
+  config.cap = object["cap"].get<int>();
+  if (auto error = validate(config)) return Error{"betting config: " + *error};
+  return config;
+}
+
+Expected<std::vector<BettingWealth>> wealth_path(const BettingConfig& config,
+                                                 std::span<const double> d) {
+  if (auto error = validate(config)) return Error{*error};
+  BettingRule rule(config);
+  std::vector<BettingWealth> path;
+  for (double value : d) {
+    if (!std::isfinite(value)) {
+      return Error{fmt::format("d of pair {} is not finite", rule.pairs())};
+    }
+    const bool decided = rule.observe(value).has_value();
+    path.push_back(rule.wealth());
+    if (decided) break;
+  }
+  return path;
 }
 
 }  // namespace headway::measure

@@ -4,6 +4,7 @@
 // by a fair coin, P(FASTER | no true gain) <= alpha whatever the noise (Ville's inequality), and
 // likewise for SLOWER.
 #include <array>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <string>
@@ -78,5 +79,17 @@ struct BettingDecision {
 // Feeds recorded d's, in order, until the test decides; the rest are ignored. An error when the
 // config is invalid or a d is not finite.
 Expected<BettingDecision> decide_recorded(const BettingConfig& config, std::span<const double> d);
+
+// {"s0", "alpha", "alpha_e", "delta_e", "cap"}.
+nlohmann::json to_json(const BettingConfig& config);
+// The inverse of to_json; an error names the first missing or mistyped key, or (validate) the
+// first field out of range.
+Expected<BettingConfig> betting_config_from_json(const nlohmann::json& object);
+
+// The wealth after each pair of recorded d's, in order, until the test decides (the rest are
+// ignored): element i is the wealth after pair i + 1. An error when the config is invalid or a d
+// is not finite.
+Expected<std::vector<BettingWealth>> wealth_path(const BettingConfig& config,
+                                                 std::span<const double> d);
 
 }  // namespace headway::measure

@@ -58,7 +58,7 @@ TEST(BettingRule, ClipsAtOneScale) {
   b.observe(-0.5);    // g = -50 -> -1
   c.observe(-0.009);  // g = -0.9, not clipped
   EXPECT_EQ(a.wealth().faster, b.wealth().faster);
-  EXPECT_NEAR(a.wealth().faster, 1.6, 1e-14);  // 1 + mean(lambda)
+  EXPECT_NEAR(a.wealth().faster, 1.6, 1e-14);   // 1 + mean(lambda)
   EXPECT_NEAR(c.wealth().faster, 1.54, 1e-14);  // 1 + 0.9 * mean(lambda)
   EXPECT_NEAR(b.wealth().slower, 0.4, 1e-14);   // 1 - mean(lambda)
 }
@@ -186,6 +186,57 @@ TEST(DecideRecorded, RunsOutOfData) {
   auto bad = decide_recorded(config(), std::vector<double>{0.0, std::nan("")});
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().message, "d of pair 1 is not finite");
+}
+
+// The path ends where the rule decides; its last point is what decide_recorded reports, and its
+// third point the hand-worked wealth above.
+TEST(WealthPath, FollowsTheRuleUntilItDecides) {
+  const std::vector<double> hand{-0.005, -0.02, 0.003};
+  auto first = wealth_path(config(), hand);
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  ASSERT_EQ(first.value().size(), 3u);
+  EXPECT_NEAR(first.value()[2].faster, 1.69263125, 1e-12);
+  EXPECT_NEAR(first.value()[2].same_upper, 3.8570125, 1e-12);
+
+  std::vector<double> d(10, -0.03);
+  auto path = wealth_path(config(), d);
+  ASSERT_TRUE(path.ok());
+  ASSERT_EQ(path.value().size(), 6u) << "FASTER at the sixth pair; the rest is ignored";
+  for (size_t i = 1; i < path.value().size(); ++i)
+    EXPECT_GT(path.value()[i].faster, path.value()[i - 1].faster) << i;
+  EXPECT_GE(path.value().back().faster, 1 / config().alpha);
+  EXPECT_LT(path.value()[4].faster, 1 / config().alpha);
+  EXPECT_DOUBLE_EQ(path.value().back().faster, decide_recorded(config(), d).value().wealth.faster);
+
+  EXPECT_FALSE(wealth_path(config(), std::vector<double>{0.0, INFINITY}).ok());
+  EXPECT_FALSE(wealth_path(config(0.0), d).ok());
+}
+
+TEST(BettingConfigJson, RoundTripsAndRejectsBadFields) {
+  BettingConfig c = config(0.0123, 30);
+  c.alpha = 0.01;
+  c.alpha_e = 0.2;
+  c.delta_e = 0.02;
+  auto back = betting_config_from_json(to_json(c));
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back.value().s0, 0.0123);
+  EXPECT_EQ(back.value().alpha, 0.01);
+  EXPECT_EQ(back.value().alpha_e, 0.2);
+  EXPECT_EQ(back.value().delta_e, 0.02);
+  EXPECT_EQ(back.value().cap, 30);
+
+  auto j = to_json(c);
+  j.erase("alpha");
+  EXPECT_EQ(betting_config_from_json(j).error().message,
+            "betting config: 'alpha' is missing or not a number");
+  j = to_json(c);
+  j["cap"] = 2.5;
+  EXPECT_EQ(betting_config_from_json(j).error().message,
+            "betting config: 'cap' is missing or not an integer");
+  j = to_json(c);
+  j["s0"] = -1.0;
+  EXPECT_FALSE(betting_config_from_json(j).ok());
+  EXPECT_FALSE(betting_config_from_json(nlohmann::json::array()).ok());
 }
 
 }  // namespace

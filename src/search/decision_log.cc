@@ -64,10 +64,14 @@ std::optional<double> median(std::vector<double> values) {
 
 NodeStatus status_after(measure::Outcome outcome) {
   switch (outcome) {
-    case measure::Outcome::kFaster: return NodeStatus::kAccepted;
-    case measure::Outcome::kSlower: return NodeStatus::kSlower;
-    case measure::Outcome::kSame: return NodeStatus::kSame;
-    case measure::Outcome::kInconclusive: return NodeStatus::kInconclusive;
+    case measure::Outcome::kFaster:
+      return NodeStatus::kAccepted;
+    case measure::Outcome::kSlower:
+      return NodeStatus::kSlower;
+    case measure::Outcome::kSame:
+      return NodeStatus::kSame;
+    case measure::Outcome::kInconclusive:
+      return NodeStatus::kInconclusive;
   }
   throw std::logic_error("unknown outcome");
 }
@@ -78,7 +82,9 @@ Result<int64_t> DecisionLog::begin_test(int64_t candidate, std::string_view rule
   const auto node = tree_->node(candidate);
   if (!node) return Error{fmt::format("kernel '{}' has no node #{}", tree_->kernel(), candidate)};
   const int64_t head = tree_->head().node_id;
-  if (head == candidate) return Error{fmt::format("node #{} is the head; it cannot be tested against itself", candidate)};
+  if (head == candidate)
+    return Error{
+        fmt::format("node #{} is the head; it cannot be tested against itself", candidate)};
   if (!testable(node->status)) {
     return Error{fmt::format("node #{} is {}; only a proposed or inconclusive node can be tested",
                              candidate, to_string(node->status))};
@@ -139,8 +145,8 @@ Result<TestRecord> DecisionLog::finish_test(int64_t test_id, const TestDecision&
   const auto t = test(test_id);
   if (!t) return Error{fmt::format("kernel '{}' has no test #{}", tree_->kernel(), test_id)};
   if (t->outcome) {
-    return Error{fmt::format("test #{} is already finished ({})", test_id,
-                             measure::to_string(*t->outcome))};
+    return Error{
+        fmt::format("test #{} is already finished ({})", test_id, measure::to_string(*t->outcome))};
   }
   db.prepare(
         "UPDATE tests SET outcome = ?2, pairs = ?3, effect_pct = ?4, ci_low = ?5, ci_high = ?6, "
@@ -154,10 +160,15 @@ Result<TestRecord> DecisionLog::finish_test(int64_t test_id, const TestDecision&
       .bind(7, d.note)
       .run();
   const std::string reason = describe(*t, d);
-  const json evidence = {{"test_id", test_id},       {"outcome", measure::to_string(d.outcome)},
-                         {"rule", t->rule},          {"pairs", d.pairs},
-                         {"head_node", t->head_node}, {"effect_pct", or_null(d.effect_pct)},
-                         {"ci_low", or_null(d.ci_low)}, {"ci_high", or_null(d.ci_high)}};
+  json evidence = {{"test_id", test_id},
+                   {"outcome", measure::to_string(d.outcome)},
+                   {"rule", t->rule},
+                   {"pairs", d.pairs},
+                   {"head_node", t->head_node},
+                   {"effect_pct", or_null(d.effect_pct)},
+                   {"ci_low", or_null(d.ci_low)},
+                   {"ci_high", or_null(d.ci_high)}};
+  if (!d.rule_config.is_null()) evidence["rule_config"] = d.rule_config;
   if (d.outcome == measure::Outcome::kFaster) {
     const int64_t head = tree_->head().node_id;
     if (head != t->head_node) {
@@ -186,7 +197,9 @@ int64_t DecisionLog::abandon_unfinished_tests() {
         "(SELECT id FROM tests WHERE kernel = ?1 AND outcome IS NULL)")
       .bind(1, tree_->kernel())
       .run();
-  db.prepare("DELETE FROM tests WHERE kernel = ?1 AND outcome IS NULL").bind(1, tree_->kernel()).run();
+  db.prepare("DELETE FROM tests WHERE kernel = ?1 AND outcome IS NULL")
+      .bind(1, tree_->kernel())
+      .run();
   const int64_t abandoned = db.changes();
   txn.commit();
   return abandoned;

@@ -8,12 +8,11 @@
 // readings by abandon_unfinished_tests(), so it is neither half-counted nor counted twice.
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "measure/outcome.h"
 #include "search/design_tree.h"
@@ -23,9 +22,9 @@ namespace headway::search {
 struct TestRecord {
   int64_t id = 0;
   std::string kernel;
-  int64_t head_node = 0;       // the head when the test began
+  int64_t head_node = 0;  // the head when the test began
   int64_t candidate_node = 0;
-  std::string rule;            // the decision rule that decides it, e.g. "betting"
+  std::string rule;                         // the decision rule that decides it, e.g. "betting"
   std::optional<measure::Outcome> outcome;  // nullopt until finished
   int64_t pairs = 0;
   std::optional<double> effect_pct;  // candidate vs head, percent time saved (> 0: faster)
@@ -37,12 +36,12 @@ struct TestRecord {
 };
 
 struct TestReading {
-  int64_t node_id = 0;     // the head or the candidate of the test
-  int pair_index = 0;      // 0-based pair within the test
-  int position = 0;        // 0: ran first in its pair, 1: ran second
-  int64_t start_ns = 0;    // device clock when the run started
+  int64_t node_id = 0;   // the head or the candidate of the test
+  int pair_index = 0;    // 0-based pair within the test
+  int position = 0;      // 0: ran first in its pair, 1: ran second
+  int64_t start_ns = 0;  // device clock when the run started
   double seconds = 0.0;
-  nlohmann::json clock;    // whatever clock information the target reports; null when none
+  nlohmann::json clock;  // whatever clock information the target reports; null when none
 };
 
 struct TestDecision {
@@ -52,6 +51,10 @@ struct TestDecision {
   std::optional<double> ci_low;
   std::optional<double> ci_high;
   std::string note;
+  // The decision rule's settings (for betting: s0, alpha, alpha_e, delta_e, cap), kept in the
+  // candidate's evidence as "rule_config" so its wealth can be replayed from the readings; null:
+  // not kept.
+  nlohmann::json rule_config;
 };
 
 struct TestCounts {
@@ -87,7 +90,7 @@ class DecisionLog {
   int64_t abandon_unfinished_tests();
 
   std::optional<TestRecord> test(int64_t id) const;
-  std::vector<TestRecord> tests() const;                   // by id
+  std::vector<TestRecord> tests() const;                     // by id
   std::vector<TestReading> readings(int64_t test_id) const;  // by pair, then position
   TestCounts counts() const;
 

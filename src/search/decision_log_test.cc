@@ -75,6 +75,7 @@ TEST_F(TreeDecisions, FasterAcceptsTheCandidateAndMakesItHeadTogether) {
             std::string::npos)
       << after.reason;
   EXPECT_EQ(after.evidence.at("test_id"), *id);
+  EXPECT_FALSE(after.evidence.contains("rule_config")) << "none given, none kept";
   const HeadRecord head = tree().head();
   EXPECT_EQ(head.node_id, cand.id);
   EXPECT_EQ(head.test_id, *id);
@@ -90,7 +91,8 @@ TEST_F(TreeDecisions, OtherOutcomesSetTheMatchingStatusAndKeepTheHead) {
       {Outcome::kSame, NodeStatus::kSame},
       {Outcome::kInconclusive, NodeStatus::kInconclusive}};
   for (const auto& [outcome, status] : cases) {
-    const Node cand = add(NodeKind::kDesign, std::nullopt, std::string(measure::to_string(outcome)));
+    const Node cand =
+        add(NodeKind::kDesign, std::nullopt, std::string(measure::to_string(outcome)));
     const int64_t id = log_.begin_test(cand.id, "betting").value();
     record_pairs(id, 2, 0.001, 0.001);
     auto finished = log_.finish_test(id, decision(outcome));
@@ -111,10 +113,18 @@ TEST_F(TreeDecisions, OtherOutcomesSetTheMatchingStatusAndKeepTheHead) {
 TEST_F(TreeDecisions, AnInconclusiveCandidateCanBeRetested) {
   const Node cand = add(NodeKind::kDesign, std::nullopt, "maybe");
   const int64_t first = log_.begin_test(cand.id, "betting").value();
-  ASSERT_TRUE(log_.finish_test(first, decision(Outcome::kInconclusive)).ok());
+  TestDecision inconclusive = decision(Outcome::kInconclusive);
+  inconclusive.rule_config = {{"s0", 0.01}, {"alpha", 0.05}};
+  ASSERT_TRUE(log_.finish_test(first, inconclusive).ok());
+  EXPECT_EQ(tree().node(cand.id)->evidence.at("rule_config"), inconclusive.rule_config);
   const int64_t second = log_.begin_test(cand.id, "betting").value();
   record_pairs(second, 1, 0.002, 0.001);
-  ASSERT_TRUE(log_.finish_test(second, decision(Outcome::kFaster)).ok());
+  TestDecision faster = decision(Outcome::kFaster);
+  faster.rule_config = {{"s0", 0.02}, {"alpha", 0.01}};
+  ASSERT_TRUE(log_.finish_test(second, faster).ok());
+  // The evidence is the last test's, settings included.
+  EXPECT_EQ(tree().node(cand.id)->evidence.at("test_id"), second);
+  EXPECT_EQ(tree().node(cand.id)->evidence.at("rule_config"), faster.rule_config);
   EXPECT_EQ(tree().head().node_id, cand.id);
   EXPECT_EQ(tree().head().test_id, second);
   EXPECT_EQ(log_.tests().size(), 2u);

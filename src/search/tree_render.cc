@@ -160,8 +160,14 @@ std::string render_text(const DesignTree& tree,
   return out;
 }
 
-std::string render_dot(const DesignTree& tree) {
+std::string render_dot(const DesignTree& tree) { return render_dot(tree, DotOptions{}); }
+
+std::string render_dot(const DesignTree& tree, const DotOptions& options) {
   const TreeView v = view_of(tree);
+  std::set<int64_t> head_path;
+  if (options.highlight_head_path) {
+    for (const Node& n : tree.path_to_root(v.head.node_id)) head_path.insert(n.id);
+  }
   std::string out = fmt::format("digraph \"{}\" {{\n", dot_escape(tree.kernel()));
   out += "  rankdir=TB;\n";
   out += "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];\n";
@@ -184,10 +190,19 @@ std::string render_dot(const DesignTree& tree) {
       label += "\n" + shorten(reason, 60);
       attrs += fmt::format(", tooltip=\"{}\"", dot_escape(reason));
     }
+    if (options.link) {
+      if (const std::string url = options.link(n); !url.empty())
+        attrs += fmt::format(", URL=\"{}\", target=\"_self\"", dot_escape(url));
+    }
     out += fmt::format("  n{} [label=\"{}\", {}];\n", n.id, dot_escape(label), attrs);
   }
   for (const Node& n : v.nodes) {
-    if (n.parent_id) out += fmt::format("  n{} -> n{};\n", *n.parent_id, n.id);
+    if (!n.parent_id) continue;
+    if (head_path.count(n.id) > 0) {
+      out += fmt::format("  n{} -> n{} [color=\"#c0392b\", penwidth=3];\n", *n.parent_id, n.id);
+    } else {
+      out += fmt::format("  n{} -> n{};\n", *n.parent_id, n.id);
+    }
   }
   out += "}\n";
   return out;

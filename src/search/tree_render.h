@@ -23,6 +23,15 @@ std::string render_text(const DesignTree& tree,
 // cut to one short line in the label and kept whole in the tooltip.
 std::string render_dot(const DesignTree& tree);
 
+struct DotOptions {
+  // A link for a node (Graphviz URL: an SVG rendering makes the node a link to it); empty: none.
+  std::function<std::string(const Node&)> link;
+  // Draw the edges from the root to the head thick and red.
+  bool highlight_head_path = false;
+};
+// As render_dot(tree), with a link per node and the head's path drawn out as `options` ask.
+std::string render_dot(const DesignTree& tree, const DotOptions& options);
+
 // The fill colour render_dot gives a status ("#rrggbb").
 std::string status_color(NodeStatus status);
 

@@ -18,8 +18,10 @@ class TreeRender : public ::testing::Test, public TreeFixture {
     a_ = add(NodeKind::kDesign, std::nullopt, "tiled", {{"tile", 64}});
     b_ = add(NodeKind::kDesign, std::nullopt, "unrolled");
     c_ = add(NodeKind::kVariant, a_.id, "tiled", {{"tile", 128}});
-    ASSERT_TRUE(tree().set_status(b_.id, NodeStatus::kBuildFailed,
-                                  "error: expected \";\"\n  at line 3").ok());
+    ASSERT_TRUE(
+        tree()
+            .set_status(b_.id, NodeStatus::kBuildFailed, "error: expected \";\"\n  at line 3")
+            .ok());
     ASSERT_TRUE(tree().set_head(a_.id, 1.25, std::nullopt, "faster").ok());
     ASSERT_TRUE(tree().set_head(c_.id, 0.75, std::nullopt, "faster still").ok());
   }
@@ -39,10 +41,19 @@ TEST_F(TreeRender, TextIsAnIndentedTreeWithHeadMarkers) {
   ASSERT_EQ(out.size(), 5u) << render_text(tree());
   const int64_t root = tree().root().id;
   EXPECT_EQ(out[0], fmt::format("qkv (target cpu): head #{} at 0.75 ms, 3 heads, 4 nodes", c_.id));
-  EXPECT_EQ(out[1], fmt::format("#{} baseline baseline [accepted] (former head) - the baseline", root));
-  EXPECT_EQ(out[2], fmt::format("├─ #{} design tiled {{\"tile\":64}} [accepted] (former head) - faster", a_.id));
-  EXPECT_EQ(out[3], fmt::format("│  └─ #{} variant tiled {{\"tile\":128}} [accepted] <== HEAD 0.75 ms - faster still", c_.id));
-  EXPECT_EQ(out[4], fmt::format("└─ #{} design unrolled [build-failed] - error: expected \";\" at line 3", b_.id));
+  EXPECT_EQ(out[1],
+            fmt::format("#{} baseline baseline [accepted] (former head) - the baseline", root));
+  EXPECT_EQ(
+      out[2],
+      fmt::format("├─ #{} design tiled {{\"tile\":64}} [accepted] (former head) - faster", a_.id));
+  EXPECT_EQ(
+      out[3],
+      fmt::format(
+          "│  └─ #{} variant tiled {{\"tile\":128}} [accepted] <== HEAD 0.75 ms - faster still",
+          c_.id));
+  EXPECT_EQ(out[4],
+            fmt::format("└─ #{} design unrolled [build-failed] - error: expected \";\" at line 3",
+                        b_.id));
 }
 
 TEST_F(TreeRender, DotIsADigraphColoredByStatusWithABoldHead) {
@@ -68,6 +79,23 @@ TEST_F(TreeRender, DotIsADigraphColoredByStatusWithABoldHead) {
   EXPECT_NE(failed_line.find(status_color(NodeStatus::kBuildFailed)), std::string::npos);
   EXPECT_NE(failed_line.find("expected \\\";\\\" at line 3"), std::string::npos) << failed_line;
   EXPECT_NE(dot.find("{\\\"tile\\\":64}"), std::string::npos) << dot;
+}
+
+TEST_F(TreeRender, DotOptionsLinkNodesAndDrawTheHeadPath) {
+  DotOptions options;
+  options.link = [](const Node& n) {
+    return n.kind == NodeKind::kBaseline ? "" : fmt::format("#node-{}", n.id);
+  };
+  options.highlight_head_path = true;
+  const std::string dot = render_dot(tree(), options);
+  const int64_t root = tree().root().id;
+  const std::string bold = "[color=\"#c0392b\", penwidth=3];\n";
+  EXPECT_NE(dot.find(fmt::format("  n{} -> n{} {}", root, a_.id, bold)), std::string::npos) << dot;
+  EXPECT_NE(dot.find(fmt::format("  n{} -> n{} {}", a_.id, c_.id, bold)), std::string::npos) << dot;
+  EXPECT_NE(dot.find(fmt::format("  n{} -> n{};\n", root, b_.id)), std::string::npos) << dot;
+  EXPECT_NE(dot.find(fmt::format("URL=\"#node-{}\"", b_.id)), std::string::npos) << dot;
+  EXPECT_EQ(dot.find(fmt::format("URL=\"#node-{}\"", root)), std::string::npos) << dot;
+  EXPECT_EQ(render_dot(tree(), DotOptions{}), render_dot(tree()));
 }
 
 TEST_F(TreeRender, StatusColorsTellFailuresFromResults) {

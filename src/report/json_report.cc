@@ -1,0 +1,154 @@
+#include "report/json_report.h"
+
+#include <cmath>
+
+namespace headway::report {
+
+namespace {
+
+using nlohmann::json;
+
+json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+template <typename T>
+json or_null(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+json node_json(const NodeReport& n) {
+  const auto& node = n.node;
+  return {{"id", node.id},
+          {"parent", or_null(node.parent_id)},
+          {"kind", std::string(search::to_string(node.kind))},
+          {"design", node.design},
+          {"params", node.params},
+          {"status", std::string(search::to_string(node.status))},
+          {"reason", node.reason},
+          {"evidence", node.evidence},
+          {"proposer", node.proposer},
+          {"agent", n.agent.empty() ? json(nullptr) : json(n.agent)},
+          {"source_hash", node.source_hash},
+          {"head", n.head},
+          {"former_head", n.former_head},
+          {"on_head_path", n.on_head_path},
+          {"created_at", node.created_at},
+          {"updated_at", node.updated_at},
+          {"race_ms", n.race_ms},
+          {"test_ms", n.test_ms},
+          {"tests", n.tests}};
+}
+
+json test_json(const TestReport& t) {
+  const auto& r = t.record;
+  json readings = json::array();
+  for (const auto& x : t.readings) {
+    readings.push_back({{"pair", x.pair_index},
+                        {"position", x.position},
+                        {"node", x.node_id},
+                        {"ms", x.seconds * 1e3}});
+  }
+  json wealth = json::array();
+  for (size_t i = 0; i < t.wealth.size(); ++i) {
+    const auto& w = t.wealth[i];
+    wealth.push_back({{"pair", i + 1},
+                      {"faster", w.faster},
+                      {"slower", w.slower},
+                      {"same_lower", w.same_lower},
+                      {"same_upper", w.same_upper}});
+  }
+  return {
+      {"id", r.id},
+      {"head_node", r.head_node},
+      {"candidate_node", r.candidate_node},
+      {"rule", r.rule},
+      {"outcome", r.outcome ? json(std::string(measure::to_string(*r.outcome))) : json(nullptr)},
+      {"pairs", r.pairs},
+      {"effect_pct", or_null(r.effect_pct)},
+      {"ci_low", or_null(r.ci_low)},
+      {"ci_high", or_null(r.ci_high)},
+      {"note", r.note},
+      {"started_at", r.started_at},
+      {"finished_at", or_null(r.finished_at)},
+      {"readings", readings},
+      {"d", t.d},
+      {"rule_config", t.config ? measure::to_json(*t.config) : json(nullptr)},
+      {"rule_config_source", t.config_source},
+      {"wealth", wealth}};
+}
+
+json kernel_json(const KernelReport& k) {
+  json heads = json::array();
+  for (const auto& h : k.heads) {
+    heads.push_back({{"node", h.node_id},
+                     {"since", h.since},
+                     {"median_ms", or_null(h.median_ms)},
+                     {"test", or_null(h.test_id)}});
+  }
+  json nodes = json::array(), tests = json::array();
+  for (const auto& n : k.nodes) nodes.push_back(node_json(n));
+  for (const auto& t : k.tests) tests.push_back(test_json(t));
+  return {{"name", k.name},
+          {"target", k.target},
+          {"baseline_ms", number(k.baseline_ms)},
+          {"head_ms", number(k.head_ms)},
+          {"speedup", number(k.speedup)},
+          {"floor_ms", number(k.floor_ms)},
+          {"ratio_to_floor", number(k.ratio_to_floor())},
+          {"decode_floor_ms", number(k.decode_ms)},
+          {"ratio_to_decode_ceiling", number(k.ratio_to_decode())},
+          {"remeasured", k.remeasured},
+          {"device_seconds", k.device_seconds},
+          {"head_node", k.head_node},
+          {"heads", heads},
+          {"nodes_by_status", k.nodes_by_status},
+          {"tests_by_outcome", k.tests_by_outcome},
+          {"nodes", nodes},
+          {"tests", tests}};
+}
+
+}  // namespace
+
+json to_json(const Report& r) {
+  json roles = json::array();
+  for (const auto& u : r.agents.roles) {
+    roles.push_back({{"role", u.role},
+                     {"calls", u.calls},
+                     {"input_tokens", u.input_tokens},
+                     {"output_tokens", u.output_tokens},
+                     {"cost_usd", u.cost_usd},
+                     {"outcomes", u.outcomes},
+                     {"candidates", u.candidates},
+                     {"accepted", u.accepted}});
+  }
+  json kernels = json::array();
+  for (const auto& k : r.kernels) kernels.push_back(kernel_json(k));
+  const auto& kn = r.knowledge;
+  return {
+      {"schema", kReportSchema},
+      {"workspace", r.workspace},
+      {"target", r.target},
+      {"toolchain", r.toolchain},
+      {"headway", r.headway},
+      {"generated_at", r.generated_at},
+      {"geomean_speedup", number(r.geomean_speedup)},
+      {"device_seconds", r.device_seconds},
+      {"agents",
+       {{"calls", r.agents.calls},
+        {"input_tokens", r.agents.input_tokens},
+        {"output_tokens", r.agents.output_tokens},
+        {"cost_usd", r.agents.cost_usd},
+        {"candidates", r.agents.candidates},
+        {"accepted", r.agents.accepted},
+        {"roles", roles}}},
+      {"knowledge",
+       {{"citations", kn.citations ? json(*kn.citations) : json(nullptr)},
+        {"rules", kn.rules},
+        {"rules_by_status", kn.rules_by_status},
+        {"facts", kn.facts}}},
+      {"calibration", r.calibration},
+      {"calibration_from", r.calibration_from.empty() ? json(nullptr) : json(r.calibration_from)},
+      {"unsandboxed_runs", r.unsandboxed_runs},
+      {"kernels", kernels}};
+}
+
+}  // namespace headway::report

@@ -1,0 +1,73 @@
+#include "report/markdown_report.h"
+
+#include <fmt/format.h>
+
+#include "report/report_text.h"
+
+namespace headway::report {
+
+namespace {
+
+// A table cell: pipes escaped, newlines as spaces.
+std::string cell(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') {
+      out += "\\|";
+    } else if (c == '\n') {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_markdown(const Report& r) {
+  std::string out = "## headway report\n\n";
+  out += fmt::format("Workspace `{}`, target {}, toolchain `{}`; generated {} by headway {}.\n\n",
+                     r.workspace, r.target, r.toolchain, r.generated_at, r.headway);
+  out += fmt::format("**Geomean speedup {}** over the baselines, {:.0f} device seconds.\n\n",
+                     times(r.geomean_speedup), r.device_seconds);
+  out +=
+      "| kernel | baseline ms | head ms | speedup | floor ms | x floor | decode ms | x decode | "
+      "nodes | tests | device s | head |\n"
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n";
+  for (const auto& k : r.kernels) {
+    const NodeReport* head = k.node(k.head_node);
+    out += fmt::format("| {}{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.1f} | {} |\n",
+                       cell(k.name), k.remeasured ? "*" : "", ms(k.baseline_ms), ms(k.head_ms),
+                       times(k.speedup), ms(k.floor_ms), times(k.ratio_to_floor()), ms(k.decode_ms),
+                       times(k.ratio_to_decode()), k.nodes.size(), k.tests.size(), k.device_seconds,
+                       head ? cell(node_label(head->node)) : "");
+  }
+  if (r.kernels.empty()) out += "\nNo kernels yet: run `headway optimize`.\n";
+  out += "\n";
+  for (const auto& k : r.kernels) {
+    if (k.heads.size() < 2) continue;
+    out += fmt::format("### {}: accepted changes\n\n", k.name);
+    for (size_t i = 1; i < k.heads.size(); ++i) {
+      const auto& h = k.heads[i];
+      const NodeReport* n = k.node(h.node_id);
+      std::string how = "made head without a test";
+      for (const auto& t : k.tests) {
+        if (h.test_id && t.record.id == *h.test_id) how = "test " + test_line(t.record);
+      }
+      out += fmt::format("- {} at {}: {} ms ({})\n", n ? node_label(n->node) : "?", h.since,
+                         h.median_ms ? ms(*h.median_ms) : "-", how);
+    }
+    out += "\n";
+  }
+  out += "**Agents:** " + agents_line(r.agents) + "\n\n";
+  out += "**Knowledge:** " + knowledge_line(r.knowledge) + "\n\n";
+  out += "**Calibration:** " + calibration_line(r) + "\n";
+  if (r.unsandboxed_runs > 0) {
+    out += fmt::format("\n**Warning:** {} run(s) ran candidate code without the sandbox.\n",
+                       r.unsandboxed_runs);
+  }
+  return out;
+}
+
+}  // namespace headway::report
