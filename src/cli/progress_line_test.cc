@@ -58,7 +58,8 @@ TEST(ProgressEvents, OutcomesAndTheLoopsOwnEventsGetLinesOfTheirOwn) {
        {"FASTER", "SLOWER", "SAME", "INCONCLUSIVE", "baseline timed", "cheated: reads the clock"}) {
     EXPECT_TRUE(is_progress_event(on_kernel("qkv", s))) << s;
   }
-  for (const char* s : {"screen", "race of 3", "acceptance test", "static cost: not raced"}) {
+  for (const char* s :
+       {"propose", "screen", "race of 3", "acceptance test", "static cost: not raced"}) {
     EXPECT_FALSE(is_progress_event(on_kernel("qkv", s))) << s;
   }
   loop::Progress paused;

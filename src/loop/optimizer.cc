@@ -333,6 +333,8 @@ class Loop {
       ctx.head_ms = head_ms(name);
       ctx.floor_ms = tree(name).record().floor_ms;
       ctx.tried = tried_candidates(t);
+      // Proposing may take minutes (an agent): shown as the current step, on the head.
+      progress(name, head.id, head.design, "propose");
       for (const auto& p : proposer_.propose(ctx)) {
         search::NewNode n;
         n.design = p.design;

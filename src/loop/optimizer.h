@@ -52,7 +52,8 @@ struct Progress {
   std::string kernel;
   int64_t node = 0;
   std::string design;
-  std::string stage;  // "baseline", "screen", "race", "test", "accepted", ...; for the loop
+  std::string stage;  // "baseline timed", "propose" (node: the head), "screen", "race of N",
+                      // "acceptance test", its outcome, ...; for the loop
                       // itself (kernel empty): "paused", "resumed", "stale pause"
   std::string note;   // the loop's own events: who paused it and why, the toolchain after
   double head_ms = 0.0;

@@ -85,6 +85,7 @@ TEST(OptimizeOnSim, RunsEveryStageToTheEndOfTheLibrary) {
   std::set<std::string> stages;
   for (const auto& p : r.progress) stages.insert(p.stage);
   EXPECT_TRUE(stages.count("baseline timed"));
+  EXPECT_TRUE(stages.count("propose"));
   EXPECT_TRUE(stages.count("screen"));
   EXPECT_TRUE(stages.count("acceptance test"));
 }
