@@ -52,7 +52,8 @@ TEST(BashCompletion, CompletesVerbsSubcommandsAndOptions) {
   EXPECT_EQ(complete(script, "headway docs "), "diff\nindex\nshow\n");
   EXPECT_EQ(complete(script, "headway tree qkv --f"), "--format\n");
   EXPECT_EQ(complete(script, "headway optimize --budget 5m --ke"), "--kernels\n");
-  EXPECT_EQ(complete(script, "headway status --"), "--help\n--json\n--workspace\n");
+  EXPECT_EQ(complete(script, "headway status --"),
+            "--help\n--interval\n--json\n--watch\n--workspace\n");
   EXPECT_EQ(complete(script, "headway --v"), "--version\n");
   // Every verb the command line defines is offered at the start.
   const std::string verbs = complete(script, "headway ");

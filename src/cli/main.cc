@@ -1,7 +1,14 @@
 // headway: the command line (cli/app.h) and nothing else.
+#include <cstdio>
+
 #include "cli/app.h"
 
 int main(int argc, char** argv) {
+  // Standard output is line-buffered wherever it goes: on a pipe or a file too (where the C
+  // library would buffer it in blocks), so that a long verb's lines arrive as they are printed
+  // (`scripts/run.sh > log`, `headway ... | tee`) and in order with standard error's (`2>&1`).
+  // Standard error stays unbuffered. Before anything is printed, as setvbuf requires.
+  std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
   int exit_code = 0;
   const auto app = headway::cli::make_app(&exit_code);
   return headway::cli::run_app(*app, argc, argv, exit_code);

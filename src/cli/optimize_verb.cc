@@ -9,6 +9,7 @@
 #include "agents/rule_miner.h"
 #include "cli/agent_options.h"
 #include "cli/cli_support.h"
+#include "cli/progress_line.h"
 #include "cli/verbs.h"
 #include "common/duration.h"
 #include "knowledge/facts.h"
@@ -128,20 +129,21 @@ int run_optimize(const OptimizeArgs& args) {
   options.target = target.get();
   // Legality rules: learned from every screening failure, applied by the lint stage.
   options.lint = knowledge::rule_lint_following_workspace(ws);
+  // Progress goes to stderr, so that stdout holds only the result (text, or --json): a line per
+  // progress on a pipe or a file, a status line redrawn in place on a terminal
+  // (cli/progress_line.h).
+  ProgressDisplay display(stderr, isatty(STDERR_FILENO) == 1,
+                          [] { return terminal_columns(STDERR_FILENO); });
+  // A line of its own in the progress (on a tty, above the status line).
+  const auto log_line = [&display](const std::string& line) { display.line(line); };
   // With --agent, the rule miner gives the rules the built-in miner found no detector for one.
   std::unique_ptr<agents::AgentRuleMiner> rule_miner;
-  options.on_screen_failure = [&ws, &rule_miner](const std::string& kernel, int64_t) {
+  options.on_screen_failure = [&ws, &rule_miner, &log_line](const std::string& kernel, int64_t) {
     if (auto mined = knowledge::mine_rules_from_tree(ws, kernel); !mined) {
-      fmt::print(stderr, "headway: warning: cannot learn rules from {}'s failures: {}\n", kernel,
-                 mined.error().message);
+      log_line(fmt::format("headway: warning: cannot learn rules from {}'s failures: {}", kernel,
+                           mined.error().message));
     }
     if (rule_miner) rule_miner->mine();
-  };
-  // Progress goes to stderr, so that stdout holds only the result (text, or --json).
-  const bool tty = isatty(STDERR_FILENO);
-  // A line of its own in the progress (on a tty, over the progress line being redrawn).
-  const auto log_line = [tty](const std::string& line) {
-    fmt::print(stderr, "{}{}\n", tty ? "\r\033[K" : "", line);
   };
   // Designs that need an instruction set are proposed only where the facts of the workspace's
   // toolchain say the chip and compiler have it (the loop measures the facts before proposing).
@@ -178,29 +180,16 @@ int run_optimize(const OptimizeArgs& args) {
       proposer = combined.get();
     }
   }
-  auto on_progress = [tty](const loop::Progress& p) {
-    if (p.kernel.empty()) {
-      // The loop's own events (paused, resumed, ...) get a line of their own, kept on a tty.
-      fmt::print(stderr, "{}[{:4.0f}s] {}: {}\n", tty ? "\r\033[K" : "", p.elapsed_s, p.stage,
-                 p.note);
-      return;
-    }
-    const std::string line = fmt::format(
-        "[{:4.0f}s] {:<8} node {:>3} {:<22} {:<18} head {:.3f} ms = {:.2f}x floor", p.elapsed_s,
-        p.kernel, p.node, p.design.substr(0, 22), p.stage, p.head_ms, p.head_ms / p.floor_ms);
-    if (tty) {
-      fmt::print(stderr, "\r\033[K{}", line);
-    } else {
-      fmt::print(stderr, "{}\n", line);
-    }
-  };
+  const auto on_progress = [&display](const loop::Progress& p) { display.progress(p); };
   loop::OptimizeSummary summary;
   try {
     summary = loop::optimize(ws, *proposer, options, on_progress);
-    if (tty) fmt::print(stderr, "\n");
+    display.finish();
   } catch (const sandbox::Unavailable&) {
+    display.finish();
     throw;  // exit 3 (run_verb)
   } catch (const std::runtime_error& e) {
+    display.finish();
     throw UsageError(e.what());
   }
   const std::string stopped =
@@ -219,7 +208,6 @@ int run_optimize(const OptimizeArgs& args) {
                    : "",
                stopped);
     if (agent_run) fmt::print("{}\n", agent_run_line(agent_run));
-    std::fflush(stdout);
   }
   const nlohmann::json kernels = time_heads_side_by_side(ws, *target, options.kernels);
   if (!args.json) {

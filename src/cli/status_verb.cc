@@ -1,16 +1,27 @@
 #include <fmt/format.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <cmath>
+#include <csignal>
+#include <ctime>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli/cli_support.h"
+#include "cli/progress_line.h"
 #include "cli/unsandboxed_runs.h"
 #include "cli/verbs.h"
+#include "common/duration.h"
 #include "knowledge/facts.h"
 #include "knowledge/kernel_timings.h"
+#include "knowledge/workspace_target.h"
 #include "loop/kernel_floors.h"
 #include "loop/library_proposer.h"
 #include "loop/optimizer.h"
+#include "loop/run_record.h"
 #include "loop/screen_calibration.h"
 #include "search/decision_log.h"
 #include "search/design_tree.h"
@@ -52,19 +63,56 @@ std::string finite_or_dash(double v, int decimals, const char* suffix = "") {
 struct StatusArgs {
   std::string workspace;
   bool json = false;
+  bool watch = false;
+  std::string interval;  // with --watch; empty: kDefaultInterval
 };
 
-int run_status(const StatusArgs& args) {
-  store::Workspace ws = open_workspace_or_throw(args.workspace);
+constexpr double kDefaultInterval = 2.0;
+constexpr double kMinInterval = 0.1;
+
+// The run in progress (loop/run_record.h) as status shows it; null when none.
+nlohmann::json run_json(const std::optional<loop::RunRecord>& run) {
+  if (!run) return nullptr;
+  const double now = loop::unix_now();
+  const loop::Progress& p = run->progress;
+  return {{"pid", run->pid},
+          {"started_at", run->started_at},
+          {"budget_s", run->budget_s},
+          {"budget_left_s", run->budget_left_at(now)},
+          {"elapsed_s", p.elapsed_s},
+          {"seconds_since_update", std::max(0.0, now - run->updated_unix)},
+          {"kernel", p.kernel.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.kernel)},
+          {"node", p.kernel.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.node)},
+          {"design", p.kernel.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.design)},
+          {"stage", p.stage},
+          {"note", p.note}};
+}
+
+// "running: headway optimize (pid 123) since ..., 9m55s of 12m00s left; now ffn node 17 ... race"
+std::string run_text(const nlohmann::json& run) {
+  const std::string now =
+      run["kernel"].is_null()
+          ? run["stage"].get<std::string>() + (run["note"].get<std::string>().empty()
+                                                   ? ""
+                                                   : ": " + run["note"].get<std::string>())
+          : fmt::format("{} node {} {} {}", run["kernel"].get<std::string>(),
+                        run["node"].get<int64_t>(), run["design"].get<std::string>(),
+                        run["stage"].get<std::string>());
+  return fmt::format("running: headway optimize (pid {}) since {}, {} of {} left; now {}\n",
+                     run["pid"].get<int64_t>(), run["started_at"].get<std::string>(),
+                     short_duration(run["budget_left_s"].get<double>()),
+                     short_duration(run["budget_s"].get<double>()), now);
+}
+
+// The status object (docs/CLI.md, `status --json`).
+nlohmann::json status_json(store::Workspace& ws, targets::Target& target) {
   nlohmann::json out = {{"kernels", nlohmann::json::array()}};
-  const std::unique_ptr<targets::Target> target = workspace_target_or_throw(ws);
   // Figures re-measured side by side under the current toolchain (at the end of every optimize
   // run, and by a toolchain migration) replace the recorded ones, which may come from an
   // acceptance test long ago or from an earlier toolchain; the old ones stay in the workspace.
-  const std::string toolchain = knowledge::toolchain_id_of(*target);
-  const auto facts = loop::load_floor_facts(ws, *target, toolchain);
+  const std::string toolchain = knowledge::toolchain_id_of(target);
+  const auto facts = loop::load_floor_facts(ws, target, toolchain);
   out["toolchain"] = toolchain;
-  bool any_remeasured = false;
   double log_sum = 0.0;
   int counted = 0;
   // What the design library has left per kernel, by the facts of the current toolchain.
@@ -86,7 +134,6 @@ int run_status(const StatusArgs& args) {
     const bool remeasured =
         knowledge::latest_kernel_timing(ws, record.name, toolchain, knowledge::kBaselineRole)
             .has_value();
-    any_remeasured |= remeasured;
     const double floor = record.floor_ms.value_or(NAN);
     nlohmann::json nodes = nlohmann::json::object();
     for (const auto& [status, count] : tree.value().count_by_status()) {
@@ -98,7 +145,7 @@ int run_status(const StatusArgs& args) {
     const double speedup = baseline / head_ms;
     const KernelContract* kernel = find_kernel(record.name);
     const double decode_ms =
-        facts && kernel ? target->floors(*kernel, *facts).instruction_ms.value_or(NAN) : NAN;
+        facts && kernel ? target.floors(*kernel, *facts).instruction_ms.value_or(NAN) : NAN;
     if (std::isfinite(speedup) && speedup > 0) {
       log_sum += std::log(speedup);
       ++counted;
@@ -119,7 +166,7 @@ int run_status(const StatusArgs& args) {
          {"decode_floor_ms", decode_ms},
          {"ratio_to_decode_ceiling", head_ms / decode_ms},
          {"nodes", nodes},
-         {"untried", loop::untried_library_candidates(*target, fact_of, tree.value())},
+         {"untried", loop::untried_library_candidates(target, fact_of, tree.value())},
          {"tests", tests},
          {"device_seconds", loop::device_seconds(ws, record.name)},
          {"screen_calibration", calibration_json(loop::summarize_calibration(ws, record.name))},
@@ -130,22 +177,25 @@ int run_status(const StatusArgs& args) {
   out["screen_calibration"] = calibration_json(loop::summarize_calibration(ws));
   const UnsandboxedRuns unsandboxed = unsandboxed_runs(ws);
   out["unsandboxed_runs"] = {{"count", unsandboxed.count}, {"last_at", unsandboxed.last_at}};
-  if (args.json) {
-    fmt::print("{}\n", out.dump(2));
-    return 0;
-  }
-  if (unsandboxed.count > 0) fmt::print(stderr, "headway: warning: {}\n", describe(unsandboxed));
+  out["run"] = run_json(loop::running_optimize(ws));
+  return out;
+}
+
+// The text form of status_json's object, the run in progress included.
+std::string status_text(const nlohmann::json& out) {
+  std::string text;
+  if (!out["run"].is_null()) text += run_text(out["run"]);
   if (out["kernels"].empty()) {
-    fmt::print("no kernels yet: run `headway optimize`\n");
-    return 0;
+    text += "no kernels yet: run `headway optimize`\n";
+    return text;
   }
-  fmt::print("{:<9} {:>11} {:>9} {:>8} {:>9} {:>8} {:>10} {:>9} {:>6} {:>9}  {}\n", "kernel",
-             "baseline ms", "head ms", "speedup", "floor ms", "x floor", "decode ms", "x decode",
-             "nodes", "device s", "head design");
+  text += fmt::format("{:<9} {:>11} {:>9} {:>8} {:>9} {:>8} {:>10} {:>9} {:>6} {:>9}  {}\n",
+                      "kernel", "baseline ms", "head ms", "speedup", "floor ms", "x floor",
+                      "decode ms", "x decode", "nodes", "device s", "head design");
   for (const auto& k : out["kernels"]) {
     int nodes = 0;
     for (const auto& [s, c] : k["nodes"].items()) nodes += c.get<int>();
-    fmt::print(
+    text += fmt::format(
         "{:<9} {:>11.3f} {:>9.3f} {:>7.2f}x {:>9.3f} {:>7.2f}x {:>10} {:>9} {:>6} {:>9.1f}  "
         "{} {}\n",
         k["name"].get<std::string>() + (k["remeasured"].get<bool>() ? "*" : ""),
@@ -161,26 +211,161 @@ int run_status(const StatusArgs& args) {
       statuses += fmt::format(" {}={}", s, c.get<int>());
     for (const auto& [o, c] : k["tests"].items())
       outcomes += fmt::format(" {}={}", o, c.get<int>());
-    fmt::print("          nodes:{} (library: {} untried)\n          tests:{}\n", statuses,
-               k["untried"].get<int>(), outcomes);
+    text += fmt::format("          nodes:{} (library: {} untried)\n          tests:{}\n", statuses,
+                        k["untried"].get<int>(), outcomes);
     std::string split;
     for (const auto& [a, v] : k["device_seconds_by_activity"].items())
       split += fmt::format(" {}={:.1f}", a, v.get<double>());
-    if (!split.empty()) fmt::print("          device s:{}\n", split);
+    if (!split.empty()) text += fmt::format("          device s:{}\n", split);
     if (k["screen_calibration"]["candidates"].get<int>() > 0) {
-      fmt::print("          static cost: {}\n", calibration_text(k["screen_calibration"]));
+      text += fmt::format("          static cost: {}\n", calibration_text(k["screen_calibration"]));
     }
   }
-  fmt::print("geomean speedup over the baselines: {:.3f}x\n", out["geomean_speedup"].get<double>());
+  text += fmt::format("geomean speedup over the baselines: {:.3f}x\n",
+                      out["geomean_speedup"].get<double>());
   if (out["screen_calibration"]["candidates"].get<int>() > 0) {
-    fmt::print("screen calibration (static cost against the device, every kernel): {}\n",
-               calibration_text(out["screen_calibration"]));
+    text += fmt::format("screen calibration (static cost against the device, every kernel): {}\n",
+                        calibration_text(out["screen_calibration"]));
   }
+  bool any_remeasured = false;
+  for (const auto& k : out["kernels"]) any_remeasured |= k["remeasured"].get<bool>();
   if (any_remeasured) {
-    fmt::print("* baseline and head re-measured side by side with the current toolchain: {}\n",
-               toolchain);
+    text +=
+        fmt::format("* baseline and head re-measured side by side with the current toolchain: {}\n",
+                    out["toolchain"].get<std::string>());
   }
-  return 0;
+  return text;
+}
+
+void warn_unsandboxed(store::Workspace& ws) {
+  const UnsandboxedRuns u = unsandboxed_runs(ws);
+  if (u.count > 0) fmt::print(stderr, "headway: warning: {}\n", describe(u));
+}
+
+int run_status_once(const StatusArgs& args) {
+  store::Workspace ws = open_workspace_or_throw(args.workspace);
+  const std::unique_ptr<targets::Target> target = workspace_target_or_throw(ws);
+  const nlohmann::json out = status_json(ws, *target);
+  if (args.json) {
+    fmt::print("{}\n", out.dump(2));
+    return kExitOk;
+  }
+  warn_unsandboxed(ws);
+  fmt::print("{}", status_text(out));
+  return kExitOk;
+}
+
+// SIGINT and SIGTERM end a watch between two snapshots (or its wait), so that it exits cleanly.
+volatile std::sig_atomic_t g_stop_signal = 0;
+extern "C" void on_stop_signal(int sig) { g_stop_signal = sig; }
+
+void catch_stop_signals() {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;  // no SA_RESTART: the wait below returns at once
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+// Sleeps `seconds`, returning early when a stop signal arrives.
+void wait_or_stop(double seconds) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (!g_stop_signal) {
+    const auto left = until - std::chrono::steady_clock::now();
+    if (left <= std::chrono::steady_clock::duration::zero()) return;
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
+    timespec ts{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
+    nanosleep(&ts, nullptr);  // EINTR on a signal: the loop checks the flag
+  }
+}
+
+std::string local_clock() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+  return buf;
+}
+
+// Follows a run: re-reads the workspace every interval and shows the status (see add_status).
+int run_status_watch(const StatusArgs& args, double interval) {
+  store::Workspace ws = open_workspace_or_throw(args.workspace);
+  std::unique_ptr<targets::Target> target = workspace_target_or_throw(ws);
+  std::string toolchain_spec = knowledge::workspace_toolchain(ws, target->name());
+  const bool terminal = isatty(STDOUT_FILENO) == 1 && !args.json;
+  catch_stop_signals();
+  std::optional<loop::RunRecord> followed;  // the run's process, once seen
+  std::string last_key;
+  if (!args.json) warn_unsandboxed(ws);
+  for (;;) {
+    // A migration may have moved the workspace's toolchain: the figures are the current one's.
+    if (const std::string spec = knowledge::workspace_toolchain(ws, target->name());
+        spec != toolchain_spec) {
+      target = workspace_target_or_throw(ws);
+      toolchain_spec = spec;
+    }
+    nlohmann::json out = status_json(ws, *target);
+    if (!out["run"].is_null()) followed = loop::read_run_record(ws);
+    // The loop's record goes when the loop ends; its process then times every baseline and head
+    // side by side before it exits, and the watch waits for those figures too.
+    const bool finishing = out["run"].is_null() && followed && followed->alive();
+    const bool going = !out["run"].is_null() || finishing;
+    std::string text = status_text(out);
+    if (finishing) {
+      text += fmt::format(
+          "finishing: headway optimize (pid {}) ended its loop and times the heads side by "
+          "side\n",
+          followed->pid);
+    } else if (!going) {
+      text += followed ? "the optimize run ended\n" : "no optimize is running\n";
+    }
+    // What makes a new snapshot: everything but the run's clock.
+    nlohmann::json key = out;
+    if (!key["run"].is_null()) {
+      for (const char* clock : {"budget_left_s", "elapsed_s", "seconds_since_update"})
+        key["run"].erase(clock);
+    }
+    key["finishing"] = finishing;
+    key["going"] = going;
+    const std::string key_text = key.dump();
+    if (args.json) {
+      if (key_text != last_key) {
+        out["finishing"] = finishing;
+        fmt::print("{}\n", out.dump());
+      }
+    } else if (terminal) {
+      fmt::print("\033[H\033[2J{}  (headway status --watch, every {}s; Ctrl-C stops)\n\n{}",
+                 local_clock(), interval, text);
+    } else if (key_text != last_key) {
+      fmt::print("{}== {}\n{}", last_key.empty() ? "" : "\n", local_clock(), text);
+    }
+    last_key = key_text;
+    if (!going || g_stop_signal) break;
+    wait_or_stop(interval);
+    if (g_stop_signal) break;
+  }
+  std::fflush(stdout);
+  return kExitOk;
+}
+
+int run_status(const StatusArgs& args) {
+  if (!args.watch) {
+    if (!args.interval.empty()) throw UsageError("--interval goes with --watch");
+    return run_status_once(args);
+  }
+  double interval = kDefaultInterval;
+  if (!args.interval.empty()) {
+    const auto seconds = parse_duration_seconds(args.interval);
+    if (!seconds || *seconds < kMinInterval) {
+      throw UsageError(
+          fmt::format("--interval '{}' is not a duration of at least {}s (examples: 2, 0.5s, 1m)",
+                      args.interval, kMinInterval));
+    }
+    interval = *seconds;
+  }
+  return run_status_watch(args, interval);
 }
 }  // namespace
 
@@ -188,7 +373,13 @@ void add_status(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<StatusArgs>();
   auto* cmd = app.add_subcommand("status", "Heads, speedups and the state of every Design Tree");
   cmd->add_option("--workspace", args->workspace, "workspace directory (default: found from here)");
-  cmd->add_flag("--json", args->json, "print one JSON object");
+  cmd->add_flag("--json", args->json,
+                "print one JSON object (with --watch: one a line, for every new snapshot)");
+  cmd->add_flag("--watch", args->watch,
+                "follow a running optimize: show the status again every interval until the run "
+                "ends (Ctrl-C stops)");
+  cmd->add_option("--interval", args->interval,
+                  "with --watch: seconds between two looks, e.g. 2, 0.5s, 1m (default 2)");
   cmd->callback([args, exit_code] { run_verb(exit_code, [&] { return run_status(*args); }); });
 }
 

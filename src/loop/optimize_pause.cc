@@ -106,7 +106,9 @@ void OptimizeLock::release() {
   fd_ = -1;
 }
 
-std::string process_start_time(int64_t pid) {
+namespace {
+// Field `n` (3: state ... 22: starttime) of /proc/<pid>/stat; "" when unreadable.
+std::string proc_stat_field(int64_t pid, int n) {
   std::ifstream in(fmt::format("/proc/{}/stat", pid));
   std::stringstream text;
   text << in.rdbuf();
@@ -116,11 +118,16 @@ std::string process_start_time(int64_t pid) {
   std::istringstream fields(s.substr(paren + 1));
   std::string field;
   // After "pid (comm)" come state (field 3) ... starttime (field 22).
-  for (int i = 3; i <= 22; ++i) {
+  for (int i = 3; i <= n; ++i) {
     if (!(fields >> field)) return "";
   }
   return field;
 }
+
+std::string process_state(int64_t pid) { return proc_stat_field(pid, 3); }
+}  // namespace
+
+std::string process_start_time(int64_t pid) { return proc_stat_field(pid, 22); }
 
 std::optional<PauseRequest> read_pause_request(store::Workspace& ws) {
   const auto value = ws.meta(kPauseRequestKey);
@@ -137,12 +144,18 @@ std::optional<PauseRequest> read_pause_request(store::Workspace& ws) {
   return r;
 }
 
+bool process_alive(int64_t pid, const std::string& start) {
+  if (pid <= 0) return false;
+  if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno != EPERM) return false;
+  // A zombie (exited, not yet reaped by its parent) runs no more.
+  if (process_state(pid) == "Z") return false;
+  if (start.empty()) return true;
+  const std::string now = process_start_time(pid);
+  return now.empty() || now == start;
+}
+
 bool request_alive(const PauseRequest& request) {
-  if (request.pid <= 0) return false;
-  if (::kill(static_cast<pid_t>(request.pid), 0) != 0 && errno != EPERM) return false;
-  if (request.start.empty()) return true;
-  const std::string start = process_start_time(request.pid);
-  return start.empty() || start == request.start;
+  return process_alive(request.pid, request.start);
 }
 
 bool clear_pause_request(store::Workspace& ws, const PauseRequest& request) {

@@ -95,6 +95,9 @@ bool request_alive(const PauseRequest& request);
 bool clear_pause_request(store::Workspace& ws, const PauseRequest& request);
 // This process's start time as stored in requests.
 std::string process_start_time(int64_t pid);
+// True when pid is running and, when `start` is not empty, started at `start` (so is the process
+// that recorded it, not a later one given the same pid).
+bool process_alive(int64_t pid, const std::string& start);
 
 // The optimizer's side of the protocol.
 class OptimizerGate {

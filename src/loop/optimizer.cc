@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
@@ -12,6 +13,7 @@
 #include "knowledge/kernel_timings.h"
 #include "loop/kernel_floors.h"
 #include "loop/optimize_pause.h"
+#include "loop/run_record.h"
 #include "loop/screen_calibration.h"
 #include "measure/betting_rule.h"
 #include "measure/calibration.h"
@@ -130,6 +132,8 @@ class Loop {
   OptimizeSummary run() {
     // The workspace's optimize lock is held from here to the end, except while paused.
     if (auto waited = gate_.enter()) resume(*waited);
+    // Holding the lock: the run's record for other processes (run_record.h) is this one's.
+    record_.emplace(ws_, options_.budget.count());
     if (auto waited = gate_.pause_if_requested()) resume(*waited);
     for (const auto& name : options_.kernels) setup(name);
     std::set<std::string> exhausted;
@@ -180,6 +184,7 @@ class Loop {
   double elapsed() const {
     return std::chrono::duration<double>(Clock::now() - start_ - paused_).count();
   }
+  double budget_left() const { return std::max(0.0, options_.budget.count() - elapsed()); }
 
   // After a pause: another process (a toolchain migration) may have changed the workspace's
   // toolchain and the heads. Trees are reopened and the workspace's toolchain is adopted when it
@@ -222,12 +227,22 @@ class Loop {
 
   // A progress line about the loop itself rather than a kernel.
   void event(const std::string& stage, const std::string& note) {
-    if (!on_progress_) return;
     Progress p;
     p.stage = stage;
     p.note = note;
+    report(p);
+  }
+
+  // Completes p with the clock and the heads, records it and passes it on.
+  void report(Progress& p) {
     p.elapsed_s = elapsed();
-    on_progress_(p);
+    p.budget_left_s = budget_left();
+    if (!record_ && !on_progress_) return;
+    for (const auto& name : options_.kernels) {
+      if (registered_.count(name)) p.kernels.push_back({name, head_ms(name), floor_ms(name)});
+    }
+    if (record_) record_->update(p);
+    if (on_progress_) on_progress_(p);
   }
 
   DesignTree& tree(const std::string& name) {
@@ -245,8 +260,14 @@ class Loop {
 
   void progress(const std::string& kernel, int64_t node, const std::string& design,
                 const std::string& stage) {
-    if (!on_progress_) return;
-    on_progress_({kernel, node, design, stage, "", head_ms(kernel), floor_ms(kernel), elapsed()});
+    Progress p;
+    p.kernel = kernel;
+    p.node = node;
+    p.design = design;
+    p.stage = stage;
+    p.head_ms = head_ms(kernel);
+    p.floor_ms = floor_ms(kernel);
+    report(p);
   }
 
   // Registers the kernel with its floor and timed baseline, once per workspace.
@@ -274,8 +295,10 @@ class Loop {
       trees_.emplace(
           name, must(DesignTree::create(ws_, record, source, nlohmann::json::object(), baseline),
                      "register kernel"));
+      registered_.insert(name);
       progress(name, tree(name).root().id, "baseline", "baseline timed");
     }
+    registered_.insert(name);
     DecisionLog log(tree(name));
     log.abandon_unfinished_tests();
   }
@@ -310,6 +333,8 @@ class Loop {
       ctx.head_ms = head_ms(name);
       ctx.floor_ms = tree(name).record().floor_ms;
       ctx.tried = tried_candidates(t);
+      // Proposing may take minutes (an agent): shown as the current step, on the head.
+      progress(name, head.id, head.design, "propose");
       for (const auto& p : proposer_.propose(ctx)) {
         search::NewNode n;
         n.design = p.design;
@@ -562,6 +587,8 @@ class Loop {
   Clock::duration paused_{};
   OptimizerGate gate_;
   std::map<std::string, DesignTree> trees_;
+  std::set<std::string> registered_;   // kernels of this run set up so far
+  std::optional<RunRecorder> record_;  // from the moment the lock is held
   OptimizeSummary summary_;
 };
 

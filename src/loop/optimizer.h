@@ -40,17 +40,29 @@ struct OptimizeOptions {
   std::function<void(const std::string& kernel, int64_t node)> on_screen_failure;
 };
 
+// A registered kernel's head as the loop ranks it (its time under the current toolchain).
+struct KernelHead {
+  std::string name;
+  double head_ms = 0.0;
+  double floor_ms = 0.0;
+};
+
 // One line of progress: what the loop is doing now.
 struct Progress {
   std::string kernel;
   int64_t node = 0;
   std::string design;
-  std::string stage;  // "baseline", "screen", "race", "test", "accepted", ...; for the loop
+  std::string stage;  // "baseline timed", "propose" (node: the head), "screen", "race of N",
+                      // "acceptance test", its outcome, ...; for the loop
                       // itself (kernel empty): "paused", "resumed", "stale pause"
   std::string note;   // the loop's own events: who paused it and why, the toolchain after
   double head_ms = 0.0;
   double floor_ms = 0.0;
   double elapsed_s = 0.0;
+  // The budget not yet spent (paused time does not count), never below 0.
+  double budget_left_s = 0.0;
+  // Every kernel of the run registered so far, in the order of OptimizeOptions::kernels.
+  std::vector<KernelHead> kernels;
 };
 
 struct OptimizeSummary {
@@ -82,6 +94,8 @@ struct OptimizeSummary {
 // its Design Trees (heads may have fallen back) and adopts the workspace's toolchain when it
 // changed (meta <target>.toolchain, set by `headway migrate`). Time spent paused does not count
 // against the budget (nor in Progress::elapsed_s).
+// While it holds the lock it keeps the workspace's run record (run_record.h) up to date with
+// every progress, for other processes to follow the run; the record goes when the run ends.
 // Where the target has a static cost, the head is timed in every race too, and every raced or
 // tested candidate's predicted and measured effect is recorded (loop/screen_calibration.h).
 // A targets::DeviceStopped from the target ends the run (summary.device_stopped); an

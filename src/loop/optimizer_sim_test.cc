@@ -1,8 +1,10 @@
 // The optimize loop in-process on the sim target: every stage (register, screen, race,
 // acceptance test, rules learned from failures, resume) with no compiler and no timing.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "knowledge/rule_lint.h"
@@ -10,6 +12,7 @@
 #include "knowledge/workspace_target.h"
 #include "loop/library_proposer.h"
 #include "loop/optimizer.h"
+#include "loop/run_record.h"
 #include "search/decision_log.h"
 #include "search/design_tree.h"
 #include "store/test_temp_dir.h"
@@ -82,6 +85,7 @@ TEST(OptimizeOnSim, RunsEveryStageToTheEndOfTheLibrary) {
   std::set<std::string> stages;
   for (const auto& p : r.progress) stages.insert(p.stage);
   EXPECT_TRUE(stages.count("baseline timed"));
+  EXPECT_TRUE(stages.count("propose"));
   EXPECT_TRUE(stages.count("screen"));
   EXPECT_TRUE(stages.count("acceptance test"));
 }
@@ -96,6 +100,54 @@ TEST(OptimizeOnSim, TheFirstRoundGoesWhereTheMostTimeCanBeSaved) {
                                          [](const Progress& p) { return p.stage == "screen"; });
   ASSERT_NE(first_screen, r.progress.end());
   EXPECT_EQ(first_screen->kernel, "ffn");
+}
+
+// Every progress carries the budget left and the heads of the kernels registered so far, and the
+// workspace's run record follows it while the loop runs (and is gone when it ends).
+TEST(OptimizeOnSim, ProgressCarriesTheBudgetLeftAndEveryHeadAndIsRecorded) {
+  SimRun r;
+  std::vector<std::optional<RunRecord>> recorded;
+  knowledge::set_workspace_target_name(r.ws, "sim");
+  OptimizeOptions options;
+  options.kernels = {"qkv", "attn_out"};
+  options.budget = std::chrono::seconds(600);
+  options.target = r.target.get();
+  LibraryProposer proposer(*r.target);
+  optimize(r.ws, proposer, options, [&](const Progress& p) {
+    r.progress.push_back(p);
+    recorded.push_back(running_optimize(r.ws));
+  });
+  EXPECT_FALSE(r.ws.meta(kRunRecordKey));
+  ASSERT_GT(r.progress.size(), 3u);
+  double last_left = 600;
+  for (size_t i = 0; i < r.progress.size(); ++i) {
+    const Progress& p = r.progress[i];
+    EXPECT_LE(p.budget_left_s, last_left);
+    EXPECT_NEAR(p.budget_left_s, 600 - p.elapsed_s, 1e-6);
+    last_left = p.budget_left_s;
+    ASSERT_TRUE(recorded[i]) << p.stage;
+    EXPECT_EQ(recorded[i]->pid, getpid());
+    EXPECT_EQ(recorded[i]->progress.stage, p.stage);
+    EXPECT_EQ(recorded[i]->progress.kernel, p.kernel);
+    EXPECT_EQ(recorded[i]->progress.budget_left_s, p.budget_left_s);
+  }
+  // The first progress is qkv's baseline, before attn_out is registered.
+  EXPECT_EQ(r.progress.front().stage, "baseline timed");
+  ASSERT_EQ(r.progress.front().kernels.size(), 1u);
+  EXPECT_EQ(r.progress.front().kernels[0].name, "qkv");
+  const Progress& last = r.progress.back();
+  ASSERT_EQ(last.kernels.size(), 2u);
+  EXPECT_EQ(last.kernels[0].name, "qkv");
+  EXPECT_EQ(last.kernels[1].name, "attn_out");
+  for (const auto& k : last.kernels) {
+    auto tree = search::DesignTree::open(r.ws, k.name).value();
+    EXPECT_EQ(k.floor_ms, *tree.record().floor_ms);
+    EXPECT_GT(k.head_ms, 0);
+    EXPECT_LT(k.head_ms, *tree.record().baseline_ms) << k.name << " improved on the sim";
+    if (k.name == last.kernel) {
+      EXPECT_EQ(k.head_ms, last.head_ms);
+    }
+  }
 }
 
 // A kernel whose head is within done_within_floor of its floor gets no proposals.
