@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -11,6 +12,7 @@
 #include "agents/prompt_template.h"
 #include "agents/response_parse.h"
 #include "common/stats.h"
+#include "knowledge/text_lines.h"
 
 namespace headway::agents {
 
@@ -32,23 +34,21 @@ std::string check_fact_to_measure(const FactToMeasure& fact) {
 
 Readings parse_readings(std::string_view output) {
   Readings r;
-  size_t line_no = 0;
-  while (!output.empty()) {
-    ++line_no;
-    const size_t end = output.find('\n');
-    std::string_view line = output.substr(0, end);
-    output.remove_prefix(end == std::string_view::npos ? output.size() : end + 1);
-    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
-    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back())))
-      line.remove_suffix(1);
+  const std::vector<std::string> lines = knowledge::split_lines(output);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    std::string_view line = lines[i];
+    const size_t first = line.find_first_not_of(" \t");
+    if (first == std::string_view::npos) continue;
+    line.remove_prefix(first);
+    line.remove_suffix(line.size() - (line.find_last_not_of(" \t\r") + 1));
     constexpr std::string_view kWord = "reading ";
     if (line.substr(0, kWord.size()) != kWord) continue;
     std::string_view number = line.substr(kWord.size());
-    while (!number.empty() && number.front() == ' ') number.remove_prefix(1);
+    number.remove_prefix(std::min(number.find_first_not_of(' '), number.size()));
     double v = 0.0;
     const auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), v);
     if (ec != std::errc() || ptr != number.data() + number.size() || !std::isfinite(v)) {
-      r.malformed = fmt::format("line {}: '{}' is not `reading <finite number>`", line_no,
+      r.malformed = fmt::format("line {}: '{}' is not `reading <finite number>`", i + 1,
                                 std::string(line.substr(0, 80)));
       return r;
     }
@@ -64,7 +64,7 @@ Readings parse_readings(std::string_view output) {
 namespace {
 
 // Why one program did not measure the fact, for the next attempt's prompt and the ledger.
-std::string run_failure(const targets::MicrobenchmarkOutcome& run, const Readings* readings) {
+std::string run_failure(const targets::MicrobenchmarkOutcome& run, const Readings& readings) {
   using Status = targets::MicrobenchmarkOutcome::Status;
   const std::string tail = cut_to(run.output, 4000);
   switch (run.status) {
@@ -77,8 +77,8 @@ std::string run_failure(const targets::MicrobenchmarkOutcome& run, const Reading
     case Status::kRan:
       break;
   }
-  return fmt::format("Its readings are unusable: {}. Its output:\n```\n{}\n```",
-                     readings ? readings->malformed : "", tail);
+  return fmt::format("Its readings are unusable: {}. Its output:\n```\n{}\n```", readings.malformed,
+                     tail);
 }
 
 }  // namespace
@@ -173,7 +173,7 @@ MicrobenchmarkResult write_microbenchmark(AgentLedger& ledger, store::Workspace&
                                   : Readings{{}, "did not run"};
     if (!readings.ok()) {
       previous_source = source;
-      previous_failure = run_failure(run, &readings);
+      previous_failure = run_failure(run, readings);
       const std::string outcome =
           run.status == targets::MicrobenchmarkOutcome::Status::kBuildFailed ? "build-failed"
           : run.status == targets::MicrobenchmarkOutcome::Status::kRan       ? "malformed"

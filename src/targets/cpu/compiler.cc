@@ -102,8 +102,13 @@ BuildResult build_candidate(const Toolchain& toolchain, const ToolchainIdentity&
   }
   // The headers a candidate includes are part of what it is: a headway with other headers must
   // not reuse a build made with these.
-  std::string key = identity.id + '\0' + source;
-  for (const auto& h : kCandidateHeaders) key += '\0' + std::string(embedded_file(h.embedded_path));
+  static const std::string headers = [] {
+    std::string all;
+    for (const auto& h : kCandidateHeaders)
+      all += '\0' + std::string(embedded_file(h.embedded_path));
+    return all;
+  }();
+  const std::string key = identity.id + '\0' + source + headers;
   const std::string name = fmt::format("{:016x}", hash_bytes(key.data(), key.size()));
   fs::create_directories(cache_dir);
   const fs::path so = cache_dir / (name + ".so");

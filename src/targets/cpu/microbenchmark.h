@@ -17,7 +17,8 @@ std::vector<std::string> program_flags(const Toolchain& toolchain);
 // Builds `source` in a fresh scratch folder under cache_dir (removed afterwards) and runs the
 // program there with `timeout_s` of wall time (and as much CPU time per thread count it may use),
 // 8 GiB of address space and 256 MiB per file. The build gets compiler_limits and 120 s.
-// Throws sandbox::Unavailable, running nothing, when the sandbox is required and cannot be set up.
+// Throws sandbox::Unavailable (from sandbox::wrap), running nothing, when the sandbox is required
+// and cannot be set up.
 targets::MicrobenchmarkOutcome run_microbenchmark(const Toolchain& toolchain,
                                                   const ToolchainIdentity& identity,
                                                   const std::string& source,
