@@ -37,10 +37,14 @@ for t in $targets; do
   fi
   [ "$seconds" -gt 0 ] || continue
   mkdir -p "build-fuzz/corpus/$t" "build-fuzz/artifacts/$t"
+  # Test data that is also a good seed is named, not copied: fuzz/seed-dirs/<target> lists
+  # folders of the repository, one per line (libFuzzer reads them recursively, read-only here).
+  seed_dirs=()
+  if [ -f "fuzz/seed-dirs/$t" ]; then mapfile -t seed_dirs < "fuzz/seed-dirs/$t"; fi
   log="build-fuzz/fuzz/$t.log"
   if "$bin" "${options[@]}" -max_total_time="$seconds" -print_final_stats=1 \
       -artifact_prefix="build-fuzz/artifacts/$t/" "build-fuzz/corpus/$t" "fuzz/corpus/$t" \
-      >"$log" 2>&1; then
+      "${seed_dirs[@]}" >"$log" 2>&1; then
     echo "fuzz: $t: $(grep -m1 -o 'Done [0-9]* runs in [0-9]* second(s)' "$log")"
   else
     tail -n 40 "$log" >&2
