@@ -200,14 +200,4 @@ MissingFacts find_missing_facts(std::string_view claim, std::string_view cited) 
   return missing;
 }
 
-std::vector<std::string> missing_facts(std::string_view claim, std::string_view cited) {
-  MissingFacts missing = find_missing_facts(claim, cited);
-  std::vector<std::string> out = std::move(missing.numbers);
-  for (auto& identifier : missing.identifiers) {
-    if (std::find(out.begin(), out.end(), identifier) == out.end())
-      out.push_back(std::move(identifier));
-  }
-  return out;
-}
-
 }  // namespace headway::knowledge

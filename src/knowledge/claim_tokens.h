@@ -40,7 +40,4 @@ struct MissingFacts {
 };
 MissingFacts find_missing_facts(std::string_view claim, std::string_view cited);
 
-// The same facts in one list, numbers first, e.g. {"448", "`tile_size`"}.
-std::vector<std::string> missing_facts(std::string_view claim, std::string_view cited);
-
 }  // namespace headway::knowledge

@@ -46,12 +46,16 @@ TEST(CitationTokens, IdentifierNeedsWholeWords) {
 }
 
 TEST(CitationTokens, MissingFacts) {
-  EXPECT_EQ(missing_facts("A `tile` holds 448 bytes at 0x7f", "tile: 448 bytes, offset 127"),
-            Strings{});
-  EXPECT_EQ(missing_facts("A `tile_size` of 512 and 448", "tile holds 448 bytes"),
-            (Strings{"512", "`tile_size`"}));
-  EXPECT_EQ(missing_facts("448 or 448 again", "nothing"), Strings{"448"});
-  EXPECT_EQ(missing_facts("see [docs](http://h/9999) for `x` details", "x"), Strings{});
+  EXPECT_TRUE(find_missing_facts("A `tile` holds 448 bytes at 0x7f", "tile: 448 bytes, offset 127")
+                  .empty());
+  const MissingFacts both =
+      find_missing_facts("A `tile_size` of 512 and 448", "tile holds 448 bytes");
+  EXPECT_EQ(both.numbers, Strings{"512"});
+  EXPECT_EQ(both.identifiers, Strings{"`tile_size`"});
+  const MissingFacts repeated = find_missing_facts("448 or 448 again", "nothing");
+  EXPECT_EQ(repeated.numbers, Strings{"448"});
+  EXPECT_TRUE(repeated.identifiers.empty());
+  EXPECT_TRUE(find_missing_facts("see [docs](http://h/9999) for `x` details", "x").empty());
 }
 
 TEST(CitationTokens, MissingFactsByKind) {

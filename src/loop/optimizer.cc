@@ -239,7 +239,12 @@ class Loop {
     p.budget_left_s = budget_left();
     if (!record_ && !on_progress_) return;
     for (const auto& name : options_.kernels) {
-      if (registered_.count(name)) p.kernels.push_back({name, head_ms(name), floor_ms(name)});
+      if (!registered_.count(name)) continue;
+      p.kernels.push_back({name, head_ms(name), floor_ms(name)});
+      if (name == p.kernel) {
+        p.head_ms = p.kernels.back().head_ms;
+        p.floor_ms = p.kernels.back().floor_ms;
+      }
     }
     if (record_) record_->update(p);
     if (on_progress_) on_progress_(p);
@@ -265,8 +270,6 @@ class Loop {
     p.node = node;
     p.design = design;
     p.stage = stage;
-    p.head_ms = head_ms(kernel);
-    p.floor_ms = floor_ms(kernel);
     report(p);
   }
 

@@ -27,7 +27,6 @@ std::optional<RunRecord> read_run_record(store::Workspace& ws) {
   const auto j = nlohmann::json::parse(*value, nullptr, false);
   if (!j.is_object() || !j.contains("pid") || !j["pid"].is_number_integer()) return std::nullopt;
   RunRecord r;
-  r.value = *value;
   r.pid = j["pid"].get<int64_t>();
   r.start = j.value("start", std::string());
   r.started_at = j.value("started_at", std::string());
@@ -84,7 +83,7 @@ void RunRecorder::update(const Progress& p) noexcept {
   }
 }
 
-bool RunRecorder::write(const Progress& p) {
+void RunRecorder::write(const Progress& p) {
   const nlohmann::json j = {{"pid", pid_},
                             {"start", start_},
                             {"started_at", started_at_},
@@ -103,10 +102,9 @@ bool RunRecorder::write(const Progress& p) {
     ws_.set_meta(kRunRecordKey, value);
   } catch (const std::exception&) {
     if (written_.empty()) throw;
-    return false;
+    return;
   }
   written_ = value;
-  return true;
 }
 
 }  // namespace headway::loop

@@ -30,7 +30,6 @@ struct RunRecord {
   double budget_s = 0.0;
   double updated_unix = 0.0;
   Progress progress;  // the latest; head_ms, floor_ms and kernels are not recorded
-  std::string value;  // the meta value as stored
 
   // True when the record's process is running and is the one that wrote it.
   bool alive() const;
@@ -64,7 +63,7 @@ class RunRecorder {
   void update(const Progress& p) noexcept;
 
  private:
-  bool write(const Progress& p);
+  void write(const Progress& p);
 
   store::Workspace& ws_;
   int64_t pid_;

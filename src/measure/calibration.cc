@@ -1,5 +1,7 @@
 #include "measure/calibration.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -7,9 +9,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "common/sandbox.h"
+#include "common/stats.h"
 #include "measure/reference_rule.h"
 
 namespace headway::measure {
@@ -54,12 +55,13 @@ CalibrationReport run_calibration(const CalibrationConfig& config, const DeviceF
     o.rate = static_cast<double>(o.count) / static_cast<double>(config.decisions);
     o.ci95 = clopper_pearson(o.count, config.decisions, 0.95);
   }
-  report.faster_upper95 = clopper_pearson_upper(report.of(Outcome::kFaster).count,
-                                                config.decisions, 0.95);
+  report.faster_upper95 =
+      clopper_pearson_upper(report.of(Outcome::kFaster).count, config.decisions, 0.95);
   report.mean_pairs = static_cast<double>(total_pairs) / static_cast<double>(config.decisions);
   report.stats = stats.result();
   report.device_time = device_time;
-  report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
 }
 
@@ -76,16 +78,17 @@ Expected<double> estimate_s0(PairedDevice& device, int readings) {
     }
     ln.push_back(std::log(t));
   }
-  std::vector<double> diffs;
-  for (size_t i = 1; i < ln.size(); ++i) diffs.push_back(std::fabs(ln[i] - ln[i - 1]));
-  std::sort(diffs.begin(), diffs.end());
-  const size_t n = diffs.size();
-  const double median = n % 2 == 1 ? diffs[n / 2] : 0.5 * (diffs[n / 2 - 1] + diffs[n / 2]);
-  const double s0 = 1.4826 * median;
+  const double s0 = s0_from_log_times(ln);
   if (!(s0 > 0.0)) {
     return Error{"the warm-up readings do not vary; give s0 explicitly (--s0)"};
   }
   return s0;
+}
+
+double s0_from_log_times(std::span<const double> ln) {
+  std::vector<double> diffs;
+  for (size_t i = 1; i < ln.size(); ++i) diffs.push_back(std::fabs(ln[i] - ln[i - 1]));
+  return 1.4826 * median(diffs);
 }
 
 std::string_view to_string(RuleKind kind) {

@@ -6,11 +6,11 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "measure/betting_rule.h"
 #include "measure/clopper_pearson.h"
@@ -65,6 +65,9 @@ CalibrationReport run_calibration(const CalibrationConfig& config, const DeviceF
 // which is sqrt(2) * CV for independent normal noise and is robust to spikes and slow drift.
 // An error when the readings do not vary.
 Expected<double> estimate_s0(PairedDevice& device, int readings);
+// The same scale from log times already taken, in order: 1.4826 * median |ln[i+1] - ln[i]|
+// (0 with fewer than two).
+double s0_from_log_times(std::span<const double> ln);
 
 enum class RuleKind { kBetting, kReference };
 std::string_view to_string(RuleKind kind);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/stats.h"
 #include "report/plots.h"
 #include "report/report_text.h"
 #include "report/tools.h"
@@ -204,7 +205,7 @@ std::string node_details(const KernelReport& k, const NodeReport& n) {
   const std::vector<double> all = n.all_ms();
   if (!all.empty()) {
     out += fmt::format("<p>{} readings (races {}, tests {}), median {} ms.", all.size(),
-                       n.race_ms.size(), n.test_ms.size(), ms(median_of(all)));
+                       n.race_ms.size(), n.test_ms.size(), ms(median(all)));
     if (!n.tests.empty()) {
       out += " Tests:";
       for (int64_t t : n.tests)

@@ -19,6 +19,7 @@
 #include "knowledge/workspace_target.h"
 #include "loop/kernel_floors.h"
 #include "loop/optimizer.h"
+#include "measure/calibration.h"
 #include "report/tools.h"
 #include "search/tree_render.h"
 
@@ -26,9 +27,8 @@ namespace headway::report {
 
 namespace {
 
-// 1.4826 * median |ln t_{i+1} - ln t_i| over the head's readings in pair order: the scale
-// estimate_s0 (measure/calibration.h) takes from a warm-up; nullopt with fewer than 3 readings or
-// no variation.
+// The scale estimate_s0 (measure/calibration.h) takes from a warm-up, over the head's readings in
+// pair order; nullopt with fewer than 3 readings or no variation.
 std::optional<double> s0_from_head_readings(const std::vector<search::TestReading>& readings,
                                             int64_t head) {
   std::vector<double> logs;
@@ -36,10 +36,7 @@ std::optional<double> s0_from_head_readings(const std::vector<search::TestReadin
     if (r.node_id == head && r.seconds > 0) logs.push_back(std::log(r.seconds));
   }
   if (logs.size() < 3) return std::nullopt;
-  std::vector<double> steps;
-  for (size_t i = 1; i < logs.size(); ++i) steps.push_back(std::fabs(logs[i] - logs[i - 1]));
-  std::nth_element(steps.begin(), steps.begin() + static_cast<long>(steps.size() / 2), steps.end());
-  const double s0 = 1.4826 * steps[steps.size() / 2];
+  const double s0 = measure::s0_from_log_times(logs);
   return s0 > 0 ? std::optional<double>(s0) : std::nullopt;
 }
 

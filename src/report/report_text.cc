@@ -30,13 +30,6 @@ std::string times(double value) {
   return std::isfinite(value) ? fmt::format("{:.3g}x", value) : std::string("-");
 }
 
-double median_of(std::vector<double> values) {
-  if (values.empty()) return NAN;
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
 std::string node_label(const search::Node& node) {
   std::string label = fmt::format("#{} {}", node.id, search::to_string(node.kind));
   if (!node.design.empty()) label += " " + node.design;

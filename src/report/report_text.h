@@ -10,7 +10,6 @@ namespace headway::report {
 
 std::string ms(double value);     // "1.234" (4 significant digits), "-" when not finite
 std::string times(double value);  // "12.3x", "-" when not finite
-double median_of(std::vector<double> values);  // NaN when empty
 
 // "#5 design tiled {"tile":64}"
 std::string node_label(const search::Node& node);

@@ -1,5 +1,6 @@
 #include "report/t4_export.h"
 
+#include "common/stats.h"
 #include "report/report_text.h"
 
 namespace headway::report {
@@ -38,7 +39,7 @@ nlohmann::json to_t4(const Report& report) {
       const std::string invalidity = t4_invalidity(node.status);
       nlohmann::json measurements = nlohmann::json::array();
       if (!runtimes.empty())
-        measurements.push_back({{"name", "time"}, {"value", median_of(runtimes)}, {"unit", "ms"}});
+        measurements.push_back({{"name", "time"}, {"value", median(runtimes)}, {"unit", "ms"}});
       measurements.push_back(
           {{"name", "headway_status"}, {"value", search::to_string(node.status)}, {"unit", ""}});
       results.push_back({{"timestamp", node.updated_at},
