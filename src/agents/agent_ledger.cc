@@ -172,6 +172,15 @@ void AgentLedger::link_node(int64_t node_id, int64_t call_id) {
       .run();
 }
 
+void AgentLedger::record_proposal(int64_t node_id, int64_t call_id, bool duplicate) {
+  if (duplicate) {
+    set_outcome(call_id, "duplicate", fmt::format("the same code as node {}", node_id));
+    return;
+  }
+  link_node(node_id, call_id);
+  set_outcome(call_id, "candidate", fmt::format("node {}", node_id));
+}
+
 std::vector<RoleUsage> usage_by_role(store::Workspace& ws) {
   std::map<std::string, RoleUsage> by_role;
   auto s = ws.db().prepare(

@@ -77,6 +77,10 @@ class AgentLedger {
   void set_outcome(int64_t call_id, std::string_view outcome, std::string_view reason = "");
   // Links a node to the call that proposed it (table node_agent_calls). Thread-safe.
   void link_node(int64_t node_id, int64_t call_id);
+  // What became of a call whose code was added to a tree as node_id: a new node is linked to the
+  // call ("candidate"); a duplicate (node_id is the earlier node with the same code) is not
+  // ("duplicate"). Thread-safe.
+  void record_proposal(int64_t node_id, int64_t call_id, bool duplicate);
 
   // Every call not yet started from now on throws BudgetSpent(why) instead (a run ending on a
   // fatal error does not wait for the rest of its batch). Thread-safe.

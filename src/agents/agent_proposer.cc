@@ -171,12 +171,7 @@ std::vector<loop::Proposal> AgentProposer::propose(const loop::ProposalContext& 
 }
 
 void AgentProposer::proposed(int64_t node_id, int64_t agent_call, bool duplicate) {
-  if (duplicate) {
-    ledger_.set_outcome(agent_call, "duplicate", fmt::format("the same code as node {}", node_id));
-    return;
-  }
-  ledger_.link_node(node_id, agent_call);
-  ledger_.set_outcome(agent_call, "candidate", fmt::format("node {}", node_id));
+  ledger_.record_proposal(node_id, agent_call, duplicate);
 }
 
 std::string CombinedProposer::name() const {

@@ -60,10 +60,9 @@ knowledge::Porter agent_porter(AgentLedger& ledger, const targets::Target& targe
   };
 }
 
-std::function<void(int64_t, int64_t)> record_port(AgentLedger& ledger) {
-  return [&ledger](int64_t node, int64_t call) {
-    ledger.link_node(node, call);
-    ledger.set_outcome(call, "candidate", fmt::format("node {}", node));
+std::function<void(int64_t, int64_t, bool)> record_port(AgentLedger& ledger) {
+  return [&ledger](int64_t node, int64_t call, bool duplicate) {
+    ledger.record_proposal(node, call, duplicate);
   };
 }
 

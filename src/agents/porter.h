@@ -18,7 +18,8 @@ namespace headway::agents {
 knowledge::Porter agent_porter(AgentLedger& ledger, const targets::Target& target,
                                std::filesystem::path prompts_dir, loop::ProposerLog log = {});
 
-// Links a port's node to the call that wrote it (MigrateOptions::on_ported).
-std::function<void(int64_t, int64_t)> record_port(AgentLedger& ledger);
+// Records what became of the call that wrote a port (MigrateOptions::on_ported):
+// AgentLedger::record_proposal.
+std::function<void(int64_t, int64_t, bool)> record_port(AgentLedger& ledger);
 
 }  // namespace headway::agents

@@ -46,10 +46,15 @@ TEST_F(PorterTest, AnAnswerBecomesAPortAndTheCallIsLinkedToItsNode) {
   EXPECT_NE(prompt->find("int broken;"), std::string::npos);
 
   testing::insert_test_node(*ws, "qkv", 2, "variant", "proposed");
-  record_port(ledger)(2, *port->agent_call);
+  record_port(ledger)(2, *port->agent_call, false);
   EXPECT_EQ(ws->db().query_text("SELECT outcome FROM agent_calls"), "candidate");
   EXPECT_EQ(ws->db().query_int64("SELECT call_id FROM node_agent_calls WHERE node_id = 2"),
             *port->agent_call);
+  // A port whose code an earlier node has is a duplicate, and the node is not its call's.
+  ws->db().exec("DELETE FROM node_agent_calls");
+  record_port(ledger)(2, *port->agent_call, true);
+  EXPECT_EQ(ws->db().query_text("SELECT outcome FROM agent_calls"), "duplicate");
+  EXPECT_EQ(ws->db().query_int64("SELECT COUNT(*) FROM node_agent_calls"), 0);
 }
 
 TEST_F(PorterTest, MalformedAnswersAndFailedCallsGiveNoPort) {

@@ -58,7 +58,8 @@ void port_head(search::DesignTree& tree, int64_t head, const std::string& head_s
     return;
   }
   const int64_t node = added->node.id;
-  if (port->agent_call && options.on_ported) options.on_ported(node, *port->agent_call);
+  if (port->agent_call && options.on_ported)
+    options.on_ported(node, *port->agent_call, added->duplicate);
   if (added->duplicate) {
     report.notes.push_back(
         fmt::format("{}: the port of head {} is node {}, already tried", kernel, head, node));

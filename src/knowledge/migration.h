@@ -80,8 +80,9 @@ struct MigrateOptions {
   // next optimize run tests it against the head the kernel fell back to (a port replaces a head
   // only through the acceptance test); one that fails gets its status (build-failed, incorrect).
   Porter port;
-  // Called with each port's node and the agent call that wrote it.
-  std::function<void(int64_t node, int64_t agent_call)> on_ported;
+  // Called with each port's node, the agent call that wrote it, and whether the node is an
+  // earlier one with the same code (the port is a duplicate).
+  std::function<void(int64_t node, int64_t agent_call, bool duplicate)> on_ported;
 };
 
 // Migrates ws to the toolchain selected in `to` (the workspace's target) as described above. An
