@@ -41,11 +41,19 @@ class SlotGuard {
   std::counting_semaphore<64>& s_;
 };
 
+store::Workspace own_connection(const store::Workspace& ws) {
+  auto own = store::Workspace::open(ws.root());
+  if (!own) {
+    throw std::runtime_error("the agent ledger cannot open the workspace: " + own.error().message);
+  }
+  return std::move(own).value();
+}
+
 }  // namespace
 
 AgentLedger::AgentLedger(store::Workspace& ws, Agent& agent, AgentBudget budget, Price price,
                          int max_in_flight)
-    : ws_(ws),
+    : ws_(own_connection(ws)),
       agent_(agent),
       budget_(budget),
       price_(price),

@@ -62,7 +62,9 @@ struct CallRecord {
 // reason), "candidate" (it became a node), "duplicate" (its code was tried before).
 class AgentLedger {
  public:
-  // ws and agent must outlive the ledger. max_in_flight >= 1.
+  // agent must outlive the ledger. The ledger stores through a connection of its own to ws's
+  // database, so that calls may be stored while the loop uses ws on its thread (throws
+  // std::runtime_error when it cannot be opened). max_in_flight >= 1.
   AgentLedger(store::Workspace& ws, Agent& agent, AgentBudget budget = {}, Price price = {},
               int max_in_flight = 2);
 
@@ -96,7 +98,7 @@ class AgentLedger {
  private:
   std::string spent_budget_locked(int64_t reserved) const;
 
-  store::Workspace& ws_;
+  store::Workspace ws_;  // the ledger's own connection
   Agent& agent_;
   AgentBudget budget_;
   Price price_;

@@ -117,47 +117,61 @@ AgentProposer::Answer AgentProposer::ask(const loop::ProposalContext& ctx, const
         ctx.head_design.rfind("agent/", 0) == 0 ? ctx.head_design : "agent/" + ctx.head_design;
     p.parent_source = ctx.head_source;
   }
+  if (ctx.prebuild) ctx.prebuild(p.source);
   answer.proposal = std::move(p);
   return answer;
 }
 
-std::vector<loop::Proposal> AgentProposer::propose(const loop::ProposalContext& ctx) {
-  if (!stopped().empty() || ctx.kernel == nullptr || ctx.max_proposals <= 0) return {};
-  int& calls = calls_by_kernel_[std::string(ctx.kernel->name())];
-  std::vector<std::string> roles;
-  for (int i = 0; i < ctx.max_proposals; ++i, ++calls) {
-    const bool designer =
-        ctx.head_design == "baseline" || calls % std::max(1, options_.designer_every) == 0;
-    roles.push_back(designer ? "designer" : "variant");
+// One batch of calls: launched by begin(), collected by wait() on the loop's thread.
+class AgentProposer::Pending final : public loop::PendingProposals {
+ public:
+  Pending(AgentProposer& owner, const loop::ProposalContext& ctx,
+          const std::vector<std::string>& roles, std::string cheat_sheet)
+      : owner_(owner), ctx_(ctx), cheat_sheet_(std::move(cheat_sheet)) {
+    // One call in flight: asked in order on the loop's thread (in wait()), so that a run is
+    // repeatable call for call (a replay of its transcript answers every request with the
+    // answer it recorded).
+    const auto launch =
+        owner_.ledger_.max_in_flight() == 1 ? std::launch::deferred : std::launch::async;
+    for (const auto& role : roles) {
+      answers_.push_back(
+          std::async(launch, [this, role] { return owner_.ask(ctx_, role, cheat_sheet_); }));
+    }
   }
-  // Read once, here: the calls below run on other threads and must not touch the workspace.
-  const std::string cheat_sheet = options_.cheat_sheet ? options_.cheat_sheet() : "";
-  // One call in flight: asked in order on this thread, so that a run is repeatable call for call
-  // (a replay of its transcript answers every request with the answer it recorded).
-  const auto launch = ledger_.max_in_flight() == 1 ? std::launch::deferred : std::launch::async;
-  std::vector<std::future<Answer>> pending;
-  for (const auto& role : roles) {
-    pending.push_back(std::async(
-        launch, [this, &ctx, &cheat_sheet, role] { return ask(ctx, role, cheat_sheet); }));
+  // An abandoned batch still finishes its calls (each is stored by the ledger).
+  ~Pending() override {
+    for (auto& f : answers_) {
+      if (f.valid()) f.wait();
+    }
   }
+  std::vector<loop::Proposal> wait() override;
+
+ private:
+  AgentProposer& owner_;
+  const loop::ProposalContext ctx_;
+  const std::string cheat_sheet_;
+  std::vector<std::future<Answer>> answers_;
+};
+
+std::vector<loop::Proposal> AgentProposer::Pending::wait() {
   std::vector<loop::Proposal> out;
   std::exception_ptr fatal;
-  for (auto& f : pending) {
+  for (auto& f : answers_) {
     try {
       Answer a = f.get();
       if (!a.budget_spent.empty()) {
-        std::lock_guard lock(mu_);
-        if (stopped_.empty()) stopped_ = a.budget_spent;
+        std::lock_guard lock(owner_.mu_);
+        if (owner_.stopped_.empty()) owner_.stopped_ = a.budget_spent;
       }
       if (!a.proposal) continue;
       // Here, on the loop's thread: the tree is the workspace's, which the calls' threads leave
       // to the ledger.
-      if (ctx.already_tried && ctx.already_tried(a.proposal->source)) {
-        ledger_.set_outcome(*a.proposal->agent_call, "duplicate",
-                            "its code was already tried on this kernel");
-        if (log_)
-          log_(fmt::format("agent call {}: duplicate of a candidate already tried",
-                           *a.proposal->agent_call));
+      if (ctx_.already_tried && ctx_.already_tried(a.proposal->source)) {
+        owner_.ledger_.set_outcome(*a.proposal->agent_call, "duplicate",
+                                   "its code was already tried on this kernel");
+        if (owner_.log_)
+          owner_.log_(fmt::format("agent call {}: duplicate of a candidate already tried",
+                                  *a.proposal->agent_call));
         continue;
       }
       out.push_back(std::move(*a.proposal));
@@ -170,6 +184,28 @@ std::vector<loop::Proposal> AgentProposer::propose(const loop::ProposalContext& 
   return out;
 }
 
+bool AgentProposer::works_in_background() const { return ledger_.max_in_flight() > 1; }
+
+std::unique_ptr<loop::PendingProposals> AgentProposer::begin(const loop::ProposalContext& ctx) {
+  std::vector<std::string> roles;
+  if (stopped().empty() && ctx.kernel != nullptr) {
+    int& calls = calls_by_kernel_[std::string(ctx.kernel->name())];
+    for (int i = 0; i < ctx.max_proposals; ++i, ++calls) {
+      const bool designer =
+          ctx.head_design == "baseline" || calls % std::max(1, options_.designer_every) == 0;
+      roles.push_back(designer ? "designer" : "variant");
+    }
+  }
+  // Read once, here: the calls run on other threads and must not touch the workspace.
+  std::string cheat_sheet =
+      !roles.empty() && options_.cheat_sheet ? options_.cheat_sheet() : std::string();
+  return std::make_unique<Pending>(*this, ctx, roles, std::move(cheat_sheet));
+}
+
+std::vector<loop::Proposal> AgentProposer::propose(const loop::ProposalContext& ctx) {
+  return begin(ctx)->wait();
+}
+
 void AgentProposer::proposed(int64_t node_id, int64_t agent_call, bool duplicate) {
   ledger_.record_proposal(node_id, agent_call, duplicate);
 }
@@ -180,21 +216,60 @@ std::string CombinedProposer::name() const {
   return out;
 }
 
-std::vector<loop::Proposal> CombinedProposer::propose(const loop::ProposalContext& ctx) {
-  std::vector<loop::Proposal> out;
-  int left = ctx.max_proposals;
-  for (size_t i = 0; i < proposers_.size() && left > 0; ++i) {
-    loop::ProposalContext share = ctx;
-    const bool last = i + 1 == proposers_.size();
-    share.max_proposals = last ? left : (left + 1) / 2;
-    auto got = proposers_[i]->propose(share);
+namespace {
+
+// The share of a batch of `left` proposals the i-th of n proposers is asked for.
+int share_of(size_t i, size_t n, int left) { return i + 1 == n ? left : (left + 1) / 2; }
+
+}  // namespace
+
+// The first proposer's share is begun at once; the others are asked in wait(), each for what
+// the ones before it left unused.
+class CombinedProposer::Pending final : public loop::PendingProposals {
+ public:
+  Pending(const std::vector<loop::Proposer*>& proposers, const loop::ProposalContext& ctx)
+      : proposers_(proposers), ctx_(ctx) {
+    if (proposers_.empty() || ctx_.max_proposals <= 0) return;
+    loop::ProposalContext share = ctx_;
+    share.max_proposals = share_of(0, proposers_.size(), ctx_.max_proposals);
+    first_ = proposers_.front()->begin(share);
+  }
+  std::vector<loop::Proposal> wait() override {
+    std::vector<loop::Proposal> out;
+    if (!first_) return out;
+    take(0, first_->wait(), out);
+    for (size_t i = 1; i < proposers_.size(); ++i) {
+      const int left = ctx_.max_proposals - static_cast<int>(out.size());
+      if (left <= 0) break;
+      loop::ProposalContext share = ctx_;
+      share.max_proposals = share_of(i, proposers_.size(), left);
+      take(i, proposers_[i]->propose(share), out);
+    }
+    return out;
+  }
+
+ private:
+  void take(size_t i, std::vector<loop::Proposal> got, std::vector<loop::Proposal>& out) const {
     for (auto& p : got) {
       if (p.proposer.empty()) p.proposer = proposers_[i]->name();
       out.push_back(std::move(p));
     }
-    left = ctx.max_proposals - static_cast<int>(out.size());
   }
-  return out;
+  const std::vector<loop::Proposer*>& proposers_;
+  const loop::ProposalContext ctx_;
+  std::unique_ptr<loop::PendingProposals> first_;
+};
+
+bool CombinedProposer::works_in_background() const {
+  return !proposers_.empty() && proposers_.front()->works_in_background();
+}
+
+std::unique_ptr<loop::PendingProposals> CombinedProposer::begin(const loop::ProposalContext& ctx) {
+  return std::make_unique<Pending>(proposers_, ctx);
+}
+
+std::vector<loop::Proposal> CombinedProposer::propose(const loop::ProposalContext& ctx) {
+  return begin(ctx)->wait();
 }
 
 void CombinedProposer::proposed(int64_t node_id, int64_t agent_call, bool duplicate) {

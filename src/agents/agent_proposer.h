@@ -2,8 +2,12 @@
 // The optimize loop's agent proposer: asks an agent, through the run's ledger, for whole new
 // designs (role "designer") and single changes to the head (role "variant"), with the kernel's
 // context rendered into the role's prompt template (agents/kernel_prompt.h, prompts/). The
-// batch's calls run at once (the ledger bounds how many are in flight); with one in flight they
-// run in order on the loop's thread, so that a replayed transcript reproduces the run exactly.
+// batch's calls run at once on their own threads (the ledger bounds how many are in flight), and
+// with more than one in flight begin() returns while they run, so that the loop can time the
+// current round meanwhile; each answer's code is handed to ProposalContext::prebuild as soon as
+// it parses. With one in flight the calls run in order on the loop's thread, so that a replayed
+// transcript reproduces the run exactly. The calls' threads store through the ledger, which has a
+// workspace connection of its own.
 //
 // An answer becomes a proposal only when it parses (agents/response_parse.h: one code block, or
 // for command agents the edited kernel.cc); anything else is stored as a malformed call with its
@@ -44,11 +48,14 @@ class AgentProposer final : public loop::Proposer {
                 loop::ProposerLog log = {});
   std::string name() const override { return "agent"; }
   std::vector<loop::Proposal> propose(const loop::ProposalContext& ctx) override;
+  bool works_in_background() const override;
+  std::unique_ptr<loop::PendingProposals> begin(const loop::ProposalContext& ctx) override;
   void proposed(int64_t node_id, int64_t agent_call, bool duplicate) override;
   std::string stopped() const override;
 
  private:
   struct Answer;
+  class Pending;
   Answer ask(const loop::ProposalContext& ctx, const std::string& role,
              const std::string& cheat_sheet);
 
@@ -70,10 +77,14 @@ class CombinedProposer final : public loop::Proposer {
       : proposers_(std::move(proposers)) {}
   std::string name() const override;
   std::vector<loop::Proposal> propose(const loop::ProposalContext& ctx) override;
+  // The first proposer's: its share is begun at once, the others' asked in wait().
+  bool works_in_background() const override;
+  std::unique_ptr<loop::PendingProposals> begin(const loop::ProposalContext& ctx) override;
   void proposed(int64_t node_id, int64_t agent_call, bool duplicate) override;
   std::string stopped() const override;
 
  private:
+  class Pending;
   std::vector<loop::Proposer*> proposers_;
 };
 

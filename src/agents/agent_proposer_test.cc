@@ -3,6 +3,12 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <mutex>
+#include <thread>
+
 #include "agents/agent_test_support.h"
 #include "agents/command_agent.h"
 #include "agents/replay_agent.h"
@@ -76,11 +82,11 @@ TEST_F(AgentProposerTest, ADesignerAnswerBecomesANamedDesignOfTheRoot) {
   EXPECT_EQ(out[0].proposer, "replay:m-1 designer");
   ASSERT_TRUE(out[0].agent_call);
   // The prompt it was given is stored with the call, rendered from the designer template.
-  auto s = ws->db().prepare("SELECT prompt_hash, role FROM agent_calls WHERE id = ?");
-  s.bind(1, *out[0].agent_call);
-  ASSERT_TRUE(s.step());
-  EXPECT_EQ(s.text(1), "designer");
-  const auto prompt = ws->artifacts().get(s.text(0));
+  // (A statement left open would keep this connection's view of the database from before the
+  // ledger's writes below: the ledger stores through a connection of its own.)
+  const std::string where = fmt::format(" FROM agent_calls WHERE id = {}", *out[0].agent_call);
+  EXPECT_EQ(ws->db().query_text("SELECT role" + where), "designer");
+  const auto prompt = ws->artifacts().get(ws->db().query_text("SELECT prompt_hash" + where));
   ASSERT_TRUE(prompt);
   EXPECT_NE(prompt->find("/* head */"), std::string::npos);
   EXPECT_NE(prompt->find("read bandwidth 50 GB/s"), std::string::npos);
@@ -214,6 +220,69 @@ class FixedProposer final : public loop::Proposer {
   int available_;
 };
 
+// An agent whose answers wait until the test lets them go.
+class GatedAgent final : public Agent {
+ public:
+  std::string provider() const override { return "gated"; }
+  std::string model() const override { return "g-1"; }
+  AgentReply complete(const AgentRequest&) override {
+    const int n = ++started;
+    release.wait();
+    AgentReply r;
+    r.text = fmt::format("NAME: gated {}\n```cpp\nint gated{};\n```\n", n, n);
+    r.model = "g-1";
+    return r;
+  }
+  std::atomic<int> started{0};
+  std::promise<void> go;
+  std::shared_future<void> release = go.get_future().share();
+};
+
+TEST_F(AgentProposerTest, BeginReturnsWhileTheCallsRunAndEachAnswerIsPrebuiltOnItsThread) {
+  GatedAgent agent;
+  AgentLedger ledger(*ws, agent, {}, {}, 2);
+  AgentProposer proposer(cpu(), ledger, options(), logger());
+  EXPECT_TRUE(proposer.works_in_background());
+  auto ctx = context("baseline", 2);
+  std::mutex mu;
+  std::vector<std::string> prebuilt;
+  std::set<std::thread::id> prebuild_threads;
+  ctx.prebuild = [&](const std::string& source) {
+    std::lock_guard lock(mu);
+    prebuilt.push_back(source);
+    prebuild_threads.insert(std::this_thread::get_id());
+  };
+  auto pending = proposer.begin(ctx);
+  // begin() has returned; both calls are in flight and neither has answered.
+  for (int i = 0; i < 1000 && agent.started < 2; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_EQ(agent.started, 2);
+  {
+    std::lock_guard lock(mu);
+    EXPECT_TRUE(prebuilt.empty());
+  }
+  agent.go.set_value();
+  const auto out = pending->wait();
+  ASSERT_EQ(out.size(), 2u);
+  std::lock_guard lock(mu);
+  EXPECT_EQ(prebuilt.size(), 2u) << "each answer's code is handed on as soon as it parses";
+  EXPECT_EQ(prebuild_threads.count(std::this_thread::get_id()), 0u) << "on the calls' threads";
+  EXPECT_EQ(ws->db().query_int64("SELECT COUNT(*) FROM agent_calls WHERE outcome = 'ok'"), 2);
+}
+
+TEST_F(AgentProposerTest, WithOneCallInFlightNothingRunsInTheBackground) {
+  GatedAgent agent;
+  agent.go.set_value();
+  AgentLedger ledger(*ws, agent, {}, {}, 1);
+  AgentProposer proposer(cpu(), ledger, options(), logger());
+  EXPECT_FALSE(proposer.works_in_background());
+  auto pending = proposer.begin(context("baseline", 2));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(agent.started, 0) << "the calls wait for wait(), on the loop's thread, in order";
+  EXPECT_EQ(pending->wait().size(), 2u);
+  EXPECT_EQ(agent.started, 2);
+}
+
 TEST(CombinedProposer, TheFirstGetsHalfTheBatchAndTheRestGoesOn) {
   FixedProposer agent("agent", 1), library("library", 10);
   CombinedProposer both({&agent, &library});
@@ -226,6 +295,7 @@ TEST(CombinedProposer, TheFirstGetsHalfTheBatchAndTheRestGoesOn) {
   ASSERT_EQ(out.size(), 5u);
   EXPECT_EQ(out[0].proposer, "agent");
   EXPECT_EQ(out[1].proposer, "library");
+  EXPECT_FALSE(both.works_in_background()) << "as its first proposer";
 }
 
 }  // namespace

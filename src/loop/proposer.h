@@ -3,6 +3,7 @@
 // kernel; the built-in design library is one proposer, LLM agents plug in as others.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,6 +45,17 @@ struct ProposalContext {
   // decided first, at most kMaxTried.
   std::vector<TriedCandidate> tried;
   static constexpr size_t kMaxTried = 30;
+  // Set by the loop when candidates may be built while the device times others: a proposer may
+  // call it, from any thread, with a proposal's source as soon as it has one, so that the build
+  // is done (and cached) before the loop screens the proposal. Thread-safe; never throws.
+  std::function<void(const std::string& source)> prebuild;
+};
+
+// Proposals on their way (Proposer::begin). wait() is called once, on the loop's thread.
+class PendingProposals {
+ public:
+  virtual ~PendingProposals() = default;
+  virtual std::vector<Proposal> wait() = 0;
 };
 
 class Proposer {
@@ -52,6 +64,15 @@ class Proposer {
   virtual std::string name() const = 0;  // recorded on each node, e.g. "library"
   // Up to ctx.max_proposals untried candidates; empty when this proposer has nothing new.
   virtual std::vector<Proposal> propose(const ProposalContext& ctx) = 0;
+  // True when begin() returns before its proposals are made, with the work going on in other
+  // threads (agent calls): the loop then asks for the next round's proposals while the device
+  // times the current round.
+  virtual bool works_in_background() const { return false; }
+  // Starts proposing for `ctx` (copied) and returns what wait() will give: what propose(ctx)
+  // would. Called on the loop's thread, which may meanwhile use the workspace; the work in other
+  // threads must not touch the loop's workspace connection (ctx.already_tried is called only
+  // from wait()). The default proposes here and now.
+  virtual std::unique_ptr<PendingProposals> begin(const ProposalContext& ctx);
   // The loop stored the node a proposal with an agent_call became (duplicate: the source was
   // already a node, node_id is that node).
   virtual void proposed(int64_t /*node_id*/, int64_t /*agent_call*/, bool /*duplicate*/) {}
