@@ -180,6 +180,13 @@ int run_optimize(const OptimizeArgs& args) {
       proposer = combined.get();
     }
   }
+  // Agents answer while the device times; where it is not this machine's cores, a second
+  // instance of the target builds their answers meanwhile.
+  std::unique_ptr<targets::Target> build_target;
+  if (agent_run && !target->times_on_host()) {
+    build_target = target_or_throw(target_name, knowledge::workspace_toolchain(ws, target_name));
+    options.build_target = build_target.get();
+  }
   const auto on_progress = [&display](const loop::Progress& p) { display.progress(p); };
   loop::OptimizeSummary summary;
   try {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -136,49 +137,62 @@ class Loop {
     record_.emplace(ws_, options_.budget.count());
     if (auto waited = gate_.pause_if_requested()) resume(*waited);
     for (const auto& name : options_.kernels) setup(name);
-    std::set<std::string> exhausted;
-    for (;;) {
-      if (auto waited = gate_.pause_if_requested()) {
-        resume(*waited);
-        exhausted.clear();  // a head may have fallen back: there may be new things to try
-      }
-      if (budget_spent()) break;
-      // The next round goes to the kernel whose head could save the most time per decode step
-      // (its head's time over its floor, in milliseconds); a kernel within done_within_floor of
-      // its floor, or with nothing left to try, gets no more.
-      const std::string* next = nullptr;
-      double most = -1.0;
-      summary_.near_floor.clear();
-      for (const auto& name : options_.kernels) {
-        if (exhausted.count(name)) continue;
-        if (head_ms(name) <= options_.done_within_floor * floor_ms(name)) {
-          summary_.near_floor.push_back(name);
-          continue;
-        }
-        const double saving = head_ms(name) - floor_ms(name);
-        if (saving > most) {
-          most = saving;
-          next = &name;
-        }
-      }
-      if (!next) {
-        summary_.proposer_stopped = proposer_.stopped();
-        return summary_;
-      }
-      try {
-        if (!round(*next)) exhausted.insert(*next);
-      } catch (const targets::DeviceStopped& e) {
-        summary_.device_stopped = e.what();
-        event("device stopped", e.what());
-        return summary_;
-      }
-      ++summary_.rounds;
-    }
-    summary_.budget_spent = true;
+    rounds();
+    // Proposals asked for while the last round was timed are kept for the next run.
+    collect_prefetch();
     return summary_;
   }
 
  private:
+  void rounds() {
+    for (;;) {
+      collect_prefetch();  // before a pause: its proposals belong to the trees of now
+      if (auto waited = gate_.pause_if_requested()) {
+        resume(*waited);
+        exhausted_.clear();  // a head may have fallen back: there may be new things to try
+      }
+      if (budget_spent()) {
+        summary_.budget_spent = true;
+        return;
+      }
+      const std::string* next = next_kernel(&summary_.near_floor);
+      if (!next) {
+        summary_.proposer_stopped = proposer_.stopped();
+        return;
+      }
+      try {
+        if (!round(*next)) exhausted_.insert(*next);
+      } catch (const targets::DeviceStopped& e) {
+        summary_.device_stopped = e.what();
+        event("device stopped", e.what());
+        return;
+      }
+      ++summary_.rounds;
+    }
+  }
+
+  // The kernel the next round goes to: the one whose head could save the most time per decode
+  // step (its head's time over its floor, in milliseconds); a kernel within done_within_floor of
+  // its floor (listed in *near_floor), or with nothing left to try, gets no more. nullptr: none.
+  const std::string* next_kernel(std::vector<std::string>* near_floor = nullptr) {
+    const std::string* next = nullptr;
+    double most = -1.0;
+    if (near_floor) near_floor->clear();
+    for (const auto& name : options_.kernels) {
+      if (exhausted_.count(name)) continue;
+      if (head_ms(name) <= options_.done_within_floor * floor_ms(name)) {
+        if (near_floor) near_floor->push_back(name);
+        continue;
+      }
+      const double saving = head_ms(name) - floor_ms(name);
+      if (saving > most) {
+        most = saving;
+        next = &name;
+      }
+    }
+    return next;
+  }
+
   // Time spent paused does not count: neither against the budget nor in the elapsed time shown.
   bool budget_spent() const { return Clock::now() - start_ - paused_ >= options_.budget; }
   double elapsed() const {
@@ -283,7 +297,7 @@ class Loop {
       const double floor =
           target_.floors(*kernel, load_or_measure_floor_facts(ws_, target_)).memory_ms;
       const std::string source = target_.baseline_source(*kernel);
-      const auto built = target_.build(source, cache_);
+      const auto built = build(source);
       if (!built.built()) {
         throw std::runtime_error(
             fmt::format("the {} baseline does not build: {}", name, built.diagnostics));
@@ -307,7 +321,7 @@ class Loop {
   }
 
   targets::Artifact artifact_of(const KernelContract& kernel, const std::string& source) {
-    const auto built = target_.build(source, cache_);
+    const auto built = build(source);
     if (!built.built()) {
       throw std::runtime_error(fmt::format("{}: a source that built before no longer builds: {}",
                                            kernel.name(), built.diagnostics));
@@ -315,49 +329,116 @@ class Loop {
     return built.artifact;
   }
 
+  // The kernel's nodes still proposed (left by a killed run or asked for ahead), oldest first.
+  std::vector<Node> proposed_nodes(DesignTree& t) {
+    std::vector<Node> out;
+    const int64_t head = t.head().node_id;
+    for (auto& n : t.nodes()) {
+      if (n.status == NodeStatus::kProposed && n.id != head) out.push_back(std::move(n));
+    }
+    return out;
+  }
+
+  // What a proposer is told for up to `max_proposals` candidates of kernel `name`.
+  ProposalContext context_for(const std::string& name, int max_proposals) {
+    DesignTree& t = tree(name);
+    const Node head = *t.node(t.head().node_id);
+    ProposalContext ctx;
+    ctx.kernel = find_kernel(name);
+    ctx.head_source = t.source(head.id).value_or("");
+    ctx.head_design = head.design;
+    ctx.head_params = params_from_json(head.params);
+    // By name: the trees are reopened after a pause, and a prefetch's check comes later.
+    ctx.already_tried = [this, name](const std::string& s) {
+      return tree(name).find_by_source(s).has_value();
+    };
+    ctx.max_proposals = max_proposals;
+    ctx.head_ms = head_ms(name);
+    ctx.floor_ms = t.record().floor_ms;
+    ctx.tried = tried_candidates(t);
+    if (options_.build_target && !target_.times_on_host()) {
+      ctx.prebuild = [this](const std::string& source) { prebuild(source); };
+    }
+    return ctx;
+  }
+
+  // Stores proposals as nodes of t; the new ones (not duplicates), in order.
+  std::vector<Node> add_proposals(DesignTree& t, const std::vector<Proposal>& proposals) {
+    std::vector<Node> added_nodes;
+    for (const auto& p : proposals) {
+      search::NewNode n;
+      n.design = p.design;
+      n.params = nlohmann::json(p.params);
+      n.source = p.source;
+      n.proposer = p.proposer.empty() ? proposer_.name() : p.proposer;
+      n.kind = search::NodeKind::kDesign;
+      if (!p.parent_source.empty()) {
+        if (auto parent = t.find_by_source(p.parent_source)) {
+          n.kind = search::NodeKind::kVariant;
+          n.parent_id = parent->id;
+        }
+      }
+      const auto added = must(t.add(n), "add node");
+      if (p.agent_call) proposer_.proposed(added.node.id, *p.agent_call, added.duplicate);
+      if (!added.duplicate) {
+        added_nodes.push_back(added.node);
+        ++summary_.proposed;
+      }
+    }
+    return added_nodes;
+  }
+
+  // Before the device times this round: where the proposer works in the background, asks for
+  // the next round's proposals now, for the kernel the next round would go to if this round
+  // changed nothing (if it does change something, they wait in that kernel's tree).
+  void begin_prefetch() {
+    if (prefetch_ || !proposer_.works_in_background() || !proposer_.stopped().empty()) return;
+    const std::string* next = next_kernel();
+    if (!next) return;
+    const int waiting = static_cast<int>(proposed_nodes(tree(*next)).size());
+    if (waiting >= options_.batch) return;
+    prefetch_.emplace(
+        Prefetch{*next, proposer_.begin(context_for(*next, options_.batch - waiting))});
+  }
+
+  // Waits for the proposals asked for ahead and stores them in their kernel's tree.
+  void collect_prefetch() {
+    if (!prefetch_) return;
+    Prefetch p = std::move(*prefetch_);
+    prefetch_.reset();
+    if (!add_proposals(tree(p.kernel), p.pending->wait()).empty()) exhausted_.erase(p.kernel);
+  }
+
+  // Builds a proposal's source on the build target while the device times (ProposalContext::
+  // prebuild); one build at a time, never at the same time as the loop's own builds.
+  void prebuild(const std::string& source) {
+    std::lock_guard lock(build_mu_);
+    try {
+      options_.build_target->build(source, cache_);
+    } catch (const std::exception&) {
+      // The loop's own build of the source, when it screens it, reports what went wrong.
+    }
+  }
+
+  targets::BuildOutcome build(const std::string& source) {
+    std::lock_guard lock(build_mu_);
+    return target_.build(source, cache_);
+  }
+
   // One round on one kernel; false when the kernel has nothing left to try.
   bool round(const std::string& name) {
+    collect_prefetch();
     const KernelContract& kernel = *find_kernel(name);
     DesignTree& t = tree(name);
     const Node head = *t.node(t.head().node_id);
-    // Nodes a killed run left proposed come first; then new proposals.
-    std::vector<Node> pending;
-    for (const auto& n : t.nodes()) {
-      if (n.status == NodeStatus::kProposed && n.id != head.id) pending.push_back(n);
-    }
+    // Nodes proposed earlier come first; then new proposals.
+    std::vector<Node> pending = proposed_nodes(t);
     if (static_cast<int>(pending.size()) < options_.batch) {
-      ProposalContext ctx;
-      ctx.kernel = &kernel;
-      ctx.head_source = t.source(head.id).value_or("");
-      ctx.head_design = head.design;
-      ctx.head_params = params_from_json(head.params);
-      ctx.already_tried = [&t](const std::string& s) { return t.find_by_source(s).has_value(); };
-      ctx.max_proposals = options_.batch - static_cast<int>(pending.size());
-      ctx.head_ms = head_ms(name);
-      ctx.floor_ms = tree(name).record().floor_ms;
-      ctx.tried = tried_candidates(t);
       // Proposing may take minutes (an agent): shown as the current step, on the head.
       progress(name, head.id, head.design, "propose");
-      for (const auto& p : proposer_.propose(ctx)) {
-        search::NewNode n;
-        n.design = p.design;
-        n.params = nlohmann::json(p.params);
-        n.source = p.source;
-        n.proposer = p.proposer.empty() ? proposer_.name() : p.proposer;
-        n.kind = search::NodeKind::kDesign;
-        if (!p.parent_source.empty()) {
-          if (auto parent = t.find_by_source(p.parent_source)) {
-            n.kind = search::NodeKind::kVariant;
-            n.parent_id = parent->id;
-          }
-        }
-        const auto added = must(t.add(n), "add node");
-        if (p.agent_call) proposer_.proposed(added.node.id, *p.agent_call, added.duplicate);
-        if (!added.duplicate) {
-          pending.push_back(added.node);
-          ++summary_.proposed;
-        }
-      }
+      const ProposalContext ctx =
+          context_for(name, options_.batch - static_cast<int>(pending.size()));
+      for (auto& n : add_proposals(t, proposer_.begin(ctx)->wait())) pending.push_back(n);
     }
     if (pending.empty()) return false;
 
@@ -372,8 +453,10 @@ class Loop {
       if (budget_spent() || gate_.pause_requested()) return true;
       progress(name, n.id, n.design, "screen");
       const auto source = t.source(n.id);
-      const ScreenResult s =
-          screen_candidate(kernel, source.value_or(""), target_, cache_, options_.lint);
+      const ScreenResult s = [&] {
+        std::lock_guard lock(build_mu_);
+        return screen_candidate(kernel, source.value_or(""), target_, cache_, options_.lint);
+      }();
       add_device_seconds(ws_, name, s.seconds, "screen");
       if (s.passed) {
         survivors.push_back({n, s.artifact, std::nullopt});
@@ -391,6 +474,7 @@ class Loop {
       if (survivors.empty()) return true;
     }
 
+    begin_prefetch();  // the device times from here to the end of the round
     size_t winner = 0;
     if (survivors.size() > 1) {
       progress(name, survivors[0].node.id, survivors[0].node.design,
@@ -590,7 +674,14 @@ class Loop {
   Clock::duration paused_{};
   OptimizerGate gate_;
   std::map<std::string, DesignTree> trees_;
-  std::set<std::string> registered_;   // kernels of this run set up so far
+  std::set<std::string> registered_;  // kernels of this run set up so far
+  std::set<std::string> exhausted_;   // kernels whose proposer had nothing left to try
+  struct Prefetch {
+    std::string kernel;
+    std::unique_ptr<PendingProposals> pending;
+  };
+  std::optional<Prefetch> prefetch_;  // the next round's proposals, asked for while timing
+  std::mutex build_mu_;
   std::optional<RunRecorder> record_;  // from the moment the lock is held
   OptimizeSummary summary_;
 };

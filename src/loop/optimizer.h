@@ -34,6 +34,10 @@ struct OptimizeOptions {
   // Required, not owned: the target the loop builds, checks and times on, with the toolchain to
   // start with selected (the workspace's: knowledge/workspace_target.h).
   targets::Target* target = nullptr;
+  // Optional, not owned: a second instance of the same target and toolchain, used from other
+  // threads to build proposals while `target` times (only where !target->times_on_host()). Null:
+  // every build waits for the loop's thread.
+  targets::Target* build_target = nullptr;
   LintHook lint;
   // Called after a candidate failed screening and its status was recorded (a legality rule can
   // be learned from it before the next candidate is linted).
@@ -96,6 +100,12 @@ struct OptimizeSummary {
 // against the budget (nor in Progress::elapsed_s).
 // While it holds the lock it keeps the workspace's run record (run_record.h) up to date with
 // every progress, for other processes to follow the run; the record goes when the run ends.
+// Where the proposer works in the background (Proposer::works_in_background: agent calls), the
+// next round's proposals are asked for when the device starts timing a round (its race and
+// acceptance test), for the kernel the next round would go to if the round changed nothing;
+// they are stored as proposed nodes of that kernel before the next round, and at the end of the
+// run. Where the device is not the host and a build target is given, their sources are built
+// as they arrive, so builds overlap the timing too; checks stay serial (they use the device).
 // Where the target has a static cost, the head is timed in every race too, and every raced or
 // tested candidate's predicted and measured effect is recorded (loop/screen_calibration.h).
 // A targets::DeviceStopped from the target ends the run (summary.device_stopped); an

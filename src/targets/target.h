@@ -185,6 +185,9 @@ class Target {
   // ---- Candidates. Builds `source` into an artifact kept under cache_dir; an identical source
   // and toolchain is built once. Never throws for a bad source.
   virtual BuildOutcome build(const std::string& source, const std::filesystem::path& cache_dir) = 0;
+  // True when timing runs on this machine's own cores (the cpu target), so that nothing else
+  // may run on them while it times: the loop then builds nothing during timing.
+  virtual bool times_on_host() const = 0;
   // What the toolchain predicts for a built artifact's time (e.g. a schedule's makespan; lower
   // is faster; only ratios between artifacts of one kernel mean anything), or nullopt when the
   // target has no static cost.

@@ -108,6 +108,8 @@ const Manifest& CommandTarget::manifest_or_throw() const {
   return *manifest_;
 }
 
+bool CommandTarget::times_on_host() const { return manifest_ && manifest_->shares_host; }
+
 BuildOutcome CommandTarget::build(const std::string& source, const fs::path& cache_dir) {
   BuildOutcome out;
   const auto start = Clock::now();

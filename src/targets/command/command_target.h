@@ -34,6 +34,9 @@ class CommandTarget final : public targets::Target {
 
   targets::BuildOutcome build(const std::string& source,
                               const std::filesystem::path& cache_dir) override;
+  // The manifest's [device] shares_host (a device reached from here is not timed on its cores
+  // unless it says so).
+  bool times_on_host() const override;
   std::optional<double> static_cost(const targets::Artifact& artifact) const override;
   targets::CheckOutcome check(const KernelContract& kernel, const targets::Artifact& artifact,
                               const targets::CheckOptions& options) override;

@@ -218,7 +218,8 @@ TEST_F(CommandTargetTest, TheJobBudgetRunsOut) {
   // Selecting the same manifest again (as optimize does before its final timings) keeps the
   // jobs counted.
   ASSERT_TRUE(t->select_toolchain(t->toolchain()).found);
-  EXPECT_NE(t->time_side_by_side(qkv(), {a}, 2, 1)[0].failure.find("budget is spent"), std::string::npos);
+  EXPECT_NE(t->time_side_by_side(qkv(), {a}, 2, 1)[0].failure.find("budget is spent"),
+            std::string::npos);
   EXPECT_EQ(t->jobs()->stats().jobs, 3);
 }
 

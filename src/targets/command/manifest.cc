@@ -207,7 +207,8 @@ CommandSpec parse_command(const std::string& name, const toml::table& t, int max
 }
 
 void parse_device(Manifest& m, const toml::table& d) {
-  only_keys(d, "[device]", {"read_gbps", "time_unit", "clock_hz", "max_arms", "retry"});
+  only_keys(d, "[device]",
+            {"read_gbps", "time_unit", "clock_hz", "max_arms", "shares_host", "retry"});
   const auto bw = number_at(d, "read_gbps");
   if (!bw || *bw <= 0)
     fail(line_of(d),
@@ -226,6 +227,10 @@ void parse_device(Manifest& m, const toml::table& d) {
     if (*v < 2 || *v != std::floor(*v))
       fail(line_of(*d.get("max_arms")), "'max_arms' must be an integer >= 2");
     m.max_arms = static_cast<int>(*v);
+  }
+  if (const toml::node* n = d.get("shares_host")) {
+    if (!n->is_boolean()) fail(line_of(*n), "'shares_host' must be true or false");
+    m.shares_host = n->as_boolean()->get();
   }
   if (const toml::table* r = table_at(d, "retry")) {
     only_keys(*r, "[device] retry", {"output_regex", "exit_codes", "max_attempts"});

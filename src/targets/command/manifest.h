@@ -55,8 +55,9 @@ struct Manifest {
   std::string time_unit = "seconds";             // seconds, ms, us, ns or cycles
   double clock_hz = 0.0;                         // cycles per second, when time_unit is cycles
   int max_arms = 8;                              // arms per time job
-  int64_t budget_jobs = 0;                       // 0: no limit
-  double budget_device_minutes = 0.0;            // 0: no limit
+  bool shares_host = false;  // the time command runs the kernel on this machine's own cores
+  int64_t budget_jobs = 0;   // 0: no limit
+  double budget_device_minutes = 0.0;  // 0: no limit
   RetryPolicy retry;
   std::map<std::string, KernelEntry> kernels;
   std::map<std::string, CommandSpec> commands;

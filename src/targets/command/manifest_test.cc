@@ -129,6 +129,15 @@ TEST_F(ManifestTest, SyntaxErrorsAndBadValuesNameTheLine) {
             std::string::npos);
 }
 
+TEST_F(ManifestTest, ADeviceSharesTheHostOnlyWhenTheManifestSaysSo) {
+  EXPECT_FALSE(parse(kGood).value().shares_host);
+  auto shared = parse(replace(kGood, "read_gbps = 1500", "read_gbps = 1500\nshares_host = true"));
+  ASSERT_TRUE(shared.ok()) << shared.error().message;
+  EXPECT_TRUE(shared.value().shares_host);
+  EXPECT_EQ(error_of(replace(kGood, "read_gbps = 1500", "read_gbps = 1500\nshares_host = 1")),
+            "7: 'shares_host' must be true or false");
+}
+
 // Found by fuzz/command_manifest_fuzz.cc: a non-ASCII character where toml++ looks for
 // whitespace reached TOML_UNREACHABLE inside toml++ 3.3 (undefined behaviour). Such a character is
 // refused, naming its line, before toml++ parses; inside strings and comments it is fine.

@@ -22,6 +22,7 @@ class CpuTarget final : public targets::Target {
 
   targets::BuildOutcome build(const std::string& source,
                               const std::filesystem::path& cache_dir) override;
+  bool times_on_host() const override { return true; }
   targets::CheckOutcome check(const KernelContract& kernel, const targets::Artifact& artifact,
                               const targets::CheckOptions& options) override;
   measure::Expected<std::unique_ptr<targets::Session>> start_session(

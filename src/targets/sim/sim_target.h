@@ -34,6 +34,8 @@ class SimTarget final : public targets::Target {
 
   targets::BuildOutcome build(const std::string& source,
                               const std::filesystem::path& cache_dir) override;
+  // Its times come from a model of a device, not from the host's cores.
+  bool times_on_host() const override { return false; }
   targets::CheckOutcome check(const KernelContract& kernel, const targets::Artifact& artifact,
                               const targets::CheckOptions& options) override;
   measure::Expected<std::unique_ptr<targets::Session>> start_session(
