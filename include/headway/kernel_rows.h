@@ -9,6 +9,7 @@
 #ifndef HEADWAY_KERNEL_ROWS_H
 #define HEADWAY_KERNEL_ROWS_H
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <thread>
@@ -28,11 +29,17 @@ inline void relax() {
 #endif
 }
 
-/* A persistent pool: the caller is thread 0; workers spin briefly after a job, then sleep on a
- * futex (std::atomic::wait); the caller waits for them the same way. */
+/* A persistent pool: the caller is thread 0; workers spin briefly after a job (kWorkerSpins
+ * pauses, and then for spin_us microseconds of wall time shared out among them), then sleep on a
+ * futex (std::atomic::wait); the caller waits for them the same way. A longer spin keeps workers
+ * ready for the next call where a sleeping thread wakes late (under a hypervisor whose host has
+ * given an idle vCPU away, milliseconds: docs/PERFORMANCE.md), at the price of CPU between calls;
+ * headway's timing allows a process 20 ms to fall idle after a call and 50 ms of CPU in its life
+ * beyond its calls' wall time times the cores. */
 class Pool {
  public:
-  explicit Pool(int threads) : workers_(threads - 1) {
+  explicit Pool(int threads, int spin_us = 0)
+      : workers_(threads - 1), spin_us_(threads > 1 ? spin_us / (threads - 1) : 0) {
     for (int t = 1; t < threads; ++t) std::thread([this, t] { loop(t); }).detach();
   }
   int threads() const { return workers_ + 1; }
@@ -60,8 +67,9 @@ class Pool {
         0;  // the generation at construction: a job posted before this thread ran counts
     for (;;) {
       uint32_t g;
+      const auto spin_end = std::chrono::steady_clock::now() + std::chrono::microseconds(spin_us_);
       for (int spins = 0; (g = gen_.load(std::memory_order_acquire)) == seen; ++spins) {
-        if (spins < kWorkerSpins) {
+        if (spins < kWorkerSpins || (spin_us_ > 0 && std::chrono::steady_clock::now() < spin_end)) {
           relax();
         } else {
           gen_.wait(seen, std::memory_order_acquire);
@@ -78,17 +86,29 @@ class Pool {
   void (*fn_)(void*, int) = nullptr;
   void* ctx_ = nullptr;
   int workers_;
+  int spin_us_;  // per worker
 };
 
-/* The candidate's pool of `threads` threads (0 or less: one per hardware thread; at most 64),
- * created on first use and never destroyed (workers may still be asleep in it at exit). The
- * first call's count holds for the life of the process. */
-inline Pool& pool(int threads) {
-  static Pool* p = [threads] {
+/* The candidate's pool of `threads` threads (0 or less: one per hardware thread; at most 64)
+ * whose workers spin `spin_us` together after a job (Pool), created on first use and never
+ * destroyed (workers may still be asleep in it at exit). The first call's values hold for the
+ * life of the process. */
+inline Pool& pool(int threads, int spin_us = 0) {
+  static Pool* p = [threads, spin_us] {
     int t = threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency());
-    return new Pool(t < 1 ? 1 : (t > 64 ? 64 : t));
+    return new Pool(t < 1 ? 1 : (t > 64 ? 64 : t), spin_us < 0 ? 0 : spin_us);
   }();
   return *p;
+}
+
+/* A design's D::kSpinUs (the pool's spin after a job, microseconds) when it declares one, else
+ * 0. */
+template <class D>
+constexpr int spin_us_of() {
+  if constexpr (requires { D::kSpinUs; })
+    return D::kSpinUs;
+  else
+    return 0;
 }
 
 /* Row scheduling: thread t owns a contiguous region of rows (boundaries multiples of `align`)
@@ -245,7 +265,7 @@ void attn_out_rows(const hw_attn_out_args* a) {
       new AttnOutRows<D>;  // scratch, rebuilt from the inputs on every call
   AttnOutRows<D>& c = *ctx;
   c.a = a;
-  Pool& p = pool(D::kThreads);
+  Pool& p = pool(D::kThreads, spin_us_of<D>());
   c.threads = p.threads();
   if constexpr (D::kSchedule == Schedule::kStealChunks)
     c.regions.init(HW_H, p.threads(), D::kChunk, D::kGroupRows);
@@ -353,7 +373,7 @@ void qkv_rows(const hw_qkv_args* a) {
   c.a = a;
   for (auto& h : c.head_done) h.store(0, std::memory_order_relaxed);
   c.next_head.store(0, std::memory_order_relaxed);
-  Pool& p = pool(D::kThreads);
+  Pool& p = pool(D::kThreads, spin_us_of<D>());
   c.threads = p.threads();
   if constexpr (D::kSchedule == Schedule::kStealChunks) {
     static_assert(HW_DS % D::kChunk == 0, "a chunk must not cross a head");
@@ -464,7 +484,7 @@ void ffn_rows(const hw_ffn_args* a) {
   static FfnRows<D>* ctx = new FfnRows<D>;  // scratch, rebuilt from the inputs on every call
   FfnRows<D>& c = *ctx;
   c.a = a;
-  Pool& p = pool(D::kThreads);
+  Pool& p = pool(D::kThreads, spin_us_of<D>());
   c.regions.init(HW_L, p.threads(), D::kChunk, D::kGroupRows);
   p.run(FfnRows<D>::gate_up, &c);
   constexpr int kDownChunk = D::kChunk / 4 > D::kDownGroupRows ? D::kChunk / 4 : D::kDownGroupRows;

@@ -3,6 +3,7 @@
 // requires: avx512bw avx512vbmi avx512bf16
 // param P_ROWS 1 2 4 default 4
 // param P_THREADS 1 2 4 default 2
+// param P_SPIN_US 0 10000 default 0
 // param P_CHUNK 4 8 16 32 default 8
 // param P_PREFETCH 0 1 2 4 default 1
 //
@@ -34,6 +35,9 @@
 #endif
 #ifndef P_THREADS
 #define P_THREADS 2
+#endif
+#ifndef P_SPIN_US
+#define P_SPIN_US 0
 #endif
 #ifndef P_CHUNK
 #define P_CHUNK 8
@@ -137,6 +141,7 @@ inline void store_x(const float* x, XStore* xp) {
 struct Design {
   using Store = XStore;
   static constexpr int kGroupRows = P_ROWS, kChunk = P_CHUNK, kThreads = P_THREADS;
+  static constexpr int kSpinUs = P_SPIN_US;
   static constexpr hw::Schedule kSchedule = hw::Schedule::kStealChunks;
   static void store(const float* x, Store* xp) { store_x(x, xp); }
   template <int R>
