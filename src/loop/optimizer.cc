@@ -427,7 +427,6 @@ class Loop {
 
   // One round on one kernel; false when the kernel has nothing left to try.
   bool round(const std::string& name) {
-    collect_prefetch();
     const KernelContract& kernel = *find_kernel(name);
     DesignTree& t = tree(name);
     const Node head = *t.node(t.head().node_id);

@@ -71,10 +71,27 @@ std::optional<Outcome> BettingRule::observe(double d) {
   } else if (log_mean_wealth(log_wealth_[2]) >= log_bar_e &&
              log_mean_wealth(log_wealth_[3]) >= log_bar_e) {
     outcome_ = Outcome::kSame;
-  } else if (pairs() >= config_.cap) {
+  } else if (pairs() >= config_.cap || !decidable_by_cap()) {
     outcome_ = Outcome::kInconclusive;
   }
   return outcome_;
+}
+
+bool BettingRule::decidable_by_cap() const {
+  // Each pair multiplies a bet's wealth by at most 1 + lambda (x is clipped to [-1, 1]).
+  const int left = config_.cap - pairs();
+  const auto best = [&](size_t process) {
+    std::array<double, kBettingLambdas.size()> most{};
+    for (size_t j = 0; j < most.size(); ++j) {
+      most[j] = log_wealth_[process][j] + left * std::log1p(kBettingLambdas[j]);
+    }
+    return log_mean_wealth(most);
+  };
+  // A hair below the bars, so that rounding never stops a test that could still decide.
+  constexpr double kSlack = 1e-9;
+  const double bar = -std::log(config_.alpha) - kSlack;
+  const double bar_e = -std::log(config_.alpha_e) - kSlack;
+  return best(0) >= bar || best(1) >= bar || (best(2) >= bar_e && best(3) >= bar_e);
 }
 
 BettingWealth BettingRule::wealth() const {

@@ -50,7 +50,10 @@ class BettingRule final : public DecisionRule {
   Arm first_arm(int pair_index, Rng& coin) override;
   // Requires a finite d (throws std::invalid_argument) and no earlier outcome. Checks, in this
   // order: FASTER when wealth.faster >= 1/alpha; SLOWER when wealth.slower >= 1/alpha; SAME when
-  // both equivalence wealths >= 1/alpha_e; INCONCLUSIVE when cap pairs are in.
+  // both equivalence wealths >= 1/alpha_e; INCONCLUSIVE when cap pairs are in, or earlier when
+  // no outcome can be reached by the cap whatever the pairs left bring (each can multiply a
+  // bet's wealth by 1 + lambda at most): the outcome is the one the full test would give, in
+  // fewer pairs.
   std::optional<Outcome> observe(double d) override;
   int max_pairs() const override { return config_.cap; }
 
@@ -61,6 +64,8 @@ class BettingRule final : public DecisionRule {
   const std::vector<double>& d() const { return d_; }
 
  private:
+  // False when no continuation up to the cap can reach any outcome's bar.
+  bool decidable_by_cap() const;
   BettingConfig config_;
   // log of prod (1 + lambda x) per process (faster, slower, same_lower, same_upper) and lambda.
   std::array<std::array<double, kBettingLambdas.size()>, 4> log_wealth_{};

@@ -1,8 +1,11 @@
 #include "measure/betting_rule.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -113,13 +116,55 @@ TEST(BettingRule, SameNeedsBothSides) {
 }
 
 TEST(BettingRule, InconclusiveAtTheCap) {
-  // d alternating +-0.02 with s0 = delta_e = 0.01: every x alternates +1, -1, so every wealth
-  // shrinks by (1 + lambda)(1 - lambda) per two pairs.
-  BettingRule rule(config(0.01, 10));
-  for (int i = 0; i < 9; ++i) ASSERT_EQ(rule.observe(i % 2 == 0 ? 0.02 : -0.02), std::nullopt);
-  EXPECT_EQ(rule.observe(-0.02), Outcome::kInconclusive);
-  EXPECT_EQ(rule.pairs(), 10);
-  EXPECT_NEAR(rule.wealth().faster, 0.24444428391, 1e-9);
+  // Five clear pairs for the candidate (FASTER wealth 12.96, below 20, with 22.7 still within
+  // reach), then one against it at the cap of 6.
+  BettingRule rule(config(0.01, 6));
+  for (int i = 0; i < 5; ++i) ASSERT_EQ(rule.observe(-0.02), std::nullopt) << i;
+  EXPECT_NEAR(rule.wealth().faster,
+              (std::pow(1.25, 5) + std::pow(1.5, 5) + std::pow(1.75, 5) + std::pow(1.9, 5)) / 4,
+              1e-9);
+  EXPECT_EQ(rule.observe(0.02), Outcome::kInconclusive);
+  EXPECT_EQ(rule.pairs(), 6);
+}
+
+// The best mean wealth a process with these x's can reach when `left` more pairs each bring
+// x = +1, by plain arithmetic.
+double best_reachable(const std::vector<double>& x, int left) {
+  double sum = 0.0;
+  for (const double lambda : kBettingLambdas) {
+    double w = std::pow(1.0 + lambda, left);
+    for (const double xi : x) w *= 1.0 + lambda * xi;
+    sum += w;
+  }
+  return sum / static_cast<double>(kBettingLambdas.size());
+}
+
+TEST(BettingRule, InconclusiveAsSoonAsNoOutcomeIsReachableByTheCap) {
+  // d alternating +-0.02 with s0 = delta_e = 0.01: every process's x alternates +1 and -1
+  // (FASTER and SAME upper starting with -1), so every wealth shrinks by (1 + lambda)(1 - lambda)
+  // per two pairs.
+  const int cap = 24;
+  BettingRule rule(config(0.01, cap));
+  std::vector<double> up, down;  // x of SLOWER and SAME lower; of FASTER and SAME upper
+  std::optional<Outcome> outcome;
+  for (int i = 0; i < cap && !outcome; ++i) {
+    outcome = rule.observe(i % 2 == 0 ? 0.02 : -0.02);
+    up.push_back(i % 2 == 0 ? 1.0 : -1.0);
+    down.push_back(-up.back());
+  }
+  EXPECT_EQ(outcome, Outcome::kInconclusive);
+  const int t = rule.pairs();
+  EXPECT_LT(t, cap) << "stopped before the cap";
+  // From here nothing can reach a bar by the cap (FASTER, SLOWER 1/alpha = 20; SAME needs both
+  // its wealths at 1/alpha_e = 10)...
+  EXPECT_LT(best_reachable(up, cap - t), 20.0);
+  EXPECT_LT(best_reachable(down, cap - t), 10.0);
+  // ...and one pair earlier something could: the test stopped at the first pair it could.
+  up.pop_back();
+  down.pop_back();
+  EXPECT_GE(std::max(best_reachable(up, cap - t + 1), best_reachable(down, cap - t + 1)), 10.0);
+  EXPECT_EQ(early_stop_note(Outcome::kInconclusive, t, cap),
+            fmt::format("stopped at pair {}: no outcome was reachable by pair {}", t, cap));
 }
 
 TEST(BettingRule, RejectsNonFiniteD) {

@@ -1,11 +1,11 @@
 #include "measure/effect_estimate.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "measure/special_functions.h"
 
@@ -37,6 +37,9 @@ EffectEstimate estimate_effect(std::span<const double> d, double confidence) {
 
 std::string early_stop_note(Outcome outcome, int pairs, int cap) {
   if (pairs >= cap) return "";
+  if (outcome == Outcome::kInconclusive) {
+    return fmt::format("stopped at pair {}: no outcome was reachable by pair {}", pairs, cap);
+  }
   if (outcome == Outcome::kSame) {
     return fmt::format("stopped early at pair {}: the estimate is biased toward zero", pairs);
   }
