@@ -390,12 +390,14 @@ class Loop {
 
   // Before the device times this round: where the proposer works in the background, asks for
   // the next round's proposals now, for the kernel the next round would go to if this round
-  // changed nothing (if it does change something, they wait in that kernel's tree).
-  void begin_prefetch() {
+  // changed nothing (if it does change something, they wait in that kernel's tree). `deciding`:
+  // the nodes this round races and tests, still proposed until it decides them.
+  void begin_prefetch(const std::set<int64_t>& deciding) {
     if (prefetch_ || !proposer_.works_in_background() || !proposer_.stopped().empty()) return;
     const std::string* next = next_kernel();
     if (!next) return;
-    const int waiting = static_cast<int>(proposed_nodes(tree(*next)).size());
+    int waiting = 0;
+    for (const auto& n : proposed_nodes(tree(*next))) waiting += !deciding.count(n.id);
     if (waiting >= options_.batch) return;
     prefetch_.emplace(
         Prefetch{*next, proposer_.begin(context_for(*next, options_.batch - waiting))});
@@ -473,7 +475,10 @@ class Loop {
       if (survivors.empty()) return true;
     }
 
-    begin_prefetch();  // the device times from here to the end of the round
+    // The device times from here to the end of the round.
+    std::set<int64_t> deciding;
+    for (const auto& s : survivors) deciding.insert(s.node.id);
+    begin_prefetch(deciding);
     size_t winner = 0;
     if (survivors.size() > 1) {
       progress(name, survivors[0].node.id, survivors[0].node.design,
