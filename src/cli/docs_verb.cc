@@ -1,9 +1,7 @@
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -11,6 +9,7 @@
 
 #include "cli/cli_support.h"
 #include "cli/verbs.h"
+#include "common/atomic_file.h"
 #include "knowledge/citation_markup.h"
 #include "knowledge/citation_moves.h"
 #include "knowledge/corpus.h"
@@ -99,23 +98,6 @@ int run_docs_index(const DocsArgs& args) {
   return 0;
 }
 
-// Replaces path's content with text through a temporary file beside it and a rename.
-void write_file_atomically(const fs::path& path, const std::string& text) {
-  const fs::path tmp = path.string() + fmt::format(".tmp-{}", ::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out.close();
-    if (!out) throw UsageError(fmt::format("cannot write {}", tmp.string()));
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw UsageError(fmt::format("cannot write {}: {}", path.string(), ec.message()));
-  }
-}
-
 std::string tracked_why(const knowledge::TrackedCitation& t) {
   using knowledge::CitedLinesMove;
   const std::string elsewhere =
@@ -188,7 +170,9 @@ int run_docs_diff(const DocsArgs& args) {
   int64_t updated = 0;
   if (args.update && !tracked.empty()) {
     const std::string text = knowledge::apply_moves(summary_text, tracked, &updated);
-    if (updated > 0) write_file_atomically(args.summary, text);
+    if (updated > 0) {
+      if (auto error = write_file_atomically(args.summary, text)) throw UsageError(*error);
+    }
   }
   const auto moved = std::count_if(tracked.begin(), tracked.end(), [](const auto& t) {
     return t.move == knowledge::CitedLinesMove::kMoved;

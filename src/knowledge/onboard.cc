@@ -1,14 +1,13 @@
 #include "knowledge/onboard.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
-#include <fstream>
 #include <map>
 #include <memory>
 #include <stdexcept>
 #include <utility>
 
+#include "common/atomic_file.h"
 #include "knowledge/citation_json.h"
 #include "knowledge/citation_markup.h"
 #include "knowledge/docs_index.h"
@@ -35,21 +34,9 @@ std::string cell(const std::string& text) {
   return out;
 }
 
-// Writes text to path through a temporary file and a rename.
+// write_file_atomically as a store::Result.
 store::Result<bool> write_atomically(const fs::path& path, const std::string& text) {
-  const fs::path tmp = path.string() + fmt::format(".tmp-{}", getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out.close();
-    if (!out) return store::Error{fmt::format("cannot write {}", tmp.string())};
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    return store::Error{fmt::format("cannot write {}: {}", path.string(), ec.message())};
-  }
+  if (auto error = write_file_atomically(path, text)) return store::Error{*error};
   return true;
 }
 
