@@ -34,8 +34,8 @@ inline void relax() {
  * futex (std::atomic::wait); the caller waits for them the same way. A longer spin keeps workers
  * ready for the next call where a sleeping thread wakes late (under a hypervisor whose host has
  * given an idle vCPU away, milliseconds: docs/PERFORMANCE.md), at the price of CPU between calls;
- * headway's timing allows a process 20 ms to fall idle after a call and 50 ms of CPU in its life
- * beyond its calls' wall time times the cores. */
+ * headway's timing allows a process 20 milliseconds to fall idle after a call and 50 milliseconds
+ * of CPU in its life beyond its calls' wall time times the cores. */
 class Pool {
  public:
   explicit Pool(int threads, int spin_us = 0)
