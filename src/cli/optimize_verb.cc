@@ -125,7 +125,10 @@ int run_optimize(const OptimizeArgs& args) {
   if (!args.target.empty() && !ws.meta("target"))
     knowledge::set_workspace_target_name(ws, target_name);
   // Its toolchain is the workspace's: `headway migrate` may have moved it.
-  const auto target = target_or_throw(target_name, knowledge::workspace_toolchain(ws, target_name));
+  const auto workspace_target = [&] {
+    return target_or_throw(target_name, knowledge::workspace_toolchain(ws, target_name));
+  };
+  const auto target = workspace_target();
   options.target = target.get();
   // Legality rules: learned from every screening failure, applied by the lint stage.
   options.lint = knowledge::rule_lint_following_workspace(ws);
@@ -184,7 +187,7 @@ int run_optimize(const OptimizeArgs& args) {
   // instance of the target builds their answers meanwhile.
   std::unique_ptr<targets::Target> build_target;
   if (agent_run && !target->times_on_host()) {
-    build_target = target_or_throw(target_name, knowledge::workspace_toolchain(ws, target_name));
+    build_target = workspace_target();
     options.build_target = build_target.get();
   }
   const auto on_progress = [&display](const loop::Progress& p) { display.progress(p); };

@@ -3,6 +3,7 @@
 // built on the build target meanwhile where the device is not the host.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -12,7 +13,6 @@
 #include "search/design_tree.h"
 #include "store/test_temp_dir.h"
 #include "targets/registry.h"
-#include "targets/sim/sim_target.h"
 
 namespace headway::loop {
 namespace {
@@ -37,19 +37,18 @@ class RecordingProposer final : public Proposer {
     could_prebuild.push_back(static_cast<bool>(ctx.prebuild));
     auto proposals = library_.propose(ctx);
     if (ctx.prebuild) {
-      for (const auto& p : proposals) ctx.prebuild(p.source);
+      for (const auto& p : proposals) {
+        ctx.prebuild(p.source);
+        prebuilt.push_back(p.source);
+      }
     }
-    return std::make_unique<Ready>(std::move(proposals));
+    return ready_proposals(std::move(proposals));
   }
   std::vector<std::string> last_stage;  // per begin(): the loop's last reported stage
   std::vector<bool> could_prebuild;     // per begin(): ctx.prebuild was set
+  std::vector<std::string> prebuilt;    // the sources handed to ctx.prebuild
 
  private:
-  struct Ready final : PendingProposals {
-    explicit Ready(std::vector<Proposal> p) : proposals(std::move(p)) {}
-    std::vector<Proposal> wait() override { return std::move(proposals); }
-    std::vector<Proposal> proposals;
-  };
   LibraryProposer library_;
   bool background_;
   const std::vector<Progress>& progress_;
@@ -59,7 +58,7 @@ struct PrefetchRun {
   store::TestTempDir dir;
   store::Workspace ws = store::Workspace::create(dir.path()).value();
   std::unique_ptr<targets::Target> target = targets::make_target("sim");
-  sim::SimTarget build_target;
+  std::unique_ptr<targets::Target> build_target = targets::make_target("sim");
   std::vector<Progress> progress;
 
   OptimizeSummary run(RecordingProposer& proposer, bool with_build_target) {
@@ -67,7 +66,7 @@ struct PrefetchRun {
     OptimizeOptions options;
     options.kernels = {"attn_out", "qkv"};
     options.target = target.get();
-    if (with_build_target) options.build_target = &build_target;
+    if (with_build_target) options.build_target = build_target.get();
     return optimize(ws, proposer, options, [this](const Progress& p) { progress.push_back(p); });
   }
   // Nodes besides the baseline, and those still proposed, over the run's kernels.
@@ -126,7 +125,20 @@ TEST(OptimizePrefetch, WhereTheDeviceIsNotTheHostTheBuildTargetBuildsProposalsMe
   r.run(proposer, /*with_build_target=*/true);
   ASSERT_FALSE(proposer.could_prebuild.empty());
   for (const bool b : proposer.could_prebuild) EXPECT_TRUE(b);
-  EXPECT_GT(r.build_target.builds(), 0) << "the proposals were built on the build target";
+  // A source the build target built before comes back from it as cached; from another instance
+  // of the same target it does not.
+  ASSERT_FALSE(proposer.prebuilt.empty());
+  const auto elsewhere = targets::make_target("sim");
+  int built = 0;
+  for (const auto& source :
+       std::set<std::string>(proposer.prebuilt.begin(), proposer.prebuilt.end())) {
+    const auto again = r.build_target->build(source, r.dir.path() / "builds");
+    if (!again.built()) continue;  // a design that never builds
+    ++built;
+    EXPECT_TRUE(again.cached) << "the loop built it on the build target";
+    EXPECT_FALSE(elsewhere->build(source, r.dir.path() / "builds").cached);
+  }
+  EXPECT_GT(built, 0);
 }
 
 TEST(OptimizePrefetch, TheCpuTargetTimesOnTheHost) {

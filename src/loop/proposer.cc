@@ -15,8 +15,12 @@ class ReadyProposals final : public PendingProposals {
 
 }  // namespace
 
+std::unique_ptr<PendingProposals> ready_proposals(std::vector<Proposal> proposals) {
+  return std::make_unique<ReadyProposals>(std::move(proposals));
+}
+
 std::unique_ptr<PendingProposals> Proposer::begin(const ProposalContext& ctx) {
-  return std::make_unique<ReadyProposals>(propose(ctx));
+  return ready_proposals(propose(ctx));
 }
 
 }  // namespace headway::loop

@@ -58,6 +58,9 @@ class PendingProposals {
   virtual std::vector<Proposal> wait() = 0;
 };
 
+// Proposals already made, as PendingProposals (what the default Proposer::begin returns).
+std::unique_ptr<PendingProposals> ready_proposals(std::vector<Proposal> proposals);
+
 class Proposer {
  public:
   virtual ~Proposer() = default;
