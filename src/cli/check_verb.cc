@@ -15,6 +15,7 @@ struct CheckArgs {
   std::string source;
   std::optional<uint64_t> seed;
   double timeout = 10.0;
+  std::string target = "cpu";
   std::string cxx = "g++";
   bool json = false;
 };
@@ -32,9 +33,51 @@ const char* status_name(cpu::CheckReport::Status s) {
   return "";
 }
 
+const char* outcome_name(targets::CheckOutcome::Status s) {
+  using S = targets::CheckOutcome::Status;
+  switch (s) {
+    case S::kCorrect: return "correct";
+    case S::kIncorrect: return "incorrect";
+    case S::kCrashed: return "crashed";
+    case S::kTimedOut: return "timed-out";
+    case S::kUnloadable: return "unloadable";
+    case S::kCheated: return "cheated";
+  }
+  return "";
+}
+
+// Any target but cpu, through the Target interface. A target whose device is not on this
+// machine is an input error (exit 2), said in one line.
+int run_target_check(const CheckArgs& args, const KernelContract& kernel, const std::string& source) {
+  auto target = target_or_throw(args.target);
+  const targets::Artifact artifact = build_or_throw(*target, source, args.source);
+  targets::CheckOptions options;
+  options.seed = args.seed;
+  targets::CheckOutcome outcome;
+  try {
+    outcome = target->check(kernel, artifact, options);
+  } catch (const targets::DeviceUnavailable& e) {
+    throw UsageError(e.what());
+  }
+  if (outcome.status == targets::CheckOutcome::Status::kUnloadable) throw UsageError(outcome.description);
+  if (args.json) {
+    const nlohmann::json j = {{"kernel", kernel.name()},  {"source", args.source},
+                              {"target", args.target},    {"status", outcome_name(outcome.status)},
+                              {"kind", outcome.kind},     {"seed", outcome.seed},
+                              {"seconds", outcome.seconds}, {"message", outcome.description},
+                              {"details", outcome.details}};
+    fmt::print("{}\n", j.dump(2));
+  } else {
+    fmt::print("{}: {}: {} ({:.1f} s)\n", kernel.name(), outcome_name(outcome.status),
+               outcome.description, outcome.seconds);
+  }
+  return outcome.correct() ? 0 : 1;
+}
+
 int run_check(const CheckArgs& args) {
   const KernelContract& kernel = kernel_or_throw(args.kernel);
   const std::string source = read_source_or_throw(args.source);
+  if (args.target != "cpu") return run_target_check(args, kernel, source);
   cpu::CpuTarget target(args.cxx);
   const auto so = build_or_throw(target, source, args.source).path;
   cpu::CheckOptions options;
@@ -76,7 +119,8 @@ void add_check(CLI::App& app, int* exit_code) {
   cmd->add_option("--source", args->source, "candidate source file")->required();
   cmd->add_option("--seed", args->seed, "fixed input seed (default: fresh inputs)");
   cmd->add_option("--timeout", args->timeout, "seconds one call may take")->check(CLI::PositiveNumber);
-  cmd->add_option("--cxx", args->cxx, "C++ compiler");
+  cmd->add_option("--target", args->target, "cpu (default), cuda, or another registered target");
+  cmd->add_option("--cxx", args->cxx, "C++ compiler (cpu target)");
   cmd->add_flag("--json", args->json, "print one JSON object");
   cmd->callback([args, exit_code] { run_verb(exit_code, [&] { return run_check(*args); }); });
 }

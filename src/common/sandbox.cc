@@ -83,6 +83,7 @@ std::vector<std::string> bwrap_argv(const std::string& bwrap, const Policy& poli
   argv.insert(argv.end(), {"--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"});
   for (const auto& p : policy.read_only) argv.insert(argv.end(), {"--ro-bind", p.string(), p.string()});
   for (const auto& p : policy.writable) argv.insert(argv.end(), {"--bind", p.string(), p.string()});
+  for (const auto& p : policy.devices) argv.insert(argv.end(), {"--dev-bind", p.string(), p.string()});
   argv.insert(argv.end(), {"--chdir", policy.working_directory.empty()
                                           ? std::string("/")
                                           : policy.working_directory.string()});

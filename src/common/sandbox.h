@@ -24,7 +24,7 @@
 
 namespace headway::sandbox {
 
-struct Limits {  // 0 leaves a limit as it is
+struct Limits {                      // 0 leaves a limit as it is
   uint64_t address_space_bytes = 0;  // RLIMIT_AS
   uint64_t cpu_seconds = 0;          // RLIMIT_CPU (SIGXCPU at the limit, SIGKILL a second later)
   uint64_t file_size_bytes = 0;      // RLIMIT_FSIZE (a larger write fails with EFBIG)
@@ -37,6 +37,8 @@ struct Policy {
   // Paths bound read-write at the same place (scratch folders). Each must exist. Bound after
   // read_only, so a writable folder inside a read-only one stays writable.
   std::vector<std::filesystem::path> writable;
+  // Device nodes (e.g. /dev/nvidia0) bound at the same place, usable as devices. Each must exist.
+  std::vector<std::filesystem::path> devices;
   // The working directory inside the sandbox; empty: "/".
   std::filesystem::path working_directory;
   // Variables set after PATH and HOME (the only two set otherwise); a later one wins.

@@ -266,6 +266,25 @@ TEST_F(Sandbox, ApplyLimitsSetsSoftAndHard) {
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
 }
 
+TEST(SandboxDevices, BindsTheDeviceNodesItIsGivenAndNoOthers) {
+  if (!unavailable_reason().empty()) GTEST_SKIP() << unavailable_reason();
+  // A character device outside the sandbox's minimal /dev, as /dev/nvidia0 is.
+  fs::path device;
+  for (const char* p : {"/dev/loop-control", "/dev/cpu_dma_latency", "/dev/kmsg", "/dev/fuse", "/dev/tty0"}) {
+    std::error_code ec;
+    if (fs::is_character_file(p, ec)) {
+      device = p;
+      break;
+    }
+  }
+  if (device.empty()) GTEST_SKIP() << "no spare character device on this machine";
+  const std::string test = "test -c " + device.string();
+  EXPECT_FALSE(sh(test).ok()) << device << " is visible without a bind";
+  Policy policy;
+  policy.devices = {device};
+  EXPECT_TRUE(sh(test, policy).ok()) << sh(test, policy).output;
+}
+
 TEST(SandboxDisabled, RunsWithoutBwrapButWithACleanEnvironment) {
   OutsideDir workspace;
   std::ofstream(workspace.path() / "visible.txt") << "visible\n";

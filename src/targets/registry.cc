@@ -8,6 +8,7 @@
 
 #include "targets/command/command_target.h"
 #include "targets/cpu/cpu_target.h"
+#include "targets/cuda/cuda_target.h"
 #include "targets/sim/sim_target.h"
 
 namespace headway::targets {
@@ -20,6 +21,7 @@ struct Registry {
     makers["cpu"] = [](const std::string& spec) { return std::make_unique<cpu::CpuTarget>(spec); };
     makers["sim"] = [](const std::string& spec) { return std::make_unique<sim::SimTarget>(spec); };
     // The command target's toolchain spec is its manifest's path.
+    makers["cuda"] = [](const std::string& spec) { return std::make_unique<cuda::CudaTarget>(spec); };
     makers["command"] = [](const std::string& spec) { return std::make_unique<command::CommandTarget>(spec); };
   }
 };

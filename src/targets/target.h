@@ -116,6 +116,13 @@ class DeviceStopped : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Thrown by a target whose device is not on this machine (the cuda target without a GPU) when
+// something needs the device: checks, timing, facts. Builds do not.
+class DeviceUnavailable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // One chip fact as a target measures it; knowledge stores it under a toolchain id.
 struct ChipFact {
   std::string name;  // targets/fact_names.h

@@ -125,4 +125,17 @@ void InputSets::restore(int set, uint64_t patch_seed) {
   }
 }
 
+std::vector<std::pair<size_t, size_t>> InputSets::patched_ranges(uint64_t patch_seed) const {
+  std::vector<std::pair<size_t, size_t>> ranges;
+  for (size_t r = 0; r < specs_.size(); ++r) {
+    if (specs_[r].role == RegionRole::kInput && specs_[r].bytes <= kSmallRegionBytes)
+      ranges.emplace_back(layout_.offset[r], specs_[r].bytes);
+  }
+  for (const auto& [r, pages] : draw_patch(patch_seed).pages) {
+    for (uint64_t page : pages)
+      ranges.emplace_back(layout_.offset[r] + page * kPageBytes, kPageBytes);
+  }
+  return ranges;
+}
+
 }  // namespace headway::cpu

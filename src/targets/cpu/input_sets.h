@@ -45,6 +45,10 @@ class InputSets {
   void prepare(int set, uint64_t patch_seed, std::byte* writable);
   // Puts set `set` back to the base draw (after prepare).
   void restore(int set, uint64_t patch_seed);
+  // The byte ranges of a set's input block that prepare and restore with `patch_seed` write, as
+  // (offset in the set, bytes): every small input region and every swapped page. What a copy of
+  // the set elsewhere (a device's) must take over to follow the patch.
+  std::vector<std::pair<size_t, size_t>> patched_ranges(uint64_t patch_seed) const;
   // Bytes a set occupies (the kernel's input block).
   static size_t input_block_bytes(const KernelContract& kernel);
 

@@ -1,0 +1,117 @@
+// qkv baseline for the cuda target: the plain, correct first version. Three launches:
+//   qkv_xn     1 block:            xn = bf16(RMSNorm(x) * input_rms_weight) -> scratch (f32)
+//   qkv_rows   one block per 8 rows (a warp per row): byte loads, f8 decoded through a 256-entry
+//              table in shared memory, f32 accumulation; pre = bf16(dot * row_scale) -> scratch
+//   qkv_heads  one block per head (16 q, 8 k, 8 v heads): RMSNorm of the head (weight for q and
+//              k), RoPE for q and k, rounded to bf16 once into q_out / slot kv_slot of the caches.
+// Rounding points as kernels/baselines/qkv.cc.
+#include "headway_cuda.h"
+
+#define QKV_ROWS (HW_QS + 2 * HW_PS) /* 8192: q rows, then k rows, then v rows */
+#define ROWS_PER_BLOCK 8
+#define THREADS 256
+
+/* scratch layout */
+#define XN_OFFSET 0                         /* f32 [H] */
+#define PRE_OFFSET (HW_H * 4)               /* f32 [QKV_ROWS], each a bf16 value */
+#define SCRATCH_BYTES (PRE_OFFSET + QKV_ROWS * 4)
+
+static __device__ __forceinline__ float round_bf16(float v) {
+  return hw_bf16_to_float(hw_float_to_bf16(v));
+}
+
+static __device__ __forceinline__ float warp_sum(float v) {
+  for (int o = 16; o >= 1; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+
+/* Sum over the block (blockDim.x a multiple of 32); every thread gets the same total. */
+static __device__ float block_sum(float v, float* red) {
+  v = warp_sum(v);
+  __syncthreads(); /* red may still be read by a previous call */
+  if ((threadIdx.x & 31) == 0) red[threadIdx.x >> 5] = v;
+  __syncthreads();
+  float total = 0.0f;
+  for (unsigned w = 0; w < blockDim.x / 32; ++w) total += red[w];
+  return total;
+}
+
+extern "C" __global__ void qkv_xn(hw_qkv_args a, unsigned char* scratch) {
+  __shared__ float red[32];
+  float* xn = (float*)(scratch + XN_OFFSET);
+  float ss = 0.0f;
+  for (int j = threadIdx.x; j < HW_H; j += blockDim.x) {
+    const float v = hw_bf16_to_float(a.x[j]);
+    ss += v * v;
+  }
+  const float inv = 1.0f / sqrtf(block_sum(ss, red) / (float)HW_H + HW_EPS);
+  for (int j = threadIdx.x; j < HW_H; j += blockDim.x) {
+    const float v = hw_bf16_to_float(a.x[j]);
+    xn[j] = round_bf16(v * inv * hw_bf16_to_float(a.input_rms_weight[j]));
+  }
+}
+
+extern "C" __global__ void qkv_rows(hw_qkv_args a, unsigned char* scratch) {
+  __shared__ float table[256];
+  __shared__ float xn[HW_H];
+  const float* xn_global = (const float*)(scratch + XN_OFFSET);
+  float* pre = (float*)(scratch + PRE_OFFSET);
+
+  for (int c = threadIdx.x; c < 256; c += blockDim.x) table[c] = hw_f8e4m3_to_float((uint8_t)c);
+  for (int j = threadIdx.x; j < HW_H; j += blockDim.x) xn[j] = xn_global[j];
+  __syncthreads();
+
+  const int lane = threadIdx.x & 31;
+  const int r = blockIdx.x * ROWS_PER_BLOCK + (threadIdx.x >> 5); /* 0 .. QKV_ROWS-1 */
+  const uint8_t* w;
+  const hw_bf16* scale;
+  int row;
+  if (r < HW_QS) {
+    w = a.q_weight, scale = a.q_scale, row = r;
+  } else if (r < HW_QS + HW_PS) {
+    w = a.k_weight, scale = a.k_scale, row = r - HW_QS;
+  } else {
+    w = a.v_weight, scale = a.v_scale, row = r - HW_QS - HW_PS;
+  }
+  const uint8_t* codes = w + (size_t)row * HW_H;
+  float acc = 0.0f;
+  for (int j = lane; j < HW_H; j += 32) acc += table[codes[j]] * xn[j];
+  acc = warp_sum(acc);
+  if (lane == 0) pre[r] = round_bf16(acc * hw_bf16_to_float(scale[row]));
+}
+
+extern "C" __global__ void qkv_heads(hw_qkv_args a, unsigned char* scratch) {
+  __shared__ float red[32];
+  __shared__ float normed[HW_DS];
+  const float* pre = (const float*)(scratch + PRE_OFFSET);
+  const int head = blockIdx.x; /* 0..15 q heads, 16..23 k heads, 24..31 v heads */
+  const int d = threadIdx.x;   /* blockDim.x == HW_DS */
+  const size_t slot = (size_t)a.kv_slot * HW_NS * HW_DS;
+  const hw_bf16* weight;
+  hw_bf16* out;
+  bool rotate;
+  if (head < HW_QS / HW_DS) {
+    weight = a.q_rms_weight, out = a.q_out + head * HW_DS, rotate = true;
+  } else if (head < (HW_QS + HW_PS) / HW_DS) {
+    weight = a.k_rms_weight, out = a.k_cache + slot + (head - HW_QS / HW_DS) * HW_DS, rotate = true;
+  } else {
+    weight = 0, out = a.v_cache + slot + (head - (HW_QS + HW_PS) / HW_DS) * HW_DS, rotate = false;
+  }
+
+  const float v = pre[head * HW_DS + d];
+  const float inv = 1.0f / sqrtf(block_sum(v * v, red) / (float)HW_DS + HW_EPS);
+  normed[d] = v * inv * (weight ? hw_bf16_to_float(weight[d]) : 1.0f);
+  __syncthreads();
+  float o = normed[d];
+  if (rotate) {
+    const float rotated = d < HW_DS / 2 ? -normed[d + HW_DS / 2] : normed[d - HW_DS / 2];
+    o = normed[d] * hw_bf16_to_float(a.cos[d]) + rotated * hw_bf16_to_float(a.sin[d]);
+  }
+  out[d] = hw_float_to_bf16(o);
+}
+
+extern "C" __device__ const hw_cuda_plan hw_plan = {
+    {{"qkv_xn", 1, 1024, 0},
+     {"qkv_rows", QKV_ROWS / ROWS_PER_BLOCK, THREADS, 0},
+     {"qkv_heads", QKV_ROWS / HW_DS, HW_DS, 0}},
+    SCRATCH_BYTES};

@@ -1,0 +1,185 @@
+// headway-cuda-runner and the cuda target's sessions, end to end on a stand-in driver
+// (fake_driver/fake_libcuda.cc): modules are host shared objects whose "kernels" run the cpu
+// baseline, so the runner's loading, checking, timing, input sets and verification of timed calls
+// are exercised without a GPU. The device itself is the only fake.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <fstream>
+
+#include "common/subprocess.h"
+#include "store/test_temp_dir.h"
+#include "targets/cuda/cuda_target.h"
+#include "targets/cuda/runner_client.h"
+
+#ifdef HEADWAY_FAKE_LIBCUDA
+namespace headway::cuda {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Points the runner at the stand-in driver for one test.
+class FakeDriver : public ::testing::Test {
+ protected:
+  void SetUp() override { setenv("HEADWAY_CUDA_DRIVER", HEADWAY_FAKE_LIBCUDA, 1); }
+  void TearDown() override { unsetenv("HEADWAY_CUDA_DRIVER"); }
+
+  // A host "module": the kernel's cpu baseline, called from the plan's one launch through
+  // `body` (C++ statements with `a`, the argument struct, and `calls`, a call counter).
+  targets::Artifact module(const std::string& name, const std::string& body,
+                           const std::string& plan = "{{{\"run_rows\", 1, 32, 0}}, 64}",
+                           const std::string& kernel = "attn_out") {
+    const fs::path dir = dir_.path() / name;
+    fs::create_directories(dir);
+    const fs::path include = fs::path(HEADWAY_SOURCE_DIR) / "include/headway";
+    fs::copy_file(include / "kernel_abi.h", dir / "headway_kernel.h");
+    fs::copy_file(include / "kernel_support.h", dir / "headway_support.h");
+    fs::copy_file(include / "cuda_kernel.h", dir / "headway_cuda.h");
+    std::ifstream baseline(fs::path(HEADWAY_SOURCE_DIR) / "kernels/baselines" / (kernel + ".cc"));
+    std::string text((std::istreambuf_iterator<char>(baseline)), std::istreambuf_iterator<char>());
+    text += "\n#include \"headway_cuda.h\"\nstatic int calls = 0;\n";
+    if (!plan.empty())
+      text += "extern \"C\" hw_cuda_plan hw_plan;\nhw_cuda_plan hw_plan = " + plan + ";\n";
+    text += "extern \"C\" void run_rows(void** p) {\n  hw_" + kernel +
+            "_args& a = *static_cast<hw_" + kernel + "_args*>(p[0]);\n  ++calls;\n  " + body +
+            "\n}\n";
+    std::ofstream(dir / "module.cc") << text;
+    const ProcessResult r =
+        run_process({"g++", "-std=c++20", "-O2", "-shared", "-fPIC", "-I", dir.string(),
+                     (dir / "module.cc").string(), "-o", (dir / "module.so").string()},
+                    120.0);
+    EXPECT_TRUE(r.ok()) << r.output;
+    return {name, dir / "module.so", {}};
+  }
+
+  const KernelContract& attn_out() const { return *find_kernel("attn_out"); }
+  CudaTarget target_{"/nonexistent/nvcc@sm_90"};  // builds nothing: the modules are made here
+  store::TestTempDir dir_;
+};
+
+constexpr const char* kCorrect = "hw_attn_out(&a);";
+
+TEST_F(FakeDriver, TheRunnerReportsTheDevice) {
+  auto info = gpu_info();
+  ASSERT_TRUE(info.ok()) << info.error().message;
+  EXPECT_EQ(info.value().at("name"), "headway fake GPU");
+  EXPECT_EQ(info.value().at("arch"), "sm_90");
+  EXPECT_EQ(info.value().at("sm_count"), 4);
+}
+
+TEST_F(FakeDriver, ChecksACorrectModuleAndNamesWhatIsWrongWithOthers) {
+  EXPECT_TRUE(target_.check(attn_out(), module("correct", kCorrect), {3}).correct());
+
+  const auto zeros = target_.check(
+      attn_out(), module("zeros", "for (int i = 0; i < HW_H; ++i) a.residual[i] = 0;"), {3});
+  EXPECT_EQ(zeros.status, targets::CheckOutcome::Status::kIncorrect);
+  EXPECT_NE(zeros.description.find("residual"), std::string::npos) << zeros.description;
+
+  const auto writes_input = target_.check(
+      attn_out(), module("writes_input", "hw_attn_out(&a); const_cast<hw_bf16*>(a.attn)[7] ^= 1;"),
+      {3});
+  EXPECT_EQ(writes_input.status, targets::CheckOutcome::Status::kIncorrect);
+  EXPECT_NE(writes_input.description.find("wrote into input `attn`"), std::string::npos)
+      << writes_input.description;
+
+  // Right on the first call only: the second call brings new weights at the same addresses.
+  const auto once =
+      target_.check(attn_out(), module("once", "if (calls == 1) hw_attn_out(&a);"), {3});
+  EXPECT_EQ(once.status, targets::CheckOutcome::Status::kIncorrect);
+  EXPECT_EQ(once.kind, "wrong-output-after-new-weights") << once.description;
+
+  const auto no_plan = target_.check(attn_out(), module("no_plan", kCorrect, ""), {3});
+  EXPECT_EQ(no_plan.status, targets::CheckOutcome::Status::kUnloadable);
+  EXPECT_NE(no_plan.description.find("no hw_plan"), std::string::npos) << no_plan.description;
+
+  const auto bad_block = target_.check(
+      attn_out(), module("bad_block", kCorrect, "{{{\"run_rows\", 1, 4096, 0}}, 0}"), {3});
+  EXPECT_EQ(bad_block.status, targets::CheckOutcome::Status::kUnloadable);
+  EXPECT_NE(bad_block.description.find("block 4096"), std::string::npos) << bad_block.description;
+
+  const auto unknown = target_.check(
+      attn_out(), module("unknown", kCorrect, "{{{\"elsewhere\", 1, 32, 0}}, 0}"), {3});
+  EXPECT_EQ(unknown.status, targets::CheckOutcome::Status::kUnloadable);
+  EXPECT_NE(unknown.description.find("'elsewhere'"), std::string::npos) << unknown.description;
+}
+
+TEST_F(FakeDriver, TimesArmsSideBySideWithTheirCallsVerified) {
+  const auto a = module("a", kCorrect);
+  // Twice the work, the same result: the in/out residual is put back between the two calls.
+  const auto b =
+      module("b",
+             "static hw_bf16 saved[HW_H]; for (int i = 0; i < HW_H; ++i) saved[i] = a.residual[i];"
+             " hw_attn_out(&a); for (int i = 0; i < HW_H; ++i) a.residual[i] = saved[i]; "
+             "hw_attn_out(&a);");
+  const auto timed = target_.time_side_by_side(attn_out(), {a, b}, 5, 1);
+  ASSERT_EQ(timed.size(), 2u);
+  for (const auto& t : timed) {
+    ASSERT_TRUE(t.ok()) << t.failure;
+    ASSERT_EQ(t.seconds.size(), 5u);
+    EXPECT_GT(t.median_seconds, 0.0);
+  }
+  EXPECT_GT(timed[1].median_seconds, timed[0].median_seconds);
+}
+
+TEST_F(FakeDriver, QkvWritesOnlyItsCacheRowInTimedCalls) {
+  const KernelContract& qkv = *find_kernel("qkv");
+  const auto honest = module("qkv", "hw_qkv(&a);", "{{{\"run_rows\", 1, 32, 0}}, 0}", "qkv");
+  EXPECT_TRUE(target_.check(qkv, honest, {4}).correct());
+  const auto timed = target_.time_side_by_side(qkv, {honest, honest}, 2, 1);
+  ASSERT_TRUE(timed[0].ok()) << timed[0].failure;
+  // Also writes the next slot's row: outside the rows the contract lets it write.
+  const auto spill =
+      module("qkv_spill", "hw_qkv(&a); a.k_cache[((a.kv_slot + 1) % HW_TS) * HW_PS] ^= 1;",
+             "{{{\"run_rows\", 1, 32, 0}}, 0}", "qkv");
+  const auto caught = target_.check(qkv, spill, {4});
+  EXPECT_EQ(caught.status, targets::CheckOutcome::Status::kIncorrect);
+  EXPECT_NE(caught.description.find("k_cache"), std::string::npos) << caught.description;
+}
+
+TEST_F(FakeDriver, AnArmThatStopsWorkingAfterTheCheckIsCaughtAsCheating) {
+  // Right for the check's two calls, then it leaves the (poisoned) outputs alone.
+  const auto honest = module("honest", kCorrect);
+  const auto lazy = module("lazy", "if (calls <= 2) hw_attn_out(&a);");
+  const auto timed = target_.time_side_by_side(attn_out(), {honest, lazy}, 4, 1);
+  ASSERT_EQ(timed.size(), 2u);
+  EXPECT_FALSE(timed[0].ok());
+  EXPECT_TRUE(timed[0].cheated);
+  EXPECT_NE(timed[0].failure.find("lazy"), std::string::npos) << timed[0].failure;
+  EXPECT_NE(timed[0].failure.find("timed call"), std::string::npos) << timed[0].failure;
+
+  auto device = target_.paired_device(attn_out(), honest, lazy, 2);
+  ASSERT_TRUE(device.ok()) << device.error().message;
+  nlohmann::json clock;
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_GT(device.value()->run_once(measure::Arm::kHead, &clock), 0.0);
+    try {
+      device.value()->run_once(measure::Arm::kCandidate, &clock);
+    } catch (const measure::ArmDisqualified& e) {
+      EXPECT_EQ(e.arm(), measure::Arm::kCandidate);  // a verified call caught it at once
+      return;
+    }
+  }
+  try {
+    device.value()->verify_arms();
+    FAIL() << "the lazy arm passed verification";
+  } catch (const measure::ArmDisqualified& e) {
+    EXPECT_EQ(e.arm(), measure::Arm::kCandidate) << e.what();
+  }
+}
+
+TEST_F(FakeDriver, MeasuresTheCopyBandwidthTheFloorsUse) {
+  const auto facts = target_.measure_facts({0, 3, 1});
+  bool copy = false;
+  for (const auto& f : facts) {
+    if (f.name == kCopyBandwidth) {
+      copy = true;
+      EXPECT_GT(f.value, 0.0);
+      EXPECT_EQ(f.unit, "GB/s");
+    }
+  }
+  EXPECT_TRUE(copy);
+}
+
+}  // namespace
+}  // namespace headway::cuda
+#endif

@@ -1,0 +1,350 @@
+#include "targets/cuda/cuda_target.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+#include <random>
+#include <sstream>
+
+#include "common/embedded.h"
+#include "common/stats.h"
+#include "targets/cuda/runner_client.h"
+#include "targets/error_diagnostics.h"
+
+namespace headway::cuda {
+namespace {
+
+using targets::Artifact;
+using targets::CheckOutcome;
+
+constexpr double kReplyTimeoutSeconds = 120.0;
+constexpr double kCheckTimeoutSeconds = 180.0;
+
+// The GPU's info, or DeviceUnavailable with the runner's one line.
+nlohmann::json require_gpu() {
+  auto info = gpu_info();
+  if (!info) throw targets::DeviceUnavailable(info.error().message);
+  return info.value();
+}
+
+std::vector<std::filesystem::path> paths_of(const std::vector<Artifact>& artifacts) {
+  std::vector<std::filesystem::path> out;
+  for (const auto& a : artifacts) out.push_back(a.path);
+  return out;
+}
+
+// One reading as the runner reports it.
+struct Reply {
+  enum class Kind { kReading, kBreach, kFailure } kind = Kind::kFailure;
+  int arm = -1;
+  double seconds = 0.0;
+  unsigned sm_mhz = 0;
+  bool throttled = false;
+  std::string reason;
+};
+
+Reply parse_reply(const std::string& line) {
+  Reply r;
+  std::istringstream in(line);
+  std::string word;
+  in >> word;
+  if (word == "ok") {
+    int throttled = 0;
+    if (in >> r.seconds >> r.sm_mhz >> throttled && r.seconds > 0.0) {
+      r.kind = Reply::Kind::kReading;
+      r.throttled = throttled != 0;
+      return r;
+    }
+  } else if (word == "breach" || word == "fail") {
+    in >> r.arm;
+    std::getline(in >> std::ws, r.reason);
+    r.kind = word == "breach" ? Reply::Kind::kBreach : Reply::Kind::kFailure;
+    return r;
+  }
+  r.reason = "the cuda runner answered '" + line + "'";
+  return r;
+}
+
+// A session over a runner in serve mode. Readings at a held-down SM clock are counted.
+class CudaSession final : public targets::Session {
+ public:
+  CudaSession(std::unique_ptr<RunnerProcess> runner, int arms)
+      : runner_(std::move(runner)), arms_(arms) {}
+  int arms() const override { return arms_; }
+
+  measure::Expected<double> reading(int i) override {
+    auto line = runner_->request(fmt::format("read {}", i));
+    if (!line) return measure::Error{line.error().message};
+    const Reply r = parse_reply(line.value());
+    if (r.kind != Reply::Kind::kReading) {
+      if (r.kind == Reply::Kind::kBreach && !breach_) breach_ = targets::ArmBreach{r.arm, r.reason};
+      return measure::Error{r.reason};
+    }
+    ++readings_;
+    if (r.throttled) ++throttled_;
+    last_ = r;
+    seconds_ += r.seconds;
+    return r.seconds;
+  }
+
+  std::optional<targets::ArmBreach> verify_arms() override {
+    if (breach_) return breach_;
+    auto line = runner_->request("verify");
+    if (!line) return targets::ArmBreach{0, line.error().message};
+    if (line.value() == "verified") return std::nullopt;
+    const Reply r = parse_reply(line.value());
+    breach_ = targets::ArmBreach{std::max(r.arm, 0), r.reason};
+    return breach_;
+  }
+
+  nlohmann::json accounting() const override {
+    return {{"timed_calls_seconds", seconds_},
+            {"readings", readings_},
+            {"throttled_readings", throttled_}};
+  }
+  const Reply& last() const { return last_; }
+  // The breach a reading reported, if any.
+  const std::optional<targets::ArmBreach>& breach() const { return breach_; }
+
+ private:
+  std::unique_ptr<RunnerProcess> runner_;
+  int arms_;
+  int readings_ = 0, throttled_ = 0;
+  double seconds_ = 0.0;
+  Reply last_;
+  std::optional<targets::ArmBreach> breach_;
+};
+
+measure::Expected<std::unique_ptr<CudaSession>> open_session(const KernelContract& kernel,
+                                                             const std::vector<Artifact>& artifacts,
+                                                             uint64_t seed) {
+  require_gpu();
+  std::vector<std::string> args = {"serve", "--kernel", std::string(kernel.name()), "--seed",
+                                   std::to_string(seed)};
+  for (const auto& a : artifacts) {
+    args.push_back("--module");
+    args.push_back(a.path.string());
+  }
+  std::unique_ptr<RunnerProcess> runner;
+  try {
+    runner = std::make_unique<RunnerProcess>(args, paths_of(artifacts), kReplyTimeoutSeconds);
+  } catch (const std::runtime_error& e) {
+    return measure::Error{e.what()};
+  }
+  if (runner->first_line().rfind("ready", 0) != 0)
+    return measure::Error{"cannot start the arms: " + runner->first_line()};
+  return std::make_unique<CudaSession>(std::move(runner), static_cast<int>(artifacts.size()));
+}
+
+// Head (arm 0) and candidate (arm 1) in one session. The candidate's readings are multiplied by
+// `candidate_factor` (below 1: a known effect for calibration).
+class CudaPairedDevice final : public measure::PairedDevice {
+ public:
+  explicit CudaPairedDevice(std::unique_ptr<CudaSession> session, double candidate_factor = 1.0)
+      : session_(std::move(session)), candidate_factor_(candidate_factor) {}
+  double run_once(measure::Arm arm, nlohmann::json* clock_out) override {
+    const int i = arm == measure::Arm::kHead ? 0 : 1;
+    auto s = session_->reading(i);
+    if (!s) {
+      if (auto breach = session_->verify_arms(); breach && breach->arm == i)
+        throw measure::ArmDisqualified(arm, breach->reason);
+      throw std::runtime_error(s.error().message);
+    }
+    if (clock_out) {
+      *clock_out = {{"sm_mhz", session_->last().sm_mhz}, {"throttled", session_->last().throttled}};
+    }
+    return i == 1 ? s.value() * candidate_factor_ : s.value();
+  }
+  void verify_arms() override {
+    if (auto breach = session_->verify_arms()) {
+      throw measure::ArmDisqualified(
+          breach->arm == 0 ? measure::Arm::kHead : measure::Arm::kCandidate, breach->reason);
+    }
+  }
+  nlohmann::json accounting() const override { return session_->accounting(); }
+
+ private:
+  std::unique_ptr<CudaSession> session_;
+  double candidate_factor_;
+};
+
+}  // namespace
+
+std::string detected_arch() {
+  auto info = gpu_info();
+  return info ? info.value().value("arch", "") : "";
+}
+
+CudaTarget::CudaTarget(const std::string& toolchain_spec) { select_toolchain(toolchain_spec); }
+
+targets::ToolchainInfo CudaTarget::select_toolchain(const std::string& spec) {
+  spec_ = spec;
+  // The GPU is asked only when the spec leaves the architecture open.
+  nvcc_ = toolchain_for(spec, spec.find('@') == std::string::npos ? detected_arch() : "");
+  info_ = identify(nvcc_);
+  return info_;
+}
+
+targets::BuildOutcome CudaTarget::build(const std::string& source,
+                                        const std::filesystem::path& cache_dir) {
+  return build_module(nvcc_, info_, source, cache_dir);
+}
+
+CheckOutcome CudaTarget::check(const KernelContract& kernel, const Artifact& artifact,
+                               const targets::CheckOptions& options) {
+  require_gpu();
+  CheckOutcome out;
+  out.seed = options.seed.value_or(std::random_device{}());
+  const auto start = std::chrono::steady_clock::now();
+  auto result = run_runner({"check", "--kernel", std::string(kernel.name()), "--module",
+                            artifact.path.string(), "--seed", std::to_string(out.seed)},
+                           {artifact.path}, kCheckTimeoutSeconds);
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!result) {
+    const bool timed_out = result.error().message.find("ran past") != std::string::npos;
+    out.status = timed_out ? CheckOutcome::Status::kTimedOut : CheckOutcome::Status::kCrashed;
+    out.kind = timed_out ? "timed-out" : "runner-failed";
+    out.description = result.error().message;
+    return out;
+  }
+  const nlohmann::json& j = result.value();
+  const std::string status = j.value("status", "");
+  out.kind = j.value("kind", status);
+  out.description = j.value("description", "");
+  out.details = j;
+  if (status == "correct")
+    out.status = CheckOutcome::Status::kCorrect;
+  else if (status == "incorrect")
+    out.status = CheckOutcome::Status::kIncorrect;
+  else if (status == "unloadable")
+    out.status = CheckOutcome::Status::kUnloadable;
+  else
+    out.status = CheckOutcome::Status::kCrashed;
+  return out;
+}
+
+measure::Expected<std::unique_ptr<targets::Session>> CudaTarget::start_session(
+    const KernelContract& kernel, const std::vector<Artifact>& artifacts, uint64_t seed) {
+  auto session = open_session(kernel, artifacts, seed);
+  if (!session) return session.error();
+  return std::unique_ptr<targets::Session>(std::move(session).value());
+}
+
+std::vector<targets::Timing> CudaTarget::time_side_by_side(const KernelContract& kernel,
+                                                           const std::vector<Artifact>& artifacts,
+                                                           int readings, uint64_t seed) {
+  std::vector<targets::Timing> out(artifacts.size());
+  auto session = open_session(kernel, artifacts, seed);
+  auto fail_all = [&](const std::string& why, bool cheated) {
+    for (auto& t : out) {
+      t.failure = why;
+      t.cheated = cheated;
+    }
+    return out;
+  };
+  if (!session) return fail_all(session.error().message, false);
+  const size_t n = artifacts.size();
+  // Two warm-up rounds, then `readings` rounds, each starting one arm later than the last.
+  for (int round = -2; round < readings; ++round) {
+    for (size_t k = 0; k < n; ++k) {
+      const size_t i = (static_cast<size_t>(round + 2) + k) % n;
+      auto s = session.value()->reading(static_cast<int>(i));
+      if (!s) {
+        const bool cheated = session.value()->breach().has_value();
+        return fail_all(fmt::format("{}: {}", artifacts[i].id, s.error().message), cheated);
+      }
+      if (round >= 0) out[i].seconds.push_back(s.value());
+    }
+  }
+  if (auto breach = session.value()->verify_arms()) {
+    return fail_all(
+        fmt::format("{}: {}", artifacts[static_cast<size_t>(breach->arm)].id, breach->reason),
+        true);
+  }
+  for (auto& t : out) {
+    t.median_seconds = median(t.seconds);
+    t.cv = coefficient_of_variation(t.seconds);
+  }
+  return out;
+}
+
+measure::Expected<std::unique_ptr<measure::PairedDevice>> CudaTarget::paired_device(
+    const KernelContract& kernel, const Artifact& head, const Artifact& candidate, uint64_t seed) {
+  auto session = open_session(kernel, {head, candidate}, seed);
+  if (!session) return session.error();
+  return std::unique_ptr<measure::PairedDevice>(
+      std::make_unique<CudaPairedDevice>(std::move(session).value()));
+}
+
+measure::DeviceFactory CudaTarget::calibration_devices(const measure::CalibrateRequest& request) {
+  const KernelContract* kernel = find_kernel(request.kernel.empty() ? "attn_out" : request.kernel);
+  if (!kernel) throw std::invalid_argument("unknown kernel '" + request.kernel + "'");
+  require_gpu();
+  const auto cache = std::filesystem::temp_directory_path() / "headway-cuda-calibration";
+  const auto built = build(baseline_source(*kernel), cache);
+  if (!built.built())
+    throw std::runtime_error("the cuda baseline does not build: " + built.diagnostics);
+  // Both arms run the baseline; a candidate truly e% faster has its readings scaled by 1 - e/100.
+  const double factor = 1.0 - request.effect_pct / 100.0;
+  const Artifact a = built.artifact;
+  const uint64_t seed = request.seed;
+  return [kernel, a, seed, factor](int decision) -> std::unique_ptr<measure::PairedDevice> {
+    auto session = open_session(*kernel, {a, a}, seed + static_cast<uint64_t>(decision));
+    if (!session) throw std::runtime_error(session.error().message);
+    return std::make_unique<CudaPairedDevice>(std::move(session).value(), factor);
+  };
+}
+
+std::vector<targets::ChipFact> CudaTarget::measure_facts(const targets::FactOptions& options) {
+  require_gpu();
+  auto result =
+      run_runner({"facts", "--readings", std::to_string(std::max(options.readings, 3))}, {}, 300.0);
+  if (!result)
+    throw std::runtime_error("cannot measure the GPU's facts: " + result.error().message);
+  std::vector<targets::ChipFact> facts;
+  for (const auto& f : result.value().at("facts")) {
+    targets::ChipFact fact;
+    fact.name = f.at("name").get<std::string>();
+    fact.value = f.at("value").get<double>();
+    fact.unit = f.value("unit", "");
+    if (f.contains("spread")) fact.spread = f.at("spread").get<double>();
+    fact.method = f.value("method", "");
+    facts.push_back(std::move(fact));
+  }
+  return facts;
+}
+
+targets::KernelFloors CudaTarget::floors(const KernelContract& kernel,
+                                         const std::map<std::string, double>& facts) const {
+  const double gbps = facts.at(kCopyBandwidth);
+  targets::KernelFloors f;
+  f.memory_ms = static_cast<double>(kernel.bytes_to_move()) / (gbps * 1e9) * 1e3;
+  return f;
+}
+
+targets::Diagnostic CudaTarget::normalize_diagnostic(std::string_view diagnostics) const {
+  return {targets::normalize_diagnostic(diagnostics), targets::first_error_line(diagnostics)};
+}
+
+targets::TargetDocs CudaTarget::docs() const {
+  targets::TargetDocs d;
+  for (std::string_view path :
+       {"docs/targets/cuda.md", "kernels/cuda/designs/README.md", "docs/KERNELS.md"})
+    d.files.push_back({std::string(path), std::string(embedded_file(path))});
+  return d;
+}
+
+std::string CudaTarget::baseline_source(const KernelContract& kernel) const {
+  return std::string(embedded_file(fmt::format("kernels/cuda/baselines/{}.cu", kernel.name())));
+}
+
+std::vector<targets::DocFile> CudaTarget::design_files(std::string_view kernel) const {
+  std::vector<targets::DocFile> out;
+  for (std::string_view path :
+       embedded_files_under(fmt::format("kernels/cuda/designs/{}/", kernel)))
+    out.push_back({std::string(path), std::string(embedded_file(path))});
+  return out;
+}
+
+}  // namespace headway::cuda

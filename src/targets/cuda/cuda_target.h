@@ -1,0 +1,69 @@
+#pragma once
+// The cuda target: the three kernels on an NVIDIA GPU. Candidates are CUDA sources built by nvcc
+// into device modules (nvcc.h) that headway-cuda-runner loads, checks against the f64 reference
+// and times with CUDA events, the L2 flushed before every reading (runner/runner_main.cc). No
+// candidate code runs on the host. Builds need only nvcc; checks, timing and facts need a GPU and
+// throw targets::DeviceUnavailable without one (docs/targets/cuda.md).
+#include <string>
+
+#include "targets/cuda/nvcc.h"
+#include "targets/target.h"
+
+namespace headway::cuda {
+
+// The fact the floors use: device-to-device copy bandwidth, bytes read plus written (GB/s).
+inline constexpr const char* kCopyBandwidth = "copy_bandwidth";
+
+class CudaTarget final : public targets::Target {
+ public:
+  explicit CudaTarget(const std::string& toolchain_spec = "");
+
+  std::string name() const override { return "cuda"; }
+  std::string toolchain() const override { return spec_; }
+  targets::ToolchainInfo select_toolchain(const std::string& spec) override;
+  const targets::ToolchainInfo& identity() const override { return info_; }
+  const NvccToolchain& nvcc() const { return nvcc_; }
+
+  targets::BuildOutcome build(const std::string& source,
+                              const std::filesystem::path& cache_dir) override;
+  bool times_on_host() const override { return false; }
+  targets::CheckOutcome check(const KernelContract& kernel, const targets::Artifact& artifact,
+                              const targets::CheckOptions& options) override;
+  measure::Expected<std::unique_ptr<targets::Session>> start_session(
+      const KernelContract& kernel, const std::vector<targets::Artifact>& artifacts,
+      uint64_t seed) override;
+  std::vector<targets::Timing> time_side_by_side(const KernelContract& kernel,
+                                                 const std::vector<targets::Artifact>& artifacts,
+                                                 int readings, uint64_t seed) override;
+  measure::Expected<std::unique_ptr<measure::PairedDevice>> paired_device(
+      const KernelContract& kernel, const targets::Artifact& head,
+      const targets::Artifact& candidate, uint64_t seed) override;
+  measure::DeviceFactory calibration_devices(const measure::CalibrateRequest& request) override;
+  std::optional<double> known_s0(const measure::CalibrateRequest&) const override {
+    return std::nullopt;
+  }
+
+  std::vector<targets::ChipFact> measure_facts(const targets::FactOptions& options) override;
+  std::vector<std::string> floor_facts() const override { return {kCopyBandwidth}; }
+  // memory_ms: bytes_to_move at the copy bandwidth; no decode ceiling.
+  targets::KernelFloors floors(const KernelContract& kernel,
+                               const std::map<std::string, double>& facts) const override;
+
+  targets::Diagnostic normalize_diagnostic(std::string_view diagnostics) const override;
+  targets::TargetDocs docs() const override;
+  std::string baseline_source(const KernelContract& kernel) const override;
+  std::vector<targets::DocFile> design_files(std::string_view kernel) const override;
+  std::vector<targets::DocFile> candidate_headers() const override {
+    return cuda_candidate_headers();
+  }
+
+ private:
+  std::string spec_;
+  NvccToolchain nvcc_;
+  targets::ToolchainInfo info_;
+};
+
+// The architecture of the GPU present ("sm_90"), or "" when there is none.
+std::string detected_arch();
+
+}  // namespace headway::cuda

@@ -1,0 +1,20 @@
+#pragma once
+// The argument struct of a kernel's ABI (include/headway/kernel_abi.h) for a call on the device:
+// every pointer is the region's address in the device copy of the buffers (the input block at
+// `inputs`, the writable block at `writable`, laid out as BufferLayout lays out the host blocks),
+// every scalar read from the host buffers.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "kernels/contract.h"
+#include "kernels/shared_buffers.h"
+
+namespace headway::cuda {
+
+// The struct's bytes, ready to be passed by value as a kernel parameter. Throws
+// std::logic_error for a kernel without an ABI struct.
+std::vector<std::byte> device_args(const KernelContract& kernel, const SharedBuffers& host,
+                                   uint64_t inputs, uint64_t writable);
+
+}  // namespace headway::cuda

@@ -1,0 +1,70 @@
+// The device argument structs: every pointer at its region's offset in the device block it lives
+// in, every scalar from the host buffers.
+#include "targets/cuda/device_args.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "headway/kernel_abi.h"
+#include "kernels/ffn.h"
+
+namespace headway::cuda {
+namespace {
+
+constexpr uint64_t kInputs = 0x7f0000000000ull;
+constexpr uint64_t kWritable = 0x7f8000000000ull;
+
+uint64_t expected_address(const SharedBuffers& b, std::string_view region) {
+  const size_t i = b.index_of(region);
+  return (b.layout().in_inputs[i] ? kInputs : kWritable) + b.layout().offset[i];
+}
+
+template <typename Args>
+Args args_of(const KernelContract& kernel, const SharedBuffers& host) {
+  const auto bytes = device_args(kernel, host, kInputs, kWritable);
+  EXPECT_EQ(bytes.size(), sizeof(Args));
+  Args a{};
+  std::memcpy(&a, bytes.data(), sizeof a);
+  return a;
+}
+
+uint64_t address(const void* p) { return reinterpret_cast<uintptr_t>(p); }
+
+TEST(DeviceArgs, QkvPointsIntoBothBlocksAndCarriesTheSlot) {
+  const KernelContract& k = *find_kernel("qkv");
+  SharedBuffers host(k.regions());
+  k.generate(5, host);
+  const auto a = args_of<hw_qkv_args>(k, host);
+  EXPECT_EQ(address(a.x), expected_address(host, "x"));
+  EXPECT_EQ(address(a.v_weight), expected_address(host, "v_weight"));
+  EXPECT_EQ(address(a.sin), expected_address(host, "sin"));
+  EXPECT_EQ(address(a.q_out), expected_address(host, "q_out"));
+  EXPECT_EQ(address(a.v_cache), expected_address(host, "v_cache"));
+  EXPECT_GE(address(a.q_out), kWritable);
+  EXPECT_LT(address(a.v_weight), kWritable);
+  EXPECT_EQ(a.kv_slot, host.as<int32_t>("kv_slot")[0]);
+}
+
+TEST(DeviceArgs, AttnOutAndFfnCarryTheirRegionsAndScalars) {
+  const KernelContract& attn = *find_kernel("attn_out");
+  SharedBuffers ha(attn.regions());
+  const auto a = args_of<hw_attn_out_args>(attn, ha);
+  EXPECT_EQ(address(a.o_weight), expected_address(ha, "o_weight"));
+  EXPECT_EQ(address(a.residual), expected_address(ha, "residual"));
+
+  const KernelContract& ffn = *find_kernel("ffn");
+  SharedBuffers hf(ffn.regions());
+  ffn.generate(9, hf);
+  const auto f = args_of<hw_ffn_args>(ffn, hf);
+  const FfnScalars sc = read_ffn_scalars(hf);
+  EXPECT_EQ(address(f.down_block_scale), expected_address(hf, "down_block_scale"));
+  EXPECT_EQ(address(f.residual), expected_address(hf, "residual"));
+  EXPECT_EQ(f.gate_global_scale, sc.gate_global_scale);
+  EXPECT_EQ(f.down_global_scale, sc.down_global_scale);
+  EXPECT_EQ(f.layer_scalar, sc.layer_scalar);
+  EXPECT_NE(f.gate_global_scale, 0.0f);
+}
+
+}  // namespace
+}  // namespace headway::cuda

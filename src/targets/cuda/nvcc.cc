@@ -1,0 +1,182 @@
+#include "targets/cuda/nvcc.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+
+#include "common/embedded.h"
+#include "common/hash.h"
+#include "common/sandbox.h"
+#include "common/subprocess.h"
+#include "targets/cpu/compiler.h"
+
+namespace headway::cuda {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr std::pair<const char*, const char*> kHeaders[] = {
+    {"headway_cuda.h", "include/headway/cuda_kernel.h"},
+    {"headway_kernel.h", "include/headway/kernel_abi.h"},
+};
+
+std::string default_nvcc() {
+  if (const char* path = std::getenv("PATH")) {
+    std::string dirs = path;
+    size_t start = 0;
+    while (start <= dirs.size()) {
+      const size_t end = std::min(dirs.find(':', start), dirs.size());
+      const fs::path candidate = fs::path(dirs.substr(start, end - start)) / "nvcc";
+      if (end > start && access(candidate.c_str(), X_OK) == 0) return candidate.string();
+      start = end + 1;
+    }
+  }
+  return "/usr/local/cuda/bin/nvcc";
+}
+
+void write_file(const fs::path& path, std::string_view text) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+// nvcc needs more address space than a C++ compiler (cicc and ptxas reserve large maps).
+sandbox::Limits nvcc_limits() {
+  sandbox::Limits limits = cpu::compiler_limits();
+  limits.address_space_bytes = 16ull << 30;
+  return limits;
+}
+
+}  // namespace
+
+NvccToolchain toolchain_for(const std::string& spec, const std::string& detected_arch) {
+  NvccToolchain t;
+  const size_t at = spec.rfind('@');
+  t.nvcc = spec.substr(0, at);
+  if (t.nvcc.empty()) t.nvcc = default_nvcc();
+  if (at != std::string::npos) {
+    t.arch = spec.substr(at + 1);
+  } else if (!detected_arch.empty()) {
+    t.arch = detected_arch;
+  } else if (const char* env = std::getenv("HEADWAY_CUDA_ARCH"); env && *env) {
+    t.arch = env;
+  } else {
+    t.arch = "sm_90";
+  }
+  return t;
+}
+
+targets::ToolchainInfo identify(const NvccToolchain& toolchain) {
+  targets::ToolchainInfo info;
+  if (!std::regex_match(toolchain.arch, std::regex("sm_[0-9]+[a-z]?"))) {
+    info.error = fmt::format("'{}' is not a CUDA architecture (sm_NN, e.g. sm_90)", toolchain.arch);
+    return info;
+  }
+  const ProcessResult r = run_process({"/usr/bin/env", "-i", "PATH=/usr/local/bin:/usr/bin:/bin",
+                                       "HOME=/nonexistent", toolchain.nvcc, "--version"},
+                                      30.0);
+  if (!r.ok()) {
+    info.error = r.started && r.exit_code == 127
+                     ? fmt::format("nvcc not found: {} (install the CUDA toolkit)", toolchain.nvcc)
+                     : fmt::format("`{} --version` failed: {}", toolchain.nvcc,
+                                   r.started ? r.output.substr(0, 200) : r.error);
+    return info;
+  }
+  std::smatch m;
+  if (!std::regex_search(r.output, m, std::regex("Cuda compilation tools[^\\n]*"))) {
+    info.error = fmt::format("{} does not say which CUDA release it is", toolchain.nvcc);
+    return info;
+  }
+  info.found = true;
+  info.version = m.str();
+  info.id = m.str() + " " + toolchain.arch;
+  return info;
+}
+
+std::vector<targets::DocFile> cuda_candidate_headers() {
+  std::vector<targets::DocFile> out;
+  for (const auto& [name, path] : kHeaders) out.push_back({name, std::string(embedded_file(path))});
+  return out;
+}
+
+targets::BuildOutcome build_module(const NvccToolchain& toolchain, const targets::ToolchainInfo& id,
+                                   const std::string& source, const fs::path& cache_dir,
+                                   double timeout_seconds) {
+  using Status = targets::BuildOutcome::Status;
+  targets::BuildOutcome out;
+  if (!id.found) {
+    out.status = Status::kToolchainMissing;
+    out.diagnostics = id.error;
+    return out;
+  }
+  std::string key = id.id + '\0' + source;
+  for (const auto& h : cuda_candidate_headers()) key += '\0' + h.text;
+  const std::string name = fmt::format("{:016x}", hash_bytes(key.data(), key.size()));
+  fs::create_directories(cache_dir);
+  const fs::path module = cache_dir / (name + ".fatbin");
+  out.artifact.id = name;
+  out.artifact.meta = {{"arch", toolchain.arch}, {"toolchain", id.id}};
+  if (fs::exists(module)) {
+    out.status = Status::kBuilt;
+    out.artifact.path = module;
+    out.cached = true;
+    return out;
+  }
+  if (sandbox::mode() == sandbox::Mode::kRequired) {
+    if (std::string why = sandbox::unavailable_reason(); !why.empty())
+      throw sandbox::Unavailable(why);
+  }
+  static std::atomic<uint64_t> builds{0};
+  const fs::path scratch =
+      fs::absolute(cache_dir) / fmt::format("tmp-{}-{}-{}", name, getpid(), builds.fetch_add(1));
+  fs::create_directories(scratch);
+  for (const auto& h : cuda_candidate_headers()) write_file(scratch / h.path, h.text);
+  write_file(scratch / "candidate.cu", source);
+  const std::string compute = "compute_" + toolchain.arch.substr(3);
+  const std::vector<std::string> argv = {
+      toolchain.nvcc,
+      "-fatbin",
+      "-O3",
+      "-std=c++17",
+      fmt::format("-gencode=arch={},code=[{},{}]", compute, toolchain.arch, compute),
+      "-I",
+      scratch.string(),
+      (scratch / "candidate.cu").string(),
+      "-o",
+      (scratch / "candidate.fatbin").string()};
+  sandbox::Policy policy;
+  policy.writable = {scratch};
+  policy.working_directory = scratch;
+  policy.limits = nvcc_limits();
+  // nvcc keeps its intermediate files in TMPDIR: the scratch folder, not the sandbox's small /tmp.
+  policy.environment = {{"TMPDIR", scratch.string()}};
+  const auto start = std::chrono::steady_clock::now();
+  const ProcessResult r = run_process(argv, timeout_seconds, policy);
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out.diagnostics = r.output;
+  if (const std::string missing = cpu::sandbox_exec_failure(r); !r.started || !missing.empty()) {
+    out.status = Status::kToolchainMissing;
+    out.diagnostics = r.started ? "nvcc not found in the sandbox: " + missing : r.error;
+  } else if (r.timed_out) {
+    out.diagnostics +=
+        fmt::format("\nheadway: nvcc ran past {} s and was stopped", timeout_seconds);
+  } else if (r.ok()) {
+    std::error_code ec;
+    fs::rename(scratch / "candidate.fatbin", module, ec);
+    if (!ec) {
+      out.status = Status::kBuilt;
+      out.artifact.path = module;
+    } else {
+      out.diagnostics += "\nheadway: cannot move the built module: " + ec.message();
+    }
+  }
+  std::error_code ignored;
+  fs::remove_all(scratch, ignored);
+  return out;
+}
+
+}  // namespace headway::cuda
