@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "common/subprocess.h"
+#include "loop/design_library.h"
 #include "store/test_temp_dir.h"
 #include "targets/cuda/cuda_target.h"
 #include "targets/cuda/runner_client.h"
@@ -49,6 +50,27 @@ class FakeDriver : public ::testing::Test {
                      (dir / "module.cc").string(), "-o", (dir / "module.so").string()},
                     120.0);
     EXPECT_TRUE(r.ok()) << r.output;
+    return {name, dir / "module.so", {}};
+  }
+
+  // A real kernel file of the cuda target built for the host (cuda_emulation.h).
+  targets::Artifact emulated(const std::string& name, const std::string& kernel,
+                             const std::string& source) {
+    const fs::path dir = dir_.path() / name;
+    fs::create_directories(dir);
+    const fs::path include = fs::path(HEADWAY_SOURCE_DIR) / "include/headway";
+    fs::copy_file(include / "kernel_abi.h", dir / "headway_kernel.h");
+    fs::copy_file(include / "cuda_kernel.h", dir / "headway_cuda.h");
+    std::ofstream(dir / "candidate.cu") << source;
+    std::ofstream(dir / "module.cc")
+        << "#include \"candidate.cu\"\nHW_EMULATION_LAUNCHER(hw_" << kernel << "_args)\n";
+    const fs::path emulation =
+        fs::path(HEADWAY_SOURCE_DIR) / "src/targets/cuda/fake_driver/cuda_emulation.h";
+    const ProcessResult r = run_process(
+        {"g++", "-std=c++20", "-O2", "-shared", "-fPIC", "-pthread", "-include", emulation.string(),
+         "-I", dir.string(), (dir / "module.cc").string(), "-o", (dir / "module.so").string()},
+        300.0);
+    EXPECT_TRUE(r.ok()) << name << ": " << r.output;
     return {name, dir / "module.so", {}};
   }
 
@@ -166,6 +188,33 @@ TEST_F(FakeDriver, AnArmThatStopsWorkingAfterTheCheckIsCaughtAsCheating) {
     EXPECT_EQ(e.arm(), measure::Arm::kCandidate) << e.what();
   }
 }
+
+// The cuda target's own baseline and designs (at their defaults), emulated on host threads:
+// checked against the contract and timed together in one session. attn_out always; qkv and ffn
+// (minutes of emulation) with HEADWAY_CUDA_EMULATE_ALL=1.
+class EmulatedKernels : public FakeDriver, public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(EmulatedKernels, BaselineAndDesignsAreCorrectAndTimedInOneSession) {
+  const std::string name = GetParam();
+  const char* all = std::getenv("HEADWAY_CUDA_EMULATE_ALL");
+  if (name != "attn_out" && !(all && std::string(all) == "1"))
+    GTEST_SKIP() << "HEADWAY_CUDA_EMULATE_ALL=1 runs it";
+  const KernelContract& kernel = *find_kernel(name);
+  std::vector<targets::Artifact> arms = {
+      emulated("baseline", name, target_.baseline_source(kernel))};
+  for (const auto& d : loop::designs_for(target_, name))
+    arms.push_back(emulated(d.name, name, d.render(d.defaults())));
+  if (HasFailure()) return;  // a module did not build
+  for (const auto& arm : arms) {
+    const auto c = target_.check(kernel, arm, {21});
+    EXPECT_TRUE(c.correct()) << arm.id << ": " << c.description;
+  }
+  const auto timed = target_.time_side_by_side(kernel, arms, 1, 3);
+  for (size_t i = 0; i < arms.size(); ++i)
+    EXPECT_TRUE(timed[i].ok()) << arms[i].id << ": " << timed[i].failure;
+}
+
+INSTANTIATE_TEST_SUITE_P(Cuda, EmulatedKernels, ::testing::Values("attn_out", "qkv", "ffn"));
 
 TEST_F(FakeDriver, MeasuresTheCopyBandwidthTheFloorsUse) {
   const auto facts = target_.measure_facts({0, 3, 1});

@@ -1,8 +1,10 @@
 // A stand-in for the CUDA driver (libcuda.so.1), for tests on machines without a GPU: the
 // runner loads it through $HEADWAY_CUDA_DRIVER. "Device" memory is host memory, a module is a
-// host shared object (its bytes written to a file and dlopened) whose hw_plan is a host variable
-// and whose kernels are host functions `void name(void** params)` called once per launch, and
-// events read the host's steady clock. Only the calls headway-cuda-runner makes are here.
+// host shared object (its bytes written to a file and dlopened) whose hw_plan is a host variable,
+// and events read the host's steady clock. A module's kernels are either host functions
+// `void name(void** params)` called once per launch, or real kernel files built with
+// cuda_emulation.h, whose launcher (headway_emulated_launch) runs the grid on host threads. Only
+// the calls headway-cuda-runner makes are here.
 #include <cuda.h>
 #include <dlfcn.h>
 #include <unistd.h>
@@ -11,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include "headway/cuda_kernel.h"
@@ -22,6 +25,12 @@ struct FakeEvent {
 };
 
 using HostKernel = void (*)(void** params);
+using EmulatedLauncher = void (*)(void* fn, unsigned grid, unsigned block, void** params);
+// The launcher of each function's module, for functions of emulated modules.
+std::map<void*, EmulatedLauncher>& launchers() {
+  static std::map<void*, EmulatedLauncher> map;
+  return map;
+}
 
 CUdeviceptr address_of(const void* p) {
   return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p));
@@ -173,6 +182,8 @@ CUresult cuModuleGetFunction(CUfunction* f, CUmodule module, const char* name) {
   }
   void* symbol = dlsym(module, name);
   if (!symbol) return CUDA_ERROR_NOT_FOUND;
+  if (void* launcher = dlsym(module, "headway_emulated_launch"))
+    launchers()[symbol] = reinterpret_cast<EmulatedLauncher>(launcher);
   *f = reinterpret_cast<CUfunction>(symbol);
   return CUDA_SUCCESS;
 }
@@ -188,9 +199,15 @@ CUresult cuFuncGetAttribute(int* value, CUfunction_attribute, CUfunction) {
   return CUDA_SUCCESS;
 }
 CUresult cuFuncSetAttribute(CUfunction, CUfunction_attribute, int) { return CUDA_SUCCESS; }
-CUresult cuLaunchKernel(CUfunction f, unsigned int, unsigned int, unsigned int, unsigned int,
-                        unsigned int, unsigned int, unsigned int, CUstream, void** params, void**) {
-  if (f) reinterpret_cast<HostKernel>(f)(params);
+CUresult cuLaunchKernel(CUfunction f, unsigned int grid, unsigned int, unsigned int,
+                        unsigned int block, unsigned int, unsigned int, unsigned int, CUstream,
+                        void** params, void**) {
+  if (!f) return CUDA_SUCCESS;  // the empty kernel
+  void* fn = reinterpret_cast<void*>(f);
+  if (auto it = launchers().find(fn); it != launchers().end())
+    it->second(fn, grid, block, params);
+  else
+    reinterpret_cast<HostKernel>(f)(params);
   return CUDA_SUCCESS;
 }
 
