@@ -29,7 +29,9 @@ std::string Gpu::open() {
     check(api_.cuDeviceGet(&device_, 0), "cuDeviceGet");
     check(api_.cuDevicePrimaryCtxRetain(&context_, device_), "cuDevicePrimaryCtxRetain");
     check(api_.cuCtxSetCurrent(context_), "cuCtxSetCurrent");
-    check(api_.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+    // A blocking stream: its work waits for the synchronous copies (made on the legacy default
+    // stream), whose last bytes may still be in flight when the copy call returns.
+    check(api_.cuStreamCreate(&stream_, CU_STREAM_DEFAULT), "cuStreamCreate");
     char name[256] = {};
     check(api_.cuDeviceGetName(name, sizeof name - 1, device_), "cuDeviceGetName");
     info_.name = name;
