@@ -92,6 +92,7 @@ def main():
     work.mkdir(parents=True, exist_ok=True)
     shutil.copy("include/headway/kernel_abi.h", work / "headway_kernel.h")
     shutil.copy("include/headway/cuda_kernel.h", work / "headway_cuda.h")
+    shutil.copy("include/headway/cuda_support.h", work / "headway_cuda_support.h")
 
     info = run_json(["info"])
     arch = info["arch"]

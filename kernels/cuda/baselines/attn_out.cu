@@ -3,34 +3,15 @@
 //              table in shared memory, f32 accumulation; y = bf16(dot * o_scale) -> scratch (f32)
 //   attn_norm  1 block: residual = bf16(residual + RMSNorm(y) * post_attn_rms_weight).
 // Rounding points as kernels/baselines/attn_out.cc.
-#include "headway_cuda.h"
+#include "headway_cuda_support.h"
 
 #define ROWS_PER_BLOCK 8
 #define THREADS 256
+#define NORM_THREADS 1024 /* the one-block norm launches */
 
 /* scratch layout */
 #define Y_OFFSET 0 /* f32 [H], each a bf16 value */
 #define SCRATCH_BYTES (HW_H * 4)
-
-static __device__ __forceinline__ float round_bf16(float v) {
-  return hw_bf16_to_float(hw_float_to_bf16(v));
-}
-
-static __device__ __forceinline__ float warp_sum(float v) {
-  for (int o = 16; o >= 1; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-  return v;
-}
-
-/* Sum over the block (blockDim.x a multiple of 32); every thread gets the same total. */
-static __device__ float block_sum(float v, float* red) {
-  v = warp_sum(v);
-  __syncthreads();
-  if ((threadIdx.x & 31) == 0) red[threadIdx.x >> 5] = v;
-  __syncthreads();
-  float total = 0.0f;
-  for (unsigned w = 0; w < blockDim.x / 32; ++w) total += red[w];
-  return total;
-}
 
 extern "C" __global__ void attn_rows(hw_attn_out_args a, unsigned char* scratch) {
   __shared__ float table[256];
@@ -46,8 +27,8 @@ extern "C" __global__ void attn_rows(hw_attn_out_args a, unsigned char* scratch)
   const uint8_t* codes = a.o_weight + (size_t)r * HW_QS;
   float acc = 0.0f;
   for (int j = lane; j < HW_QS; j += 32) acc += table[codes[j]] * attn[j];
-  acc = warp_sum(acc);
-  if (lane == 0) y[r] = round_bf16(acc * hw_bf16_to_float(a.o_scale[r]));
+  acc = hw_warp_sum(acc);
+  if (lane == 0) y[r] = hw_round_bf16(acc * hw_bf16_to_float(a.o_scale[r]));
 }
 
 extern "C" __global__ void attn_norm(hw_attn_out_args a, unsigned char* scratch) {
@@ -55,7 +36,7 @@ extern "C" __global__ void attn_norm(hw_attn_out_args a, unsigned char* scratch)
   const float* y = (const float*)(scratch + Y_OFFSET);
   float ss = 0.0f;
   for (int i = threadIdx.x; i < HW_H; i += blockDim.x) ss += y[i] * y[i];
-  const float inv = 1.0f / sqrtf(block_sum(ss, red) / (float)HW_H + HW_EPS);
+  const float inv = 1.0f / sqrtf(hw_block_sum<NORM_THREADS / 32>(ss, red) / (float)HW_H + HW_EPS);
   for (int i = threadIdx.x; i < HW_H; i += blockDim.x) {
     const float normed = y[i] * inv * hw_bf16_to_float(a.post_attn_rms_weight[i]);
     a.residual[i] = hw_float_to_bf16(hw_bf16_to_float(a.residual[i]) + normed);
@@ -63,5 +44,5 @@ extern "C" __global__ void attn_norm(hw_attn_out_args a, unsigned char* scratch)
 }
 
 extern "C" __device__ const hw_cuda_plan hw_plan = {
-    {{"attn_rows", HW_H / ROWS_PER_BLOCK, THREADS, 0}, {"attn_norm", 1, 1024, 0}},
+    {{"attn_rows", HW_H / ROWS_PER_BLOCK, THREADS, 0}, {"attn_norm", 1, NORM_THREADS, 0}},
     SCRATCH_BYTES};

@@ -6,40 +6,17 @@
 //   ffn_down     one block per 8 rows (a warp per row), h read from scratch: d (f32) -> scratch
 //   ffn_norm     1 block: residual = bf16((residual + RMSNorm(d) * post_ff_rms_weight) * layer_scalar)
 // Rounding points as kernels/baselines/ffn.cc.
-#include "headway_cuda.h"
+#include "headway_cuda_support.h"
 
 #define ROWS_PER_BLOCK 8
 #define THREADS 256
+#define NORM_THREADS 1024 /* the one-block norm launches */
 
 /* scratch layout */
 #define X_OFFSET 0                   /* f32 [H], each a bf16 value */
 #define H_OFFSET (HW_H * 4)          /* f32 [L], each a bf16 value */
 #define D_OFFSET (H_OFFSET + HW_L * 4) /* f32 [H] */
 #define SCRATCH_BYTES (D_OFFSET + HW_H * 4)
-
-static __device__ __forceinline__ float round_bf16(float v) {
-  return hw_bf16_to_float(hw_float_to_bf16(v));
-}
-
-static __device__ __forceinline__ float gelu_tanh(float x) {
-  return 0.5f * x * (1.0f + tanhf(0.7978845608f * (x + 0.044715f * x * x * x)));
-}
-
-static __device__ __forceinline__ float warp_sum(float v) {
-  for (int o = 16; o >= 1; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-  return v;
-}
-
-/* Sum over the block (blockDim.x a multiple of 32); every thread gets the same total. */
-static __device__ float block_sum(float v, float* red) {
-  v = warp_sum(v);
-  __syncthreads();
-  if ((threadIdx.x & 31) == 0) red[threadIdx.x >> 5] = v;
-  __syncthreads();
-  float total = 0.0f;
-  for (unsigned w = 0; w < blockDim.x / 32; ++w) total += red[w];
-  return total;
-}
 
 /* One NVFP4 row of n elements dotted with x (no global scale); this lane's share of the blocks. */
 static __device__ float dot_row_part(const uint8_t* codes, const uint8_t* block_scales,
@@ -64,10 +41,10 @@ extern "C" __global__ void ffn_x(hw_ffn_args a, unsigned char* scratch) {
     const float v = hw_bf16_to_float(a.residual[j]);
     ss += v * v;
   }
-  const float inv = 1.0f / sqrtf(block_sum(ss, red) / (float)HW_H + HW_EPS);
+  const float inv = 1.0f / sqrtf(hw_block_sum<NORM_THREADS / 32>(ss, red) / (float)HW_H + HW_EPS);
   for (int j = threadIdx.x; j < HW_H; j += blockDim.x) {
     const float v = hw_bf16_to_float(a.residual[j]);
-    x[j] = round_bf16(v * inv * hw_bf16_to_float(a.pre_ff_rms_weight[j]));
+    x[j] = hw_round_bf16(v * inv * hw_bf16_to_float(a.pre_ff_rms_weight[j]));
   }
 }
 
@@ -87,9 +64,9 @@ extern "C" __global__ void ffn_gate_up(hw_ffn_args a, unsigned char* scratch) {
   const size_t codes = (size_t)r * (HW_H / 2), blocks = (size_t)r * (HW_H / HW_FP4_BLOCK);
   float g = dot_row_part(a.gate_weight + codes, a.gate_block_scale + blocks, x, HW_H, e2m1, f8);
   float u = dot_row_part(a.up_weight + codes, a.up_block_scale + blocks, x, HW_H, e2m1, f8);
-  g = warp_sum(g) * a.gate_global_scale;
-  u = warp_sum(u) * a.up_global_scale;
-  if ((threadIdx.x & 31) == 0) h[r] = round_bf16(gelu_tanh(g) * u);
+  g = hw_warp_sum(g) * a.gate_global_scale;
+  u = hw_warp_sum(u) * a.up_global_scale;
+  if ((threadIdx.x & 31) == 0) h[r] = hw_round_bf16(hw_gelu_tanh(g) * u);
 }
 
 extern "C" __global__ void ffn_down(hw_ffn_args a, unsigned char* scratch) {
@@ -105,7 +82,7 @@ extern "C" __global__ void ffn_down(hw_ffn_args a, unsigned char* scratch) {
   const int r = blockIdx.x * ROWS_PER_BLOCK + (threadIdx.x >> 5);
   const size_t codes = (size_t)r * (HW_L / 2), blocks = (size_t)r * (HW_L / HW_FP4_BLOCK);
   float v = dot_row_part(a.down_weight + codes, a.down_block_scale + blocks, h, HW_L, e2m1, f8);
-  v = warp_sum(v);
+  v = hw_warp_sum(v);
   if ((threadIdx.x & 31) == 0) d[r] = v * a.down_global_scale;
 }
 
@@ -114,7 +91,7 @@ extern "C" __global__ void ffn_norm(hw_ffn_args a, unsigned char* scratch) {
   const float* d = (const float*)(scratch + D_OFFSET);
   float ss = 0.0f;
   for (int i = threadIdx.x; i < HW_H; i += blockDim.x) ss += d[i] * d[i];
-  const float inv = 1.0f / sqrtf(block_sum(ss, red) / (float)HW_H + HW_EPS);
+  const float inv = 1.0f / sqrtf(hw_block_sum<NORM_THREADS / 32>(ss, red) / (float)HW_H + HW_EPS);
   const float layer_scalar = hw_bf16_to_float(a.layer_scalar);
   for (int i = threadIdx.x; i < HW_H; i += blockDim.x) {
     const float normed = d[i] * inv * hw_bf16_to_float(a.post_ff_rms_weight[i]);
@@ -123,8 +100,8 @@ extern "C" __global__ void ffn_norm(hw_ffn_args a, unsigned char* scratch) {
 }
 
 extern "C" __device__ const hw_cuda_plan hw_plan = {
-    {{"ffn_x", 1, 1024, 0},
+    {{"ffn_x", 1, NORM_THREADS, 0},
      {"ffn_gate_up", HW_L / ROWS_PER_BLOCK, THREADS, 0},
      {"ffn_down", HW_H / ROWS_PER_BLOCK, THREADS, 0},
-     {"ffn_norm", 1, 1024, 0}},
+     {"ffn_norm", 1, NORM_THREADS, 0}},
     SCRATCH_BYTES};

@@ -5,36 +5,17 @@
 //   qkv_heads  one block per head (16 q, 8 k, 8 v heads): RMSNorm of the head (weight for q and
 //              k), RoPE for q and k, rounded to bf16 once into q_out / slot kv_slot of the caches.
 // Rounding points as kernels/baselines/qkv.cc.
-#include "headway_cuda.h"
+#include "headway_cuda_support.h"
 
 #define QKV_ROWS (HW_QS + 2 * HW_PS) /* 8192: q rows, then k rows, then v rows */
 #define ROWS_PER_BLOCK 8
 #define THREADS 256
+#define NORM_THREADS 1024 /* the one-block norm launches */
 
 /* scratch layout */
 #define XN_OFFSET 0                         /* f32 [H] */
 #define PRE_OFFSET (HW_H * 4)               /* f32 [QKV_ROWS], each a bf16 value */
 #define SCRATCH_BYTES (PRE_OFFSET + QKV_ROWS * 4)
-
-static __device__ __forceinline__ float round_bf16(float v) {
-  return hw_bf16_to_float(hw_float_to_bf16(v));
-}
-
-static __device__ __forceinline__ float warp_sum(float v) {
-  for (int o = 16; o >= 1; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-  return v;
-}
-
-/* Sum over the block (blockDim.x a multiple of 32); every thread gets the same total. */
-static __device__ float block_sum(float v, float* red) {
-  v = warp_sum(v);
-  __syncthreads(); /* red may still be read by a previous call */
-  if ((threadIdx.x & 31) == 0) red[threadIdx.x >> 5] = v;
-  __syncthreads();
-  float total = 0.0f;
-  for (unsigned w = 0; w < blockDim.x / 32; ++w) total += red[w];
-  return total;
-}
 
 extern "C" __global__ void qkv_xn(hw_qkv_args a, unsigned char* scratch) {
   __shared__ float red[32];
@@ -44,10 +25,10 @@ extern "C" __global__ void qkv_xn(hw_qkv_args a, unsigned char* scratch) {
     const float v = hw_bf16_to_float(a.x[j]);
     ss += v * v;
   }
-  const float inv = 1.0f / sqrtf(block_sum(ss, red) / (float)HW_H + HW_EPS);
+  const float inv = 1.0f / sqrtf(hw_block_sum<NORM_THREADS / 32>(ss, red) / (float)HW_H + HW_EPS);
   for (int j = threadIdx.x; j < HW_H; j += blockDim.x) {
     const float v = hw_bf16_to_float(a.x[j]);
-    xn[j] = round_bf16(v * inv * hw_bf16_to_float(a.input_rms_weight[j]));
+    xn[j] = hw_round_bf16(v * inv * hw_bf16_to_float(a.input_rms_weight[j]));
   }
 }
 
@@ -76,8 +57,8 @@ extern "C" __global__ void qkv_rows(hw_qkv_args a, unsigned char* scratch) {
   const uint8_t* codes = w + (size_t)row * HW_H;
   float acc = 0.0f;
   for (int j = lane; j < HW_H; j += 32) acc += table[codes[j]] * xn[j];
-  acc = warp_sum(acc);
-  if (lane == 0) pre[r] = round_bf16(acc * hw_bf16_to_float(scale[row]));
+  acc = hw_warp_sum(acc);
+  if (lane == 0) pre[r] = hw_round_bf16(acc * hw_bf16_to_float(scale[row]));
 }
 
 extern "C" __global__ void qkv_heads(hw_qkv_args a, unsigned char* scratch) {
@@ -99,7 +80,7 @@ extern "C" __global__ void qkv_heads(hw_qkv_args a, unsigned char* scratch) {
   }
 
   const float v = pre[head * HW_DS + d];
-  const float inv = 1.0f / sqrtf(block_sum(v * v, red) / (float)HW_DS + HW_EPS);
+  const float inv = 1.0f / sqrtf(hw_block_sum<HW_DS / 32>(v * v, red) / (float)HW_DS + HW_EPS);
   normed[d] = v * inv * (weight ? hw_bf16_to_float(weight[d]) : 1.0f);
   __syncthreads();
   float o = normed[d];
@@ -111,7 +92,7 @@ extern "C" __global__ void qkv_heads(hw_qkv_args a, unsigned char* scratch) {
 }
 
 extern "C" __device__ const hw_cuda_plan hw_plan = {
-    {{"qkv_xn", 1, 1024, 0},
+    {{"qkv_xn", 1, NORM_THREADS, 0},
      {"qkv_rows", QKV_ROWS / ROWS_PER_BLOCK, THREADS, 0},
      {"qkv_heads", QKV_ROWS / HW_DS, HW_DS, 0}},
     SCRATCH_BYTES};

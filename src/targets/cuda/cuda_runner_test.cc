@@ -61,6 +61,7 @@ class FakeDriver : public ::testing::Test {
     const fs::path include = fs::path(HEADWAY_SOURCE_DIR) / "include/headway";
     fs::copy_file(include / "kernel_abi.h", dir / "headway_kernel.h");
     fs::copy_file(include / "cuda_kernel.h", dir / "headway_cuda.h");
+    fs::copy_file(include / "cuda_support.h", dir / "headway_cuda_support.h");
     std::ofstream(dir / "candidate.cu") << source;
     std::ofstream(dir / "module.cc")
         << "#include \"candidate.cu\"\nHW_EMULATION_LAUNCHER(hw_" << kernel << "_args)\n";

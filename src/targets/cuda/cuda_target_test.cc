@@ -149,7 +149,7 @@ TEST(CudaTarget, IsRegisteredWithItsDocsAndHeaders) {
   EXPECT_EQ(t->name(), "cuda");
   EXPECT_FALSE(t->times_on_host());
   const auto headers = t->candidate_headers();
-  ASSERT_EQ(headers.size(), 2u);
+  ASSERT_EQ(headers.size(), 3u);
   EXPECT_EQ(headers[0].path, "headway_cuda.h");
   EXPECT_NE(headers[0].text.find("hw_cuda_plan"), std::string::npos);
   const auto docs = t->docs();

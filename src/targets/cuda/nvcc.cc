@@ -22,6 +22,7 @@ namespace {
 constexpr std::pair<const char*, const char*> kHeaders[] = {
     {"headway_cuda.h", "include/headway/cuda_kernel.h"},
     {"headway_kernel.h", "include/headway/kernel_abi.h"},
+    {"headway_cuda_support.h", "include/headway/cuda_support.h"},
 };
 
 std::string default_nvcc() {

@@ -24,7 +24,7 @@ NvccToolchain toolchain_for(const std::string& spec, const std::string& detected
 targets::ToolchainInfo identify(const NvccToolchain& toolchain);
 
 // The candidate headers, by the names candidates include them ("headway_cuda.h",
-// "headway_kernel.h"), with their text.
+// "headway_kernel.h", "headway_cuda_support.h"), with their text.
 std::vector<targets::DocFile> cuda_candidate_headers();
 
 // Builds `source` into cache_dir/<hash>.fatbin (cached, atomic, sandboxed as

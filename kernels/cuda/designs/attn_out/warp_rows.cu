@@ -14,19 +14,13 @@
 // Finish: __syncthreads, thread 0 fences and bumps a counter in scratch; the block that sees
 // gridDim.x-1 reads y back (ld.global.cg), sums the squares and writes
 // residual = bf16(residual + y * inv * post_attn_rms_weight).
-#include "headway_cuda.h"
+#include "headway_cuda_support.h"
 
 #ifndef P_ROWS
 #define P_ROWS 2
 #endif
 #ifndef P_WARPS
 #define P_WARPS 8
-#endif
-
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
-#define HW_F8_CVT 1
-#else
-#define HW_F8_CVT 0
 #endif
 
 #define NT (32 * P_WARPS)
@@ -43,64 +37,10 @@
 #error "P_ROWS * P_WARPS must divide 3840"
 #endif
 
-static __device__ __forceinline__ float round_bf16(float v) {
-  return hw_bf16_to_float(hw_float_to_bf16(v));
-}
-
-static __device__ __forceinline__ float warp_sum(float v) {
-#pragma unroll
-  for (int o = 16; o >= 1; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-  return v;
-}
-
-static __device__ __forceinline__ float block_sum(float v, float* red) {
-  v = warp_sum(v);
-  __syncthreads();
-  if ((threadIdx.x & 31) == 0) red[threadIdx.x >> 5] = v;
-  __syncthreads();
-  float total = 0.0f;
-#pragma unroll
-  for (int w = 0; w < P_WARPS; ++w) total += red[w];
-  return total;
-}
-
-static __device__ __forceinline__ int swz16(int e) {
-  const int c = e >> 2;
-  return ((c ^ ((c >> 3) & 3)) << 2) | (e & 3);
-}
-
-/* Four f8e4m3 codes (byte k of w is element k) to f32. */
-static __device__ __forceinline__ void decode4(unsigned w, const float* table, float& f0, float& f1,
-                                               float& f2, float& f3) {
-#if HW_F8_CVT
-  (void)table;
-  unsigned lo, hi;
-  asm("{\n\t.reg .b16 a, b;\n\tmov.b32 {a, b}, %2;\n\t"
-      "cvt.rn.f16x2.e4m3x2 %0, a;\n\tcvt.rn.f16x2.e4m3x2 %1, b;\n\t}"
-      : "=r"(lo), "=r"(hi)
-      : "r"(w));
-  asm("{\n\t.reg .b16 a, b, c, d;\n\tmov.b32 {a, b}, %4;\n\tmov.b32 {c, d}, %5;\n\t"
-      "cvt.f32.f16 %0, a;\n\tcvt.f32.f16 %1, b;\n\tcvt.f32.f16 %2, c;\n\tcvt.f32.f16 %3, d;\n\t}"
-      : "=f"(f0), "=f"(f1), "=f"(f2), "=f"(f3)
-      : "r"(lo), "r"(hi));
-#else
-  f0 = table[w & 0xffu];
-  f1 = table[(w >> 8) & 0xffu];
-  f2 = table[(w >> 16) & 0xffu];
-  f3 = table[w >> 24];
-#endif
-}
-
 extern "C" __global__ void __launch_bounds__(NT) attn_warp_rows(hw_attn_out_args a, unsigned char* scratch) {
   __shared__ __align__(16) float xs[HW_QS];
   __shared__ float red[32];
-  __shared__ int last;
-#if HW_F8_CVT
-  const float* table = 0;
-#else
-  __shared__ float table[256];
-  for (int c = threadIdx.x; c < 256; c += NT) table[c] = hw_f8e4m3_to_float((uint8_t)c);
-#endif
+  const float* table = hw_f8_table<NT>();
   float* y = (float*)(scratch + Y_OFFSET);
   unsigned* count = (unsigned*)(scratch + COUNT_OFFSET);
 
@@ -119,8 +59,8 @@ extern "C" __global__ void __launch_bounds__(NT) attn_warp_rows(hw_attn_out_args
   /* 2. attn into shared memory (swizzled f32) */
   for (int e2 = tid; e2 < HW_QS / 2; e2 += NT) {
     const unsigned v = ((const unsigned*)a.attn)[e2];
-    xs[swz16(2 * e2)] = __uint_as_float(v << 16);
-    xs[swz16(2 * e2 + 1)] = __uint_as_float(v & 0xffff0000u);
+    xs[hw_swz16<3>(2 * e2)] = __uint_as_float(v << 16);
+    xs[hw_swz16<3>(2 * e2 + 1)] = __uint_as_float(v & 0xffff0000u);
   }
   __syncthreads();
 
@@ -131,50 +71,19 @@ extern "C" __global__ void __launch_bounds__(NT) attn_warp_rows(hw_attn_out_args
   const float4* xs4 = (const float4*)xs;
 #pragma unroll
   for (int i = 0; i < STEPS; ++i) {
-    const int j = lane + 32 * i;
-    const int s = (j >> 1) & 3;
     float4 xv[4];
+    hw_swz16_load4(xs4, lane + 32 * i, xv);
 #pragma unroll
-    for (int k = 0; k < 4; ++k) xv[k] = xs4[4 * j + (k ^ s)];
-#pragma unroll
-    for (int p = 0; p < P_ROWS; ++p) {
-      const unsigned words[4] = {wv[p][i].x, wv[p][i].y, wv[p][i].z, wv[p][i].w};
-#pragma unroll
-      for (int q = 0; q < 4; ++q) {
-        float f0, f1, f2, f3;
-        decode4(words[q], table, f0, f1, f2, f3);
-        acc[p][0] = fmaf(f0, xv[q].x, acc[p][0]);
-        acc[p][1] = fmaf(f1, xv[q].y, acc[p][1]);
-        acc[p][0] = fmaf(f2, xv[q].z, acc[p][0]);
-        acc[p][1] = fmaf(f3, xv[q].w, acc[p][1]);
-      }
-    }
+    for (int p = 0; p < P_ROWS; ++p) hw_f8x4_fma16(wv[p][i], xv, table, acc[p]);
   }
 #pragma unroll
   for (int p = 0; p < P_ROWS; ++p) {
-    const float dot = warp_sum(acc[p][0] + acc[p][1]);
-    if (lane == p) y[row0 + p] = round_bf16(dot * hw_bf16_to_float(a.o_scale[row0 + p]));
+    const float dot = hw_warp_sum(acc[p][0] + acc[p][1]);
+    if (lane == p) y[row0 + p] = hw_round_bf16(dot * hw_bf16_to_float(a.o_scale[row0 + p]));
   }
 
   /* 4. the last block to finish does RMSNorm + residual */
-  __syncthreads();
-  if (tid == 0) {
-    __threadfence();
-    last = atomicAdd(count, 1u) == gridDim.x - 1;
-  }
-  __syncthreads();
-  if (!last) return;
-  __threadfence();
-  float ss = 0.0f;
-  for (int i = tid; i < HW_H; i += NT) {
-    const float v = __ldcg(y + i);
-    ss += v * v;
-  }
-  const float inv = 1.0f / sqrtf(block_sum(ss, red) / (float)HW_H + HW_EPS);
-  for (int i = tid; i < HW_H; i += NT) {
-    const float normed = __ldcg(y + i) * inv * hw_bf16_to_float(a.post_attn_rms_weight[i]);
-    a.residual[i] = hw_float_to_bf16(hw_bf16_to_float(a.residual[i]) + normed);
-  }
+  if (hw_last_block(count, gridDim.x)) hw_attn_out_finish<NT>(a, y, red);
 }
 
 extern "C" __device__ const hw_cuda_plan hw_plan = {{{"attn_warp_rows", NBLOCKS, NT, 0}},

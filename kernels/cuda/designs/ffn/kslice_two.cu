@@ -24,7 +24,7 @@
 // subnormal, exact; the FMAs are fma.rn.f32, no .ftz, so a -ftz build keeps it). Products are
 // value * act * 2^-62; each 16-element block sum times its f8 scale (cvt.rn.f16x2.e4m3x2 on
 // sm_89+, the formula below) is accumulated; the sum is multiplied back by 2^62.
-#include "headway_cuda.h"
+#include "headway_cuda_support.h"
 
 #ifndef P_GU_ROWS
 #define P_GU_ROWS 4
@@ -34,12 +34,6 @@
 #endif
 #ifndef P_GU_BPS
 #define P_GU_BPS 3
-#endif
-
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
-#define HW_F8_CVT 1
-#else
-#define HW_F8_CVT 0
 #endif
 
 #define GU_NT 128
@@ -52,18 +46,10 @@
 #define DN_STEPS (HW_H / P_DN_ROWS)
 #define DN_GRID 132
 
-#if P_GU_ROWS == 2
-#define LOG2_GU_VALS 2
-#elif P_GU_ROWS == 4
-#define LOG2_GU_VALS 3
-#else
+#if P_GU_ROWS != 2 && P_GU_ROWS != 4
 #error "P_GU_ROWS must be 2 or 4"
 #endif
-#if P_DN_ROWS == 2
-#define LOG2_DN_ROWS 1
-#elif P_DN_ROWS == 4
-#define LOG2_DN_ROWS 2
-#else
+#if P_DN_ROWS != 2 && P_DN_ROWS != 4
 #error "P_DN_ROWS must be 2 or 4"
 #endif
 
@@ -73,107 +59,15 @@
 #define COUNT_OFFSET (D_OFFSET + HW_H * 4) /* u32 */
 #define SCRATCH_BYTES (COUNT_OFFSET + 256)
 
-static __device__ __forceinline__ float round_bf16(float v) {
-  return hw_bf16_to_float(hw_float_to_bf16(v));
-}
-
-static __device__ __forceinline__ float gelu_tanh(float x) {
-  return 0.5f * x * (1.0f + tanhf(0.7978845608f * (x + 0.044715f * x * x * x)));
-}
-
-/* fma.rn.f32 without .ftz whatever the build flags: decoded subnormals must survive. */
-static __device__ __forceinline__ float fma_keep(float a, float b, float c) {
-#if defined(__CUDA_ARCH__)
-  float d;
-  asm("fma.rn.f32 %0, %1, %2, %3;" : "=f"(d) : "f"(a), "f"(b), "f"(c));
-  return d;
-#else
-  return fmaf(a, b, c);
-#endif
-}
-
-/* Nibble K of w (element K of the word) as f32: e2m1 value * 2^-126. */
-template <int K>
-static __device__ __forceinline__ float e2m1_shift(unsigned w) {
-  const int t = (int)(K == 7 ? w : w << (28 - 4 * K));
-  return __int_as_float((t >> 6) & (int)0x81C00000);
-}
-
-/* The two f8e4m3 block scales in the low 16 bits of v (low byte first) as f32. */
-static __device__ __forceinline__ void f8x2(unsigned v, float& s0, float& s1) {
-#if HW_F8_CVT
-  unsigned h2;
-  const unsigned short c = (unsigned short)v;
-  asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h2) : "h"(c));
-  asm("{\n\t.reg .b16 a, b;\n\tmov.b32 {a, b}, %2;\n\tcvt.f32.f16 %0, a;\n\tcvt.f32.f16 %1, b;\n\t}"
-      : "=f"(s0), "=f"(s1)
-      : "r"(h2));
-#else
-  s0 = hw_f8e4m3_to_float((uint8_t)(v & 0xffu));
-  s1 = hw_f8e4m3_to_float((uint8_t)((v >> 8) & 0xffu));
-#endif
-}
-
 /* 32 codes (one uint4) dotted with 32 activations, per 16-element block, times the block scales. */
 static __device__ __forceinline__ float dot32(const uint4& w, unsigned scales, const float (&x)[32]) {
   const unsigned words[4] = {w.x, w.y, w.z, w.w};
   float b[2] = {0.0f, 0.0f};
 #pragma unroll
-  for (int q = 0; q < 4; ++q) {
-    float& s = b[q >> 1];
-    s = fma_keep(e2m1_shift<0>(words[q]), x[8 * q + 0], s);
-    s = fma_keep(e2m1_shift<1>(words[q]), x[8 * q + 1], s);
-    s = fma_keep(e2m1_shift<2>(words[q]), x[8 * q + 2], s);
-    s = fma_keep(e2m1_shift<3>(words[q]), x[8 * q + 3], s);
-    s = fma_keep(e2m1_shift<4>(words[q]), x[8 * q + 4], s);
-    s = fma_keep(e2m1_shift<5>(words[q]), x[8 * q + 5], s);
-    s = fma_keep(e2m1_shift<6>(words[q]), x[8 * q + 6], s);
-    s = fma_keep(e2m1_shift<7>(words[q]), x[8 * q + 7], s);
-  }
+  for (int q = 0; q < 4; ++q) b[q >> 1] = hw_e2m1_fma8(words[q], x + 8 * q, b[q >> 1]);
   float s0, s1;
-  f8x2(scales, s0, s1);
+  hw_f8x2(scales, s0, s1);
   return fmaf(b[1], s1, b[0] * s0);
-}
-
-static __device__ __forceinline__ float warp_sum(float v) {
-#pragma unroll
-  for (int o = 16; o >= 1; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-  return v;
-}
-
-template <int NWARPS>
-static __device__ __forceinline__ float block_sum(float v, float* red) {
-  v = warp_sum(v);
-  __syncthreads();
-  if ((threadIdx.x & 31) == 0) red[threadIdx.x >> 5] = v;
-  __syncthreads();
-  float total = 0.0f;
-#pragma unroll
-  for (int w = 0; w < NWARPS; ++w) total += red[w];
-  return total;
-}
-
-/* v[R] per lane in, the warp's sum of v[lane >> (5 - log2 R)] out. */
-template <int R, int LOG2R>
-static __device__ __forceinline__ float transpose_sum(float (&v)[R], int lane) {
-#pragma unroll
-  for (int s = 0; s < 5; ++s) {
-    const int o = 16 >> s;
-    if (s < LOG2R) {
-      const int half = R >> (s + 1);
-      const bool upper = (lane & o) != 0;
-#pragma unroll
-      for (int i = 0; i < half; ++i) {
-        const float lo = v[i], hi = v[i + half];
-        const float send = upper ? lo : hi;
-        const float keep = upper ? hi : lo;
-        v[i] = keep + __shfl_xor_sync(0xffffffffu, send, o);
-      }
-    } else {
-      v[0] += __shfl_xor_sync(0xffffffffu, v[0], o);
-    }
-  }
-  return v[0];
 }
 
 /* ---------------- gate/up ---------------- */
@@ -202,23 +96,20 @@ static __device__ __forceinline__ void gu_load(GuBuf& b, const hw_ffn_args& a, i
 static __device__ __forceinline__ void gu_step(const GuBuf& b, const hw_ffn_args& a, int step,
                                                const float (&x)[32], float (*part)[2 * P_GU_ROWS],
                                                hw_bf16* h) {
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   float v[2 * P_GU_ROWS];
 #pragma unroll
   for (int p = 0; p < P_GU_ROWS; ++p) {
     v[p] = dot32(b.g[p], b.gs[p], x);
     v[P_GU_ROWS + p] = dot32(b.u[p], b.us[p], x);
   }
-  const float mine = transpose_sum<2 * P_GU_ROWS, LOG2_GU_VALS>(v, lane);
-  if ((lane & ((32 >> LOG2_GU_VALS) - 1)) == 0) part[warp][lane >> (5 - LOG2_GU_VALS)] = mine;
-  __syncthreads();
+  hw_warp_sums_to_shared(v, part);
   if (threadIdx.x < P_GU_ROWS) {
     float g = 0.0f, u = 0.0f;
 #pragma unroll
     for (int w = 0; w < GU_WARPS; ++w) g += part[w][threadIdx.x], u += part[w][P_GU_ROWS + threadIdx.x];
     g = g * 0x1p62f * a.gate_global_scale;
     u = u * 0x1p62f * a.up_global_scale;
-    h[step * P_GU_ROWS + threadIdx.x] = hw_float_to_bf16(gelu_tanh(g) * u);
+    h[step * P_GU_ROWS + threadIdx.x] = hw_float_to_bf16(hw_gelu_tanh(g) * u);
   }
   __syncthreads();
 }
@@ -236,30 +127,7 @@ extern "C" __global__ void __launch_bounds__(GU_NT) ffn_gu_kslice(hw_ffn_args a,
 
   /* x slice: bf16(RMSNorm(residual) * pre_ff_rms_weight) * 2^64 for elements [32t, 32t+32) */
   float x[32];
-  float ss = 0.0f;
-#pragma unroll
-  for (int k = 0; k < 4; ++k) {
-    const uint4 rv = active ? ((const uint4*)(a.residual + 32 * tid))[k] : make_uint4(0u, 0u, 0u, 0u);
-    const unsigned rw[4] = {rv.x, rv.y, rv.z, rv.w};
-#pragma unroll
-    for (int m = 0; m < 4; ++m) {
-      x[8 * k + 2 * m] = __uint_as_float(rw[m] << 16);
-      x[8 * k + 2 * m + 1] = __uint_as_float(rw[m] & 0xffff0000u);
-    }
-  }
-#pragma unroll
-  for (int k = 0; k < 32; ++k) ss += x[k] * x[k];
-  const float inv = 1.0f / sqrtf(block_sum<GU_WARPS>(ss, red) / (float)HW_H + HW_EPS);
-#pragma unroll
-  for (int k = 0; k < 4; ++k) {
-    const uint4 wv = active ? ((const uint4*)(a.pre_ff_rms_weight + 32 * tid))[k] : make_uint4(0u, 0u, 0u, 0u);
-    const unsigned ww[4] = {wv.x, wv.y, wv.z, wv.w};
-#pragma unroll
-    for (int m = 0; m < 4; ++m) {
-      x[8 * k + 2 * m] = round_bf16(x[8 * k + 2 * m] * inv * __uint_as_float(ww[m] << 16)) * 0x1p64f;
-      x[8 * k + 2 * m + 1] = round_bf16(x[8 * k + 2 * m + 1] * inv * __uint_as_float(ww[m] & 0xffff0000u)) * 0x1p64f;
-    }
-  }
+  hw_rms_norm_slice_x64<32, GU_WARPS>(a.residual, a.pre_ff_rms_weight, x, red);
 
   while (step < GU_STEPS) {
     const int s1 = step + gridDim.x;
@@ -291,13 +159,10 @@ static __device__ __forceinline__ void dn_load(DnBuf& b, const hw_ffn_args& a, i
 
 static __device__ __forceinline__ void dn_step(const DnBuf& b, const hw_ffn_args& a, int step,
                                                const float (&hx)[32], float (*part)[P_DN_ROWS], float* d) {
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   float v[P_DN_ROWS];
 #pragma unroll
   for (int p = 0; p < P_DN_ROWS; ++p) v[p] = dot32(b.w[p], b.s[p], hx);
-  const float mine = transpose_sum<P_DN_ROWS, LOG2_DN_ROWS>(v, lane);
-  if ((lane & ((32 >> LOG2_DN_ROWS) - 1)) == 0) part[warp][lane >> (5 - LOG2_DN_ROWS)] = mine;
-  __syncthreads();
+  hw_warp_sums_to_shared(v, part);
   if (threadIdx.x < P_DN_ROWS) {
     float dot = 0.0f;
 #pragma unroll
@@ -310,7 +175,6 @@ static __device__ __forceinline__ void dn_step(const DnBuf& b, const hw_ffn_args
 extern "C" __global__ void __launch_bounds__(DN_NT) ffn_down_kslice(hw_ffn_args a, unsigned char* scratch) {
   __shared__ float red[32];
   __shared__ float part[DN_WARPS][P_DN_ROWS];
-  __shared__ int last;
   const hw_bf16* h = (const hw_bf16*)(scratch + H_OFFSET);
   float* d = (float*)(scratch + D_OFFSET);
   unsigned* count = (unsigned*)(scratch + COUNT_OFFSET);
@@ -323,15 +187,9 @@ extern "C" __global__ void __launch_bounds__(DN_NT) ffn_down_kslice(hw_ffn_args 
   /* h slice times 2^64 for elements [32t, 32t+32) */
   float hx[32];
 #pragma unroll
-  for (int k = 0; k < 4; ++k) {
-    const uint4 hv = __ldcg((const uint4*)(h + 32 * tid) + k);
-    const unsigned hw[4] = {hv.x, hv.y, hv.z, hv.w};
+  for (int k = 0; k < 4; ++k) hw_bf16x8_to_float(__ldcg((const uint4*)(h + 32 * tid) + k), hx + 8 * k);
 #pragma unroll
-    for (int m = 0; m < 4; ++m) {
-      hx[8 * k + 2 * m] = __uint_as_float(hw[m] << 16) * 0x1p64f;
-      hx[8 * k + 2 * m + 1] = __uint_as_float(hw[m] & 0xffff0000u) * 0x1p64f;
-    }
-  }
+  for (int k = 0; k < 32; ++k) hx[k] *= 0x1p64f;
 
   while (step < DN_STEPS) {
     const int s1 = step + gridDim.x;
@@ -345,25 +203,7 @@ extern "C" __global__ void __launch_bounds__(DN_NT) ffn_down_kslice(hw_ffn_args 
   }
 
   /* the last block to finish does RMSNorm + residual */
-  __syncthreads();
-  if (tid == 0) {
-    __threadfence();
-    last = atomicAdd(count, 1u) == gridDim.x - 1;
-  }
-  __syncthreads();
-  if (!last) return;
-  __threadfence();
-  float ss = 0.0f;
-  for (int i = tid; i < HW_H; i += DN_NT) {
-    const float v = __ldcg(d + i);
-    ss += v * v;
-  }
-  const float inv = 1.0f / sqrtf(block_sum<DN_WARPS>(ss, red) / (float)HW_H + HW_EPS);
-  const float layer_scalar = hw_bf16_to_float(a.layer_scalar);
-  for (int i = tid; i < HW_H; i += DN_NT) {
-    const float normed = __ldcg(d + i) * inv * hw_bf16_to_float(a.post_ff_rms_weight[i]);
-    a.residual[i] = hw_float_to_bf16((hw_bf16_to_float(a.residual[i]) + normed) * layer_scalar);
-  }
+  if (hw_last_block(count, gridDim.x)) hw_ffn_finish<DN_NT>(a, d, red);
 }
 
 extern "C" __device__ const hw_cuda_plan hw_plan = {

@@ -28,7 +28,7 @@
 // subnormal, exact; the FMAs are written as fma.rn.f32, no .ftz, so a -ftz build keeps it).
 // Products are value * x * 2^-62; each 16-element block sum times its f8 scale (cvt.rn.f16x2.e4m3x2
 // on sm_89+, the formula below) is accumulated, and the row's sum is multiplied back by 2^62.
-#include "headway_cuda.h"
+#include "headway_cuda_support.h"
 
 #ifndef P_WARPS
 #define P_WARPS 8
@@ -38,12 +38,6 @@
 #endif
 #ifndef P_BPS
 #define P_BPS 2
-#endif
-
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
-#define HW_F8_CVT 1
-#else
-#define HW_F8_CVT 0
 #endif
 
 #define NT (32 * P_WARPS)
@@ -68,64 +62,6 @@
 #error "P_WARPS and P_DN must divide the row counts"
 #endif
 
-static __device__ __forceinline__ float round_bf16(float v) {
-  return hw_bf16_to_float(hw_float_to_bf16(v));
-}
-
-static __device__ __forceinline__ float gelu_tanh(float x) {
-  return 0.5f * x * (1.0f + tanhf(0.7978845608f * (x + 0.044715f * x * x * x)));
-}
-
-/* fma.rn.f32 without .ftz whatever the build flags: decoded subnormals must survive. */
-static __device__ __forceinline__ float fma_keep(float a, float b, float c) {
-#if defined(__CUDA_ARCH__)
-  float d;
-  asm("fma.rn.f32 %0, %1, %2, %3;" : "=f"(d) : "f"(a), "f"(b), "f"(c));
-  return d;
-#else
-  return fmaf(a, b, c);
-#endif
-}
-
-/* Nibble K of w (element K of the word) as f32: e2m1 value * 2^-126. */
-template <int K>
-static __device__ __forceinline__ float e2m1_shift(unsigned w) {
-  const int t = (int)(K == 7 ? w : w << (28 - 4 * K));
-  return __int_as_float((t >> 6) & (int)0x81C00000);
-}
-
-/* The two f8e4m3 block scales in the low 16 bits of v (low byte first) as f32. */
-static __device__ __forceinline__ void f8x2(unsigned v, float& s0, float& s1) {
-#if HW_F8_CVT
-  unsigned h2;
-  const unsigned short c = (unsigned short)v;
-  asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h2) : "h"(c));
-  asm("{\n\t.reg .b16 a, b;\n\tmov.b32 {a, b}, %2;\n\tcvt.f32.f16 %0, a;\n\tcvt.f32.f16 %1, b;\n\t}"
-      : "=f"(s0), "=f"(s1)
-      : "r"(h2));
-#else
-  s0 = hw_f8e4m3_to_float((uint8_t)(v & 0xffu));
-  s1 = hw_f8e4m3_to_float((uint8_t)((v >> 8) & 0xffu));
-#endif
-}
-
-static __device__ __forceinline__ float warp_sum(float v) {
-#pragma unroll
-  for (int o = 16; o >= 1; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-  return v;
-}
-
-static __device__ __forceinline__ float block_sum(float v, float* red) {
-  v = warp_sum(v);
-  __syncthreads();
-  if ((threadIdx.x & 31) == 0) red[threadIdx.x >> 5] = v;
-  __syncthreads();
-  float total = 0.0f;
-#pragma unroll
-  for (int w = 0; w < P_WARPS; ++w) total += red[w];
-  return total;
-}
-
 /* A bf16 value times 2^64, as bf16 (exact). */
 static __device__ __forceinline__ unsigned bf16_up64(unsigned b) {
   return hw_float_to_bf16(hw_bf16_to_float((hw_bf16)b) * 0x1p64f);
@@ -135,7 +71,6 @@ extern "C" __global__ void __launch_bounds__(NT) ffn_queue_fused(hw_ffn_args a, 
   __shared__ __align__(16) unsigned char smem[HW_L * 2]; /* x: f32 [H], later h: bf16 [L] */
   __shared__ float red[32];
   __shared__ unsigned s_next[3];
-  __shared__ int s_last;
   float* xs = (float*)smem;
   const float4* xs4 = (const float4*)smem;
   unsigned* hs = (unsigned*)smem;
@@ -190,12 +125,10 @@ extern "C" __global__ void __launch_bounds__(NT) ffn_queue_fused(hw_ffn_args a, 
           const float v = hw_bf16_to_float(a.residual[e]);
           ss += v * v;
         }
-        const float inv = 1.0f / sqrtf(block_sum(ss, red) / (float)HW_H + HW_EPS);
+        const float inv = 1.0f / sqrtf(hw_block_sum<P_WARPS>(ss, red) / (float)HW_H + HW_EPS);
         for (int e = tid; e < HW_H; e += NT) {
           const float v = hw_bf16_to_float(a.residual[e]);
-          const int c = e >> 2;
-          xs[((c ^ ((c >> 3) & 7)) << 2) | (e & 3)] =
-              round_bf16(v * inv * hw_bf16_to_float(a.pre_ff_rms_weight[e])) * 0x1p64f;
+          xs[hw_swz16<7>(e)] = hw_round_bf16(v * inv * hw_bf16_to_float(a.pre_ff_rms_weight[e])) * 0x1p64f;
         }
         __syncthreads();
         x_ready = true;
@@ -213,41 +146,25 @@ extern "C" __global__ void __launch_bounds__(NT) ffn_queue_fused(hw_ffn_args a, 
 #pragma unroll
           for (int q = 0; q < 4; ++q) {
             const float4 x0 = xs4[8 * j + ((2 * q) ^ s)], x1 = xs4[8 * j + ((2 * q + 1) ^ s)];
-            const unsigned gq = gwords[q], uq = uwords[q];
-            float& gbq = gb[q >> 1];
-            float& ubq = ub[q >> 1];
-            gbq = fma_keep(e2m1_shift<0>(gq), x0.x, gbq);
-            ubq = fma_keep(e2m1_shift<0>(uq), x0.x, ubq);
-            gbq = fma_keep(e2m1_shift<1>(gq), x0.y, gbq);
-            ubq = fma_keep(e2m1_shift<1>(uq), x0.y, ubq);
-            gbq = fma_keep(e2m1_shift<2>(gq), x0.z, gbq);
-            ubq = fma_keep(e2m1_shift<2>(uq), x0.z, ubq);
-            gbq = fma_keep(e2m1_shift<3>(gq), x0.w, gbq);
-            ubq = fma_keep(e2m1_shift<3>(uq), x0.w, ubq);
-            gbq = fma_keep(e2m1_shift<4>(gq), x1.x, gbq);
-            ubq = fma_keep(e2m1_shift<4>(uq), x1.x, ubq);
-            gbq = fma_keep(e2m1_shift<5>(gq), x1.y, gbq);
-            ubq = fma_keep(e2m1_shift<5>(uq), x1.y, ubq);
-            gbq = fma_keep(e2m1_shift<6>(gq), x1.z, gbq);
-            ubq = fma_keep(e2m1_shift<6>(uq), x1.z, ubq);
-            gbq = fma_keep(e2m1_shift<7>(gq), x1.w, gbq);
-            ubq = fma_keep(e2m1_shift<7>(uq), x1.w, ubq);
+            const float xq[8] = {x0.x, x0.y, x0.z, x0.w, x1.x, x1.y, x1.z, x1.w};
+            gb[q >> 1] = hw_e2m1_fma8(gwords[q], xq, gb[q >> 1]);
+            ub[q >> 1] = hw_e2m1_fma8(uwords[q], xq, ub[q >> 1]);
           }
           float sg0, sg1, su0, su1;
-          f8x2(gsc[i], sg0, sg1);
-          f8x2(usc[i], su0, su1);
+          hw_f8x2(gsc[i], sg0, sg1);
+          hw_f8x2(usc[i], su0, su1);
           g = fmaf(gb[0], sg0, g);
           g = fmaf(gb[1], sg1, g);
           u = fmaf(ub[0], su0, u);
           u = fmaf(ub[1], su1, u);
         }
       }
-      g = warp_sum(g);
-      u = warp_sum(u);
+      g = hw_warp_sum(g);
+      u = hw_warp_sum(u);
       if (lane == 0) {
         const float gg = g * 0x1p62f * a.gate_global_scale;
         const float uu = u * 0x1p62f * a.up_global_scale;
-        hglobal[r] = hw_float_to_bf16(gelu_tanh(gg) * uu);
+        hglobal[r] = hw_float_to_bf16(hw_gelu_tanh(gg) * uu);
       }
       signal_gu = true; /* sent by thread 0 after the next item's loads (or after the loop) */
     } else {
@@ -283,8 +200,7 @@ extern "C" __global__ void __launch_bounds__(NT) ffn_queue_fused(hw_ffn_args a, 
         const unsigned* hsrc = (const unsigned*)hglobal;
         for (int e2 = tid; e2 < HW_L / 2; e2 += NT) {
           const unsigned v = __ldcg(hsrc + e2);
-          const int c = e2 >> 2;
-          hs[((c ^ ((c >> 3) & 3)) << 2) | (e2 & 3)] = bf16_up64(v & 0xffffu) | (bf16_up64(v >> 16) << 16);
+          hs[hw_swz16<3>(e2)] = bf16_up64(v & 0xffffu) | (bf16_up64(v >> 16) << 16);
         }
         __syncthreads();
         h_ready = true;
@@ -302,59 +218,29 @@ extern "C" __global__ void __launch_bounds__(NT) ffn_queue_fused(hw_ffn_args a, 
         for (int p = 0; p < P_DN; ++p) bs[p][0] = bs[p][1] = 0.0f;
 #pragma unroll
         for (int q = 0; q < 4; ++q) {
-          const uint4 hv = hs4[4 * j + (q ^ s)]; /* elements 32j + 8q .. +7 */
-          const float h0 = __uint_as_float(hv.x << 16), h1 = __uint_as_float(hv.x & 0xffff0000u);
-          const float h2 = __uint_as_float(hv.y << 16), h3 = __uint_as_float(hv.y & 0xffff0000u);
-          const float h4 = __uint_as_float(hv.z << 16), h5 = __uint_as_float(hv.z & 0xffff0000u);
-          const float h6 = __uint_as_float(hv.w << 16), h7 = __uint_as_float(hv.w & 0xffff0000u);
+          float hq[8]; /* elements 32j + 8q .. +7 */
+          hw_bf16x8_to_float(hs4[4 * j + (q ^ s)], hq);
 #pragma unroll
           for (int p = 0; p < P_DN; ++p) {
             const unsigned wq = q == 0 ? dw[p][i].x : q == 1 ? dw[p][i].y : q == 2 ? dw[p][i].z : dw[p][i].w;
-            float& b = bs[p][q >> 1];
-            b = fma_keep(e2m1_shift<0>(wq), h0, b);
-            b = fma_keep(e2m1_shift<1>(wq), h1, b);
-            b = fma_keep(e2m1_shift<2>(wq), h2, b);
-            b = fma_keep(e2m1_shift<3>(wq), h3, b);
-            b = fma_keep(e2m1_shift<4>(wq), h4, b);
-            b = fma_keep(e2m1_shift<5>(wq), h5, b);
-            b = fma_keep(e2m1_shift<6>(wq), h6, b);
-            b = fma_keep(e2m1_shift<7>(wq), h7, b);
+            bs[p][q >> 1] = hw_e2m1_fma8(wq, hq, bs[p][q >> 1]);
           }
         }
 #pragma unroll
         for (int p = 0; p < P_DN; ++p) {
           float s0, s1;
-          f8x2(dsc[p][i], s0, s1);
+          hw_f8x2(dsc[p][i], s0, s1);
           acc[p] = fmaf(bs[p][0], s0, acc[p]);
           acc[p] = fmaf(bs[p][1], s1, acc[p]);
         }
       }
 #pragma unroll
       for (int p = 0; p < P_DN; ++p) {
-        const float dot = warp_sum(acc[p]);
+        const float dot = hw_warp_sum(acc[p]);
         if (lane == p) dglobal[r0 + p] = dot * 0x1p62f * a.down_global_scale;
       }
 
-      __syncthreads();
-      if (tid == 0) {
-        __threadfence();
-        s_last = atomicAdd(dn_done, 1u) == NDN - 1;
-      }
-      __syncthreads();
-      if (s_last) { /* every down row is in: RMSNorm(d) + residual */
-        __threadfence();
-        float ss = 0.0f;
-        for (int i = tid; i < HW_H; i += NT) {
-          const float v = __ldcg(dglobal + i);
-          ss += v * v;
-        }
-        const float inv = 1.0f / sqrtf(block_sum(ss, red) / (float)HW_H + HW_EPS);
-        const float layer_scalar = hw_bf16_to_float(a.layer_scalar);
-        for (int i = tid; i < HW_H; i += NT) {
-          const float normed = __ldcg(dglobal + i) * inv * hw_bf16_to_float(a.post_ff_rms_weight[i]);
-          a.residual[i] = hw_float_to_bf16((hw_bf16_to_float(a.residual[i]) + normed) * layer_scalar);
-        }
-      }
+      if (hw_last_block(dn_done, NDN)) hw_ffn_finish<NT>(a, dglobal, red); /* every down row is in */
     }
     __syncthreads(); /* the item's shared reads are done and s_next[parity] is written */
     item = s_next[parity];
