@@ -25,17 +25,37 @@ class FakeDriver : public ::testing::Test {
   void SetUp() override { setenv("HEADWAY_CUDA_DRIVER", HEADWAY_FAKE_LIBCUDA, 1); }
   void TearDown() override { unsetenv("HEADWAY_CUDA_DRIVER"); }
 
+  // A folder holding the candidate headers under the names kernel files include them by.
+  fs::path module_dir(const std::string& name) {
+    const fs::path dir = dir_.path() / name;
+    fs::create_directories(dir);
+    const fs::path include = fs::path(HEADWAY_SOURCE_DIR) / "include/headway";
+    for (const auto& [from, to] : {std::pair{"kernel_abi.h", "headway_kernel.h"},
+                                   {"kernel_support.h", "headway_support.h"},
+                                   {"cuda_kernel.h", "headway_cuda.h"},
+                                   {"cuda_support.h", "headway_cuda_support.h"}})
+      fs::copy_file(include / from, dir / to);
+    return dir;
+  }
+
+  // dir/module.cc built by g++ into dir/module.so, the artifact `name`.
+  targets::Artifact build(const std::string& name, const fs::path& dir,
+                          const std::vector<std::string>& flags) {
+    std::vector<std::string> argv = {"g++",   "-std=c++20", "-O2",       "-shared",
+                                     "-fPIC", "-I",         dir.string()};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    argv.insert(argv.end(), {(dir / "module.cc").string(), "-o", (dir / "module.so").string()});
+    const ProcessResult r = run_process(argv, 300.0);
+    EXPECT_TRUE(r.ok()) << name << ": " << r.output;
+    return {name, dir / "module.so", {}};
+  }
+
   // A host "module": the kernel's cpu baseline, called from the plan's one launch through
   // `body` (C++ statements with `a`, the argument struct, and `calls`, a call counter).
   targets::Artifact module(const std::string& name, const std::string& body,
                            const std::string& plan = "{{{\"run_rows\", 1, 32, 0}}, 64}",
                            const std::string& kernel = "attn_out") {
-    const fs::path dir = dir_.path() / name;
-    fs::create_directories(dir);
-    const fs::path include = fs::path(HEADWAY_SOURCE_DIR) / "include/headway";
-    fs::copy_file(include / "kernel_abi.h", dir / "headway_kernel.h");
-    fs::copy_file(include / "kernel_support.h", dir / "headway_support.h");
-    fs::copy_file(include / "cuda_kernel.h", dir / "headway_cuda.h");
+    const fs::path dir = module_dir(name);
     std::ifstream baseline(fs::path(HEADWAY_SOURCE_DIR) / "kernels/baselines" / (kernel + ".cc"));
     std::string text((std::istreambuf_iterator<char>(baseline)), std::istreambuf_iterator<char>());
     text += "\n#include \"headway_cuda.h\"\nstatic int calls = 0;\n";
@@ -45,34 +65,19 @@ class FakeDriver : public ::testing::Test {
             "_args& a = *static_cast<hw_" + kernel + "_args*>(p[0]);\n  ++calls;\n  " + body +
             "\n}\n";
     std::ofstream(dir / "module.cc") << text;
-    const ProcessResult r =
-        run_process({"g++", "-std=c++20", "-O2", "-shared", "-fPIC", "-I", dir.string(),
-                     (dir / "module.cc").string(), "-o", (dir / "module.so").string()},
-                    120.0);
-    EXPECT_TRUE(r.ok()) << r.output;
-    return {name, dir / "module.so", {}};
+    return build(name, dir, {});
   }
 
   // A real kernel file of the cuda target built for the host (cuda_emulation.h).
   targets::Artifact emulated(const std::string& name, const std::string& kernel,
                              const std::string& source) {
-    const fs::path dir = dir_.path() / name;
-    fs::create_directories(dir);
-    const fs::path include = fs::path(HEADWAY_SOURCE_DIR) / "include/headway";
-    fs::copy_file(include / "kernel_abi.h", dir / "headway_kernel.h");
-    fs::copy_file(include / "cuda_kernel.h", dir / "headway_cuda.h");
-    fs::copy_file(include / "cuda_support.h", dir / "headway_cuda_support.h");
+    const fs::path dir = module_dir(name);
     std::ofstream(dir / "candidate.cu") << source;
     std::ofstream(dir / "module.cc")
         << "#include \"candidate.cu\"\nHW_EMULATION_LAUNCHER(hw_" << kernel << "_args)\n";
     const fs::path emulation =
         fs::path(HEADWAY_SOURCE_DIR) / "src/targets/cuda/fake_driver/cuda_emulation.h";
-    const ProcessResult r = run_process(
-        {"g++", "-std=c++20", "-O2", "-shared", "-fPIC", "-pthread", "-include", emulation.string(),
-         "-I", dir.string(), (dir / "module.cc").string(), "-o", (dir / "module.so").string()},
-        300.0);
-    EXPECT_TRUE(r.ok()) << name << ": " << r.output;
-    return {name, dir / "module.so", {}};
+    return build(name, dir, {"-pthread", "-include", emulation.string()});
   }
 
   const KernelContract& attn_out() const { return *find_kernel("attn_out"); }

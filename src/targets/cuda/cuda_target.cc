@@ -11,6 +11,7 @@
 #include "common/stats.h"
 #include "targets/cuda/runner_client.h"
 #include "targets/error_diagnostics.h"
+#include "targets/side_by_side.h"
 
 namespace headway::cuda {
 namespace {
@@ -75,10 +76,14 @@ class CudaSession final : public targets::Session {
 
   measure::Expected<double> reading(int i) override {
     auto line = runner_->request(fmt::format("read {}", i));
-    if (!line) return measure::Error{line.error().message};
+    if (!line) {
+      lost_ = true;
+      return measure::Error{line.error().message};
+    }
     const Reply r = parse_reply(line.value());
     if (r.kind != Reply::Kind::kReading) {
       if (r.kind == Reply::Kind::kBreach && !breach_) breach_ = targets::ArmBreach{r.arm, r.reason};
+      if (r.kind != Reply::Kind::kBreach) lost_ = true;
       return measure::Error{r.reason};
     }
     ++readings_;
@@ -88,8 +93,11 @@ class CudaSession final : public targets::Session {
     return r.seconds;
   }
 
+  // The breach a reading reported, else the runner's verdict on every arm's last call; nothing
+  // when the runner is lost (a device failure is not a broken rule).
   std::optional<targets::ArmBreach> verify_arms() override {
     if (breach_) return breach_;
+    if (lost_) return std::nullopt;
     auto line = runner_->request("verify");
     if (!line) return targets::ArmBreach{0, line.error().message};
     if (line.value() == "verified") return std::nullopt;
@@ -104,8 +112,6 @@ class CudaSession final : public targets::Session {
             {"throttled_readings", throttled_}};
   }
   const Reply& last() const { return last_; }
-  // The breach a reading reported, if any.
-  const std::optional<targets::ArmBreach>& breach() const { return breach_; }
 
  private:
   std::unique_ptr<RunnerProcess> runner_;
@@ -114,6 +120,7 @@ class CudaSession final : public targets::Session {
   double seconds_ = 0.0;
   Reply last_;
   std::optional<targets::ArmBreach> breach_;
+  bool lost_ = false;
 };
 
 measure::Expected<std::unique_ptr<CudaSession>> open_session(const KernelContract& kernel,
@@ -234,39 +241,13 @@ measure::Expected<std::unique_ptr<targets::Session>> CudaTarget::start_session(
 std::vector<targets::Timing> CudaTarget::time_side_by_side(const KernelContract& kernel,
                                                            const std::vector<Artifact>& artifacts,
                                                            int readings, uint64_t seed) {
-  std::vector<targets::Timing> out(artifacts.size());
   auto session = open_session(kernel, artifacts, seed);
-  auto fail_all = [&](const std::string& why, bool cheated) {
-    for (auto& t : out) {
-      t.failure = why;
-      t.cheated = cheated;
-    }
+  if (!session) {
+    std::vector<targets::Timing> out(artifacts.size());
+    for (auto& t : out) t.failure = session.error().message;
     return out;
-  };
-  if (!session) return fail_all(session.error().message, false);
-  const size_t n = artifacts.size();
-  // Two warm-up rounds, then `readings` rounds, each starting one arm later than the last.
-  for (int round = -2; round < readings; ++round) {
-    for (size_t k = 0; k < n; ++k) {
-      const size_t i = (static_cast<size_t>(round + 2) + k) % n;
-      auto s = session.value()->reading(static_cast<int>(i));
-      if (!s) {
-        const bool cheated = session.value()->breach().has_value();
-        return fail_all(fmt::format("{}: {}", artifacts[i].id, s.error().message), cheated);
-      }
-      if (round >= 0) out[i].seconds.push_back(s.value());
-    }
   }
-  if (auto breach = session.value()->verify_arms()) {
-    return fail_all(
-        fmt::format("{}: {}", artifacts[static_cast<size_t>(breach->arm)].id, breach->reason),
-        true);
-  }
-  for (auto& t : out) {
-    t.median_seconds = median(t.seconds);
-    t.cv = coefficient_of_variation(t.seconds);
-  }
-  return out;
+  return targets::read_side_by_side(*session.value(), artifacts, readings);
 }
 
 measure::Expected<std::unique_ptr<measure::PairedDevice>> CudaTarget::paired_device(

@@ -6,9 +6,9 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
-#include <fstream>
 #include <regex>
 
+#include "common/atomic_file.h"
 #include "common/embedded.h"
 #include "common/hash.h"
 #include "common/sandbox.h"
@@ -39,10 +39,8 @@ std::string default_nvcc() {
   return "/usr/local/cuda/bin/nvcc";
 }
 
-void write_file(const fs::path& path, std::string_view text) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  if (!out) throw std::runtime_error("cannot write " + path.string());
+void write_file(const fs::path& path, const std::string& text) {
+  if (auto error = write_file_atomically(path, text)) throw std::runtime_error(*error);
 }
 
 // nvcc needs more address space than a C++ compiler (cicc and ptxas reserve large maps).

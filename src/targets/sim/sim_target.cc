@@ -13,6 +13,7 @@
 #include "targets/error_diagnostics.h"
 #include "targets/fact_names.h"
 #include "targets/floors.h"
+#include "targets/side_by_side.h"
 #include "targets/sim/sim_landscape.h"
 
 namespace headway::sim {
@@ -166,25 +167,13 @@ measure::Expected<std::unique_ptr<targets::Session>> SimTarget::start_session(
 std::vector<targets::Timing> SimTarget::time_side_by_side(const KernelContract& kernel,
                                                           const std::vector<Artifact>& artifacts,
                                                           int readings, uint64_t seed) {
-  std::vector<targets::Timing> out(artifacts.size());
   auto session = start_session(kernel, artifacts, seed);
   if (!session) {
+    std::vector<targets::Timing> out(artifacts.size());
     for (auto& t : out) t.failure = session.error().message;
     return out;
   }
-  const size_t n = artifacts.size();
-  for (int round = -2; round < readings; ++round) {
-    for (size_t k = 0; k < n; ++k) {
-      const size_t i = (static_cast<size_t>(round + 2) + k) % n;
-      const double s = session.value()->reading(static_cast<int>(i)).value();
-      if (round >= 0) out[i].seconds.push_back(s);
-    }
-  }
-  for (auto& t : out) {
-    t.median_seconds = median(t.seconds);
-    t.cv = coefficient_of_variation(t.seconds);
-  }
-  return out;
+  return targets::read_side_by_side(*session.value(), artifacts, readings);
 }
 
 measure::Expected<std::unique_ptr<measure::PairedDevice>> SimTarget::paired_device(
