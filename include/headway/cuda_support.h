@@ -296,8 +296,9 @@ static __device__ __forceinline__ bool hw_last_block(unsigned* counter, unsigned
  * thread's squares summed in element order, then hw_block_sum). N a multiple of 8; red as for
  * hw_block_sum; synchronizes. */
 template <int N, int NWARPS>
-static __device__ __forceinline__ void hw_rms_norm_slice_x64(const hw_bf16* x, const hw_bf16* weight,
-                                                             float (&xs)[N], float* red) {
+static __device__ __forceinline__ void hw_rms_norm_slice_x64(const hw_bf16* x,
+                                                             const hw_bf16* weight, float (&xs)[N],
+                                                             float* red) {
   const int tid = threadIdx.x;
   const bool active = tid < HW_H / N;
   float ss = 0.0f;
@@ -329,7 +330,8 @@ static __device__ __forceinline__ void hw_rms_norm_slice_x64(const hw_bf16* x, c
 #pragma unroll
     for (int k = 0; k < N / 2; ++k) {
       xs[2 * k] = hw_round_bf16(xs[2 * k] * inv * __uint_as_float(g[k] << 16)) * 0x1p64f;
-      xs[2 * k + 1] = hw_round_bf16(xs[2 * k + 1] * inv * __uint_as_float(g[k] & 0xffff0000u)) * 0x1p64f;
+      xs[2 * k + 1] =
+          hw_round_bf16(xs[2 * k + 1] * inv * __uint_as_float(g[k] & 0xffff0000u)) * 0x1p64f;
     }
   }
 }
@@ -338,8 +340,9 @@ static __device__ __forceinline__ void hw_rms_norm_slice_x64(const hw_bf16* x, c
 
 /* The q, k or v matrix holding row `row` of the 8192 stacked qkv rows (q rows, then k, then v):
  * its codes w, its row scales and the row's index mrow inside it. */
-static __device__ __forceinline__ void hw_qkv_matrix(const hw_qkv_args& a, int row, const uint8_t*& w,
-                                                     const hw_bf16*& scale, int& mrow) {
+static __device__ __forceinline__ void hw_qkv_matrix(const hw_qkv_args& a, int row,
+                                                     const uint8_t*& w, const hw_bf16*& scale,
+                                                     int& mrow) {
   if (row < HW_QS) {
     w = a.q_weight, scale = a.q_scale, mrow = row;
   } else if (row < HW_QS + HW_PS) {
@@ -380,7 +383,8 @@ static __device__ __forceinline__ void hw_qkv_finish_head(const hw_qkv_args& a, 
   float ss = v[0] * v[0];
 #pragma unroll
   for (int i = 1; i < PER_THREAD; ++i) ss += v[i] * v[i];
-  const float inv = 1.0f / sqrtf(hw_block_sum<NT / 32>(ss, red) / (float)HW_DS + HW_EPS); /* syncs vals */
+  const float inv =
+      1.0f / sqrtf(hw_block_sum<NT / 32>(ss, red) / (float)HW_DS + HW_EPS); /* syncs vals */
 #pragma unroll
   for (int i = 0; i < PER_THREAD; ++i) {
     const int d = threadIdx.x + i * NT;
@@ -418,7 +422,8 @@ static __device__ __forceinline__ void hw_attn_out_finish(const hw_attn_out_args
  * residual = bf16((residual + d * inv * post_ff_rms_weight) * layer_scalar), inv = 1 /
  * sqrtf(mean(d^2) + HW_EPS). red as for hw_block_sum; synchronizes. */
 template <int NT>
-static __device__ __forceinline__ void hw_ffn_finish(const hw_ffn_args& a, const float* d, float* red) {
+static __device__ __forceinline__ void hw_ffn_finish(const hw_ffn_args& a, const float* d,
+                                                     float* red) {
   float ss = 0.0f;
   for (int i = threadIdx.x; i < HW_H; i += NT) {
     const float v = __ldcg(d + i);

@@ -71,22 +71,24 @@ void add_system(std::vector<std::string>& argv) {
 
 std::vector<std::string> bwrap_argv(const std::string& bwrap, const Policy& policy,
                                     const std::vector<std::string>& command) {
-  std::vector<std::string> argv = {bwrap,         "--unshare-all", "--die-with-parent",
-                                   "--new-session", "--cap-drop",  "ALL",
-                                   "--clearenv",  "--setenv",      "PATH",
-                                   kPath,         "--setenv",      "HOME",
-                                   kHome};
+  std::vector<std::string> argv = {
+      bwrap,        "--unshare-all", "--die-with-parent", "--new-session",
+      "--cap-drop", "ALL",           "--clearenv",        "--setenv",
+      "PATH",       kPath,           "--setenv",          "HOME",
+      kHome};
   for (const auto& [name, value] : policy.environment) {
     argv.insert(argv.end(), {"--setenv", name, value});
   }
   add_system(argv);
   argv.insert(argv.end(), {"--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"});
-  for (const auto& p : policy.read_only) argv.insert(argv.end(), {"--ro-bind", p.string(), p.string()});
+  for (const auto& p : policy.read_only)
+    argv.insert(argv.end(), {"--ro-bind", p.string(), p.string()});
   for (const auto& p : policy.writable) argv.insert(argv.end(), {"--bind", p.string(), p.string()});
-  for (const auto& p : policy.devices) argv.insert(argv.end(), {"--dev-bind", p.string(), p.string()});
-  argv.insert(argv.end(), {"--chdir", policy.working_directory.empty()
-                                          ? std::string("/")
-                                          : policy.working_directory.string()});
+  for (const auto& p : policy.devices)
+    argv.insert(argv.end(), {"--dev-bind", p.string(), p.string()});
+  argv.insert(argv.end(),
+              {"--chdir", policy.working_directory.empty() ? std::string("/")
+                                                           : policy.working_directory.string()});
   argv.emplace_back("--");
   argv.insert(argv.end(), command.begin(), command.end());
   return argv;
@@ -94,11 +96,13 @@ std::vector<std::string> bwrap_argv(const std::string& bwrap, const Policy& poli
 
 std::vector<std::string> unisolated_argv(const Policy& policy,
                                          const std::vector<std::string>& command) {
-  std::vector<std::string> argv = {executable("/usr/bin/env") ? "/usr/bin/env" : "env", "-i", "-C",
-                                   policy.working_directory.empty()
-                                       ? std::string("/")
-                                       : policy.working_directory.string(),
-                                   std::string("PATH=") + kPath, std::string("HOME=") + kHome};
+  std::vector<std::string> argv = {
+      executable("/usr/bin/env") ? "/usr/bin/env" : "env",
+      "-i",
+      "-C",
+      policy.working_directory.empty() ? std::string("/") : policy.working_directory.string(),
+      std::string("PATH=") + kPath,
+      std::string("HOME=") + kHome};
   for (const auto& [name, value] : policy.environment) argv.push_back(name + "=" + value);
   argv.insert(argv.end(), command.begin(), command.end());
   return argv;

@@ -4,24 +4,22 @@
 #include "common/sandbox.h"
 
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <gtest/gtest.h>
-
-#include <chrono>
-#include <thread>
-
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "common/subprocess.h"
 #include "store/test_temp_dir.h"
@@ -129,8 +127,8 @@ TEST_F(Sandbox, TmpIsPrivate) {
   const fs::path host_file = fs::temp_directory_path() / ("headway-host-" + token);
   std::ofstream(host_file) << "written-by-the-host\n";
   const fs::path inside_file = fs::path("/tmp") / ("headway-inside-" + token);
-  const ProcessResult r =
-      sh("cat '" + host_file.string() + "'; echo inside > '" + inside_file.string() + "' && echo wrote");
+  const ProcessResult r = sh("cat '" + host_file.string() + "'; echo inside > '" +
+                             inside_file.string() + "' && echo wrote");
   fs::remove(host_file);
   EXPECT_NE(r.output.find("wrote"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("written-by-the-host"), std::string::npos) << r.output;
@@ -187,7 +185,8 @@ TEST_F(Sandbox, NoProcessOutlivesTheCommand) {
   ASSERT_TRUE(inside.ok()) << inside.output;
   // The end of the sandbox's PID namespace kills what is left; the kill takes effect within
   // moments, where an escaped sleeper would live on for its 30 s.
-  for (int i = 0; i < 100 && !sleepers(arg).empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  for (int i = 0; i < 100 && !sleepers(arg).empty(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   EXPECT_TRUE(sleepers(arg).empty()) << "a process outlived the sandboxed command";
   ModeGuard off(Mode::kDisabled);
   const ProcessResult outside = sh(script);
@@ -270,7 +269,8 @@ TEST(SandboxDevices, BindsTheDeviceNodesItIsGivenAndNoOthers) {
   if (!unavailable_reason().empty()) GTEST_SKIP() << unavailable_reason();
   // A character device outside the sandbox's minimal /dev, as /dev/nvidia0 is.
   fs::path device;
-  for (const char* p : {"/dev/loop-control", "/dev/cpu_dma_latency", "/dev/kmsg", "/dev/fuse", "/dev/tty0"}) {
+  for (const char* p :
+       {"/dev/loop-control", "/dev/cpu_dma_latency", "/dev/kmsg", "/dev/fuse", "/dev/tty0"}) {
     std::error_code ec;
     if (fs::is_character_file(p, ec)) {
       device = p;
@@ -320,7 +320,8 @@ TEST(SandboxProbe, ReportsAMissingBwrapInOneLine) {
 TEST(SandboxProbe, ReportsAFailingBwrapWithItsMessage) {
   TestTempDir dir;
   const fs::path fake = dir.path() / "bwrap";
-  std::ofstream(fake) << "#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n";
+  std::ofstream(fake)
+      << "#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n";
   fs::permissions(fake, fs::perms::owner_all);
   const std::string why = probe(fake.string());
   EXPECT_NE(why.find("setting up uid map: Permission denied"), std::string::npos) << why;

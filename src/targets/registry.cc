@@ -21,8 +21,12 @@ struct Registry {
     makers["cpu"] = [](const std::string& spec) { return std::make_unique<cpu::CpuTarget>(spec); };
     makers["sim"] = [](const std::string& spec) { return std::make_unique<sim::SimTarget>(spec); };
     // The command target's toolchain spec is its manifest's path.
-    makers["cuda"] = [](const std::string& spec) { return std::make_unique<cuda::CudaTarget>(spec); };
-    makers["command"] = [](const std::string& spec) { return std::make_unique<command::CommandTarget>(spec); };
+    makers["cuda"] = [](const std::string& spec) {
+      return std::make_unique<cuda::CudaTarget>(spec);
+    };
+    makers["command"] = [](const std::string& spec) {
+      return std::make_unique<command::CommandTarget>(spec);
+    };
   }
 };
 
@@ -65,7 +69,8 @@ std::string target_names_text() {
   return out;
 }
 
-measure::Expected<measure::CalibrateResult> calibrate_on_target(const measure::CalibrateRequest& request) {
+measure::Expected<measure::CalibrateResult> calibrate_on_target(
+    const measure::CalibrateRequest& request) {
   if (auto error = measure::validate(request)) return measure::Error{*error};
   std::unique_ptr<Target> target = make_target(request.target);
   if (!target) {

@@ -63,32 +63,8 @@ extern "C" __global__ void qkv_rows(hw_qkv_args a, unsigned char* scratch) {
 
 extern "C" __global__ void qkv_heads(hw_qkv_args a, unsigned char* scratch) {
   __shared__ float red[32];
-  __shared__ float normed[HW_DS];
-  const float* pre = (const float*)(scratch + PRE_OFFSET);
-  const int head = blockIdx.x; /* 0..15 q heads, 16..23 k heads, 24..31 v heads */
-  const int d = threadIdx.x;   /* blockDim.x == HW_DS */
-  const size_t slot = (size_t)a.kv_slot * HW_NS * HW_DS;
-  const hw_bf16* weight;
-  hw_bf16* out;
-  bool rotate;
-  if (head < HW_QS / HW_DS) {
-    weight = a.q_rms_weight, out = a.q_out + head * HW_DS, rotate = true;
-  } else if (head < (HW_QS + HW_PS) / HW_DS) {
-    weight = a.k_rms_weight, out = a.k_cache + slot + (head - HW_QS / HW_DS) * HW_DS, rotate = true;
-  } else {
-    weight = 0, out = a.v_cache + slot + (head - (HW_QS + HW_PS) / HW_DS) * HW_DS, rotate = false;
-  }
-
-  const float v = pre[head * HW_DS + d];
-  const float inv = 1.0f / sqrtf(hw_block_sum<HW_DS / 32>(v * v, red) / (float)HW_DS + HW_EPS);
-  normed[d] = v * inv * (weight ? hw_bf16_to_float(weight[d]) : 1.0f);
-  __syncthreads();
-  float o = normed[d];
-  if (rotate) {
-    const float rotated = d < HW_DS / 2 ? -normed[d + HW_DS / 2] : normed[d - HW_DS / 2];
-    o = normed[d] * hw_bf16_to_float(a.cos[d]) + rotated * hw_bf16_to_float(a.sin[d]);
-  }
-  out[d] = hw_float_to_bf16(o);
+  __shared__ float vals[HW_DS];
+  hw_qkv_finish_head<HW_DS>(a, (const float*)(scratch + PRE_OFFSET), blockIdx.x, vals, red);
 }
 
 extern "C" __device__ const hw_cuda_plan hw_plan = {

@@ -72,7 +72,8 @@ bool runs(const Artifact& a) { return a.meta.value("behaviour", "correct") == "c
 
 class SimSession final : public targets::Session {
  public:
-  SimSession(std::vector<double> seconds, double cv, uint64_t seed) : seconds_(std::move(seconds)), cv_(cv) {
+  SimSession(std::vector<double> seconds, double cv, uint64_t seed)
+      : seconds_(std::move(seconds)), cv_(cv) {
     for (size_t i = 0; i < seconds_.size(); ++i) rngs_.emplace_back(mix_seed(seed, i));
   }
   int arms() const override { return static_cast<int>(seconds_.size()); }
@@ -89,7 +90,8 @@ class SimSession final : public targets::Session {
 
 }  // namespace
 
-SimTarget::SimTarget(const std::string& toolchain_spec, const SimTargetConfig& config) : config_(config) {
+SimTarget::SimTarget(const std::string& toolchain_spec, const SimTargetConfig& config)
+    : config_(config) {
   select_toolchain(toolchain_spec);
 }
 
@@ -122,7 +124,8 @@ targets::BuildOutcome SimTarget::build(const std::string& source, const std::fil
   const std::string id = hex_id(info_.id, source);
   out.cached = !built_.insert(id).second;
   if (!out.cached) ++builds_;
-  out.artifact = {id, {},
+  out.artifact = {id,
+                  {},
                   {{"toolchain", info_.id},
                    {"time_factor", model.time_factor},
                    {"behaviour", std::string(to_string(model.behaviour))}}};
@@ -137,7 +140,8 @@ targets::CheckOutcome SimTarget::check(const KernelContract& kernel, const Artif
   out.kind = behaviour;
   if (behaviour == "wrong") {
     out.status = targets::CheckOutcome::Status::kIncorrect;
-    out.description = fmt::format("call 1 (seed {}): out[0] = 1 but the reference is 0 (simulated)", out.seed);
+    out.description =
+        fmt::format("call 1 (seed {}): out[0] = 1 but the reference is 0 (simulated)", out.seed);
   } else if (behaviour == "crash") {
     out.status = targets::CheckOutcome::Status::kCrashed;
     out.description = "call 1 crashed with SIGSEGV (simulated)";
@@ -145,7 +149,8 @@ targets::CheckOutcome SimTarget::check(const KernelContract& kernel, const Artif
     out.status = targets::CheckOutcome::Status::kTimedOut;
     out.description = "call 1 timed out (simulated)";
   } else {
-    out.description = fmt::format("correct: {} on seeds {} and another (simulated)", kernel.name(), out.seed);
+    out.description =
+        fmt::format("correct: {} on seeds {} and another (simulated)", kernel.name(), out.seed);
   }
   return out;
 }
@@ -158,10 +163,12 @@ measure::Expected<std::unique_ptr<targets::Session>> SimTarget::start_session(
     const KernelContract& kernel, const std::vector<Artifact>& artifacts, uint64_t seed) {
   std::vector<double> seconds;
   for (const auto& a : artifacts) {
-    if (!runs(a)) return measure::Error{fmt::format("cannot start {}: it does not run correctly", a.id)};
+    if (!runs(a))
+      return measure::Error{fmt::format("cannot start {}: it does not run correctly", a.id)};
     seconds.push_back(true_seconds(kernel, a));
   }
-  return std::unique_ptr<targets::Session>(std::make_unique<SimSession>(std::move(seconds), config_.cv, seed));
+  return std::unique_ptr<targets::Session>(
+      std::make_unique<SimSession>(std::move(seconds), config_.cv, seed));
 }
 
 std::vector<targets::Timing> SimTarget::time_side_by_side(const KernelContract& kernel,
@@ -229,7 +236,8 @@ std::string SimTarget::baseline_source(const KernelContract& kernel) const {
 
 std::vector<targets::DocFile> SimTarget::design_files(std::string_view kernel) const {
   std::vector<targets::DocFile> out;
-  for (const auto& [name, text] : {std::pair{"blocked", kBlocked}, {"threaded", kThreaded}, {"wide", kWide}}) {
+  for (const auto& [name, text] :
+       {std::pair{"blocked", kBlocked}, {"threaded", kThreaded}, {"wide", kWide}}) {
     out.push_back({fmt::format("sim/designs/{}/{}.sim", kernel, name), text});
   }
   return out;
