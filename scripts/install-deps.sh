@@ -4,6 +4,7 @@
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config   # compiler, build
+  ccache                                          # build: compiler cache (shared by clones, scripts/build.sh)
   clang                                           # second toolchain (migration tests), clang-tidy
   libclang-rt-14-dev                              # libFuzzer and sanitizer runtimes (scripts/fuzz.sh)
   libsqlite3-dev                                  # store: workspace database
