@@ -31,6 +31,7 @@ struct CalibrateArgs {
   uint64_t seed = 1;
   std::optional<double> s0_pct;
   int warmup = 16;
+  bool fixed_s0 = false;
   std::string log;
   bool json = false;
 };
@@ -59,7 +60,8 @@ void print_human(const measure::CalibrateResult& result) {
   fmt::print("calibrate: {}\n", setup);
   std::string rule = fmt::format("rule {}, alpha {}", measure::to_string(q.rule), q.alpha);
   if (q.rule == measure::RuleKind::kBetting) {
-    rule += fmt::format(", cap {}, s0 {} ({})", q.cap, pct(result.s0, 3), result.s0_source);
+    rule += fmt::format(", cap {}, s0 {} ({}{})", q.cap, pct(result.s0, 3), result.s0_source,
+                        result.s0_adapted ? ", a prior each decision's pairs update" : "");
   } else {
     rule += ", looks at 5 and 11 pairs, fixed ABBA order";
   }
@@ -105,6 +107,7 @@ int run_calibrate(const CalibrateArgs& args) {
   request.seed = args.seed;
   if (args.s0_pct) request.s0 = *args.s0_pct / 100.0;
   request.warmup_readings = args.warmup;
+  request.fixed_s0 = args.fixed_s0;
   if (auto error = measure::validate(request)) return fail(*error);
   std::unique_ptr<measure::JsonLinesSink> log;
   if (!args.log.empty()) {
@@ -146,6 +149,9 @@ void add_calibrate(CLI::App& app, int* exit_code) {
                   "betting scale of d in percent (default: sqrt(2) x cv on sim, a warm-up "
                   "estimate on a device)");
   cmd->add_option("--warmup", args->warmup, "head readings of the s0 warm-up (default 16)");
+  cmd->add_flag("--fixed-s0", args->fixed_s0,
+                "scale every pair by the warm-up's s0 (default: the warm-up's s0 is a prior that "
+                "each decision's own pairs update)");
   cmd->add_option("--log", args->log, "write every reading to this JSON-lines file");
   cmd->add_flag("--json", args->json, "print one JSON object");
   cmd->callback([args, exit_code] { *exit_code = run_calibrate(*args); });

@@ -51,6 +51,7 @@ int run_compare(const CompareArgs& args) {
   auto s0 = measure::estimate_s0(*device, 16);
   if (!s0) throw UsageError("cannot estimate the noise of the head: " + s0.error().message);
   config.s0 = s0.value();
+  config.adapt_s0 = true;  // the warm-up's estimate is a prior the pairs update
   measure::BettingRule rule(config);
   Rng coin(mix_seed(seed, measure::kCoinStream));
   measure::MemorySink memory;
@@ -88,6 +89,7 @@ int run_compare(const CompareArgs& args) {
                               {"ci_pct", {effect.lower_pct, effect.upper_pct}},
                               {"ci_coverage", effect.coverage},
                               {"s0", config.s0},
+                              {"s0_adapted", config.adapt_s0},
                               {"alpha", config.alpha},
                               {"seed", seed},
                               {"note", note},

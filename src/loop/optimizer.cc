@@ -621,6 +621,7 @@ class Loop {
     config.alpha = options_.alpha;
     config.cap = options_.cap;
     config.s0 = s0 ? s0.value() : 0.02;
+    config.adapt_s0 = true;  // the warm-up's estimate is a prior the test's pairs update
     measure::BettingRule rule(config);
     DecisionLog log(t);
     const int64_t test = must(log.begin_test(candidate.id, "betting"), "begin test");

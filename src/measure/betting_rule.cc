@@ -6,6 +6,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "common/stats.h"
+
 namespace headway::measure {
 namespace {
 
@@ -52,7 +54,7 @@ Arm BettingRule::first_arm(int /*pair_index*/, Rng& coin) {
 std::optional<Outcome> BettingRule::observe(double d) {
   if (outcome_) throw std::logic_error("BettingRule::observe after the test decided");
   if (!std::isfinite(d)) throw std::invalid_argument("BettingRule::observe: d is not finite");
-  const double s0 = config_.s0;
+  const double s0 = scale();
   const double g = clip1(d / s0);
   const std::array<double, 4> x{-g, g, clip1((d + config_.delta_e) / s0),
                                 clip1((config_.delta_e - d) / s0)};
@@ -75,6 +77,19 @@ std::optional<Outcome> BettingRule::observe(double d) {
     outcome_ = Outcome::kInconclusive;
   }
   return outcome_;
+}
+
+double BettingRule::scale() const {
+  const size_t n = d_.size();
+  if (!config_.adapt_s0 || n < static_cast<size_t>(kAdaptAfterPairs)) return config_.s0;
+  const double center = median(d_);
+  std::vector<double> deviations(n);
+  for (size_t i = 0; i < n; ++i) deviations[i] = std::fabs(d_[i] - center);
+  const double spread = 1.4826 * median(deviations);
+  if (!(spread > 0.0)) return config_.s0;  // the d's so far are all alike: nothing to learn yet
+  const double w = static_cast<double>(n);
+  return std::exp((kPriorWeightPairs * std::log(config_.s0) + w * std::log(spread)) /
+                  (kPriorWeightPairs + w));
 }
 
 bool BettingRule::decidable_by_cap() const {
@@ -125,7 +140,8 @@ nlohmann::json to_json(const BettingConfig& config) {
           {"alpha", config.alpha},
           {"alpha_e", config.alpha_e},
           {"delta_e", config.delta_e},
-          {"cap", config.cap}};
+          {"cap", config.cap},
+          {"adapt_s0", config.adapt_s0}};
 }
 
 Expected<BettingConfig> betting_config_from_json(const nlohmann::json& object) {
@@ -143,6 +159,10 @@ Expected<BettingConfig> betting_config_from_json(const nlohmann::json& object) {
     return Error{"betting config: 'cap' is missing or not an integer"};
   }
   config.cap = object["cap"].get<int>();
+  if (object.contains("adapt_s0")) {
+    if (!object["adapt_s0"].is_boolean()) return Error{"betting config: 'adapt_s0' is not a boolean"};
+    config.adapt_s0 = object["adapt_s0"].get<bool>();
+  }
   if (auto error = validate(config)) return Error{"betting config: " + *error};
   return config;
 }

@@ -25,7 +25,16 @@ struct BettingConfig {
   double alpha_e = 0.10;  // SAME (equivalence within +-delta_e); in (0, 1)
   double delta_e = 0.01;  // equivalence margin as a log ratio (0.01 ~ 1%); > 0
   int cap = 24;           // INCONCLUSIVE after this many pairs; >= 2
+  // false: every pair is scaled by s0. true: s0 is a prior (a warm-up's estimate) that the
+  // test's own pairs update (BettingRule::scale). Either keeps the guarantee: the scale of a pair
+  // depends only on the pairs before it.
+  bool adapt_s0 = false;
 };
+
+// With adapt_s0, the pairs a test needs before its own spread enters the scale, and the weight of
+// the prior in pairs (BettingRule::scale).
+inline constexpr int kAdaptAfterPairs = 3;
+inline constexpr double kPriorWeightPairs = 4.0;
 
 // nullopt when valid, else a one-line message naming the field and its allowed range.
 std::optional<std::string> validate(const BettingConfig& config);
@@ -56,6 +65,13 @@ class BettingRule final : public DecisionRule {
   // fewer pairs.
   std::optional<Outcome> observe(double d) override;
   int max_pairs() const override { return config_.cap; }
+  // The scale of the next pair's d. config.s0 without adapt_s0 or before kAdaptAfterPairs pairs;
+  // after n pairs, the geometric mean of s0 (weight kPriorWeightPairs) and the pairs' own robust
+  // spread, 1.4826 x the median absolute deviation of their d's from its median (weight n), so a
+  // warm-up taken in a noisier or a quieter minute than the test's is outweighed within a few
+  // pairs. The spread ignores the effect (it is measured around the median), so a true effect
+  // does not shrink the bets that detect it.
+  double scale() const;
 
   const BettingConfig& config() const { return config_; }
   BettingWealth wealth() const;
@@ -85,10 +101,10 @@ struct BettingDecision {
 // config is invalid or a d is not finite.
 Expected<BettingDecision> decide_recorded(const BettingConfig& config, std::span<const double> d);
 
-// {"s0", "alpha", "alpha_e", "delta_e", "cap"}.
+// {"s0", "alpha", "alpha_e", "delta_e", "cap", "adapt_s0"}.
 nlohmann::json to_json(const BettingConfig& config);
 // The inverse of to_json; an error names the first missing or mistyped key, or (validate) the
-// first field out of range.
+// first field out of range. "adapt_s0" may be absent (a test recorded before it existed): false.
 Expected<BettingConfig> betting_config_from_json(const nlohmann::json& object);
 
 // The wealth after each pair of recorded d's, in order, until the test decides (the rest are

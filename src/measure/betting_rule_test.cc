@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "common/rng.h"
+
 namespace headway::measure {
 namespace {
 
@@ -269,6 +271,9 @@ TEST(BettingConfigJson, RoundTripsAndRejectsBadFields) {
   EXPECT_EQ(back.value().alpha_e, 0.2);
   EXPECT_EQ(back.value().delta_e, 0.02);
   EXPECT_EQ(back.value().cap, 30);
+  EXPECT_FALSE(back.value().adapt_s0);
+  c.adapt_s0 = true;
+  EXPECT_TRUE(betting_config_from_json(to_json(c)).value().adapt_s0);
 
   auto j = to_json(c);
   j.erase("alpha");
@@ -281,7 +286,87 @@ TEST(BettingConfigJson, RoundTripsAndRejectsBadFields) {
   j = to_json(c);
   j["s0"] = -1.0;
   EXPECT_FALSE(betting_config_from_json(j).ok());
+  j = to_json(c);
+  j.erase("adapt_s0");  // recorded before the field existed: a fixed s0
+  EXPECT_FALSE(betting_config_from_json(j).value().adapt_s0);
+  j["adapt_s0"] = 1;
+  EXPECT_EQ(betting_config_from_json(j).error().message,
+            "betting config: 'adapt_s0' is not a boolean");
   EXPECT_FALSE(betting_config_from_json(nlohmann::json::array()).ok());
+}
+
+BettingConfig adapted(double s0) {
+  BettingConfig c = config(s0);
+  c.adapt_s0 = true;
+  return c;
+}
+
+TEST(BettingRule, AdaptedScaleMovesFromThePriorToThePairsSpread) {
+  BettingRule fixed(config(0.10));
+  BettingRule adapting(adapted(0.10));
+  const double pattern[] = {0.03, -0.03, 0.0};
+  for (int i = 0; i < 12; ++i) {
+    if (i < kAdaptAfterPairs) {
+      EXPECT_EQ(adapting.scale(), 0.10) << "pair " << i;
+    }
+    ASSERT_EQ(fixed.observe(pattern[i % 3]), std::nullopt);
+    ASSERT_EQ(adapting.observe(pattern[i % 3]), std::nullopt);
+  }
+  EXPECT_EQ(fixed.scale(), 0.10);
+  // 12 d's, median 0, absolute deviations 0.03 (8 of them) and 0 (4): MAD 0.03, spread
+  // 0.044478; weights 4 (prior) and 12.
+  EXPECT_NEAR(adapting.scale(), std::exp((4 * std::log(0.10) + 12 * std::log(0.044478)) / 16),
+              1e-12);
+}
+
+TEST(BettingRule, AdaptedScaleKeepsThePriorWhileThePairsAreAlike) {
+  BettingRule rule(adapted(0.02));
+  for (int i = 0; i < 5; ++i) ASSERT_EQ(rule.observe(-0.001), std::nullopt);
+  EXPECT_EQ(rule.scale(), 0.02);
+}
+
+// Decisions on d = log(1 - effect) + noise, the noise's scale `sd`, with the given config.
+struct Tally {
+  int faster = 0, slower = 0, decisions = 0;
+};
+Tally simulate(const BettingConfig& c, double effect, double sd, bool heavy_tails, int decisions,
+               uint64_t seed) {
+  Rng rng(seed);
+  Tally t;
+  for (int k = 0; k < decisions; ++k) {
+    BettingRule rule(c);
+    std::optional<Outcome> outcome;
+    while (!outcome) {
+      const double noise = heavy_tails ? rng.student_t(3) / std::sqrt(3.0) : rng.normal();
+      outcome = rule.observe(std::log(1.0 - effect) + sd * noise);
+    }
+    t.faster += *outcome == Outcome::kFaster;
+    t.slower += *outcome == Outcome::kSlower;
+    ++t.decisions;
+  }
+  return t;
+}
+
+// The guarantee holds with the adapted scale (it depends on earlier pairs only): with no true
+// effect FASTER and SLOWER each stay under alpha, whether the prior is ten times too small or
+// too large, on normal and heavy-tailed noise.
+TEST(BettingRule, AdaptedScaleKeepsFalseFasterAndSlowerBelowAlpha) {
+  for (const bool heavy : {false, true}) {
+    for (const double prior : {0.003, 0.3}) {
+      const Tally t = simulate(adapted(prior), 0.0, 0.03, heavy, 3000, 7);
+      EXPECT_LT(t.faster, 0.05 * t.decisions) << "heavy " << heavy << " prior " << prior;
+      EXPECT_LT(t.slower, 0.05 * t.decisions) << "heavy " << heavy << " prior " << prior;
+    }
+  }
+}
+
+// A warm-up that saw ten times the test's noise: with a fixed s0 the bets stay tiny and a true
+// 3% gain is rarely found by the cap; the adapted scale finds it in nearly every decision.
+TEST(BettingRule, AdaptedScaleRecoversThePowerAWarmUpTooLargeLoses) {
+  const Tally fixed = simulate(config(0.3), 0.03, 0.03, false, 400, 11);
+  const Tally adapting = simulate(adapted(0.3), 0.03, 0.03, false, 400, 11);
+  EXPECT_LT(fixed.faster, 0.5 * fixed.decisions);
+  EXPECT_GT(adapting.faster, 0.9 * adapting.decisions);
 }
 
 }  // namespace

@@ -144,6 +144,7 @@ Expected<CalibrateResult> calibrate(const CalibrateRequest& request,
       if (!s0.ok()) return s0.error();
       result.s0 = s0.value();
       result.s0_source = fmt::format("warm-up of {} head readings", request.warmup_readings);
+      result.s0_adapted = !request.fixed_s0;
     }
     RuleFactory rule;
     if (request.rule == RuleKind::kBetting) {
@@ -151,6 +152,7 @@ Expected<CalibrateResult> calibrate(const CalibrateRequest& request,
       betting.s0 = result.s0;
       betting.alpha = request.alpha;
       betting.cap = request.cap;
+      betting.adapt_s0 = result.s0_adapted;
       if (auto error = validate(betting)) return Error{*error};
       rule = [betting] { return std::make_unique<BettingRule>(betting); };
     } else {
@@ -236,6 +238,7 @@ nlohmann::json to_json(const CalibrateResult& result) {
   j["seed"] = r.seed;
   j["s0"] = result.s0;
   j["s0_source"] = result.s0_source;
+  j["s0_adapted"] = result.s0_adapted;
   return j;
 }
 

@@ -88,6 +88,7 @@ struct CalibrateRequest {
   uint64_t seed = 1;
   std::optional<double> s0;  // default: sqrt(2) * cv on sim, estimate_s0 elsewhere
   int warmup_readings = 16;
+  bool fixed_s0 = false;  // keep a warm-up's s0 for every pair (BettingConfig::adapt_s0 false)
   ReadingSink* log = nullptr;
 };
 
@@ -99,6 +100,7 @@ struct CalibrateResult {
   CalibrateRequest request;
   double s0 = 0.0;
   std::string s0_source;  // "--s0", "configured cv" or "warm-up of N head readings"
+  bool s0_adapted = false;  // s0 was a prior that each decision's pairs updated
   CalibrationReport report;
 };
 
@@ -108,7 +110,8 @@ struct CalibrateResult {
 using DeviceFactoryMaker = std::function<DeviceFactory(const CalibrateRequest&)>;
 
 // Validates, makes the devices with `devices`, settles s0 (request.s0, else `known_s0` when the
-// target knows its noise, else a warm-up of head readings) and runs the calibration. Errors:
+// target knows its noise, else a warm-up of head readings, which is then a prior each decision's
+// pairs update unless request.fixed_s0) and runs the calibration. Errors:
 // invalid request, a factory or device failure (its message).
 Expected<CalibrateResult> calibrate(const CalibrateRequest& request,
                                     const DeviceFactoryMaker& devices,

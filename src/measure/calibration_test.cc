@@ -306,8 +306,13 @@ TEST(Calibrate, WarmUpSetsS0OffSim) {
   ASSERT_TRUE(result.ok()) << result.error().message;
   EXPECT_EQ(result.value().s0_source, "warm-up of 200 head readings");
   EXPECT_NEAR(result.value().s0, s0_for_cv(0.01), 0.003);
+  EXPECT_TRUE(result.value().s0_adapted);
+  r.fixed_s0 = true;
+  EXPECT_FALSE(calibrate(r, maker, std::nullopt).value().s0_adapted);
+  r.fixed_s0 = false;
   r.s0 = 0.02;
   EXPECT_EQ(calibrate(r, maker, std::nullopt).value().s0_source, "--s0");
+  EXPECT_FALSE(calibrate(r, maker, std::nullopt).value().s0_adapted);
   const DeviceFactoryMaker throws = [](const CalibrateRequest&) -> DeviceFactory {
     throw std::runtime_error("kernel 'x' is unknown");
   };
