@@ -20,6 +20,10 @@
 #if defined(__AVX__)
 #include <immintrin.h>
 #endif
+#if defined(__linux__)
+#include <pthread.h>
+#include <sched.h>
+#endif
 
 namespace hw {
 
@@ -35,16 +39,32 @@ inline void relax() {
  * ready for the next call where a sleeping thread wakes late (under a hypervisor whose host has
  * given an idle vCPU away, milliseconds: docs/PERFORMANCE.md), at the price of CPU between calls;
  * headway's timing allows a process 20 milliseconds to fall idle after a call and 50 milliseconds
- * of CPU in its life beyond its calls' wall time times the cores. */
+ * of CPU in its life beyond its calls' wall time times the cores.
+ * With place_away (Linux), the workers may run on every CPU of the process but the one the caller
+ * is on when it posts a job: a guest kernel may queue a woken thread behind its busy waker on the
+ * waker's vCPU for a time slice instead of waking it on an idle one (docs/PERFORMANCE.md, "Waking
+ * a sleeping thread"). The workers' CPUs are set again only when the caller has moved, and never
+ * when the process has a single CPU. */
 class Pool {
  public:
-  explicit Pool(int threads, int spin_us = 0)
+  explicit Pool(int threads, int spin_us = 0, bool place_away = false)
       : workers_(threads - 1), spin_us_(threads > 1 ? spin_us / (threads - 1) : 0) {
-    for (int t = 1; t < threads; ++t) std::thread([this, t] { loop(t); }).detach();
+#if defined(__linux__)
+    place_away_ = place_away && sched_getaffinity(0, sizeof allowed_, &allowed_) == 0 &&
+                  CPU_COUNT(&allowed_) > 1;
+#else
+    (void)place_away;
+#endif
+    for (int t = 1; t < threads; ++t) {
+      std::thread worker([this, t] { loop(t); });
+      handles_[t - 1] = worker.native_handle();  // valid while it runs: workers never exit
+      worker.detach();
+    }
   }
   int threads() const { return workers_ + 1; }
   /* fn(ctx, tid) on the caller (tid 0) and on every worker; returns when all have finished. */
   void run(void (*fn)(void*, int), void* ctx) {
+    if (place_away_) keep_workers_off_caller();
     fn_ = fn;
     ctx_ = ctx;
     pending_.store(workers_, std::memory_order_relaxed);
@@ -60,7 +80,18 @@ class Pool {
   }
 
  private:
+  static constexpr int kMaxThreads = 64;
   static constexpr int kCallerSpins = 1000;  // a pause is ~30-80 ns (more under a hypervisor)
+  void keep_workers_off_caller() {
+#if defined(__linux__)
+    const int cpu = sched_getcpu();
+    if (cpu < 0 || cpu == off_cpu_ || !CPU_ISSET(cpu, &allowed_)) return;
+    cpu_set_t others = allowed_;
+    CPU_CLR(cpu, &others);
+    for (int w = 0; w < workers_; ++w) pthread_setaffinity_np(handles_[w], sizeof others, &others);
+    off_cpu_ = cpu;
+#endif
+  }
   static constexpr int kWorkerSpins = 2000;
   void loop(int tid) {
     uint32_t seen =
@@ -87,16 +118,22 @@ class Pool {
   void* ctx_ = nullptr;
   int workers_;
   int spin_us_;  // per worker
+  std::thread::native_handle_type handles_[kMaxThreads - 1] = {};
+  bool place_away_ = false;
+#if defined(__linux__)
+  cpu_set_t allowed_{};
+  int off_cpu_ = -1;  // the CPU the workers are kept off, -1 none yet
+#endif
 };
 
 /* The candidate's pool of `threads` threads (0 or less: one per hardware thread; at most 64)
- * whose workers spin `spin_us` together after a job (Pool), created on first use and never
- * destroyed (workers may still be asleep in it at exit). The first call's values hold for the
- * life of the process. */
-inline Pool& pool(int threads, int spin_us = 0) {
-  static Pool* p = [threads, spin_us] {
+ * whose workers spin `spin_us` together after a job and, with place_away, are kept off the
+ * caller's CPU (Pool), created on first use and never destroyed (workers may still be asleep in
+ * it at exit). The first call's values hold for the life of the process. */
+inline Pool& pool(int threads, int spin_us = 0, bool place_away = false) {
+  static Pool* p = [threads, spin_us, place_away] {
     int t = threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency());
-    return new Pool(t < 1 ? 1 : (t > 64 ? 64 : t), spin_us < 0 ? 0 : spin_us);
+    return new Pool(t < 1 ? 1 : (t > 64 ? 64 : t), spin_us < 0 ? 0 : spin_us, place_away);
   }();
   return *p;
 }
@@ -109,6 +146,16 @@ constexpr int spin_us_of() {
     return D::kSpinUs;
   else
     return 0;
+}
+
+/* A design's D::kPlaceAway (the pool keeps its workers off the caller's CPU) when it declares
+ * one, else false. */
+template <class D>
+constexpr bool place_away_of() {
+  if constexpr (requires { D::kPlaceAway; })
+    return D::kPlaceAway;
+  else
+    return false;
 }
 
 /* Row scheduling: thread t owns a contiguous region of rows (boundaries multiples of `align`)
@@ -265,7 +312,7 @@ void attn_out_rows(const hw_attn_out_args* a) {
       new AttnOutRows<D>;  // scratch, rebuilt from the inputs on every call
   AttnOutRows<D>& c = *ctx;
   c.a = a;
-  Pool& p = pool(D::kThreads, spin_us_of<D>());
+  Pool& p = pool(D::kThreads, spin_us_of<D>(), place_away_of<D>());
   c.threads = p.threads();
   if constexpr (D::kSchedule == Schedule::kStealChunks)
     c.regions.init(HW_H, p.threads(), D::kChunk, D::kGroupRows);
@@ -373,7 +420,7 @@ void qkv_rows(const hw_qkv_args* a) {
   c.a = a;
   for (auto& h : c.head_done) h.store(0, std::memory_order_relaxed);
   c.next_head.store(0, std::memory_order_relaxed);
-  Pool& p = pool(D::kThreads, spin_us_of<D>());
+  Pool& p = pool(D::kThreads, spin_us_of<D>(), place_away_of<D>());
   c.threads = p.threads();
   if constexpr (D::kSchedule == Schedule::kStealChunks) {
     static_assert(HW_DS % D::kChunk == 0, "a chunk must not cross a head");
@@ -484,7 +531,7 @@ void ffn_rows(const hw_ffn_args* a) {
   static FfnRows<D>* ctx = new FfnRows<D>;  // scratch, rebuilt from the inputs on every call
   FfnRows<D>& c = *ctx;
   c.a = a;
-  Pool& p = pool(D::kThreads, spin_us_of<D>());
+  Pool& p = pool(D::kThreads, spin_us_of<D>(), place_away_of<D>());
   c.regions.init(HW_L, p.threads(), D::kChunk, D::kGroupRows);
   p.run(FfnRows<D>::gate_up, &c);
   constexpr int kDownChunk = D::kChunk / 4 > D::kDownGroupRows ? D::kChunk / 4 : D::kDownGroupRows;
