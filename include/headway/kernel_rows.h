@@ -47,6 +47,8 @@ inline void relax() {
  * when the process has a single CPU. */
 class Pool {
  public:
+  static constexpr int kMaxThreads = 64;
+  /* threads in [1, kMaxThreads]. */
   explicit Pool(int threads, int spin_us = 0, bool place_away = false)
       : workers_(threads - 1), spin_us_(threads > 1 ? spin_us / (threads - 1) : 0) {
 #if defined(__linux__)
@@ -80,8 +82,8 @@ class Pool {
   }
 
  private:
-  static constexpr int kMaxThreads = 64;
   static constexpr int kCallerSpins = 1000;  // a pause is ~30-80 ns (more under a hypervisor)
+  static constexpr int kWorkerSpins = 2000;
   void keep_workers_off_caller() {
 #if defined(__linux__)
     const int cpu = sched_getcpu();
@@ -92,7 +94,6 @@ class Pool {
     off_cpu_ = cpu;
 #endif
   }
-  static constexpr int kWorkerSpins = 2000;
   void loop(int tid) {
     uint32_t seen =
         0;  // the generation at construction: a job posted before this thread ran counts
@@ -126,14 +127,15 @@ class Pool {
 #endif
 };
 
-/* The candidate's pool of `threads` threads (0 or less: one per hardware thread; at most 64)
- * whose workers spin `spin_us` together after a job and, with place_away, are kept off the
- * caller's CPU (Pool), created on first use and never destroyed (workers may still be asleep in
- * it at exit). The first call's values hold for the life of the process. */
+/* The candidate's pool of `threads` threads (0 or less: one per hardware thread; at most
+ * Pool::kMaxThreads) whose workers spin `spin_us` together after a job and, with place_away, are
+ * kept off the caller's CPU (Pool), created on first use and never destroyed (workers may still
+ * be asleep in it at exit). The first call's values hold for the life of the process. */
 inline Pool& pool(int threads, int spin_us = 0, bool place_away = false) {
   static Pool* p = [threads, spin_us, place_away] {
     int t = threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency());
-    return new Pool(t < 1 ? 1 : (t > 64 ? 64 : t), spin_us < 0 ? 0 : spin_us, place_away);
+    return new Pool(t < 1 ? 1 : (t > Pool::kMaxThreads ? Pool::kMaxThreads : t),
+                    spin_us < 0 ? 0 : spin_us, place_away);
   }();
   return *p;
 }

@@ -40,7 +40,7 @@ TEST(CpuTiming, SideBySideGivesEveryObjectItsReadingsAndSharesAFailure) {
     ASSERT_TRUE(r.ok()) << r.describe();
     EXPECT_EQ(r.seconds.size(), 5u);
     EXPECT_GT(r.median_seconds, 0.0);
-    EXPECT_EQ(r.costs.readings, 1 + 10);  // the session's probe, then 5 per object
+    EXPECT_EQ(r.costs.readings, 2 + 10);  // the session's probe of each object, then 5 each
     EXPECT_GT(r.costs.timed, 0.0);
     EXPECT_GT(r.round_trip_seconds, 0.0);
     EXPECT_LT(r.round_trip_seconds, r.median_seconds);

@@ -129,12 +129,17 @@ std::optional<std::string> idle_breach(RunnerChild& child) {
 }
 
 void TimedSession::probe() {
-  SessionReading first = reading(0);
-  if (!first.ok()) {
-    probe_failure_ = std::move(first);
-    return;
+  double fastest = 0.0;
+  for (int arm = 0; arm < arms(); ++arm) {
+    SessionReading first = reading(arm);
+    if (!first.ok()) {
+      probe_failures_.emplace(arm, std::move(first));
+    } else if (fastest == 0.0 || first.call.seconds < fastest) {
+      fastest = first.call.seconds;
+    }
   }
-  const int fit = static_cast<int>(options_.timed_per_reading / first.call.seconds);
+  if (fastest == 0.0) return;  // every arm failed: each reads its failure next
+  const int fit = static_cast<int>(options_.timed_per_reading / fastest);
   calls_per_reading_ = std::clamp(fit, 1, max_calls_per_reading(inputs_->set_bytes()));
 }
 
@@ -144,10 +149,10 @@ std::byte* TimedSession::slot(int arm, int k) const {
 }
 
 SessionReading TimedSession::reading(int arm) {
-  if (arm == 0 && probe_failure_) {
-    SessionReading failed = std::move(*probe_failure_);
-    probe_failure_.reset();
-    return failed;
+  if (const auto failed = probe_failures_.find(arm); failed != probe_failures_.end()) {
+    SessionReading reading = std::move(failed->second);
+    probe_failures_.erase(failed);
+    return reading;
   }
   SessionReading out;
   const int calls = calls_per_reading_;

@@ -8,8 +8,9 @@
 //     ran on a single thread: nothing to start) and then `calls_per_reading()` timed calls back
 //     to back in one request, each on another set, set aside long enough to be out of the
 //     caches (InputSets), freshly patched and poisoned; the reading is their mean. The number of
-//     calls is fixed when the session starts, from a first reading of arm 0 (the probe): as many
-//     as fit in SessionOptions::timed_per_reading, at most max_calls_per_reading. It is the same
+//     calls is fixed when the session starts, from a first reading of each arm (the probe): as
+//     many of the fastest arm's calls as fit in SessionOptions::timed_per_reading, at most
+//     max_calls_per_reading. It is the same
 //     for every arm and every reading the session returns, so that readings stay alike while
 //     the process start and the warm-up are shared by more kernel time when the kernel is short;
 //   - headway times the call from its request to the kernel's stamp of the reply;
@@ -108,15 +109,17 @@ class TimedSession {
   std::shared_ptr<InputSets> inputs_;
   std::vector<std::unique_ptr<SharedMemory>> writable_;
   std::unique_ptr<RunnerHost> host_;
-  // A first reading of arm 0, whose time fixes calls_per_reading_ for the session. Its kept
-  // calls are verified with the others; a failure is the result of arm 0's next reading.
+  // A first reading of every arm; the fastest one's time fixes calls_per_reading_ for the
+  // session, so that a short kernel timed beside a long one (a head beside its baseline) is
+  // read in the same batches as beside its peers. The kept calls are verified with the others;
+  // an arm's failure is the result of its next reading.
   void probe();
   // Slot k of arm's writable block.
   std::byte* slot(int arm, int k) const;
   Rng secret_{1};
   int next_window_ = 0;
   int calls_per_reading_ = 1;
-  std::optional<SessionReading> probe_failure_;
+  std::map<int, SessionReading> probe_failures_;  // per arm
   std::vector<Kept> kept_;
   std::map<int, int> fully_kept_;  // per arm: the longest reading kept whole so far
   std::set<int> single_threaded_;  // arms whose first child ran on one thread
