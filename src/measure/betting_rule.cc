@@ -136,12 +136,8 @@ Expected<BettingDecision> decide_recorded(const BettingConfig& config, std::span
 }
 
 nlohmann::json to_json(const BettingConfig& config) {
-  return {{"s0", config.s0},
-          {"alpha", config.alpha},
-          {"alpha_e", config.alpha_e},
-          {"delta_e", config.delta_e},
-          {"cap", config.cap},
-          {"adapt_s0", config.adapt_s0}};
+  return {{"s0", config.s0},           {"alpha", config.alpha}, {"alpha_e", config.alpha_e},
+          {"delta_e", config.delta_e}, {"cap", config.cap},     {"adapt_s0", config.adapt_s0}};
 }
 
 Expected<BettingConfig> betting_config_from_json(const nlohmann::json& object) {
@@ -160,7 +156,8 @@ Expected<BettingConfig> betting_config_from_json(const nlohmann::json& object) {
   }
   config.cap = object["cap"].get<int>();
   if (object.contains("adapt_s0")) {
-    if (!object["adapt_s0"].is_boolean()) return Error{"betting config: 'adapt_s0' is not a boolean"};
+    if (!object["adapt_s0"].is_boolean())
+      return Error{"betting config: 'adapt_s0' is not a boolean"};
     config.adapt_s0 = object["adapt_s0"].get<bool>();
   }
   if (auto error = validate(config)) return Error{"betting config: " + *error};

@@ -99,7 +99,7 @@ std::optional<std::string> validate(const CalibrateRequest& request);
 struct CalibrateResult {
   CalibrateRequest request;
   double s0 = 0.0;
-  std::string s0_source;  // "--s0", "configured cv" or "warm-up of N head readings"
+  std::string s0_source;    // "--s0", "configured cv" or "warm-up of N head readings"
   bool s0_adapted = false;  // s0 was a prior that each decision's pairs updated
   CalibrationReport report;
 };

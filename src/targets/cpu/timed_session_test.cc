@@ -132,8 +132,8 @@ TEST_F(TimedSessionBatches, TheFastestArmsProbeSetsTheBatch) {
   SessionOptions options;
   options.timed_per_reading = 0.15;  // no call of the slow arm fits; several of the baseline's
   CallResult failure;
-  auto session = TimedSession::start(*find_kernel("attn_out"),
-                                     {build(slow), build(baseline())}, options, &failure);
+  auto session = TimedSession::start(*find_kernel("attn_out"), {build(slow), build(baseline())},
+                                     options, &failure);
   ASSERT_TRUE(session) << failure.describe();
   const int calls = session->calls_per_reading();
   EXPECT_GT(calls, 1);
