@@ -150,9 +150,9 @@ std::byte* TimedSession::slot(int arm, int k) const {
 
 SessionReading TimedSession::reading(int arm) {
   if (const auto failed = probe_failures_.find(arm); failed != probe_failures_.end()) {
-    SessionReading reading = std::move(failed->second);
+    SessionReading probed = std::move(failed->second);
     probe_failures_.erase(failed);
-    return reading;
+    return probed;
   }
   SessionReading out;
   const int calls = calls_per_reading_;
