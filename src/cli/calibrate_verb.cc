@@ -1,13 +1,12 @@
 // `headway calibrate`: many decisions of the acceptance test on a device with a known truth.
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <fmt/format.h>
-
-#include <nlohmann/json.hpp>
 
 #include "cli/verbs.h"
 #include "measure/calibration.h"
@@ -131,8 +130,9 @@ int run_calibrate(const CalibrateArgs& args) {
 void add_calibrate(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<CalibrateArgs>();
   auto* cmd = app.add_subcommand(
-      "calibrate", "Run many acceptance-test decisions where the truth is known (A/A or a known "
-                   "effect) and report how often each outcome came out");
+      "calibrate",
+      "Run many acceptance-test decisions where the truth is known (A/A or a known "
+      "effect) and report how often each outcome came out");
   cmd->add_option("--target", args->target, "sim, or a device target such as cpu")->required();
   cmd->add_option("--kernel", args->kernel, "kernel for a device target (default: its own)");
   cmd->add_option("--decisions", args->decisions, "number of decisions (default 300)");

@@ -37,7 +37,8 @@ int run_compare(const CompareArgs& args) {
   const auto a_artifact = build_or_throw(*target, a_text, args.a);
   const auto b_artifact = build_or_throw(*target, b_text, args.b);
   // Timing a wrong kernel means nothing: both must pass the check first.
-  for (const auto& [label, artifact] : {std::pair{args.a, a_artifact}, std::pair{args.b, b_artifact}}) {
+  for (const auto& [label, artifact] :
+       {std::pair{args.a, a_artifact}, std::pair{args.b, b_artifact}}) {
     const auto report = target->check(kernel, artifact, {});
     if (!report.correct()) {
       fmt::print(stderr, "headway: {} is not correct: {}\n", label, report.description);
@@ -70,9 +71,9 @@ int run_compare(const CompareArgs& args) {
   } catch (const measure::ArmDisqualified& e) {
     const std::string who = e.arm() == measure::Arm::kHead ? args.a : args.b;
     if (args.json) {
-      const nlohmann::json j = {{"kernel", kernel.name()}, {"outcome", "CHEATED"},
-                                {"arm", measure::to_string(e.arm())}, {"source", who},
-                                {"reason", e.what()}, {"device_time", device->accounting()}};
+      const nlohmann::json j = {
+          {"kernel", kernel.name()}, {"outcome", "CHEATED"}, {"arm", measure::to_string(e.arm())},
+          {"source", who},           {"reason", e.what()},   {"device_time", device->accounting()}};
       fmt::print("{}\n", j.dump(2));
     } else {
       fmt::print("{}: CHEATED: {} broke the rules of timing: {}\n", kernel.name(), who, e.what());
@@ -80,7 +81,8 @@ int run_compare(const CompareArgs& args) {
     return 1;
   }
   const measure::EffectEstimate effect = measure::estimate_effect(record.d);
-  const std::string note = measure::early_stop_note(record.outcome, static_cast<int>(record.d.size()), config.cap);
+  const std::string note =
+      measure::early_stop_note(record.outcome, static_cast<int>(record.d.size()), config.cap);
   if (args.json) {
     const nlohmann::json j = {{"kernel", kernel.name()},
                               {"outcome", measure::to_string(record.outcome)},
@@ -96,14 +98,17 @@ int run_compare(const CompareArgs& args) {
                               {"device_time", device->accounting()}};
     fmt::print("{}\n", j.dump(2));
   } else {
-    fmt::print("{}: B against A: {} after {} pairs\n", kernel.name(), measure::to_string(record.outcome), record.d.size());
+    fmt::print("{}: B against A: {} after {} pairs\n", kernel.name(),
+               measure::to_string(record.outcome), record.d.size());
     fmt::print("effect (B time vs A, median): {:+.2f}% [{:+.2f}%, {:+.2f}%] ({:.0f}% interval)\n",
                effect.median_pct, effect.lower_pct, effect.upper_pct, 100 * effect.coverage);
     if (!note.empty()) fmt::print("note: {}\n", note);
     const auto time = device->accounting();
-    fmt::print("device time: timed calls {:.0f}% ({:.3f} s of {} readings), round trip of an empty call {:.1f} us\n",
-               100 * time.value("timed_share", 0.0), time.value("timed_seconds", 0.0), time.value("readings", 0),
-               1e6 * time.value("round_trip_seconds", 0.0));
+    fmt::print(
+        "device time: timed calls {:.0f}% ({:.3f} s of {} readings), round trip of an empty call "
+        "{:.1f} us\n",
+        100 * time.value("timed_share", 0.0), time.value("timed_seconds", 0.0),
+        time.value("readings", 0), 1e6 * time.value("round_trip_seconds", 0.0));
   }
   return 0;
 }
@@ -111,7 +116,8 @@ int run_compare(const CompareArgs& args) {
 
 void add_compare(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<CompareArgs>();
-  auto* cmd = app.add_subcommand("compare", "One acceptance test of candidate B against head A on the cpu target");
+  auto* cmd = app.add_subcommand(
+      "compare", "One acceptance test of candidate B against head A on the cpu target");
   cmd->add_option("--kernel", args->kernel, "qkv, attn_out or ffn")->required();
   cmd->add_option("--a", args->a, "head source")->required();
   cmd->add_option("--b", args->b, "candidate source")->required();

@@ -125,8 +125,7 @@ TEST_P(AaByNoise, CalibrationCatchesATTestAfterEveryPair) {
   EXPECT_GT(r.of(Outcome::kFaster).ci95.lower, 0.10) << r.of(Outcome::kFaster).rate;
 }
 
-INSTANTIATE_TEST_SUITE_P(AllModels, AaByNoise, ::testing::ValuesIn(kAllNoiseModels),
-                         noise_name);
+INSTANTIATE_TEST_SUITE_P(AllModels, AaByNoise, ::testing::ValuesIn(kAllNoiseModels), noise_name);
 
 // A device that speeds up by one CV per reading (AR(1) phi 0.5 on top): with the head always
 // first the candidate always looks faster, and the calibration shows it; the coin removes it.
@@ -143,9 +142,9 @@ TEST(Calibration, CatchesAFixedOrderUnderDrift) {
 
 // The seed system's rule exceeds its nominal 5% (two looks), as the seed system measured.
 TEST(Calibration, ReferenceRuleExceedsItsNominalAlpha) {
-  const CalibrationReport r =
-      run_calibration(decisions(2000), sim(NoiseModel::kNormal, 0.0),
-                      [] { return std::make_unique<ReferenceRule>(ReferenceConfig{}); });
+  const CalibrationReport r = run_calibration(decisions(2000), sim(NoiseModel::kNormal, 0.0), [] {
+    return std::make_unique<ReferenceRule>(ReferenceConfig{});
+  });
   EXPECT_GT(r.of(Outcome::kFaster).ci95.lower, 0.05) << r.of(Outcome::kFaster).rate;
   EXPECT_LT(r.of(Outcome::kFaster).rate, 0.12);
   EXPECT_EQ(r.of(Outcome::kSlower).count, 0);
@@ -173,8 +172,7 @@ TEST_P(PowerByNoise, LossOfOneAndAHalfPercentIsSlower) {
   EXPECT_EQ(r.of(Outcome::kFaster).count, 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllModels, PowerByNoise, ::testing::ValuesIn(kAllNoiseModels),
-                         noise_name);
+INSTANTIATE_TEST_SUITE_P(AllModels, PowerByNoise, ::testing::ValuesIn(kAllNoiseModels), noise_name);
 
 TEST(Calibration, StatisticsOfTheSimulatedNoise) {
   // Normal noise: head CV ~ 0.5%, independent readings (rho ~ 0), independent d's.
@@ -270,10 +268,10 @@ TEST(Calibrate, SimRunIsReproducibleAndCarriesTheJsonFields) {
   ja.erase("wall_seconds");
   jb.erase("wall_seconds");
   EXPECT_EQ(ja.dump(), jb.dump());
-  for (const char* key : {"decisions", "faster_rate", "faster_rate_upper95", "slower_rate",
-                          "same_rate", "inconclusive_rate", "mean_pairs", "head_cv",
-                          "in_pair_rho", "lag1_autocorr", "candidate_first_fraction",
-                          "d_negative_fraction", "s0", "outcomes"}) {
+  for (const char* key :
+       {"decisions", "faster_rate", "faster_rate_upper95", "slower_rate", "same_rate",
+        "inconclusive_rate", "mean_pairs", "head_cv", "in_pair_rho", "lag1_autocorr",
+        "candidate_first_fraction", "d_negative_fraction", "s0", "outcomes"}) {
     EXPECT_TRUE(ja.contains(key)) << key;
   }
   EXPECT_EQ(ja["decisions"], 200);
