@@ -40,16 +40,16 @@ inline void relax() {
  * given an idle vCPU away, milliseconds: docs/PERFORMANCE.md), at the price of CPU between calls;
  * headway's timing allows a process 20 milliseconds to fall idle after a call and 50 milliseconds
  * of CPU in its life beyond its calls' wall time times the cores.
- * With place_away (Linux), the workers may run on every CPU of the process but the one the caller
- * is on when it posts a job: a guest kernel may queue a woken thread behind its busy waker on the
- * waker's vCPU for a time slice instead of waking it on an idle one (docs/PERFORMANCE.md, "Waking
- * a sleeping thread"). The workers' CPUs are set again only when the caller has moved, and never
- * when the process has a single CPU. */
+ * With place_away (the default; Linux), the workers may run on every CPU of the process but the
+ * one the caller is on when it posts a job: a guest kernel may queue a woken thread behind its
+ * busy waker on the waker's vCPU for a time slice instead of waking it on an idle one
+ * (docs/PERFORMANCE.md, "Keeping the pool's workers off the caller's CPU"). The workers' CPUs are
+ * set again only when the caller has moved, and never when the process has a single CPU. */
 class Pool {
  public:
   static constexpr int kMaxThreads = 64;
   /* threads in [1, kMaxThreads]. */
-  explicit Pool(int threads, int spin_us = 0, bool place_away = false)
+  explicit Pool(int threads, int spin_us = 0, bool place_away = true)
       : workers_(threads - 1), spin_us_(threads > 1 ? spin_us / (threads - 1) : 0) {
 #if defined(__linux__)
     place_away_ = place_away && sched_getaffinity(0, sizeof allowed_, &allowed_) == 0 &&
@@ -128,14 +128,14 @@ class Pool {
 };
 
 /* The candidate's pool of `threads` threads (0 or less: one per hardware thread; at most
- * Pool::kMaxThreads) whose workers spin `spin_us` together after a job and, with place_away, are
- * kept off the caller's CPU (Pool), created on first use and never destroyed (workers may still
- * be asleep in it at exit). The first call's values hold for the life of the process. */
-inline Pool& pool(int threads, int spin_us = 0, bool place_away = false) {
-  static Pool* p = [threads, spin_us, place_away] {
+ * Pool::kMaxThreads) whose workers spin `spin_us` together after a job (Pool), created on first
+ * use and never destroyed (workers may still be asleep in it at exit). The first call's values
+ * hold for the life of the process. */
+inline Pool& pool(int threads, int spin_us = 0) {
+  static Pool* p = [threads, spin_us] {
     int t = threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency());
     return new Pool(t < 1 ? 1 : (t > Pool::kMaxThreads ? Pool::kMaxThreads : t),
-                    spin_us < 0 ? 0 : spin_us, place_away);
+                    spin_us < 0 ? 0 : spin_us);
   }();
   return *p;
 }
@@ -148,16 +148,6 @@ constexpr int spin_us_of() {
     return D::kSpinUs;
   else
     return 0;
-}
-
-/* A design's D::kPlaceAway (the pool keeps its workers off the caller's CPU) when it declares
- * one, else false. */
-template <class D>
-constexpr bool place_away_of() {
-  if constexpr (requires { D::kPlaceAway; })
-    return D::kPlaceAway;
-  else
-    return false;
 }
 
 /* Row scheduling: thread t owns a contiguous region of rows (boundaries multiples of `align`)
@@ -314,7 +304,7 @@ void attn_out_rows(const hw_attn_out_args* a) {
       new AttnOutRows<D>;  // scratch, rebuilt from the inputs on every call
   AttnOutRows<D>& c = *ctx;
   c.a = a;
-  Pool& p = pool(D::kThreads, spin_us_of<D>(), place_away_of<D>());
+  Pool& p = pool(D::kThreads, spin_us_of<D>());
   c.threads = p.threads();
   if constexpr (D::kSchedule == Schedule::kStealChunks)
     c.regions.init(HW_H, p.threads(), D::kChunk, D::kGroupRows);
@@ -422,7 +412,7 @@ void qkv_rows(const hw_qkv_args* a) {
   c.a = a;
   for (auto& h : c.head_done) h.store(0, std::memory_order_relaxed);
   c.next_head.store(0, std::memory_order_relaxed);
-  Pool& p = pool(D::kThreads, spin_us_of<D>(), place_away_of<D>());
+  Pool& p = pool(D::kThreads, spin_us_of<D>());
   c.threads = p.threads();
   if constexpr (D::kSchedule == Schedule::kStealChunks) {
     static_assert(HW_DS % D::kChunk == 0, "a chunk must not cross a head");
@@ -533,7 +523,7 @@ void ffn_rows(const hw_ffn_args* a) {
   static FfnRows<D>* ctx = new FfnRows<D>;  // scratch, rebuilt from the inputs on every call
   FfnRows<D>& c = *ctx;
   c.a = a;
-  Pool& p = pool(D::kThreads, spin_us_of<D>(), place_away_of<D>());
+  Pool& p = pool(D::kThreads, spin_us_of<D>());
   c.regions.init(HW_L, p.threads(), D::kChunk, D::kGroupRows);
   p.run(FfnRows<D>::gate_up, &c);
   constexpr int kDownChunk = D::kChunk / 4 > D::kDownGroupRows ? D::kChunk / 4 : D::kDownGroupRows;

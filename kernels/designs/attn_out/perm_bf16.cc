@@ -4,7 +4,6 @@
 // param P_ROWS 1 2 4 default 4
 // param P_THREADS 1 2 4 default 2
 // param P_SPIN_US 0 10000 default 0
-// param P_PLACE 0 1 default 1
 // param P_CHUNK 4 8 16 32 default 8
 // param P_PREFETCH 0 1 2 4 default 1
 //
@@ -39,9 +38,6 @@
 #endif
 #ifndef P_SPIN_US
 #define P_SPIN_US 0
-#endif
-#ifndef P_PLACE
-#define P_PLACE 1
 #endif
 #ifndef P_CHUNK
 #define P_CHUNK 8
@@ -146,7 +142,6 @@ struct Design {
   using Store = XStore;
   static constexpr int kGroupRows = P_ROWS, kChunk = P_CHUNK, kThreads = P_THREADS;
   static constexpr int kSpinUs = P_SPIN_US;
-  static constexpr bool kPlaceAway = P_PLACE != 0;
   static constexpr hw::Schedule kSchedule = hw::Schedule::kStealChunks;
   static void store(const float* x, Store* xp) { store_x(x, xp); }
   template <int R>

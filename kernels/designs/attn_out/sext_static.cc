@@ -3,7 +3,6 @@
 // param P_ROWS 1 2 4 default 2
 // param P_THREADS 1 2 4 default 2
 // param P_SPIN_US 0 10000 default 0
-// param P_PLACE 0 1 default 1
 // param P_PREFETCH 0 1 2 4 default 1
 //
 // Decode: vpmovsxbd turns 8 codes into 8 sign-extended int32; shifting left by 20 puts the
@@ -34,9 +33,6 @@
 #endif
 #ifndef P_SPIN_US
 #define P_SPIN_US 0
-#endif
-#ifndef P_PLACE
-#define P_PLACE 1
 #endif
 #ifndef P_PREFETCH
 #define P_PREFETCH 1
@@ -104,7 +100,6 @@ struct Design {
   using Store = float;
   static constexpr int kGroupRows = P_ROWS, kThreads = P_THREADS;
   static constexpr int kSpinUs = P_SPIN_US;
-  static constexpr bool kPlaceAway = P_PLACE != 0;
   static constexpr hw::Schedule kSchedule = hw::Schedule::kStaticParts;
   static void store(const float* x, Store* xp) { store_x(x, xp); }
   template <int R>

@@ -2,7 +2,6 @@
 // summary: AVX-512: e2m1 decoded exactly to bf16 words by vpermw (a 16-entry word table, one lookup per nibble position of 32 code words) and dotted with the bf16 activations by vdpbf16ps, block sums land in lane pairs and one FMA applies 8 block scales per 128 elements; gate and up rows decoded together against shared x; persistent pool with per-thread regions and stealing for both projections
 // requires: avx512bw avx512bf16
 // param P_THREADS 1 2 4 default 2
-// param P_PLACE 0 1 default 1
 // param P_CHUNK 8 16 32 default 16
 // param P_ROWS 1 2 default 1
 // param P_DOWN_ROWS 1 2 4 default 1
@@ -35,9 +34,6 @@
 
 #ifndef P_THREADS
 #define P_THREADS 2
-#endif
-#ifndef P_PLACE
-#define P_PLACE 1
 #endif
 #ifndef P_CHUNK
 #define P_CHUNK 16
@@ -160,7 +156,6 @@ struct Design {
   using Store = XStore;
   static constexpr int kGroupRows = P_ROWS, kDownGroupRows = P_DOWN_ROWS, kChunk = P_CHUNK;
   static constexpr int kThreads = P_THREADS, kPrefetch = P_PREFETCH;
-  static constexpr bool kPlaceAway = P_PLACE != 0;
   static int pos(int e) { return perm_pos(e); }
   static Store stored(float v) { return to_store(v); }
   template <int T>

@@ -1,7 +1,6 @@
 // headway-design: lut_shift
 // summary: e2m1 mapped by one 16-entry vpshufb table to a byte s.E6.m whose 6-bit exponent keeps every value a normal f32 (no subnormals), then decoded like f8 by 16-bit shifts and one AND; the 8 decoded vectors of a 64-element chunk share one vector of 4 block scales; gate and up rows decoded together; persistent pool with per-thread regions and stealing
 // param P_THREADS 1 2 4 default 2
-// param P_PLACE 0 1 default 1
 // param P_CHUNK 8 16 32 default 16
 // param P_DOWN_ROWS 1 2 4 default 1
 // param P_PREFETCH 0 1 2 4 default 0
@@ -30,9 +29,6 @@
 
 #ifndef P_THREADS
 #define P_THREADS 2
-#endif
-#ifndef P_PLACE
-#define P_PLACE 1
 #endif
 #ifndef P_CHUNK
 #define P_CHUNK 16
@@ -127,7 +123,6 @@ struct Design {
   using Store = float;
   static constexpr int kGroupRows = P_ROWS, kDownGroupRows = P_DOWN_ROWS, kChunk = P_CHUNK;
   static constexpr int kThreads = P_THREADS, kPrefetch = P_PREFETCH;
-  static constexpr bool kPlaceAway = P_PLACE != 0;
   static int pos(int e) { return perm_pos(e); }
   static Store stored(float v) { return v * kXScale; }
   template <int T>

@@ -1,7 +1,6 @@
 // headway-design: pshufb_bf16
 // summary: e2m1 decoded by two 16-entry vpshufb tables (high and low byte of the bf16 value, sign included), bytes interleaved into bf16 words and widened to f32 by shift/AND; block scales decoded once per row to f32 and applied per pair of half-vectors; gate and up rows decoded together; persistent pool with per-thread regions and stealing
 // param P_THREADS 1 2 4 default 2
-// param P_PLACE 0 1 default 1
 // param P_CHUNK 8 16 32 default 16
 // param P_DOWN_ROWS 1 2 4 default 1
 // param P_PREFETCH 0 1 2 4 default 0
@@ -31,9 +30,6 @@
 
 #ifndef P_THREADS
 #define P_THREADS 2
-#endif
-#ifndef P_PLACE
-#define P_PLACE 1
 #endif
 #ifndef P_CHUNK
 #define P_CHUNK 16
@@ -143,7 +139,6 @@ struct Design {
   using Store = float;
   static constexpr int kGroupRows = P_ROWS, kDownGroupRows = P_DOWN_ROWS, kChunk = P_CHUNK;
   static constexpr int kThreads = P_THREADS, kPrefetch = P_PREFETCH;
-  static constexpr bool kPlaceAway = P_PLACE != 0;
   static int pos(int e) { return perm_pos(e); }
   static Store stored(float v) { return v * kXScale; }
   template <int T>

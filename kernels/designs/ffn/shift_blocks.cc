@@ -1,7 +1,6 @@
 // headway-design: shift_blocks
 // summary: e2m1 decoded to f32 bits by 16-bit shifts and one AND per nibble (no tables); code dwords de-interleaved so each f32 lane holds one 16-element block and one vector of 8 decoded block scales scales 128 elements; gate and up rows decoded together against shared x; persistent pool with per-thread regions and stealing for both projections
 // param P_THREADS 1 2 4 default 2
-// param P_PLACE 0 1 default 1
 // param P_CHUNK 8 16 32 default 16
 // param P_DOWN_ROWS 1 2 4 default 1
 // param P_PREFETCH 0 1 2 4 default 0
@@ -32,9 +31,6 @@
 
 #ifndef P_THREADS
 #define P_THREADS 2
-#endif
-#ifndef P_PLACE
-#define P_PLACE 1
 #endif
 #ifndef P_CHUNK
 #define P_CHUNK 16
@@ -132,7 +128,6 @@ struct Design {
   using Store = float;
   static constexpr int kGroupRows = P_ROWS, kDownGroupRows = P_DOWN_ROWS, kChunk = P_CHUNK;
   static constexpr int kThreads = P_THREADS, kPrefetch = P_PREFETCH;
-  static constexpr bool kPlaceAway = P_PLACE != 0;
   static int pos(int e) { return perm_pos(e); }
   static Store stored(float v) { return v * kXScale; }
   template <int T>

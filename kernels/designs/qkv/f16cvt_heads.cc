@@ -2,7 +2,6 @@
 // summary: f8 rebuilt as f16 bit patterns by 16-bit shifts and one AND, widened exactly by the F16C converter (vcvtph2ps; no f32 subnormals); threads take whole heads from one atomic counter and finish each head (RMSNorm + RoPE) right after its 256 rows
 // param P_ROWS 1 2 4 default 2
 // param P_THREADS 1 2 4 default 2
-// param P_PLACE 0 1 default 1
 // param P_PREFETCH 0 1 2 4 default 1
 //
 // Decode: for a 16-bit word holding codes c_even (low byte) and c_odd (high byte), an arithmetic
@@ -31,9 +30,6 @@
 #endif
 #ifndef P_THREADS
 #define P_THREADS 2
-#endif
-#ifndef P_PLACE
-#define P_PLACE 1
 #endif
 #ifndef P_PREFETCH
 #define P_PREFETCH 1
@@ -118,7 +114,6 @@ inline void store_x(const float* x, float* xp) {
 struct Design {
   using Store = float;
   static constexpr int kGroupRows = P_ROWS, kThreads = P_THREADS;
-  static constexpr bool kPlaceAway = P_PLACE != 0;
   static constexpr hw::Schedule kSchedule = hw::Schedule::kSharedHeads;
   static void store(const float* x, Store* xp) { store_x(x, xp); }
   template <int R>

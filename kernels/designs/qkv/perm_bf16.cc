@@ -3,7 +3,6 @@
 // requires: avx512bw avx512vbmi avx512bf16
 // param P_ROWS 1 2 4 default 4
 // param P_THREADS 1 2 4 default 2
-// param P_PLACE 0 1 default 1
 // param P_CHUNK 4 8 16 32 default 8
 // param P_PREFETCH 0 1 2 4 default 1
 //
@@ -35,9 +34,6 @@
 #endif
 #ifndef P_THREADS
 #define P_THREADS 2
-#endif
-#ifndef P_PLACE
-#define P_PLACE 1
 #endif
 #ifndef P_CHUNK
 #define P_CHUNK 8
@@ -144,7 +140,6 @@ inline void store_x(const float* x, XStore* xp) {
 struct Design {
   using Store = XStore;
   static constexpr int kGroupRows = P_ROWS, kChunk = P_CHUNK, kThreads = P_THREADS;
-  static constexpr bool kPlaceAway = P_PLACE != 0;
   static constexpr hw::Schedule kSchedule = hw::Schedule::kStealChunks;
   static void store(const float* x, Store* xp) { store_x(x, xp); }
   template <int R>

@@ -2,7 +2,6 @@
 // summary: f8 widened in natural order by sign-extending byte loads (vpmovsxbd) plus one shift and one AND to f32 bits, no activation permutation; static head-aligned split (no atomics), each thread normalizes x itself and finishes its own heads; optional software prefetch
 // param P_ROWS 1 2 4 default 2
 // param P_THREADS 1 2 4 default 2
-// param P_PLACE 0 1 default 1
 // param P_PREFETCH 0 1 2 4 default 1
 //
 // Decode: vpmovsxbd turns 8 codes into 8 sign-extended int32; shifting left by 20 puts the
@@ -30,9 +29,6 @@
 #endif
 #ifndef P_THREADS
 #define P_THREADS 2
-#endif
-#ifndef P_PLACE
-#define P_PLACE 1
 #endif
 #ifndef P_PREFETCH
 #define P_PREFETCH 1
@@ -102,7 +98,6 @@ inline void store_x(const float* x, float* xp) {
 struct Design {
   using Store = float;
   static constexpr int kGroupRows = P_ROWS, kThreads = P_THREADS;
-  static constexpr bool kPlaceAway = P_PLACE != 0;
   static constexpr hw::Schedule kSchedule = hw::Schedule::kStaticParts;
   static void store(const float* x, Store* xp) { store_x(x, xp); }
   template <int R>

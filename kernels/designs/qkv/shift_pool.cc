@@ -2,7 +2,6 @@
 // summary: f8 decoded to f32 bits by 16-bit shifts and one AND (no tables, no converts), activations pre-permuted to match, P_ROWS rows share each activation load; rows streamed by a persistent pool (one contiguous region per thread, stealing at the end); each head's RMSNorm+RoPE runs as soon as its 256 rows are in
 // param P_ROWS 1 2 4 default 4
 // param P_THREADS 1 2 4 default 2
-// param P_PLACE 0 1 default 1
 // param P_CHUNK 4 8 16 32 default 8
 // param P_PREFETCH 0 1 2 4 default 1
 //
@@ -34,9 +33,6 @@
 #endif
 #ifndef P_THREADS
 #define P_THREADS 2
-#endif
-#ifndef P_PLACE
-#define P_PLACE 1
 #endif
 #ifndef P_CHUNK
 #define P_CHUNK 8
@@ -120,7 +116,6 @@ inline void store_x(const float* x, float* xp) {
 struct Design {
   using Store = float;
   static constexpr int kGroupRows = P_ROWS, kChunk = P_CHUNK, kThreads = P_THREADS;
-  static constexpr bool kPlaceAway = P_PLACE != 0;
   static constexpr hw::Schedule kSchedule = hw::Schedule::kStealChunks;
   static void store(const float* x, Store* xp) { store_x(x, xp); }
   template <int R>

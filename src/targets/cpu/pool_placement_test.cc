@@ -1,4 +1,4 @@
-// The candidate pool's placement (include/headway/kernel_rows.h, Pool with place_away): a small
+// The candidate pool's placement (include/headway/kernel_rows.h, Pool's place_away): a small
 // program built against the real candidate headers posts jobs and reports, per job, the CPU the
 // caller was on when it posted and the CPU each worker ran its share on.
 #include <gtest/gtest.h>
@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
   const bool place_away = std::atoi(argv[2]) != 0;
   cpu_set_t allowed;
   sched_getaffinity(0, sizeof allowed, &allowed);
-  hw::Pool& p = hw::pool(threads, 0, place_away);
+  hw::Pool& p = *new hw::Pool(threads, 0, place_away);  // never destroyed, as hw::pool's
   for (int job = 0; job < 200; ++job) {
     if (job % 50 == 0 && job > 0 && p.threads() > 1) {  // the caller joins worker 1
       cpu_set_t one;
@@ -72,26 +72,34 @@ struct Job {
 
 class PoolPlacement : public ::testing::Test {
  protected:
-  // Builds the program against the candidate headers and runs it; the jobs it printed.
-  std::vector<Job> run(int threads, bool place_away, const std::string& prefix = "") {
-    const fs::path dir = dir_.path();
+  // The program, built once for the suite against the candidate headers.
+  static void SetUpTestSuite() {
+    dir_ = new store::TestTempDir;
+    const fs::path dir = dir_->path();
     const fs::path include = fs::path(HEADWAY_SOURCE_DIR) / "include/headway";
     for (const auto& [from, to] : {std::pair{"kernel_abi.h", "headway_kernel.h"},
                                    {"kernel_support.h", "headway_support.h"},
                                    {"kernel_rows.h", "headway_rows.h"}})
-      fs::copy_file(include / from, dir / to, fs::copy_options::overwrite_existing);
+      fs::copy_file(include / from, dir / to);
     std::ofstream(dir / "pool.cc") << kProgram;
-    if (!fs::exists(dir / "pool")) {
-      const ProcessResult built =
-          run_process({"g++", "-std=c++20", "-O2", "-pthread", "-I", dir.string(),
-                       (dir / "pool.cc").string(), "-o", (dir / "pool").string()},
-                      300.0);
-      EXPECT_TRUE(built.ok()) << built.output;
-    }
+    const ProcessResult built =
+        run_process({"g++", "-std=c++20", "-O2", "-pthread", "-I", dir.string(),
+                     (dir / "pool.cc").string(), "-o", (dir / "pool").string()},
+                    300.0);
+    EXPECT_TRUE(built.ok()) << built.output;
+  }
+  static void TearDownTestSuite() {
+    delete dir_;
+    dir_ = nullptr;
+  }
+
+  // Runs the program (under `taskset -c prefix` when given); the jobs it printed.
+  static std::vector<Job> run(int threads, bool place_away, const std::string& prefix = "") {
+    const fs::path program = dir_->path() / "pool";
     std::vector<std::string> argv;
     if (!prefix.empty()) argv = {"taskset", "-c", prefix};
-    argv.insert(argv.end(), {(dir / "pool").string(), std::to_string(threads),
-                             std::to_string(place_away ? 1 : 0)});
+    argv.insert(argv.end(),
+                {program.string(), std::to_string(threads), std::to_string(place_away ? 1 : 0)});
     const ProcessResult ran = run_process(argv, 60.0);
     EXPECT_TRUE(ran.ok()) << ran.output;
     std::vector<Job> jobs;
@@ -113,8 +121,9 @@ class PoolPlacement : public ::testing::Test {
     return jobs;
   }
 
-  store::TestTempDir dir_;
+  static store::TestTempDir* dir_;
 };
+store::TestTempDir* PoolPlacement::dir_ = nullptr;
 
 int cpus_of_this_process() {
   cpu_set_t allowed;
