@@ -85,7 +85,7 @@ double BettingRule::scale() const {
   const double center = median(d_);
   std::vector<double> deviations(n);
   for (size_t i = 0; i < n; ++i) deviations[i] = std::fabs(d_[i] - center);
-  const double spread = 1.4826 * median(deviations);
+  const double spread = kNormalSdPerMad * median(deviations);
   if (!(spread > 0.0)) return config_.s0;  // the d's so far are all alike: nothing to learn yet
   const double w = static_cast<double>(n);
   return std::exp((kPriorWeightPairs * std::log(config_.s0) + w * std::log(spread)) /

@@ -88,7 +88,7 @@ Expected<double> estimate_s0(PairedDevice& device, int readings) {
 double s0_from_log_times(std::span<const double> ln) {
   std::vector<double> diffs;
   for (size_t i = 1; i < ln.size(); ++i) diffs.push_back(std::fabs(ln[i] - ln[i - 1]));
-  return 1.4826 * median(diffs);
+  return kNormalSdPerMad * median(diffs);
 }
 
 std::string_view to_string(RuleKind kind) {
