@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <set>
 
@@ -13,6 +14,7 @@
 #include "loop/library_proposer.h"
 #include "loop/optimizer.h"
 #include "loop/run_record.h"
+#include "measure/betting_rule.h"
 #include "search/decision_log.h"
 #include "search/design_tree.h"
 #include "store/test_temp_dir.h"
@@ -78,10 +80,28 @@ TEST(OptimizeOnSim, RunsEveryStageToTheEndOfTheLibrary) {
   }
   EXPECT_EQ(tree.node(tree.head().node_id)->design, "threaded");
   search::DecisionLog log(tree);
+  int replayed = 0;
   for (const auto& t : log.tests()) {
     ASSERT_TRUE(t.outcome) << "test " << t.id << " unfinished";
-    EXPECT_EQ(log.readings(t.id).size(), static_cast<size_t>(2 * t.pairs));
+    const auto readings = log.readings(t.id);
+    EXPECT_EQ(readings.size(), static_cast<size_t>(2 * t.pairs));
+    // The settings kept with the candidate replay its decision from the readings: the loop's
+    // warm-up s0 is a prior the pairs updated, and that is kept too.
+    const nlohmann::json evidence = tree.node(t.candidate_node)->evidence;
+    if (evidence.value("test_id", int64_t{-1}) != t.id) continue;  // it was tested again later
+    const auto config = measure::betting_config_from_json(evidence["rule_config"]);
+    ASSERT_TRUE(config.ok()) << config.error().message;
+    EXPECT_TRUE(config.value().adapt_s0);
+    std::vector<double> d(static_cast<size_t>(t.pairs), 0.0);
+    for (const auto& reading : readings)
+      d.at(static_cast<size_t>(reading.pair_index)) +=
+          (reading.node_id == t.candidate_node ? 1 : -1) * std::log(reading.seconds);
+    const auto decision = measure::decide_recorded(config.value(), d);
+    ASSERT_TRUE(decision.ok()) << decision.error().message;
+    EXPECT_EQ(decision.value().outcome, t.outcome) << "test " << t.id;
+    ++replayed;
   }
+  EXPECT_GT(replayed, 0);
   std::set<std::string> stages;
   for (const auto& p : r.progress) stages.insert(p.stage);
   EXPECT_TRUE(stages.count("baseline timed"));
