@@ -178,6 +178,7 @@ TEST(JsonVerbsNoWorkspace, CompareABaselineWithItself) {
       j, {"kernel", "outcome", "pairs", "effect_pct", "ci_pct", "alpha", "seed", "device_time"});
   EXPECT_EQ(j["kernel"], "attn_out");
   EXPECT_LE(j["pairs"].get<int>(), 4);
+  EXPECT_EQ(j["s0_adapted"], true) << "the warm-up's s0 is a prior the pairs update";
 }
 
 }  // namespace
