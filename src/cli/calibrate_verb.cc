@@ -31,6 +31,7 @@ struct CalibrateArgs {
   std::optional<double> s0_pct;
   int warmup = 16;
   bool fixed_s0 = false;
+  bool adapt_s0 = false;
   std::string log;
   bool json = false;
 };
@@ -106,7 +107,8 @@ int run_calibrate(const CalibrateArgs& args) {
   request.seed = args.seed;
   if (args.s0_pct) request.s0 = *args.s0_pct / 100.0;
   request.warmup_readings = args.warmup;
-  request.fixed_s0 = args.fixed_s0;
+  if (args.fixed_s0) request.adapt_s0 = false;
+  if (args.adapt_s0) request.adapt_s0 = true;
   if (auto error = measure::validate(request)) return fail(*error);
   std::unique_ptr<measure::JsonLinesSink> log;
   if (!args.log.empty()) {
@@ -149,9 +151,13 @@ void add_calibrate(CLI::App& app, int* exit_code) {
                   "betting scale of d in percent (default: sqrt(2) x cv on sim, a warm-up "
                   "estimate on a device)");
   cmd->add_option("--warmup", args->warmup, "head readings of the s0 warm-up (default 16)");
-  cmd->add_flag("--fixed-s0", args->fixed_s0,
-                "scale every pair by the warm-up's s0 (default: the warm-up's s0 is a prior that "
-                "each decision's own pairs update)");
+  auto* fixed = cmd->add_flag("--fixed-s0", args->fixed_s0,
+                              "scale every pair by s0 (the default for a given --s0 and a sim's "
+                              "cv; a warm-up's s0 is a prior each decision's own pairs update)");
+  cmd->add_flag("--adapt-s0", args->adapt_s0,
+                "take s0 as a prior each decision's own pairs update (the default for a "
+                "warm-up's s0)")
+      ->excludes(fixed);
   cmd->add_option("--log", args->log, "write every reading to this JSON-lines file");
   cmd->add_flag("--json", args->json, "print one JSON object");
   cmd->callback([args, exit_code] { *exit_code = run_calibrate(*args); });

@@ -144,8 +144,8 @@ Expected<CalibrateResult> calibrate(const CalibrateRequest& request,
       if (!s0.ok()) return s0.error();
       result.s0 = s0.value();
       result.s0_source = fmt::format("warm-up of {} head readings", request.warmup_readings);
-      result.s0_adapted = !request.fixed_s0;
     }
+    result.s0_adapted = request.adapt_s0.value_or(!request.s0 && !known_s0);
     RuleFactory rule;
     if (request.rule == RuleKind::kBetting) {
       BettingConfig betting;

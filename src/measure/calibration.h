@@ -88,7 +88,9 @@ struct CalibrateRequest {
   uint64_t seed = 1;
   std::optional<double> s0;  // default: sqrt(2) * cv on sim, estimate_s0 elsewhere
   int warmup_readings = 16;
-  bool fixed_s0 = false;  // keep a warm-up's s0 for every pair (BettingConfig::adapt_s0 false)
+  // BettingConfig::adapt_s0 for the decisions; nullopt: a warm-up's s0 is a prior the pairs
+  // update, a given or configured one is kept fixed.
+  std::optional<bool> adapt_s0;
   ReadingSink* log = nullptr;
 };
 
@@ -111,7 +113,7 @@ using DeviceFactoryMaker = std::function<DeviceFactory(const CalibrateRequest&)>
 
 // Validates, makes the devices with `devices`, settles s0 (request.s0, else `known_s0` when the
 // target knows its noise, else a warm-up of head readings, which is then a prior each decision's
-// pairs update unless request.fixed_s0) and runs the calibration. Errors:
+// pairs update unless request.adapt_s0 says otherwise) and runs the calibration. Errors:
 // invalid request, a factory or device failure (its message).
 Expected<CalibrateResult> calibrate(const CalibrateRequest& request,
                                     const DeviceFactoryMaker& devices,
