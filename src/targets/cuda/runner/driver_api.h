@@ -9,18 +9,41 @@
 namespace headway::cuda_runner {
 
 struct DriverApi {
-#define HW_DRIVER_FUNCTIONS(X)                                                                    \
-  X(cuInit)                                                                                       \
-  X(cuGetErrorString)                                                                             \
-  X(cuDeviceGetCount)                                                                             \
-  X(cuDeviceGet)                                                                                  \
-  X(cuDeviceGetName) X(cuDeviceGetAttribute) X(cuDeviceTotalMem) X(cuDevicePrimaryCtxRetain)      \
-      X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent) X(cuCtxSynchronize) X(cuModuleLoadData)     \
-          X(cuModuleGetFunction) X(cuModuleGetGlobal) X(cuFuncGetAttribute) X(cuFuncSetAttribute) \
-              X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoDAsync)     \
-                  X(cuMemsetD8Async) X(cuMemsetD32Async) X(cuStreamCreate) X(cuStreamSynchronize) \
-                      X(cuEventCreate) X(cuEventRecord) X(cuEventSynchronize)                     \
-                          X(cuEventElapsedTime) X(cuLaunchKernel) X(cuDriverGetVersion)
+  // One entry point a line.
+  // clang-format off
+#define HW_DRIVER_FUNCTIONS(X) \
+  X(cuInit) \
+  X(cuGetErrorString) \
+  X(cuDeviceGetCount) \
+  X(cuDeviceGet) \
+  X(cuDeviceGetName) \
+  X(cuDeviceGetAttribute) \
+  X(cuDeviceTotalMem) \
+  X(cuDevicePrimaryCtxRetain) \
+  X(cuDevicePrimaryCtxRelease) \
+  X(cuCtxSetCurrent) \
+  X(cuCtxSynchronize) \
+  X(cuModuleLoadData) \
+  X(cuModuleGetFunction) \
+  X(cuModuleGetGlobal) \
+  X(cuFuncGetAttribute) \
+  X(cuFuncSetAttribute) \
+  X(cuMemAlloc) \
+  X(cuMemFree) \
+  X(cuMemcpyHtoD) \
+  X(cuMemcpyDtoH) \
+  X(cuMemcpyDtoDAsync) \
+  X(cuMemsetD8Async) \
+  X(cuMemsetD32Async) \
+  X(cuStreamCreate) \
+  X(cuStreamSynchronize) \
+  X(cuEventCreate) \
+  X(cuEventRecord) \
+  X(cuEventSynchronize) \
+  X(cuEventElapsedTime) \
+  X(cuLaunchKernel) \
+  X(cuDriverGetVersion)
+  // clang-format on
 #define HW_DECLARE(name) decltype(&::name) name = nullptr;
   HW_DRIVER_FUNCTIONS(HW_DECLARE)
 #undef HW_DECLARE
