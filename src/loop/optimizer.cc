@@ -198,7 +198,10 @@ class Loop {
   double elapsed() const {
     return std::chrono::duration<double>(Clock::now() - start_ - paused_).count();
   }
-  double budget_left() const { return std::max(0.0, options_.budget.count() - elapsed()); }
+  // The budget left after elapsed_s seconds of the run; one clock reading gives both figures.
+  double budget_left(double elapsed_s) const {
+    return std::max(0.0, options_.budget.count() - elapsed_s);
+  }
 
   // After a pause: another process (a toolchain migration) may have changed the workspace's
   // toolchain and the heads. Trees are reopened and the workspace's toolchain is adopted when it
@@ -250,7 +253,7 @@ class Loop {
   // Completes p with the clock and the heads, records it and passes it on.
   void report(Progress& p) {
     p.elapsed_s = elapsed();
-    p.budget_left_s = budget_left();
+    p.budget_left_s = budget_left(p.elapsed_s);
     if (!record_ && !on_progress_) return;
     for (const auto& name : options_.kernels) {
       if (!registered_.count(name)) continue;
