@@ -56,6 +56,8 @@ ToolchainIdentity identify(const Toolchain& toolchain) {
   id.version = r.output.substr(0, r.output.find('\n'));
   id.id = id.version;
   for (const auto& f : toolchain.flags) id.id += " " + f;
+  std::string macros_error;
+  id.target_macros = predefined_macros(toolchain, &macros_error);
   return id;
 }
 
@@ -108,7 +110,7 @@ BuildResult build_candidate(const Toolchain& toolchain, const ToolchainIdentity&
       all += '\0' + std::string(embedded_file(h.embedded_path));
     return all;
   }();
-  const std::string key = identity.id + '\0' + source + headers;
+  const std::string key = identity.id + '\0' + identity.target_macros + '\0' + source + headers;
   const std::string name = fmt::format("{:016x}", hash_bytes(key.data(), key.size()));
   fs::create_directories(cache_dir);
   const fs::path so = cache_dir / (name + ".so");

@@ -27,11 +27,16 @@ struct ToolchainIdentity {
   std::string error;    // why the compiler could not be identified
   std::string version;  // first line of `cxx --version`
   std::string id;       // version plus flags: the toolchain version knowledge is keyed on
+  // What the compiler predefines under the flags (predefined_macros; empty when that failed). With
+  // -march=native the version and flags do not say which instruction sets a build uses, these do:
+  // a wrapper that builds for another -march, or a build cache shared by two chips, keeps its
+  // objects apart by them.
+  std::string target_macros;
 };
 
-// Runs `cxx --version`, in the sandbox when it is required and can be set up (so that `cxx` is
-// looked up in the same PATH as in build_candidate), else outside it with the same clean
-// environment. Never throws.
+// Runs `cxx --version` and predefined_macros, in the sandbox when it is required and can be set up
+// (so that `cxx` is looked up in the same PATH as in build_candidate), else outside it with the
+// same clean environment. Never throws.
 ToolchainIdentity identify(const Toolchain& toolchain);
 
 struct BuildResult {
@@ -43,7 +48,8 @@ struct BuildResult {
 };
 
 // Builds `source` (C++ text that includes "headway_kernel.h") into
-// cache_dir/<hash of toolchain id and source>.so. An identical source and toolchain is built
+// cache_dir/<hash of toolchain id, its target macros and source>.so. An identical source and
+// toolchain is built
 // once: a later call returns the cached object. The object appears atomically (built under a
 // temporary name, then renamed), so a failed or interrupted build leaves nothing behind.
 //

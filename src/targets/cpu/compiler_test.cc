@@ -10,8 +10,8 @@
 
 #include "common/sandbox.h"
 #include "kernels/contract.h"
-#include "targets/cpu/host_abi.h"
 #include "store/test_temp_dir.h"
+#include "targets/cpu/host_abi.h"
 
 namespace headway::cpu {
 namespace {
@@ -91,6 +91,42 @@ TEST_F(SandboxedCompiler, IncludesFromHomeOrTheWorkspaceDoNotBuild) {
     sandbox::set_mode(sandbox::Mode::kRequired);
     EXPECT_EQ(outside.status, BuildResult::Status::kBuilt) << outside.diagnostics;
   }
+}
+
+// A wrapper that builds for another target (here: one more predefined macro, as a -march wrapper
+// would define other __AVX*__ macros) prints the same version under the same flags, so only the
+// target macros keep its objects apart from the plain compiler's in one cache. Run outside the
+// sandbox, which binds only the system folders and so would not find a wrapper in a test folder.
+TEST_F(SandboxedCompiler, AWrapperThatBuildsForAnotherTargetGetsItsOwnObjects) {
+  store::TestTempDir bin;
+  const fs::path wrapper = bin.path() / "g++-wrapped";
+  std::ofstream(wrapper) << "#!/bin/sh\nexec g++ -DHEADWAY_WRAPPED_TARGET=1 \"$@\"\n";
+  fs::permissions(wrapper, fs::perms::owner_all);
+  sandbox::set_mode(sandbox::Mode::kDisabled);
+  Toolchain wrapped;
+  wrapped.cxx = wrapper.string();
+  const ToolchainIdentity wrapped_id = identify(wrapped);
+  const ToolchainIdentity plain_id = identify(toolchain_);
+  ASSERT_TRUE(wrapped_id.found) << wrapped_id.error;
+  EXPECT_EQ(wrapped_id.id, plain_id.id) << "the premise: version and flags are the same";
+  EXPECT_NE(wrapped_id.target_macros.find("HEADWAY_WRAPPED_TARGET"), std::string::npos);
+  EXPECT_NE(plain_id.target_macros, wrapped_id.target_macros);
+
+  store::TestTempDir cache;
+  const std::string source =
+      "#include \"headway_kernel.h\"\nextern \"C\" int wrapped() {\n"
+      "#ifdef HEADWAY_WRAPPED_TARGET\n  return 1;\n#else\n  return 0;\n"
+      "#endif\n}\n";
+  const BuildResult plain = build_candidate(toolchain_, plain_id, source, cache.path());
+  const BuildResult other = build_candidate(wrapped, wrapped_id, source, cache.path());
+  const BuildResult plain_again = build_candidate(toolchain_, plain_id, source, cache.path());
+  sandbox::set_mode(sandbox::Mode::kRequired);
+  ASSERT_EQ(plain.status, BuildResult::Status::kBuilt) << plain.diagnostics;
+  ASSERT_EQ(other.status, BuildResult::Status::kBuilt) << other.diagnostics;
+  EXPECT_FALSE(other.cached) << "the plain compiler's object is not the wrapper's";
+  EXPECT_NE(other.shared_object, plain.shared_object);
+  EXPECT_TRUE(plain_again.cached);
+  EXPECT_EQ(plain_again.shared_object, plain.shared_object);
 }
 
 TEST_F(SandboxedCompiler, AMissingCompilerIsAToolchainError) {
