@@ -44,20 +44,58 @@ Snapshot take_snapshot(const SharedBuffers& buffers) {
 
 std::string Violation::describe() const {
   switch (kind) {
-    case Kind::kWroteInput: return fmt::format("wrote into input `{}`", region);
+    case Kind::kWroteInput:
+      return fmt::format("wrote into input `{}`", region);
     case Kind::kWroteOutsideRows:
       return fmt::format("wrote into `{}` row {}, which the kernel must not touch", region, index);
     case Kind::kNotWritten:
+      if (failing == 0) return fmt::format("did not write `{}`[{}]", region, index);
       return fmt::format("did not write `{}`[{}] ({} elements wrong; expected {:.6g})", region,
                          index, failing, expected);
     case Kind::kNonFinite:
+      if (failing == 0) return fmt::format("`{}`[{}] is {}", region, index, got);
       return fmt::format("`{}`[{}] is {} ({} elements wrong; expected {:.6g})", region, index, got,
                          failing, expected);
+    case Kind::kUnchanged:
+      return fmt::format("left `{}` as it was given", region);
     case Kind::kWrongValue:
       return fmt::format("`{}`[{}] = {:.6g}, expected {:.6g}, tolerance {:.3g} ({} elements wrong)",
                          region, index, got, expected, tolerance, failing);
   }
   return "";
+}
+
+std::vector<uint64_t> hash_inout_regions(const SharedBuffers& buffers) {
+  const auto& specs = buffers.specs();
+  std::vector<uint64_t> hashes(specs.size(), 0);
+  for (size_t r = 0; r < specs.size(); ++r) {
+    if (specs[r].role != RegionRole::kInOut) continue;
+    const auto bytes = buffers.bytes(r);
+    hashes[r] = hash_bytes(bytes.data(), bytes.size());
+  }
+  return hashes;
+}
+
+std::optional<Violation> screen_writes(const SharedBuffers& buffers,
+                                       const std::vector<uint64_t>& given) {
+  const auto& specs = buffers.specs();
+  for (size_t r = 0; r < specs.size(); ++r) {
+    if (specs[r].role != RegionRole::kOutput && specs[r].role != RegionRole::kInOut) continue;
+    const auto bytes = buffers.bytes(r);
+    if (specs[r].role == RegionRole::kInOut && r < given.size() &&
+        hash_bytes(bytes.data(), bytes.size()) == given[r]) {
+      return Violation{Violation::Kind::kUnchanged, specs[r].name};
+    }
+    const auto* p = reinterpret_cast<const bf16*>(bytes.data());
+    for (size_t i = 0; i < bytes.size() / sizeof(bf16); ++i) {
+      if (p[i] == kPoison) return Violation{Violation::Kind::kNotWritten, specs[r].name, i};
+      const double value = bf16_to_float(p[i]);
+      if (!std::isfinite(value)) {
+        return Violation{Violation::Kind::kNonFinite, specs[r].name, i, value};
+      }
+    }
+  }
+  return std::nullopt;
 }
 
 std::optional<Violation> verify(const KernelContract& kernel, const SharedBuffers& buffers,
@@ -93,14 +131,19 @@ std::optional<Violation> verify(const KernelContract& kernel, const SharedBuffer
   double worst_excess = -1.0;
   size_t failing = 0;
   for (const auto& e : expected) {
-    const auto* got = reinterpret_cast<const bf16*>(buffers.bytes(e.region).data()) + e.first_element;
+    const auto* got =
+        reinterpret_cast<const bf16*>(buffers.bytes(e.region).data()) + e.first_element;
     for (size_t i = 0; i < e.values.size(); ++i) {
       const double g = bf16_to_float(got[i]);
       if (tol.accepts(g, e.values[i])) continue;
       ++failing;
       const double allowed = tol.atol + tol.rtol * std::fabs(e.values[i]);
-      Violation v{Violation::Kind::kWrongValue, specs[e.region].name, e.first_element + i, g,
-                  e.values[i], allowed};
+      Violation v{Violation::Kind::kWrongValue,
+                  specs[e.region].name,
+                  e.first_element + i,
+                  g,
+                  e.values[i],
+                  allowed};
       double excess = std::fabs(g - e.values[i]) - allowed;
       if (got[i] == kPoison) {
         v.kind = Violation::Kind::kNotWritten;

@@ -17,8 +17,8 @@ inline constexpr bf16 kPoison = 0x7fa5;
 // Hashes of everything the kernel must leave alone: whole input regions, and cache regions
 // row by row.
 struct Snapshot {
-  std::vector<uint64_t> region_hash;               // per region (0 where not hashed)
-  std::vector<std::vector<uint64_t>> row_hashes;   // per region (empty where not a cache)
+  std::vector<uint64_t> region_hash;              // per region (0 where not hashed)
+  std::vector<std::vector<uint64_t>> row_hashes;  // per region (empty where not a cache)
 };
 
 // Writes kPoison into every kOutput region and into the expected rows of kCache regions.
@@ -27,20 +27,32 @@ Snapshot take_snapshot(const SharedBuffers& buffers);
 
 struct Violation {
   enum class Kind {
-    kWroteInput,       // an input region changed
-    kWroteOutsideRows, // a cache row outside the written rows changed (row in index)
-    kNotWritten,       // an output element still holds the poison
-    kNonFinite,        // an output element is NaN or infinite
-    kWrongValue,       // an output element is outside the tolerance
+    kWroteInput,        // an input region changed
+    kWroteOutsideRows,  // a cache row outside the written rows changed (row in index)
+    kNotWritten,        // an output element still holds the poison
+    kNonFinite,         // an output element is NaN or infinite
+    kWrongValue,        // an output element is outside the tolerance
+    kUnchanged,         // an in/out region is bit for bit as the call was given it
   } kind = Kind::kWrongValue;
   std::string region;
-  size_t index = 0;        // element index in the region (row index for kWroteOutsideRows)
+  size_t index = 0;  // element index in the region (row index for kWroteOutsideRows)
   double got = 0.0;
   double expected = 0.0;
   double tolerance = 0.0;  // atol + rtol*|expected|
   size_t failing = 0;      // how many output elements failed in all
   std::string describe() const;
 };
+
+// Hashes of the kInOut regions (0 for the others): what a call is given to update.
+std::vector<uint64_t> hash_inout_regions(const SharedBuffers& buffers);
+
+// A screen of a call's writes that needs no reference, cheap enough for every timed call: the
+// first output element still holding kPoison or not finite, or an in/out region left bit for bit
+// as it was given (`given`: hash_inout_regions before the call; every kernel's in/out update
+// changes its region). A call that skipped its work fails it; one that passes may still be
+// wrong, which only verify can tell.
+std::optional<Violation> screen_writes(const SharedBuffers& buffers,
+                                       const std::vector<uint64_t>& given);
 
 // The first forbidden write found, else the worst output element (poison and non-finite
 // count as worst), else nothing: the call was correct.

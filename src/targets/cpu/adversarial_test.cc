@@ -149,32 +149,106 @@ TEST_F(Adversarial, ReturningTheInputIsIncorrect) {
   expect_check(judge(cheat("", "(void)a;")), Status::kIncorrect, "residual");
 }
 
-TEST_F(Adversarial, ReplayingOnRecognisedInputsIsCaughtInTimedCalls) {
-  // A fingerprint of a few weight bytes: the same in every input set, so the timed call replays
-  // the warm-up's output; the check's second call has other weights and passes.
-  const auto v =
-      judge(cheat("static uint64_t seen; static hw_bf16 stored[HW_H];",
-                  "uint64_t f; std::memcpy(&f, a->o_weight, 8);\n"
-                  "if (f == seen) { std::memcpy(a->residual, stored, sizeof stored); return; }\n"
-                  "real(a); seen = f; std::memcpy(stored, a->residual, sizeof stored);"));
-  expect_cheated(v, "a timed call's output is wrong");
+// Timed and not disqualified: what a cheat that never got to cheat comes to.
+void expect_honest(const Verdict& v) {
+  ASSERT_TRUE(v.timed) << v.check.describe();
+  EXPECT_NE(v.outcome, "CHEATED") << v.reason;
 }
 
-TEST_F(Adversarial, WeightsDecodedOnceAndKeptAreCaughtInTimedCalls) {
-  // Keeps the weights of its first call (as a decoded copy would) and reuses them while the
-  // fingerprint matches: the timed call's changed weight pages are missed.
-  const auto v =
-      judge(cheat("static uint64_t seen; static uint8_t* kept;",
-                  "uint64_t f; std::memcpy(&f, a->o_weight, 8);\n"
+// An honest copy of the baseline as the test judges one: honest, and no real win.
+void expect_no_gain(const Verdict& v) {
+  expect_honest(v);
+  EXPECT_GT(v.median_d, kNoRealWin) << v.outcome;
+}
+
+// Preludes for cheats that need two calls in a process: `keep_a_sleeping_thread()` leaves a
+// thread asleep for the process's life, so the session takes the candidate for a thread pool and
+// makes a warm-up call before each timed one; `inputs_moved(a)` says whether a call's inputs lie
+// elsewhere than its process's previous call's (never in the check, whose two calls share their
+// buffers; always for a timed call after its warm-up).
+const std::string kTwoCalls =
+    "#include <condition_variable>\n#include <mutex>\n#include <thread>\n"
+    "static void keep_a_sleeping_thread() {\n"
+    "  static std::once_flag once;\n"
+    "  std::call_once(once, [] { std::thread([] { std::mutex m; std::condition_variable c;\n"
+    "    std::unique_lock<std::mutex> l(m); c.wait(l, [] { return false; }); }).detach(); });\n"
+    "}\n"
+    "static bool inputs_moved(const hw_attn_out_args* a) {\n"
+    "  static const void* last = nullptr;\n"
+    "  const bool moved = last && last != a->o_weight; last = a->o_weight; return moved;\n"
+    "}\n";
+
+TEST_F(Adversarial, ReplayingOnRecognisedInputsNeverFindsThemAgain) {
+  // Replays its previous output when a fingerprint of a few weight bytes repeats. The calls of
+  // one process (the only ones whose state it keeps) never share weights, so it always does the
+  // work; when a warm-up and its timed call shared weights, it replayed.
+  expect_no_gain(
+      judge(cheat(kTwoCalls + "static uint64_t seen; static hw_bf16 stored[HW_H];",
+                  "keep_a_sleeping_thread(); uint64_t f; std::memcpy(&f, a->o_weight, "
+                  "8);\n"
+                  "if (f == seen) { std::memcpy(a->residual, stored, sizeof stored); "
+                  "return; }\n"
+                  "real(a); seen = f; std::memcpy(stored, a->residual, sizeof stored);")));
+}
+
+TEST_F(Adversarial, WeightsKeptFromAnEarlierCallNeverServeAgain) {
+  // Keeps the weights of a call (as a decoded copy would) and reuses them while the fingerprint
+  // matches: it never does, so every call copies its weights before the work. (Computing from a
+  // copy just made, in the cache, is a real speed-up of the baseline within the call, so no
+  // bound on its time is asserted.)
+  expect_honest(
+      judge(cheat(kTwoCalls + "static uint64_t seen; static uint8_t* kept;",
+                  "keep_a_sleeping_thread(); uint64_t f; std::memcpy(&f, a->o_weight, "
+                  "8);\n"
                   "const size_t n = size_t{HW_H} * HW_QS;\n"
                   "if (f != seen) { if (!kept) kept = static_cast<uint8_t*>(std::malloc(n)); "
                   "std::memcpy(kept, a->o_weight, n); seen = f; }\n"
-                  "hw_attn_out_args b = *a; b.o_weight = kept; real(&b);"));
+                  "hw_attn_out_args b = *a; b.o_weight = kept; real(&b);")));
+}
+
+TEST_F(Adversarial, AProcessNeverMeetsTheWeightsOfAnEarlierCall) {
+  // Keeps a fingerprint of every weight page (as a cache of decoded weights that probes a line
+  // per page to find the changed ones would) and says so in its output when most pages are the
+  // ones it saw on its previous call: it could then have answered from what it kept. No timed
+  // call may give it that chance. (Probing every page first is a real speed-up of the baseline
+  // within the call, so no bound on its time is asserted.)
+  const auto v = judge(cheat(
+      kTwoCalls + "static uint64_t kept[size_t{HW_H} * HW_QS / 4096]; static bool have;",
+      "keep_a_sleeping_thread(); const size_t pages = size_t{HW_H} * HW_QS / 4096; size_t same = "
+      "0;\n"
+      "for (size_t p = 0; p < pages; ++p) { uint64_t f; std::memcpy(&f, a->o_weight + p * 4096, "
+      "8); same += have && f == kept[p]; kept[p] = f; }\n"
+      "have = true; real(a); if (2 * same > pages) a->residual[0] = 0x7fc0;"));
+  expect_honest(v);
+}
+
+TEST_F(Adversarial, ReplayingAnEarlierAnswerIsCaughtInTimedCalls) {
+  // Tells a timed call from the check's by its inputs having moved, and then writes its previous
+  // call's answer: every element written and finite, so the screen passes it and the verified
+  // timed calls do not.
+  const auto v = judge(cheat(kTwoCalls + "static hw_bf16 stored[HW_H];",
+                             "keep_a_sleeping_thread();\n"
+                             "if (inputs_moved(a)) { std::memcpy(a->residual, stored, sizeof "
+                             "stored); return; }\n"
+                             "real(a); std::memcpy(stored, a->residual, sizeof stored);"));
   expect_cheated(v, "a timed call's output is wrong");
 }
 
+TEST_F(Adversarial, ACallThatSkipsItsWorkIsCaughtWhenItReturns) {
+  // Tells a timed call from the check's by its inputs having moved, and then returns at once:
+  // the screen of every timed call catches it as its reading ends, before any sampled call is
+  // verified.
+  const auto v = judge(cheat(kTwoCalls,
+                             "keep_a_sleeping_thread(); if (inputs_moved(a)) return; "
+                             "real(a);"));
+  expect_cheated(v, "it skipped its work");
+  EXPECT_NE(v.reason.find("left `residual` as it was given"), std::string::npos) << v.reason;
+}
+
 TEST_F(Adversarial, WorkSkippedAfterTheFirstCallsCannotWinInFreshProcesses) {
-  // Every reading is a fresh process whose timed call is its second: a counter never runs out.
+  // A reading is a fresh process that makes as many calls as the session's batch (plus a
+  // warm-up for a thread pool): a counter that skips from the third call on either never runs
+  // out or skips a timed call, which the screen catches.
   const auto v = judge(cheat("static int calls;", "if (++calls > 2) return; real(a);"));
   ASSERT_TRUE(v.timed) << v.check.describe();
   EXPECT_GT(v.median_d, kNoRealWin) << v.outcome;
@@ -241,6 +315,22 @@ TEST_F(Adversarial, TheWorkspaceAndHomeAreNotVisible) {
                                             std::string(home ? home : "/root") +
                                             "\", O_RDONLY | O_DIRECTORY) >= 0;\n"
                                             "real(a); if (seen) a->residual[0] = 0x7fc0;"));
+  EXPECT_TRUE(v.check.correct()) << v.check.describe();
+}
+
+TEST_F(Adversarial, TheRunnerHostIsOutOfReach) {
+  // The host that forked the child holds the inputs and every arm's output block; its
+  // descriptors and memory must not open (it is not dumpable, and the sandbox has no
+  // capabilities). The candidate gives a wrong answer when one does.
+  const auto v = judge(cheat(
+      "#include <fcntl.h>\n#include <string>",
+      "const std::string host = \"/proc/\" + std::to_string(getppid());\n"
+      "bool opened = false;\n"
+      "for (int fd = 0; fd < 16; ++fd) { const int h = open((host + \"/fd/\" + "
+      "std::to_string(fd)).c_str(), O_RDONLY); if (h >= 0) { opened = true; close(h); } }\n"
+      "const int mem = open((host + \"/mem\").c_str(), O_RDONLY); if (mem >= 0) { opened = true; "
+      "close(mem); }\n"
+      "real(a); if (opened) a->residual[0] = 0x7fc0;"));
   EXPECT_TRUE(v.check.correct()) << v.check.describe();
 }
 

@@ -21,8 +21,9 @@ constexpr int kLoads = 4000;
 // walks).
 constexpr size_t kWalkBytes = 1 << 20;
 
-// Nanoseconds per load of a chain of kLoads dependent loads at random lines of a block.
-double walk_ns(const std::byte* block, size_t bytes, uint64_t seed) {
+}  // namespace
+
+double dependent_load_ns(const std::byte* block, size_t bytes, uint64_t seed) {
   Rng rng(seed);
   std::vector<size_t> offsets(kLoads);
   for (auto& o : offsets) o = rng.below(bytes / 64) * 64;
@@ -36,6 +37,8 @@ double walk_ns(const std::byte* block, size_t bytes, uint64_t seed) {
   (void)sink;
   return std::chrono::duration<double, std::nano>(t1 - t0).count() / kLoads;
 }
+
+namespace {
 
 uint64_t read_all(const std::byte* p, size_t bytes) {
   uint64_t sum = 0;
@@ -59,9 +62,9 @@ ColdInputs measure_cold_inputs(const KernelContract& kernel) {
   for (int s = 1; s < r.sets; ++s) sink += read_all(set(s), r.set_bytes);
   const size_t walk = std::min<size_t>(kWalkBytes, r.set_bytes);
   const size_t tail = r.set_bytes - walk;
-  r.cold_ns = walk_ns(set(0) + tail, walk, 7);
+  r.cold_ns = dependent_load_ns(set(0) + tail, walk, 7);
   sink += read_all(set(1), r.set_bytes);
-  r.warm_ns = walk_ns(set(1) + tail, walk, 7);
+  r.warm_ns = dependent_load_ns(set(1) + tail, walk, 7);
   volatile uint64_t keep = sink;
   (void)keep;
   r.method = fmt::format(

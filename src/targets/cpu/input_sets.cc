@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <random>
 
 #include "common/rng.h"
 #include "kernels/verify.h"
@@ -31,19 +32,22 @@ size_t InputSets::input_block_bytes(const KernelContract& kernel) {
   return BufferLayout(kernel.regions()).input_bytes;
 }
 
-InputSets::InputSets(const KernelContract& kernel, uint64_t seed, int sets)
+InputSets::InputSets(const KernelContract& kernel, uint64_t seed, int sets, int draws)
     : kernel_(kernel),
       specs_(kernel.regions()),
       layout_(specs_),
       set_bytes_(layout_.input_bytes),
       sets_(std::max(sets, 2)) {
-  base_ = std::make_unique<SharedBuffers>(specs_);
+  std::random_device entropy;
+  for (int d = 0; d < std::max(draws, 1); ++d) {
+    draws_.push_back(std::make_unique<SharedBuffers>(specs_));
+    kernel.generate(d == 0 ? seed : (uint64_t{entropy()} << 32) ^ entropy(), *draws_.back());
+  }
   alt_ = std::make_unique<SharedBuffers>(specs_);
-  kernel.generate(seed, *base_);
   kernel.generate(mix_seed(seed, 0x5e75), *alt_);
   memory_ =
       std::make_unique<SharedMemory>("headway-input-sets", set_bytes_ * static_cast<size_t>(sets_));
-  for (int s = 0; s < sets_; ++s) std::memcpy(set_base(s), base_->input_block(), set_bytes_);
+  for (int s = 0; s < sets_; ++s) std::memcpy(set_base(s), draw_of(s).input_block(), set_bytes_);
 }
 
 std::unique_ptr<SharedBuffers> InputSets::view(int set, std::byte* writable) const {
@@ -56,7 +60,7 @@ std::unique_ptr<SharedMemory> InputSets::new_writable_block(int slots) const {
   auto block = std::make_unique<SharedMemory>(
       "headway-outputs", slot_bytes() * static_cast<size_t>(std::max(slots, 1)));
   for (int k = 0; k < std::max(slots, 1); ++k) {
-    std::memcpy(block->data() + slot_bytes() * static_cast<size_t>(k), base_->writable_block(),
+    std::memcpy(block->data() + slot_bytes() * static_cast<size_t>(k), draws_[0]->writable_block(),
                 layout_.writable_bytes);
   }
   return block;
@@ -86,7 +90,7 @@ void InputSets::prepare(int set, uint64_t patch_seed, std::byte* writable) {
       std::fill(p, p + out.size() / sizeof(bf16), kPoison);
     } else if ((spec.role == RegionRole::kInput && spec.bytes <= kSmallRegionBytes) ||
                spec.role == RegionRole::kInOut) {
-      const auto a = base_->bytes(r);
+      const auto a = draw_of(set).bytes(r);
       const auto b = alt_->bytes(r);
       uint64_t bits = 0;
       for (size_t w = 0; w * 4 < spec.bytes; ++w) {
@@ -112,12 +116,13 @@ void InputSets::prepare(int set, uint64_t patch_seed, std::byte* writable) {
 
 void InputSets::restore(int set, uint64_t patch_seed) {
   std::byte* block = set_base(set);
+  const SharedBuffers& own = draw_of(set);
   for (size_t r = 0; r < specs_.size(); ++r) {
     if (specs_[r].role != RegionRole::kInput || specs_[r].bytes > kSmallRegionBytes) continue;
-    std::memcpy(block + layout_.offset[r], base_->bytes(r).data(), specs_[r].bytes);
+    std::memcpy(block + layout_.offset[r], own.bytes(r).data(), specs_[r].bytes);
   }
   for (const auto& [r, pages] : draw_patch(patch_seed).pages) {
-    const auto a = base_->bytes(r);
+    const auto a = own.bytes(r);
     for (uint64_t page : pages) {
       std::memcpy(block + layout_.offset[r] + page * kPageBytes, a.data() + page * kPageBytes,
                   kPageBytes);

@@ -1,11 +1,15 @@
 #pragma once
-// The inputs of timed calls: several copies ("sets") of one input block at different addresses
-// in shared memory, used in rotation so that a set's weights have left the caches by the time
-// it is used again, and changed unpredictably before every timed call so that no call can be
-// answered from an earlier one:
+// The inputs of timed calls: several copies ("sets") of input blocks at different addresses in
+// shared memory, used in rotation so that a set's weights have left the caches by the time it is
+// used again, and changed unpredictably before every timed call so that no call can be answered
+// from an earlier one:
+//   - set s holds draw s % draws() of the inputs, each an independent draw (draw 0 from the seed,
+//     the others from secret seeds), so that calls on consecutive sets share no weights: nothing
+//     a process kept from one call (the weights, a decoded copy, a fingerprint of its pages)
+//     serves the next;
 //   - every small input region (at most kSmallRegionBytes: activations, scales, norms, scalars)
 //     and every in/out region is redrawn word by word, each 4-byte word taken from one of two
-//     independent draws of the inputs (a secret coin per word);
+//     draws, the set's own and a second one kept for patches (a secret coin per word);
 //   - in every large input region (the weights) kSwappedPages random pages are taken from the
 //     second draw.
 // A patch is a function of its seed, so that a call can be checked against the reference later.
@@ -18,24 +22,29 @@
 
 namespace headway::cpu {
 
+// Writes every cache line of [data, data + bytes) back to memory and out of every cache.
+void flush_lines(const std::byte* data, size_t bytes);
+
 inline constexpr size_t kSmallRegionBytes = 64 << 10;
 inline constexpr int kSwappedPages = 16;
 
 class InputSets {
  public:
-  // Draws the inputs of `seed` (the base) and of a second seed derived from it, and lays out
-  // `sets` copies of the base input block (at least 2). Throws std::runtime_error when the
-  // memory cannot be had.
-  InputSets(const KernelContract& kernel, uint64_t seed, int sets);
+  // Draws the inputs `draws` times (at least 1: draw 0 from `seed`, the others from secret
+  // seeds) and once more for patches (from a seed derived from `seed`), and lays out `sets`
+  // input blocks (at least 2), set s a copy of draw s % draws. Throws std::runtime_error when
+  // the memory cannot be had.
+  InputSets(const KernelContract& kernel, uint64_t seed, int sets, int draws = 1);
 
   const KernelContract& kernel() const { return kernel_; }
   const SharedMemory& memory() const { return *memory_; }
   size_t set_bytes() const { return set_bytes_; }
   int count() const { return sets_; }
+  int draws() const { return static_cast<int>(draws_.size()); }
   // The view of set `set` with the writable block at `writable`.
   std::unique_ptr<SharedBuffers> view(int set, std::byte* writable) const;
   // A writable block in shared memory of `slots` slots (runner::writable_slot_bytes apart), each
-  // of this kernel's layout with its in/out regions holding the base draw.
+  // of this kernel's layout with its in/out regions holding draw 0.
   std::unique_ptr<SharedMemory> new_writable_block(int slots = 1) const;
   // Bytes from one slot of a writable block to the next.
   size_t slot_bytes() const;
@@ -43,7 +52,9 @@ class InputSets {
   // Applies the patch of `patch_seed` to set `set` and to the in/out regions of `writable`,
   // poisons the output regions, and flushes every line it wrote from the caches.
   void prepare(int set, uint64_t patch_seed, std::byte* writable);
-  // Puts set `set` back to the base draw (after prepare).
+  // Writes every line of set `set` back to memory and out of every cache.
+  void flush(int set) const { flush_lines(set_base(set), set_bytes_); }
+  // Puts set `set` back to its draw (after prepare).
   void restore(int set, uint64_t patch_seed);
   // The byte ranges of a set's input block that prepare and restore with `patch_seed` write, as
   // (offset in the set, bytes): every small input region and every swapped page. What a copy of
@@ -68,10 +79,12 @@ class InputSets {
   size_t set_bytes_;
   int sets_;
   std::unique_ptr<SharedMemory> memory_;
-  std::unique_ptr<SharedBuffers> base_, alt_;  // the two draws (owned, private to headway)
+  const SharedBuffers& draw_of(int set) const {
+    return *draws_[static_cast<size_t>(set) % draws_.size()];
+  }
+  // The draws the sets copy, and the one patches take from (owned, private to headway).
+  std::vector<std::unique_ptr<SharedBuffers>> draws_;
+  std::unique_ptr<SharedBuffers> alt_;
 };
-
-// Writes every cache line of [data, data + bytes) back to memory and out of every cache.
-void flush_lines(const std::byte* data, size_t bytes);
 
 }  // namespace headway::cpu

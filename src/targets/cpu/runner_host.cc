@@ -19,6 +19,8 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <string>
+#include <thread>
 
 #include "common/sandbox.h"
 #include "common/subprocess.h"
@@ -426,25 +428,46 @@ bool RunnerChild::unexpected_message() const {
   return alive_ && poll(&p, 1, 0) > 0 && (p.revents & POLLIN);
 }
 
-int RunnerChild::running_threads() const {
-  if (!alive_ || pid_ <= 0) return -1;
+std::string RunnerChild::thread_states() const {
+  if (!alive_ || pid_ <= 0) return {};
   const std::string dir = fmt::format("/proc/{}/task", pid_);
   DIR* d = opendir(dir.c_str());
-  if (!d) return -1;
-  int running = 0;
+  if (!d) return {};
+  std::string states;
   while (dirent* e = readdir(d)) {
     if (e->d_name[0] == '.') continue;
     std::ifstream stat(dir + "/" + e->d_name + "/stat");
     std::string line;
     std::getline(stat, line);
     const auto close_paren = line.rfind(')');
-    if (close_paren != std::string::npos && close_paren + 2 < line.size()) {
-      const char state = line[close_paren + 2];
-      running += state == 'R' || state == 'D';
-    }
+    if (close_paren != std::string::npos && close_paren + 2 < line.size())
+      states += line[close_paren + 2];
   }
   closedir(d);
-  return running;
+  return states;
+}
+
+int RunnerChild::running_threads() const {
+  const std::string states = thread_states();
+  if (states.empty()) return -1;
+  return static_cast<int>(
+      std::count_if(states.begin(), states.end(), [](char c) { return c == 'R' || c == 'D'; }));
+}
+
+bool RunnerChild::pause(double timeout_seconds) {
+  if (!alive_ || pid_ <= 0 || kill(pid_, SIGSTOP) != 0) return false;
+  const auto end =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_seconds);
+  for (;;) {
+    const std::string states = thread_states();
+    if (!states.empty() && states.find_first_not_of("Tt") == std::string::npos) return true;
+    if (std::chrono::steady_clock::now() >= end) return false;
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+}
+
+void RunnerChild::resume() {
+  if (alive_ && pid_ > 0) kill(pid_, SIGCONT);
 }
 
 int RunnerChild::thread_count() const {

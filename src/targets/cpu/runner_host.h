@@ -120,6 +120,12 @@ class RunnerChild {
   int running_threads() const;
   // Threads of the child now (-1 when it cannot tell).
   int thread_count() const;
+  // Stops every thread of the child (SIGSTOP, which it cannot catch or block) and waits until
+  // all are stopped; false when they were not within `timeout_seconds` (or it is gone). While
+  // it is stopped no candidate code runs, so headway can change what the next call reads.
+  bool pause(double timeout_seconds);
+  // Lets a paused child run again (SIGCONT).
+  void resume();
   // CPU time the child has used so far, all threads (the kernel's accounting, which may lag a
   // running thread by one scheduler tick); negative when it cannot tell.
   double cpu_seconds() const;
@@ -135,6 +141,8 @@ class RunnerChild {
   RunnerChild(RunnerHost& host, int channel, pid_t pid, int32_t ns_pid)
       : host_(host), channel_(channel), pid_(pid), ns_pid_(ns_pid) {}
   CallResult exchange(const runner::Command& command);
+  // The state letter (/proc/PID/task/TID/stat) of each thread; empty when it cannot tell.
+  std::string thread_states() const;
   CallResult collect_death(bool timed_out);
 
   RunnerHost& host_;

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <random>
 #include <thread>
+#include <tuple>
 
 #include "common/stats.h"
 #include "kernels/verify.h"
@@ -37,6 +38,8 @@ constexpr auto kIdleWindow = std::chrono::milliseconds(10);
 constexpr double kBusyShare = 0.25;
 // How long a child polls for the request that follows its ping, its warm-up and timed calls.
 constexpr int kNextWithinUs = 2000;
+// How long a child may take to stop when headway prepares its timed calls.
+constexpr double kPauseTimeoutSeconds = 1.0;
 // Timed calls per reading, at most; and the input bytes a reading's timed sets may span.
 constexpr uint64_t kMaxCallsPerReading = 8;
 constexpr uint64_t kWindowBytes = 128ull << 20;
@@ -60,14 +63,14 @@ int max_calls_per_reading(uint64_t set_bytes) {
                                                kMaxCallsPerReading));
 }
 
-std::shared_ptr<InputSets> shared_input_sets(const KernelContract& kernel, uint64_t seed,
-                                             int sets) {
+std::shared_ptr<InputSets> shared_input_sets(const KernelContract& kernel, uint64_t seed, int sets,
+                                             int draws) {
   static std::mutex mutex;
-  static std::map<std::pair<std::string, int>, std::shared_ptr<InputSets>> kept;
+  static std::map<std::tuple<std::string, int, int>, std::shared_ptr<InputSets>> kept;
   std::lock_guard lock(mutex);
-  auto& entry = kept[{std::string(kernel.name()), sets}];
+  auto& entry = kept[{std::string(kernel.name()), sets, draws}];
   if (entry && entry.use_count() == 1) return entry;
-  auto fresh = std::make_shared<InputSets>(kernel, seed, sets);
+  auto fresh = std::make_shared<InputSets>(kernel, seed, sets, draws);
   if (!entry || entry.use_count() == 1) entry = fresh;
   return fresh;
 }
@@ -83,8 +86,12 @@ std::unique_ptr<TimedSession> TimedSession::start(const KernelContract& kernel,
   const uint64_t cold = options.cold_bytes ? options.cold_bytes : 2 * last_level_cache_bytes();
   const size_t set_bytes = InputSets::input_block_bytes(kernel);
   const int window = 1 + max_calls_per_reading(set_bytes);
+  // As many draws as the longest reading uses sets: a reading's window of consecutive sets
+  // then holds a different draw in every set.
   session->inputs_ =
-      shared_input_sets(kernel, options.seed, input_sets_for(set_bytes, cold, window));
+      shared_input_sets(kernel, options.seed, input_sets_for(set_bytes, cold, window), window);
+  session->next_window_ =
+      static_cast<int>(session->secret_.below(static_cast<uint64_t>(session->inputs_->count())));
   RunnerSpec spec;
   spec.kernel = &kernel;
   spec.inputs = &session->inputs_->memory();
@@ -143,6 +150,11 @@ void TimedSession::probe() {
   calls_per_reading_ = std::clamp(fit, 1, max_calls_per_reading(inputs_->set_bytes()));
 }
 
+std::pair<int, int> TimedSession::next_sets() const {
+  const int window = 1 + calls_per_reading_;
+  return {window * (next_window_ % (inputs_->count() / window)), window};
+}
+
 std::byte* TimedSession::slot(int arm, int k) const {
   return writable_[static_cast<size_t>(arm)]->data() +
          inputs_->slot_bytes() * static_cast<size_t>(k);
@@ -156,8 +168,8 @@ SessionReading TimedSession::reading(int arm) {
   }
   SessionReading out;
   const int calls = calls_per_reading_;
-  const int window = 1 + calls;
-  const int first = window * (next_window_++ % (inputs_->count() / window));
+  const auto [first, window] = next_sets();
+  ++next_window_;
   // A warm-up call first, unless this arm's first child showed it runs on one thread: then
   // there is no thread pool to start and its first call can be timed.
   const bool warm_up = !single_threaded_.count(arm);
@@ -174,24 +186,47 @@ SessionReading TimedSession::reading(int arm) {
 
   CallResult warm;
   if (warm_up) {
-    // The child polls while headway patches the timed sets (under a millisecond each).
-    warm = child->call(first, kNextWithinUs + 1000 * calls);
+    warm = child->call(first, kNextWithinUs);
     costs_.warm_up += warm.seconds;
     if (!warm.ok()) {
       out.call = warm;
       return out;
     }
   }
-  // Every timed set is patched and its slot poisoned before the one request that runs them all
-  // back to back: there is no gap between them for work outside a call. The gap before the
-  // request is kept short, so that no core the kernel uses goes idle.
+  // The child is stopped while every timed set is patched, its slot poisoned and all its lines
+  // flushed from the caches: no candidate code runs from the end of the warm-up (or of loading)
+  // to the timed request, so none can work on a timed call's inputs early or bring them into a
+  // cache. The one request then runs all timed calls back to back, leaving no gap between them
+  // for work outside a call. A ping after the child resumes has it polling for the request, so
+  // that no core the kernel uses is asleep when it comes.
   t = Clock::now();
+  if (!child->pause(kPauseTimeoutSeconds)) {
+    child->resume();
+    out.call = child->ping();  // a child that died after its warm-up fails as it died
+    if (out.call.ok()) {
+      out.cheat = Misbehaviour{
+          arm, fmt::format("could not be stopped within {} s to prepare its timed calls",
+                           kPauseTimeoutSeconds)};
+    }
+    return out;
+  }
   std::vector<uint64_t> patches;
+  std::vector<std::vector<uint64_t>> given;  // per call: its in/out regions as given
   for (int k = 0; k < calls; ++k) {
     patches.push_back(secret_.next_u64());
     inputs_->prepare(first + 1 + k, patches.back(), slot(arm, k));
+    given.push_back(hash_inout_regions(*inputs_->view(first + 1 + k, slot(arm, k))));
+    inputs_->flush(first + 1 + k);
   }
+  child->resume();
+  const CallResult awake = child->ping(kNextWithinUs);
   costs_.guard += since(t);
+  if (!awake.ok()) {
+    out.call = awake;
+    for (int k = 0; k < calls; ++k)
+      inputs_->restore(first + 1 + k, patches[static_cast<size_t>(k)]);
+    return out;
+  }
   out.call = child->call(first + 1, 0, calls);
   t = Clock::now();
   ++costs_.readings;
@@ -216,7 +251,17 @@ SessionReading TimedSession::reading(int arm) {
                          std::vector<std::byte>(slot(arm, k), slot(arm, k) + bytes)});
       }
     }
-    if (auto breach = idle_breach(*child)) out.cheat = Misbehaviour{arm, *breach};
+    for (int k = 0; k < calls && !out.cheat; ++k) {
+      const auto view = inputs_->view(first + 1 + k, slot(arm, k));
+      if (const auto skipped = screen_writes(*view, given[static_cast<size_t>(k)])) {
+        out.cheat = Misbehaviour{
+            arm, fmt::format("timed call {} of {} in a reading {}: it skipped its work", k + 1,
+                             calls, skipped->describe())};
+      }
+    }
+    if (!out.cheat) {
+      if (auto breach = idle_breach(*child)) out.cheat = Misbehaviour{arm, *breach};
+    }
     if (warm_up && child->thread_count() == 1) single_threaded_.insert(arm);
   }
   const double wall = warm.seconds + out.call.seconds;

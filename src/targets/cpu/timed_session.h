@@ -7,13 +7,19 @@
 //   - the child makes one warm-up call on one input set (skipped for an arm whose first child
 //     ran on a single thread: nothing to start) and then `calls_per_reading()` timed calls back
 //     to back in one request, each on another set, set aside long enough to be out of the
-//     caches (InputSets), freshly patched and poisoned; the reading is their mean. The number of
+//     caches (InputSets), freshly patched and poisoned; the reading is their mean. The sets of
+//     one reading hold independent draws, so no call finds the weights of an earlier call of
+//     its process, and the rotation starts at a secret set, so a set's place says nothing about
+//     which reading of the session it serves. The number of
 //     calls is fixed when the session starts, from a first reading of each arm (the probe): as
 //     many of the fastest arm's calls as fit in SessionOptions::timed_per_reading, at most
 //     max_calls_per_reading. It is the same
 //     for every arm and every reading the session returns, so that readings stay alike while
 //     the process start and the warm-up are shared by more kernel time when the kernel is short;
 //   - headway times the call from its request to the kernel's stamp of the reply;
+//   - every timed call is screened as soon as the reading ends (screen_writes: no output left
+//     poisoned or not finite, no in/out region left as it was given), so a call that skipped its
+//     work is caught whether or not it is sampled below;
 //   - after each call the child must be idle (no thread running, no message unasked for), and
 //     over its life it may use no more CPU than its calls' wall time times the cores;
 //   - every call of an arm's first reading of each length and a secret random sample of the
@@ -94,6 +100,8 @@ class TimedSession {
   int unstamped_readings() const { return unstamped_; }
   int arms() const { return static_cast<int>(writable_.size()); }
   int calls_per_reading() const { return calls_per_reading_; }
+  // The input sets the next reading's warm-up and timed calls will use, first and count.
+  std::pair<int, int> next_sets() const;
 
  private:
   struct Kept {
@@ -133,12 +141,14 @@ class TimedSession {
 // running a few milliseconds later), or nullopt when it is.
 std::optional<std::string> idle_breach(RunnerChild& child);
 
-// The input sets of a session: the ones an earlier session of `kernel` with as many sets left in
-// this process when no session holds them now (every reading restores the sets it patched), else
-// new ones drawn from `seed`. So inputs are drawn and laid out once per kernel and process, not
-// per race or test (about a second for ffn). A reused draw keeps its first seed: no timed call's
-// inputs are reproducible from a seed anyway, since each is patched from a secret one.
-std::shared_ptr<InputSets> shared_input_sets(const KernelContract& kernel, uint64_t seed, int sets);
+// The input sets of a session: the ones an earlier session of `kernel` with as many sets and
+// draws left in this process when no session holds them now (every reading restores the sets it
+// patched), else new ones drawn from `seed`. So inputs are drawn and laid out once per kernel and
+// process, not per race or test (about a second for ffn). A reused draw keeps its first seed: no
+// timed call's inputs are reproducible from a seed anyway, since each is patched from a secret
+// one.
+std::shared_ptr<InputSets> shared_input_sets(const KernelContract& kernel, uint64_t seed, int sets,
+                                             int draws = 1);
 
 // Input sets needed so that a set is used again only after cold_bytes of other sets, when a
 // reading uses `window` consecutive sets (a warm-up set and its timed sets).

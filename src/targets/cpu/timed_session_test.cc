@@ -6,8 +6,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
+#include <set>
 #include <string>
+#include <thread>
 
 #include "targets/cpu/compiler.h"
 #include "targets/cpu/host_abi.h"
@@ -144,22 +147,105 @@ TEST_F(TimedSessionBatches, TheFastestArmsProbeSetsTheBatch) {
   }
 }
 
-TEST_F(TimedSessionBatches, WorkDoneOnlyOnAProcesssFirstCallIsCaught) {
-  std::string cheat = baseline();
+// The baseline renamed `real`, with `body` as the entry point around it.
+std::string around_baseline(const std::string& body) {
+  std::string source = std::string(host_abi(*find_kernel("attn_out")).baseline_source());
   const std::string entry = "extern \"C\" void hw_attn_out(const hw_attn_out_args* a)";
-  cheat.replace(cheat.find(entry), entry.size(), "static void real(const hw_attn_out_args* a)");
-  cheat += "\n" + entry + " {\n  static int calls = 0;\n  if (calls++ == 0) real(a);\n}\n";
+  source.replace(source.find(entry), entry.size(), "static void real(const hw_attn_out_args* a)");
+  return "#include <cstring>\n" + source + "\n" + entry + " {\n" + body + "\n}\n";
+}
+
+TEST_F(TimedSessionBatches, AnswersReplayedFromAProcesssFirstCallAreCaught) {
+  // Its later calls write the first call's answer: every element written and finite, so only
+  // the reference can tell.
+  const std::string cheat = around_baseline(
+      "static hw_bf16 first[HW_H]; static int calls = 0;\n"
+      "if (calls++ == 0) { real(a); std::memcpy(first, a->residual, sizeof first); }\n"
+      "else std::memcpy(a->residual, first, sizeof first);");
   auto session = start({build(baseline()), build(cheat)});
   ASSERT_TRUE(session);
   for (int round = 0; round < 2; ++round) {
     ASSERT_TRUE(session->reading(0).ok());
-    ASSERT_TRUE(session->reading(1).ok());
+    const SessionReading r = session->reading(1);
+    ASSERT_TRUE(r.ok()) << r.failure();
   }
   ASSERT_GT(session->calls_per_reading(), 1);
   const auto cheat_found = session->verify_sampled();
   ASSERT_TRUE(cheat_found);
   EXPECT_EQ(cheat_found->arm, 1);
   EXPECT_NE(cheat_found->reason.find("wrong"), std::string::npos) << cheat_found->reason;
+}
+
+TEST_F(TimedSessionBatches, ACallThatSkipsItsWorkIsCaughtAsItsReadingEnds) {
+  // No call is sampled for verification (beyond the first batch's): the screen alone catches
+  // the calls after a process's first that return at once.
+  SessionOptions options;
+  options.timed_per_reading = 10.0;
+  options.verify_fraction = 0.0;
+  CallResult failure;
+  auto session = TimedSession::start(
+      *find_kernel("attn_out"),
+      {build(baseline()),
+       build(around_baseline("static int calls = 0; if (calls++ == 0) real(a);"))},
+      options, &failure);
+  ASSERT_TRUE(session) << failure.describe();
+  ASSERT_GT(session->calls_per_reading(), 1);
+  ASSERT_TRUE(session->reading(0).ok());
+  const SessionReading r = session->reading(1);
+  ASSERT_TRUE(r.cheat) << "a skipped call went unnoticed";
+  EXPECT_EQ(r.cheat->arm, 1);
+  EXPECT_NE(r.failure().find("left `residual` as it was given: it skipped its work"),
+            std::string::npos)
+      << r.failure();
+}
+
+TEST_F(TimedSessionBatches, NoThreadOfAPausedChildRuns) {
+  // The candidate's first call leaves a thread spinning: paused, the child uses no CPU;
+  // resumed, it does again.
+  const fs::path spinner = build(
+      "#include <thread>\n#include \"headway_kernel.h\"\n"
+      "extern \"C\" void hw_attn_out(const hw_attn_out_args*) {\n"
+      "  static bool started = false;\n"
+      "  if (!started) { started = true; std::thread([] { for (volatile int i = 0;; i = i + 1) {} "
+      "}).detach(); }\n}\n");
+  const KernelContract& kernel = *find_kernel("attn_out");
+  SharedBuffers buffers(kernel.regions());
+  RunnerSpec spec;
+  spec.kernel = &kernel;
+  spec.inputs = buffers.input_memory();
+  spec.set_bytes = buffers.layout().input_bytes;
+  spec.writable = {buffers.writable_memory()};
+  spec.objects = {spinner};
+  CallResult failure;
+  auto host = RunnerHost::start(spec, &failure);
+  ASSERT_TRUE(host) << failure.describe();
+  auto child = host->spawn(0, 0, 1, &failure);
+  ASSERT_TRUE(child) << failure.describe();
+  ASSERT_TRUE(child->call(0).ok());
+  auto cpu_over = [&](int ms) {
+    const double before = child->cpu_seconds();
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    return child->cpu_seconds() - before;
+  };
+  EXPECT_GT(cpu_over(40), 0.015) << "the thread did not spin";
+  ASSERT_TRUE(child->pause(1.0));
+  EXPECT_LT(cpu_over(60), 0.005) << "a thread ran while the child was paused";
+  child->resume();
+  EXPECT_GT(cpu_over(40), 0.015) << "the thread did not run again";
+}
+
+TEST_F(TimedSessionBatches, TheRotationStartsAtASecretSet) {
+  // Where a session's readings begin says nothing about which reading a set serves: sessions
+  // started alike begin at different sets (with as few as two windows of sets, sixteen sessions
+  // all begin at one with a chance of 2^-15).
+  const fs::path a = build(baseline());
+  std::set<int> firsts;
+  for (int i = 0; i < 16; ++i) {
+    auto session = start({a});
+    ASSERT_TRUE(session);
+    firsts.insert(session->next_sets().first);
+  }
+  EXPECT_GT(firsts.size(), 1u);
 }
 
 }  // namespace
