@@ -6,11 +6,13 @@
 //   it forks a fresh child for one arm; the child maps the inputs read-only and its arm's
 //   writable block, installs the system-call filter, loads the arm's object and then serves
 //   calls on its own channel (a socket headway sends along with the spawn request).
-// headway ◄─channel──► child: kReady once loaded (or kLoadFailed), then one kDone per kCall or
-//   kPing. A kCall runs `count` calls back to back: call k on input set `set + k`, writing into
-//   slot k of the arm's writable block (slots of BufferLayout::writable_bytes rounded up to a
-//   page). headway times the request to the kernel's stamp of the reply: nothing the child says
-//   is a measurement.
+// headway ◄─channel──► child: kPrepared once its buffers are mapped and their pages touched,
+//   before any candidate code is in the process; the child then waits for kLoad (headway reads
+//   the CPU time it has used meanwhile: the runner's own, not the candidate's). Then kReady once
+//   loaded (or kLoadFailed), then one kDone per kCall or kPing. A kCall runs `count` calls back to
+//   back: call k on input set `set + k`, writing into slot k of the arm's writable block (slots of
+//   BufferLayout::writable_bytes rounded up to a page). headway times the request to the kernel's
+//   stamp of the reply: nothing the child says is a measurement.
 #include <sys/socket.h>
 
 #include <cerrno>
@@ -47,12 +49,14 @@ enum class Op : uint32_t {
   kCall = 6,        // headway → child
   kPing = 7,        // headway → child: an empty call, for the round trip
   kDone = 8,        // child → headway
+  kPrepared = 9,    // child → headway: mapped and touched, nothing loaded yet
+  kLoad = 10,       // headway → child: load the object now
 };
 
 struct SpawnRequest {
   Op op = Op::kSpawn;
   uint32_t arm = 0;
-  int32_t populate_first = 0;  // input sets whose page tables the child fills before loading
+  int32_t populate_first = 0;  // input sets whose pages the child maps and touches before loading
   int32_t populate_count = 0;
 };
 

@@ -21,6 +21,8 @@
 #include <limits>
 #include <string>
 #include <thread>
+#include <tuple>
+#include <utility>
 
 #include "common/sandbox.h"
 #include "common/subprocess.h"
@@ -262,28 +264,40 @@ std::unique_ptr<RunnerChild> RunnerHost::spawn(int arm, int populate_first, int 
     if (event.op == Op::kExited && event.pid <= 0) return host_failed("could not fork a child");
   }
   std::unique_ptr<RunnerChild> child(new RunnerChild(*this, channel[0], 0, event.pid));
-  // The child's first message says it loaded; the kernel tells us its pid in our namespace.
+  // The child's first message says it is prepared, before any candidate code is in it (the kernel
+  // tells us its pid in our namespace); the CPU it used so far is the runner's own. The second
+  // says it loaded.
   Reply reply;
-  alignas(cmsghdr) char cred[CMSG_SPACE(sizeof(ucred)) + CMSG_SPACE(sizeof(timespec))] = {};
-  iovec riov{&reply, sizeof reply};
-  msghdr rmsg{};
-  rmsg.msg_iov = &riov;
-  rmsg.msg_iovlen = 1;
-  rmsg.msg_control = cred;
-  rmsg.msg_controllen = sizeof cred;
-  const int ready = wait_readable(channel[0], ms(spec_.limits.call_timeout_seconds));
-  ssize_t r = -1;
-  if (ready == 1) {
-    do {
-      r = recvmsg(channel[0], &rmsg, 0);
-    } while (r < 0 && errno == EINTR);
-  }
-  for (cmsghdr* h = CMSG_FIRSTHDR(&rmsg); r > 0 && h; h = CMSG_NXTHDR(&rmsg, h)) {
-    if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_CREDENTIALS) {
-      ucred u;
-      std::memcpy(&u, CMSG_DATA(h), sizeof u);
-      child->pid_ = u.pid;
+  const auto receive = [&] {
+    alignas(cmsghdr) char cred[CMSG_SPACE(sizeof(ucred)) + CMSG_SPACE(sizeof(timespec))] = {};
+    iovec riov{&reply, sizeof reply};
+    msghdr rmsg{};
+    rmsg.msg_iov = &riov;
+    rmsg.msg_iovlen = 1;
+    rmsg.msg_control = cred;
+    rmsg.msg_controllen = sizeof cred;
+    const int ready = wait_readable(channel[0], ms(spec_.limits.call_timeout_seconds));
+    ssize_t r = -1;
+    if (ready == 1) {
+      do {
+        r = recvmsg(channel[0], &rmsg, 0);
+      } while (r < 0 && errno == EINTR);
     }
+    for (cmsghdr* h = CMSG_FIRSTHDR(&rmsg); r > 0 && h; h = CMSG_NXTHDR(&rmsg, h)) {
+      if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_CREDENTIALS && child->pid_ <= 0) {
+        ucred u;
+        std::memcpy(&u, CMSG_DATA(h), sizeof u);
+        child->pid_ = u.pid;
+      }
+    }
+    return std::pair{ready, r};
+  };
+  auto [ready, r] = receive();
+  if (ready == 1 && r == sizeof reply && reply.op == Op::kPrepared && child->pid_ > 0) {
+    child->prepared_cpu_seconds_ = std::max(0.0, child->cpu_seconds());
+    runner::Command load;
+    load.op = Op::kLoad;
+    if (runner::send_message(channel[0], &load, sizeof load)) std::tie(ready, r) = receive();
   }
   if (ready != 1) {
     *failure = child->collect_death(ready == 0);

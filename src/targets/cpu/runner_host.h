@@ -133,6 +133,9 @@ class RunnerChild {
   bool unexpected_message() const;
   // Ends the child and returns how it ended (CPU time of its whole life included).
   ChildFate finish();
+  // CPU time the child had used when it was prepared, before its candidate was loaded: the
+  // runner's own (mapping and touching the inputs), not to be held against the candidate.
+  double prepared_cpu_seconds() const { return prepared_cpu_seconds_; }
   pid_t pid() const { return pid_; }
   bool alive() const { return alive_; }
 
@@ -150,6 +153,7 @@ class RunnerChild {
   pid_t pid_;       // in headway's PID namespace
   int32_t ns_pid_;  // in the host's
   bool alive_ = true;
+  double prepared_cpu_seconds_ = 0.0;
   CallResult death_;
   ChildFate fate_;
 };

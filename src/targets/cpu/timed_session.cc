@@ -267,11 +267,12 @@ SessionReading TimedSession::reading(int arm) {
   const double wall = warm.seconds + out.call.seconds;
   const ChildFate fate = child->finish();
   const double cores = std::max(1u, std::thread::hardware_concurrency());
+  const double candidate_cpu = fate.cpu_seconds - child->prepared_cpu_seconds();
   if (out.call.ok() && !out.cheat && fate.known &&
-      fate.cpu_seconds > wall * cores + kCpuAllowanceSeconds) {
+      candidate_cpu > wall * cores + kCpuAllowanceSeconds) {
     out.cheat = Misbehaviour{arm, fmt::format("used {:.1f} ms of CPU in a life whose calls took "
                                               "{:.1f} ms on {} cores: work outside its calls",
-                                              fate.cpu_seconds * 1e3, wall * 1e3, cores)};
+                                              candidate_cpu * 1e3, wall * 1e3, cores)};
   }
   for (int k = 0; k < calls; ++k) inputs_->restore(first + 1 + k, patches[static_cast<size_t>(k)]);
   if (out.ok()) {
