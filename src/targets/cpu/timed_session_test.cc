@@ -234,6 +234,28 @@ TEST_F(TimedSessionBatches, NoThreadOfAPausedChildRuns) {
   EXPECT_GT(cpu_over(40), 0.015) << "the thread did not run again";
 }
 
+TEST_F(TimedSessionBatches, WhatAChildUsesBeforeItsCandidateLoadsIsTheRunners) {
+  // Mapping and touching four sets of inputs costs the runner CPU before any candidate code is
+  // in the child; headway reads it then, so that the life's CPU check does not count it.
+  const KernelContract& kernel = *find_kernel("attn_out");
+  auto sets = shared_input_sets(kernel, 1, 4);
+  auto writable = sets->new_writable_block(1);
+  RunnerSpec spec;
+  spec.kernel = &kernel;
+  spec.inputs = &sets->memory();
+  spec.set_bytes = sets->set_bytes();
+  spec.sets = sets->count();
+  spec.writable = {writable.get()};
+  spec.objects = {build(baseline())};
+  CallResult failure;
+  auto host = RunnerHost::start(spec, &failure);
+  ASSERT_TRUE(host) << failure.describe();
+  auto child = host->spawn(0, 0, 4, &failure);
+  ASSERT_TRUE(child) << failure.describe();
+  EXPECT_GT(child->prepared_cpu_seconds(), 0.0);
+  EXPECT_GE(child->cpu_seconds(), child->prepared_cpu_seconds());
+}
+
 TEST_F(TimedSessionBatches, TheRotationStartsAtASecretSet) {
   // Where a session's readings begin says nothing about which reading a set serves: sessions
   // started alike begin at different sets (with as few as two windows of sets, sixteen sessions
