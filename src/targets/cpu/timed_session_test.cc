@@ -78,6 +78,19 @@ class TimedSessionBatches : public ::testing::Test {
     EXPECT_TRUE(session) << failure.describe();
     return session;
   }
+  // A runner host of attn_out with one arm, `object`, over `sets` input sets of `set_bytes`.
+  static std::unique_ptr<RunnerHost> start_host(const SharedMemory* inputs, size_t set_bytes,
+                                                int sets, const SharedMemory* writable,
+                                                const fs::path& object, CallResult* failure) {
+    RunnerSpec spec;
+    spec.kernel = find_kernel("attn_out");
+    spec.inputs = inputs;
+    spec.set_bytes = set_bytes;
+    spec.sets = sets;
+    spec.writable = {writable};
+    spec.objects = {object};
+    return RunnerHost::start(spec, failure);
+  }
   static fs::path* cache_;
 };
 fs::path* TimedSessionBatches::cache_ = nullptr;
@@ -208,16 +221,10 @@ TEST_F(TimedSessionBatches, NoThreadOfAPausedChildRuns) {
       "  static bool started = false;\n"
       "  if (!started) { started = true; std::thread([] { for (volatile int i = 0;; i = i + 1) {} "
       "}).detach(); }\n}\n");
-  const KernelContract& kernel = *find_kernel("attn_out");
-  SharedBuffers buffers(kernel.regions());
-  RunnerSpec spec;
-  spec.kernel = &kernel;
-  spec.inputs = buffers.input_memory();
-  spec.set_bytes = buffers.layout().input_bytes;
-  spec.writable = {buffers.writable_memory()};
-  spec.objects = {spinner};
+  SharedBuffers buffers(find_kernel("attn_out")->regions());
   CallResult failure;
-  auto host = RunnerHost::start(spec, &failure);
+  auto host = start_host(buffers.input_memory(), buffers.layout().input_bytes, 1,
+                         buffers.writable_memory(), spinner, &failure);
   ASSERT_TRUE(host) << failure.describe();
   auto child = host->spawn(0, 0, 1, &failure);
   ASSERT_TRUE(child) << failure.describe();
@@ -237,18 +244,11 @@ TEST_F(TimedSessionBatches, NoThreadOfAPausedChildRuns) {
 TEST_F(TimedSessionBatches, WhatAChildUsesBeforeItsCandidateLoadsIsTheRunners) {
   // Mapping and touching four sets of inputs costs the runner CPU before any candidate code is
   // in the child; headway reads it then, so that the life's CPU check does not count it.
-  const KernelContract& kernel = *find_kernel("attn_out");
-  auto sets = shared_input_sets(kernel, 1, 4);
+  auto sets = shared_input_sets(*find_kernel("attn_out"), 1, 4);
   auto writable = sets->new_writable_block(1);
-  RunnerSpec spec;
-  spec.kernel = &kernel;
-  spec.inputs = &sets->memory();
-  spec.set_bytes = sets->set_bytes();
-  spec.sets = sets->count();
-  spec.writable = {writable.get()};
-  spec.objects = {build(baseline())};
   CallResult failure;
-  auto host = RunnerHost::start(spec, &failure);
+  auto host = start_host(&sets->memory(), sets->set_bytes(), sets->count(), writable.get(),
+                         build(baseline()), &failure);
   ASSERT_TRUE(host) << failure.describe();
   auto child = host->spawn(0, 0, 4, &failure);
   ASSERT_TRUE(child) << failure.describe();
