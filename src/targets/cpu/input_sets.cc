@@ -99,19 +99,20 @@ void InputSets::prepare(int set, uint64_t patch_seed, std::byte* writable) {
         std::memcpy(out.data() + w * 4, from.data() + w * 4,
                     std::min<size_t>(4, spec.bytes - w * 4));
       }
-    } else {
-      continue;
     }
-    flush_lines(out.data(), out.size());
   }
   for (const auto& [r, pages] : draw_patch(patch_seed).pages) {
     auto out = target->bytes(r);
     const auto b = alt_->bytes(r);
     for (uint64_t page : pages) {
       std::memcpy(out.data() + page * kPageBytes, b.data() + page * kPageBytes, kPageBytes);
-      flush_lines(out.data() + page * kPageBytes, kPageBytes);
     }
   }
+}
+
+void InputSets::flush(int set, const std::byte* writable) const {
+  flush_lines(set_base(set), set_bytes_);
+  flush_lines(writable, layout_.writable_bytes);
 }
 
 void InputSets::restore(int set, uint64_t patch_seed) {

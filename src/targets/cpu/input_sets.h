@@ -50,10 +50,11 @@ class InputSets {
   size_t slot_bytes() const;
 
   // Applies the patch of `patch_seed` to set `set` and to the in/out regions of `writable`,
-  // poisons the output regions, and flushes every line it wrote from the caches.
+  // and poisons the output regions. The written lines stay in the caches (flush).
   void prepare(int set, uint64_t patch_seed, std::byte* writable);
-  // Writes every line of set `set` back to memory and out of every cache.
-  void flush(int set) const { flush_lines(set_base(set), set_bytes_); }
+  // Writes every line of set `set` and of the writable block at `writable` back to memory and
+  // out of every cache: all a call on them reads is then cold.
+  void flush(int set, const std::byte* writable) const;
   // Puts set `set` back to its draw (after prepare).
   void restore(int set, uint64_t patch_seed);
   // The byte ranges of a set's input block that prepare and restore with `patch_seed` write, as

@@ -76,6 +76,7 @@ TEST(InputSets, AFlushedSetIsReadFromMemory) {
   // A set just read answers dependent loads from a cache; flushed, from memory (several times
   // slower: tens of nanoseconds against a few).
   InputSets sets(*find_kernel("attn_out"), 3, 2);
+  auto writable = sets.new_writable_block(1);
   const std::byte* set = sets.memory().data();
   constexpr size_t kWalk = 1 << 20;  // few pages: the walk times the caches, not the TLB
   volatile uint64_t sink = 0;
@@ -84,7 +85,7 @@ TEST(InputSets, AFlushedSetIsReadFromMemory) {
     return dependent_load_ns(set, kWalk, 7);
   };
   auto flushed_walk = [&] {
-    sets.flush(0);
+    sets.flush(0, writable->data());
     return dependent_load_ns(set, kWalk, 7);
   };
   double warm = warm_walk(), flushed = flushed_walk();

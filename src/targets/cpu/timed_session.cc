@@ -211,12 +211,14 @@ SessionReading TimedSession::reading(int arm) {
     return out;
   }
   std::vector<uint64_t> patches;
-  std::vector<std::vector<uint64_t>> given;  // per call: its in/out regions as given
+  std::vector<std::unique_ptr<SharedBuffers>> views;  // per call: its set and slot
+  std::vector<std::vector<uint64_t>> given;           // per call: its in/out regions as given
   for (int k = 0; k < calls; ++k) {
     patches.push_back(secret_.next_u64());
     inputs_->prepare(first + 1 + k, patches.back(), slot(arm, k));
-    given.push_back(hash_inout_regions(*inputs_->view(first + 1 + k, slot(arm, k))));
-    inputs_->flush(first + 1 + k);
+    views.push_back(inputs_->view(first + 1 + k, slot(arm, k)));
+    given.push_back(hash_inout_regions(*views.back()));
+    inputs_->flush(first + 1 + k, slot(arm, k));
   }
   child->resume();
   const CallResult awake = child->ping(kNextWithinUs);
@@ -252,8 +254,8 @@ SessionReading TimedSession::reading(int arm) {
       }
     }
     for (int k = 0; k < calls && !out.cheat; ++k) {
-      const auto view = inputs_->view(first + 1 + k, slot(arm, k));
-      if (const auto skipped = screen_writes(*view, given[static_cast<size_t>(k)])) {
+      const auto i = static_cast<size_t>(k);
+      if (const auto skipped = screen_writes(*views[i], given[i])) {
         out.cheat = Misbehaviour{
             arm, fmt::format("timed call {} of {} in a reading {}: it skipped its work", k + 1,
                              calls, skipped->describe())};

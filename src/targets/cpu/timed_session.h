@@ -17,6 +17,9 @@
 //     for every arm and every reading the session returns, so that readings stay alike while
 //     the process start and the warm-up are shared by more kernel time when the kernel is short;
 //   - headway times the call from its request to the kernel's stamp of the reply;
+//   - from the end of the warm-up (or of loading) to the timed request the child is stopped,
+//     while headway patches the timed sets and flushes them and their slots from the caches, so
+//     no candidate code can work on a timed call's inputs early or bring them into a cache;
 //   - every timed call is screened as soon as the reading ends (screen_writes: no output left
 //     poisoned or not finite, no in/out region left as it was given), so a call that skipped its
 //     work is caught whether or not it is sampled below;
@@ -100,7 +103,8 @@ class TimedSession {
   int unstamped_readings() const { return unstamped_; }
   int arms() const { return static_cast<int>(writable_.size()); }
   int calls_per_reading() const { return calls_per_reading_; }
-  // The input sets the next reading's warm-up and timed calls will use, first and count.
+  // The first input set of the next reading's window (its warm-up set; the timed sets follow)
+  // and the window's length.
   std::pair<int, int> next_sets() const;
 
  private:
