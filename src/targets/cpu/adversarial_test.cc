@@ -182,7 +182,7 @@ TEST_F(Adversarial, ReplayingOnRecognisedInputsNeverFindsThemAgain) {
   // Replays its previous output when a fingerprint of a few weight bytes repeats. The calls of
   // one process (the only ones whose state it keeps) never share weights, so it always does the
   // work; when a warm-up and its timed call shared weights, it replayed.
-  expect_no_gain(
+  expect_honest(
       judge(cheat(kTwoCalls + "static uint64_t seen; static hw_bf16 stored[HW_H];",
                   "keep_a_sleeping_thread(); uint64_t f; std::memcpy(&f, a->o_weight, "
                   "8);\n"
