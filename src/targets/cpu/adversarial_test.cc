@@ -155,12 +155,6 @@ void expect_honest(const Verdict& v) {
   EXPECT_NE(v.outcome, "CHEATED") << v.reason;
 }
 
-// An honest copy of the baseline as the test judges one: honest, and no real win.
-void expect_no_gain(const Verdict& v) {
-  expect_honest(v);
-  EXPECT_GT(v.median_d, kNoRealWin) << v.outcome;
-}
-
 // Preludes for cheats that need two calls in a process: `keep_a_sleeping_thread()` leaves a
 // thread asleep for the process's life, so the session takes the candidate for a thread pool and
 // makes a warm-up call before each timed one; `inputs_moved(a)` says whether a call's inputs lie
