@@ -205,6 +205,19 @@ int64_t DecisionLog::abandon_unfinished_tests() {
   return abandoned;
 }
 
+store::Status DecisionLog::abandon_test(int64_t test_id) {
+  store::Database& db = tree_->workspace().db();
+  Transaction txn(db);
+  const auto t = test(test_id);
+  if (!t) return Error{fmt::format("kernel '{}' has no test #{}", tree_->kernel(), test_id)};
+  if (t->outcome)
+    return Error{fmt::format("test #{} is finished; it cannot be abandoned", test_id)};
+  db.prepare("DELETE FROM readings WHERE test_id = ?1").bind(1, test_id).run();
+  db.prepare("DELETE FROM tests WHERE id = ?1").bind(1, test_id).run();
+  txn.commit();
+  return {};
+}
+
 std::optional<TestRecord> DecisionLog::test(int64_t id) const {
   Statement s = tree_->workspace().db().prepare(
       fmt::format("SELECT {} FROM tests WHERE id = ?1 AND kernel = ?2", kTestColumns));

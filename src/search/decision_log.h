@@ -88,6 +88,10 @@ class DecisionLog {
   // Deletes every unfinished test of this kernel with its readings; returns how many tests.
   // Call when resuming, while no other process runs tests on this kernel.
   int64_t abandon_unfinished_tests();
+  // Deletes one unfinished test with its readings (a test that lost its device or whose
+  // candidate broke a rule: it has no outcome to count). An error, changing nothing, when the
+  // test is unknown or finished.
+  store::Status abandon_test(int64_t test_id);
 
   std::optional<TestRecord> test(int64_t id) const;
   std::vector<TestRecord> tests() const;                     // by id

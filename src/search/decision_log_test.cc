@@ -264,5 +264,24 @@ TEST_F(TreeDecisions, UnfinishedTestsAreAbandonedWithTheirReadings) {
   EXPECT_EQ(log_.readings(fresh).size(), 6u);
 }
 
+TEST_F(TreeDecisions, AbandoningOneTestLeavesTheOthersInFlight) {
+  const Node a = add(NodeKind::kDesign, std::nullopt, "a");
+  const Node b = add(NodeKind::kDesign, std::nullopt, "b");
+  const int64_t first = log_.begin_test(a.id, "betting").value();
+  record_pairs(first, 2, 0.002, 0.001);
+  const int64_t second = log_.begin_test(b.id, "betting").value();
+  record_pairs(second, 2, 0.002, 0.001);
+
+  ASSERT_TRUE(log_.abandon_test(first).ok());
+  EXPECT_EQ(log_.test(first), std::nullopt);
+  EXPECT_TRUE(log_.readings(first).empty());
+  EXPECT_EQ(log_.readings(second).size(), 4u) << "the other test is still in flight";
+  EXPECT_FALSE(log_.abandon_test(first).ok()) << "already gone";
+
+  ASSERT_TRUE(log_.finish_test(second, decision(Outcome::kSlower)).ok());
+  EXPECT_FALSE(log_.abandon_test(second).ok()) << "a finished test counts";
+  EXPECT_EQ(log_.readings(second).size(), 4u);
+}
+
 }  // namespace
 }  // namespace headway::search
