@@ -20,6 +20,7 @@
 #include "knowledge/workspace_target.h"
 #include "loop/kernel_floors.h"
 #include "loop/library_proposer.h"
+#include "loop/device_time.h"
 #include "loop/optimizer.h"
 #include "loop/run_record.h"
 #include "loop/screen_calibration.h"

@@ -18,7 +18,7 @@
 #include "knowledge/rules.h"
 #include "knowledge/workspace_target.h"
 #include "loop/kernel_floors.h"
-#include "loop/optimizer.h"
+#include "loop/device_time.h"
 #include "measure/calibration.h"
 #include "report/tools.h"
 #include "search/tree_render.h"
