@@ -34,10 +34,14 @@ bool condition_holds(std::vector<std::string>& w, const std::map<std::string, in
 
 std::string_view to_string(SimModel::Behaviour behaviour) {
   switch (behaviour) {
-    case SimModel::Behaviour::kCorrect: return "correct";
-    case SimModel::Behaviour::kWrong: return "wrong";
-    case SimModel::Behaviour::kCrash: return "crash";
-    case SimModel::Behaviour::kHang: return "hang";
+    case SimModel::Behaviour::kCorrect:
+      return "correct";
+    case SimModel::Behaviour::kWrong:
+      return "wrong";
+    case SimModel::Behaviour::kCrash:
+      return "crash";
+    case SimModel::Behaviour::kHang:
+      return "hang";
   }
   return "correct";
 }
@@ -90,6 +94,8 @@ SimModel simulate_source(std::string_view source) {
       m.behaviour = SimModel::Behaviour::kCrash;
     } else if (key == "sim-hang") {
       m.behaviour = SimModel::Behaviour::kHang;
+    } else if (key == "sim-cheat") {
+      m.cheats = true;
     }
   }
   if (!have_factor) {

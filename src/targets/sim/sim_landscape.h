@@ -7,7 +7,9 @@
 //   sim-best P_NAME v PENALTY        time x (1 + PENALTY x |log2(P_NAME / v)|)
 //   sim-build-error MESSAGE          does not build: "candidate.sim:L:1: error: MESSAGE"
 //   sim-wrong | sim-crash | sim-hang the built candidate computes wrong results, crashes, hangs
-// Each of the last three kinds may end in "when P_NAME=v" (it then applies only with that
+//   sim-cheat                        it passes its check and reads as fast as its factor says,
+//                                    but the verification of its timed calls finds it out
+// Each of the last four kinds may end in "when P_NAME=v" (it then applies only with that
 // value). Without sim-x, F is drawn from the text's hash, uniform in [0.8, 1.2).
 #include <map>
 #include <optional>
@@ -21,6 +23,7 @@ struct SimModel {
   std::optional<std::string> build_error;  // the diagnostic, when it does not build
   double time_factor = 1.0;                // true time over the kernel's sim baseline time
   std::map<std::string, int> params;       // the #define P_ values
+  bool cheats = false;                     // sim-cheat: breaks a rule of timing
 };
 
 SimModel simulate_source(std::string_view source);

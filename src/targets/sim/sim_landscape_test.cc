@@ -39,5 +39,15 @@ TEST(SimLandscape, BuildErrorsAndFailuresFollowTheirConditions) {
   EXPECT_EQ(to_string(SimModel::Behaviour::kHang), "hang");
 }
 
+TEST(SimLandscape, ACheatPassesItsCheckButIsMarkedAsCheating) {
+  const SimModel cheat = simulate_source("sim-x 0.2\nsim-cheat\n");
+  EXPECT_TRUE(cheat.cheats);
+  EXPECT_EQ(cheat.behaviour, SimModel::Behaviour::kCorrect);
+  EXPECT_DOUBLE_EQ(cheat.time_factor, 0.2);
+  EXPECT_FALSE(simulate_source("sim-x 0.2\n").cheats);
+  EXPECT_FALSE(simulate_source("#define P_C 1\nsim-cheat when P_C=2\n").cheats);
+  EXPECT_TRUE(simulate_source("#define P_C 2\nsim-cheat when P_C=2\n").cheats);
+}
+
 }  // namespace
 }  // namespace headway::sim

@@ -31,6 +31,8 @@ A simulated device for tests. A candidate is text; its lines steer the model:
 - `sim-build-error MESSAGE`: the candidate does not build.
 - `sim-wrong`, `sim-crash`, `sim-hang`: the candidate fails its check; each may end in
   `when P_NAME=v`.
+- `sim-cheat`: the candidate passes its check, but the verification of its timed calls
+  disqualifies it; it may end in `when P_NAME=v` too.
 )";
 
 // The design library of every kernel: the same three designs.
@@ -70,25 +72,79 @@ double baseline_seconds(const KernelContract& kernel, const SimTargetConfig& c) 
 
 bool runs(const Artifact& a) { return a.meta.value("behaviour", "correct") == "correct"; }
 
+constexpr const char* kCheatFound =
+    "output is wrong in a timed call (simulated: the candidate cheats)";
+
+bool cheats(const Artifact& a) { return a.meta.value("cheats", false); }
+
+// Counts the device's readings; throws targets::DeviceStopped once its budget is spent.
+class ReadingBudget {
+ public:
+  ReadingBudget(std::shared_ptr<int64_t> served, std::optional<int64_t> limit)
+      : served_(std::move(served)), limit_(limit) {}
+  void take() {
+    if (limit_ && *served_ >= *limit_) {
+      throw targets::DeviceStopped(
+          fmt::format("the sim device stopped: its budget of {} readings is spent", *limit_));
+    }
+    ++*served_;
+  }
+
+ private:
+  std::shared_ptr<int64_t> served_;
+  std::optional<int64_t> limit_;
+};
+
 class SimSession final : public targets::Session {
  public:
-  SimSession(std::vector<double> seconds, double cv, uint64_t seed)
-      : seconds_(std::move(seconds)), cv_(cv) {
+  SimSession(std::vector<double> seconds, std::vector<bool> cheats, double cv, uint64_t seed,
+             ReadingBudget budget)
+      : seconds_(std::move(seconds)), cheats_(std::move(cheats)), cv_(cv), budget_(budget) {
     for (size_t i = 0; i < seconds_.size(); ++i) rngs_.emplace_back(mix_seed(seed, i));
   }
   int arms() const override { return static_cast<int>(seconds_.size()); }
   measure::Expected<double> reading(int i) override {
+    budget_.take();
     const auto k = static_cast<size_t>(i);
+    read_.insert(k);
     return seconds_.at(k) * std::exp(cv_ * rngs_.at(k).normal());
+  }
+  std::optional<targets::ArmBreach> verify_arms() override {
+    for (const size_t k : read_) {
+      if (cheats_[k]) return targets::ArmBreach{static_cast<int>(k), kCheatFound};
+    }
+    return std::nullopt;
   }
 
  private:
   std::vector<double> seconds_;
+  std::vector<bool> cheats_;
   double cv_;
+  ReadingBudget budget_;
   std::vector<Rng> rngs_;
+  std::set<size_t> read_;  // arms read so far
 };
 
 }  // namespace
+
+SimTargetDevice::SimTargetDevice(const measure::SimConfig& config, bool head_cheats,
+                                 bool candidate_cheats, std::shared_ptr<int64_t> served,
+                                 std::optional<int64_t> stop_after)
+    : device_(config),
+      head_cheats_(head_cheats),
+      candidate_cheats_(candidate_cheats),
+      served_(std::move(served)),
+      stop_after_(stop_after) {}
+
+double SimTargetDevice::run_once(measure::Arm arm, nlohmann::json* clock_out) {
+  ReadingBudget(served_, stop_after_).take();
+  return device_.run_once(arm, clock_out);
+}
+
+void SimTargetDevice::verify_arms() {
+  if (head_cheats_) throw measure::ArmDisqualified(measure::Arm::kHead, kCheatFound);
+  if (candidate_cheats_) throw measure::ArmDisqualified(measure::Arm::kCandidate, kCheatFound);
+}
 
 SimTarget::SimTarget(const std::string& toolchain_spec, const SimTargetConfig& config)
     : config_(config) {
@@ -128,7 +184,8 @@ targets::BuildOutcome SimTarget::build(const std::string& source, const std::fil
                   {},
                   {{"toolchain", info_.id},
                    {"time_factor", model.time_factor},
-                   {"behaviour", std::string(to_string(model.behaviour))}}};
+                   {"behaviour", std::string(to_string(model.behaviour))},
+                   {"cheats", model.cheats}}};
   return out;
 }
 
@@ -162,13 +219,16 @@ double SimTarget::true_seconds(const KernelContract& kernel, const Artifact& art
 measure::Expected<std::unique_ptr<targets::Session>> SimTarget::start_session(
     const KernelContract& kernel, const std::vector<Artifact>& artifacts, uint64_t seed) {
   std::vector<double> seconds;
+  std::vector<bool> cheating;
   for (const auto& a : artifacts) {
     if (!runs(a))
       return measure::Error{fmt::format("cannot start {}: it does not run correctly", a.id)};
     seconds.push_back(true_seconds(kernel, a));
+    cheating.push_back(cheats(a));
   }
   return std::unique_ptr<targets::Session>(
-      std::make_unique<SimSession>(std::move(seconds), config_.cv, seed));
+      std::make_unique<SimSession>(std::move(seconds), std::move(cheating), config_.cv, seed,
+                                   ReadingBudget(readings_, config_.stop_after_readings)));
 }
 
 std::vector<targets::Timing> SimTarget::time_side_by_side(const KernelContract& kernel,
@@ -192,7 +252,8 @@ measure::Expected<std::unique_ptr<measure::PairedDevice>> SimTarget::paired_devi
   c.cv = config_.cv;
   c.seed = seed;
   if (auto error = measure::validate(c)) return measure::Error{*error};
-  return std::unique_ptr<measure::PairedDevice>(std::make_unique<measure::SimDevice>(c));
+  return std::unique_ptr<measure::PairedDevice>(std::make_unique<SimTargetDevice>(
+      c, cheats(head), cheats(candidate), readings_, config_.stop_after_readings));
 }
 
 measure::DeviceFactory SimTarget::calibration_devices(const measure::CalibrateRequest& request) {

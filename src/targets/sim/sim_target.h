@@ -6,11 +6,21 @@
 // coefficient cv, and the acceptance test pairs arms on a measure::SimDevice. Everything is a
 // deterministic function of sources, seeds and the configuration.
 //
+// Candidates that cheat (sim-cheat) pass their check and read fast, and are found out by
+// the verification of their timed calls: a session's verify_arms names them, a paired device's
+// verify_arms throws measure::ArmDisqualified. A device given a budget of readings
+// (SimTargetConfig::stop_after_readings) stops once it is spent: every later reading of any
+// session or paired device of the target throws targets::DeviceStopped.
+//
 // Toolchains: any spec (default "sim-1") identifies as id "sim:<spec>", except one that starts
 // with "missing", which is not found. Artifacts are kept in memory; their path is empty.
+#include <cstdint>
+#include <memory>
+#include <optional>
 #include <set>
 #include <string>
 
+#include "measure/sim_device.h"
 #include "targets/target.h"
 
 namespace headway::sim {
@@ -21,6 +31,28 @@ struct SimTargetConfig {
   double decode_nvfp4_gbps = 60.0;
   double baseline_over_floor = 6.0;  // how far each kernel's baseline is from its floor
   double cv = 0.01;                  // reading noise, a fraction
+  // Readings the device serves, over every session and paired device, before it stops; nullopt:
+  // it never stops.
+  std::optional<int64_t> stop_after_readings;
+};
+
+// The acceptance test's pairs of the sim target: a measure::SimDevice within the device's budget
+// of readings, whose cheating arms the verification of kept outputs finds out.
+class SimTargetDevice final : public measure::PairedDevice {
+ public:
+  // Counts every run in *served; throws targets::DeviceStopped at `stop_after` runs served.
+  SimTargetDevice(const measure::SimConfig& config, bool head_cheats, bool candidate_cheats,
+                  std::shared_ptr<int64_t> served, std::optional<int64_t> stop_after);
+  double run_once(measure::Arm arm, nlohmann::json* clock_out) override;
+  int64_t now_ns() override { return device_.now_ns(); }
+  void verify_arms() override;
+  const measure::SimDevice& device() const { return device_; }
+
+ private:
+  measure::SimDevice device_;
+  bool head_cheats_, candidate_cheats_;
+  std::shared_ptr<int64_t> served_;
+  std::optional<int64_t> stop_after_;
 };
 
 class SimTarget final : public targets::Target {
@@ -64,6 +96,12 @@ class SimTarget final : public targets::Target {
   double true_seconds(const KernelContract& kernel, const targets::Artifact& artifact) const;
   // Builds so far that were not served from the in-memory cache.
   int builds() const { return builds_; }
+  // Readings served so far, over every session and paired device.
+  int64_t readings() const { return *readings_; }
+  // Sets SimTargetConfig::stop_after_readings for the sessions and devices started from now on.
+  void set_stop_after_readings(std::optional<int64_t> readings) {
+    config_.stop_after_readings = readings;
+  }
 
  private:
   SimTargetConfig config_;
@@ -71,6 +109,7 @@ class SimTarget final : public targets::Target {
   targets::ToolchainInfo info_;
   std::set<std::string> built_;
   int builds_ = 0;
+  std::shared_ptr<int64_t> readings_ = std::make_shared<int64_t>(0);  // shared with its devices
 };
 
 }  // namespace headway::sim

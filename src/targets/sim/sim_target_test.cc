@@ -90,9 +90,11 @@ TEST(SimTarget, PairsArmsOnASimDeviceWithTheirTrueEffect) {
   const auto fast = built(t, "sim-x 0.8\n");
   auto device = t.paired_device(qkv(), base, fast, 5);
   ASSERT_TRUE(device.ok()) << device.error().message;
-  auto* sim = dynamic_cast<measure::SimDevice*>(device.value().get());
+  auto* sim = dynamic_cast<SimTargetDevice*>(device.value().get());
   ASSERT_NE(sim, nullptr);
-  EXPECT_NEAR(sim->true_seconds(measure::Arm::kCandidate) / sim->true_seconds(measure::Arm::kHead), 0.8, 1e-12);
+  EXPECT_NEAR(sim->device().true_seconds(measure::Arm::kCandidate) /
+                  sim->device().true_seconds(measure::Arm::kHead),
+              0.8, 1e-12);
   EXPECT_FALSE(t.paired_device(qkv(), base, built(t, "sim-wrong\n"), 5).ok());
 }
 
