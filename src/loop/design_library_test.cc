@@ -1,5 +1,6 @@
 #include "loop/design_library.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <set>
@@ -111,7 +112,11 @@ TEST(DesignLibrary, EveryEmbeddedDesignParses) {
     for (const auto& d : designs_for(cpu(), k)) {
       EXPECT_EQ(d.kernel, k);
       EXPECT_FALSE(d.summary.empty()) << d.name;
-      EXPECT_NO_THROW(d.render(d.defaults())) << d.name;
+      const std::string source = d.render(d.defaults());
+      for (const auto& [name, value] : d.defaults())
+        EXPECT_NE(source.find(fmt::format("#define {} {}\n", name, value)), std::string::npos)
+            << d.name << " " << name;
+      EXPECT_NE(source.find(d.text), std::string::npos) << d.name;
     }
   }
 }

@@ -17,8 +17,10 @@
 #include "measure/betting_rule.h"
 #include "search/decision_log.h"
 #include "search/design_tree.h"
+#include "search/race_log.h"
 #include "store/test_temp_dir.h"
 #include "targets/registry.h"
+#include "targets/sim/sim_target.h"
 
 namespace headway::loop {
 namespace {
@@ -205,6 +207,119 @@ TEST(OptimizeOnSim, IsDeterministic) {
     EXPECT_EQ(ta.nodes()[i].source_hash, tb.nodes()[i].source_hash) << i;
   }
   EXPECT_EQ(ta.head().node_id, tb.head().node_id);
+}
+
+// Proposes the given sim sources once, as new designs; then nothing.
+class ScriptedProposer final : public Proposer {
+ public:
+  explicit ScriptedProposer(std::vector<std::string> sources) : sources_(std::move(sources)) {}
+  std::string name() const override { return "script"; }
+  std::vector<Proposal> propose(const ProposalContext&) override {
+    std::vector<Proposal> out;
+    for (size_t i = 0; i < sources_.size(); ++i)
+      out.push_back({"scripted" + std::to_string(i), {}, sources_[i], "", "", "", std::nullopt});
+    sources_.clear();
+    return out;
+  }
+
+ private:
+  std::vector<std::string> sources_;
+};
+
+OptimizeSummary run_scripted(store::Workspace& ws, targets::Target& target,
+                             std::vector<std::string> sources, std::vector<Progress>* progress) {
+  knowledge::set_workspace_target_name(ws, "sim");
+  OptimizeOptions options;
+  options.kernels = {"attn_out"};
+  options.target = &target;
+  ScriptedProposer proposer(std::move(sources));
+  return optimize(ws, proposer, options, [progress](const Progress& p) {
+    if (progress) progress->push_back(p);
+  });
+}
+
+// Every race of a run is in the workspace: finished, its readings stored under its id, one per
+// reading it spent, and each raced node's median as the report reads it.
+TEST(OptimizeOnSim, EveryRaceIsStoredWithItsReadings) {
+  SimRun r;
+  r.run({"attn_out"});
+  auto tree = search::DesignTree::open(r.ws, "attn_out").value();
+  search::RaceLog log(tree);
+  const auto races = log.races();
+  ASSERT_FALSE(races.empty()) << "the sim library's rounds race several survivors";
+  for (const auto& race : races) {
+    ASSERT_TRUE(race.finished_at) << "race " << race.id;
+    EXPECT_EQ(static_cast<int64_t>(log.readings(race.id).size()), *race.spent);
+    EXPECT_GE(race.ranking.size(), 2u);
+  }
+  EXPECT_EQ(r.ws.db().query_int64("SELECT count(*) FROM readings WHERE race_id IS NOT NULL"),
+            r.ws.db().query_int64("SELECT sum(spent) FROM races"));
+  // A node raced out names its race.
+  int raced_out = 0;
+  for (const auto& n : tree.nodes()) {
+    if (n.status != NodeStatus::kRacedOut || !n.evidence.contains("race_id")) continue;
+    EXPECT_TRUE(log.race(n.evidence["race_id"].get<int64_t>())) << n.id;
+    ++raced_out;
+  }
+  EXPECT_GT(raced_out, 0);
+}
+
+// A candidate that reads fastest but cheats is disqualified in its race; the honest runner-up
+// goes on to the acceptance test and becomes the head.
+TEST(OptimizeOnSim, ACheatIsDisqualifiedInTheRaceAndTheHonestRunnerUpTested) {
+  SimRun r;
+  std::vector<Progress> progress;
+  const auto summary =
+      run_scripted(r.ws, *r.target, {"sim-x 0.1\nsim-cheat\n", "sim-x 0.5\n"}, &progress);
+  EXPECT_EQ(summary.cheated, 1);
+  EXPECT_EQ(summary.tests, 1);
+  EXPECT_EQ(summary.accepted, 1);
+  auto tree = search::DesignTree::open(r.ws, "attn_out").value();
+  const auto head = tree.node(tree.head().node_id).value();
+  EXPECT_EQ(tree.source(head.id).value(), "sim-x 0.5\n");
+  const auto counts = tree.count_by_status();
+  EXPECT_EQ(counts.at(NodeStatus::kCheated), 1);
+  EXPECT_TRUE(std::any_of(progress.begin(), progress.end(),
+                          [](const Progress& p) { return p.stage.rfind("cheated: ", 0) == 0; }));
+}
+
+// Alone in its round, a cheat goes straight to the acceptance test, where verification finds it.
+TEST(OptimizeOnSim, ACheatAloneIsDisqualifiedByItsAcceptanceTest) {
+  SimRun r;
+  const auto summary = run_scripted(r.ws, *r.target, {"sim-x 0.1\nsim-cheat\n"}, nullptr);
+  EXPECT_EQ(summary.cheated, 1);
+  EXPECT_EQ(summary.tests, 0) << "a disqualified test has no outcome";
+  auto tree = search::DesignTree::open(r.ws, "attn_out").value();
+  EXPECT_EQ(tree.head().node_id, tree.root().id);
+  EXPECT_TRUE(search::DecisionLog(tree).tests().empty());
+}
+
+// A device that stops ends the run: the summary says why, and nothing it interrupted is kept.
+TEST(OptimizeOnSim, ADeviceThatStopsEndsTheRunAndLeavesNothingHalfDone) {
+  sim::SimTargetConfig config;
+  config.stop_after_readings = 11 + 20;  // the baseline, then part of the first race
+  sim::SimTarget target("", config);
+  SimRun r;
+  std::vector<Progress> progress;
+  const auto summary = run_scripted(
+      r.ws, target, {"sim-x 0.5\n", "sim-x 0.6\n", "sim-x 0.7\n", "sim-x 0.8\n"}, &progress);
+  EXPECT_NE(summary.device_stopped.find("budget of 31 readings"), std::string::npos)
+      << summary.device_stopped;
+  EXPECT_FALSE(summary.budget_spent);
+  EXPECT_EQ(summary.tests, 0);
+  EXPECT_EQ(progress.back().stage, "device stopped");
+  auto tree = search::DesignTree::open(r.ws, "attn_out").value();
+  EXPECT_EQ(tree.count_by_status().at(NodeStatus::kProposed), 4) << "all can be raced again";
+  EXPECT_EQ(target.readings(), 31);
+  const auto interrupted = search::RaceLog(tree).races();
+  ASSERT_EQ(interrupted.size(), 1u);
+  EXPECT_FALSE(interrupted[0].finished_at);
+  EXPECT_FALSE(search::RaceLog(tree).readings(interrupted[0].id).empty());
+  // The next run discards the unfinished race and its readings before it decides anything (the
+  // race it begins then stops at its first reading).
+  const auto again = run_scripted(r.ws, target, {}, nullptr);
+  EXPECT_FALSE(again.device_stopped.empty());
+  EXPECT_EQ(r.ws.db().query_int64("SELECT count(*) FROM readings WHERE race_id IS NOT NULL"), 0);
 }
 
 TEST(OptimizeOnSim, NoTargetIsAnError) {

@@ -7,6 +7,7 @@
 #include "common/subprocess.h"
 #include "search/decision_log.h"
 #include "search/design_tree.h"
+#include "search/race_log.h"
 #include "store/workspace.h"
 
 namespace headway::loop {
@@ -38,6 +39,17 @@ void expect_consistent(const fs::path& dir, bool killed) {
       EXPECT_EQ(log.readings(t.id).size(), static_cast<size_t>(2 * t.pairs)) << "test " << t.id;
     }
     EXPECT_LE(unfinished, killed ? 1 : 0) << "an unfinished test survived a resume";
+    // Likewise races: a finished race has one stored reading per reading it spent.
+    search::RaceLog races(tree.value());
+    int unfinished_races = 0;
+    for (const auto& r : races.races()) {
+      if (!r.finished_at) {
+        ++unfinished_races;
+        continue;
+      }
+      EXPECT_EQ(static_cast<int64_t>(races.readings(r.id).size()), *r.spent) << "race " << r.id;
+    }
+    EXPECT_LE(unfinished_races, killed ? 1 : 0) << "an unfinished race survived a resume";
     for (const auto& h : tree.value().head_history()) {
       const auto node = tree.value().node(h.node_id);
       ASSERT_TRUE(node);

@@ -1,0 +1,62 @@
+#pragma once
+// The acceptance test of one candidate against its kernel's head: paired readings on one device
+// (Target::paired_device) in a randomized order, decided by the betting rule
+// (measure/betting_rule.h) as FASTER, SLOWER, SAME or INCONCLUSIVE; FASTER makes the candidate
+// the head (search::DecisionLog::finish_test, which refuses it when the head changed since the
+// test began).
+//
+// An AcceptanceTest holds no state of the loop: it needs a target, the kernel and its Design
+// Tree, stores the test with every reading in the tree's decision log as it is taken, and adds
+// its wall time to the kernel's device time (loop/device_time.h). Tests of different kernels,
+// each on its own target instance, can run at once.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "kernels/contract.h"
+#include "measure/outcome.h"
+#include "search/design_tree.h"
+#include "targets/target.h"
+
+namespace headway::loop {
+
+struct AcceptanceOptions {
+  double alpha = 0.05;
+  int cap = 24;               // pairs at most
+  int warmup_readings = 10;   // readings that estimate the betting rule's prior scale s0
+  double fallback_s0 = 0.02;  // the prior when the warm-up cannot estimate one
+};
+
+struct AcceptanceResult {
+  // The decision, or nullopt when the candidate broke a rule of timing (`disqualified` says
+  // how); a disqualified candidate's test is deleted, as it has no outcome.
+  std::optional<measure::Outcome> outcome;
+  std::string disqualified;
+  int64_t test_id = 0;  // 0 when disqualified
+  int pairs = 0;
+  std::optional<double> effect_pct;  // candidate against head, percent time saved
+  double seconds = 0.0;              // wall time of the test
+};
+
+class AcceptanceTest {
+ public:
+  // Every reference must outlive the test.
+  AcceptanceTest(targets::Target& target, const KernelContract& kernel, search::DesignTree& tree,
+                 AcceptanceOptions options)
+      : target_(target), kernel_(kernel), tree_(tree), options_(options) {}
+
+  // Tests `candidate` against `head` (the tree's head when called). Throws
+  // targets::DeviceStopped from the device, after deleting the unfinished test (nothing measured
+  // after a stop counts); std::runtime_error when the head breaks a rule of timing, the paired
+  // device cannot start, or the decision cannot be stored.
+  AcceptanceResult run(const search::Node& head, const targets::Artifact& head_artifact,
+                       const search::Node& candidate, const targets::Artifact& candidate_artifact);
+
+ private:
+  targets::Target& target_;
+  const KernelContract& kernel_;
+  search::DesignTree& tree_;
+  AcceptanceOptions options_;
+};
+
+}  // namespace headway::loop

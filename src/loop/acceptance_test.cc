@@ -1,0 +1,86 @@
+#include "loop/acceptance.h"
+
+#include <gtest/gtest.h>
+
+#include "loop/device_time.h"
+#include "loop/sim_kernel_test_support.h"
+#include "search/decision_log.h"
+
+namespace headway::loop {
+namespace {
+
+using search::NodeStatus;
+
+TEST(AcceptanceTest, AClearlyFasterCandidateBecomesTheHeadWithEveryReadingStored) {
+  SimKernel k;
+  const auto head = k.head();
+  const auto cand = k.add("fast", "sim-x 0.5\n");
+  AcceptanceTest test(k.target(), k.kernel(), k.tree(), {});
+  const auto r = test.run(head, k.artifact(head), cand, k.artifact(cand));
+  ASSERT_EQ(r.outcome, measure::Outcome::kFaster);
+  EXPECT_NEAR(*r.effect_pct, 50.0, 3.0) << "half the baseline's time";
+  EXPECT_EQ(k.tree().head().node_id, cand.id);
+  EXPECT_EQ(k.tree().node(cand.id)->status, NodeStatus::kAccepted);
+  search::DecisionLog log(k.tree());
+  const auto stored = log.test(r.test_id).value();
+  EXPECT_EQ(stored.outcome, measure::Outcome::kFaster);
+  EXPECT_EQ(stored.pairs, r.pairs);
+  EXPECT_EQ(log.readings(r.test_id).size(), static_cast<size_t>(2 * r.pairs));
+  EXPECT_GT(device_seconds(k.ws(), "attn_out"), 0.0);
+}
+
+TEST(AcceptanceTest, AClearlySlowerCandidateKeepsTheHead) {
+  SimKernel k;
+  const auto head = k.head();
+  const auto cand = k.add("slow", "sim-x 1.5\n");
+  const auto r = AcceptanceTest(k.target(), k.kernel(), k.tree(), {})
+                     .run(head, k.artifact(head), cand, k.artifact(cand));
+  EXPECT_EQ(r.outcome, measure::Outcome::kSlower);
+  EXPECT_EQ(k.tree().head().node_id, head.id);
+  EXPECT_EQ(k.tree().node(cand.id)->status, NodeStatus::kSlower);
+}
+
+TEST(AcceptanceTest, ACheatingCandidateIsDisqualifiedAndItsTestDeleted) {
+  SimKernel k;
+  const auto head = k.head();
+  const auto cand = k.add("cheat", "sim-x 0.2\nsim-cheat\n");
+  const auto r = AcceptanceTest(k.target(), k.kernel(), k.tree(), {})
+                     .run(head, k.artifact(head), cand, k.artifact(cand));
+  EXPECT_FALSE(r.outcome);
+  EXPECT_NE(r.disqualified.find("cheats"), std::string::npos);
+  EXPECT_EQ(k.tree().head().node_id, head.id) << "a cheat never becomes head";
+  search::DecisionLog log(k.tree());
+  EXPECT_TRUE(log.tests().empty());
+  EXPECT_EQ(k.ws().db().query_int64("SELECT count(*) FROM readings WHERE test_id IS NOT NULL"), 0);
+  EXPECT_GT(device_seconds(k.ws(), "attn_out"), 0.0) << "its device time still counts";
+}
+
+TEST(AcceptanceTest, ACheatingHeadIsAnError) {
+  SimKernel k;
+  const auto cheat = k.add("cheat", "sim-x 0.2\nsim-cheat\n");
+  const auto cand = k.add("honest", "sim-x 0.5\n");
+  // The cheat is tested as if it were the head: the loop has no way to make one head, so the
+  // test is given its artifact in the head's place.
+  const auto head = k.head();
+  EXPECT_THROW(AcceptanceTest(k.target(), k.kernel(), k.tree(), {})
+                   .run(head, k.artifact(cheat), cand, k.artifact(cand)),
+               std::runtime_error);
+  EXPECT_TRUE(search::DecisionLog(k.tree()).tests().empty());
+  EXPECT_EQ(k.tree().node(cand.id)->status, NodeStatus::kProposed);
+}
+
+TEST(AcceptanceTest, ADeviceThatStopsLeavesNoTestBehind) {
+  SimKernel k;
+  k.target().set_stop_after_readings(k.target().readings() + 14);  // the warm-up and a few pairs
+  const auto head = k.head();
+  const auto cand = k.add("same", "sim-x 1.0\n");
+  EXPECT_THROW(AcceptanceTest(k.target(), k.kernel(), k.tree(), {})
+                   .run(head, k.artifact(head), cand, k.artifact(cand)),
+               targets::DeviceStopped);
+  EXPECT_TRUE(search::DecisionLog(k.tree()).tests().empty());
+  EXPECT_EQ(k.ws().db().query_int64("SELECT count(*) FROM readings"), 0);
+  EXPECT_EQ(k.tree().node(cand.id)->status, NodeStatus::kProposed) << "it can be tested again";
+}
+
+}  // namespace
+}  // namespace headway::loop

@@ -1,0 +1,43 @@
+#include "loop/kernel_registration.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "loop/kernel_floors.h"
+#include "search/decision_log.h"
+#include "search/race_log.h"
+
+namespace headway::loop {
+
+std::optional<search::DesignTree> register_kernel(store::Workspace& ws, targets::Target& target,
+                                                  const KernelContract& kernel,
+                                                  const BuildFn& build, int baseline_readings) {
+  const std::string name(kernel.name());
+  for (const auto& k : search::DesignTree::kernels(ws)) {
+    if (k.name == name) return std::nullopt;
+  }
+  const double floor = target.floors(kernel, load_or_measure_floor_facts(ws, target)).memory_ms;
+  const std::string source = target.baseline_source(kernel);
+  const auto built = build(source);
+  if (!built.built()) {
+    throw std::runtime_error(
+        fmt::format("the {} baseline does not build: {}", name, built.diagnostics));
+  }
+  const auto timing =
+      target.time_side_by_side(kernel, {built.artifact}, baseline_readings, 1).front();
+  if (!timing.ok())
+    throw std::runtime_error(fmt::format("the {} baseline {}", name, timing.failure));
+  const double baseline = timing.median_seconds * 1e3;
+  search::KernelRecord record{name, target.name(), floor, baseline, ""};
+  auto tree = search::DesignTree::create(ws, record, source, nlohmann::json::object(), baseline);
+  if (!tree) throw std::runtime_error("register kernel: " + tree.error().message);
+  return std::move(tree).value();
+}
+
+void discard_unfinished_decisions(search::DesignTree& tree) {
+  search::DecisionLog(tree).abandon_unfinished_tests();
+  search::RaceLog(tree).abandon_unfinished_races();
+}
+
+}  // namespace headway::loop

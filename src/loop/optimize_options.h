@@ -1,0 +1,43 @@
+#pragma once
+// What one `headway optimize` run is given: the kernels, the budget, and the settings of its
+// screen, race and acceptance test.
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "loop/screen.h"
+#include "targets/target.h"
+
+namespace headway::loop {
+
+struct OptimizeOptions {
+  std::vector<std::string> kernels = {"qkv", "attn_out", "ffn"};
+  std::chrono::duration<double> budget = std::chrono::minutes(10);
+  int batch = 4;  // proposals per round
+  int race_initial_readings = 3;
+  int race_budget = 40;  // readings per race, all survivors together
+  double alpha = 0.05;
+  int cap = 24;
+  int baseline_readings = 11;
+  // Where the target has a static cost (Target::static_cost): a screened candidate it predicts
+  // slower than the head by more than this (percent) is not raced (status raced-out), while the
+  // screen calibration trusts the static cost (loop/screen_calibration.h).
+  double static_cost_reject_pct = 10.0;
+  // A kernel whose head is within this ratio of its floor gets no more proposals.
+  double done_within_floor = 1.10;
+  // Required, not owned: the target the loop builds, checks and times on, with the toolchain to
+  // start with selected (the workspace's: knowledge/workspace_target.h).
+  targets::Target* target = nullptr;
+  // Optional, not owned: a second instance of the same target and toolchain, used from other
+  // threads to build proposals while `target` times (only where !target->times_on_host()). Null:
+  // every build waits for the loop's thread.
+  targets::Target* build_target = nullptr;
+  LintHook lint;
+  // Called after a candidate failed screening and its status was recorded (a legality rule can
+  // be learned from it before the next candidate is linted).
+  std::function<void(const std::string& kernel, int64_t node)> on_screen_failure;
+};
+
+}  // namespace headway::loop

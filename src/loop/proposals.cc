@@ -1,0 +1,61 @@
+#include "loop/proposals.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace headway::loop {
+
+using search::Node;
+using search::NodeStatus;
+
+std::vector<TriedCandidate> tried_candidates(const search::DesignTree& tree) {
+  std::vector<Node> decided;
+  for (auto& n : tree.nodes()) {
+    if (n.kind != search::NodeKind::kBaseline && n.status != NodeStatus::kProposed)
+      decided.push_back(std::move(n));
+  }
+  std::stable_sort(decided.begin(), decided.end(), [](const Node& a, const Node& b) {
+    return a.updated_at != b.updated_at ? a.updated_at > b.updated_at : a.id > b.id;
+  });
+  std::vector<TriedCandidate> out;
+  for (const auto& n : decided) {
+    if (out.size() == ProposalContext::kMaxTried) break;
+    out.push_back({n.design, n.proposer, std::string(search::to_string(n.status)), n.reason});
+  }
+  return out;
+}
+
+std::vector<Node> proposed_nodes(search::DesignTree& tree) {
+  std::vector<Node> out;
+  const int64_t head = tree.head().node_id;
+  for (auto& n : tree.nodes()) {
+    if (n.status == NodeStatus::kProposed && n.id != head) out.push_back(std::move(n));
+  }
+  return out;
+}
+
+std::vector<Node> add_proposals(search::DesignTree& tree, Proposer& proposer,
+                                const std::vector<Proposal>& proposals) {
+  std::vector<Node> added_nodes;
+  for (const auto& p : proposals) {
+    search::NewNode n;
+    n.design = p.design;
+    n.params = nlohmann::json(p.params);
+    n.source = p.source;
+    n.proposer = p.proposer.empty() ? proposer.name() : p.proposer;
+    n.kind = search::NodeKind::kDesign;
+    if (!p.parent_source.empty()) {
+      if (auto parent = tree.find_by_source(p.parent_source)) {
+        n.kind = search::NodeKind::kVariant;
+        n.parent_id = parent->id;
+      }
+    }
+    auto added = tree.add(n);
+    if (!added) throw std::runtime_error("add node: " + added.error().message);
+    if (p.agent_call) proposer.proposed(added->node.id, *p.agent_call, added->duplicate);
+    if (!added->duplicate) added_nodes.push_back(added->node);
+  }
+  return added_nodes;
+}
+
+}  // namespace headway::loop

@@ -1,0 +1,123 @@
+#include "loop/race.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "loop/device_time.h"
+#include "measure/racing.h"
+#include "search/race_log.h"
+
+namespace headway::loop {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
+      .count();
+}
+
+template <typename T>
+T must(store::Result<T> r, const char* what) {
+  if (!r) throw std::runtime_error(fmt::format("{}: {}", what, r.error().message));
+  return std::move(r).value();
+}
+
+void must(const store::Status& s, const char* what) {
+  if (!s) throw std::runtime_error(fmt::format("{}: {}", what, s.error().message));
+}
+
+}  // namespace
+
+std::optional<int> RaceResult::winner() const {
+  if (ranking.empty() || cheated[static_cast<size_t>(ranking.front())]) return std::nullopt;
+  return ranking.front();
+}
+
+measure::Expected<RaceResult> Race::run(const std::vector<RaceEntrant>& entrants,
+                                        const std::optional<RaceEntrant>& head) {
+  const auto start = Clock::now();
+  std::vector<targets::Artifact> artifacts;
+  std::vector<int64_t> nodes;
+  for (const auto& e : entrants) {
+    artifacts.push_back(e.artifact);
+    nodes.push_back(e.node_id);
+  }
+  if (head) {
+    artifacts.push_back(head->artifact);
+    nodes.push_back(head->node_id);
+  }
+  auto session = target_.start_session(kernel_, artifacts, 1);
+  if (!session) return measure::Error{"cannot start the race: " + session.error().message};
+
+  measure::RaceConfig config;
+  config.initial_readings = options_.initial_readings;
+  config.budget = std::max<int64_t>(
+      options_.budget, static_cast<int64_t>(entrants.size()) * options_.initial_readings);
+  search::RaceLog log(tree_);
+  RaceResult result;
+  result.race_id = must(log.begin_race(config.budget), "begin race");
+  result.cheated.resize(entrants.size());
+  int index = 0;
+  // One reading of arm i, stored as it is taken; failed readings are not times.
+  auto read = [&](int i) -> measure::Expected<double> {
+    const int64_t started = now_ns();
+    auto r = session.value()->reading(i);
+    if (r) {
+      must(log.record_reading(result.race_id,
+                              {nodes[static_cast<size_t>(i)], index++, i, started, r.value()}),
+           "record race reading");
+    }
+    return r;
+  };
+  auto raced = measure::race(static_cast<int>(entrants.size()), config, [&](int i) {
+    auto& why = result.cheated[static_cast<size_t>(i)];
+    if (why) return std::numeric_limits<double>::infinity();
+    const auto r = read(i);
+    if (r) return r.value();
+    why = r.error().message;
+    return std::numeric_limits<double>::infinity();
+  });
+  if (!raced) return measure::Error{raced.error().message};
+  if (head) {
+    std::vector<double> head_readings;
+    const int head_arm = static_cast<int>(entrants.size());
+    for (int i = 0; i < options_.initial_readings; ++i) {
+      const auto r = read(head_arm);
+      if (!r) break;  // the head failed in the race: no calibration from it
+      head_readings.push_back(r.value());
+    }
+    if (head_readings.size() == static_cast<size_t>(options_.initial_readings)) {
+      std::sort(head_readings.begin(), head_readings.end());
+      result.head_median = head_readings[head_readings.size() / 2];
+    }
+  }
+  if (auto breach = session.value()->verify_arms();
+      breach && breach->arm < static_cast<int>(entrants.size())) {
+    result.cheated[static_cast<size_t>(breach->arm)] = breach->reason;
+  }
+  result.ranking = raced.value().ranking;
+  result.medians = raced.value().medians;
+  for (size_t i = 0; i < entrants.size(); ++i) {
+    if (result.cheated[i] || !std::isfinite(result.medians[i]))
+      result.medians[i] = std::numeric_limits<double>::infinity();
+  }
+  // The ranking as stored: fastest first, entrants that broke a rule last.
+  std::stable_partition(result.ranking.begin(), result.ranking.end(),
+                        [&](int i) { return !result.cheated[static_cast<size_t>(i)]; });
+  std::vector<int64_t> ranked_nodes;
+  for (const int i : result.ranking) ranked_nodes.push_back(nodes[static_cast<size_t>(i)]);
+  must(log.finish_race(result.race_id, index, ranked_nodes), "finish race");
+  result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  add_device_seconds(tree_.workspace(), tree_.kernel(), result.seconds, "other",
+                     session.value()->accounting());
+  return result;
+}
+
+}  // namespace headway::loop

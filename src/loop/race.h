@@ -1,0 +1,68 @@
+#pragma once
+// The race of one round: a kernel's screened candidates read over the same inputs on one
+// session of the target, ranked by successive halving (measure/racing.h), so that only the
+// fastest goes to the acceptance test. Racing ranks; it never decides a head.
+//
+// A Race holds no state of the loop: it needs a target, the kernel and its Design Tree, and
+// stores the race and every reading in the tree's race log (search/race_log.h) and its wall
+// time in the kernel's device time (loop/device_time.h). Races of different kernels, each on
+// its own target instance, can run at once.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernels/contract.h"
+#include "measure/expected.h"
+#include "search/design_tree.h"
+#include "targets/target.h"
+
+namespace headway::loop {
+
+struct RaceOptions {
+  int initial_readings = 3;  // readings of every entrant in the first round; >= 1
+  int64_t budget = 40;       // readings, all entrants together; raised to entrants x initial
+};
+
+struct RaceEntrant {
+  int64_t node_id = 0;
+  targets::Artifact artifact;
+};
+
+struct RaceResult {
+  int64_t race_id = 0;          // in the kernel's race log
+  std::vector<int> ranking;     // entrant indices, fastest first
+  std::vector<double> medians;  // per entrant, seconds; infinite when it never read
+  std::vector<std::optional<std::string>> cheated;  // per entrant: why it broke a rule
+  std::optional<double> head_median;  // the head's median (seconds) when it ran and read
+  double seconds = 0.0;               // wall time of the race
+  // The fastest entrant, or nullopt when every entrant broke a rule.
+  std::optional<int> winner() const;
+};
+
+class Race {
+ public:
+  // Every reference must outlive the race.
+  Race(targets::Target& target, const KernelContract& kernel, search::DesignTree& tree,
+       RaceOptions options)
+      : target_(target), kernel_(kernel), tree_(tree), options_(options) {}
+
+  // Races `entrants` (at least one) over the same inputs. With `head`, the head runs in the
+  // session too as an extra arm, not ranked, read initial_readings times after the race (its
+  // median is the reference of the static cost's calibration). An entrant whose reading fails or
+  // whose kept outputs fail verification (Session::verify_arms) is `cheated`, ranked last.
+  // Errors: the session cannot start, or the options cannot race this many entrants.
+  // Throws targets::DeviceStopped from the device; the race is then left unfinished in the log
+  // (search::RaceLog::abandon_unfinished_races removes it).
+  measure::Expected<RaceResult> run(const std::vector<RaceEntrant>& entrants,
+                                    const std::optional<RaceEntrant>& head);
+
+ private:
+  targets::Target& target_;
+  const KernelContract& kernel_;
+  search::DesignTree& tree_;
+  RaceOptions options_;
+};
+
+}  // namespace headway::loop

@@ -1,0 +1,123 @@
+#include "loop/race.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "loop/device_time.h"
+#include "loop/sim_kernel_test_support.h"
+#include "search/race_log.h"
+
+namespace headway::loop {
+namespace {
+
+using search::RaceLog;
+
+TEST(Race, RanksTheFastestFirstAndStoresEveryReadingAsTaken) {
+  SimKernel k;
+  const auto slow = k.add("slow", "sim-x 0.9\n");
+  const auto fast = k.add("fast", "sim-x 0.3\n");
+  const auto mid = k.add("mid", "sim-x 0.6\n");
+  Race race(k.target(), k.kernel(), k.tree(), {3, 24});
+  const auto r = race.run(
+      {{slow.id, k.artifact(slow)}, {fast.id, k.artifact(fast)}, {mid.id, k.artifact(mid)}},
+      std::nullopt);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r.value().ranking, (std::vector<int>{1, 2, 0}));
+  EXPECT_EQ(r.value().winner(), 1);
+  EXPECT_FALSE(r.value().head_median);
+  EXPECT_LT(r.value().medians[1], r.value().medians[2]);
+
+  RaceLog log(k.tree());
+  const auto stored = log.race(r.value().race_id).value();
+  EXPECT_TRUE(stored.finished_at);
+  EXPECT_EQ(stored.ranking, (std::vector<int64_t>{fast.id, mid.id, slow.id}));
+  const auto readings = log.readings(stored.id);
+  ASSERT_EQ(static_cast<int64_t>(readings.size()), *stored.spent);
+  EXPECT_GE(readings.size(), 9u) << "three initial readings of each entrant at least";
+  const int64_t node_of_arm[] = {slow.id, fast.id, mid.id};
+  for (size_t i = 0; i < readings.size(); ++i) {
+    EXPECT_EQ(readings[i].index, static_cast<int>(i));
+    EXPECT_EQ(readings[i].node_id, node_of_arm[readings[i].arm]);
+  }
+  // The readings are the race's: the fast entrant's median is the median of its stored ones.
+  std::vector<double> fast_s;
+  for (const auto& x : readings)
+    if (x.node_id == fast.id) fast_s.push_back(x.seconds);
+  std::sort(fast_s.begin(), fast_s.end());
+  const double median = fast_s.size() % 2
+                            ? fast_s[fast_s.size() / 2]
+                            : (fast_s[fast_s.size() / 2 - 1] + fast_s[fast_s.size() / 2]) / 2;
+  EXPECT_DOUBLE_EQ(r.value().medians[1], median);
+  EXPECT_GT(device_seconds(k.ws(), "attn_out"), 0.0);
+}
+
+TEST(Race, TheHeadRunsUnrankedAndItsReadingsAreKept) {
+  SimKernel k;
+  const auto a = k.add("a", "sim-x 0.5\n");
+  const auto b = k.add("b", "sim-x 0.7\n");
+  const auto head = k.head();
+  Race race(k.target(), k.kernel(), k.tree(), {3, 6});
+  const auto r = race.run({{a.id, k.artifact(a)}, {b.id, k.artifact(b)}},
+                          RaceEntrant{head.id, k.artifact(head)});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_TRUE(r.value().head_median);
+  // The sim baseline (the head) is twice as slow as a.
+  EXPECT_NEAR(*r.value().head_median / r.value().medians[0], 2.0, 0.1);
+  EXPECT_EQ(r.value().ranking.size(), 2u) << "the head is not ranked";
+  int head_readings = 0;
+  for (const auto& x : RaceLog(k.tree()).readings(r.value().race_id)) {
+    if (x.node_id == head.id) {
+      EXPECT_EQ(x.arm, 2);
+      ++head_readings;
+    }
+  }
+  EXPECT_EQ(head_readings, 3);
+}
+
+TEST(Race, ACheatThatReadsFastestIsFoundOutAndRankedLast) {
+  SimKernel k;
+  const auto cheat = k.add("cheat", "sim-x 0.1\nsim-cheat\n");
+  const auto honest = k.add("honest", "sim-x 0.5\n");
+  Race race(k.target(), k.kernel(), k.tree(), {3, 12});
+  const auto r =
+      race.run({{cheat.id, k.artifact(cheat)}, {honest.id, k.artifact(honest)}}, std::nullopt);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_TRUE(r.value().cheated[0]);
+  EXPECT_NE(r.value().cheated[0]->find("cheats"), std::string::npos);
+  EXPECT_FALSE(r.value().cheated[1]);
+  EXPECT_EQ(r.value().winner(), 1);
+  EXPECT_TRUE(std::isinf(r.value().medians[0]));
+  EXPECT_EQ(RaceLog(k.tree()).race(r.value().race_id)->ranking,
+            (std::vector<int64_t>{honest.id, cheat.id}));
+}
+
+TEST(Race, ADeviceThatStopsLeavesAnUnfinishedRaceThatIsDiscarded) {
+  SimKernel k;
+  k.target().set_stop_after_readings(k.target().readings());  // registration spent the budget
+  const auto a = k.add("a", "sim-x 0.5\n");
+  const auto b = k.add("b", "sim-x 0.7\n");
+  Race race(k.target(), k.kernel(), k.tree(), {3, 12});
+  EXPECT_THROW(race.run({{a.id, k.artifact(a)}, {b.id, k.artifact(b)}}, std::nullopt),
+               targets::DeviceStopped);
+  RaceLog log(k.tree());
+  ASSERT_EQ(log.races().size(), 1u);
+  EXPECT_FALSE(log.races()[0].finished_at);
+  discard_unfinished_decisions(k.tree());
+  EXPECT_TRUE(log.races().empty());
+}
+
+TEST(Race, AnArtifactThatCannotRunIsAnError) {
+  SimKernel k;
+  const auto a = k.add("a", "sim-x 0.5\n");
+  targets::Artifact broken = k.artifact(a);
+  broken.meta["behaviour"] = "crash";
+  Race race(k.target(), k.kernel(), k.tree(), {3, 12});
+  const auto r = race.run({{a.id, k.artifact(a)}, {a.id, broken}}, std::nullopt);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("cannot start the race"), std::string::npos);
+  EXPECT_TRUE(RaceLog(k.tree()).races().empty()) << "no race began";
+}
+
+}  // namespace
+}  // namespace headway::loop
