@@ -1,35 +1,16 @@
 #include "targets/cpu/compiler.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
-
-#include <atomic>
-#include <chrono>
-#include <fstream>
-#include <system_error>
 
 #include "common/embedded.h"
 #include "common/hash.h"
 #include "common/sandbox.h"
 #include "common/subprocess.h"
+#include "targets/sandboxed_build.h"
 
 namespace headway::cpu {
 
 namespace fs = std::filesystem;
-
-sandbox::Limits compiler_limits() {
-  sandbox::Limits limits;
-  limits.address_space_bytes = 4ull << 30;
-  limits.cpu_seconds = 120;
-  limits.file_size_bytes = 256ull << 20;
-  return limits;
-}
-
-std::string sandbox_exec_failure(const ProcessResult& r) {
-  constexpr std::string_view kPrefix = "bwrap: execvp ";
-  if (!r.started || r.output.rfind(kPrefix, 0) != 0) return "";
-  return r.output.substr(7, r.output.find('\n') - 7);
-}
 
 ToolchainIdentity identify(const Toolchain& toolchain) {
   ToolchainIdentity id;
@@ -85,14 +66,6 @@ std::string predefined_macros(const Toolchain& toolchain, std::string* error) {
   return r.output;
 }
 
-namespace {
-void write_file(const fs::path& path, std::string_view text) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  if (!out) throw std::runtime_error("cannot write " + path.string());
-}
-}  // namespace
-
 BuildResult build_candidate(const Toolchain& toolchain, const ToolchainIdentity& identity,
                             const std::string& source, const fs::path& cache_dir,
                             double timeout_seconds) {
@@ -102,68 +75,39 @@ BuildResult build_candidate(const Toolchain& toolchain, const ToolchainIdentity&
     result.diagnostics = identity.error;
     return result;
   }
+  targets::SandboxedBuild build;
+  build.key = identity.id + '\0' + identity.target_macros + '\0' + source;
   // The headers a candidate includes are part of what it is: a headway with other headers must
   // not reuse a build made with these.
-  static const std::string headers = [] {
-    std::string all;
-    for (const auto& h : kCandidateHeaders)
-      all += '\0' + std::string(embedded_file(h.embedded_path));
-    return all;
-  }();
-  const std::string key = identity.id + '\0' + identity.target_macros + '\0' + source + headers;
-  const std::string name = fmt::format("{:016x}", hash_bytes(key.data(), key.size()));
-  fs::create_directories(cache_dir);
-  const fs::path so = cache_dir / (name + ".so");
-  if (fs::exists(so)) {
-    result.status = BuildResult::Status::kBuilt;
-    result.shared_object = so;
-    result.cached = true;
-    return result;
+  for (const auto& h : kCandidateHeaders) {
+    const std::string text(embedded_file(h.embedded_path));
+    build.key += '\0' + text;
+    build.inputs.push_back({h.include_name, text});
   }
-  // Refuse before writing anything.
-  if (sandbox::mode() == sandbox::Mode::kRequired) {
-    if (std::string why = sandbox::unavailable_reason(); !why.empty())
-      throw sandbox::Unavailable(why);
-  }
-  // A private scratch directory per build: concurrent builds never share files.
-  static std::atomic<uint64_t> builds{0};
-  const fs::path scratch =
-      fs::absolute(cache_dir) / fmt::format("tmp-{}-{}-{}", name, getpid(), builds.fetch_add(1));
-  fs::create_directories(scratch);
-  for (const auto& h : kCandidateHeaders)
-    write_file(scratch / h.include_name, embedded_file(h.embedded_path));
-  write_file(scratch / "candidate.cc", source);
-
-  std::vector<std::string> argv = {toolchain.cxx};
-  argv.insert(argv.end(), toolchain.flags.begin(), toolchain.flags.end());
-  argv.insert(argv.end(), {"-I", scratch.string(), "-x", "c++", (scratch / "candidate.cc").string(),
-                           "-o", (scratch / "candidate.so").string()});
-  const auto start = std::chrono::steady_clock::now();
-  sandbox::Policy policy;
-  policy.writable = {scratch};
-  policy.working_directory = scratch;
-  policy.limits = compiler_limits();
-  const ProcessResult r = run_process(argv, timeout_seconds, policy);
-  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  result.diagnostics = r.output;
-  if (const std::string missing = sandbox_exec_failure(r); !r.started || !missing.empty()) {
-    result.status = BuildResult::Status::kToolchainMissing;
-    result.diagnostics = r.started ? "compiler not found in the sandbox: " + missing : r.error;
-  } else if (r.timed_out) {
-    result.diagnostics +=
-        fmt::format("\nheadway: the compiler ran past {} s and was stopped", timeout_seconds);
-  } else if (r.ok()) {
-    std::error_code ec;
-    fs::rename(scratch / "candidate.so", so, ec);
-    if (!ec) {
-      result.status = BuildResult::Status::kBuilt;
-      result.shared_object = so;
-    } else {
-      result.diagnostics += "\nheadway: cannot move the built object: " + ec.message();
-    }
-  }
-  std::error_code ignored;
-  fs::remove_all(scratch, ignored);
+  build.inputs.push_back({"candidate.cc", source});
+  build.extension = ".so";
+  build.output = "candidate.so";
+  build.argv = [&toolchain](const fs::path& scratch) {
+    std::vector<std::string> argv = {toolchain.cxx};
+    argv.insert(argv.end(), toolchain.flags.begin(), toolchain.flags.end());
+    argv.insert(argv.end(),
+                {"-I", scratch.string(), "-x", "c++", (scratch / "candidate.cc").string(), "-o",
+                 (scratch / "candidate.so").string()});
+    return argv;
+  };
+  build.tool = "compiler";
+  build.limits = compiler_limits();
+  build.timeout_seconds = timeout_seconds;
+  const targets::BuildOutcome built = targets::run_sandboxed_build(build, cache_dir);
+  result.status = built.status == targets::BuildOutcome::Status::kBuilt
+                      ? BuildResult::Status::kBuilt
+                  : built.status == targets::BuildOutcome::Status::kToolchainMissing
+                      ? BuildResult::Status::kToolchainMissing
+                      : BuildResult::Status::kCompileError;
+  result.shared_object = built.artifact.path;
+  result.diagnostics = built.diagnostics;
+  result.cached = built.cached;
+  result.seconds = built.seconds;
   return result;
 }
 

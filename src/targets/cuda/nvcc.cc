@@ -3,17 +3,13 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <atomic>
-#include <chrono>
 #include <cstdlib>
 #include <regex>
 
-#include "common/atomic_file.h"
 #include "common/embedded.h"
-#include "common/hash.h"
 #include "common/sandbox.h"
 #include "common/subprocess.h"
-#include "targets/cpu/compiler.h"
+#include "targets/sandboxed_build.h"
 
 namespace headway::cuda {
 namespace fs = std::filesystem;
@@ -39,13 +35,9 @@ std::string default_nvcc() {
   return "/usr/local/cuda/bin/nvcc";
 }
 
-void write_file(const fs::path& path, const std::string& text) {
-  if (auto error = write_file_atomically(path, text)) throw std::runtime_error(*error);
-}
-
 // nvcc needs more address space than a C++ compiler (cicc and ptxas reserve large maps).
 sandbox::Limits nvcc_limits() {
-  sandbox::Limits limits = cpu::compiler_limits();
+  sandbox::Limits limits = compiler_limits();
   limits.address_space_bytes = 16ull << 30;
   return limits;
 }
@@ -105,76 +97,42 @@ std::vector<targets::DocFile> cuda_candidate_headers() {
 targets::BuildOutcome build_module(const NvccToolchain& toolchain, const targets::ToolchainInfo& id,
                                    const std::string& source, const fs::path& cache_dir,
                                    double timeout_seconds) {
-  using Status = targets::BuildOutcome::Status;
-  targets::BuildOutcome out;
   if (!id.found) {
-    out.status = Status::kToolchainMissing;
+    targets::BuildOutcome out;
+    out.status = targets::BuildOutcome::Status::kToolchainMissing;
     out.diagnostics = id.error;
     return out;
   }
-  std::string key = id.id + '\0' + source;
-  for (const auto& h : cuda_candidate_headers()) key += '\0' + h.text;
-  const std::string name = fmt::format("{:016x}", hash_bytes(key.data(), key.size()));
-  fs::create_directories(cache_dir);
-  const fs::path module = cache_dir / (name + ".fatbin");
-  out.artifact.id = name;
-  out.artifact.meta = {{"arch", toolchain.arch}, {"toolchain", id.id}};
-  if (fs::exists(module)) {
-    out.status = Status::kBuilt;
-    out.artifact.path = module;
-    out.cached = true;
-    return out;
+  targets::SandboxedBuild build;
+  build.key = id.id + '\0' + source;
+  for (const auto& h : cuda_candidate_headers()) {
+    build.key += '\0' + h.text;
+    build.inputs.push_back(h);
   }
-  if (sandbox::mode() == sandbox::Mode::kRequired) {
-    if (std::string why = sandbox::unavailable_reason(); !why.empty())
-      throw sandbox::Unavailable(why);
-  }
-  static std::atomic<uint64_t> builds{0};
-  const fs::path scratch =
-      fs::absolute(cache_dir) / fmt::format("tmp-{}-{}-{}", name, getpid(), builds.fetch_add(1));
-  fs::create_directories(scratch);
-  for (const auto& h : cuda_candidate_headers()) write_file(scratch / h.path, h.text);
-  write_file(scratch / "candidate.cu", source);
-  const std::string compute = "compute_" + toolchain.arch.substr(3);
-  const std::vector<std::string> argv = {
-      toolchain.nvcc,
-      "-fatbin",
-      "-O3",
-      "-std=c++17",
-      fmt::format("-gencode=arch={},code=[{},{}]", compute, toolchain.arch, compute),
-      "-I",
-      scratch.string(),
-      (scratch / "candidate.cu").string(),
-      "-o",
-      (scratch / "candidate.fatbin").string()};
-  sandbox::Policy policy;
-  policy.writable = {scratch};
-  policy.working_directory = scratch;
-  policy.limits = nvcc_limits();
+  build.inputs.push_back({"candidate.cu", source});
+  build.extension = ".fatbin";
+  build.output = "candidate.fatbin";
+  build.argv = [&toolchain](const fs::path& scratch) {
+    const std::string compute = "compute_" + toolchain.arch.substr(3);
+    return std::vector<std::string>{
+        toolchain.nvcc,
+        "-fatbin",
+        "-O3",
+        "-std=c++17",
+        fmt::format("-gencode=arch={},code=[{},{}]", compute, toolchain.arch, compute),
+        "-I",
+        scratch.string(),
+        (scratch / "candidate.cu").string(),
+        "-o",
+        (scratch / "candidate.fatbin").string()};
+  };
+  build.tool = "nvcc";
+  build.limits = nvcc_limits();
   // nvcc keeps its intermediate files in TMPDIR: the scratch folder, not the sandbox's small /tmp.
-  policy.environment = {{"TMPDIR", scratch.string()}};
-  const auto start = std::chrono::steady_clock::now();
-  const ProcessResult r = run_process(argv, timeout_seconds, policy);
-  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  out.diagnostics = r.output;
-  if (const std::string missing = cpu::sandbox_exec_failure(r); !r.started || !missing.empty()) {
-    out.status = Status::kToolchainMissing;
-    out.diagnostics = r.started ? "nvcc not found in the sandbox: " + missing : r.error;
-  } else if (r.timed_out) {
-    out.diagnostics +=
-        fmt::format("\nheadway: nvcc ran past {} s and was stopped", timeout_seconds);
-  } else if (r.ok()) {
-    std::error_code ec;
-    fs::rename(scratch / "candidate.fatbin", module, ec);
-    if (!ec) {
-      out.status = Status::kBuilt;
-      out.artifact.path = module;
-    } else {
-      out.diagnostics += "\nheadway: cannot move the built module: " + ec.message();
-    }
-  }
-  std::error_code ignored;
-  fs::remove_all(scratch, ignored);
+  build.environment = {{"TMPDIR", "{scratch}"}};
+  build.timeout_seconds = timeout_seconds;
+  targets::BuildOutcome out = targets::run_sandboxed_build(build, cache_dir);
+  out.artifact.meta = {{"arch", toolchain.arch}, {"toolchain", id.id}};
   return out;
 }
 
