@@ -77,7 +77,7 @@ TEST_F(CommandAgentTest, ReportsTheFilesItEditedAndNotTheOthers) {
   ASSERT_EQ(reply.files.size(), 1u);
   EXPECT_EQ(reply.files.at("src/kernel.cc"), "int new_name = 1;\n");
   EXPECT_FALSE(reply.truncated);
-  EXPECT_GE(reply.latency_s, 0.0);
+  EXPECT_GT(reply.latency_s, 0.0) << "it ran a shell";
   EXPECT_TRUE(dir_is_empty(scratch_.path())) << "scratch and prompt directories are removed";
 }
 

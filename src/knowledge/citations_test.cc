@@ -158,7 +158,11 @@ TEST_F(CitationCheck, JsonOfAMalformedCitationWithUnicodeCanBeWritten) {
   const CitationReport report = check("- Odd [memory.md:L1\xD0\x92]\n");
   ASSERT_EQ(report.citations.size(), 1u);
   EXPECT_EQ(report.citations[0].verdict, TextVerdict::kMalformed);
-  EXPECT_NO_THROW((void)citations_json(report).dump());
+  const std::string dumped = citations_json(report).dump();
+  const auto parsed = nlohmann::json::parse(dumped);
+  ASSERT_TRUE(parsed.is_array()) << dumped;
+  ASSERT_EQ(parsed.size(), 1u);
+  EXPECT_EQ(parsed[0].value("verdict", ""), "malformed") << dumped;
 }
 
 }  // namespace

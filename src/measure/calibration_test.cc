@@ -264,7 +264,7 @@ TEST(Calibrate, SimRunIsReproducibleAndCarriesTheJsonFields) {
   nlohmann::json ja = to_json(a.value());
   nlohmann::json jb = to_json(b.value());
   // Everything but the wall time is reproducible.
-  EXPECT_GE(ja["wall_seconds"].get<double>(), 0.0);
+  EXPECT_GT(ja["wall_seconds"].get<double>(), 0.0) << "200 decisions take time";
   ja.erase("wall_seconds");
   jb.erase("wall_seconds");
   EXPECT_EQ(ja.dump(), jb.dump());
