@@ -89,6 +89,13 @@ Recorded finish(store::Workspace& ws, int64_t id, bool created, bool new_evidenc
   return out;
 }
 
+// How a finding's kind reads in a rule's text: "a pattern that timed out on the device in ...".
+std::string_view finding_verb(std::string_view kind) {
+  if (kind == "crashed") return "crashed";
+  if (kind == "timed-out") return "timed out";
+  return "gave incorrect results";
+}
+
 }  // namespace
 
 std::string_view to_string(RuleState state) {
@@ -150,9 +157,9 @@ store::Result<Recorded> record_finding(store::Workspace& ws, std::string_view ke
   const std::string signature = fmt::format("pattern: {} in {}", kind, region);
   store::Transaction txn(ws.db());
   bool created = false;
-  const int64_t id = insert_or_find_rule(
-      ws, signature, fmt::format("a pattern that {} on the device in {}: {}", kind, region, description),
-      std::nullopt, &created);
+  const std::string text = fmt::format("a pattern that {} on the device in {}: {}",
+                                       finding_verb(kind), region, description);
+  const int64_t id = insert_or_find_rule(ws, signature, text, std::nullopt, &created);
   const bool fresh = add_evidence(ws, id, kernel, node_id, description);
   if (created) {
     set_rule_status(ws, id, toolchain, RuleState::kVerified,

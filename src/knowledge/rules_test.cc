@@ -71,6 +71,20 @@ TEST(RulesRecord, SameSignatureAddsEvidenceNotARule) {
   EXPECT_EQ(rules[1].evidence[0].note, "the kernel died of SIGSEGV");
 }
 
+TEST(RulesRecord, AFindingsTextSaysWhatHappenedInAWholeSentence) {
+  search::TreeFixture f;
+  ASSERT_TRUE(
+      record_finding(f.ws(), "ffn", 2, "incorrect", "ffn/seven_chunks", "out differs", "tc").ok());
+  ASSERT_TRUE(record_finding(f.ws(), "ffn", 3, "timed-out", "ffn/slow", "no reply", "tc").ok());
+  ASSERT_TRUE(record_finding(f.ws(), "qkv", 4, "crashed", "qkv/q", "SIGSEGV", "tc").ok());
+  const auto rules = list_rules(f.ws());
+  ASSERT_EQ(rules.size(), 3u);
+  EXPECT_EQ(rules[0].text,
+            "a pattern that gave incorrect results on the device in ffn/seven_chunks: out differs");
+  EXPECT_EQ(rules[1].text, "a pattern that timed out on the device in ffn/slow: no reply");
+  EXPECT_EQ(rules[2].text, "a pattern that crashed on the device in qkv/q: SIGSEGV");
+}
+
 TEST(RulesMine, RecordsFailedNodesOfARealTreeOnce) {
   search::TreeFixture f;
   const auto gcc = targets::make_target("cpu");
