@@ -89,9 +89,10 @@ std::string sandbox_refusal(const std::string& reason);
 // Prints the one-line error every verb uses: "headway: <message>" on stderr.
 void print_error(const std::string& message);
 
-// Runs a verb body, mapping a VerbError to a one-line message and exit_code_for(its code), a
-// store::StoreError (the workspace database failed mid-verb) to one line and kExitEnvironment, and
-// sandbox::Unavailable (candidate code would run without the sandbox) to one line and kSandboxExit.
+// Runs a verb body, mapping a VerbError to a one-line message and exit_code_for(its code);
+// store::StoreError (the workspace database failed mid-verb) and targets::DeviceUnavailable to one
+// line and kExitEnvironment; sandbox::Unavailable (candidate code would run without the sandbox)
+// to one line and kSandboxExit.
 template <typename F>
 void run_verb(int* exit_code, F&& body) {
   try {
@@ -102,6 +103,9 @@ void run_verb(int* exit_code, F&& body) {
   } catch (const store::StoreError& e) {
     std::fprintf(stderr, "headway: workspace database: %s\n", e.what());
     *exit_code = exit_code_for(ErrorCode::kDatabase);
+  } catch (const targets::DeviceUnavailable& e) {
+    std::fprintf(stderr, "headway: %s\n", e.what());
+    *exit_code = exit_code_for(ErrorCode::kEnvironment);
   } catch (const sandbox::Unavailable& e) {
     std::fprintf(stderr, "headway: %s\n", sandbox_refusal(e.what()).c_str());
     *exit_code = kSandboxExit;
