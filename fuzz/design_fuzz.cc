@@ -9,10 +9,9 @@
 using namespace headway;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  std::string error;
-  const auto design = loop::parse_design("qkv", fuzz::as_text(data, size), &error);
+  const auto design = loop::parse_design("qkv", fuzz::as_text(data, size));
   if (!design) {
-    FUZZ_CHECK(!error.empty());
+    FUZZ_CHECK(!design.error().message.empty());
     return 0;
   }
   FUZZ_CHECK(!design->name.empty());

@@ -117,6 +117,12 @@ int run_app(CLI::App& app, int argc, char** argv, const int& exit_code) {
   } catch (const sandbox::Unavailable& e) {
     print_error(sandbox_refusal(e.what()));
     return kSandboxExit;
+  } catch (const VerbError& e) {
+    print_error(e.what());
+    return exit_code_for(e.code());
+  } catch (const store::StoreError& e) {
+    print_error(std::string("workspace database: ") + e.what());
+    return exit_code_for(ErrorCode::kDatabase);
   } catch (const std::exception& e) {
     print_error(e.what());
     return kExitUsage;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <utility>
@@ -13,6 +14,7 @@
 #include "common/build_info.h"
 #include "store/migrations.h"
 #include "store/test_temp_dir.h"
+#include "store/workspace.h"
 
 namespace headway::cli {
 namespace {
@@ -64,6 +66,45 @@ TEST(CliConventions, UsageErrorsAreOneLineWithExitTwo) {
       EXPECT_EQ(r.err, expected);
     }
   }
+}
+
+// The exit status follows the kind of failure, not where it happened: a workspace database that
+// cannot be read is the environment's problem (3), even while the workspace is being opened; a
+// bad argument or a kernel the workspace lacks is the user's (2).
+TEST(CliConventions, ACorruptWorkspaceDatabaseExitsThreeAndABadArgumentTwo) {
+  store::TestTempDir dir;
+  const std::string w = dir.path().string();
+  const CliRun init = run_headway({"init", w});
+  ASSERT_TRUE(init.problem.empty()) << init.problem;
+  ASSERT_EQ(init.exit_code, 0) << init.err;
+
+  const CliRun unknown_kernel = run_headway({"tree", "no_such_kernel", "--workspace", w});
+  ASSERT_TRUE(unknown_kernel.problem.empty()) << unknown_kernel.problem;
+  EXPECT_EQ(unknown_kernel.exit_code, 2) << unknown_kernel.err;
+  expect_one_error_line(unknown_kernel);
+
+  const fs::path db = store::Workspace::database_path(dir.path());
+  for (const char* suffix : {"-wal", "-shm"}) fs::remove(db.string() + suffix);
+  {
+    std::ofstream garbage(db, std::ios::binary | std::ios::trunc);
+    garbage << std::string(4096, 'x');
+  }
+  for (const auto& args : std::vector<std::vector<std::string>>{{"status", "--workspace", w},
+                                                                {"tree", "qkv", "--workspace", w},
+                                                                {"report", "--workspace", w}}) {
+    const CliRun r = run_headway(args);
+    ASSERT_TRUE(r.problem.empty()) << r.problem;
+    EXPECT_EQ(r.exit_code, 3) << args[0] << ": " << r.err;
+    EXPECT_EQ(r.out, "") << args[0];
+    expect_one_error_line(r);
+    EXPECT_NE(r.err.find("headway.db is unreadable"), std::string::npos) << r.err;
+  }
+
+  const CliRun bad_argument = run_headway({"status", "--workspace", w, "--frobnicate"});
+  ASSERT_TRUE(bad_argument.problem.empty()) << bad_argument.problem;
+  EXPECT_EQ(bad_argument.exit_code, 2) << bad_argument.err;
+  expect_one_error_line(bad_argument);
+  EXPECT_NE(bad_argument.err.find("--frobnicate"), std::string::npos) << bad_argument.err;
 }
 
 TEST(CliConventions, HelpAndVersionGoToStdoutWithExitZero) {

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "cli/cli_support.h"
 #include "cli/verbs.h"
 #include "measure/calibration.h"
 #include "measure/reading_sink.h"
@@ -42,11 +43,6 @@ std::string pct(double fraction, int digits = 2) {
 }
 
 std::string num(double x) { return std::isfinite(x) ? fmt::format("{:+.3f}", x) : "n/a"; }
-
-int fail(const std::string& message) {
-  std::fprintf(stderr, "headway: %s\n", message.c_str());
-  return 2;
-}
 
 void print_human(const measure::CalibrateResult& result) {
   const measure::CalibrateRequest& q = result.request;
@@ -95,12 +91,12 @@ int run_calibrate(const CalibrateArgs& args) {
   request.kernel = args.kernel;
   request.decisions = args.decisions;
   const auto noise = measure::parse_noise_model(args.noise);
-  if (!noise.ok()) return fail(noise.error().message);
+  if (!noise.ok()) fail_with(noise.error());
   request.noise = noise.value();
   request.cv = args.cv_pct / 100.0;
   request.effect_pct = args.effect_pct;
   const auto rule = measure::parse_rule_kind(args.rule);
-  if (!rule.ok()) return fail(rule.error().message);
+  if (!rule.ok()) fail_with(rule.error());
   request.rule = rule.value();
   request.alpha = args.alpha;
   request.cap = args.cap;
@@ -109,16 +105,16 @@ int run_calibrate(const CalibrateArgs& args) {
   request.warmup_readings = args.warmup;
   if (args.fixed_s0) request.adapt_s0 = false;
   if (args.adapt_s0) request.adapt_s0 = true;
-  if (auto error = measure::validate(request)) return fail(*error);
+  if (auto error = measure::validate(request)) throw UsageError(*error);
   std::unique_ptr<measure::JsonLinesSink> log;
   if (!args.log.empty()) {
     auto opened = measure::JsonLinesSink::open(args.log);
-    if (!opened.ok()) return fail(opened.error().message);
+    if (!opened.ok()) fail_with(opened.error());
     log = std::move(opened).value();
     request.log = log.get();
   }
   const auto result = targets::calibrate_on_target(request);
-  if (!result.ok()) return fail(result.error().message);
+  if (!result.ok()) fail_with(result.error());
   if (args.json) {
     fmt::print("{}\n", measure::to_json(result.value()).dump(2));
   } else {
@@ -160,7 +156,7 @@ void add_calibrate(CLI::App& app, int* exit_code) {
       ->excludes(fixed);
   cmd->add_option("--log", args->log, "write every reading to this JSON-lines file");
   cmd->add_flag("--json", args->json, "print one JSON object");
-  cmd->callback([args, exit_code] { *exit_code = run_calibrate(*args); });
+  cmd->callback([args, exit_code] { run_verb(exit_code, [&] { return run_calibrate(*args); }); });
 }
 
 }  // namespace headway::cli

@@ -43,7 +43,7 @@ DocsChoice choose_docs(const CheckCitationsArgs& args) {
   }
   if (ws) {
     auto latest = knowledge::latest_indexing(*ws);
-    if (!latest) throw UsageError(latest.error().message);
+    if (!latest) fail_with(latest.error());
     if (latest.value()) {
       return {latest.value()->manifest.docs_root, "workspace", latest.value()->manifest};
     }
@@ -54,15 +54,16 @@ DocsChoice choose_docs(const CheckCitationsArgs& args) {
 
 int run_check_citations(const CheckCitationsArgs& args) {
   auto summary_text = knowledge::read_summary_file(args.summary);
-  if (!summary_text) throw UsageError(summary_text.error().message);
+  if (!summary_text) fail_with(summary_text.error());
   const std::string& summary = summary_text.value();
   const DocsChoice docs = choose_docs(args);
   auto corpus = knowledge::read_corpus(docs.dir);
   if (!corpus) {
-    throw UsageError(docs.from == "workspace"
-                         ? fmt::format("{} (the docs root of the workspace's current index)",
-                                       corpus.error().message)
-                         : corpus.error().message);
+    fail_with(Error{corpus.error().code,
+                    docs.from == "workspace"
+                        ? fmt::format("{} (the docs root of the workspace's current index)",
+                                      corpus.error().message)
+                        : corpus.error().message});
   }
   std::optional<knowledge::CorpusDiff> stale;
   if (docs.indexed) {

@@ -71,7 +71,7 @@ int run_target_check(const CheckArgs& args, const KernelContract& kernel,
   try {
     outcome = target->check(kernel, artifact, options);
   } catch (const targets::DeviceUnavailable& e) {
-    throw UsageError(e.what());
+    throw EnvironmentError(e.what());
   }
   if (outcome.status == targets::CheckOutcome::Status::kUnloadable)
     throw UsageError(outcome.description);

@@ -16,6 +16,19 @@ namespace headway::cli {
 
 namespace fs = std::filesystem;
 
+int exit_code_for(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kInvalidInput:
+    case ErrorCode::kNotFound:
+    case ErrorCode::kConflict:
+      return kExitUsage;
+    case ErrorCode::kEnvironment:
+    case ErrorCode::kDatabase:
+      return kExitEnvironment;
+  }
+  return kExitEnvironment;
+}
+
 const KernelContract& kernel_or_throw(const std::string& name) {
   if (const auto* k = find_kernel(name)) return *k;
   std::string known;
@@ -44,7 +57,9 @@ fs::path build_cache_dir() {
 
 targets::Artifact build_or_throw(targets::Target& target, const std::string& source,
                                  const std::string& label) {
-  if (!target.identity().found) throw EnvironmentError(target.identity().error);
+  if (!target.identity().found) {
+    fail_with(Error{target.identity().error_code, target.identity().error});
+  }
   const auto built = target.build(source, build_cache_dir());
   switch (built.status) {
     case targets::BuildOutcome::Status::kBuilt:
@@ -68,12 +83,12 @@ std::unique_ptr<targets::Target> target_or_throw(const std::string& name,
 }
 
 store::Workspace open_workspace_or_throw(const std::string& dir) {
-  auto ws = dir.empty() ? store::Workspace::find(fs::current_path()) : store::Workspace::open(dir);
-  if (!ws) throw UsageError(ws.error().message);
+  store::Workspace ws = value_or_fail(dir.empty() ? store::Workspace::find(fs::current_path())
+                                                  : store::Workspace::open(dir));
   if (sandbox::mode() == sandbox::Mode::kDisabled) {
-    record_unsandboxed_runs_in(ws.value().root(), invocation());
+    record_unsandboxed_runs_in(ws.root(), invocation());
   }
-  return std::move(ws).value();
+  return ws;
 }
 
 void print_error(const std::string& message) {
@@ -86,11 +101,7 @@ std::string sandbox_refusal(const std::string& reason) {
 }
 
 std::unique_ptr<targets::Target> workspace_target_or_throw(store::Workspace& ws) {
-  try {
-    return knowledge::open_workspace_target(ws);
-  } catch (const std::runtime_error& e) {
-    throw UsageError(e.what());
-  }
+  return value_or_fail(knowledge::open_workspace_target(ws));
 }
 
 }  // namespace headway::cli

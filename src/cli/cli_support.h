@@ -5,9 +5,12 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
+#include "common/result.h"
 #include "common/sandbox.h"
 #include "kernels/contract.h"
+#include "store/database.h"
 #include "store/workspace.h"
 #include "targets/target.h"
 
@@ -17,17 +20,41 @@ namespace headway::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitNegative = 1;     // a negative result: a wrong kernel, a broken head
 inline constexpr int kExitUsage = 2;        // usage or bad input
-inline constexpr int kExitEnvironment = 3;  // the machine lacks something: compiler, sandbox
+inline constexpr int kExitEnvironment = 3;  // the machine lacks something: compiler, database
 
-// A user-facing error: the verb prints "headway: <what>" and exits kExitUsage.
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+// The exit status of a verb that stops with an error of this code: kExitUsage for invalid input,
+// not found and conflict; kExitEnvironment for environment and database.
+int exit_code_for(ErrorCode code);
+
+// The error a verb stops with: run_verb prints "headway: <what>" and exits exit_code_for(code).
+class VerbError : public std::runtime_error {
+ public:
+  explicit VerbError(Error error) : std::runtime_error(error.message), code_(error.code) {}
+  ErrorCode code() const { return code_; }
+
+ private:
+  ErrorCode code_;
 };
-// The environment cannot do what was asked (no usable compiler, ...): the verb prints
-// "headway: <what>" and exits kExitEnvironment.
-struct EnvironmentError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+// The user's input is wrong (exit kExitUsage).
+struct UsageError : VerbError {
+  explicit UsageError(const std::string& what) : VerbError(invalid_input(what)) {}
 };
+// The environment cannot do what was asked: no usable compiler, ... (exit kExitEnvironment).
+struct EnvironmentError : VerbError {
+  explicit EnvironmentError(const std::string& what) : VerbError(environment_error(what)) {}
+};
+
+// Throws a VerbError carrying the error's code and message.
+[[noreturn]] inline void fail_with(Error error) { throw VerbError(std::move(error)); }
+// The value of `result`, or fail_with(its error).
+template <class T>
+T value_or_fail(Result<T> result) {
+  if (!result) fail_with(result.error());
+  return std::move(result).value();
+}
+inline void value_or_fail(Status status) {
+  if (!status) fail_with(status.error());
+}
 
 // The kernel of that name; throws UsageError listing the known kernels otherwise.
 const KernelContract& kernel_or_throw(const std::string& name);
@@ -46,11 +73,12 @@ std::unique_ptr<targets::Target> target_or_throw(const std::string& name,
                                                  const std::string& toolchain = "");
 
 // The workspace at `dir` when given (--workspace), else the nearest one up from the current
-// directory; throws UsageError saying which was tried and why it failed. With --no-sandbox, the
+// directory; throws VerbError saying which was tried and why it failed (not found: exit 2; a
+// database that cannot be opened, read or migrated: exit 3). With --no-sandbox, the
 // first unsandboxed run of candidate code is recorded in it (cli/unsandboxed_runs.h).
 store::Workspace open_workspace_or_throw(const std::string& dir);
 // The workspace's target with its toolchain selected (knowledge/workspace_target.h); throws
-// UsageError when the workspace names a target this build does not know.
+// VerbError (not found) when the workspace names a target this build does not know.
 std::unique_ptr<targets::Target> workspace_target_or_throw(store::Workspace& ws);
 
 // Exit status of a verb that refuses to build or run candidate code without the sandbox.
@@ -61,18 +89,23 @@ std::string sandbox_refusal(const std::string& reason);
 // Prints the one-line error every verb uses: "headway: <message>" on stderr.
 void print_error(const std::string& message);
 
-// Runs a verb body, mapping UsageError to a one-line message and exit 2, and EnvironmentError and
-// sandbox::Unavailable (candidate code would run without the sandbox) to one line and exit 3.
+// Runs a verb body, mapping a VerbError to a one-line message and exit_code_for(its code);
+// store::StoreError (the workspace database failed mid-verb) and targets::DeviceUnavailable to one
+// line and kExitEnvironment; sandbox::Unavailable (candidate code would run without the sandbox)
+// to one line and kSandboxExit.
 template <typename F>
 void run_verb(int* exit_code, F&& body) {
   try {
     *exit_code = body();
-  } catch (const UsageError& e) {
+  } catch (const VerbError& e) {
     std::fprintf(stderr, "headway: %s\n", e.what());
-    *exit_code = kExitUsage;
-  } catch (const EnvironmentError& e) {
+    *exit_code = exit_code_for(e.code());
+  } catch (const store::StoreError& e) {
+    std::fprintf(stderr, "headway: workspace database: %s\n", e.what());
+    *exit_code = exit_code_for(ErrorCode::kDatabase);
+  } catch (const targets::DeviceUnavailable& e) {
     std::fprintf(stderr, "headway: %s\n", e.what());
-    *exit_code = kExitEnvironment;
+    *exit_code = exit_code_for(ErrorCode::kEnvironment);
   } catch (const sandbox::Unavailable& e) {
     std::fprintf(stderr, "headway: %s\n", sandbox_refusal(e.what()).c_str());
     *exit_code = kSandboxExit;

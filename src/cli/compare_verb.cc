@@ -47,10 +47,12 @@ int run_compare(const CompareArgs& args) {
   }
   const uint64_t seed = args.have_seed ? args.seed : std::random_device{}();
   auto paired = target->paired_device(kernel, a_artifact, b_artifact, seed);
-  if (!paired) throw UsageError(paired.error().message);
+  if (!paired) fail_with(paired.error());
   measure::PairedDevice* device = paired.value().get();
   auto s0 = measure::estimate_s0(*device, 16);
-  if (!s0) throw UsageError("cannot estimate the noise of the head: " + s0.error().message);
+  if (!s0)
+    fail_with(
+        Error{s0.error().code, "cannot estimate the noise of the head: " + s0.error().message});
   config.s0 = s0.value();
   config.adapt_s0 = true;  // the warm-up's estimate is a prior the pairs update
   measure::BettingRule rule(config);
@@ -59,7 +61,7 @@ int run_compare(const CompareArgs& args) {
   std::unique_ptr<measure::JsonLinesSink> file;
   if (!args.log.empty()) {
     auto opened = measure::JsonLinesSink::open(args.log, true);
-    if (!opened) throw UsageError(opened.error().message);
+    if (!opened) fail_with(opened.error());
     file = std::move(opened.value());
   }
   measure::TeeSink tee({&memory, file.get()});

@@ -68,9 +68,9 @@ nlohmann::json hash_or_null(const std::string& hash) {
 int run_docs_index(const DocsArgs& args) {
   store::Workspace ws = open_workspace_or_throw(args.workspace);
   auto corpus = knowledge::read_corpus(args.dir);
-  if (!corpus) throw UsageError(corpus.error().message);
+  if (!corpus) fail_with(corpus.error());
   auto indexing = knowledge::index_corpus(ws, corpus.value(), knowledge::utc_timestamp_now());
-  if (!indexing) throw UsageError(indexing.error().message);
+  if (!indexing) fail_with(indexing.error());
   const knowledge::Indexing& ix = indexing.value();
   if (args.json) {
     const nlohmann::json out = {{"docs_root", ix.manifest.docs_root},
@@ -148,13 +148,13 @@ int run_docs_diff(const DocsArgs& args) {
   std::string summary_text;
   if (!args.summary.empty()) {
     auto text = knowledge::read_summary_file(args.summary);
-    if (!text) throw UsageError(text.error().message);
+    if (!text) fail_with(text.error());
     summary_text = std::move(text).value();
     summary = knowledge::parse_summary(summary_text);
   }
   store::Workspace ws = open_workspace_or_throw(args.workspace);
   auto latest = knowledge::latest_indexing(ws);
-  if (!latest) throw UsageError(latest.error().message);
+  if (!latest) fail_with(latest.error());
   if (!latest.value()) {
     throw UsageError(
         fmt::format("no docs indexed in {} (run `headway docs index DIR`)", ws.root().string()));
@@ -271,7 +271,7 @@ std::optional<knowledge::Indexing> current_indexing(const std::string& workspace
   }
   if (!*ws) return std::nullopt;
   auto latest = knowledge::latest_indexing(**ws);
-  if (!latest) throw UsageError(latest.error().message);
+  if (!latest) fail_with(latest.error());
   if (!latest.value()) return std::nullopt;
   return std::move(*latest.value());
 }
@@ -313,10 +313,11 @@ ShownFile current_file(const std::string& docs, const std::optional<knowledge::I
   }
   auto file = knowledge::read_corpus_file(shown.docs, path);
   if (!file) {
-    throw UsageError(shown.from == "workspace"
-                         ? fmt::format("{} (the docs root of the workspace's current index)",
-                                       file.error().message)
-                         : file.error().message);
+    fail_with(Error{file.error().code,
+                    shown.from == "workspace"
+                        ? fmt::format("{} (the docs root of the workspace's current index)",
+                                      file.error().message)
+                        : file.error().message});
   }
   shown.path = file.value().path;
   shown.kind = std::string(knowledge::to_string(file.value().kind));

@@ -34,10 +34,12 @@ int run_init(const InitArgs& args) {
       spec = std::filesystem::absolute(args.manifest).lexically_normal().string();
     }
     target = target_or_throw(args.target, spec);
-    if (!target->identity().found) throw UsageError(target->identity().error);
+    if (!target->identity().found) {
+      fail_with(Error{target->identity().error_code, target->identity().error});
+    }
   }
   auto ws = store::Workspace::create(args.dir);
-  if (!ws) throw UsageError(ws.error().message);
+  if (!ws) fail_with(ws.error());
   if (target) {
     knowledge::set_workspace_target_name(*ws, target->name());
     knowledge::set_workspace_toolchain(*ws, *target);

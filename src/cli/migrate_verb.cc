@@ -106,16 +106,12 @@ int run_migrate(const MigrateArgs& args) {
   }
   validate_agent_args(args.agent);
   store::Workspace ws = open_workspace_or_throw(args.workspace);
-  std::unique_ptr<targets::Target> to;
-  try {
-    to = knowledge::open_workspace_target(ws);
-  } catch (const std::runtime_error& e) {
-    throw UsageError(e.what());
-  }
+  const std::unique_ptr<targets::Target> to = workspace_target_or_throw(ws);
   // A toolchain that cannot be used is refused before any optimizer is paused.
   const targets::ToolchainInfo id = to->select_toolchain(args.toolchain);
   if (!id.found) {
-    throw EnvironmentError(fmt::format("cannot use toolchain '{}': {}", args.toolchain, id.error));
+    fail_with(Error{id.error_code,
+                    fmt::format("cannot use toolchain '{}': {}", args.toolchain, id.error)});
   }
 
   // Pause a running `headway optimize` (or keep one from starting) for the whole migration.
@@ -127,7 +123,7 @@ int run_migrate(const MigrateArgs& args) {
         fmt::print(stderr, "pausing the running optimize ({}) ...\n",
                    holder.pid > 0 ? fmt::format("pid {}", holder.pid) : std::string("pid unknown"));
       });
-  if (!pause) throw UsageError(pause.error().message);
+  if (!pause) fail_with(pause.error());
   if (pause->waited()) fmt::print(stderr, "paused it\n");
 
   knowledge::MigrateOptions options;
@@ -142,7 +138,7 @@ int run_migrate(const MigrateArgs& args) {
                              [](const std::string& line) { fmt::print(stderr, "{}\n", line); });
     options.on_ported = agents::record_port(*agent_run.ledger);
   }
-  store::Result<knowledge::MigrationReport> report = store::Error{""};
+  Result<knowledge::MigrationReport> report = invalid_input("");
   try {
     report = knowledge::migrate_toolchain(ws, *to, options);
   } catch (const agents::AgentError& e) {
@@ -158,7 +154,7 @@ int run_migrate(const MigrateArgs& args) {
   }
   pause->release();
   if (pause->waited()) fmt::print(stderr, "the optimize (pid {}) resumes\n", paused.pid);
-  if (!report) throw UsageError(report.error().message);
+  if (!report) fail_with(report.error());
   const int status = report->heads_broken > 0 ? kExitNegative : kExitOk;
   if (args.json) {
     const std::optional<int64_t> pid =

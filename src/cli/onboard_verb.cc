@@ -93,14 +93,14 @@ int run_onboard(const OnboardArgs& args) {
   if (options.measure) {
     fmt::print(stderr, "onboarding; measuring chip facts ...\n");
   }
-  store::Result<knowledge::OnboardReport> report = store::Error{""};
+  Result<knowledge::OnboardReport> report = invalid_input("");
   try {
     report = knowledge::onboard(ws, options);
   } catch (const agents::AgentError& e) {
     throw UsageError(
         fmt::format("agent {}: {}: {}", args.agent.spec, agents::to_string(e.kind()), e.what()));
   }
-  if (!report) throw UsageError(report.error().message);
+  if (!report) fail_with(report.error());
   if (agent_run) fmt::print(stderr, "{}\n", agent_run_line(agent_run));
   if (args.json) {
     fmt::print("{}\n", report_json(*report, options.measure).dump(2));

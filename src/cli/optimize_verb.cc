@@ -198,6 +198,12 @@ int run_optimize(const OptimizeArgs& args) {
   } catch (const sandbox::Unavailable&) {
     display.finish();
     throw;  // exit 3 (run_verb)
+  } catch (const store::StoreError&) {
+    display.finish();
+    throw;  // the workspace database failed: exit 3 (run_verb)
+  } catch (const targets::DeviceUnavailable& e) {
+    display.finish();
+    throw EnvironmentError(e.what());
   } catch (const std::runtime_error& e) {
     display.finish();
     throw UsageError(e.what());

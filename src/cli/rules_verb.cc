@@ -34,8 +34,7 @@ int change_detector(store::Workspace& ws, const RulesArgs& args) {
   const int64_t id = rule_id_or_throw(set ? args.set_detector[0] : args.clear_detector);
   const std::optional<std::string> detector =
       set ? std::optional(args.set_detector[1]) : std::nullopt;
-  if (auto ok = knowledge::set_rule_detector(ws, id, detector); !ok)
-    throw UsageError(ok.error().message);
+  if (auto ok = knowledge::set_rule_detector(ws, id, detector); !ok) fail_with(ok.error());
   if (args.json) {
     const nlohmann::json out = {
         {"rule", id}, {"detector", detector ? nlohmann::json(*detector) : nlohmann::json()}};

@@ -124,7 +124,7 @@ nlohmann::json status_json(store::Workspace& ws, targets::Target& target) {
   };
   for (const auto& record : search::DesignTree::kernels(ws)) {
     auto tree = search::DesignTree::open(ws, record.name);
-    if (!tree) throw UsageError(tree.error().message);
+    if (!tree) fail_with(tree.error());
     search::DecisionLog log(tree.value());
     const auto head = tree.value().head();
     const auto head_node = tree.value().node(head.node_id);

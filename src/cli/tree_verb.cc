@@ -76,7 +76,7 @@ int run_tree(const TreeArgs& args) {
   }
   store::Workspace ws = open_workspace_or_throw(args.workspace);
   auto tree = search::DesignTree::open(ws, args.kernel);
-  if (!tree) throw UsageError(tree.error().message);
+  if (!tree) fail_with(tree.error());
   if (args.json) {
     fmt::print("{}\n", tree_json(ws, *tree).dump(2));
     return kExitOk;

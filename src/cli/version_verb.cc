@@ -35,7 +35,7 @@ nlohmann::json workspace_json(const VersionArgs& args) {
     root = *found;
   }
   auto ws = store::Workspace::open(root);
-  if (!ws) throw UsageError(ws.error().message);
+  if (!ws) fail_with(ws.error());
   nlohmann::json versions = nlohmann::json::array();
   for (const auto& v : store::headway_versions(ws->db())) {
     versions.push_back({{"version", v.version},

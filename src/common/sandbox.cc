@@ -167,35 +167,28 @@ std::vector<std::string> wrap(const Policy& policy, const std::vector<std::strin
   return unisolated_argv(policy, command);
 }
 
-bool apply_limits(const Limits& limits, std::string* error) {
+bool apply_limits(const Limits& limits) {
   struct One {
     int resource;
     uint64_t value;
     uint64_t hard_extra;
-    const char* name;
   };
   // The CPU limit's hard limit is a second above the soft one: SIGXCPU first, then SIGKILL.
-  const One all[] = {{RLIMIT_AS, limits.address_space_bytes, 0, "RLIMIT_AS"},
-                     {RLIMIT_CPU, limits.cpu_seconds, 1, "RLIMIT_CPU"},
-                     {RLIMIT_FSIZE, limits.file_size_bytes, 0, "RLIMIT_FSIZE"},
-                     {RLIMIT_NOFILE, limits.open_files, 0, "RLIMIT_NOFILE"}};
+  const One all[] = {{RLIMIT_AS, limits.address_space_bytes, 0},
+                     {RLIMIT_CPU, limits.cpu_seconds, 1},
+                     {RLIMIT_FSIZE, limits.file_size_bytes, 0},
+                     {RLIMIT_NOFILE, limits.open_files, 0}};
   for (const One& one : all) {
     if (one.value == 0) continue;
     rlimit current{};
-    if (getrlimit(one.resource, &current) != 0) {
-      if (error) *error = std::string("getrlimit ") + one.name + ": " + std::strerror(errno);
-      return false;
-    }
+    if (getrlimit(one.resource, &current) != 0) return false;
     rlimit next{};
     next.rlim_max = one.value + one.hard_extra;
     if (current.rlim_max != RLIM_INFINITY && next.rlim_max > current.rlim_max) {
       next.rlim_max = current.rlim_max;
     }
     next.rlim_cur = one.value < next.rlim_max ? one.value : next.rlim_max;
-    if (setrlimit(one.resource, &next) != 0) {
-      if (error) *error = std::string("setrlimit ") + one.name + ": " + std::strerror(errno);
-      return false;
-    }
+    if (setrlimit(one.resource, &next) != 0) return false;
   }
   return true;
 }

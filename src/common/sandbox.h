@@ -77,9 +77,9 @@ std::vector<std::string> wrap(const Policy& policy, const std::vector<std::strin
 
 // setrlimit for every non-zero limit, in the calling process (for a forked child before exec).
 // Soft and hard limits are both set (never above the current hard limit), so the sandboxed
-// program cannot raise them. Async-signal-safe. Returns false and sets *error on failure
-// (error may be null in a forked child).
-bool apply_limits(const Limits& limits, std::string* error);
+// program cannot raise them. Async-signal-safe (for a forked child): returns false, with errno
+// from the getrlimit or setrlimit that failed, when a limit cannot be set.
+bool apply_limits(const Limits& limits);
 
 // The bwrap program unavailable_reason() checks and wrap() runs: $HEADWAY_BWRAP when set and
 // not empty, else "bwrap" found in $PATH (empty when not found).

@@ -249,8 +249,7 @@ TEST_F(Sandbox, ApplyLimitsSetsSoftAndHard) {
     Limits limits;
     limits.open_files = 17;
     limits.file_size_bytes = 4096;
-    std::string error;
-    if (!apply_limits(limits, &error)) _exit(2);
+    if (!apply_limits(limits)) _exit(2);
     rlimit r{};
     getrlimit(RLIMIT_NOFILE, &r);
     if (r.rlim_cur != 17 || r.rlim_max != 17) _exit(3);

@@ -60,7 +60,7 @@ ProcessResult run(const std::vector<std::string>& argv, double timeout_seconds,
       _exit(127);
     };
     if (!cwd.empty() && chdir(cwd.c_str()) != 0) fail(ChildFailure::kChdir);
-    if (limits && !sandbox::apply_limits(*limits, nullptr)) fail(ChildFailure::kLimits);
+    if (limits && !sandbox::apply_limits(*limits)) fail(ChildFailure::kLimits);
     execvp(args[0], args.data());
     fail(ChildFailure::kExec);
   }

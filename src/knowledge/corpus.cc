@@ -37,22 +37,22 @@ std::string normalize_relative(std::string_view path) {
 }
 
 // One regular file of the docs folder read as a corpus file, or why it is skipped.
-store::Result<CorpusFile> read_regular_file(const fs::path& absolute, const fs::path& relative) {
+Result<CorpusFile> read_regular_file(const fs::path& absolute, const fs::path& relative) {
   DocKind kind{};
   if (!doc_kind_of(relative, &kind)) {
     const std::string ext = relative.extension().string();
-    return store::Error{ext.empty() ? "no extension"
-                                    : fmt::format("unsupported extension '{}'", ext)};
+    return invalid_input(ext.empty() ? "no extension"
+                                     : fmt::format("unsupported extension '{}'", ext));
   }
   std::error_code ec;
   const std::uintmax_t size = fs::file_size(absolute, ec);
-  if (ec) return store::Error{fmt::format("cannot read: {}", ec.message())};
-  if (size > kMaxFileBytes) return store::Error{fmt::format("too large ({} bytes)", size)};
+  if (ec) return invalid_input(fmt::format("cannot read: {}", ec.message()));
+  if (size > kMaxFileBytes) return invalid_input(fmt::format("too large ({} bytes)", size));
   std::ifstream in(absolute, std::ios::binary);
-  if (!in) return store::Error{fmt::format("cannot read: {}", std::strerror(errno))};
+  if (!in) return invalid_input(fmt::format("cannot read: {}", std::strerror(errno)));
   std::ostringstream bytes;
   bytes << in.rdbuf();
-  if (in.bad()) return store::Error{"cannot read: I/O error"};
+  if (in.bad()) return invalid_input("cannot read: I/O error");
   return make_corpus_file(relative.generic_string(), kind, bytes.view());
 }
 
@@ -69,16 +69,16 @@ struct Walker {
     corpus->files.push_back(std::move(file).value());
   }
 
-  store::Status walk(const fs::path& dir, const fs::path& relative) {
+  Status walk(const fs::path& dir, const fs::path& relative) {
     std::error_code ec;
     fs::directory_iterator it(dir, ec);
-    if (ec) return store::Error{fmt::format("cannot list {}: {}", dir.string(), ec.message())};
+    if (ec) return invalid_input(fmt::format("cannot list {}: {}", dir.string(), ec.message()));
     std::vector<fs::directory_entry> entries;
     for (; it != fs::directory_iterator(); it.increment(ec)) {
       if (ec) break;
       entries.push_back(*it);
     }
-    if (ec) return store::Error{fmt::format("cannot list {}: {}", dir.string(), ec.message())};
+    if (ec) return invalid_input(fmt::format("cannot list {}: {}", dir.string(), ec.message()));
     for (const auto& entry : entries) {
       const fs::path name = entry.path().filename();
       const fs::path rel = relative.empty() ? name : relative / name;
@@ -164,8 +164,8 @@ bool doc_kind_of(const fs::path& file, DocKind* kind) {
   return true;
 }
 
-store::Result<CorpusFile> make_corpus_file(std::string path, DocKind kind, std::string_view bytes) {
-  if (auto reason = not_text_reason(bytes)) return store::Error{*reason};
+Result<CorpusFile> make_corpus_file(std::string path, DocKind kind, std::string_view bytes) {
+  if (auto reason = not_text_reason(bytes)) return invalid_input(*reason);
   CorpusFile file;
   file.path = std::move(path);
   file.sha256 = store::sha256_hex(bytes);
@@ -174,44 +174,44 @@ store::Result<CorpusFile> make_corpus_file(std::string path, DocKind kind, std::
   return file;
 }
 
-store::Result<CorpusFile> read_corpus_file(const fs::path& docs_dir, std::string_view relative) {
+Result<CorpusFile> read_corpus_file(const fs::path& docs_dir, std::string_view relative) {
   const std::string key = normalize_relative(relative);
   if (key.empty()) {
-    return store::Error{
-        fmt::format("{} is outside the docs folder {}", relative, docs_dir.string())};
+    return invalid_input(
+        fmt::format("{} is outside the docs folder {}", relative, docs_dir.string()));
   }
   std::error_code ec;
   if (!fs::is_directory(docs_dir, ec)) {
-    return store::Error{fmt::format("docs folder {} does not exist", docs_dir.string())};
+    return not_found(fmt::format("docs folder {} does not exist", docs_dir.string()));
   }
   const fs::path rel(key);
   for (const auto& part : rel) {
     if (part.string().starts_with(".")) {
-      return store::Error{fmt::format("{} is not in the corpus: hidden", key)};
+      return invalid_input(fmt::format("{} is not in the corpus: hidden", key));
     }
   }
   const fs::path absolute = docs_dir / rel;
   const fs::file_status link = fs::symlink_status(absolute, ec);
-  if (!fs::exists(link))
-    return store::Error{fmt::format("no file {} in {}", key, docs_dir.string())};
+  if (!fs::exists(link)) return not_found(fmt::format("no file {} in {}", key, docs_dir.string()));
   const fs::file_status status = fs::status(absolute, ec);
-  if (ec) return store::Error{fmt::format("{} is not in the corpus: broken link", key)};
+  if (ec) return invalid_input(fmt::format("{} is not in the corpus: broken link", key));
   if (!fs::is_regular_file(status)) {
-    return store::Error{fmt::format("{} is not in the corpus: not a regular file", key)};
+    return invalid_input(fmt::format("{} is not in the corpus: not a regular file", key));
   }
   auto file = read_regular_file(absolute, rel);
   if (!file)
-    return store::Error{fmt::format("{} is not in the corpus: {}", key, file.error().message)};
+    return Error{file.error().code,
+                 fmt::format("{} is not in the corpus: {}", key, file.error().message)};
   return file;
 }
 
-store::Result<Corpus> read_corpus(const fs::path& docs_dir) {
+Result<Corpus> read_corpus(const fs::path& docs_dir) {
   std::error_code ec;
   const fs::file_status status = fs::status(docs_dir, ec);
   if (!fs::exists(status))
-    return store::Error{fmt::format("docs folder {} does not exist", docs_dir.string())};
+    return not_found(fmt::format("docs folder {} does not exist", docs_dir.string()));
   if (!fs::is_directory(status)) {
-    return store::Error{fmt::format("docs folder {} is not a directory", docs_dir.string())};
+    return invalid_input(fmt::format("docs folder {} is not a directory", docs_dir.string()));
   }
   Corpus corpus;
   corpus.root = fs::weakly_canonical(fs::absolute(docs_dir, ec), ec);

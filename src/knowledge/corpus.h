@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "store/result.h"
+#include "common/result.h"
 
 namespace headway::knowledge {
 
@@ -55,17 +55,17 @@ struct Corpus {
 bool doc_kind_of(const std::filesystem::path& file, DocKind* kind);
 
 // Reads one document's bytes into a CorpusFile (path given), or the reason it is skipped.
-store::Result<CorpusFile> make_corpus_file(std::string path, DocKind kind, std::string_view bytes);
+Result<CorpusFile> make_corpus_file(std::string path, DocKind kind, std::string_view bytes);
 
 // Reads the one file docs_dir/relative as read_corpus would (its path is relative's normal form);
 // an error with the reason it would be skipped (e.g. "unsupported extension '.png'"), or
 // "no file a.md in /docs" when there is none, or "... is outside the docs folder" for a path
 // that leaves it.
-store::Result<CorpusFile> read_corpus_file(const std::filesystem::path& docs_dir,
-                                           std::string_view relative);
+Result<CorpusFile> read_corpus_file(const std::filesystem::path& docs_dir,
+                                    std::string_view relative);
 
 // Reads the docs folder. An error (and nothing else) when docs_dir is missing or is not a
 // directory, or cannot be listed; every problem with a single file is a skipped entry instead.
-store::Result<Corpus> read_corpus(const std::filesystem::path& docs_dir);
+Result<Corpus> read_corpus(const std::filesystem::path& docs_dir);
 
 }  // namespace headway::knowledge

@@ -36,7 +36,7 @@ class Fd {
   int fd_;
 };
 
-store::Result<std::string> read_all(int fd, const fs::path& path) {
+Result<std::string> read_all(int fd, const fs::path& path) {
   std::string text;
   char buffer[65536];
   off_t offset = 0;
@@ -44,7 +44,7 @@ store::Result<std::string> read_all(int fd, const fs::path& path) {
     const ssize_t n = ::pread(fd, buffer, sizeof buffer, offset);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return store::Error{fmt::format("cannot read {}: {}", path.string(), errno_text())};
+      return environment_error(fmt::format("cannot read {}: {}", path.string(), errno_text()));
     }
     if (n == 0) return text;
     text.append(buffer, static_cast<size_t>(n));
@@ -52,13 +52,13 @@ store::Result<std::string> read_all(int fd, const fs::path& path) {
   }
 }
 
-store::Status write_all(int fd, std::string_view text, const fs::path& path) {
+Status write_all(int fd, std::string_view text, const fs::path& path) {
   size_t done = 0;
   while (done < text.size()) {
     const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return store::Error{fmt::format("cannot write {}: {}", path.string(), errno_text())};
+      return environment_error(fmt::format("cannot write {}: {}", path.string(), errno_text()));
     }
     done += static_cast<size_t>(n);
   }
@@ -71,8 +71,8 @@ fs::path manifest_log_path(const fs::path& workspace_root) {
   return workspace_root / ".headway" / "knowledge" / "docs-manifests.jsonl";
 }
 
-store::Result<std::vector<IndexingRecord>> parse_manifest_log(std::string_view text,
-                                                            const fs::path& path) {
+Result<std::vector<IndexingRecord>> parse_manifest_log(std::string_view text,
+                                                       const fs::path& path) {
   std::vector<IndexingRecord> records;
   size_t start = 0;
   int line_number = 0;
@@ -84,7 +84,7 @@ store::Result<std::vector<IndexingRecord>> parse_manifest_log(std::string_view t
     start = end + 1;
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     const auto bad = [&](std::string_view why) {
-      return store::Error{fmt::format("{} line {}: {}", path.string(), line_number, why)};
+      return environment_error(fmt::format("{} line {}: {}", path.string(), line_number, why));
     };
     const auto json = nlohmann::json::parse(line, nullptr, false);
     if (json.is_discarded() || !json.is_object()) return bad("not a JSON object");
@@ -107,12 +107,12 @@ store::Result<std::vector<IndexingRecord>> parse_manifest_log(std::string_view t
   return records;
 }
 
-store::Result<std::vector<IndexingRecord>> read_manifest_log(const fs::path& workspace_root) {
+Result<std::vector<IndexingRecord>> read_manifest_log(const fs::path& workspace_root) {
   const fs::path path = manifest_log_path(workspace_root);
   const int raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (raw < 0) {
     if (errno == ENOENT) return std::vector<IndexingRecord>{};
-    return store::Error{fmt::format("cannot open {}: {}", path.string(), errno_text())};
+    return environment_error(fmt::format("cannot open {}: {}", path.string(), errno_text()));
   }
   Fd fd(raw);
   auto text = read_all(fd.get(), path);
@@ -120,18 +120,17 @@ store::Result<std::vector<IndexingRecord>> read_manifest_log(const fs::path& wor
   return parse_manifest_log(text.value(), path);
 }
 
-store::Result<Manifest> load_manifest(const store::ArtifactStore& artifacts,
-                                      std::string_view hash) {
+Result<Manifest> load_manifest(const store::ArtifactStore& artifacts, std::string_view hash) {
   const auto text = artifacts.get(hash);
   if (!text)
-    return store::Error{fmt::format("manifest {} is not in the workspace's artifacts", hash)};
+    return environment_error(fmt::format("manifest {} is not in the workspace's artifacts", hash));
   const auto json = nlohmann::json::parse(*text, nullptr, false);
-  if (json.is_discarded()) return store::Error{fmt::format("manifest {} is not JSON", hash)};
+  if (json.is_discarded()) return environment_error(fmt::format("manifest {} is not JSON", hash));
   return manifest_from_json(json);
 }
 
-store::Result<Indexing> index_corpus(const store::Workspace& workspace, const Corpus& corpus,
-                                     std::string indexed_at) {
+Result<Indexing> index_corpus(const store::Workspace& workspace, const Corpus& corpus,
+                              std::string indexed_at) {
   const store::ArtifactStore& artifacts = workspace.artifacts();
   Indexing out;
   out.manifest = make_manifest(corpus, std::move(indexed_at));
@@ -149,21 +148,22 @@ store::Result<Indexing> index_corpus(const store::Workspace& workspace, const Co
   std::error_code ec;
   fs::create_directories(path.parent_path(), ec);
   if (ec)
-    return store::Error{
-        fmt::format("cannot create {}: {}", path.parent_path().string(), ec.message())};
+    return environment_error(
+        fmt::format("cannot create {}: {}", path.parent_path().string(), ec.message()));
   const int raw = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (raw < 0) return store::Error{fmt::format("cannot open {}: {}", path.string(), errno_text())};
+  if (raw < 0)
+    return environment_error(fmt::format("cannot open {}: {}", path.string(), errno_text()));
   Fd fd(raw);
   if (::flock(fd.get(), LOCK_EX) != 0) {
-    return store::Error{fmt::format("cannot lock {}: {}", path.string(), errno_text())};
+    return environment_error(fmt::format("cannot lock {}: {}", path.string(), errno_text()));
   }
   auto text = read_all(fd.get(), path);
   if (!text) return text.error();
   const size_t complete =
       text.value().rfind('\n') == std::string::npos ? 0 : text.value().rfind('\n') + 1;
   if (complete < text.value().size() && ::ftruncate(fd.get(), static_cast<off_t>(complete)) != 0) {
-    return store::Error{
-        fmt::format("cannot cut the torn last line of {}: {}", path.string(), errno_text())};
+    return environment_error(
+        fmt::format("cannot cut the torn last line of {}: {}", path.string(), errno_text()));
   }
   auto records = parse_manifest_log(std::string_view(text.value()).substr(0, complete), path);
   if (!records) return records.error();
@@ -186,16 +186,16 @@ store::Result<Indexing> index_corpus(const store::Workspace& workspace, const Co
       {"indexed_at", out.record.indexed_at},
       {"docs_root", out.record.docs_root}};
   if (::lseek(fd.get(), 0, SEEK_END) < 0) {
-    return store::Error{fmt::format("cannot seek {}: {}", path.string(), errno_text())};
+    return environment_error(fmt::format("cannot seek {}: {}", path.string(), errno_text()));
   }
   if (auto written = write_all(fd.get(), line.dump() + "\n", path); !written)
     return written.error();
   if (::fsync(fd.get()) != 0)
-    return store::Error{fmt::format("cannot sync {}: {}", path.string(), errno_text())};
+    return environment_error(fmt::format("cannot sync {}: {}", path.string(), errno_text()));
   return out;
 }
 
-store::Result<std::optional<Indexing>> latest_indexing(const store::Workspace& workspace) {
+Result<std::optional<Indexing>> latest_indexing(const store::Workspace& workspace) {
   auto records = read_manifest_log(workspace.root());
   if (!records) return records.error();
   if (records.value().empty()) return std::optional<Indexing>{};

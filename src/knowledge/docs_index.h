@@ -14,10 +14,10 @@
 #include <string_view>
 #include <vector>
 
+#include "common/result.h"
 #include "knowledge/corpus.h"
 #include "knowledge/manifest.h"
 #include "store/artifacts.h"
-#include "store/result.h"
 #include "store/workspace.h"
 
 namespace headway::knowledge {
@@ -34,16 +34,15 @@ std::filesystem::path manifest_log_path(const std::filesystem::path& workspace_r
 // The records of a log's text: its complete lines (ending in '\n'; text after the last '\n' is
 // a torn line and ignored), blank lines skipped. An error naming path and the line when a
 // complete line is not a JSON object with a "manifest" SHA-256 hash.
-store::Result<std::vector<IndexingRecord>> parse_manifest_log(std::string_view text,
-                                                              const std::filesystem::path& path);
+Result<std::vector<IndexingRecord>> parse_manifest_log(std::string_view text,
+                                                       const std::filesystem::path& path);
 
 // The log's complete lines, oldest first; empty when nothing was ever indexed. An error naming
 // the line when a complete line is not a record.
-store::Result<std::vector<IndexingRecord>> read_manifest_log(
-    const std::filesystem::path& workspace_root);
+Result<std::vector<IndexingRecord>> read_manifest_log(const std::filesystem::path& workspace_root);
 
 // The manifest stored under hash; an error when there is none or it does not parse.
-store::Result<Manifest> load_manifest(const store::ArtifactStore& artifacts, std::string_view hash);
+Result<Manifest> load_manifest(const store::ArtifactStore& artifacts, std::string_view hash);
 
 struct Indexing {
   IndexingRecord record;
@@ -54,12 +53,12 @@ struct Indexing {
 
 // Stores the corpus (texts and manifest) and appends its record to the log. The error of the
 // first write that fails; the log is then unchanged.
-store::Result<Indexing> index_corpus(const store::Workspace& workspace, const Corpus& corpus,
-                                     std::string indexed_at);
+Result<Indexing> index_corpus(const store::Workspace& workspace, const Corpus& corpus,
+                              std::string indexed_at);
 
 // The newest indexing compared with the one before it (its `previous`); nullopt when the
 // workspace was never indexed.
-store::Result<std::optional<Indexing>> latest_indexing(const store::Workspace& workspace);
+Result<std::optional<Indexing>> latest_indexing(const store::Workspace& workspace);
 
 // Now in UTC, as "YYYY-MM-DDTHH:MM:SSZ".
 std::string utc_timestamp_now();

@@ -102,7 +102,7 @@ TEST(FactsMeasure, CpuMicrobenchmarksBecomeStoredFacts) {
 TEST(FactsCpuFacts, LoopReadsTheFactsTableOfTheCurrentToolchain) {
   store::TestTempDir dir;
   auto ws = store::Workspace::create(dir.path()).value();
-  auto target = open_workspace_target(ws);
+  auto target = open_workspace_target(ws).value();
   auto load = [&] { return loop::load_floor_facts(ws, *target, current_toolchain_id(ws)); };
   EXPECT_FALSE(load());
   const std::string gcc = current_toolchain_id(ws);

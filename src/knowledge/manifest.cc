@@ -12,14 +12,14 @@ namespace headway::knowledge {
 namespace {
 
 template <typename T>
-store::Result<T> field(const nlohmann::json& object, const char* name, const char* where) {
+Result<T> field(const nlohmann::json& object, const char* name, const char* where) {
   if (!object.is_object() || !object.contains(name)) {
-    return store::Error{fmt::format("manifest: {} has no \"{}\"", where, name)};
+    return invalid_input(fmt::format("manifest: {} has no \"{}\"", where, name));
   }
   try {
     return object.at(name).get<T>();
   } catch (const nlohmann::json::exception&) {
-    return store::Error{fmt::format("manifest: \"{}\" in {} has the wrong type", name, where)};
+    return invalid_input(fmt::format("manifest: \"{}\" in {} has the wrong type", name, where));
   }
 }
 
@@ -61,7 +61,7 @@ nlohmann::json to_json(const Manifest& manifest) {
           {"skipped", skipped}};
 }
 
-store::Result<Manifest> manifest_from_json(const nlohmann::json& json) {
+Result<Manifest> manifest_from_json(const nlohmann::json& json) {
   Manifest m;
   auto root = field<std::string>(json, "docs_root", "the manifest");
   if (!root) return root.error();
@@ -70,7 +70,7 @@ store::Result<Manifest> manifest_from_json(const nlohmann::json& json) {
   m.docs_root = root.value();
   m.indexed_at = at.value();
   if (!json.contains("files") || !json["files"].is_array())
-    return store::Error{"manifest: no \"files\" array"};
+    return invalid_input("manifest: no \"files\" array");
   for (const auto& f : json["files"]) {
     auto path = field<std::string>(f, "path", "a file");
     if (!path) return path.error();
@@ -86,7 +86,7 @@ store::Result<Manifest> manifest_from_json(const nlohmann::json& json) {
     m.files.push_back({path.value(), kind.value(), sha.value(), artifact.value(), lines.value()});
   }
   if (json.contains("skipped")) {
-    if (!json["skipped"].is_array()) return store::Error{"manifest: \"skipped\" is not an array"};
+    if (!json["skipped"].is_array()) return invalid_input("manifest: \"skipped\" is not an array");
     for (const auto& s : json["skipped"]) {
       auto path = field<std::string>(s, "path", "a skipped file");
       if (!path) return path.error();

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "common/result.h"
 #include "knowledge/corpus.h"
-#include "store/result.h"
 
 namespace headway::knowledge {
 
@@ -39,7 +39,7 @@ Manifest make_manifest(const Corpus& corpus, std::string indexed_at);
 
 nlohmann::json to_json(const Manifest& manifest);
 // An error naming the first missing or mistyped field.
-store::Result<Manifest> manifest_from_json(const nlohmann::json& json);
+Result<Manifest> manifest_from_json(const nlohmann::json& json);
 
 // Files by path: in `now` only (added), in `old` only (removed), in both with different bytes
 // (changed), in both with the same bytes but a different reduced text (reduced: headway reduces

@@ -96,14 +96,15 @@ std::string MigrationReport::summary() const {
   return s;
 }
 
-store::Result<MigrationReport> migrate_toolchain(store::Workspace& ws, targets::Target& to,
-                                                 const MigrateOptions& options) {
+Result<MigrationReport> migrate_toolchain(store::Workspace& ws, targets::Target& to,
+                                          const MigrateOptions& options) {
   const targets::ToolchainInfo id = to.identity();
   if (!id.found)
-    return store::Error{fmt::format("cannot use toolchain '{}': {}", to.toolchain(), id.error)};
+    return environment_error(
+        fmt::format("cannot use toolchain '{}': {}", to.toolchain(), id.error));
   if (id.version.empty()) {
-    return store::Error{
-        fmt::format("cannot use toolchain '{}': it reports no version", to.toolchain())};
+    return environment_error(
+        fmt::format("cannot use toolchain '{}': it reports no version", to.toolchain()));
   }
   const std::filesystem::path cache =
       options.cache_dir.empty() ? ws.root() / ".headway" / "builds" : options.cache_dir;

@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "store/result.h"
+#include "common/result.h"
 #include "store/workspace.h"
 #include "targets/target.h"
 
@@ -89,7 +89,7 @@ struct MigrateOptions {
 // error, changing nothing, when that toolchain cannot be found or identified. Kernels whose
 // contract is unknown to this headway count as kept when their head builds (they cannot be
 // checked).
-store::Result<MigrationReport> migrate_toolchain(store::Workspace& ws, targets::Target& to,
-                                                 const MigrateOptions& options = {});
+Result<MigrationReport> migrate_toolchain(store::Workspace& ws, targets::Target& to,
+                                          const MigrateOptions& options = {});
 
 }  // namespace headway::knowledge

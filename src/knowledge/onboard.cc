@@ -34,9 +34,9 @@ std::string cell(const std::string& text) {
   return out;
 }
 
-// write_file_atomically as a store::Result.
-store::Result<bool> write_atomically(const fs::path& path, const std::string& text) {
-  if (auto error = write_file_atomically(path, text)) return store::Error{*error};
+// write_file_atomically as a Result.
+Result<bool> write_atomically(const fs::path& path, const std::string& text) {
+  if (auto error = write_file_atomically(path, text)) return environment_error(*error);
   return true;
 }
 
@@ -140,7 +140,7 @@ std::string render_cheatsheet(store::Workspace& ws, const std::string& toolchain
   return md;
 }
 
-store::Result<OnboardReport> onboard(store::Workspace& ws, const OnboardOptions& options) {
+Result<OnboardReport> onboard(store::Workspace& ws, const OnboardOptions& options) {
   OnboardReport report;
   const fs::path dir = knowledge_dir(ws);
 
@@ -148,34 +148,31 @@ store::Result<OnboardReport> onboard(store::Workspace& ws, const OnboardOptions&
   std::optional<std::string> summary;
   if (options.summary) {
     auto text = read_summary_file(*options.summary);
-    if (!text) return store::Error{text.error().message};
+    if (!text) return text.error();
     summary = std::move(text).value();
     report.summary_from = options.summary->string();
   }
   std::optional<Corpus> corpus;
   if (options.docs) {
     auto read = read_corpus(*options.docs);
-    if (!read) return store::Error{read.error().message};
+    if (!read) return read.error();
     corpus = std::move(read).value();
   }
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec) return store::Error{fmt::format("cannot create {}: {}", dir.string(), ec.message())};
+  if (ec) return environment_error(fmt::format("cannot create {}: {}", dir.string(), ec.message()));
 
-  std::unique_ptr<targets::Target> target;
-  try {
-    target = open_workspace_target(ws);
-  } catch (const std::runtime_error& e) {
-    return store::Error{e.what()};
-  }
+  auto opened = open_workspace_target(ws);
+  if (!opened) return opened.error();
+  const std::unique_ptr<targets::Target> target = std::move(opened).value();
 
   // 1. Corpus.
   if (!corpus) {
     const targets::TargetDocs docs = target->docs();
     auto written = write_target_docs(docs, dir / "target-docs");
-    if (!written) return store::Error{written.error().message};
+    if (!written) return written.error();
     auto read = read_corpus(written.value());
-    if (!read) return store::Error{read.error().message};
+    if (!read) return read.error();
     corpus = std::move(read).value();
     report.builtin_docs = true;
     if (!summary && !docs.summary.empty()) {
@@ -192,7 +189,7 @@ store::Result<OnboardReport> onboard(store::Workspace& ws, const OnboardOptions&
     }
   }
   auto indexing = index_corpus(ws, *corpus, utc_timestamp_now());
-  if (!indexing) return store::Error{indexing.error().message};
+  if (!indexing) return indexing.error();
   report.docs_root = corpus->root;
   report.docs_files = static_cast<int>(corpus->files.size());
   report.docs_lines = corpus->line_count();
@@ -216,10 +213,9 @@ store::Result<OnboardReport> onboard(store::Workspace& ws, const OnboardOptions&
                                      {"citations", citations_json(report.citations)},
                                      {"totals", totals_json(report.citations)},
                                      {"agent_passes", agent_passes_json(passes)}};
-    if (auto w = write_atomically(dir / "summary.md", *summary); !w)
-      return store::Error{w.error().message};
+    if (auto w = write_atomically(dir / "summary.md", *summary); !w) return w.error();
     if (auto w = write_atomically(dir / "citations.json", verdicts.dump(2) + "\n"); !w) {
-      return store::Error{w.error().message};
+      return w.error();
     }
   }
 
@@ -232,7 +228,7 @@ store::Result<OnboardReport> onboard(store::Workspace& ws, const OnboardOptions&
   // 5. Rules.
   for (const auto& k : search::DesignTree::kernels(ws)) {
     auto mined = mine_rules_from_tree(ws, k.name);
-    if (!mined) return store::Error{mined.error().message};
+    if (!mined) return mined.error();
     ++report.kernels;
     report.mined.scanned += mined->scanned;
     report.mined.new_rules += mined->new_rules;
@@ -245,7 +241,7 @@ store::Result<OnboardReport> onboard(store::Workspace& ws, const OnboardOptions&
   report.cheatsheet = dir / "cheatsheet.md";
   if (auto w = write_atomically(report.cheatsheet, render_cheatsheet(ws, report.toolchain, digest));
       !w) {
-    return store::Error{w.error().message};
+    return w.error();
   }
   return report;
 }

@@ -22,12 +22,12 @@
 #include <string>
 #include <vector>
 
+#include "common/result.h"
 #include "knowledge/citations.h"
 #include "knowledge/claim_judge.h"
 #include "knowledge/corpus.h"
 #include "knowledge/facts.h"
 #include "knowledge/rules.h"
-#include "store/result.h"
 #include "store/workspace.h"
 
 namespace headway::knowledge {
@@ -83,6 +83,6 @@ SummaryDigest summary_digest(const std::string& summary_from, const SummaryMarku
 
 // Does the six steps above. An error for a docs folder that cannot be read, a summary that is
 // not readable text, a file that cannot be written, or a target not available in this build.
-store::Result<OnboardReport> onboard(store::Workspace& ws, const OnboardOptions& options = {});
+Result<OnboardReport> onboard(store::Workspace& ws, const OnboardOptions& options = {});
 
 }  // namespace headway::knowledge

@@ -126,17 +126,17 @@ std::optional<DetectorMatch> detector_match(const std::string& pattern, std::str
   return match;
 }
 
-store::Result<bool> validate_detector(const std::string& pattern,
-                                      const std::optional<std::string>& repro) {
-  if (pattern.empty()) return store::Error{"a detector cannot be empty"};
+Result<bool> validate_detector(const std::string& pattern,
+                               const std::optional<std::string>& repro) {
+  if (pattern.empty()) return invalid_input("a detector cannot be empty");
   try {
     std::regex re(pattern, std::regex::ECMAScript);
   } catch (const std::regex_error& e) {
-    return store::Error{
-        fmt::format("detector /{}/ is not a regular expression: {}", pattern, e.what())};
+    return invalid_input(
+        fmt::format("detector /{}/ is not a regular expression: {}", pattern, e.what()));
   }
   if (repro && !detector_match(pattern, *repro)) {
-    return store::Error{fmt::format("detector /{}/ does not match the rule's repro", pattern)};
+    return invalid_input(fmt::format("detector /{}/ does not match the rule's repro", pattern));
   }
   return true;
 }

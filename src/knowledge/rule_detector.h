@@ -23,7 +23,7 @@
 #include <string>
 #include <string_view>
 
-#include "store/result.h"
+#include "common/result.h"
 
 namespace headway::knowledge {
 
@@ -45,7 +45,6 @@ std::optional<DetectorMatch> detector_match(const std::string& pattern, std::str
 
 // An error when the pattern is empty or does not compile, or when a repro is given and the
 // pattern does not match it (a detector must reject the source that showed the rule).
-store::Result<bool> validate_detector(const std::string& pattern,
-                                      const std::optional<std::string>& repro);
+Result<bool> validate_detector(const std::string& pattern, const std::optional<std::string>& repro);
 
 }  // namespace headway::knowledge

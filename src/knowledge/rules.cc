@@ -39,7 +39,8 @@ int64_t insert_or_find_rule(store::Workspace& ws, std::string_view signature, st
 bool add_evidence(store::Workspace& ws, int64_t rule_id, std::string_view kernel, int64_t node_id,
                   std::string_view note) {
   auto s = ws.db().prepare(
-      "INSERT OR IGNORE INTO rule_evidence(rule_id, kernel, node_id, note) VALUES (?1, ?2, ?3, ?4)");
+      "INSERT OR IGNORE INTO rule_evidence(rule_id, kernel, node_id, note) VALUES (?1, ?2, ?3, "
+      "?4)");
   s.bind(1, rule_id).bind(2, kernel).bind(3, node_id).bind(4, note);
   s.run();
   return ws.db().changes() > 0;
@@ -47,7 +48,8 @@ bool add_evidence(store::Workspace& ws, int64_t rule_id, std::string_view kernel
 
 std::optional<Rule> rule_where(store::Workspace& ws, std::string_view where, std::string_view arg) {
   auto s = ws.db().prepare(fmt::format(
-      "SELECT id, signature, text, detector, repro_hash, created_at FROM rules {} ORDER BY id", where));
+      "SELECT id, signature, text, detector, repro_hash, created_at FROM rules {} ORDER BY id",
+      where));
   if (!where.empty()) s.bind(1, arg);
   if (!s.step()) return std::nullopt;
   Rule r;
@@ -62,7 +64,8 @@ std::optional<Rule> rule_where(store::Workspace& ws, std::string_view where, std
 
 void fill(store::Workspace& ws, Rule& r) {
   auto st = ws.db().prepare(
-      "SELECT toolchain, status, evidence_json, at FROM rule_status WHERE rule_id = ?1 ORDER BY toolchain");
+      "SELECT toolchain, status, evidence_json, at FROM rule_status WHERE rule_id = ?1 ORDER BY "
+      "toolchain");
   st.bind(1, r.id);
   while (st.step()) {
     RuleStatus s;
@@ -73,7 +76,8 @@ void fill(store::Workspace& ws, Rule& r) {
     r.statuses.push_back(std::move(s));
   }
   auto ev = ws.db().prepare(
-      "SELECT kernel, node_id, note FROM rule_evidence WHERE rule_id = ?1 ORDER BY kernel, node_id");
+      "SELECT kernel, node_id, note FROM rule_evidence WHERE rule_id = ?1 ORDER BY kernel, "
+      "node_id");
   ev.bind(1, r.id);
   while (ev.step()) r.evidence.push_back({ev.text(0), ev.int64(1), ev.text(2)});
 }
@@ -112,19 +116,18 @@ std::optional<RuleState> parse_rule_state(std::string_view text) {
   return std::nullopt;
 }
 
-store::Result<Recorded> record_build_failure(store::Workspace& ws, std::string_view kernel,
-                                             int64_t node_id, std::string_view source,
-                                             std::string_view diagnostics,
-                                             std::string_view toolchain) {
+Result<Recorded> record_build_failure(store::Workspace& ws, std::string_view kernel,
+                                      int64_t node_id, std::string_view source,
+                                      std::string_view diagnostics, std::string_view toolchain) {
   const std::string signature = normalize_diagnostic(diagnostics);
-  if (signature.empty()) return store::Error{"the diagnostics hold no \"error:\" line"};
+  if (signature.empty()) return invalid_input("the diagnostics hold no \"error:\" line");
   auto repro = ws.artifacts().put(source);
-  if (!repro) return store::Error{repro.error().message};
+  if (!repro) return repro.error();
   store::Transaction txn(ws.db());
   bool created = false;
   const int64_t id = insert_or_find_rule(
-      ws, signature, fmt::format("the compiler rejects: {}", first_error_line(diagnostics)),
-      *repro, &created);
+      ws, signature, fmt::format("the compiler rejects: {}", first_error_line(diagnostics)), *repro,
+      &created);
   const bool fresh = add_evidence(ws, id, kernel, node_id, "");
   if (created) {
     set_rule_status(ws, id, toolchain, RuleState::kVerified,
@@ -132,7 +135,8 @@ store::Result<Recorded> record_build_failure(store::Workspace& ws, std::string_v
   }
   // One signature can cover several headers or intrinsics (names are abstracted): the detector
   // grows one alternative per new one, so it keeps rejecting every source that showed the rule.
-  if (auto derived = derive_detector(diagnostics); derived && validate_detector(*derived, std::string(source)).ok()) {
+  if (auto derived = derive_detector(diagnostics);
+      derived && validate_detector(*derived, std::string(source)).ok()) {
     auto get = ws.db().prepare("SELECT detector FROM rules WHERE id = ?1");
     get.bind(1, id);
     get.step();
@@ -147,12 +151,12 @@ store::Result<Recorded> record_build_failure(store::Workspace& ws, std::string_v
   return finish(ws, id, created, fresh);
 }
 
-store::Result<Recorded> record_finding(store::Workspace& ws, std::string_view kernel,
-                                       int64_t node_id, std::string_view kind,
-                                       std::string_view region, std::string_view description,
-                                       std::string_view toolchain) {
+Result<Recorded> record_finding(store::Workspace& ws, std::string_view kernel, int64_t node_id,
+                                std::string_view kind, std::string_view region,
+                                std::string_view description, std::string_view toolchain) {
   if (kind != "crashed" && kind != "timed-out" && kind != "incorrect") {
-    return store::Error{fmt::format("unknown finding kind '{}' (crashed, timed-out, incorrect)", kind)};
+    return invalid_input(
+        fmt::format("unknown finding kind '{}' (crashed, timed-out, incorrect)", kind));
   }
   const std::string signature = fmt::format("pattern: {} in {}", kind, region);
   store::Transaction txn(ws.db());
@@ -175,7 +179,10 @@ void set_rule_status(store::Workspace& ws, int64_t rule_id, std::string_view too
       "INSERT OR REPLACE INTO rule_status(rule_id, toolchain, status, evidence_json) "
       "VALUES (?1, ?2, ?3, ?4)");
   s.bind(1, rule_id).bind(2, toolchain).bind(3, to_string(state));
-  if (evidence.is_null()) s.bind(4, std::nullopt); else s.bind(4, evidence.dump());
+  if (evidence.is_null())
+    s.bind(4, std::nullopt);
+  else
+    s.bind(4, evidence.dump());
   s.run();
 }
 
@@ -185,15 +192,15 @@ void set_rule_text(store::Workspace& ws, int64_t rule_id, std::string_view text)
   s.run();
 }
 
-store::Result<bool> set_rule_detector(store::Workspace& ws, int64_t rule_id,
-                                      const std::optional<std::string>& detector) {
+Result<bool> set_rule_detector(store::Workspace& ws, int64_t rule_id,
+                               const std::optional<std::string>& detector) {
   auto find = ws.db().prepare("SELECT repro_hash FROM rules WHERE id = ?1");
   find.bind(1, rule_id);
-  if (!find.step()) return store::Error{fmt::format("no rule {}", rule_id)};
+  if (!find.step()) return not_found(fmt::format("no rule {}", rule_id));
   if (detector) {
     std::optional<std::string> repro;
     if (auto hash = find.optional_text(0)) repro = ws.artifacts().get(*hash);
-    if (auto ok = validate_detector(*detector, repro); !ok) return store::Error{ok.error().message};
+    if (auto ok = validate_detector(*detector, repro); !ok) return ok.error();
   }
   auto s = ws.db().prepare("UPDATE rules SET detector = ?2 WHERE id = ?1");
   s.bind(1, rule_id).bind(2, detector);
@@ -216,13 +223,14 @@ std::optional<Rule> find_rule(store::Workspace& ws, std::string_view signature) 
   return r;
 }
 
-store::Result<MineSummary> mine_rules_from_tree(store::Workspace& ws, std::string_view kernel) {
+Result<MineSummary> mine_rules_from_tree(store::Workspace& ws, std::string_view kernel) {
   auto tree = search::DesignTree::open(ws, kernel);
-  if (!tree) return store::Error{tree.error().message};
+  if (!tree) return tree.error();
   MineSummary summary;
   std::optional<std::string> current;
   auto toolchain_of = [&](const search::Node& n) {
-    if (n.evidence.is_object() && n.evidence.contains("toolchain") && n.evidence["toolchain"].is_string()) {
+    if (n.evidence.is_object() && n.evidence.contains("toolchain") &&
+        n.evidence["toolchain"].is_string()) {
       return n.evidence["toolchain"].get<std::string>();
     }
     if (!current) current = current_toolchain_id(ws);
@@ -236,28 +244,39 @@ store::Result<MineSummary> mine_rules_from_tree(store::Workspace& ws, std::strin
                          n.status == NodeStatus::kTimedOut;
     if (!build && !finding) continue;
     ++summary.scanned;
-    store::Result<Recorded> rec = store::Error{""};
+    Result<Recorded> rec = invalid_input("");
     if (build) {
       const auto src = tree->source(n.id);
       const bool has = n.evidence.is_object() && n.evidence.contains("diagnostics") &&
                        n.evidence["diagnostics"].is_string();
-      if (!src || !has) { ++summary.skipped; continue; }
-      rec = record_build_failure(ws, kernel, n.id, *src, n.evidence["diagnostics"].get<std::string>(),
-                                 toolchain_of(n));
+      if (!src || !has) {
+        ++summary.skipped;
+        continue;
+      }
+      rec = record_build_failure(ws, kernel, n.id, *src,
+                                 n.evidence["diagnostics"].get<std::string>(), toolchain_of(n));
     } else {
       std::string description = n.reason;
-      if (n.evidence.is_object() && n.evidence.contains("check") && n.evidence["check"].is_string()) {
+      if (n.evidence.is_object() && n.evidence.contains("check") &&
+          n.evidence["check"].is_string()) {
         description = n.evidence["check"].get<std::string>();
       }
-      if (description.empty()) { ++summary.skipped; continue; }
+      if (description.empty()) {
+        ++summary.skipped;
+        continue;
+      }
       std::smatch m;
-      const std::string region = std::regex_search(description, m, kRegion)
-                                     ? fmt::format("{}/{}", kernel, m[1].str())
-                                     : fmt::format("{}/{}", kernel, n.design.empty() ? "kernel" : n.design);
+      const std::string region =
+          std::regex_search(description, m, kRegion)
+              ? fmt::format("{}/{}", kernel, m[1].str())
+              : fmt::format("{}/{}", kernel, n.design.empty() ? "kernel" : n.design);
       rec = record_finding(ws, kernel, n.id, search::to_string(n.status), region, description,
                            toolchain_of(n));
     }
-    if (!rec) { ++summary.skipped; continue; }
+    if (!rec) {
+      ++summary.skipped;
+      continue;
+    }
     summary.new_rules += rec->created ? 1 : 0;
     summary.new_evidence += rec->new_evidence ? 1 : 0;
   }

@@ -9,14 +9,13 @@
 // new one. Each rule has a status per toolchain id: verified, rewritten, retired or
 // carried-unverified. Tables rules, rule_status, rule_evidence (schema v2).
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "store/result.h"
+#include "common/result.h"
 #include "store/workspace.h"
 #include "targets/error_diagnostics.h"
 
@@ -46,8 +45,8 @@ struct Rule {
   std::optional<std::string> detector;
   std::optional<std::string> repro_hash;  // artifact hash of the failing source
   std::string created_at;
-  std::vector<RuleStatus> statuses;       // by toolchain
-  std::vector<RuleEvidence> evidence;     // by kernel, node
+  std::vector<RuleStatus> statuses;    // by toolchain
+  std::vector<RuleEvidence> evidence;  // by kernel, node
 };
 
 // Compiler-style diagnostics (targets/error_diagnostics.h), the form build failures are mined in.
@@ -57,25 +56,24 @@ using targets::normalize_diagnostic;
 
 struct Recorded {
   Rule rule;
-  bool created = false;        // a new rule (else evidence for an existing one)
-  bool new_evidence = false;   // the (kernel, node) was not evidence yet
+  bool created = false;       // a new rule (else evidence for an existing one)
+  bool new_evidence = false;  // the (kernel, node) was not evidence yet
 };
 
 // Records a compile failure of `source` (node `node_id` of `kernel`) under `toolchain`: a rule
 // with the diagnostic's signature, its text, the source as repro and status verified for the
 // toolchain, and the detector derive_detector finds when it matches the source (added to the
-// rule's detector as one more alternative when that does not already match the source). An error when the diagnostics hold no "error:" line. Idempotent.
-store::Result<Recorded> record_build_failure(store::Workspace& ws, std::string_view kernel,
-                                             int64_t node_id, std::string_view source,
-                                             std::string_view diagnostics,
-                                             std::string_view toolchain);
+// rule's detector as one more alternative when that does not already match the source). An error
+// when the diagnostics hold no "error:" line. Idempotent.
+Result<Recorded> record_build_failure(store::Workspace& ws, std::string_view kernel,
+                                      int64_t node_id, std::string_view source,
+                                      std::string_view diagnostics, std::string_view toolchain);
 // Records a device finding (kind: "crashed", "timed-out" or "incorrect"; region: where it
 // happened, e.g. an output name or a design) with the check's description as evidence, status
 // verified for the toolchain. No repro. Idempotent.
-store::Result<Recorded> record_finding(store::Workspace& ws, std::string_view kernel,
-                                       int64_t node_id, std::string_view kind,
-                                       std::string_view region, std::string_view description,
-                                       std::string_view toolchain);
+Result<Recorded> record_finding(store::Workspace& ws, std::string_view kernel, int64_t node_id,
+                                std::string_view kind, std::string_view region,
+                                std::string_view description, std::string_view toolchain);
 
 // Sets (replaces) the rule's status for a toolchain.
 void set_rule_status(store::Workspace& ws, int64_t rule_id, std::string_view toolchain,
@@ -84,14 +82,14 @@ void set_rule_status(store::Workspace& ws, int64_t rule_id, std::string_view too
 void set_rule_text(store::Workspace& ws, int64_t rule_id, std::string_view text);
 // Sets (nullopt: clears) the rule's detector (rule_detector.h). An error, changing nothing, for
 // an unknown rule or a detector that validate_detector refuses against the rule's repro.
-store::Result<bool> set_rule_detector(store::Workspace& ws, int64_t rule_id,
-                                      const std::optional<std::string>& detector);
+Result<bool> set_rule_detector(store::Workspace& ws, int64_t rule_id,
+                               const std::optional<std::string>& detector);
 
 std::vector<Rule> list_rules(store::Workspace& ws);  // by id, with statuses and evidence
 std::optional<Rule> find_rule(store::Workspace& ws, std::string_view signature);
 
 struct MineSummary {
-  int scanned = 0;       // failed nodes looked at
+  int scanned = 0;  // failed nodes looked at
   int new_rules = 0;
   int new_evidence = 0;  // (rule, node) pairs added
   int skipped = 0;       // failed nodes without usable diagnostics or description
@@ -101,6 +99,6 @@ struct MineSummary {
 // records their rules (compile failures from evidence.diagnostics, findings from evidence.check
 // or the reason), under the toolchain in the node's evidence (else the workspace's current one).
 // Idempotent: a second scan adds nothing. An error when the kernel is not registered.
-store::Result<MineSummary> mine_rules_from_tree(store::Workspace& ws, std::string_view kernel);
+Result<MineSummary> mine_rules_from_tree(store::Workspace& ws, std::string_view kernel);
 
 }  // namespace headway::knowledge

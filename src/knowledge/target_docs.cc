@@ -5,12 +5,11 @@
 
 #include <fstream>
 
-
 namespace headway::knowledge {
 
 namespace fs = std::filesystem;
 
-store::Result<fs::path> write_target_docs(const targets::TargetDocs& docs, const fs::path& dir) {
+Result<fs::path> write_target_docs(const targets::TargetDocs& docs, const fs::path& dir) {
   const fs::path tmp =
       dir.parent_path() / fmt::format(".{}.tmp-{}", dir.filename().string(), getpid());
   std::error_code ec;
@@ -19,15 +18,15 @@ store::Result<fs::path> write_target_docs(const targets::TargetDocs& docs, const
     const fs::path path = tmp / file.path;
     fs::create_directories(path.parent_path(), ec);
     if (ec)
-      return store::Error{
-          fmt::format("cannot create {}: {}", path.parent_path().string(), ec.message())};
+      return environment_error(
+          fmt::format("cannot create {}: {}", path.parent_path().string(), ec.message()));
     const std::string& text = file.text;
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(text.data(), static_cast<std::streamsize>(text.size()));
     out.close();
     if (!out) {
       fs::remove_all(tmp, ec);
-      return store::Error{fmt::format("cannot write {}", path.string())};
+      return environment_error(fmt::format("cannot write {}", path.string()));
     }
   }
   // Replace dir: the old copy is moved aside first, so a failure leaves one complete copy.
@@ -39,7 +38,7 @@ store::Result<fs::path> write_target_docs(const targets::TargetDocs& docs, const
     fs::rename(dir, old, ec);
     if (ec) {
       fs::remove_all(tmp, ec);
-      return store::Error{fmt::format("cannot replace {}: {}", dir.string(), ec.message())};
+      return environment_error(fmt::format("cannot replace {}: {}", dir.string(), ec.message()));
     }
   }
   fs::rename(tmp, dir, ec);
@@ -47,7 +46,7 @@ store::Result<fs::path> write_target_docs(const targets::TargetDocs& docs, const
     const std::string why = ec.message();
     if (had) fs::rename(old, dir, ec);
     fs::remove_all(tmp, ec);
-    return store::Error{fmt::format("cannot write {}: {}", dir.string(), why)};
+    return environment_error(fmt::format("cannot write {}: {}", dir.string(), why));
   }
   fs::remove_all(old, ec);
   return dir;

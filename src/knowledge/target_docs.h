@@ -5,7 +5,7 @@
 // write_target_docs fills, and against a source checkout.
 #include <filesystem>
 
-#include "store/result.h"
+#include "common/result.h"
 #include "targets/target.h"
 
 namespace headway::knowledge {
@@ -13,7 +13,7 @@ namespace headway::knowledge {
 // Makes `dir` hold exactly docs.files (at their relative paths): written into a sibling
 // temporary folder, which then replaces `dir`. An error when a file cannot be written; `dir` is
 // then unchanged.
-store::Result<std::filesystem::path> write_target_docs(const targets::TargetDocs& docs,
-                                                       const std::filesystem::path& dir);
+Result<std::filesystem::path> write_target_docs(const targets::TargetDocs& docs,
+                                                const std::filesystem::path& dir);
 
 }  // namespace headway::knowledge

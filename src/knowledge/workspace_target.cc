@@ -26,11 +26,12 @@ void set_workspace_toolchain(store::Workspace& ws, const targets::Target& target
   ws.set_meta(fmt::format("{}.toolchain_id", target.name()), toolchain_id_of(target));
 }
 
-std::unique_ptr<targets::Target> open_workspace_target(store::Workspace& ws) {
+Result<std::unique_ptr<targets::Target>> open_workspace_target(store::Workspace& ws) {
   const std::string name = workspace_target_name(ws);
   auto target = targets::make_target(name, workspace_toolchain(ws, name));
   if (!target) {
-    throw std::runtime_error(fmt::format("the workspace's target '{}' is not available in this build", name));
+    return not_found(
+        fmt::format("the workspace's target '{}' is not available in this build", name));
   }
   return target;
 }
@@ -40,7 +41,9 @@ std::string toolchain_id_of(const targets::Target& target) {
 }
 
 std::string current_toolchain_id(store::Workspace& ws) {
-  return toolchain_id_of(*open_workspace_target(ws));
+  const auto target = open_workspace_target(ws);
+  if (!target) throw std::runtime_error(target.error().message);
+  return toolchain_id_of(*target.value());
 }
 
 }  // namespace headway::knowledge

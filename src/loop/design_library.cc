@@ -52,8 +52,7 @@ std::vector<Params> Design::neighbours(const Params& from) const {
   return out;
 }
 
-std::optional<Design> parse_design(std::string_view kernel, std::string_view text,
-                                   std::string* error) {
+Result<Design> parse_design(std::string_view kernel, std::string_view text) {
   Design d;
   d.kernel = kernel;
   d.text = text;
@@ -72,15 +71,13 @@ std::optional<Design> parse_design(std::string_view kernel, std::string_view tex
       std::getline(words >> std::ws, d.summary);
     } else if (key == "requires:") {
       if (!d.requires_isa.empty()) {
-        *error = fmt::format("line {}: a second `requires:` line", number);
-        return std::nullopt;
+        return invalid_input(fmt::format("line {}: a second `requires:` line", number));
       }
       std::string ext;
       while (words >> ext) d.requires_isa.push_back(ext);
       if (d.requires_isa.empty()) {
-        *error = fmt::format(
-            "line {}: expected `// requires: EXTENSION...` with at least one extension", number);
-        return std::nullopt;
+        return invalid_input(fmt::format(
+            "line {}: expected `// requires: EXTENSION...` with at least one extension", number));
       }
     } else if (key == "param") {
       DesignParam p;
@@ -95,39 +92,36 @@ std::optional<Design> parse_design(std::string_view kernel, std::string_view tex
         try {
           p.values.push_back(std::stoi(w));
         } catch (const std::exception&) {
-          *error = fmt::format("line {}: parameter value '{}' is not an integer", number, w);
-          return std::nullopt;
+          return invalid_input(
+              fmt::format("line {}: parameter value '{}' is not an integer", number, w));
         }
       }
       if (p.name.rfind("P_", 0) != 0 || p.values.empty() || !have_default ||
           std::find(p.values.begin(), p.values.end(), p.default_value) == p.values.end()) {
-        *error = fmt::format(
+        return invalid_input(fmt::format(
             "line {}: expected `// param P_NAME v1 v2 ... default v` with the default among the "
             "values",
-            number);
-        return std::nullopt;
+            number));
       }
       const bool repeated = std::any_of(d.params.begin(), d.params.end(),
                                         [&](const DesignParam& q) { return q.name == p.name; });
       if (repeated) {
-        *error = fmt::format("line {}: parameter {} is declared twice", number, p.name);
-        return std::nullopt;
+        return invalid_input(
+            fmt::format("line {}: parameter {} is declared twice", number, p.name));
       }
       d.params.push_back(std::move(p));
     } else if (line.find(" requires:") != std::string::npos ||
                line.find(" param P_") != std::string::npos) {
       // A keyword in the middle of a line is a reflowed header (a formatter joined the lines): its
       // requirements or parameters would be lost without a word.
-      *error = fmt::format(
+      return invalid_input(fmt::format(
           "line {}: `requires:` or `param` inside another header line; each starts its own `//` "
           "line",
-          number);
-      return std::nullopt;
+          number));
     }
   }
   if (d.name.empty()) {
-    *error = "missing `// headway-design: NAME` in the leading comment block";
-    return std::nullopt;
+    return invalid_input("missing `// headway-design: NAME` in the leading comment block");
   }
   return d;
 }
@@ -140,10 +134,9 @@ const std::vector<Design>& designs_for(const targets::Target& target, std::strin
   if (auto it = cache.find(key); it != cache.end()) return it->second;
   std::vector<Design> designs;
   for (const auto& file : target.design_files(kernel)) {
-    std::string error;
-    auto d = parse_design(kernel, file.text, &error);
-    if (!d) throw std::logic_error(fmt::format("{}: {}", file.path, error));
-    designs.push_back(std::move(*d));
+    auto d = parse_design(kernel, file.text);
+    if (!d) throw std::logic_error(fmt::format("{}: {}", file.path, d.error().message));
+    designs.push_back(std::move(d).value());
   }
   std::sort(designs.begin(), designs.end(),
             [](const Design& a, const Design& b) { return a.name < b.name; });

@@ -44,11 +44,10 @@ struct Design {
   std::vector<Params> neighbours(const Params& from) const;
 };
 
-// Parses one design file. An error (nullopt and *error set) names the line that is malformed:
-// missing `headway-design:` header, a param without values, a default not among the values, a
-// param declared twice, a `requires:` line without extensions or given twice.
-std::optional<Design> parse_design(std::string_view kernel, std::string_view text,
-                                   std::string* error);
+// Parses one design file. An invalid-input error names the line that is malformed: missing
+// `headway-design:` header, a param without values, a default not among the values, a param
+// declared twice, a `requires:` line without extensions or given twice.
+Result<Design> parse_design(std::string_view kernel, std::string_view text);
 
 // Every design of the target's library for `kernel` (Target::design_files), sorted by name, parsed
 // once per target name and kernel. Throws std::logic_error when a design does not parse (a

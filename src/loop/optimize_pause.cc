@@ -223,7 +223,7 @@ double OptimizerGate::wait_paused(const PauseRequest& request) {
 
 // ---- the pauser's side --------------------------------------------------------------------------
 
-store::Result<WorkspacePause> WorkspacePause::acquire(
+Result<WorkspacePause> WorkspacePause::acquire(
     store::Workspace& ws, std::string_view role, std::string_view reason,
     std::chrono::duration<double> wait, const std::function<void(const LockHolder&)>& on_waiting) {
   PauseRequest mine;
@@ -234,9 +234,9 @@ store::Result<WorkspacePause> WorkspacePause::acquire(
     store::Transaction txn(ws.db());
     if (const auto other = read_pause_request(ws)) {
       if (request_alive(*other)) {
-        return store::Error{
+        return conflict(
             fmt::format("the optimizer of this workspace is already paused by pid {} ({})",
-                        other->pid, other->reason)};
+                        other->pid, other->reason));
       }
       clear_pause_request(ws, *other);
     }
@@ -258,7 +258,7 @@ store::Result<WorkspacePause> WorkspacePause::acquire(
       lock = OptimizeLock::try_acquire(ws.root(), role);
     } catch (const std::runtime_error& e) {
       clear_pause_request(ws, mine);
-      return store::Error{e.what()};
+      return conflict(e.what());
     }
     if (lock) return WorkspacePause(ws, std::move(*lock), mine, now_utc(ws), waited);
     const LockHolder holder = holder_or_unknown(ws.root());
@@ -268,8 +268,8 @@ store::Result<WorkspacePause> WorkspacePause::acquire(
     }
     if (Clock::now() >= deadline) {
       clear_pause_request(ws, mine);
-      return store::Error{fmt::format("{} did not pause within {:g} s; nothing changed",
-                                      holder.describe(), wait.count())};
+      return conflict(fmt::format("{} did not pause within {:g} s; nothing changed",
+                                  holder.describe(), wait.count()));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }

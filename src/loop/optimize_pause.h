@@ -38,7 +38,7 @@
 #include <string>
 #include <string_view>
 
-#include "store/result.h"
+#include "common/result.h"
 #include "store/workspace.h"
 
 namespace headway::loop {
@@ -136,9 +136,9 @@ class WorkspacePause {
   // Writes the request, then waits up to `wait` for the lock, calling on_waiting once with the
   // holder when the lock is not free at once. An error, changing nothing (its request cleared),
   // when another live process's request is present or the wait times out.
-  static store::Result<WorkspacePause> acquire(
-      store::Workspace& ws, std::string_view role, std::string_view reason,
-      std::chrono::duration<double> wait, const std::function<void(const LockHolder&)>& on_waiting);
+  static Result<WorkspacePause> acquire(store::Workspace& ws, std::string_view role,
+                                        std::string_view reason, std::chrono::duration<double> wait,
+                                        const std::function<void(const LockHolder&)>& on_waiting);
 
   WorkspacePause(WorkspacePause&& other) noexcept;
   WorkspacePause& operator=(WorkspacePause&&) = delete;

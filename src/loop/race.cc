@@ -24,12 +24,12 @@ int64_t now_ns() {
 }
 
 template <typename T>
-T must(store::Result<T> r, const char* what) {
+T must(Result<T> r, const char* what) {
   if (!r) throw std::runtime_error(fmt::format("{}: {}", what, r.error().message));
   return std::move(r).value();
 }
 
-void must(const store::Status& s, const char* what) {
+void must(const Status& s, const char* what) {
   if (!s) throw std::runtime_error(fmt::format("{}: {}", what, s.error().message));
 }
 
@@ -40,8 +40,8 @@ std::optional<int> RaceResult::winner() const {
   return ranking.front();
 }
 
-measure::Expected<RaceResult> Race::run(const std::vector<RaceEntrant>& entrants,
-                                        const std::optional<RaceEntrant>& head) {
+Result<RaceResult> Race::run(const std::vector<RaceEntrant>& entrants,
+                             const std::optional<RaceEntrant>& head) {
   const auto start = Clock::now();
   std::vector<targets::Artifact> artifacts;
   std::vector<int64_t> nodes;
@@ -54,7 +54,8 @@ measure::Expected<RaceResult> Race::run(const std::vector<RaceEntrant>& entrants
     nodes.push_back(head->node_id);
   }
   auto session = target_.start_session(kernel_, artifacts, 1);
-  if (!session) return measure::Error{"cannot start the race: " + session.error().message};
+  if (!session)
+    return Error{session.error().code, "cannot start the race: " + session.error().message};
 
   measure::RaceConfig config;
   config.initial_readings = options_.initial_readings;
@@ -66,7 +67,7 @@ measure::Expected<RaceResult> Race::run(const std::vector<RaceEntrant>& entrants
   result.cheated.resize(entrants.size());
   int index = 0;
   // One reading of arm i, stored as it is taken; failed readings are not times.
-  auto read = [&](int i) -> measure::Expected<double> {
+  auto read = [&](int i) -> Result<double> {
     const int64_t started = now_ns();
     auto r = session.value()->reading(i);
     if (r) {
@@ -84,7 +85,7 @@ measure::Expected<RaceResult> Race::run(const std::vector<RaceEntrant>& entrants
     why = r.error().message;
     return std::numeric_limits<double>::infinity();
   });
-  if (!raced) return measure::Error{raced.error().message};
+  if (!raced) return raced.error();
   if (head) {
     std::vector<double> head_readings;
     const int head_arm = static_cast<int>(entrants.size());

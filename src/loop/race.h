@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "kernels/contract.h"
-#include "measure/expected.h"
+#include "common/result.h"
 #include "search/design_tree.h"
 #include "targets/target.h"
 
@@ -55,7 +55,7 @@ class Race {
   // Errors: the session cannot start, or the options cannot race this many entrants.
   // Throws targets::DeviceStopped from the device; the race is then left unfinished in the log
   // (search::RaceLog::abandon_unfinished_races removes it).
-  measure::Expected<RaceResult> run(const std::vector<RaceEntrant>& entrants,
+  Result<RaceResult> run(const std::vector<RaceEntrant>& entrants,
                                     const std::optional<RaceEntrant>& head);
 
  private:

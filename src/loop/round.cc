@@ -17,7 +17,7 @@ namespace {
 using search::Node;
 using search::NodeStatus;
 
-void must(const store::Result<Node>& r, const char* what) {
+void must(const Result<Node>& r, const char* what) {
   if (!r) throw std::runtime_error(fmt::format("{}: {}", what, r.error().message));
 }
 

@@ -115,13 +115,13 @@ BettingWealth BettingRule::wealth() const {
       std::exp(log_mean_wealth(log_wealth_[2])), std::exp(log_mean_wealth(log_wealth_[3]))};
 }
 
-Expected<BettingDecision> decide_recorded(const BettingConfig& config, std::span<const double> d) {
-  if (auto error = validate(config)) return Error{*error};
+Result<BettingDecision> decide_recorded(const BettingConfig& config, std::span<const double> d) {
+  if (auto error = validate(config)) return invalid_input(*error);
   BettingRule rule(config);
   BettingDecision decision;
   for (double value : d) {
     if (!std::isfinite(value)) {
-      return Error{fmt::format("d of pair {} is not finite", rule.pairs())};
+      return invalid_input(fmt::format("d of pair {} is not finite", rule.pairs()));
     }
     decision.outcome = rule.observe(value);
     if (decision.outcome) break;
@@ -140,38 +140,38 @@ nlohmann::json to_json(const BettingConfig& config) {
           {"delta_e", config.delta_e}, {"cap", config.cap},     {"adapt_s0", config.adapt_s0}};
 }
 
-Expected<BettingConfig> betting_config_from_json(const nlohmann::json& object) {
-  if (!object.is_object()) return Error{"a betting config must be a JSON object"};
+Result<BettingConfig> betting_config_from_json(const nlohmann::json& object) {
+  if (!object.is_object()) return invalid_input("a betting config must be a JSON object");
   BettingConfig config;
   for (const auto& [key, field] :
        {std::pair{"s0", &config.s0}, std::pair{"alpha", &config.alpha},
         std::pair{"alpha_e", &config.alpha_e}, std::pair{"delta_e", &config.delta_e}}) {
     if (!object.contains(key) || !object[key].is_number()) {
-      return Error{fmt::format("betting config: '{}' is missing or not a number", key)};
+      return invalid_input(fmt::format("betting config: '{}' is missing or not a number", key));
     }
     *field = object[key].get<double>();
   }
   if (!object.contains("cap") || !object["cap"].is_number_integer()) {
-    return Error{"betting config: 'cap' is missing or not an integer"};
+    return invalid_input("betting config: 'cap' is missing or not an integer");
   }
   config.cap = object["cap"].get<int>();
   if (object.contains("adapt_s0")) {
     if (!object["adapt_s0"].is_boolean())
-      return Error{"betting config: 'adapt_s0' is not a boolean"};
+      return invalid_input("betting config: 'adapt_s0' is not a boolean");
     config.adapt_s0 = object["adapt_s0"].get<bool>();
   }
-  if (auto error = validate(config)) return Error{"betting config: " + *error};
+  if (auto error = validate(config)) return invalid_input("betting config: " + *error);
   return config;
 }
 
-Expected<std::vector<BettingWealth>> wealth_path(const BettingConfig& config,
-                                                 std::span<const double> d) {
-  if (auto error = validate(config)) return Error{*error};
+Result<std::vector<BettingWealth>> wealth_path(const BettingConfig& config,
+                                               std::span<const double> d) {
+  if (auto error = validate(config)) return invalid_input(*error);
   BettingRule rule(config);
   std::vector<BettingWealth> path;
   for (double value : d) {
     if (!std::isfinite(value)) {
-      return Error{fmt::format("d of pair {} is not finite", rule.pairs())};
+      return invalid_input(fmt::format("d of pair {} is not finite", rule.pairs()));
     }
     const bool decided = rule.observe(value).has_value();
     path.push_back(rule.wealth());

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "common/result.h"
 #include "measure/decision_rule.h"
 #include "measure/effect_estimate.h"
-#include "measure/expected.h"
 
 namespace headway::measure {
 
@@ -99,18 +99,18 @@ struct BettingDecision {
 
 // Feeds recorded d's, in order, until the test decides; the rest are ignored. An error when the
 // config is invalid or a d is not finite.
-Expected<BettingDecision> decide_recorded(const BettingConfig& config, std::span<const double> d);
+Result<BettingDecision> decide_recorded(const BettingConfig& config, std::span<const double> d);
 
 // {"s0", "alpha", "alpha_e", "delta_e", "cap", "adapt_s0"}.
 nlohmann::json to_json(const BettingConfig& config);
 // The inverse of to_json; an error names the first missing or mistyped key, or (validate) the
 // first field out of range. "adapt_s0" may be absent (a test recorded before it existed): false.
-Expected<BettingConfig> betting_config_from_json(const nlohmann::json& object);
+Result<BettingConfig> betting_config_from_json(const nlohmann::json& object);
 
 // The wealth after each pair of recorded d's, in order, until the test decides (the rest are
 // ignored): element i is the wealth after pair i + 1. An error when the config is invalid or a d
 // is not finite.
-Expected<std::vector<BettingWealth>> wealth_path(const BettingConfig& config,
-                                                 std::span<const double> d);
+Result<std::vector<BettingWealth>> wealth_path(const BettingConfig& config,
+                                               std::span<const double> d);
 
 }  // namespace headway::measure

@@ -65,22 +65,22 @@ CalibrationReport run_calibration(const CalibrationConfig& config, const DeviceF
   return report;
 }
 
-Expected<double> estimate_s0(PairedDevice& device, int readings) {
+Result<double> estimate_s0(PairedDevice& device, int readings) {
   if (readings < 3) {
-    return Error{fmt::format("the warm-up needs at least 3 readings, got {}", readings)};
+    return invalid_input(fmt::format("the warm-up needs at least 3 readings, got {}", readings));
   }
   std::vector<double> ln;
   for (int i = 0; i < readings; ++i) {
     nlohmann::json clock;
     const double t = device.run_once(Arm::kHead, &clock);
     if (!std::isfinite(t) || t <= 0.0) {
-      return Error{fmt::format("warm-up reading {} is invalid ({} s)", i, t)};
+      return invalid_input(fmt::format("warm-up reading {} is invalid ({} s)", i, t));
     }
     ln.push_back(std::log(t));
   }
   const double s0 = s0_from_log_times(ln);
   if (!(s0 > 0.0)) {
-    return Error{"the warm-up readings do not vary; give s0 explicitly (--s0)"};
+    return invalid_input("the warm-up readings do not vary; give s0 explicitly (--s0)");
   }
   return s0;
 }
@@ -95,10 +95,10 @@ std::string_view to_string(RuleKind kind) {
   return kind == RuleKind::kBetting ? "betting" : "reference";
 }
 
-Expected<RuleKind> parse_rule_kind(std::string_view name) {
+Result<RuleKind> parse_rule_kind(std::string_view name) {
   if (name == "betting") return RuleKind::kBetting;
   if (name == "reference") return RuleKind::kReference;
-  return Error{fmt::format("unknown rule '{}' (valid: betting, reference)", name)};
+  return invalid_input(fmt::format("unknown rule '{}' (valid: betting, reference)", name));
 }
 
 std::optional<std::string> validate(const CalibrateRequest& r) {
@@ -122,15 +122,16 @@ std::optional<std::string> validate(const CalibrateRequest& r) {
   return std::nullopt;
 }
 
-Expected<CalibrateResult> calibrate(const CalibrateRequest& request,
-                                    const DeviceFactoryMaker& devices,
-                                    std::optional<double> known_s0) {
-  if (auto error = validate(request)) return Error{*error};
+Result<CalibrateResult> calibrate(const CalibrateRequest& request,
+                                  const DeviceFactoryMaker& devices,
+                                  std::optional<double> known_s0) {
+  if (auto error = validate(request)) return invalid_input(*error);
   CalibrateResult result;
   result.request = request;
   try {
     const DeviceFactory factory = devices(request);
-    if (!factory) return Error{fmt::format("target '{}' gave no device factory", request.target)};
+    if (!factory)
+      return invalid_input(fmt::format("target '{}' gave no device factory", request.target));
     if (request.s0) {
       result.s0 = *request.s0;
       result.s0_source = "--s0";
@@ -139,8 +140,8 @@ Expected<CalibrateResult> calibrate(const CalibrateRequest& request,
       result.s0_source = "configured cv";
     } else {
       std::unique_ptr<PairedDevice> warmup = factory(0);
-      if (!warmup) return Error{fmt::format("target '{}' gave no device", request.target)};
-      const Expected<double> s0 = estimate_s0(*warmup, request.warmup_readings);
+      if (!warmup) return invalid_input(fmt::format("target '{}' gave no device", request.target));
+      const Result<double> s0 = estimate_s0(*warmup, request.warmup_readings);
       if (!s0.ok()) return s0.error();
       result.s0 = s0.value();
       result.s0_source = fmt::format("warm-up of {} head readings", request.warmup_readings);
@@ -153,7 +154,7 @@ Expected<CalibrateResult> calibrate(const CalibrateRequest& request,
       betting.alpha = request.alpha;
       betting.cap = request.cap;
       betting.adapt_s0 = result.s0_adapted;
-      if (auto error = validate(betting)) return Error{*error};
+      if (auto error = validate(betting)) return invalid_input(*error);
       rule = [betting] { return std::make_unique<BettingRule>(betting); };
     } else {
       ReferenceConfig reference;
@@ -170,7 +171,7 @@ Expected<CalibrateResult> calibrate(const CalibrateRequest& request,
   } catch (const sandbox::Unavailable&) {
     throw;  // not a calibration error: the verb refuses to run candidate code
   } catch (const std::exception& e) {
-    return Error{e.what()};
+    return environment_error(e.what());
   }
   return result;
 }

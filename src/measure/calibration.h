@@ -12,10 +12,10 @@
 #include <string>
 #include <string_view>
 
+#include "common/result.h"
 #include "measure/betting_rule.h"
 #include "measure/clopper_pearson.h"
 #include "measure/decision_rule.h"
-#include "measure/expected.h"
 #include "measure/reading_stats.h"
 #include "measure/sim_device.h"
 
@@ -64,7 +64,7 @@ CalibrationReport run_calibration(const CalibrationConfig& config, const DeviceF
 // s0 from a warm-up of `readings` (>= 3) head-only runs: 1.4826 * median |ln t_{i+1} - ln t_i|,
 // which is sqrt(2) * CV for independent normal noise and is robust to spikes and slow drift.
 // An error when the readings do not vary.
-Expected<double> estimate_s0(PairedDevice& device, int readings);
+Result<double> estimate_s0(PairedDevice& device, int readings);
 // The same scale from log times already taken, in order: 1.4826 * median |ln[i+1] - ln[i]|
 // (0 with fewer than two).
 double s0_from_log_times(std::span<const double> ln);
@@ -72,7 +72,7 @@ double s0_from_log_times(std::span<const double> ln);
 enum class RuleKind { kBetting, kReference };
 std::string_view to_string(RuleKind kind);
 // "betting" or "reference"; the error lists both.
-Expected<RuleKind> parse_rule_kind(std::string_view name);
+Result<RuleKind> parse_rule_kind(std::string_view name);
 
 // What `headway calibrate` asks for.
 struct CalibrateRequest {
@@ -115,9 +115,9 @@ using DeviceFactoryMaker = std::function<DeviceFactory(const CalibrateRequest&)>
 // target knows its noise, else a warm-up of head readings, which is then a prior each decision's
 // pairs update unless request.adapt_s0 says otherwise) and runs the calibration. Errors:
 // invalid request, a factory or device failure (its message).
-Expected<CalibrateResult> calibrate(const CalibrateRequest& request,
-                                    const DeviceFactoryMaker& devices,
-                                    std::optional<double> known_s0);
+Result<CalibrateResult> calibrate(const CalibrateRequest& request,
+                                  const DeviceFactoryMaker& devices,
+                                  std::optional<double> known_s0);
 
 // The simulated devices: decision i gets SimDevice(request's noise, cv, effect_pct;
 // seed mix_seed(request.seed, i)). Throws std::invalid_argument for an invalid configuration.

@@ -13,7 +13,7 @@ namespace headway::measure {
 namespace {
 
 // The sim target's way: simulated devices, s0 from the configured cv.
-Expected<CalibrateResult> calibrate_sim(const CalibrateRequest& r) {
+Result<CalibrateResult> calibrate_sim(const CalibrateRequest& r) {
   return calibrate(r, sim_device_factory, s0_for_cv(r.cv));
 }
 

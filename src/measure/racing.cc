@@ -1,9 +1,9 @@
 #include "measure/racing.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <limits>
-
-#include <fmt/format.h>
 
 namespace headway::measure {
 namespace {
@@ -16,16 +16,19 @@ double median_of(std::vector<double> v) {
 
 }  // namespace
 
-Expected<RaceResult> race(int candidates, const RaceConfig& config,
-                          const std::function<double(int)>& read) {
-  if (candidates < 1) return Error{fmt::format("racing needs candidates, got {}", candidates)};
+Result<RaceResult> race(int candidates, const RaceConfig& config,
+                        const std::function<double(int)>& read) {
+  if (candidates < 1)
+    return invalid_input(fmt::format("racing needs candidates, got {}", candidates));
   if (config.initial_readings < 1) {
-    return Error{fmt::format("initial readings must be >= 1, got {}", config.initial_readings)};
+    return invalid_input(
+        fmt::format("initial readings must be >= 1, got {}", config.initial_readings));
   }
   const int64_t first_round = static_cast<int64_t>(candidates) * config.initial_readings;
   if (config.budget < first_round) {
-    return Error{fmt::format("a budget of {} readings cannot give {} candidates {} readings each",
-                             config.budget, candidates, config.initial_readings)};
+    return invalid_input(
+        fmt::format("a budget of {} readings cannot give {} candidates {} readings each",
+                    config.budget, candidates, config.initial_readings));
   }
   RaceResult result;
   std::vector<std::vector<double>> samples(static_cast<size_t>(candidates));
@@ -61,8 +64,7 @@ Expected<RaceResult> race(int candidates, const RaceConfig& config,
   for (auto it = eliminated.rbegin(); it != eliminated.rend(); ++it) {
     result.ranking.insert(result.ranking.end(), it->begin(), it->end());
   }
-  result.medians.resize(static_cast<size_t>(candidates),
-                        std::numeric_limits<double>::quiet_NaN());
+  result.medians.resize(static_cast<size_t>(candidates), std::numeric_limits<double>::quiet_NaN());
   result.readings.resize(static_cast<size_t>(candidates), 0);
   for (int i = 0; i < candidates; ++i) {
     const auto& s = samples[static_cast<size_t>(i)];

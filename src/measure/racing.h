@@ -5,12 +5,12 @@
 #include <functional>
 #include <vector>
 
-#include "measure/expected.h"
+#include "common/result.h"
 
 namespace headway::measure {
 
 struct RaceConfig {
-  int64_t budget = 0;     // readings, all candidates together; >= candidates * initial_readings
+  int64_t budget = 0;        // readings, all candidates together; >= candidates * initial_readings
   int initial_readings = 3;  // r of the first round; >= 1
 };
 
@@ -30,7 +30,7 @@ struct RaceResult {
 // eliminated by median, later rounds first. `read(i)` returns one reading of candidate i in
 // seconds. Errors: candidates < 1, initial_readings < 1, budget below candidates *
 // initial_readings.
-Expected<RaceResult> race(int candidates, const RaceConfig& config,
-                          const std::function<double(int)>& read);
+Result<RaceResult> race(int candidates, const RaceConfig& config,
+                        const std::function<double(int)>& read);
 
 }  // namespace headway::measure

@@ -13,18 +13,17 @@ std::optional<Arm> parse_arm(std::string_view text) {
 Arm other(Arm arm) { return arm == Arm::kHead ? Arm::kCandidate : Arm::kHead; }
 
 nlohmann::json to_json(const Reading& r) {
-  return nlohmann::json{{"kernel", r.kernel},     {"node", r.node},
-                        {"test_id", r.test_id},   {"pair", r.pair_index},
-                        {"position", r.position}, {"arm", std::string(to_string(r.arm))},
-                        {"start_ns", r.start_ns}, {"seconds", r.seconds},
-                        {"clock", r.clock}};
+  return nlohmann::json{
+      {"kernel", r.kernel},     {"node", r.node},         {"test_id", r.test_id},
+      {"pair", r.pair_index},   {"position", r.position}, {"arm", std::string(to_string(r.arm))},
+      {"start_ns", r.start_ns}, {"seconds", r.seconds},   {"clock", r.clock}};
 }
 
-Expected<Reading> reading_from_json(const nlohmann::json& j) {
-  if (!j.is_object()) return Error{"reading is not a JSON object"};
+Result<Reading> reading_from_json(const nlohmann::json& j) {
+  if (!j.is_object()) return invalid_input("reading is not a JSON object");
   auto need = [&j](const char* key, bool ok) -> std::optional<Error> {
-    if (!j.contains(key)) return Error{std::string("reading lacks '") + key + "'"};
-    if (!ok) return Error{std::string("reading has a mistyped '") + key + "'"};
+    if (!j.contains(key)) return invalid_input(std::string("reading lacks '") + key + "'");
+    if (!ok) return invalid_input(std::string("reading has a mistyped '") + key + "'");
     return std::nullopt;
   };
   auto has = [&j](const char* key) { return j.contains(key); };

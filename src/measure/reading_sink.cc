@@ -8,10 +8,9 @@ ReadingSink::~ReadingSink() = default;
 
 void MemorySink::record(const Reading& reading) { readings_.push_back(reading); }
 
-Expected<std::unique_ptr<JsonLinesSink>> JsonLinesSink::open(const std::string& path,
-                                                             bool append) {
+Result<std::unique_ptr<JsonLinesSink>> JsonLinesSink::open(const std::string& path, bool append) {
   std::ofstream out(path, append ? std::ios::app : std::ios::trunc);
-  if (!out) return Error{fmt::format("cannot open '{}' for writing", path)};
+  if (!out) return environment_error(fmt::format("cannot open '{}' for writing", path));
   return std::unique_ptr<JsonLinesSink>(new JsonLinesSink(std::move(out)));
 }
 
@@ -26,9 +25,9 @@ void TeeSink::record(const Reading& reading) {
   }
 }
 
-Expected<std::vector<Reading>> read_json_lines(const std::string& path) {
+Result<std::vector<Reading>> read_json_lines(const std::string& path) {
   std::ifstream in(path);
-  if (!in) return Error{fmt::format("cannot open '{}'", path)};
+  if (!in) return environment_error(fmt::format("cannot open '{}'", path));
   std::vector<Reading> readings;
   std::string line;
   int line_number = 0;
@@ -36,10 +35,11 @@ Expected<std::vector<Reading>> read_json_lines(const std::string& path) {
     ++line_number;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded()) return Error{fmt::format("{}:{}: not JSON", path, line_number)};
+    if (j.is_discarded()) return invalid_input(fmt::format("{}:{}: not JSON", path, line_number));
     auto reading = reading_from_json(j);
     if (!reading.ok()) {
-      return Error{fmt::format("{}:{}: {}", path, line_number, reading.error().message)};
+      return Error{reading.error().code,
+                   fmt::format("{}:{}: {}", path, line_number, reading.error().message)};
     }
     readings.push_back(std::move(reading).value());
   }

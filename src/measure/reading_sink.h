@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "measure/expected.h"
+#include "common/result.h"
 #include "measure/reading.h"
 
 namespace headway::measure {
@@ -33,8 +33,7 @@ class JsonLinesSink final : public ReadingSink {
  public:
   // Creates or truncates `path` (append = false) or appends to it; an error when it cannot be
   // opened.
-  static Expected<std::unique_ptr<JsonLinesSink>> open(const std::string& path,
-                                                       bool append = false);
+  static Result<std::unique_ptr<JsonLinesSink>> open(const std::string& path, bool append = false);
   void record(const Reading& reading) override;
 
  private:
@@ -53,6 +52,6 @@ class TeeSink final : public ReadingSink {
 };
 
 // Reads a file written by JsonLinesSink; blank lines are skipped; an error names the line.
-Expected<std::vector<Reading>> read_json_lines(const std::string& path);
+Result<std::vector<Reading>> read_json_lines(const std::string& path);
 
 }  // namespace headway::measure

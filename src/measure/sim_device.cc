@@ -1,9 +1,9 @@
 #include "measure/sim_device.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <stdexcept>
-
-#include <fmt/format.h>
 
 namespace headway::measure {
 
@@ -23,14 +23,14 @@ std::string_view to_string(NoiseModel model) {
   return "normal";
 }
 
-Expected<NoiseModel> parse_noise_model(std::string_view name) {
+Result<NoiseModel> parse_noise_model(std::string_view name) {
   std::string valid;
   for (NoiseModel m : kAllNoiseModels) {
     if (to_string(m) == name) return m;
     valid += valid.empty() ? "" : ", ";
     valid += to_string(m);
   }
-  return Error{fmt::format("unknown noise model '{}' (valid: {})", name, valid)};
+  return invalid_input(fmt::format("unknown noise model '{}' (valid: {})", name, valid));
 }
 
 std::optional<std::string> validate(const SimConfig& c) {

@@ -22,9 +22,9 @@
 #include <string>
 #include <string_view>
 
-#include "measure/expected.h"
-#include "measure/pair_runner.h"
+#include "common/result.h"
 #include "common/rng.h"
+#include "measure/pair_runner.h"
 
 namespace headway::measure {
 
@@ -37,7 +37,7 @@ inline constexpr std::array<NoiseModel, 5> kAllNoiseModels{
 // "normal", "t3", "spikes", "ar1-drift", "step".
 std::string_view to_string(NoiseModel model);
 // The inverse of to_string; the error lists the valid names.
-Expected<NoiseModel> parse_noise_model(std::string_view name);
+Result<NoiseModel> parse_noise_model(std::string_view name);
 
 struct SimConfig {
   double head_seconds = 1e-3;  // > 0
@@ -48,7 +48,7 @@ struct SimConfig {
   double spike_probability = 0.05;  // in [0, 1]
   double spike_min = 1.5;           // 1 <= spike_min <= spike_max
   double spike_max = 3.0;
-  double ar_phi = 0.9;               // in [0, 1)
+  double ar_phi = 0.9;              // in [0, 1)
   double drift_per_reading = -0.2;  // in units of cv per reading
   double step_size = 0.03;          // > -1
   int step_horizon = 48;            // >= 1

@@ -146,8 +146,9 @@ uint64_t address_space_now() {
   rlimit as{address_space_now() + o.memory_limit, 0};
   as.rlim_max = as.rlim_cur;
   setrlimit(RLIMIT_AS, &as);
-  std::string error;
-  if (!install_syscall_filter(&error)) load_failed(channel, error);
+  if (const Status filtered = install_syscall_filter(); !filtered) {
+    load_failed(channel, filtered.error().message);
+  }
   void* handle = dlopen(object.c_str(), RTLD_NOW | RTLD_LOCAL);
   close(object_fd(arm));
   if (!handle) load_failed(channel, std::string("cannot load the built object: ") + dlerror());

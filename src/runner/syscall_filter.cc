@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string>
 
 namespace headway::runner {
 
@@ -75,12 +76,9 @@ constexpr int kKilled[] = {
 
 }  // namespace
 
-bool install_syscall_filter(std::string* error) {
+Status install_syscall_filter() {
   scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-  if (!ctx) {
-    *error = "cannot create the system-call filter";
-    return false;
-  }
+  if (!ctx) return environment_error("cannot create the system-call filter");
   const auto self = static_cast<scmp_datum_t>(getpid());
   int rc = 0;
   for (int call : kKilled) rc = rc ? rc : seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, call, 0);
@@ -113,10 +111,10 @@ bool install_syscall_filter(std::string* error) {
   if (!rc) rc = seccomp_load(ctx);
   seccomp_release(ctx);
   if (rc) {
-    *error = std::string("cannot install the system-call filter: ") + std::strerror(-rc);
-    return false;
+    return environment_error(std::string("cannot install the system-call filter: ") +
+                             std::strerror(-rc));
   }
-  return true;
+  return {};
 }
 
 }  // namespace headway::runner

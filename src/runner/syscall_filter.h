@@ -5,13 +5,13 @@
 // change namespaces, or create, rename, remove or change the metadata of files. (The runner also
 // sets RLIMIT_FSIZE to 0: no child can leave data, a name or a mark in a file for the next one.)
 // A forbidden call kills the whole child with SIGSYS, which headway reports as such.
-#include <string>
+#include "common/result.h"
 
 namespace headway::runner {
 
-// Installs the filter in the calling process (all its threads from now on). Returns false and
-// sets *error when the filter cannot be installed.
-bool install_syscall_filter(std::string* error);
+// Installs the filter in the calling process (all its threads from now on). An environment
+// error when the filter cannot be installed.
+Status install_syscall_filter();
 
 // The reason headway gives for a child killed with SIGSYS.
 inline constexpr const char* kForbiddenCallReason =

@@ -80,14 +80,16 @@ Result<int64_t> DecisionLog::begin_test(int64_t candidate, std::string_view rule
   store::Database& db = tree_->workspace().db();
   Transaction txn(db);
   const auto node = tree_->node(candidate);
-  if (!node) return Error{fmt::format("kernel '{}' has no node #{}", tree_->kernel(), candidate)};
+  if (!node)
+    return not_found(fmt::format("kernel '{}' has no node #{}", tree_->kernel(), candidate));
   const int64_t head = tree_->head().node_id;
   if (head == candidate)
-    return Error{
-        fmt::format("node #{} is the head; it cannot be tested against itself", candidate)};
+    return invalid_input(
+        fmt::format("node #{} is the head; it cannot be tested against itself", candidate));
   if (!testable(node->status)) {
-    return Error{fmt::format("node #{} is {}; only a proposed or inconclusive node can be tested",
-                             candidate, to_string(node->status))};
+    return invalid_input(
+        fmt::format("node #{} is {}; only a proposed or inconclusive node can be tested", candidate,
+                    to_string(node->status)));
   }
   db.prepare("INSERT INTO tests(kernel, head_node, candidate_node, rule) VALUES (?1, ?2, ?3, ?4)")
       .bind(1, tree_->kernel())
@@ -100,22 +102,24 @@ Result<int64_t> DecisionLog::begin_test(int64_t candidate, std::string_view rule
   return id;
 }
 
-store::Status DecisionLog::record_reading(int64_t test_id, const TestReading& r) {
+Status DecisionLog::record_reading(int64_t test_id, const TestReading& r) {
   if (r.position != 0 && r.position != 1) {
-    return Error{fmt::format("reading position {} is not 0 or 1", r.position)};
+    return invalid_input(fmt::format("reading position {} is not 0 or 1", r.position));
   }
-  if (r.pair_index < 0) return Error{fmt::format("pair index {} is negative", r.pair_index)};
+  if (r.pair_index < 0)
+    return invalid_input(fmt::format("pair index {} is negative", r.pair_index));
   if (!std::isfinite(r.seconds) || r.seconds < 0) {
-    return Error{fmt::format("reading of {} seconds is not a time", r.seconds)};
+    return invalid_input(fmt::format("reading of {} seconds is not a time", r.seconds));
   }
   store::Database& db = tree_->workspace().db();
   Transaction txn(db);
   const auto t = test(test_id);
-  if (!t) return Error{fmt::format("kernel '{}' has no test #{}", tree_->kernel(), test_id)};
-  if (t->outcome) return Error{fmt::format("test #{} is already finished", test_id)};
+  if (!t) return not_found(fmt::format("kernel '{}' has no test #{}", tree_->kernel(), test_id));
+  if (t->outcome) return conflict(fmt::format("test #{} is already finished", test_id));
   if (r.node_id != t->head_node && r.node_id != t->candidate_node) {
-    return Error{fmt::format("node #{} is neither the head #{} nor the candidate #{} of test #{}",
-                             r.node_id, t->head_node, t->candidate_node, test_id)};
+    return invalid_input(
+        fmt::format("node #{} is neither the head #{} nor the candidate #{} of test #{}", r.node_id,
+                    t->head_node, t->candidate_node, test_id));
   }
   Statement insert = db.prepare(
       "INSERT INTO readings(test_id, kernel, node_id, pair_index, position, start_ns, seconds, "
@@ -130,8 +134,8 @@ store::Status DecisionLog::record_reading(int64_t test_id, const TestReading& r)
       .bind(8, r.clock.is_null() ? std::optional<std::string>() : r.clock.dump());
   const int rc = insert.try_step();
   if (rc == SQLITE_CONSTRAINT_UNIQUE) {
-    return Error{fmt::format("test #{} already has a reading for pair {} position {}", test_id,
-                             r.pair_index, r.position)};
+    return conflict(fmt::format("test #{} already has a reading for pair {} position {}", test_id,
+                                r.pair_index, r.position));
   }
   if (rc != SQLITE_DONE) store::throw_sqlite_error(db.handle(), rc, "cannot store a reading");
   txn.commit();
@@ -139,14 +143,14 @@ store::Status DecisionLog::record_reading(int64_t test_id, const TestReading& r)
 }
 
 Result<TestRecord> DecisionLog::finish_test(int64_t test_id, const TestDecision& d) {
-  if (d.pairs < 0) return Error{fmt::format("pairs {} is negative", d.pairs)};
+  if (d.pairs < 0) return invalid_input(fmt::format("pairs {} is negative", d.pairs));
   store::Database& db = tree_->workspace().db();
   Transaction txn(db);
   const auto t = test(test_id);
-  if (!t) return Error{fmt::format("kernel '{}' has no test #{}", tree_->kernel(), test_id)};
+  if (!t) return not_found(fmt::format("kernel '{}' has no test #{}", tree_->kernel(), test_id));
   if (t->outcome) {
-    return Error{
-        fmt::format("test #{} is already finished ({})", test_id, measure::to_string(*t->outcome))};
+    return conflict(
+        fmt::format("test #{} is already finished ({})", test_id, measure::to_string(*t->outcome)));
   }
   db.prepare(
         "UPDATE tests SET outcome = ?2, pairs = ?3, effect_pct = ?4, ci_low = ?5, ci_high = ?6, "
@@ -172,8 +176,9 @@ Result<TestRecord> DecisionLog::finish_test(int64_t test_id, const TestDecision&
   if (d.outcome == measure::Outcome::kFaster) {
     const int64_t head = tree_->head().node_id;
     if (head != t->head_node) {
-      return Error{fmt::format("the head of '{}' moved from #{} to #{} since test #{} began",
-                               tree_->kernel(), t->head_node, head, test_id)};
+      return invalid_input(
+          fmt::format("the head of '{}' moved from #{} to #{} since test #{} began",
+                      tree_->kernel(), t->head_node, head, test_id));
     }
     std::vector<double> ms;
     for (const auto& r : readings(test_id)) {
@@ -205,13 +210,13 @@ int64_t DecisionLog::abandon_unfinished_tests() {
   return abandoned;
 }
 
-store::Status DecisionLog::abandon_test(int64_t test_id) {
+Status DecisionLog::abandon_test(int64_t test_id) {
   store::Database& db = tree_->workspace().db();
   Transaction txn(db);
   const auto t = test(test_id);
-  if (!t) return Error{fmt::format("kernel '{}' has no test #{}", tree_->kernel(), test_id)};
+  if (!t) return not_found(fmt::format("kernel '{}' has no test #{}", tree_->kernel(), test_id));
   if (t->outcome)
-    return Error{fmt::format("test #{} is finished; it cannot be abandoned", test_id)};
+    return conflict(fmt::format("test #{} is finished; it cannot be abandoned", test_id));
   db.prepare("DELETE FROM readings WHERE test_id = ?1").bind(1, test_id).run();
   db.prepare("DELETE FROM tests WHERE id = ?1").bind(1, test_id).run();
   txn.commit();

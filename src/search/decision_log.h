@@ -78,7 +78,7 @@ class DecisionLog {
   // or finished, the node is neither its head nor its candidate, position is not 0 or 1,
   // pair_index is negative, seconds is negative or not finite, or the test already has a reading
   // at this (pair_index, position).
-  store::Status record_reading(int64_t test_id, const TestReading& reading);
+  Status record_reading(int64_t test_id, const TestReading& reading);
   // In one transaction: writes the decision, moves the candidate to status_after(outcome) with a
   // reason and evidence naming the test, and for FASTER makes it the head, with the median of its
   // readings in this test (in ms) as the head's time. An error, changing nothing, when the test
@@ -91,7 +91,7 @@ class DecisionLog {
   // Deletes one unfinished test with its readings (a test that lost its device or whose
   // candidate broke a rule: it has no outcome to count). An error, changing nothing, when the
   // test is unknown or finished.
-  store::Status abandon_test(int64_t test_id);
+  Status abandon_test(int64_t test_id);
 
   std::optional<TestRecord> test(int64_t id) const;
   std::vector<TestRecord> tests() const;                     // by id

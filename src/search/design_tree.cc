@@ -34,7 +34,8 @@ Node read_node(const Statement& s) {
   n.parent_id = s.optional_int64(2);
   const std::string kind = s.text(3);
   const auto parsed_kind = parse_node_kind(kind);
-  if (!parsed_kind) throw std::logic_error(fmt::format("node {} has unknown kind '{}'", n.id, kind));
+  if (!parsed_kind)
+    throw std::logic_error(fmt::format("node {} has unknown kind '{}'", n.id, kind));
   n.kind = *parsed_kind;
   n.design = s.text(4);
   n.params = parse_json_column(s.text(5));
@@ -85,13 +86,13 @@ std::string known_statuses() {
 }  // namespace
 
 Result<DesignTree> DesignTree::create(store::Workspace& ws, const KernelRecord& kernel,
-                                      std::string_view baseline_source,
-                                      const json& baseline_params,
+                                      std::string_view baseline_source, const json& baseline_params,
                                       std::optional<double> baseline_median_ms) {
-  if (kernel.name.empty()) return Error{"a kernel needs a name"};
-  if (baseline_source.empty()) return Error{fmt::format("kernel '{}' needs a baseline source", kernel.name)};
+  if (kernel.name.empty()) return invalid_input("a kernel needs a name");
+  if (baseline_source.empty())
+    return invalid_input(fmt::format("kernel '{}' needs a baseline source", kernel.name));
   if (!baseline_params.is_object() && !baseline_params.is_null()) {
-    return Error{"baseline params must be a JSON object"};
+    return invalid_input("baseline params must be a JSON object");
   }
   auto hash = ws.artifacts().put(baseline_source);
   if (!hash) return hash.error();
@@ -102,8 +103,8 @@ Result<DesignTree> DesignTree::create(store::Workspace& ws, const KernelRecord& 
     Statement exists = db.prepare("SELECT 1 FROM kernels WHERE name = ?1");
     exists.bind(1, kernel.name);
     if (exists.step()) {
-      return Error{fmt::format("kernel '{}' is already registered in {}", kernel.name,
-                               ws.root().string())};
+      return conflict(
+          fmt::format("kernel '{}' is already registered in {}", kernel.name, ws.root().string()));
     }
   }
   db.prepare("INSERT INTO kernels(name, target, floor_ms, baseline_ms) VALUES (?1, ?2, ?3, ?4)")
@@ -136,9 +137,9 @@ Result<DesignTree> DesignTree::open(store::Workspace& ws, std::string_view kerne
   if (s.step()) return DesignTree(ws, std::string(kernel));
   std::string known;
   for (const auto& k : kernels(ws)) known += (known.empty() ? "" : ", ") + k.name;
-  return Error{fmt::format("unknown kernel '{}' in workspace {} ({})", kernel, ws.root().string(),
-                           known.empty() ? std::string("it has no kernels yet")
-                                         : "known: " + known)};
+  return not_found(
+      fmt::format("unknown kernel '{}' in workspace {} ({})", kernel, ws.root().string(),
+                  known.empty() ? std::string("it has no kernels yet") : "known: " + known));
 }
 
 std::vector<KernelRecord> DesignTree::kernels(store::Workspace& ws) {
@@ -157,7 +158,8 @@ KernelRecord DesignTree::record() const {
   return read_kernel(s);
 }
 
-void DesignTree::set_kernel_times(std::optional<double> floor_ms, std::optional<double> baseline_ms) {
+void DesignTree::set_kernel_times(std::optional<double> floor_ms,
+                                  std::optional<double> baseline_ms) {
   ws_->db()
       .prepare("UPDATE kernels SET floor_ms = ?2, baseline_ms = ?3 WHERE name = ?1")
       .bind(1, kernel_)
@@ -207,7 +209,8 @@ std::vector<Node> DesignTree::path_to_root(int64_t id) const {
     auto n = node(*next);
     if (!n) {
       if (path.empty()) return path;
-      throw std::logic_error(fmt::format("node #{} has a missing parent #{}", path.back().id, *next));
+      throw std::logic_error(
+          fmt::format("node #{} has a missing parent #{}", path.back().id, *next));
     }
     if (path.size() > 1000000) throw std::logic_error("cycle in the design tree");
     next = n->parent_id;
@@ -231,28 +234,30 @@ std::optional<std::string> DesignTree::source(int64_t id) const {
 }
 
 Result<Added> DesignTree::add(const NewNode& request) {
-  if (request.source.empty()) return Error{"a node needs a non-empty source"};
+  if (request.source.empty()) return invalid_input("a node needs a non-empty source");
   if (!request.params.is_object() && !request.params.is_null()) {
-    return Error{fmt::format("params must be a JSON object, not {}", request.params.dump())};
+    return invalid_input(
+        fmt::format("params must be a JSON object, not {}", request.params.dump()));
   }
   int64_t parent = 0;
   switch (request.kind) {
     case NodeKind::kBaseline:
-      return Error{fmt::format("kernel '{}' already has its baseline; add a design or a variant",
-                               kernel_)};
+      return conflict(
+          fmt::format("kernel '{}' already has its baseline; add a design or a variant", kernel_));
     case NodeKind::kDesign: {
       parent = root().id;
       if (request.parent_id && *request.parent_id != parent) {
-        return Error{fmt::format("a design is a child of the root #{}, not of #{}; add a variant "
-                                 "to change another node",
-                                 parent, *request.parent_id)};
+        return invalid_input(
+            fmt::format("a design is a child of the root #{}, not of #{}; add a variant "
+                        "to change another node",
+                        parent, *request.parent_id));
       }
       break;
     }
     case NodeKind::kVariant: {
-      if (!request.parent_id) return Error{"a variant needs a parent node"};
+      if (!request.parent_id) return invalid_input("a variant needs a parent node");
       if (!node(*request.parent_id)) {
-        return Error{fmt::format("kernel '{}' has no node #{}", kernel_, *request.parent_id)};
+        return not_found(fmt::format("kernel '{}' has no node #{}", kernel_, *request.parent_id));
       }
       parent = *request.parent_id;
       break;
@@ -284,7 +289,8 @@ Result<Node> DesignTree::set_status(int64_t id, std::string_view status, std::st
                                     const json& evidence) {
   const auto parsed = parse_node_status(status);
   if (!parsed) {
-    return Error{fmt::format("unknown node status '{}' (known: {})", status, known_statuses())};
+    return invalid_input(
+        fmt::format("unknown node status '{}' (known: {})", status, known_statuses()));
   }
   return set_status(id, *parsed, reason, evidence);
 }
@@ -292,15 +298,15 @@ Result<Node> DesignTree::set_status(int64_t id, std::string_view status, std::st
 Result<Node> DesignTree::set_status(int64_t id, NodeStatus status, std::string_view reason,
                                     const json& evidence) {
   if (status == NodeStatus::kAccepted) {
-    return Error{fmt::format("node #{} can become accepted only by becoming the head", id)};
+    return invalid_input(fmt::format("node #{} can become accepted only by becoming the head", id));
   }
   store::Database& db = ws_->db();
   Transaction txn(db);
   auto current = node(id);
-  if (!current) return Error{fmt::format("kernel '{}' has no node #{}", kernel_, id)};
+  if (!current) return not_found(fmt::format("kernel '{}' has no node #{}", kernel_, id));
   if (!transition_allowed(current->status, status)) {
-    return Error{fmt::format("node #{} of '{}' cannot go from {} to {}", id, kernel_,
-                             to_string(current->status), to_string(status))};
+    return invalid_input(fmt::format("node #{} of '{}' cannot go from {} to {}", id, kernel_,
+                                     to_string(current->status), to_string(status)));
   }
   db.prepare(fmt::format("UPDATE nodes SET status = ?2, reason = ?3, evidence_json = ?4, "
                          "updated_at = {} WHERE id = ?1",
@@ -320,12 +326,13 @@ Result<HeadRecord> DesignTree::set_head(int64_t id, std::optional<double> median
   store::Database& db = ws_->db();
   Transaction txn(db);
   auto candidate = node(id);
-  if (!candidate) return Error{fmt::format("kernel '{}' has no node #{}", kernel_, id)};
-  if (head().node_id == id) return Error{fmt::format("node #{} already is the head of '{}'", id, kernel_)};
+  if (!candidate) return not_found(fmt::format("kernel '{}' has no node #{}", kernel_, id));
+  if (head().node_id == id)
+    return conflict(fmt::format("node #{} already is the head of '{}'", id, kernel_));
   if (candidate->status != NodeStatus::kAccepted) {
     if (!transition_allowed(candidate->status, NodeStatus::kAccepted)) {
-      return Error{fmt::format("node #{} of '{}' is {} and cannot become the head", id, kernel_,
-                               to_string(candidate->status))};
+      return invalid_input(fmt::format("node #{} of '{}' is {} and cannot become the head", id,
+                                       kernel_, to_string(candidate->status)));
     }
     db.prepare(fmt::format("UPDATE nodes SET status = 'accepted', reason = ?2, evidence_json = ?3, "
                            "updated_at = {} WHERE id = ?1",
@@ -349,8 +356,8 @@ Result<HeadRecord> DesignTree::set_head(int64_t id, std::optional<double> median
 }
 
 HeadRecord DesignTree::head() const {
-  Statement s = ws_->db().prepare(fmt::format(
-      "SELECT {} FROM heads WHERE kernel = ?1 ORDER BY id DESC LIMIT 1", kHeadColumns));
+  Statement s = ws_->db().prepare(
+      fmt::format("SELECT {} FROM heads WHERE kernel = ?1 ORDER BY id DESC LIMIT 1", kHeadColumns));
   s.bind(1, kernel_);
   if (!s.step()) throw std::logic_error(fmt::format("kernel '{}' has no head", kernel_));
   return read_head(s);
@@ -368,7 +375,8 @@ std::vector<HeadRecord> DesignTree::head_history() const {
 std::map<NodeStatus, int64_t> DesignTree::count_by_status() const {
   std::map<NodeStatus, int64_t> counts;
   for (const NodeStatus status : kAllNodeStatuses) counts[status] = 0;
-  Statement s = ws_->db().prepare("SELECT status, count(*) FROM nodes WHERE kernel = ?1 GROUP BY status");
+  Statement s =
+      ws_->db().prepare("SELECT status, count(*) FROM nodes WHERE kernel = ?1 GROUP BY status");
   s.bind(1, kernel_);
   while (s.step()) {
     const auto status = parse_node_status(s.text(0));

@@ -13,28 +13,24 @@
 // share a tree. Database failures of the environment (disk full, I/O) throw store::StoreError.
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "common/result.h"
 #include "search/node_status.h"
-#include "store/result.h"
 #include "store/workspace.h"
 
 namespace headway::search {
 
-using store::Error;
-using store::Result;
-
 struct KernelRecord {
   std::string name;
-  std::string target;               // the target that builds and times it (cpu, cuda, ...)
-  std::optional<double> floor_ms;   // the time below which no kernel can go (bytes / bandwidth)
+  std::string target;              // the target that builds and times it (cpu, cuda, ...)
+  std::optional<double> floor_ms;  // the time below which no kernel can go (bytes / bandwidth)
   std::optional<double> baseline_ms;
-  std::string created_at;           // set by the store
+  std::string created_at;  // set by the store
 };
 
 struct Node {
@@ -42,13 +38,13 @@ struct Node {
   std::string kernel;
   std::optional<int64_t> parent_id;  // empty only for the baseline root
   NodeKind kind = NodeKind::kDesign;
-  std::string design;                // the design's name; a variant usually keeps its parent's
+  std::string design;  // the design's name; a variant usually keeps its parent's
   nlohmann::json params = nlohmann::json::object();
   std::string source_hash;
   std::string proposer;
   NodeStatus status = NodeStatus::kProposed;
   std::string reason;
-  nlohmann::json evidence;           // null when none
+  nlohmann::json evidence;  // null when none
   std::string created_at;
   std::string updated_at;
 };
@@ -69,11 +65,11 @@ struct Added {
 };
 
 struct HeadRecord {
-  int64_t seq = 0;                   // position in the history; grows with every new head
+  int64_t seq = 0;  // position in the history; grows with every new head
   int64_t node_id = 0;
   std::string since;
-  std::optional<double> median_ms;   // the head's median time when it became head
-  std::optional<int64_t> test_id;    // the acceptance test that made it head, if any
+  std::optional<double> median_ms;  // the head's median time when it became head
+  std::optional<int64_t> test_id;   // the acceptance test that made it head, if any
 };
 
 class DesignTree {
@@ -97,8 +93,8 @@ class DesignTree {
   void set_kernel_times(std::optional<double> floor_ms, std::optional<double> baseline_ms);
 
   Node root() const;
-  std::optional<Node> node(int64_t id) const;  // nullopt when absent or of another kernel
-  std::vector<Node> nodes() const;             // every node, by id
+  std::optional<Node> node(int64_t id) const;    // nullopt when absent or of another kernel
+  std::vector<Node> nodes() const;               // every node, by id
   std::vector<Node> children(int64_t id) const;  // by id
   // The node, its parent, ..., the root; empty when the node is not in this tree.
   std::vector<Node> path_to_root(int64_t id) const;

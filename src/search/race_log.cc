@@ -36,7 +36,7 @@ RaceRecord read_race(const Statement& s) {
 
 Result<int64_t> RaceLog::begin_race(int64_t budget) {
   if (budget <= 0)
-    return Error{fmt::format("a race's budget of {} readings is not positive", budget)};
+    return invalid_input(fmt::format("a race's budget of {} readings is not positive", budget));
   store::Database& db = tree_->workspace().db();
   db.prepare("INSERT INTO races(kernel, budget) VALUES (?1, ?2)")
       .bind(1, tree_->kernel())
@@ -45,23 +45,25 @@ Result<int64_t> RaceLog::begin_race(int64_t budget) {
   return db.last_insert_rowid();
 }
 
-store::Status RaceLog::record_reading(int64_t race_id, const RaceReading& r) {
+Status RaceLog::record_reading(int64_t race_id, const RaceReading& r) {
   if (r.index < 0 || r.arm < 0)
-    return Error{fmt::format("race reading index {} or arm {} is negative", r.index, r.arm)};
+    return invalid_input(
+        fmt::format("race reading index {} or arm {} is negative", r.index, r.arm));
   if (!std::isfinite(r.seconds) || r.seconds < 0)
-    return Error{fmt::format("reading of {} seconds is not a time", r.seconds)};
+    return invalid_input(fmt::format("reading of {} seconds is not a time", r.seconds));
   store::Database& db = tree_->workspace().db();
   Transaction txn(db);
   const auto race_record = race(race_id);
   if (!race_record)
-    return Error{fmt::format("kernel '{}' has no race #{}", tree_->kernel(), race_id)};
-  if (race_record->finished_at) return Error{fmt::format("race #{} is already finished", race_id)};
+    return not_found(fmt::format("kernel '{}' has no race #{}", tree_->kernel(), race_id));
+  if (race_record->finished_at)
+    return conflict(fmt::format("race #{} is already finished", race_id));
   if (!tree_->node(r.node_id))
-    return Error{fmt::format("kernel '{}' has no node #{}", tree_->kernel(), r.node_id)};
+    return not_found(fmt::format("kernel '{}' has no node #{}", tree_->kernel(), r.node_id));
   Statement taken = db.prepare("SELECT 1 FROM readings WHERE race_id = ?1 AND pair_index = ?2");
   taken.bind(1, race_id).bind(2, r.index);
   if (taken.step())
-    return Error{fmt::format("race #{} already has a reading at index {}", race_id, r.index)};
+    return conflict(fmt::format("race #{} already has a reading at index {}", race_id, r.index));
   db.prepare(
         "INSERT INTO readings(race_id, kernel, node_id, pair_index, position, start_ns, seconds) "
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
@@ -77,17 +79,17 @@ store::Status RaceLog::record_reading(int64_t race_id, const RaceReading& r) {
   return {};
 }
 
-store::Status RaceLog::finish_race(int64_t race_id, int64_t spent,
-                                   const std::vector<int64_t>& ranking) {
+Status RaceLog::finish_race(int64_t race_id, int64_t spent, const std::vector<int64_t>& ranking) {
   store::Database& db = tree_->workspace().db();
   Transaction txn(db);
   const auto race_record = race(race_id);
   if (!race_record)
-    return Error{fmt::format("kernel '{}' has no race #{}", tree_->kernel(), race_id)};
-  if (race_record->finished_at) return Error{fmt::format("race #{} is already finished", race_id)};
+    return not_found(fmt::format("kernel '{}' has no race #{}", tree_->kernel(), race_id));
+  if (race_record->finished_at)
+    return conflict(fmt::format("race #{} is already finished", race_id));
   for (const int64_t node : ranking) {
     if (!tree_->node(node))
-      return Error{fmt::format("kernel '{}' has no node #{} to rank", tree_->kernel(), node)};
+      return not_found(fmt::format("kernel '{}' has no node #{} to rank", tree_->kernel(), node));
   }
   db.prepare(
         "UPDATE races SET spent = ?2, ranking_json = ?3, "

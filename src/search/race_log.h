@@ -45,11 +45,11 @@ class RaceLog {
   // Stores one reading of an unfinished race. An error, storing nothing, when the race is
   // unknown or finished, the node is not of this kernel, index or arm is negative, the race
   // already has a reading at this index, or seconds is negative or not finite.
-  store::Status record_reading(int64_t race_id, const RaceReading& reading);
+  Status record_reading(int64_t race_id, const RaceReading& reading);
   // Ends a race with the readings it took and its ranking (node ids of this kernel, fastest
   // first). An error, changing nothing, when the race is unknown or finished, or a ranked node is
   // not of this kernel.
-  store::Status finish_race(int64_t race_id, int64_t spent, const std::vector<int64_t>& ranking);
+  Status finish_race(int64_t race_id, int64_t spent, const std::vector<int64_t>& ranking);
   // Deletes every unfinished race of this kernel with its readings; returns how many races.
   int64_t abandon_unfinished_races();
 

@@ -1,10 +1,9 @@
 #include "store/artifacts.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <fmt/format.h>
 
 #include <atomic>
 #include <cerrno>
@@ -36,7 +35,8 @@ bool sync_directory(const fs::path& dir) {
 
 Status write_all_and_sync(const fs::path& path, std::string_view text) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return Error{fmt::format("cannot create {}: {}", path.string(), errno_text(errno))};
+  if (fd < 0)
+    return environment_error(fmt::format("cannot create {}: {}", path.string(), errno_text(errno)));
   size_t done = 0;
   while (done < text.size()) {
     const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
@@ -44,23 +44,25 @@ Status write_all_and_sync(const fs::path& path, std::string_view text) {
       if (errno == EINTR) continue;
       const int err = errno;
       ::close(fd);
-      return Error{fmt::format("cannot write {}: {}", path.string(), errno_text(err))};
+      return environment_error(fmt::format("cannot write {}: {}", path.string(), errno_text(err)));
     }
     done += static_cast<size_t>(n);
   }
   if (::fsync(fd) != 0) {
     const int err = errno;
     ::close(fd);
-    return Error{fmt::format("cannot sync {}: {}", path.string(), errno_text(err))};
+    return environment_error(fmt::format("cannot sync {}: {}", path.string(), errno_text(err)));
   }
-  if (::close(fd) != 0) return Error{fmt::format("cannot close {}: {}", path.string(), errno_text(errno))};
+  if (::close(fd) != 0)
+    return environment_error(fmt::format("cannot close {}: {}", path.string(), errno_text(errno)));
   return {};
 }
 
 }  // namespace
 
 fs::path ArtifactStore::path_of(std::string_view hash) const {
-  if (!is_sha256_hex(hash)) throw std::logic_error(fmt::format("'{}' is not an artifact hash", hash));
+  if (!is_sha256_hex(hash))
+    throw std::logic_error(fmt::format("'{}' is not an artifact hash", hash));
   return root_ / std::string(hash.substr(0, 2)) / std::string(hash);
 }
 
@@ -73,9 +75,10 @@ Result<std::string> ArtifactStore::put(std::string_view text) const {
   }
   const fs::path shard = target.parent_path();
   const bool made = fs::create_directories(shard, ec);
-  if (ec) return Error{fmt::format("cannot create {}: {}", shard.string(), ec.message())};
+  if (ec)
+    return environment_error(fmt::format("cannot create {}: {}", shard.string(), ec.message()));
   if (made && (!sync_directory(root_) || !sync_directory(root_.parent_path()))) {
-    return Error{fmt::format("cannot sync {}: {}", root_.string(), errno_text(errno))};
+    return environment_error(fmt::format("cannot sync {}: {}", root_.string(), errno_text(errno)));
   }
   const fs::path temp = shard / fmt::format(".tmp-{}-{}-{}", ::getpid(), temp_counter.fetch_add(1),
                                             hash.substr(0, 16));
@@ -86,11 +89,11 @@ Result<std::string> ArtifactStore::put(std::string_view text) const {
   if (::rename(temp.c_str(), target.c_str()) != 0) {
     const int err = errno;
     ::unlink(temp.c_str());
-    return Error{fmt::format("cannot rename {} to {}: {}", temp.string(), target.string(),
-                             errno_text(err))};
+    return environment_error(
+        fmt::format("cannot rename {} to {}: {}", temp.string(), target.string(), errno_text(err)));
   }
   if (!sync_directory(shard)) {
-    return Error{fmt::format("cannot sync {}: {}", shard.string(), errno_text(errno))};
+    return environment_error(fmt::format("cannot sync {}: {}", shard.string(), errno_text(errno)));
   }
   return hash;
 }

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "store/result.h"
+#include "common/result.h"
 
 namespace headway::store {
 

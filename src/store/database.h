@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-#include "store/result.h"
+#include "common/result.h"
 
 namespace headway::store {
 
@@ -44,7 +44,9 @@ class Statement {
   Statement& bind(int index, double value);
   Statement& bind(int index, std::string_view text);
   Statement& bind(int index, const char* text) { return bind(index, std::string_view(text)); }
-  Statement& bind(int index, const std::string& text) { return bind(index, std::string_view(text)); }
+  Statement& bind(int index, const std::string& text) {
+    return bind(index, std::string_view(text));
+  }
   Statement& bind(int index, std::nullopt_t);
   template <class T>
   Statement& bind(int index, const std::optional<T>& value) {

@@ -324,16 +324,16 @@ Result<int64_t> migrate(Database& db, std::span<const Migration> migrations) {
   Transaction txn(db);
   const int64_t current = schema_version(db);
   if (current > latest) {
-    return Error{
-        fmt::format("database schema version {} is newer than this headway ({})", current, latest)};
+    return database_error(
+        fmt::format("database schema version {} is newer than this headway ({})", current, latest));
   }
   if (current == latest) return latest;
   for (const Migration& m : migrations.subspan(static_cast<size_t>(current))) {
     try {
       db.exec(m.sql);
     } catch (const StoreError& e) {
-      return Error{fmt::format("migration to schema version {} ({}) failed: {}", m.version,
-                               m.description, e.what())};
+      return database_error(fmt::format("migration to schema version {} ({}) failed: {}", m.version,
+                                        m.description, e.what()));
     }
   }
   db.exec(fmt::format("PRAGMA user_version = {}", latest));

@@ -6,8 +6,8 @@
 #include <span>
 #include <string_view>
 
+#include "common/result.h"
 #include "store/database.h"
-#include "store/result.h"
 
 namespace headway::store {
 

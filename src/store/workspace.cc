@@ -41,18 +41,19 @@ Result<Workspace> Workspace::create(const fs::path& dir) {
   const fs::path root = absolute_dir(dir);
   const fs::path path = database_path(root);
   if (is_workspace(root)) {
-    return Error{fmt::format("a headway workspace already exists at {}", root.string())};
+    return conflict(fmt::format("a headway workspace already exists at {}", root.string()));
   }
   std::error_code ec;
   fs::create_directories(root / ".headway" / "artifacts", ec);
   if (ec)
-    return Error{fmt::format("cannot create workspace at {}: {}", root.string(), ec.message())};
+    return database_error(
+        fmt::format("cannot create workspace at {}: {}", root.string(), ec.message()));
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) {
     if (errno == EEXIST) {
-      return Error{fmt::format("a headway workspace already exists at {}", root.string())};
+      return conflict(fmt::format("a headway workspace already exists at {}", root.string()));
     }
-    return Error{fmt::format("cannot create {}: {}", path.string(), std::strerror(errno))};
+    return database_error(fmt::format("cannot create {}: {}", path.string(), std::strerror(errno)));
   }
   ::close(fd);
   return open_database(root, /*created=*/true);
@@ -61,7 +62,7 @@ Result<Workspace> Workspace::create(const fs::path& dir) {
 Result<Workspace> Workspace::open(const fs::path& dir) {
   const fs::path root = absolute_dir(dir);
   if (!is_workspace(root)) {
-    return Error{fmt::format("no headway workspace at {} (run 'headway init')", root.string())};
+    return not_found(fmt::format("no headway workspace at {} (run 'headway init')", root.string()));
   }
   return open_database(root, /*created=*/false);
 }
@@ -78,9 +79,9 @@ std::optional<fs::path> Workspace::locate(const fs::path& start) {
 
 Result<Workspace> Workspace::find(const fs::path& start) {
   if (auto dir = locate(start)) return open(*dir);
-  return Error{
+  return not_found(
       fmt::format("no headway workspace in {} or any parent directory (run 'headway init')",
-                  absolute_dir(start).string())};
+                  absolute_dir(start).string()));
 }
 
 Result<Workspace> Workspace::open_database(const fs::path& root, bool created) {
@@ -97,41 +98,42 @@ Result<Workspace> Workspace::open_database(const fs::path& root, bool created) {
     version = db.query_int64("PRAGMA user_version");
     objects = db.query_int64("SELECT count(*) FROM sqlite_schema");
   } catch (const StoreError& e) {
-    return Error{fmt::format("workspace database {} is unreadable: {}", path.string(),
-                             sqlite3_errstr(e.code()))};
+    return database_error(fmt::format("workspace database {} is unreadable: {}", path.string(),
+                                      sqlite3_errstr(e.code())));
   }
   const int64_t latest = latest_schema_version();
   if (version > latest) {
-    return Error{
+    return database_error(
         fmt::format("workspace schema version {} is newer than this headway ({}); "
                     "upgrade headway",
-                    version, latest)};
+                    version, latest));
   }
   const bool empty = application_id == 0 && version == 0 && objects == 0;
   if (application_id != kApplicationId && !empty) {
-    return Error{fmt::format("{} is a SQLite database but not a headway workspace", path.string())};
+    return database_error(
+        fmt::format("{} is a SQLite database but not a headway workspace", path.string()));
   }
 
   try {
     const std::string mode = db.query_text("PRAGMA journal_mode = WAL");
     if (mode != "wal") {
-      return Error{fmt::format("workspace database {} cannot use WAL mode (journal mode {})",
-                               path.string(), mode)};
+      return database_error(fmt::format(
+          "workspace database {} cannot use WAL mode (journal mode {})", path.string(), mode));
     }
     db.exec("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON");
   } catch (const StoreError& e) {
-    return Error{
-        fmt::format("cannot configure workspace database {}: {}", path.string(), e.what())};
+    return database_error(
+        fmt::format("cannot configure workspace database {}: {}", path.string(), e.what()));
   }
   if (auto migrated = migrate(db); !migrated) {
-    return Error{fmt::format("cannot migrate workspace database {}: {}", path.string(),
-                             migrated.error().message)};
+    return Error{migrated.error().code, fmt::format("cannot migrate workspace database {}: {}",
+                                                    path.string(), migrated.error().message)};
   }
   try {
     record_headway_version(db, build_info(), created);
   } catch (const StoreError& e) {
-    return Error{
-        fmt::format("cannot record this headway's version in {}: {}", path.string(), e.what())};
+    return database_error(
+        fmt::format("cannot record this headway's version in {}: {}", path.string(), e.what()));
   }
   return Workspace(root, std::move(db));
 }

@@ -14,9 +14,9 @@
 #include <string>
 #include <string_view>
 
+#include "common/result.h"
 #include "store/artifacts.h"
 #include "store/database.h"
-#include "store/result.h"
 
 namespace headway::store {
 

@@ -53,6 +53,7 @@ TEST(StoreWorkspace, CreateRefusesAnExistingWorkspace) {
   auto again = Workspace::create(dir.path());
   ASSERT_FALSE(again.ok());
   EXPECT_TRUE(contains(again.error().message, "already exists")) << again.error().message;
+  EXPECT_EQ(again.error().code, ErrorCode::kConflict);
   EXPECT_EQ(file_bytes(Workspace::database_path(dir.path())), before);
 }
 
@@ -64,6 +65,7 @@ TEST(StoreWorkspace, OpenFindsOnlyExactDirectoryFindSearchesUpward) {
   auto exact = Workspace::open(dir.path() / "w/a/b");
   ASSERT_FALSE(exact.ok());
   EXPECT_TRUE(contains(exact.error().message, "no headway workspace at")) << exact.error().message;
+  EXPECT_EQ(exact.error().code, ErrorCode::kNotFound);
 
   auto found = Workspace::find(dir.path() / "w/a/b");
   ASSERT_TRUE(found.ok()) << found.error().message;
@@ -73,6 +75,7 @@ TEST(StoreWorkspace, OpenFindsOnlyExactDirectoryFindSearchesUpward) {
   auto none = Workspace::find(dir.path());
   ASSERT_FALSE(none.ok());
   EXPECT_TRUE(contains(none.error().message, "or any parent")) << none.error().message;
+  EXPECT_EQ(none.error().code, ErrorCode::kNotFound);
   EXPECT_FALSE(fs::exists(dir.path() / ".headway"));
 }
 
@@ -110,6 +113,7 @@ TEST(StoreWorkspace, CorruptFileIsRefusedAndLeftByteIdentical) {
   ASSERT_FALSE(ws.ok());
   EXPECT_TRUE(contains(ws.error().message, "unreadable")) << ws.error().message;
   EXPECT_TRUE(contains(ws.error().message, "not a database")) << ws.error().message;
+  EXPECT_EQ(ws.error().code, ErrorCode::kDatabase);
   EXPECT_EQ(file_bytes(path), garbage);
 }
 
@@ -122,6 +126,7 @@ TEST(StoreWorkspace, ForeignSqliteDatabaseIsRefusedUnchanged) {
   auto ws = Workspace::open(dir.path());
   ASSERT_FALSE(ws.ok());
   EXPECT_TRUE(contains(ws.error().message, "not a headway workspace")) << ws.error().message;
+  EXPECT_EQ(ws.error().code, ErrorCode::kDatabase);
   EXPECT_EQ(file_bytes(path), before);
 }
 

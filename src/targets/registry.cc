@@ -69,13 +69,12 @@ std::string target_names_text() {
   return out;
 }
 
-measure::Expected<measure::CalibrateResult> calibrate_on_target(
-    const measure::CalibrateRequest& request) {
-  if (auto error = measure::validate(request)) return measure::Error{*error};
+Result<measure::CalibrateResult> calibrate_on_target(const measure::CalibrateRequest& request) {
+  if (auto error = measure::validate(request)) return invalid_input(*error);
   std::unique_ptr<Target> target = make_target(request.target);
   if (!target) {
-    return measure::Error{fmt::format("target '{}' is not available in this build (available: {})",
-                                      request.target, target_names_text())};
+    return not_found(fmt::format("target '{}' is not available in this build (available: {})",
+                                 request.target, target_names_text()));
   }
   Target* t = target.get();
   // The devices may outlive this call's target object: they hold what they need themselves.

@@ -1,6 +1,6 @@
 #pragma once
-// Targets by name. "cpu", "sim" and "command" are built in; others (a test's fake, a plugged-in target)
-// register themselves. Thread-safe.
+// Targets by name. "cpu", "sim" and "command" are built in; others (a test's fake, a plugged-in
+// target) register themselves. Thread-safe.
 //
 // Register from code that surely runs (main(), a verb's setup, a test) rather than from a static
 // initializer: headway_core is a static library, and an object file that nothing references is
@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/result.h"
 #include "measure/calibration.h"
-#include "measure/expected.h"
 #include "targets/target.h"
 
 namespace headway::targets {
@@ -35,6 +35,6 @@ std::string target_names_text();
 // Calibrates on the request's target: its calibration devices and, when it knows its noise, its
 // s0 (measure::calibrate). An error for an unknown target ("target 'x' is not available in this
 // build (available: cpu, sim)").
-measure::Expected<measure::CalibrateResult> calibrate_on_target(const measure::CalibrateRequest& request);
+Result<measure::CalibrateResult> calibrate_on_target(const measure::CalibrateRequest& request);
 
 }  // namespace headway::targets

@@ -12,10 +12,9 @@ namespace {
 class ScriptedSession final : public Session {
  public:
   int arms() const override { return 3; }
-  measure::Expected<double> reading(int i) override {
+  Result<double> reading(int i) override {
     order.push_back(i);
-    if (static_cast<int>(order.size()) - 1 == fail_at)
-      return measure::Error{"the device fell over"};
+    if (static_cast<int>(order.size()) - 1 == fail_at) return invalid_input("the device fell over");
     return (i + 1) * 1e-3;
   }
   std::optional<ArmBreach> verify_arms() override {

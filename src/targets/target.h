@@ -22,9 +22,9 @@
 #include <string_view>
 #include <vector>
 
+#include "common/result.h"
 #include "kernels/contract.h"
 #include "measure/calibration.h"
-#include "measure/expected.h"
 #include "measure/pair_runner.h"
 
 namespace headway::targets {
@@ -35,6 +35,9 @@ struct ToolchainInfo {
   std::string error;    // !found: why the toolchain could not be identified
   std::string version;  // one line, for people (e.g. the compiler's first --version line)
   std::string id;       // the version knowledge is keyed on (facts, rules, timings)
+  // !found: what kind of failure that is: kEnvironment (a compiler or command that is missing or
+  // fails) unless the target says it is the user's input (a manifest that does not parse).
+  ErrorCode error_code = ErrorCode::kEnvironment;
 };
 
 // A built candidate. Only the target that built it interprets it.
@@ -100,7 +103,7 @@ class Session {
   virtual int arms() const = 0;
   // One reading of arm `i` (0 <= i < arms()) in seconds, or an error: the arm failed or broke a
   // rule, and is out of the session.
-  virtual measure::Expected<double> reading(int i) = 0;
+  virtual Result<double> reading(int i) = 0;
   // Checks what the session kept of its readings (sampled outputs against the reference); the
   // first arm found breaking a rule, if any.
   virtual std::optional<ArmBreach> verify_arms() { return std::nullopt; }
@@ -206,8 +209,9 @@ class Target {
   virtual CheckOutcome check(const KernelContract& kernel, const Artifact& artifact,
                              const CheckOptions& options) = 0;
   // Starts every artifact (each one that passed check) over the same inputs from `seed`.
-  virtual measure::Expected<std::unique_ptr<Session>> start_session(
-      const KernelContract& kernel, const std::vector<Artifact>& artifacts, uint64_t seed) = 0;
+  virtual Result<std::unique_ptr<Session>> start_session(const KernelContract& kernel,
+                                                         const std::vector<Artifact>& artifacts,
+                                                         uint64_t seed) = 0;
   // Times artifacts side by side in one session: `readings` rounds of one reading each,
   // rotating the order. One result per artifact, in order; when one
   // fails every result carries the failure.
@@ -216,9 +220,10 @@ class Target {
                                                 int readings, uint64_t seed) = 0;
   // Head and candidate paired on one device for the acceptance test. Its run_once throws
   // measure::ArmDisqualified when an arm breaks a rule; so does its verify_arms().
-  virtual measure::Expected<std::unique_ptr<measure::PairedDevice>> paired_device(
-      const KernelContract& kernel, const Artifact& head, const Artifact& candidate,
-      uint64_t seed) = 0;
+  virtual Result<std::unique_ptr<measure::PairedDevice>> paired_device(const KernelContract& kernel,
+                                                                       const Artifact& head,
+                                                                       const Artifact& candidate,
+                                                                       uint64_t seed) = 0;
   // Devices for calibration decisions (A/A or a known effect). Throws std::exception with a
   // message for the user when the request cannot be served (unknown kernel, failed build).
   virtual measure::DeviceFactory calibration_devices(const measure::CalibrateRequest& request) = 0;

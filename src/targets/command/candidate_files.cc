@@ -46,9 +46,9 @@ bool glob_matches(const std::string& glob, const std::string& path) {
   return fnmatch(glob.c_str(), path.c_str(), 0) == 0;
 }
 
-measure::Expected<std::vector<CandidateFile>> candidate_files(
-    std::string_view source, const std::string& default_file,
-    const std::vector<std::string>& editable) {
+Result<std::vector<CandidateFile>> candidate_files(std::string_view source,
+                                                   const std::string& default_file,
+                                                   const std::vector<std::string>& editable) {
   std::vector<CandidateFile> files;
   std::string preamble;  // lines before the first marker: they open the first file
   size_t pos = 0;
@@ -73,24 +73,24 @@ measure::Expected<std::vector<CandidateFile>> candidate_files(
   }
   if (!bundle) {
     if (default_file.empty()) {
-      return measure::Error{
-          "the candidate names no file: start each file with a line '// headway-file: PATH'"};
+      return invalid_input(
+          "the candidate names no file: start each file with a line '// headway-file: PATH'");
     }
     files = {{default_file, std::string(source)}};
   }
   for (const auto& f : files) {
     if (!inside_repository(f.path)) {
-      return measure::Error{fmt::format(
-          "the candidate writes '{}', which is not a path inside the repository", f.path)};
+      return invalid_input(fmt::format(
+          "the candidate writes '{}', which is not a path inside the repository", f.path));
     }
     bool allowed = false;
     for (const auto& g : editable) allowed |= glob_matches(g, f.path);
     if (!allowed) {
       std::string globs;
       for (const auto& g : editable) globs += (globs.empty() ? "" : ", ") + g;
-      return measure::Error{fmt::format(
+      return invalid_input(fmt::format(
           "the candidate changes {}, which is not among the files a candidate may change ({})",
-          f.path, globs)};
+          f.path, globs));
     }
   }
   return files;

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "measure/expected.h"
+#include "common/result.h"
 
 namespace headway::command {
 
@@ -22,9 +22,9 @@ struct CandidateFile {
 
 // The files `source` writes: a bundle's files, else {default_file, source}. Errors (one line):
 // a path outside the repository (absolute, or with ".."), a file no editable glob matches.
-measure::Expected<std::vector<CandidateFile>> candidate_files(
-    std::string_view source, const std::string& default_file,
-    const std::vector<std::string>& editable);
+Result<std::vector<CandidateFile>> candidate_files(std::string_view source,
+                                                   const std::string& default_file,
+                                                   const std::vector<std::string>& editable);
 
 // The kernel a candidate names with a line "// headway-kernel: NAME" (such lines belong to no
 // file), or empty. Tells the commands which kernel a shared file's candidate is for.

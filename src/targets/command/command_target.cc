@@ -68,11 +68,13 @@ targets::ToolchainInfo CommandTarget::select_toolchain(const std::string& spec) 
   if (spec.empty()) {
     info_.error =
         "the command target needs a manifest (headway init WS --target command --manifest FILE)";
+    info_.error_code = ErrorCode::kInvalidInput;
     return info_;
   }
   auto parsed = parse_manifest(spec);
   if (!parsed) {
     info_.error = parsed.error().message;
+    info_.error_code = parsed.error().code;
     return info_;
   }
   manifest_ = std::move(parsed).value();
@@ -177,11 +179,10 @@ BuildOutcome CommandTarget::build(const std::string& source, const fs::path& cac
   if (!env.empty()) meta["kernel"] = env.front().second;
   if (const CommandSpec* cost = m.command("static_cost")) {
     const ProcessResult c = run_command(m, *cost, {dir, {}, env});
-    measure::Expected<double> v = measure::Error{""};
+    Result<double> v = invalid_input("");
     if (!c.ok()) {
-      v = measure::Error{fmt::format("the static_cost command {}: {}",
-                                     describe_failure(c, cost->timeout_seconds),
-                                     excerpt(c.output))};
+      v = invalid_input(fmt::format("the static_cost command {}: {}",
+                                    describe_failure(c, cost->timeout_seconds), excerpt(c.output)));
     } else if (!cost->parser->file.empty()) {
       v = cost->parser->number(read_file(dir / cost->parser->file));
     } else {
@@ -251,13 +252,13 @@ JobRunner& CommandTarget::job_runner(const Artifact& any) {
   return *jobs_;
 }
 
-measure::Expected<std::unique_ptr<targets::Session>> CommandTarget::start_session(
+Result<std::unique_ptr<targets::Session>> CommandTarget::start_session(
     const KernelContract& kernel, const std::vector<Artifact>& artifacts, uint64_t seed) {
-  if (artifacts.empty()) return measure::Error{"a session needs at least one artifact"};
+  if (artifacts.empty()) return invalid_input("a session needs at least one artifact");
   std::vector<fs::path> arms;
   for (const auto& a : artifacts) {
     if (a.path.empty() || !fs::exists(a.path / kBuiltMarker))
-      return measure::Error{fmt::format("{} is not a built command-target artifact", a.id)};
+      return invalid_input(fmt::format("{} is not a built command-target artifact", a.id));
     arms.push_back(a.path);
   }
   JobRunner& runner = job_runner(artifacts.front());
@@ -293,11 +294,11 @@ std::vector<targets::Timing> CommandTarget::time_side_by_side(
   return out;
 }
 
-measure::Expected<std::unique_ptr<measure::PairedDevice>> CommandTarget::paired_device(
+Result<std::unique_ptr<measure::PairedDevice>> CommandTarget::paired_device(
     const KernelContract& kernel, const Artifact& head, const Artifact& candidate, uint64_t seed) {
   for (const auto* a : {&head, &candidate}) {
     if (a->path.empty() || !fs::exists(a->path / kBuiltMarker))
-      return measure::Error{fmt::format("{} is not a built command-target artifact", a->id)};
+      return invalid_input(fmt::format("{} is not a built command-target artifact", a->id));
   }
   return std::unique_ptr<measure::PairedDevice>(std::make_unique<JobPairedDevice>(
       job_runner(head), std::string(kernel.name()), head.path, candidate.path, seed));

@@ -21,9 +21,9 @@ JobSession::JobSession(JobRunner& runner, std::string kernel, std::vector<fs::pa
       out_(arms_.size()),
       rng_(mix_seed(seed, 0x6a6f6273)) {}
 
-measure::Expected<double> JobSession::reading(int i) {
+Result<double> JobSession::reading(int i) {
   const auto k = static_cast<size_t>(i);
-  if (!out_.at(k).empty()) return measure::Error{out_[k]};
+  if (!out_.at(k).empty()) return environment_error(out_[k]);
   if (buffered_[k].empty()) {
     std::vector<size_t> others;
     for (size_t a = 0; a < arms_.size(); ++a) {
@@ -50,7 +50,7 @@ measure::Expected<double> JobSession::reading(int i) {
                              : r.failure;
       }
     }
-    if (!out_[k].empty()) return measure::Error{out_[k]};
+    if (!out_[k].empty()) return environment_error(out_[k]);
   }
   const double v = buffered_[k].front();
   buffered_[k].pop_front();

@@ -25,7 +25,7 @@ class JobSession final : public targets::Session {
   JobSession(JobRunner& runner, std::string kernel, std::vector<std::filesystem::path> arms,
              uint64_t seed, int max_arms);
   int arms() const override { return static_cast<int>(arms_.size()); }
-  measure::Expected<double> reading(int i) override;
+  Result<double> reading(int i) override;
   nlohmann::json accounting() const override;
   int jobs() const { return jobs_; }
 

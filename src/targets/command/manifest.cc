@@ -36,7 +36,7 @@ std::string one_line(std::string_view text) {
 
 namespace fs = std::filesystem;
 
-// An error at a line of the manifest; thrown inside the parser, returned as measure::Error.
+// An error at a line of the manifest; thrown inside the parser, returned as an Error.
 struct ManifestError {
   int line;
   std::string message;
@@ -414,26 +414,26 @@ std::optional<int64_t> non_ascii_outside_strings(std::string_view text) {
 
 }  // namespace
 
-measure::Expected<Manifest> parse_manifest(const std::filesystem::path& given) {
+Result<Manifest> parse_manifest(const std::filesystem::path& given) {
   const fs::path path = fs::absolute(given).lexically_normal();
   if (!fs::is_regular_file(path))
-    return measure::Error{fmt::format("{}: no such manifest file", path.string())};
+    return not_found(fmt::format("{}: no such manifest file", path.string()));
   try {
     std::ifstream in(path, std::ios::binary);
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (!in && !in.eof())
-      return measure::Error{fmt::format("{}: cannot read the manifest", path.string())};
+      return invalid_input(fmt::format("{}: cannot read the manifest", path.string()));
     if (const auto line = non_ascii_outside_strings(text)) {
-      return measure::Error{fmt::format("{}:{}: a non-ASCII character outside a string or comment",
-                                        path.string(), *line)};
+      return invalid_input(fmt::format("{}:{}: a non-ASCII character outside a string or comment",
+                                       path.string(), *line));
     }
     const toml::table root = toml::parse(text, path.string());
     return parse_table(path, root);
   } catch (const toml::parse_error& e) {
-    return measure::Error{
-        fmt::format("{}:{}: {}", path.string(), e.source().begin.line, one_line(e.description()))};
+    return invalid_input(
+        fmt::format("{}:{}: {}", path.string(), e.source().begin.line, one_line(e.description())));
   } catch (const ManifestError& e) {
-    return measure::Error{fmt::format("{}:{}: {}", path.string(), e.line, e.message)};
+    return invalid_input(fmt::format("{}:{}: {}", path.string(), e.line, e.message));
   }
 }
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "measure/expected.h"
+#include "common/result.h"
 #include "targets/command/output_parser.h"
 
 namespace headway::command {
@@ -68,6 +68,6 @@ struct Manifest {
 };
 
 // Parses and validates the manifest at `path`. Errors are one line: "FILE:LINE: message".
-measure::Expected<Manifest> parse_manifest(const std::filesystem::path& path);
+Result<Manifest> parse_manifest(const std::filesystem::path& path);
 
 }  // namespace headway::command

@@ -48,7 +48,7 @@ class ManifestTest : public ::testing::Test {
     fs::create_directories(dir_.path() / "repo/k");
     std::ofstream(dir_.path() / "repo/k/qkv.tk") << "kernel qkv\n";
   }
-  measure::Expected<Manifest> parse(const std::string& text) {
+  Result<Manifest> parse(const std::string& text) {
     std::ofstream(dir_.path() / "target.toml") << text;
     return parse_manifest(dir_.path() / "target.toml");
   }

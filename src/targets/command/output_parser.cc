@@ -12,18 +12,18 @@ namespace headway::command {
 
 namespace {
 
-measure::Expected<double> to_number(const std::string& text, const std::string& what) {
+Result<double> to_number(const std::string& text, const std::string& what) {
   try {
     size_t used = 0;
     const double v = std::stod(text, &used);
     if (used == text.size() && std::isfinite(v)) return v;
   } catch (const std::exception&) {
   }
-  return measure::Error{fmt::format("{} gave '{}', which is not a number", what, text)};
+  return invalid_input(fmt::format("{} gave '{}', which is not a number", what, text));
 }
 
 // The JSON value at `path`, or an error naming the first step that is missing.
-measure::Expected<nlohmann::json> at_path(const nlohmann::json& root, const std::string& path) {
+Result<nlohmann::json> at_path(const nlohmann::json& root, const std::string& path) {
   const nlohmann::json* node = &root;
   size_t i = 0;
   while (i < path.size()) {
@@ -34,15 +34,15 @@ measure::Expected<nlohmann::json> at_path(const nlohmann::json& root, const std:
     if (path[i] == '[') {
       const size_t close = path.find(']', i);
       if (close == std::string::npos)
-        return measure::Error{fmt::format("JSON path '{}' has an unclosed '['", path)};
+        return invalid_input(fmt::format("JSON path '{}' has an unclosed '['", path));
       size_t index = 0;
       const auto r = std::from_chars(path.data() + i + 1, path.data() + close, index);
       if (r.ec != std::errc() || r.ptr != path.data() + close) {
-        return measure::Error{fmt::format("JSON path '{}': '{}' is not an index", path,
-                                          path.substr(i, close - i + 1))};
+        return invalid_input(fmt::format("JSON path '{}': '{}' is not an index", path,
+                                         path.substr(i, close - i + 1)));
       }
       if (!node->is_array() || index >= node->size()) {
-        return measure::Error{fmt::format("JSON path '{}': no element [{}]", path, index)};
+        return invalid_input(fmt::format("JSON path '{}': no element [{}]", path, index));
       }
       node = &(*node)[index];
       i = close + 1;
@@ -52,7 +52,7 @@ measure::Expected<nlohmann::json> at_path(const nlohmann::json& root, const std:
     if (end == std::string::npos) end = path.size();
     const std::string key = path.substr(i, end - i);
     if (!node->is_object() || !node->contains(key)) {
-      return measure::Error{fmt::format("JSON path '{}': no key '{}'", path, key)};
+      return invalid_input(fmt::format("JSON path '{}': no key '{}'", path, key));
     }
     node = &(*node)[key];
     i = end;
@@ -60,17 +60,17 @@ measure::Expected<nlohmann::json> at_path(const nlohmann::json& root, const std:
   return *node;
 }
 
-measure::Expected<nlohmann::json> parse_json(std::string_view output) {
+Result<nlohmann::json> parse_json(std::string_view output) {
   // Tools print lines before their JSON: the document starts at the first '{' or '['.
   const size_t start = output.find_first_of("{[");
   if (start == std::string_view::npos) {
-    return measure::Error{fmt::format("no JSON document in: {}", excerpt(output))};
+    return invalid_input(fmt::format("no JSON document in: {}", excerpt(output)));
   }
   try {
     return nlohmann::json::parse(output.substr(start));
   } catch (const nlohmann::json::exception& e) {
-    return measure::Error{
-        fmt::format("the JSON does not parse ({}): {}", e.what(), excerpt(output))};
+    return invalid_input(
+        fmt::format("the JSON does not parse ({}): {}", e.what(), excerpt(output)));
   }
 }
 
@@ -97,12 +97,12 @@ std::string OutputParser::describe() const {
   return fmt::format("{} '{}'", kind == Kind::kRegex ? "regex" : "JSON path", pattern);
 }
 
-measure::Expected<double> OutputParser::number(std::string_view output) const {
+Result<double> OutputParser::number(std::string_view output) const {
   if (kind == Kind::kRegex) {
     const std::regex re(pattern);
     std::match_results<std::string_view::const_iterator> m;
     if (!std::regex_search(output.begin(), output.end(), m, re)) {
-      return measure::Error{fmt::format("{} matches nothing in: {}", describe(), excerpt(output))};
+      return invalid_input(fmt::format("{} matches nothing in: {}", describe(), excerpt(output)));
     }
     return to_number(m.size() > 1 ? m[1].str() : m[0].str(), describe());
   }
@@ -111,13 +111,13 @@ measure::Expected<double> OutputParser::number(std::string_view output) const {
   auto v = at_path(doc.value(), pattern);
   if (!v) return v.error();
   if (!v.value().is_number()) {
-    return measure::Error{fmt::format("{} holds {}, not a number", describe(), v.value().dump())};
+    return invalid_input(fmt::format("{} holds {}, not a number", describe(), v.value().dump()));
   }
   return v.value().get<double>();
 }
 
-measure::Expected<std::vector<std::optional<double>>> OutputParser::arm_readings(
-    std::string_view output, int arms) const {
+Result<std::vector<std::optional<double>>> OutputParser::arm_readings(std::string_view output,
+                                                                      int arms) const {
   std::vector<std::optional<double>> got(static_cast<size_t>(arms));
   if (kind == Kind::kRegex) {
     const std::regex re(pattern);
@@ -132,12 +132,12 @@ measure::Expected<std::vector<std::optional<double>>> OutputParser::arm_readings
         const std::string index = m[1].str();
         const auto r = std::from_chars(index.data(), index.data() + index.size(), arm);
         if (r.ec != std::errc())
-          return measure::Error{fmt::format("{}: arm '{}' is not an index", describe(), index)};
+          return invalid_input(fmt::format("{}: arm '{}' is not an index", describe(), index));
         value = m[2].str();
       }
       if (arm < 0 || arm >= arms) {
-        return measure::Error{
-            fmt::format("{}: a reading for arm {} of a job of {}", describe(), arm, arms)};
+        return invalid_input(
+            fmt::format("{}: a reading for arm {} of a job of {}", describe(), arm, arms));
       }
       auto v = to_number(value, describe());
       if (!v) return v.error();
@@ -149,12 +149,12 @@ measure::Expected<std::vector<std::optional<double>>> OutputParser::arm_readings
     auto v = at_path(doc.value(), pattern);
     if (!v) return v.error();
     if (!v.value().is_array())
-      return measure::Error{
-          fmt::format("{} holds {}, not an array", describe(), excerpt(v.value().dump()))};
+      return invalid_input(
+          fmt::format("{} holds {}, not an array", describe(), excerpt(v.value().dump())));
     for (size_t i = 0; i < v.value().size() && i < got.size(); ++i) {
       if (!v.value()[i].is_number()) {
-        return measure::Error{
-            fmt::format("{}: element {} is {}, not a number", describe(), i, v.value()[i].dump())};
+        return invalid_input(
+            fmt::format("{}: element {} is {}, not a number", describe(), i, v.value()[i].dump()));
       }
       got[i] = v.value()[i].get<double>();
     }
@@ -162,35 +162,34 @@ measure::Expected<std::vector<std::optional<double>>> OutputParser::arm_readings
   return got;
 }
 
-measure::Expected<std::vector<double>> OutputParser::per_arm(std::string_view output,
-                                                             int arms) const {
+Result<std::vector<double>> OutputParser::per_arm(std::string_view output, int arms) const {
   auto got = arm_readings(output, arms);
   if (!got) return got.error();
   std::vector<double> out;
   for (size_t i = 0; i < got.value().size(); ++i) {
     if (!got.value()[i]) {
-      return measure::Error{fmt::format("{} gives no reading for arm {} of {} in: {}", describe(),
-                                        i, arms, excerpt(output))};
+      return invalid_input(fmt::format("{} gives no reading for arm {} of {} in: {}", describe(), i,
+                                       arms, excerpt(output)));
     }
     out.push_back(*got.value()[i]);
   }
   return out;
 }
 
-measure::Expected<OutputParser> make_parser(OutputParser::Kind kind, std::string pattern) {
+Result<OutputParser> make_parser(OutputParser::Kind kind, std::string pattern) {
   OutputParser p;
   p.kind = kind;
   p.pattern = std::move(pattern);
-  if (p.pattern.empty()) return measure::Error{"the parser's pattern is empty"};
+  if (p.pattern.empty()) return invalid_input("the parser's pattern is empty");
   if (kind == OutputParser::Kind::kRegex) {
     try {
       const std::regex re(p.pattern);
     } catch (const std::regex_error& e) {
-      return measure::Error{fmt::format("regex '{}' does not compile: {}", p.pattern, e.what())};
+      return invalid_input(fmt::format("regex '{}' does not compile: {}", p.pattern, e.what()));
     }
   } else if (p.pattern.find("..") != std::string::npos || p.pattern.front() == '.' ||
              p.pattern.back() == '.') {
-    return measure::Error{fmt::format("JSON path '{}' has an empty key", p.pattern)};
+    return invalid_input(fmt::format("JSON path '{}' has an empty key", p.pattern));
   }
   return p;
 }

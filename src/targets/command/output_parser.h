@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "measure/expected.h"
+#include "common/result.h"
 
 namespace headway::command {
 
@@ -23,20 +23,19 @@ struct OutputParser {
 
   // The number the output gives. Error: "regex '...' matches nothing in: <output excerpt>", a
   // path that is missing, a value that is not a number.
-  measure::Expected<double> number(std::string_view output) const;
+  Result<double> number(std::string_view output) const;
   // One number per arm, arms in the order the job ran them (arm i is the i-th folder given).
   // Error when any arm has no reading or the output is malformed.
-  measure::Expected<std::vector<double>> per_arm(std::string_view output, int arms) const;
+  Result<std::vector<double>> per_arm(std::string_view output, int arms) const;
   // As per_arm, but an arm without a reading is nullopt (an arm that failed in the job); errors
   // only for malformed output (an arm index out of range, a value that is not a number).
-  measure::Expected<std::vector<std::optional<double>>> arm_readings(std::string_view output,
-                                                                     int arms) const;
+  Result<std::vector<std::optional<double>>> arm_readings(std::string_view output, int arms) const;
   // "regex 'PATTERN'" or "JSON path 'PATH'".
   std::string describe() const;
 };
 
 // Checks the pattern (a regex compiles; a path has no empty key); one line on error.
-measure::Expected<OutputParser> make_parser(OutputParser::Kind kind, std::string pattern);
+Result<OutputParser> make_parser(OutputParser::Kind kind, std::string pattern);
 
 // A short, one-line excerpt of `output` for error messages (newlines shown as " | ").
 std::string excerpt(std::string_view output, size_t max_chars = 160);

@@ -80,11 +80,11 @@ class Adversarial : public ::testing::Test {
     v.check = check_candidate(*find_kernel("attn_out"), built.shared_object, options);
     if (!v.check.correct()) return v;
     v.timed = true;
-    std::string error;
-    auto device = CpuPairedDevice::start(*find_kernel("attn_out"), *baseline_, built.shared_object,
-                                         options.limits, 5, &error);
-    EXPECT_TRUE(device) << error;
-    if (!device) return v;
+    auto started = CpuPairedDevice::start(*find_kernel("attn_out"), *baseline_, built.shared_object,
+                                          options.limits, 5);
+    EXPECT_TRUE(started) << (started ? "" : started.error().message);
+    if (!started) return v;
+    const std::unique_ptr<CpuPairedDevice> device = std::move(started).value();
     measure::BettingConfig config;
     config.s0 = 0.05;
     config.cap = 12;

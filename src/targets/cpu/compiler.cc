@@ -37,12 +37,12 @@ ToolchainIdentity identify(const Toolchain& toolchain) {
   id.version = r.output.substr(0, r.output.find('\n'));
   id.id = id.version;
   for (const auto& f : toolchain.flags) id.id += " " + f;
-  std::string macros_error;
-  id.target_macros = predefined_macros(toolchain, &macros_error);
+  const Result<std::string> macros = predefined_macros(toolchain);
+  if (macros) id.target_macros = macros.value();
   return id;
 }
 
-std::string predefined_macros(const Toolchain& toolchain, std::string* error) {
+Result<std::string> predefined_macros(const Toolchain& toolchain) {
   sandbox::Policy policy;
   policy.limits = compiler_limits();
   const bool outside =
@@ -58,10 +58,9 @@ std::string predefined_macros(const Toolchain& toolchain, std::string* error) {
   }
   const ProcessResult r = outside ? run_process(argv, 30.0) : run_process(argv, 30.0, policy);
   if (!r.ok()) {
-    *error = r.started
-                 ? fmt::format("`{} -dM -E` failed: {}", toolchain.cxx, r.output.substr(0, 200))
-                 : fmt::format("compiler not found: {}", r.error);
-    return "";
+    return environment_error(
+        r.started ? fmt::format("`{} -dM -E` failed: {}", toolchain.cxx, r.output.substr(0, 200))
+                  : fmt::format("compiler not found: {}", r.error));
   }
   return r.output;
 }

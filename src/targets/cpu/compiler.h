@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "common/result.h"
 #include "common/sandbox.h"
 #include "common/subprocess.h"
 
@@ -57,9 +58,9 @@ struct BuildResult {
 // returned without running anything.
 // The macros the compiler predefines under the toolchain's flags (`cxx FLAGS -dM -E` of an empty
 // translation unit; with -march=native these name the instruction sets candidates are built for,
-// e.g. __AVX512BW__), run the way identify() runs `cxx --version`. Empty and *error set when the
+// e.g. __AVX512BW__), run the way identify() runs `cxx --version`. An environment error when the
 // compiler does not run.
-std::string predefined_macros(const Toolchain& toolchain, std::string* error);
+Result<std::string> predefined_macros(const Toolchain& toolchain);
 
 BuildResult build_candidate(const Toolchain& toolchain, const ToolchainIdentity& identity,
                             const std::string& source, const std::filesystem::path& cache_dir,

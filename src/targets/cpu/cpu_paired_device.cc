@@ -10,11 +10,9 @@
 
 namespace headway::cpu {
 
-std::unique_ptr<CpuPairedDevice> CpuPairedDevice::start(const KernelContract& kernel,
-                                                        const std::filesystem::path& head,
-                                                        const std::filesystem::path& candidate,
-                                                        const ProcessLimits& limits, uint64_t seed,
-                                                        std::string* error) {
+Result<std::unique_ptr<CpuPairedDevice>> CpuPairedDevice::start(
+    const KernelContract& kernel, const std::filesystem::path& head,
+    const std::filesystem::path& candidate, const ProcessLimits& limits, uint64_t seed) {
   SessionOptions options;
   options.limits = limits;
   options.seed = seed;
@@ -22,8 +20,8 @@ std::unique_ptr<CpuPairedDevice> CpuPairedDevice::start(const KernelContract& ke
   std::shared_ptr<TimedSession> session =
       TimedSession::start(kernel, {head, candidate}, options, &failure);
   if (!session) {
-    *error = fmt::format("cannot start the timing session: {}", failure.describe());
-    return nullptr;
+    return environment_error(
+        fmt::format("cannot start the timing session: {}", failure.describe()));
   }
   return std::make_unique<CpuPairedDevice>(std::move(session));
 }

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "common/result.h"
 #include "measure/calibration.h"
 #include "measure/pair_runner.h"
 #include "targets/cpu/timed_session.h"
@@ -13,13 +14,12 @@ namespace headway::cpu {
 
 class CpuPairedDevice final : public measure::PairedDevice {
  public:
-  // Starts a session for the two objects with inputs from `seed`. nullptr with *error set when
-  // it cannot start.
-  static std::unique_ptr<CpuPairedDevice> start(const KernelContract& kernel,
-                                                const std::filesystem::path& head,
-                                                const std::filesystem::path& candidate,
-                                                const ProcessLimits& limits, uint64_t seed,
-                                                std::string* error);
+  // Starts a session for the two objects with inputs from `seed`; an environment error when it
+  // cannot start. Never null.
+  static Result<std::unique_ptr<CpuPairedDevice>> start(const KernelContract& kernel,
+                                                        const std::filesystem::path& head,
+                                                        const std::filesystem::path& candidate,
+                                                        const ProcessLimits& limits, uint64_t seed);
   // A device over a session that outlives it (calibration shares one across its decisions).
   explicit CpuPairedDevice(std::shared_ptr<TimedSession> session) : session_(std::move(session)) {}
 

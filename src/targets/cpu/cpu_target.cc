@@ -78,12 +78,12 @@ class CpuSession final : public targets::Session {
  public:
   explicit CpuSession(std::unique_ptr<TimedSession> session) : session_(std::move(session)) {}
   int arms() const override { return session_->arms(); }
-  measure::Expected<double> reading(int i) override {
-    if (auto it = out_.find(i); it != out_.end()) return measure::Error{it->second};
+  Result<double> reading(int i) override {
+    if (auto it = out_.find(i); it != out_.end()) return environment_error(it->second);
     const SessionReading r = session_->reading(i);
     if (r.ok()) return r.call.seconds;
     out_[i] = r.failure();
-    return measure::Error{out_[i]};
+    return environment_error(out_[i]);
   }
   std::optional<targets::ArmBreach> verify_arms() override {
     if (auto cheat = session_->verify_sampled())
@@ -148,14 +148,14 @@ CheckOutcome CpuTarget::check(const KernelContract& kernel, const Artifact& arti
   return out;
 }
 
-measure::Expected<std::unique_ptr<targets::Session>> CpuTarget::start_session(
+Result<std::unique_ptr<targets::Session>> CpuTarget::start_session(
     const KernelContract& kernel, const std::vector<Artifact>& artifacts, uint64_t seed) {
   SessionOptions options;
   options.seed = seed;
   CallResult failure;
   auto session = TimedSession::start(kernel, paths_of(artifacts), options, &failure);
   if (!session)
-    return measure::Error{fmt::format("cannot start the session: {}", failure.describe())};
+    return environment_error(fmt::format("cannot start the session: {}", failure.describe()));
   return std::unique_ptr<targets::Session>(std::make_unique<CpuSession>(std::move(session)));
 }
 
@@ -176,12 +176,11 @@ std::vector<targets::Timing> CpuTarget::time_side_by_side(const KernelContract& 
   return out;
 }
 
-measure::Expected<std::unique_ptr<measure::PairedDevice>> CpuTarget::paired_device(
+Result<std::unique_ptr<measure::PairedDevice>> CpuTarget::paired_device(
     const KernelContract& kernel, const Artifact& head, const Artifact& candidate, uint64_t seed) {
-  std::string error;
-  auto device = CpuPairedDevice::start(kernel, head.path, candidate.path, {}, seed, &error);
-  if (!device) return measure::Error{error};
-  return std::unique_ptr<measure::PairedDevice>(std::move(device));
+  auto device = CpuPairedDevice::start(kernel, head.path, candidate.path, {}, seed);
+  if (!device) return device.error();
+  return std::unique_ptr<measure::PairedDevice>(std::move(device).value());
 }
 
 measure::DeviceFactory CpuTarget::calibration_devices(const measure::CalibrateRequest& request) {

@@ -121,13 +121,12 @@ std::vector<targets::ChipFact> isa_facts(std::string_view macros, std::string_vi
 }
 
 std::vector<targets::ChipFact> measure_isa_facts(const Toolchain& toolchain) {
-  std::string error;
-  const std::string macros = predefined_macros(toolchain, &error);
+  const Result<std::string> macros = predefined_macros(toolchain);
   std::string flags;
   for (const auto& f : toolchain.flags) flags += " " + f;
   std::string note = fmt::format("`{}{} -dM -E`", toolchain.cxx, flags);
-  if (!error.empty()) note += fmt::format(" (did not run: {})", error);
-  return isa_facts(macros, note);
+  if (!macros) note += fmt::format(" (did not run: {})", macros.error().message);
+  return isa_facts(macros ? macros.value() : std::string(), note);
 }
 
 }  // namespace headway::cpu

@@ -74,17 +74,17 @@ class CudaSession final : public targets::Session {
       : runner_(std::move(runner)), arms_(arms) {}
   int arms() const override { return arms_; }
 
-  measure::Expected<double> reading(int i) override {
+  Result<double> reading(int i) override {
     auto line = runner_->request(fmt::format("read {}", i));
     if (!line) {
       lost_ = true;
-      return measure::Error{line.error().message};
+      return line.error();
     }
     const Reply r = parse_reply(line.value());
     if (r.kind != Reply::Kind::kReading) {
       if (r.kind == Reply::Kind::kBreach && !breach_) breach_ = targets::ArmBreach{r.arm, r.reason};
       if (r.kind != Reply::Kind::kBreach) lost_ = true;
-      return measure::Error{r.reason};
+      return environment_error(r.reason);
     }
     ++readings_;
     if (r.throttled) ++throttled_;
@@ -126,9 +126,9 @@ class CudaSession final : public targets::Session {
   bool lost_ = false;
 };
 
-measure::Expected<std::unique_ptr<CudaSession>> open_session(const KernelContract& kernel,
-                                                             const std::vector<Artifact>& artifacts,
-                                                             uint64_t seed) {
+Result<std::unique_ptr<CudaSession>> open_session(const KernelContract& kernel,
+                                                  const std::vector<Artifact>& artifacts,
+                                                  uint64_t seed) {
   require_gpu();
   std::vector<std::string> args = {"serve", "--kernel", std::string(kernel.name()), "--seed",
                                    std::to_string(seed)};
@@ -140,10 +140,10 @@ measure::Expected<std::unique_ptr<CudaSession>> open_session(const KernelContrac
   try {
     runner = std::make_unique<RunnerProcess>(args, paths_of(artifacts), kReplyTimeoutSeconds);
   } catch (const std::runtime_error& e) {
-    return measure::Error{e.what()};
+    return environment_error(e.what());
   }
   if (runner->first_line().rfind("ready", 0) != 0)
-    return measure::Error{"cannot start the arms: " + runner->first_line()};
+    return environment_error("cannot start the arms: " + runner->first_line());
   return std::make_unique<CudaSession>(std::move(runner), static_cast<int>(artifacts.size()));
 }
 
@@ -234,7 +234,7 @@ CheckOutcome CudaTarget::check(const KernelContract& kernel, const Artifact& art
   return out;
 }
 
-measure::Expected<std::unique_ptr<targets::Session>> CudaTarget::start_session(
+Result<std::unique_ptr<targets::Session>> CudaTarget::start_session(
     const KernelContract& kernel, const std::vector<Artifact>& artifacts, uint64_t seed) {
   auto session = open_session(kernel, artifacts, seed);
   if (!session) return session.error();
@@ -253,7 +253,7 @@ std::vector<targets::Timing> CudaTarget::time_side_by_side(const KernelContract&
   return targets::read_side_by_side(*session.value(), artifacts, readings);
 }
 
-measure::Expected<std::unique_ptr<measure::PairedDevice>> CudaTarget::paired_device(
+Result<std::unique_ptr<measure::PairedDevice>> CudaTarget::paired_device(
     const KernelContract& kernel, const Artifact& head, const Artifact& candidate, uint64_t seed) {
   auto session = open_session(kernel, {head, candidate}, seed);
   if (!session) return session.error();

@@ -127,7 +127,7 @@ TEST(CudaTarget, TheCheckVerbSaysInOneLineThatNoGpuIsPresent) {
       {"HEADWAY_CACHE_DIR=" + cache.path().string(), "HEADWAY_CUDA_ARCH=sm_90", HEADWAY_BINARY,
        "check", "--target", "cuda", "--kernel", "attn_out", "--source", source});
   ASSERT_TRUE(run.problem.empty()) << run.problem;
-  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_EQ(run.exit_code, 3) << run.err;
   EXPECT_EQ(run.err.rfind("headway: no GPU is present: ", 0), 0u) << run.err;
   EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
   EXPECT_EQ(run.out, "");

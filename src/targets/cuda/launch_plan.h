@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "measure/expected.h"
+#include "common/result.h"
 
 namespace headway::cuda {
 
@@ -29,7 +29,6 @@ size_t plan_bytes();
 // Parses and validates hw_plan's bytes: entries until the first empty name, each name
 // NUL-terminated and a C identifier, grid at least 1, block 1-1024, dynamic shared memory at most
 // `max_shared_bytes`, scratch at most HW_CUDA_MAX_SCRATCH. An error says which launch is wrong.
-measure::Expected<LaunchPlan> parse_plan(std::span<const std::byte> bytes,
-                                         unsigned max_shared_bytes);
+Result<LaunchPlan> parse_plan(std::span<const std::byte> bytes, unsigned max_shared_bytes);
 
 }  // namespace headway::cuda

@@ -23,7 +23,7 @@ hw_cuda_plan two_launches() {
   return p;
 }
 
-measure::Expected<LaunchPlan> parse(const hw_cuda_plan& p, unsigned max_shared = 227 * 1024) {
+Result<LaunchPlan> parse(const hw_cuda_plan& p, unsigned max_shared = 227 * 1024) {
   return parse_plan(std::as_bytes(std::span(&p, 1)), max_shared);
 }
 

@@ -67,21 +67,20 @@ fs::path runner_executable() {
   return fs::read_symlink("/proc/self/exe", ec).parent_path() / "headway-cuda-runner";
 }
 
-measure::Expected<nlohmann::json> run_runner(const std::vector<std::string>& args,
-                                             const std::vector<fs::path>& readable,
-                                             double timeout_seconds) {
+Result<nlohmann::json> run_runner(const std::vector<std::string>& args,
+                                  const std::vector<fs::path>& readable, double timeout_seconds) {
   if (!fs::exists(runner_executable())) {
-    return measure::Error{
+    return environment_error(
         fmt::format("the cuda runner {} is missing (this headway was built without the CUDA driver "
                     "header cuda.h)",
-                    runner_executable().string())};
+                    runner_executable().string()));
   }
   const ProcessResult r = run_process(runner_argv(args, readable), timeout_seconds);
   if (r.timed_out)
-    return measure::Error{fmt::format("the cuda runner ran past {} s", timeout_seconds)};
+    return environment_error(fmt::format("the cuda runner ran past {} s", timeout_seconds));
   if (!r.ok()) {
-    return measure::Error{r.started ? runner_message(r.output)
-                                    : "the cuda runner did not start: " + r.error};
+    return environment_error(r.started ? runner_message(r.output)
+                                       : "the cuda runner did not start: " + r.error);
   }
   // Stdout and stderr are interleaved: the JSON is the last line that parses.
   size_t end = r.output.size();
@@ -93,22 +92,22 @@ measure::Expected<nlohmann::json> run_runner(const std::vector<std::string>& arg
     if (start == std::string::npos) break;
     end = start;
   }
-  return measure::Error{"the cuda runner printed no JSON: " + first_line_of(r.output)};
+  return environment_error("the cuda runner printed no JSON: " + first_line_of(r.output));
 }
 
-measure::Expected<nlohmann::json> gpu_info() {
+Result<nlohmann::json> gpu_info() {
   // Asked once per driver ($HEADWAY_CUDA_DRIVER names a test's stand-in).
   static std::mutex mutex;
-  static std::map<std::string, measure::Expected<nlohmann::json>> known;
+  static std::map<std::string, Result<nlohmann::json>> known;
   const char* driver = std::getenv("HEADWAY_CUDA_DRIVER");
   const std::string key = driver ? driver : "";
   std::lock_guard lock(mutex);
   if (auto it = known.find(key); it != known.end()) return it->second;
-  measure::Expected<nlohmann::json> info = measure::Error{""};
+  Result<nlohmann::json> info = environment_error("");
   try {
     info = run_runner({"info"}, {}, 60.0);
   } catch (const sandbox::Unavailable& e) {
-    info = measure::Error{fmt::format("cannot sandbox the cuda runner: {}", e.what())};
+    info = environment_error(fmt::format("cannot sandbox the cuda runner: {}", e.what()));
   }
   known.emplace(key, info);
   return info;
@@ -181,16 +180,16 @@ std::optional<std::string> RunnerProcess::read_line() {
   }
 }
 
-measure::Expected<std::string> RunnerProcess::request(const std::string& line) {
+Result<std::string> RunnerProcess::request(const std::string& line) {
   const std::string message = line + "\n";
   if (send(to_, message.data(), message.size(), MSG_NOSIGNAL) !=
       static_cast<ssize_t>(message.size()))
-    return measure::Error{"the cuda runner is gone"};
+    return environment_error("the cuda runner is gone");
   auto reply = read_line();
   if (!reply) {
     kill(-pid_, SIGKILL);
-    return measure::Error{
-        fmt::format("the cuda runner did not answer '{}' within {} s", line, timeout_)};
+    return environment_error(
+        fmt::format("the cuda runner did not answer '{}' within {} s", line, timeout_));
   }
   return *reply;
 }

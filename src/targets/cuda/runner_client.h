@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "measure/expected.h"
+#include "common/result.h"
 
 namespace headway::cuda {
 
@@ -19,13 +19,13 @@ std::filesystem::path runner_executable();
 
 // The GPU the runner sees (its info JSON), or an error saying in one line why none can be used:
 // "no GPU is present: ...", or the runner is missing from this build. Asked once per process.
-measure::Expected<nlohmann::json> gpu_info();
+Result<nlohmann::json> gpu_info();
 
 // Runs a one-shot mode (check, facts) and parses its JSON; `readable` are files the runner must
 // read (modules). An error carries the runner's own message.
-measure::Expected<nlohmann::json> run_runner(const std::vector<std::string>& args,
-                                             const std::vector<std::filesystem::path>& readable,
-                                             double timeout_seconds);
+Result<nlohmann::json> run_runner(const std::vector<std::string>& args,
+                                  const std::vector<std::filesystem::path>& readable,
+                                  double timeout_seconds);
 
 // A runner in serve mode: one request line in, one reply line out.
 class RunnerProcess {
@@ -41,7 +41,7 @@ class RunnerProcess {
   const std::string& first_line() const { return first_line_; }
   // Sends one line and waits for the reply; an error when the runner died or did not answer in
   // time (it is killed then).
-  measure::Expected<std::string> request(const std::string& line);
+  Result<std::string> request(const std::string& line);
 
  private:
   std::optional<std::string> read_line();

@@ -103,7 +103,7 @@ class SimSession final : public targets::Session {
     for (size_t i = 0; i < seconds_.size(); ++i) rngs_.emplace_back(mix_seed(seed, i));
   }
   int arms() const override { return static_cast<int>(seconds_.size()); }
-  measure::Expected<double> reading(int i) override {
+  Result<double> reading(int i) override {
     budget_.take();
     const auto k = static_cast<size_t>(i);
     read_.insert(k);
@@ -216,13 +216,13 @@ double SimTarget::true_seconds(const KernelContract& kernel, const Artifact& art
   return baseline_seconds(kernel, config_) * artifact.meta.value("time_factor", 1.0);
 }
 
-measure::Expected<std::unique_ptr<targets::Session>> SimTarget::start_session(
+Result<std::unique_ptr<targets::Session>> SimTarget::start_session(
     const KernelContract& kernel, const std::vector<Artifact>& artifacts, uint64_t seed) {
   std::vector<double> seconds;
   std::vector<bool> cheating;
   for (const auto& a : artifacts) {
     if (!runs(a))
-      return measure::Error{fmt::format("cannot start {}: it does not run correctly", a.id)};
+      return invalid_input(fmt::format("cannot start {}: it does not run correctly", a.id));
     seconds.push_back(true_seconds(kernel, a));
     cheating.push_back(cheats(a));
   }
@@ -243,15 +243,15 @@ std::vector<targets::Timing> SimTarget::time_side_by_side(const KernelContract& 
   return targets::read_side_by_side(*session.value(), artifacts, readings);
 }
 
-measure::Expected<std::unique_ptr<measure::PairedDevice>> SimTarget::paired_device(
+Result<std::unique_ptr<measure::PairedDevice>> SimTarget::paired_device(
     const KernelContract& kernel, const Artifact& head, const Artifact& candidate, uint64_t seed) {
-  if (!runs(head) || !runs(candidate)) return measure::Error{"an arm does not run correctly"};
+  if (!runs(head) || !runs(candidate)) return invalid_input("an arm does not run correctly");
   measure::SimConfig c;
   c.head_seconds = true_seconds(kernel, head);
   c.effect_pct = 100.0 * (1.0 - true_seconds(kernel, candidate) / c.head_seconds);
   c.cv = config_.cv;
   c.seed = seed;
-  if (auto error = measure::validate(c)) return measure::Error{*error};
+  if (auto error = measure::validate(c)) return invalid_input(*error);
   return std::unique_ptr<measure::PairedDevice>(std::make_unique<SimTargetDevice>(
       c, cheats(head), cheats(candidate), readings_, config_.stop_after_readings));
 }

@@ -70,15 +70,16 @@ class SimTarget final : public targets::Target {
   bool times_on_host() const override { return false; }
   targets::CheckOutcome check(const KernelContract& kernel, const targets::Artifact& artifact,
                               const targets::CheckOptions& options) override;
-  measure::Expected<std::unique_ptr<targets::Session>> start_session(
+  Result<std::unique_ptr<targets::Session>> start_session(
       const KernelContract& kernel, const std::vector<targets::Artifact>& artifacts,
       uint64_t seed) override;
   std::vector<targets::Timing> time_side_by_side(const KernelContract& kernel,
                                                  const std::vector<targets::Artifact>& artifacts,
                                                  int readings, uint64_t seed) override;
-  measure::Expected<std::unique_ptr<measure::PairedDevice>> paired_device(
-      const KernelContract& kernel, const targets::Artifact& head,
-      const targets::Artifact& candidate, uint64_t seed) override;
+  Result<std::unique_ptr<measure::PairedDevice>> paired_device(const KernelContract& kernel,
+                                                               const targets::Artifact& head,
+                                                               const targets::Artifact& candidate,
+                                                               uint64_t seed) override;
   measure::DeviceFactory calibration_devices(const measure::CalibrateRequest& request) override;
   std::optional<double> known_s0(const measure::CalibrateRequest& request) const override;
 

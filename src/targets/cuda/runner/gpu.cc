@@ -59,17 +59,17 @@ void Gpu::check(CUresult r, const char* what) const {
   if (r != CUDA_SUCCESS) throw DriverFailure(std::string(what) + ": " + describe(api_, r));
 }
 
-measure::Expected<Module> Gpu::load(const std::filesystem::path& file) {
+Result<Module> Gpu::load(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
-  if (!in) return measure::Error{"cannot read " + file.string()};
+  if (!in) return environment_error("cannot read " + file.string());
   const std::string image((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   CUmodule module = nullptr;
   if (CUresult r = api_.cuModuleLoadData(&module, image.data()); r != CUDA_SUCCESS)
-    return measure::Error{"the driver cannot load the module: " + describe(api_, r)};
+    return environment_error("the driver cannot load the module: " + describe(api_, r));
   CUdeviceptr plan_address = 0;
   size_t plan_size = 0;
   if (api_.cuModuleGetGlobal(&plan_address, &plan_size, module, "hw_plan") != CUDA_SUCCESS)
-    return measure::Error{"the module has no hw_plan (extern \"C\" __device__ const hw_cuda_plan)"};
+    return invalid_input("the module has no hw_plan (extern \"C\" __device__ const hw_cuda_plan)");
   std::vector<std::byte> bytes(plan_size);
   download(bytes.data(), plan_address, plan_size);
   auto plan = cuda::parse_plan(bytes, static_cast<unsigned>(info_.max_shared_optin));
@@ -79,8 +79,8 @@ measure::Expected<Module> Gpu::load(const std::filesystem::path& file) {
   for (const auto& launch : out.plan.launches) {
     CUfunction f = nullptr;
     if (api_.cuModuleGetFunction(&f, module, launch.entry.c_str()) != CUDA_SUCCESS)
-      return measure::Error{"hw_plan names '" + launch.entry +
-                            "', which the module does not define"};
+      return invalid_input("hw_plan names '" + launch.entry +
+                           "', which the module does not define");
     if (launch.shared_bytes > 48 * 1024) {
       check(api_.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                     static_cast<int>(launch.shared_bytes)),
@@ -90,9 +90,9 @@ measure::Expected<Module> Gpu::load(const std::filesystem::path& file) {
     check(api_.cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f),
           "cuFuncGetAttribute");
     if (static_cast<int>(launch.block) > max_threads) {
-      return measure::Error{"hw_plan launches '" + launch.entry + "' with " +
-                            std::to_string(launch.block) + " threads per block; it can take " +
-                            std::to_string(max_threads)};
+      return invalid_input("hw_plan launches '" + launch.entry + "' with " +
+                           std::to_string(launch.block) + " threads per block; it can take " +
+                           std::to_string(max_threads));
     }
     out.functions.push_back(f);
   }

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "measure/expected.h"
+#include "common/result.h"
 #include "targets/cuda/launch_plan.h"
 #include "targets/cuda/runner/driver_api.h"
 
@@ -73,7 +73,7 @@ class Gpu {
 
   // Loads a built module (a fatbin or cubin file) and its hw_plan; an error names what is wrong
   // with the candidate (no hw_plan, a bad plan, a launch naming a function it lacks).
-  measure::Expected<Module> load(const std::filesystem::path& file);
+  Result<Module> load(const std::filesystem::path& file);
   // Loads PTX or cubin bytes that headway wrote itself and returns `entry` of it.
   CUfunction load_own(const std::string& image, const char* entry);
   // Launches the plan's kernels in order on the stream, each with (args by value, scratch).
