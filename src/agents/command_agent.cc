@@ -60,10 +60,8 @@ fs::path default_parent() {
 
 // Writes a file of the scratch copy, creating its folder; an AgentError when it cannot.
 void write_scratch_file(const fs::path& path, const std::string& bytes) {
-  std::error_code ec;
-  fs::create_directories(path.parent_path(), ec);
   try {
-    write_file(path, bytes);
+    write_file_creating_folders(path, bytes);
   } catch (const std::runtime_error& e) {
     throw AgentError(AgentError::Kind::kCommand, e.what());
   }

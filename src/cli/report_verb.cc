@@ -40,10 +40,8 @@ std::string file_name(const std::string& format) {
 }
 
 void write_text(const fs::path& path, const std::string& text) {
-  std::error_code ec;
-  fs::create_directories(path.parent_path(), ec);
   try {
-    write_file(path, text);
+    write_file_creating_folders(path, text);
   } catch (const std::runtime_error& e) {
     throw UsageError(e.what());
   }

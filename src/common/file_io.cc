@@ -83,6 +83,15 @@ void write_file(const std::filesystem::path& path, std::string_view bytes) {
   if (!fd.close()) throw_cannot_write(path, errno);
 }
 
+void write_file_creating_folders(const std::filesystem::path& path, std::string_view bytes) {
+  std::error_code ec;
+  std::filesystem::create_directories(path.parent_path(), ec);
+  if (ec) {
+    throw std::runtime_error(fmt::format("cannot write {}: {}", path.string(), ec.message()));
+  }
+  write_file(path, bytes);
+}
+
 void write_file_atomically(const std::filesystem::path& path, std::string_view bytes) {
   const std::filesystem::path tmp = path.string() + fmt::format(".tmp-{}", ::getpid());
   std::error_code ignored;

@@ -71,6 +71,20 @@ TEST(FileIo, AWriteThatFailsThrowsOneLineNamingTheFileAndTheReason) {
             std::string::npos);
 }
 
+TEST(FileIo, WriteFileCreatingFoldersCreatesTheMissingOnes) {
+  store::TestTempDir dir;
+  const auto path = dir.path() / "a" / "b" / "out.txt";
+  write_file_creating_folders(path, "text");
+  EXPECT_EQ(read_file(path), "text");
+  write_file_creating_folders(path, "again");
+  EXPECT_EQ(read_file(path), "again") << "folders that exist are fine";
+  // A file where a folder should be: one line naming the file.
+  write_file(dir.path() / "plain", "x");
+  const auto under_file = dir.path() / "plain" / "out.txt";
+  const std::string message = thrown([&] { write_file_creating_folders(under_file, "text"); });
+  EXPECT_EQ(message.rfind("cannot write " + under_file.string() + ": ", 0), 0u) << message;
+}
+
 TEST(AtomicFile, ReplacesTheContentAndLeavesNoTemporaryFile) {
   store::TestTempDir dir;
   const auto path = dir.path() / "summary.md";

@@ -118,8 +118,7 @@ void copy_repository(const fs::path& from, const fs::path& to) {
 void write_files(const fs::path& root, const std::vector<CandidateFile>& files) {
   for (const auto& f : files) {
     const fs::path p = root / f.path;
-    fs::create_directories(p.parent_path());
-    write_file(p, f.text);
+    write_file_creating_folders(p, f.text);
   }
 }
 
