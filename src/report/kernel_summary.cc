@@ -5,6 +5,7 @@
 #include "kernels/contract.h"
 #include "knowledge/kernel_timings.h"
 #include "loop/device_time.h"
+#include "measure/outcome.h"
 
 namespace headway::report {
 
