@@ -219,6 +219,22 @@ std::vector<RoleUsage> usage_by_role(store::Workspace& ws) {
   return out;
 }
 
+RoleUsage total_usage(const std::vector<RoleUsage>& roles) {
+  RoleUsage total;
+  total.role = "total";
+  for (const auto& u : roles) {
+    total.calls += u.calls;
+    total.input_tokens += u.input_tokens;
+    total.output_tokens += u.output_tokens;
+    total.cost_usd += u.cost_usd;
+    total.latency_s += u.latency_s;
+    total.candidates += u.candidates;
+    total.accepted += u.accepted;
+    for (const auto& [outcome, n] : u.outcomes) total.outcomes[outcome] += n;
+  }
+  return total;
+}
+
 std::string NodeAgentCall::describe() const {
   return fmt::format("{} {}, role {}, call {}", provider, model, role, id);
 }

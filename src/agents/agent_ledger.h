@@ -124,6 +124,9 @@ struct RoleUsage {
   int64_t accepted = 0;                     // of those, accepted as a head
 };
 std::vector<RoleUsage> usage_by_role(store::Workspace& ws);
+// The sum of `roles` as one usage named "total": every count, token, cost, latency, outcome,
+// candidate and accepted change added up.
+RoleUsage total_usage(const std::vector<RoleUsage>& roles);
 
 // The call that proposed a node, if an agent did.
 struct NodeAgentCall {

@@ -213,6 +213,17 @@ TEST_F(AgentLedgerTest, UsageByRoleCountsCandidatesAndAcceptedChanges) {
   EXPECT_EQ(usage[1].accepted, 1);
   EXPECT_EQ(usage[1].outcomes.at("candidate"), 1);
   EXPECT_EQ(usage[1].outcomes.at("ok"), 1);
+  const RoleUsage total = total_usage(usage);
+  EXPECT_EQ(total.role, "total");
+  EXPECT_EQ(total.calls, 3);
+  EXPECT_EQ(total.input_tokens, 3000);
+  EXPECT_EQ(total.output_tokens, usage[0].output_tokens + usage[1].output_tokens);
+  EXPECT_DOUBLE_EQ(total.cost_usd, usage[0].cost_usd + usage[1].cost_usd);
+  EXPECT_DOUBLE_EQ(total.latency_s, usage[0].latency_s + usage[1].latency_s);
+  EXPECT_EQ(total.candidates, 2);
+  EXPECT_EQ(total.accepted, 1);
+  EXPECT_EQ(total.outcomes.at("candidate"), 1);
+  EXPECT_EQ(total.outcomes.at("ok"), 2) << "one variant call and the designer's";
   const auto call = node_agent_call(*ws, 2);
   ASSERT_TRUE(call);
   EXPECT_EQ(call->describe(), fmt::format("fake fake-1-2026, role variant, call {}", v1.id));

@@ -6,12 +6,11 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <optional>
-#include <sstream>
 #include <system_error>
 #include <utility>
 
+#include "common/file_io.h"
 #include "common/subprocess.h"
 
 namespace headway::agents {
@@ -59,26 +58,13 @@ fs::path default_parent() {
   return tmpdir != nullptr && *tmpdir != '\0' ? fs::path(tmpdir) : fs::path("/tmp");
 }
 
-void write_file(const fs::path& path, const std::string& bytes) {
-  std::error_code ec;
-  fs::create_directories(path.parent_path(), ec);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  if (ec || !out) {
-    throw AgentError(AgentError::Kind::kCommand, "cannot write " + path.string());
+// Writes a file of the scratch copy, creating its folder; an AgentError when it cannot.
+void write_scratch_file(const fs::path& path, const std::string& bytes) {
+  try {
+    write_file_creating_folders(path, bytes);
+  } catch (const std::runtime_error& e) {
+    throw AgentError(AgentError::Kind::kCommand, e.what());
   }
-}
-
-// The file's bytes, or nullopt when it is not a regular file or cannot be read.
-std::optional<std::string> read_file(const fs::path& path) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) return std::nullopt;
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (!in && !in.eof()) return std::nullopt;
-  return std::move(bytes).str();
 }
 
 std::string with_stderr(std::string message, const std::string& err_tail) {
@@ -116,9 +102,10 @@ AgentReply CommandAgent::complete(const AgentRequest& request) {
   const TempDir prompt_dir(options_.scratch_parent, "headway-prompt");
   const TempDir scratch(options_.scratch_parent, "headway-cmd");
   const fs::path prompt_file = prompt_dir.path() / "prompt.txt";
-  write_file(prompt_file,
-             request.system.empty() ? request.prompt : request.system + "\n\n" + request.prompt);
-  for (const auto& [path, bytes] : request.files) write_file(scratch.path() / path, bytes);
+  write_scratch_file(prompt_file, request.system.empty()
+                                      ? request.prompt
+                                      : request.system + "\n\n" + request.prompt);
+  for (const auto& [path, bytes] : request.files) write_scratch_file(scratch.path() / path, bytes);
 
   CommandSpec spec;
   spec.argv = {"/bin/sh", "-c", options_.command};

@@ -12,6 +12,18 @@ std::string cut_to(std::string_view text, size_t limit) {
   return std::string(text.substr(0, room)) + marker(text.size() - room);
 }
 
+nlohmann::json headers_data(const targets::Target& target, size_t limit) {
+  nlohmann::json headers = nlohmann::json::array();
+  size_t left = limit;
+  for (const auto& h : target.candidate_headers()) {
+    const std::string text = cut_to(h.text, left);
+    left -= std::min(left, text.size());
+    headers.push_back({{"path", h.path}, {"text", text}});
+    if (left == 0) break;
+  }
+  return headers;
+}
+
 nlohmann::json kernel_prompt_data(const loop::ProposalContext& ctx, const targets::Target& target,
                                   std::string_view cheat_sheet, const ContextLimits& limits) {
   nlohmann::json data = {
@@ -25,18 +37,10 @@ nlohmann::json kernel_prompt_data(const loop::ProposalContext& ctx, const target
   if (ctx.head_ms) data["head_ms"] = fmt::format("{:.3f}", *ctx.head_ms);
   if (ctx.floor_ms) data["floor_ms"] = fmt::format("{:.3f}", *ctx.floor_ms);
 
-  nlohmann::json headers = nlohmann::json::array();
-  size_t left = limits.headers;
-  for (const auto& h : target.candidate_headers()) {
-    const std::string text = cut_to(h.text, left);
-    left -= std::min(left, text.size());
-    headers.push_back({{"path", h.path}, {"text", text}});
-    if (left == 0) break;
-  }
-  data["headers"] = headers;
+  data["headers"] = headers_data(target, limits.headers);
 
   nlohmann::json tried = nlohmann::json::array();
-  left = limits.tried;
+  size_t left = limits.tried;
   for (const auto& t : ctx.tried) {
     // An entry as the template writes it: "- design (proposer): status: reason\n".
     const std::string reason = cut_to(t.reason, 300);

@@ -29,6 +29,11 @@ struct ContextLimits {
 // `limit` characters (and at least the marker's own length when limit is smaller than it).
 std::string cut_to(std::string_view text, size_t limit);
 
+// The headers candidates may include, as template data [{path, text}]: each header's text cut
+// (cut_to) to what is left of `limit` characters for all of them together, and none after the
+// one that used the last of it.
+nlohmann::json headers_data(const targets::Target& target, size_t limit);
+
 // The template data: target, toolchain, kernel, head_design, head_ms, floor_ms (as "%.3f"
 // text, absent when unknown), head_source, headers [{path, text}], cheat_sheet, has_tried and
 // tried [{design, proposer, status, reason}].

@@ -35,6 +35,30 @@ TEST(CutTo, KeepsShortTextAndSaysHowMuchWasCut) {
       << cut;
 }
 
+TEST(HeadersData, KeepsEveryHeaderWholeUnderTheLimitAndCutsTheRestToIt) {
+  const auto headers = cpu().candidate_headers();
+  ASSERT_GE(headers.size(), 2u);
+  size_t total = 0;
+  for (const auto& h : headers) total += h.text.size();
+
+  const auto whole = headers_data(cpu(), total);
+  ASSERT_EQ(whole.size(), headers.size());
+  for (size_t i = 0; i < headers.size(); ++i) {
+    EXPECT_EQ(whole[i]["path"], headers[i].path);
+    EXPECT_EQ(whole[i]["text"], headers[i].text);
+  }
+
+  // A limit that ends inside the second header: the first whole, the second cut, no third.
+  const size_t limit = headers[0].text.size() + 200;
+  ASSERT_GT(headers[1].text.size(), 200u);
+  const auto cut = headers_data(cpu(), limit);
+  ASSERT_EQ(cut.size(), 2u);
+  EXPECT_EQ(cut[0]["text"], headers[0].text);
+  const std::string second = cut[1]["text"].get<std::string>();
+  EXPECT_LE(second.size(), 200u);
+  EXPECT_NE(second.find("characters cut"), std::string::npos) << second;
+}
+
 TEST(KernelPrompt, CarriesTheHeadTheFiguresTheHeadersAndWhatWasTried) {
   auto ctx = context("extern \"C\" void hw_attn_out(const hw_attn_out_args* a) {}");
   ctx.tried = {{"lut", "library", "rejected", "SLOWER: +4.1%"},

@@ -16,15 +16,12 @@ knowledge::Porter agent_porter(AgentLedger& ledger, const targets::Target& targe
     const auto say = [&](const std::string& line) {
       if (log) log(fmt::format("porter ({}): {}", kernel, line));
     };
-    nlohmann::json headers = nlohmann::json::array();
-    for (const auto& h : target.candidate_headers())
-      headers.push_back({{"path", h.path}, {"text", h.text}});
     const nlohmann::json data = {{"target", target.name()},
                                  {"toolchain", target.identity().version},
                                  {"kernel", kernel},
                                  {"why", why},
                                  {"head_source", cut_to(source, ContextLimits{}.head_source)},
-                                 {"headers", headers}};
+                                 {"headers", headers_data(target, ContextLimits{}.headers)}};
     AgentRequest request;
     request.role = "porter";
     request.system = render_template(load_template(prompts_dir, "system"), data, prompts_dir);

@@ -2,13 +2,12 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <kainjow/mustache.hpp>
 #include <map>
 #include <regex>
-#include <sstream>
 
 #include "common/embedded.h"
+#include "common/file_io.h"
 
 namespace headway::agents {
 namespace {
@@ -90,13 +89,11 @@ PromptTemplate load_template(const std::filesystem::path& override_dir, std::str
   if (!override_dir.empty()) {
     const auto path = override_dir / (std::string(name) + std::string(kExtension));
     if (std::filesystem::exists(path)) {
-      std::ifstream in(path, std::ios::binary);
-      std::ostringstream text;
-      text << in.rdbuf();
-      if (!in)
+      std::optional<std::string> text = read_file(path);
+      if (!text)
         throw std::runtime_error(fmt::format("{}: cannot read the prompt template", path.string()));
       t.origin = path.string();
-      t.text = text.str();
+      t.text = std::move(*text);
       return t;
     }
   }

@@ -7,10 +7,13 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <utility>
+
+#include "common/file_io.h"
 
 namespace headway::agents {
 
@@ -153,8 +156,9 @@ std::string ordinal(size_t n) {
 }
 
 ReplayAgent::ReplayAgent(const fs::path& transcript) : path_(transcript) {
-  std::ifstream in(transcript, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read transcript " + transcript.string());
+  const std::optional<std::string> text = read_file(transcript);
+  if (!text) throw std::runtime_error("cannot read transcript " + transcript.string());
+  std::istringstream in(*text);
   std::string line;
   for (size_t number = 1; std::getline(in, line); ++number) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;

@@ -31,18 +31,7 @@ nlohmann::json usage_json(const agents::RoleUsage& u) {
 int run_agents_usage(const AgentsUsageArgs& args) {
   store::Workspace ws = open_workspace_or_throw(args.workspace);
   auto roles = agents::usage_by_role(ws);
-  agents::RoleUsage total;
-  total.role = "total";
-  for (const auto& u : roles) {
-    total.calls += u.calls;
-    total.input_tokens += u.input_tokens;
-    total.output_tokens += u.output_tokens;
-    total.cost_usd += u.cost_usd;
-    total.latency_s += u.latency_s;
-    total.candidates += u.candidates;
-    total.accepted += u.accepted;
-    for (const auto& [outcome, n] : u.outcomes) total.outcomes[outcome] += n;
-  }
+  const agents::RoleUsage total = agents::total_usage(roles);
   if (args.json) {
     nlohmann::json out = {{"roles", nlohmann::json::array()}, {"total", usage_json(total)}};
     for (const auto& u : roles) out["roles"].push_back(usage_json(u));

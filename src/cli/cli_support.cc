@@ -5,10 +5,9 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "cli/unsandboxed_runs.h"
+#include "common/file_io.h"
 #include "knowledge/workspace_target.h"
 #include "targets/registry.h"
 
@@ -37,15 +36,13 @@ const KernelContract& kernel_or_throw(const std::string& name) {
 }
 
 std::string read_source_or_throw(const fs::path& path) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec))
-    throw UsageError(fmt::format("cannot read source {}: it is a directory", path.string()));
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw UsageError(fmt::format("cannot read source {}: {}", path.string(), std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  std::optional<std::string> text = read_file(path);
+  if (!text) {
+    const int error = errno;
+    throw UsageError(fmt::format("cannot read source {}: {}", path.string(),
+                                 error == EISDIR ? "it is a directory" : std::strerror(error)));
+  }
+  return std::move(*text);
 }
 
 fs::path build_cache_dir() {

@@ -9,7 +9,7 @@
 
 #include "cli/cli_support.h"
 #include "cli/verbs.h"
-#include "common/atomic_file.h"
+#include "common/file_io.h"
 #include "knowledge/citation_markup.h"
 #include "knowledge/citation_moves.h"
 #include "knowledge/corpus.h"
@@ -171,7 +171,11 @@ int run_docs_diff(const DocsArgs& args) {
   if (args.update && !tracked.empty()) {
     const std::string text = knowledge::apply_moves(summary_text, tracked, &updated);
     if (updated > 0) {
-      if (auto error = write_file_atomically(args.summary, text)) throw UsageError(*error);
+      try {
+        write_file_atomically(args.summary, text);
+      } catch (const std::runtime_error& e) {
+        fail_with(environment_error(e.what()));
+      }
     }
   }
   const auto moved = std::count_if(tracked.begin(), tracked.end(), [](const auto& t) {

@@ -1,7 +1,6 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -12,6 +11,7 @@
 #include "cli/progress_line.h"
 #include "cli/verbs.h"
 #include "common/duration.h"
+#include "common/file_io.h"
 #include "knowledge/facts.h"
 #include "knowledge/kernel_timings.h"
 #include "knowledge/onboard.h"
@@ -167,9 +167,8 @@ int run_optimize(const OptimizeArgs& args) {
     agents::AgentProposerOptions o;
     o.prompts_dir = prompts_dir(ws);
     o.cheat_sheet = [&ws, &target] {
-      const auto written = knowledge::knowledge_dir(ws) / "cheatsheet.md";
-      std::ifstream in(written);
-      if (in) return std::string(std::istreambuf_iterator<char>(in), {});
+      if (auto written = read_file(knowledge::knowledge_dir(ws) / "cheatsheet.md"))
+        return std::move(*written);
       return knowledge::render_cheatsheet(ws, knowledge::toolchain_id_of(*target));
     };
     rule_miner = std::make_unique<agents::AgentRuleMiner>(*agent_run.ledger, ws, *target,

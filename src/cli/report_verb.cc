@@ -3,13 +3,13 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "cli/cli_support.h"
 #include "cli/verbs.h"
+#include "common/file_io.h"
 #include "report/html_report.h"
 #include "report/json_report.h"
 #include "report/markdown_report.h"
@@ -40,18 +40,17 @@ std::string file_name(const std::string& format) {
 }
 
 void write_text(const fs::path& path, const std::string& text) {
-  std::error_code ec;
-  fs::create_directories(path.parent_path(), ec);
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  out.close();
-  if (!out) throw UsageError(fmt::format("cannot write {}", path.string()));
+  try {
+    write_file_creating_folders(path, text);
+  } catch (const std::runtime_error& e) {
+    throw UsageError(e.what());
+  }
 }
 
 nlohmann::json read_calibration(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError(fmt::format("cannot read the calibration {}", path));
-  auto j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  const std::optional<std::string> text = read_file(path);
+  if (!text) throw UsageError(fmt::format("cannot read the calibration {}", path));
+  auto j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object() || !j.contains("decisions") || !j.contains("faster_rate")) {
     throw UsageError(fmt::format(
         "{} is not the output of `headway calibrate --json` (no decisions or faster_rate)", path));

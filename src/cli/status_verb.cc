@@ -12,35 +12,16 @@
 
 #include "cli/cli_support.h"
 #include "cli/progress_line.h"
+#include "cli/status_figures.h"
 #include "cli/unsandboxed_runs.h"
 #include "cli/verbs.h"
 #include "common/duration.h"
-#include "knowledge/facts.h"
-#include "knowledge/kernel_timings.h"
 #include "knowledge/workspace_target.h"
-#include "loop/kernel_floors.h"
-#include "loop/library_proposer.h"
-#include "loop/device_time.h"
-#include "loop/optimizer.h"
 #include "loop/run_record.h"
-#include "loop/screen_calibration.h"
-#include "search/decision_log.h"
-#include "search/design_tree.h"
 
 namespace headway::cli {
 
 namespace {
-// The screen calibration (loop/screen_calibration.h) as JSON; nulls where undefined.
-nlohmann::json calibration_json(const loop::CalibrationSummary& c) {
-  const auto rate = c.false_gain_rate();
-  return {{"candidates", c.candidates},
-          {"spearman", c.spearman ? nlohmann::json(*c.spearman) : nlohmann::json(nullptr)},
-          {"predicted_gains", c.predicted_gains},
-          {"false_gains", c.false_gains},
-          {"false_gain_rate", rate ? nlohmann::json(*rate) : nlohmann::json(nullptr)},
-          {"trusted", loop::static_cost_trusted(c)}};
-}
-
 std::string calibration_text(const nlohmann::json& c) {
   const std::string rho = c["spearman"].is_null()
                               ? "n/a (fewer than 3 candidates or no variation)"
@@ -105,79 +86,9 @@ std::string run_text(const nlohmann::json& run) {
                      short_duration(run["budget_s"].get<double>()), now);
 }
 
-// The status object (docs/CLI.md, `status --json`).
-nlohmann::json status_json(store::Workspace& ws, targets::Target& target) {
-  nlohmann::json out = {{"kernels", nlohmann::json::array()}};
-  // Figures re-measured side by side under the current toolchain (at the end of every optimize
-  // run, and by a toolchain migration) replace the recorded ones, which may come from an
-  // acceptance test long ago or from an earlier toolchain; the old ones stay in the workspace.
-  const std::string toolchain = knowledge::toolchain_id_of(target);
-  const auto facts = loop::load_floor_facts(ws, target, toolchain);
-  out["toolchain"] = toolchain;
-  double log_sum = 0.0;
-  int counted = 0;
-  // What the design library has left per kernel, by the facts of the current toolchain.
-  const loop::FactLookup fact_of = [&ws,
-                                    &toolchain](const std::string& name) -> std::optional<double> {
-    const auto f = knowledge::find_fact(ws, name, toolchain);
-    return f ? std::optional<double>(f->value) : std::nullopt;
-  };
-  for (const auto& record : search::DesignTree::kernels(ws)) {
-    auto tree = search::DesignTree::open(ws, record.name);
-    if (!tree) fail_with(tree.error());
-    search::DecisionLog log(tree.value());
-    const auto head = tree.value().head();
-    const auto head_node = tree.value().node(head.node_id);
-    const double baseline =
-        knowledge::current_baseline_ms(ws, tree.value(), toolchain).value_or(NAN);
-    const double head_ms =
-        knowledge::current_head_ms(ws, tree.value(), toolchain).value_or(baseline);
-    const bool remeasured =
-        knowledge::latest_kernel_timing(ws, record.name, toolchain, knowledge::kBaselineRole)
-            .has_value();
-    const double floor = record.floor_ms.value_or(NAN);
-    nlohmann::json nodes = nlohmann::json::object();
-    for (const auto& [status, count] : tree.value().count_by_status()) {
-      if (count) nodes[std::string(search::to_string(status))] = count;
-    }
-    nlohmann::json tests = nlohmann::json::object();
-    for (const auto& [outcome, count] : log.counts().by_outcome)
-      tests[std::string(measure::to_string(outcome))] = count;
-    const double speedup = baseline / head_ms;
-    const KernelContract* kernel = find_kernel(record.name);
-    const double decode_ms =
-        facts && kernel ? target.floors(*kernel, *facts).instruction_ms.value_or(NAN) : NAN;
-    if (std::isfinite(speedup) && speedup > 0) {
-      log_sum += std::log(speedup);
-      ++counted;
-    }
-    out["kernels"].push_back(
-        {{"name", record.name},
-         {"target", record.target},
-         {"baseline_ms", baseline},
-         {"head_ms", head_ms},
-         {"remeasured", remeasured},
-         {"head_node", head.node_id},
-         {"head_design", head_node ? head_node->design : ""},
-         {"head_params", head_node ? head_node->params : nlohmann::json::object()},
-         {"heads", tree.value().head_history().size()},
-         {"speedup", speedup},
-         {"floor_ms", floor},
-         {"ratio_to_floor", head_ms / floor},
-         {"decode_floor_ms", decode_ms},
-         {"ratio_to_decode_ceiling", head_ms / decode_ms},
-         {"nodes", nodes},
-         {"untried", loop::untried_library_candidates(target, fact_of, tree.value())},
-         {"tests", tests},
-         {"device_seconds", loop::device_seconds(ws, record.name)},
-         {"screen_calibration", calibration_json(loop::summarize_calibration(ws, record.name))},
-         {"device_seconds_by_activity", loop::device_seconds_split(ws, record.name)}});
-  }
-  out["geomean_speedup"] = counted ? std::exp(log_sum / counted) : NAN;
-  // How well the target's static cost ranked the raced candidates (targets with a static cost).
-  out["screen_calibration"] = calibration_json(loop::summarize_calibration(ws));
-  const UnsandboxedRuns unsandboxed = unsandboxed_runs(ws);
-  out["unsandboxed_runs"] = {{"count", unsandboxed.count}, {"last_at", unsandboxed.last_at}};
+// The status object (docs/CLI.md, `status --json`): the figures and the run in progress.
+nlohmann::json status_json(store::Workspace& ws, const nlohmann::json& figures) {
+  nlohmann::json out = figures;
   out["run"] = run_json(loop::running_optimize(ws));
   return out;
 }
@@ -246,7 +157,7 @@ void warn_unsandboxed(store::Workspace& ws) {
 int run_status_once(const StatusArgs& args) {
   store::Workspace ws = open_workspace_or_throw(args.workspace);
   const std::unique_ptr<targets::Target> target = workspace_target_or_throw(ws);
-  const nlohmann::json out = status_json(ws, *target);
+  const nlohmann::json out = status_json(ws, status_figures(ws, *target));
   if (args.json) {
     fmt::print("{}\n", out.dump(2));
     return kExitOk;
@@ -298,6 +209,7 @@ int run_status_watch(const StatusArgs& args, double interval) {
   const bool terminal = isatty(STDOUT_FILENO) == 1 && !args.json;
   catch_stop_signals();
   std::optional<loop::RunRecord> followed;  // the run's process, once seen
+  StatusFigures figures(ws);                // computed again only when the workspace changed
   std::string last_key;
   if (!args.json) warn_unsandboxed(ws);
   for (;;) {
@@ -307,7 +219,7 @@ int run_status_watch(const StatusArgs& args, double interval) {
       target = workspace_target_or_throw(ws);
       toolchain_spec = spec;
     }
-    nlohmann::json out = status_json(ws, *target);
+    nlohmann::json out = status_json(ws, figures.current(*target));
     if (!out["run"].is_null()) followed = loop::read_run_record(ws);
     // The loop's record goes when the loop ends; its process then times every baseline and head
     // side by side before it exits, and the watch waits for those figures too.

@@ -5,9 +5,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
+#include "common/file_io.h"
 #include "knowledge/html_text.h"
 #include "knowledge/text_lines.h"
 #include "store/sha256.h"
@@ -48,12 +47,9 @@ Result<CorpusFile> read_regular_file(const fs::path& absolute, const fs::path& r
   const std::uintmax_t size = fs::file_size(absolute, ec);
   if (ec) return invalid_input(fmt::format("cannot read: {}", ec.message()));
   if (size > kMaxFileBytes) return invalid_input(fmt::format("too large ({} bytes)", size));
-  std::ifstream in(absolute, std::ios::binary);
-  if (!in) return invalid_input(fmt::format("cannot read: {}", std::strerror(errno)));
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (in.bad()) return invalid_input("cannot read: I/O error");
-  return make_corpus_file(relative.generic_string(), kind, bytes.view());
+  const std::optional<std::string> bytes = read_file(absolute);
+  if (!bytes) return invalid_input(fmt::format("cannot read: {}", std::strerror(errno)));
+  return make_corpus_file(relative.generic_string(), kind, *bytes);
 }
 
 struct Walker {

@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "common/atomic_file.h"
+#include "common/file_io.h"
 #include "knowledge/citation_json.h"
 #include "knowledge/citation_markup.h"
 #include "knowledge/docs_index.h"
@@ -36,7 +36,11 @@ std::string cell(const std::string& text) {
 
 // write_file_atomically as a Result.
 Result<bool> write_atomically(const fs::path& path, const std::string& text) {
-  if (auto error = write_file_atomically(path, text)) return environment_error(*error);
+  try {
+    write_file_atomically(path, text);
+  } catch (const std::runtime_error& e) {
+    return environment_error(e.what());
+  }
   return true;
 }
 

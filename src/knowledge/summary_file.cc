@@ -2,9 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
-#include <sstream>
-
+#include "common/file_io.h"
 #include "knowledge/text_lines.h"
 
 namespace headway::knowledge {
@@ -14,14 +12,12 @@ Result<std::string> read_summary_file(const std::filesystem::path& path) {
   if (!std::filesystem::is_regular_file(path, ec)) {
     return not_found(fmt::format("cannot read summary {}: no such file", path.string()));
   }
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!in || in.bad()) return invalid_input(fmt::format("cannot read summary {}", path.string()));
-  if (auto reason = not_text_reason(text.view())) {
+  std::optional<std::string> text = read_file(path);
+  if (!text) return invalid_input(fmt::format("cannot read summary {}", path.string()));
+  if (auto reason = not_text_reason(*text)) {
     return invalid_input(fmt::format("summary {} is not text: {}", path.string(), *reason));
   }
-  return std::move(text).str();
+  return std::move(*text);
 }
 
 }  // namespace headway::knowledge

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <fstream>
+#include <stdexcept>
+
+#include "common/file_io.h"
 
 namespace headway::knowledge {
 
@@ -20,13 +22,11 @@ Result<fs::path> write_target_docs(const targets::TargetDocs& docs, const fs::pa
     if (ec)
       return environment_error(
           fmt::format("cannot create {}: {}", path.parent_path().string(), ec.message()));
-    const std::string& text = file.text;
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out.close();
-    if (!out) {
+    try {
+      write_file(path, file.text);
+    } catch (const std::runtime_error& e) {
       fs::remove_all(tmp, ec);
-      return environment_error(fmt::format("cannot write {}", path.string()));
+      return environment_error(e.what());
     }
   }
   // Replace dir: the old copy is moved aside first, so a failure leaves one complete copy.

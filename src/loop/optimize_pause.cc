@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/file_io.h"
 #include "store/transaction.h"
 
 namespace headway::loop {
@@ -109,10 +110,7 @@ void OptimizeLock::release() {
 namespace {
 // Field `n` (3: state ... 22: starttime) of /proc/<pid>/stat; "" when unreadable.
 std::string proc_stat_field(int64_t pid, int n) {
-  std::ifstream in(fmt::format("/proc/{}/stat", pid));
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::string s = text.str();
+  const std::string s = read_file(fmt::format("/proc/{}/stat", pid)).value_or("");
   const size_t paren = s.rfind(')');
   if (paren == std::string::npos) return "";
   std::istringstream fields(s.substr(paren + 1));

@@ -5,20 +5,16 @@
 #include <algorithm>
 #include <cmath>
 #include <ctime>
-#include <filesystem>
-#include <fstream>
 #include <set>
 
 #include "common/build_info.h"
-#include "kernels/contract.h"
+#include "common/file_io.h"
 #include "knowledge/docs_index.h"
 #include "knowledge/facts.h"
-#include "knowledge/kernel_timings.h"
 #include "knowledge/onboard.h"
 #include "knowledge/rules.h"
 #include "knowledge/workspace_target.h"
 #include "loop/kernel_floors.h"
-#include "loop/device_time.h"
 #include "measure/calibration.h"
 #include "report/tools.h"
 #include "search/tree_render.h"
@@ -89,27 +85,8 @@ KernelReport kernel_report(store::Workspace& ws, targets::Target& target,
   search::DesignTree& tree = opened.value();
   search::DecisionLog log(tree);
   KernelReport k;
-  k.name = record.name;
-  k.target = record.target;
-  k.baseline_ms = knowledge::current_baseline_ms(ws, tree, toolchain).value_or(NAN);
-  k.head_ms = knowledge::current_head_ms(ws, tree, toolchain).value_or(k.baseline_ms);
-  k.remeasured =
-      knowledge::latest_kernel_timing(ws, record.name, toolchain, knowledge::kBaselineRole)
-          .has_value();
-  k.floor_ms = record.floor_ms.value_or(NAN);
-  const KernelContract* contract = find_kernel(record.name);
-  k.decode_ms =
-      facts && contract ? target.floors(*contract, *facts).instruction_ms.value_or(NAN) : NAN;
-  k.speedup = k.baseline_ms / k.head_ms;
-  k.device_seconds = loop::device_seconds(ws, record.name);
-  k.heads = tree.head_history();
-  k.head_node = tree.head().node_id;
-  for (const auto& [status, count] : tree.count_by_status()) {
-    if (count) k.nodes_by_status[std::string(search::to_string(status))] = count;
-  }
-  for (const auto& [outcome, count] : log.counts().by_outcome) {
-    if (count) k.tests_by_outcome[std::string(measure::to_string(outcome))] = count;
-  }
+  static_cast<KernelSummary&>(k) =
+      summarize_kernel(ws, target, record, tree, log, toolchain, facts);
 
   std::set<int64_t> former, path;
   for (const auto& h : k.heads) {
@@ -162,10 +139,8 @@ KernelReport kernel_report(store::Workspace& ws, targets::Target& target,
 
 KnowledgeCounts knowledge_counts(store::Workspace& ws, const std::string& toolchain) {
   KnowledgeCounts c;
-  const auto citations = knowledge::knowledge_dir(ws) / "citations.json";
-  if (std::filesystem::exists(citations)) {
-    std::ifstream in(citations);
-    const auto j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (const auto text = read_file(knowledge::knowledge_dir(ws) / "citations.json")) {
+    const auto j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
     if (j.is_object() && j.contains("totals") && j["totals"].is_object()) {
       std::map<std::string, int64_t> totals;
       for (const auto& [verdict, count] : j["totals"].items()) {
@@ -189,14 +164,7 @@ KnowledgeCounts knowledge_counts(store::Workspace& ws, const std::string& toolch
 AgentTotals agent_totals(store::Workspace& ws) {
   AgentTotals a;
   a.roles = agents::usage_by_role(ws);
-  for (const auto& r : a.roles) {
-    a.calls += r.calls;
-    a.input_tokens += r.input_tokens;
-    a.output_tokens += r.output_tokens;
-    a.cost_usd += r.cost_usd;
-    a.candidates += r.candidates;
-    a.accepted += r.accepted;
-  }
+  static_cast<agents::RoleUsage&>(a) = agents::total_usage(a.roles);
   return a;
 }
 
@@ -253,18 +221,13 @@ Report collect_report(store::Workspace& ws, targets::Target& target,
   r.headway = version_label();
   r.generated_at = knowledge::utc_timestamp_now();
   const auto facts = loop::load_floor_facts(ws, target, r.toolchain);
-  double log_sum = 0;
-  int counted = 0;
+  std::vector<double> speedups;
   for (const auto& record : search::DesignTree::kernels(ws)) {
     r.kernels.push_back(kernel_report(ws, target, record, r.toolchain, facts));
-    const auto& k = r.kernels.back();
-    r.device_seconds += k.device_seconds;
-    if (std::isfinite(k.speedup) && k.speedup > 0) {
-      log_sum += std::log(k.speedup);
-      ++counted;
-    }
+    r.device_seconds += r.kernels.back().device_seconds;
+    speedups.push_back(r.kernels.back().speedup);
   }
-  r.geomean_speedup = counted ? std::exp(log_sum / counted) : NAN;
+  r.geomean_speedup = geomean_speedup(speedups);
   r.agents = agent_totals(ws);
   r.knowledge = knowledge_counts(ws, r.toolchain);
   r.calibration = options.calibration;

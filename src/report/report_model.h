@@ -13,6 +13,7 @@
 
 #include "agents/agent_ledger.h"
 #include "measure/betting_rule.h"
+#include "report/kernel_summary.h"
 #include "search/decision_log.h"
 #include "search/design_tree.h"
 #include "store/workspace.h"
@@ -46,35 +47,17 @@ struct TestReport {
   std::vector<measure::BettingWealth> wealth;  // after each pair, until the rule decided
 };
 
-struct KernelReport {
-  std::string name;
-  std::string target;
-  double baseline_ms = 0;  // NaN when unknown; re-measured figures win (as in status)
-  double head_ms = 0;
-  double floor_ms = 0;      // memory floor; NaN when unknown
-  double decode_ms = 0;     // decode (instruction) ceiling; NaN when the target has none
-  double speedup = 0;       // baseline_ms / head_ms
-  bool remeasured = false;  // baseline and head re-measured under the current toolchain
-  double device_seconds = 0;
-  int64_t head_node = 0;
-  std::vector<search::HeadRecord> heads;            // oldest first
-  std::vector<NodeReport> nodes;                    // by id
-  std::vector<TestReport> tests;                    // by id
-  std::map<std::string, int64_t> nodes_by_status;   // statuses with at least one node
-  std::map<std::string, int64_t> tests_by_outcome;  // finished tests by outcome
+// A kernel's summary (kernel_summary.h, as status shows it) and its Design Tree in detail.
+struct KernelReport : KernelSummary {
+  std::vector<NodeReport> nodes;  // by id
+  std::vector<TestReport> tests;  // by id
   std::string dot;  // the Design Tree as Graphviz, nodes linked to "#" + node_anchor(...)
-  double ratio_to_floor() const { return head_ms / floor_ms; }
-  double ratio_to_decode() const { return head_ms / decode_ms; }
   const NodeReport* node(int64_t id) const;  // nullptr when absent
 };
 
-struct AgentTotals {
-  int64_t calls = 0;
-  int64_t input_tokens = 0;
-  int64_t output_tokens = 0;
-  double cost_usd = 0;
-  int64_t candidates = 0;
-  int64_t accepted = 0;
+// The workspace's agent use: the total over every role (agents::total_usage, role "total") and
+// each role's own.
+struct AgentTotals : agents::RoleUsage {
   std::vector<agents::RoleUsage> roles;
 };
 

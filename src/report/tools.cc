@@ -5,11 +5,11 @@
 
 #include <cctype>
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
 #include <system_error>
 #include <vector>
 
+#include "common/file_io.h"
 #include "common/subprocess.h"
 
 namespace headway::report {
@@ -30,19 +30,6 @@ bool in_path(const std::string& program) {
     if (access(candidate.c_str(), X_OK) == 0 && fs::is_regular_file(candidate)) return true;
   }
   return false;
-}
-
-void write_file(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  if (!out) throw std::runtime_error(fmt::format("cannot write {}", path.string()));
-}
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 std::string first_line(const std::string& text) {
@@ -107,7 +94,7 @@ std::map<std::string, std::string> Gnuplot::render() const {
     throw ToolFailed(fmt::format("gnuplot failed: {}", r.started ? first_line(r.output) : r.error));
   }
   for (const auto& [name, path] : outputs) {
-    const std::string svg = svg_element(read_file(path));
+    const std::string svg = svg_element(read_file(path).value_or(""));
     if (svg.empty()) throw ToolFailed(fmt::format("gnuplot made no SVG for plot {}", name));
     svgs[name] = scope_svg_ids(svg, fmt::format("gp{}-", svgs.size()), true);
   }
@@ -124,7 +111,7 @@ std::string dot_to_svg(const std::string& dot) {
   if (!r.ok()) {
     throw ToolFailed(fmt::format("dot failed: {}", r.started ? first_line(r.output) : r.error));
   }
-  std::string svg = svg_element(read_file(out));
+  std::string svg = svg_element(read_file(out).value_or(""));
   if (svg.empty()) throw ToolFailed("dot made no SVG");
   return svg;
 }

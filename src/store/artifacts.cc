@@ -8,10 +8,9 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
+#include "common/file_io.h"
 #include "store/sha256.h"
 
 namespace headway::store {
@@ -100,12 +99,7 @@ Result<std::string> ArtifactStore::put(std::string_view text) const {
 
 std::optional<std::string> ArtifactStore::get(std::string_view hash) const {
   if (!is_sha256_hex(hash)) return std::nullopt;
-  std::ifstream in(path_of(hash), std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  return std::move(text).str();
+  return read_file(path_of(hash));
 }
 
 bool ArtifactStore::contains(std::string_view hash) const {

@@ -7,7 +7,7 @@
 #include <chrono>
 #include <system_error>
 
-#include "common/atomic_file.h"
+#include "common/file_io.h"
 #include "common/hash.h"
 
 namespace headway::targets {
@@ -38,11 +38,12 @@ BuildOutcome run_sandboxed_build(const SandboxedBuild& build, const fs::path& ca
       fs::absolute(cache_dir) / fmt::format("tmp-{}-{}-{}", name, getpid(), builds.fetch_add(1));
   fs::create_directories(scratch);
   for (const auto& f : build.inputs) {
-    fs::create_directories((scratch / f.path).parent_path());
-    if (auto error = write_file_atomically(scratch / f.path, f.text)) {
+    try {
+      write_file_creating_folders(scratch / f.path, f.text);
+    } catch (const std::runtime_error&) {
       std::error_code ignored;
       fs::remove_all(scratch, ignored);
-      throw std::runtime_error(*error);
+      throw;
     }
   }
   sandbox::Policy policy;

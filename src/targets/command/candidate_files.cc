@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <fnmatch.h>
 
-#include <fstream>
+#include "common/file_io.h"
 
 namespace headway::command {
 
@@ -118,11 +118,7 @@ void copy_repository(const fs::path& from, const fs::path& to) {
 void write_files(const fs::path& root, const std::vector<CandidateFile>& files) {
   for (const auto& f : files) {
     const fs::path p = root / f.path;
-    fs::create_directories(p.parent_path());
-    std::ofstream out(p, std::ios::binary | std::ios::trunc);
-    out << f.text;
-    if (!out)
-      throw fs::filesystem_error("cannot write", p, std::make_error_code(std::errc::io_error));
+    write_file_creating_folders(p, f.text);
   }
 }
 

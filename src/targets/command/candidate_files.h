@@ -37,7 +37,8 @@ bool glob_matches(const std::string& glob, const std::string& path);
 // (target/, build/). Throws std::filesystem::filesystem_error on I/O failure.
 void copy_repository(const std::filesystem::path& from, const std::filesystem::path& to);
 
-// Writes the candidate's files into a copy of the repository.
+// Writes the candidate's files into a copy of the repository, creating their folders. Throws
+// std::runtime_error (common/file_io.h) when a file cannot be written.
 void write_files(const std::filesystem::path& root, const std::vector<CandidateFile>& files);
 
 }  // namespace headway::command

@@ -3,11 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
 #include <random>
 #include <regex>
 #include <sstream>
 
+#include "common/file_io.h"
 #include "common/stats.h"
 #include "store/sha256.h"
 #include "targets/command/candidate_files.h"
@@ -30,13 +30,6 @@ constexpr const char* kBuiltMarker = ".headway-build.json";
 
 double since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 // The last line of `output` that says something, for a one-line description.
@@ -124,7 +117,8 @@ BuildOutcome CommandTarget::build(const std::string& source, const fs::path& cac
   const std::string id = store::sha256_hex(info_.id + '\n' + source).substr(0, 24);
   const fs::path dir = cache_dir / "command" / id;
   if (fs::exists(dir / kBuiltMarker)) {
-    const auto meta = nlohmann::json::parse(read_file(dir / kBuiltMarker), nullptr, false);
+    const auto meta =
+        nlohmann::json::parse(read_file(dir / kBuiltMarker).value_or(""), nullptr, false);
     if (meta.is_object()) {
       out.cached = true;
       out.seconds = since(start);
@@ -139,7 +133,7 @@ BuildOutcome CommandTarget::build(const std::string& source, const fs::path& cac
   }
   auto finish = [&](nlohmann::json meta) {
     meta["toolchain"] = info_.id;
-    std::ofstream(dir / kBuiltMarker) << meta.dump();
+    write_file(dir / kBuiltMarker, meta.dump());
     out.seconds = since(start);
     return out;
   };
@@ -184,7 +178,7 @@ BuildOutcome CommandTarget::build(const std::string& source, const fs::path& cac
       v = invalid_input(fmt::format("the static_cost command {}: {}",
                                     describe_failure(c, cost->timeout_seconds), excerpt(c.output)));
     } else if (!cost->parser->file.empty()) {
-      v = cost->parser->number(read_file(dir / cost->parser->file));
+      v = cost->parser->number(read_file(dir / cost->parser->file).value_or(""));
     } else {
       v = cost->parser->number(c.output);
     }
@@ -345,7 +339,7 @@ targets::TargetDocs CommandTarget::docs() const {
   }
   std::sort(files.begin(), files.end());
   for (const auto& f : files)
-    d.files.push_back({fs::relative(f, manifest_->docs).string(), read_file(f)});
+    d.files.push_back({fs::relative(f, manifest_->docs).string(), read_file(f).value_or("")});
   return d;
 }
 
@@ -357,7 +351,7 @@ std::string CommandTarget::baseline_source(const KernelContract& kernel) const {
         fmt::format("the manifest {} has no [kernels.{}]", m.path.string(), kernel.name()));
   }
   return fmt::format("// headway-kernel: {}\n// headway-file: {}\n{}", it->first, it->second.file,
-                     read_file(m.repo / it->second.file));
+                     read_file(m.repo / it->second.file).value_or(""));
 }
 
 std::vector<targets::DocFile> CommandTarget::design_files(std::string_view kernel) const {
@@ -371,7 +365,7 @@ std::vector<targets::DocFile> CommandTarget::design_files(std::string_view kerne
   }
   std::sort(files.begin(), files.end());
   for (const auto& f : files)
-    out.push_back({fs::relative(f, manifest_->pack).string(), read_file(f)});
+    out.push_back({fs::relative(f, manifest_->pack).string(), read_file(f).value_or("")});
   return out;
 }
 

@@ -4,10 +4,10 @@
 #include <toml++/toml.h>
 
 #include <cmath>
-#include <fstream>
 #include <regex>
 #include <set>
 
+#include "common/file_io.h"
 #include "kernels/contract.h"
 
 namespace headway::command {
@@ -419,10 +419,9 @@ Result<Manifest> parse_manifest(const std::filesystem::path& given) {
   if (!fs::is_regular_file(path))
     return not_found(fmt::format("{}: no such manifest file", path.string()));
   try {
-    std::ifstream in(path, std::ios::binary);
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (!in && !in.eof())
-      return invalid_input(fmt::format("{}: cannot read the manifest", path.string()));
+    const std::optional<std::string> read = read_file(path);
+    if (!read) return invalid_input(fmt::format("{}: cannot read the manifest", path.string()));
+    const std::string& text = *read;
     if (const auto line = non_ascii_outside_strings(text)) {
       return invalid_input(fmt::format("{}:{}: a non-ASCII character outside a string or comment",
                                        path.string(), *line));

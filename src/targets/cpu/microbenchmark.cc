@@ -7,9 +7,9 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <fstream>
 #include <thread>
 
+#include "common/file_io.h"
 #include "common/sandbox.h"
 #include "common/subprocess.h"
 
@@ -46,11 +46,7 @@ targets::MicrobenchmarkOutcome run_microbenchmark(const Toolchain& toolchain,
       fs::remove_all(dir, ignored);
     }
   } cleanup{scratch};
-  {
-    std::ofstream file(scratch / "bench.cc", std::ios::binary);
-    file << source;
-    if (!file) throw std::runtime_error("cannot write " + (scratch / "bench.cc").string());
-  }
+  write_file(scratch / "bench.cc", source);
   sandbox::Policy policy;
   policy.writable = {scratch};
   policy.working_directory = scratch;

@@ -1,0 +1,98 @@
+#include "cli/status_figures.h"
+
+#include <string>
+#include <vector>
+
+#include "cli/cli_support.h"
+#include "cli/unsandboxed_runs.h"
+#include "knowledge/facts.h"
+#include "knowledge/workspace_target.h"
+#include "loop/device_time.h"
+#include "loop/kernel_floors.h"
+#include "loop/library_proposer.h"
+#include "measure/outcome.h"
+#include "report/kernel_summary.h"
+#include "search/decision_log.h"
+#include "search/design_tree.h"
+
+namespace headway::cli {
+
+nlohmann::json calibration_json(const loop::CalibrationSummary& c) {
+  const auto rate = c.false_gain_rate();
+  return {{"candidates", c.candidates},
+          {"spearman", c.spearman ? nlohmann::json(*c.spearman) : nlohmann::json(nullptr)},
+          {"predicted_gains", c.predicted_gains},
+          {"false_gains", c.false_gains},
+          {"false_gain_rate", rate ? nlohmann::json(*rate) : nlohmann::json(nullptr)},
+          {"trusted", loop::static_cost_trusted(c)}};
+}
+
+nlohmann::json status_figures(store::Workspace& ws, targets::Target& target) {
+  nlohmann::json out = {{"kernels", nlohmann::json::array()}};
+  const std::string toolchain = knowledge::toolchain_id_of(target);
+  const auto facts = loop::load_floor_facts(ws, target, toolchain);
+  out["toolchain"] = toolchain;
+  // What the design library has left per kernel, by the facts of the current toolchain.
+  const loop::FactLookup fact_of = [&ws,
+                                    &toolchain](const std::string& name) -> std::optional<double> {
+    const auto f = knowledge::find_fact(ws, name, toolchain);
+    return f ? std::optional<double>(f->value) : std::nullopt;
+  };
+  std::vector<double> speedups;
+  for (const auto& record : search::DesignTree::kernels(ws)) {
+    auto tree = search::DesignTree::open(ws, record.name);
+    if (!tree) fail_with(tree.error());
+    search::DecisionLog log(tree.value());
+    const report::KernelSummary k =
+        report::summarize_kernel(ws, target, record, tree.value(), log, toolchain, facts);
+    speedups.push_back(k.speedup);
+    // Every outcome, with 0 for those no test had.
+    nlohmann::json tests = nlohmann::json::object();
+    for (const auto outcome : measure::kAllOutcomes) {
+      const std::string name(measure::to_string(outcome));
+      const auto found = k.tests_by_outcome.find(name);
+      tests[name] = found == k.tests_by_outcome.end() ? int64_t{0} : found->second;
+    }
+    out["kernels"].push_back(
+        {{"name", k.name},
+         {"target", k.target},
+         {"baseline_ms", k.baseline_ms},
+         {"head_ms", k.head_ms},
+         {"remeasured", k.remeasured},
+         {"head_node", k.head_node},
+         {"head_design", k.head_design},
+         {"head_params", k.head_params},
+         {"heads", k.heads.size()},
+         {"speedup", k.speedup},
+         {"floor_ms", k.floor_ms},
+         {"ratio_to_floor", k.ratio_to_floor()},
+         {"decode_floor_ms", k.decode_ms},
+         {"ratio_to_decode_ceiling", k.ratio_to_decode()},
+         {"nodes", k.nodes_by_status},
+         {"untried", loop::untried_library_candidates(target, fact_of, tree.value())},
+         {"tests", tests},
+         {"device_seconds", k.device_seconds},
+         {"screen_calibration", calibration_json(loop::summarize_calibration(ws, record.name))},
+         {"device_seconds_by_activity", loop::device_seconds_split(ws, record.name)}});
+  }
+  out["geomean_speedup"] = report::geomean_speedup(speedups);
+  // How well the target's static cost ranked the raced candidates (targets with a static cost).
+  out["screen_calibration"] = calibration_json(loop::summarize_calibration(ws));
+  const UnsandboxedRuns unsandboxed = unsandboxed_runs(ws);
+  out["unsandboxed_runs"] = {{"count", unsandboxed.count}, {"last_at", unsandboxed.last_at}};
+  return out;
+}
+
+const nlohmann::json& StatusFigures::current(targets::Target& target) {
+  // Read before the figures: a commit while they are computed makes the next call compute again.
+  const int64_t version = ws_->db().query_int64("PRAGMA data_version");
+  if (computations_ == 0 || version != data_version_ || &target != target_) {
+    figures_ = status_figures(*ws_, target);
+    data_version_ = version;
+    target_ = &target;
+    ++computations_;
+  }
+  return figures_;
+}
+
+}  // namespace headway::cli

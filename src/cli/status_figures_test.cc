@@ -1,0 +1,96 @@
+#include "cli/status_figures.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "report/report_model.h"
+#include "report/report_test_support.h"
+#include "store/test_temp_dir.h"
+#include "targets/registry.h"
+
+namespace headway::cli {
+namespace {
+
+// Equal, or both NaN.
+void expect_same(double a, double b, const char* what) {
+  if (std::isnan(a) || std::isnan(b)) {
+    EXPECT_TRUE(std::isnan(a) && std::isnan(b)) << what << ": " << a << " against " << b;
+  } else {
+    EXPECT_DOUBLE_EQ(a, b) << what;
+  }
+}
+
+TEST(StatusFigures, ShowEveryKernelAsTheReportDoes) {
+  store::TestTempDir dir;
+  const auto target = report::make_sim_run(dir.path(), {"attn_out", "qkv"});
+  auto ws = store::Workspace::open(dir.path()).value();
+  const nlohmann::json figures = status_figures(ws, *target);
+  const report::Report r = report::collect_report(ws, *target);
+  ASSERT_EQ(figures["kernels"].size(), 2u);
+  ASSERT_EQ(r.kernels.size(), 2u);
+  int64_t tests = 0;
+  for (size_t i = 0; i < r.kernels.size(); ++i) {
+    const auto& s = figures["kernels"][i];
+    const report::KernelReport& k = r.kernels[i];
+    EXPECT_EQ(s["name"], k.name);
+    expect_same(s["baseline_ms"].get<double>(), k.baseline_ms, "baseline");
+    expect_same(s["head_ms"].get<double>(), k.head_ms, "head");
+    expect_same(s["speedup"].get<double>(), k.speedup, "speedup");
+    expect_same(s["floor_ms"].get<double>(), k.floor_ms, "floor");
+    expect_same(s["ratio_to_floor"].get<double>(), k.ratio_to_floor(), "ratio to the floor");
+    expect_same(s["decode_floor_ms"].get<double>(), k.decode_ms, "decode ceiling");
+    expect_same(s["ratio_to_decode_ceiling"].get<double>(), k.ratio_to_decode(),
+                "ratio to the decode ceiling");
+    expect_same(s["device_seconds"].get<double>(), k.device_seconds, "device seconds");
+    EXPECT_EQ(s["head_node"].get<int64_t>(), k.head_node);
+    EXPECT_EQ(s["heads"].get<size_t>(), k.heads.size());
+    EXPECT_EQ(s["nodes"], nlohmann::json(k.nodes_by_status));
+    // Status lists every outcome, 0 included; the report those of at least one test.
+    ASSERT_EQ(s["tests"].size(), 4u);
+    for (const auto& [outcome, count] : s["tests"].items()) {
+      const auto found = k.tests_by_outcome.find(outcome);
+      EXPECT_EQ(count.get<int64_t>(), found == k.tests_by_outcome.end() ? 0 : found->second)
+          << outcome;
+      tests += count.get<int64_t>();
+    }
+  }
+  EXPECT_GT(tests, 0) << "the sim run tests candidates";
+  expect_same(figures["geomean_speedup"].get<double>(), r.geomean_speedup, "geomean");
+  EXPECT_NEAR(r.geomean_speedup, std::sqrt(r.kernels[0].speedup * r.kernels[1].speedup), 1e-12);
+}
+
+TEST(StatusFigures, AreComputedAgainOnlyWhenTheWorkspaceChanged) {
+  store::TestTempDir dir;
+  const auto target = report::make_sim_run(dir.path(), {"attn_out"});
+  auto ws = store::Workspace::open(dir.path()).value();
+  StatusFigures figures(ws);
+  const double floor = figures.current(*target)["kernels"][0]["floor_ms"].get<double>();
+  EXPECT_EQ(figures.computations(), 1);
+  figures.current(*target);
+  figures.current(*target);
+  EXPECT_EQ(figures.computations(), 1) << "nothing changed";
+
+  // Another process reading the workspace changes nothing either.
+  auto other = store::Workspace::open(dir.path()).value();
+  EXPECT_EQ(other.db().query_int64("SELECT COUNT(*) FROM kernels"), 1);
+  figures.current(*target);
+  EXPECT_EQ(figures.computations(), 1) << "a read is no change";
+
+  // Another process (here another connection) commits a change: the figures show it.
+  other.db().exec("UPDATE kernels SET floor_ms = floor_ms * 2");
+  const nlohmann::json& changed = figures.current(*target);
+  EXPECT_EQ(figures.computations(), 2);
+  EXPECT_DOUBLE_EQ(changed["kernels"][0]["floor_ms"].get<double>(), 2 * floor);
+  figures.current(*target);
+  EXPECT_EQ(figures.computations(), 2);
+
+  // Another target object (a migration moved the toolchain) computes them again.
+  const auto again = targets::make_target("sim");
+  figures.current(*again);
+  EXPECT_EQ(figures.computations(), 3);
+}
+
+}  // namespace
+}  // namespace headway::cli

@@ -1,0 +1,57 @@
+#include "report/kernel_summary.h"
+
+#include <cmath>
+
+#include "kernels/contract.h"
+#include "knowledge/kernel_timings.h"
+#include "loop/device_time.h"
+#include "measure/outcome.h"
+
+namespace headway::report {
+
+KernelSummary summarize_kernel(store::Workspace& ws, const targets::Target& target,
+                               const search::KernelRecord& record, search::DesignTree& tree,
+                               search::DecisionLog& log, const std::string& toolchain,
+                               const std::optional<loop::FactValues>& facts) {
+  KernelSummary k;
+  k.name = record.name;
+  k.target = record.target;
+  k.baseline_ms = knowledge::current_baseline_ms(ws, tree, toolchain).value_or(NAN);
+  k.head_ms = knowledge::current_head_ms(ws, tree, toolchain).value_or(k.baseline_ms);
+  k.remeasured =
+      knowledge::latest_kernel_timing(ws, record.name, toolchain, knowledge::kBaselineRole)
+          .has_value();
+  k.floor_ms = record.floor_ms.value_or(NAN);
+  const KernelContract* contract = find_kernel(record.name);
+  k.decode_ms =
+      facts && contract ? target.floors(*contract, *facts).instruction_ms.value_or(NAN) : NAN;
+  k.speedup = k.baseline_ms / k.head_ms;
+  k.device_seconds = loop::device_seconds(ws, record.name);
+  k.head_node = tree.head().node_id;
+  if (const auto head = tree.node(k.head_node)) {
+    k.head_design = head->design;
+    k.head_params = head->params;
+  }
+  k.heads = tree.head_history();
+  for (const auto& [status, count] : tree.count_by_status()) {
+    if (count) k.nodes_by_status[std::string(search::to_string(status))] = count;
+  }
+  for (const auto& [outcome, count] : log.counts().by_outcome) {
+    if (count) k.tests_by_outcome[std::string(measure::to_string(outcome))] = count;
+  }
+  return k;
+}
+
+double geomean_speedup(const std::vector<double>& speedups) {
+  double log_sum = 0.0;
+  int counted = 0;
+  for (const double s : speedups) {
+    if (std::isfinite(s) && s > 0) {
+      log_sum += std::log(s);
+      ++counted;
+    }
+  }
+  return counted ? std::exp(log_sum / counted) : NAN;
+}
+
+}  // namespace headway::report

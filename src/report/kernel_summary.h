@@ -1,0 +1,55 @@
+#pragma once
+// The figures of one kernel that `headway status` and `headway report` both show, read from a
+// workspace once: baseline, head and speedup, the memory floor and the decode ceiling with the
+// head's ratio to each, device time, the head's node and history, nodes by status and finished
+// tests by outcome. Figures re-measured side by side under the current toolchain (at the end of
+// every optimize run, and by a toolchain migration) replace the recorded ones, which may come
+// from an acceptance test long ago or from an earlier toolchain.
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "loop/kernel_floors.h"
+#include "search/decision_log.h"
+#include "search/design_tree.h"
+#include "store/workspace.h"
+#include "targets/target.h"
+
+namespace headway::report {
+
+struct KernelSummary {
+  std::string name;
+  std::string target;
+  double baseline_ms = 0;   // NaN when unknown
+  double head_ms = 0;       // the baseline's figure when the head has none
+  double floor_ms = 0;      // memory floor; NaN when unknown
+  double decode_ms = 0;     // decode (instruction) ceiling; NaN when the target has none
+  double speedup = 0;       // baseline_ms / head_ms
+  bool remeasured = false;  // baseline and head re-measured under the current toolchain
+  double device_seconds = 0;
+  int64_t head_node = 0;
+  std::string head_design;  // empty when the head's node is missing
+  nlohmann::json head_params = nlohmann::json::object();
+  std::vector<search::HeadRecord> heads;            // oldest first
+  std::map<std::string, int64_t> nodes_by_status;   // statuses with at least one node
+  std::map<std::string, int64_t> tests_by_outcome;  // outcomes of at least one finished test
+  double ratio_to_floor() const { return head_ms / floor_ms; }
+  double ratio_to_decode() const { return head_ms / decode_ms; }
+};
+
+// The summary of the kernel `record` whose Design Tree is `tree` (and `log` its decision log),
+// under `toolchain` (knowledge::toolchain_id_of(target)) with the floor facts `facts`
+// (loop::load_floor_facts; nullopt: no decode ceiling). Throws store::StoreError on a database
+// failure.
+KernelSummary summarize_kernel(store::Workspace& ws, const targets::Target& target,
+                               const search::KernelRecord& record, search::DesignTree& tree,
+                               search::DecisionLog& log, const std::string& toolchain,
+                               const std::optional<loop::FactValues>& facts);
+
+// The geometric mean of the finite, positive `speedups`; NaN when there is none.
+double geomean_speedup(const std::vector<double>& speedups);
+
+}  // namespace headway::report
