@@ -184,26 +184,6 @@ struct Regions {
   }
 };
 
-#if defined(__AVX__)
-/* The sum of 8 lanes. */
-inline float hsum(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_add_ss(s, _mm_movehdup_ps(s));
-  return _mm_cvtss_f32(s);
-}
-#endif
-#if defined(__AVX512F__)
-/* The sum of 16 lanes (through memory: GCC 12's own reductions warn under -Wall). */
-inline float hsum(__m512 v) {
-  alignas(64) float t[16];
-  _mm512_store_ps(t, v);
-  float s[4] = {0, 0, 0, 0};
-  for (int i = 0; i < 16; ++i) s[i % 4] += t[i];
-  return (s[0] + s[1]) + (s[2] + s[3]);
-}
-#endif
-
 /* out[t] = row t (n e2m1 codes at codes[t], two per byte, low nibble first; one f8e4m3 scale per
  * HW_FP4_BLOCK codes at scales[t]) dotted with the activations x(e), decoded by table, without
  * the global scale: the scalar fallback of the ffn designs. */

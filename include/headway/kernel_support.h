@@ -9,6 +9,10 @@
 
 #include "headway_kernel.h"
 
+#if defined(__AVX__)
+#include <immintrin.h>
+#endif
+
 namespace hw {
 
 inline float bf16_to_f32(hw_bf16 v) {
@@ -80,6 +84,26 @@ inline float rms_inv8(const float* v, int n) {
 
 /* v rounded to the nearest bf16 value, as f32. */
 inline float round_bf16(float v) { return bf16_to_f32(f32_to_bf16(v)); }
+
+#if defined(__AVX__)
+/* The sum of 8 lanes. */
+inline float hsum(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+#endif
+#if defined(__AVX512F__)
+/* The sum of 16 lanes (through memory: GCC 12's own reductions warn under -Wall). */
+inline float hsum(__m512 v) {
+  alignas(64) float t[16];
+  _mm512_store_ps(t, v);
+  float s[4] = {0, 0, 0, 0};
+  for (int i = 0; i < 16; ++i) s[i % 4] += t[i];
+  return (s[0] + s[1]) + (s[2] + s[3]);
+}
+#endif
 
 }  // namespace hw
 #endif /* HEADWAY_KERNEL_SUPPORT_H */

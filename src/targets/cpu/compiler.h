@@ -76,6 +76,7 @@ inline constexpr CandidateHeader kCandidateHeaders[] = {
     {"headway_kernel.h", "include/headway/kernel_abi.h"},
     {"headway_support.h", "include/headway/kernel_support.h"},
     {"headway_rows.h", "include/headway/kernel_rows.h"},
+    {"headway_decoders.h", "include/headway/kernel_decoders.h"},
 };
 
 }  // namespace headway::cpu

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
-#include <barrier>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -14,6 +12,8 @@
 #include <thread>
 
 #include "common/stats.h"
+#include "headway/kernel_decoders.h"
+#include "targets/cpu/parallel_readings.h"
 
 #if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
 #include <immintrin.h>
@@ -41,26 +41,12 @@ namespace headway::cpu {
 
 namespace {
 
-// Decoded f8 weights are value * 2^-120 and activations are stored times 2^32 (f8); decoded e2m1
-// weights are value * 2^-126 and activations are stored times 2^64 (NVFP4). See the designs
-// kernels/designs/attn_out/shift_pool.cc and kernels/designs/ffn/shift_blocks.cc.
-constexpr float kF8XScale = 0x1p32f;
-constexpr float kF8OutScale = 0x1p88f;
+// Decoded e2m1 weights are value * 2^-126 and activations are stored times 2^64 (NVFP4); see
+// kernels/designs/ffn/shift_blocks.cc. The f8 decoders are the designs' own
+// (include/headway/kernel_decoders.h).
 constexpr float kFp4XScale = 0x1p64f;
 constexpr float kFp4OutScale = 0x1p62f;
 constexpr int kPi[8] = {0, 1, 4, 5, 2, 3, 6, 7};
-
-[[maybe_unused]] float f8_value(uint8_t code) {
-  const int exp = (code >> 3) & 0xf, man = code & 7;
-  float mag;
-  if (exp == 0xf && man == 7)
-    mag = NAN;
-  else if (exp == 0)
-    mag = std::ldexp(static_cast<float>(man), -9);
-  else
-    mag = std::ldexp(1.0f + static_cast<float>(man) * 0.125f, exp - 7);
-  return (code & 0x80) ? -mag : mag;
-}
 
 [[maybe_unused]] float e2m1_value(int code) {
   static constexpr float kMag[8] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
@@ -74,50 +60,6 @@ int fp4_pos(int e) {
 }
 
 #if HEADWAY_DECODE_SIMD
-float hsum(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_add_ss(s, _mm_movehdup_ps(s));
-  return _mm_cvtss_f32(s);
-}
-
-// f8: a code in the top byte of a 32-bit lane, shifted right arithmetically by 4 and ANDed with
-// 0x87F00000, is the f32 of its value times 2^-120. One 16-bit shift serves both bytes of a word.
-template <int R>
-void f8_rows(const uint8_t* w, size_t stride, const float* xp, int n, float* out) {
-  constexpr int A = R >= 4 ? 1 : (R == 2 ? 2 : 4);
-  const __m256i M = _mm256_set1_epi32(static_cast<int>(0x87F00000u));
-  __m256 acc[R][A];
-  HEADWAY_UNROLL
-  for (int r = 0; r < R; ++r) HEADWAY_UNROLL
-  for (int k = 0; k < A; ++k) acc[r][k] = _mm256_setzero_ps();
-  for (int j = 0; j < n; j += 32) {
-    const __m256 x0 = _mm256_load_ps(xp + j), x1 = _mm256_load_ps(xp + j + 8);
-    const __m256 x2 = _mm256_load_ps(xp + j + 16), x3 = _mm256_load_ps(xp + j + 24);
-    HEADWAY_UNROLL
-    for (int r = 0; r < R; ++r) {
-      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + r * stride + j));
-      const __m256i t = _mm256_srai_epi16(v, 4);
-      const __m256i u = _mm256_srai_epi16(_mm256_slli_epi16(v, 8), 4);
-      const __m256 f3 = _mm256_castsi256_ps(_mm256_and_si256(t, M));
-      const __m256 f1 = _mm256_castsi256_ps(_mm256_and_si256(_mm256_slli_epi32(t, 16), M));
-      const __m256 f2 = _mm256_castsi256_ps(_mm256_and_si256(u, M));
-      const __m256 f0 = _mm256_castsi256_ps(_mm256_and_si256(_mm256_slli_epi32(u, 16), M));
-      acc[r][0 % A] = _mm256_fmadd_ps(f0, x0, acc[r][0 % A]);
-      acc[r][1 % A] = _mm256_fmadd_ps(f1, x1, acc[r][1 % A]);
-      acc[r][2 % A] = _mm256_fmadd_ps(f2, x2, acc[r][2 % A]);
-      acc[r][3 % A] = _mm256_fmadd_ps(f3, x3, acc[r][3 % A]);
-    }
-  }
-  HEADWAY_UNROLL
-  for (int r = 0; r < R; ++r) {
-    __m256 s = acc[r][0];
-    HEADWAY_UNROLL
-    for (int k = 1; k < A; ++k) s = _mm256_add_ps(s, acc[r][k]);
-    out[r] = hsum(s) * kF8OutScale;
-  }
-}
-
 // NVFP4: 64 code bytes split by shufps into first and second block halves, so that lane i of each
 // decoded vector belongs to block kPi[i]; a nibble at the top of a 16-bit word, shifted right
 // arithmetically by 6 and ANDed with 0x81C00000, is the f32 of its value times 2^-126.
@@ -173,28 +115,13 @@ void fp4_rows(const uint8_t* const* codes, const uint8_t* const* scales, const f
     }
   }
   HEADWAY_UNROLL
-  for (int t = 0; t < T; ++t) out[t] = hsum(acc[t]) * kFp4OutScale;
+  for (int t = 0; t < T; ++t) out[t] = hw::hsum(acc[t]) * kFp4OutScale;
 }
 constexpr const char* kMethod =
     "avx2+fma: f8 by 16-bit shifts + AND to f32 bits, 2 rows per x load; "
     "nvfp4 by 16-bit shifts + AND per nibble, one 16-element block per lane, 2 rows; "
     "subnormals as zero (DAZ/FTZ)";
 #else
-template <int R>
-void f8_rows(const uint8_t* w, size_t stride, const float* xp, int n, float* out) {
-  static const auto table = [] {
-    std::array<float, 256> t{};
-    for (int c = 0; c < 256; ++c) t[static_cast<size_t>(c)] = f8_value(static_cast<uint8_t>(c));
-    return t;
-  }();
-  for (int r = 0; r < R; ++r) {
-    const uint8_t* row = w + r * stride;
-    float acc[4] = {0, 0, 0, 0};
-    for (int j = 0; j < n; j += 4)
-      for (int k = 0; k < 4; ++k) acc[k] += table[row[j + k]] * xp[j + k];
-    out[r] = ((acc[0] + acc[1]) + (acc[2] + acc[3])) * kF8OutScale;
-  }
-}
 template <int T>
 void fp4_rows(const uint8_t* const* codes, const uint8_t* const* scales, const float* xp, int n,
               float* out) {
@@ -207,7 +134,7 @@ void fp4_rows(const uint8_t* const* codes, const uint8_t* const* scales, const f
         block += e2m1_value(byte & 0xf) * xp[fp4_pos(b * 16 + 2 * k)] +
                  e2m1_value(byte >> 4) * xp[fp4_pos(b * 16 + 2 * k + 1)];
       }
-      total += block * f8_value(scales[t][b]);
+      total += block * hw::f8e4m3_to_f32(scales[t][b]);
     }
     out[t] = total / kFp4XScale;
   }
@@ -240,28 +167,13 @@ int fp4_bf16_pos(int e) {
 }
 
 #if HEADWAY_DECODE_BF16
-float hsum(__m512 v) {
-  alignas(64) float t[16];
-  _mm512_store_ps(t, v);
-  float s[4] = {0, 0, 0, 0};
-  for (int i = 0; i < 16; ++i) s[i % 4] += t[i];
-  return (s[0] + s[1]) + (s[2] + s[3]);
-}
-
-// Tables built from the formats alone: the bf16 bytes of every f8 magnitude (for vpermi2b), the
-// 16 e2m1 values as bf16 words (twice: vpermw reads 5 index bits), and the pshufb control that
-// spreads 8 block-scale bytes to the top byte of dword lanes 2b and 2b+1.
+// Tables built from the formats alone: the 16 e2m1 values as bf16 words (twice: vpermw reads 5
+// index bits), and the pshufb control that spreads 8 block-scale bytes to the top byte of dword
+// lanes 2b and 2b+1.
 struct Bf16Tables {
-  alignas(64) uint8_t hi[128];
-  alignas(64) uint8_t lo[128];
   alignas(64) uint16_t e2m1[32];
   alignas(64) int8_t spread[64];
   Bf16Tables() {
-    for (int c = 0; c < 128; ++c) {
-      const uint16_t b = to_bf16_bits(f8_value(static_cast<uint8_t>(c)));
-      hi[c] = static_cast<uint8_t>(b >> 8);
-      lo[c] = static_cast<uint8_t>(b & 0xff);
-    }
     for (int i = 0; i < 32; ++i) e2m1[i] = to_bf16_bits(e2m1_value(i & 15));
     for (int q = 0; q < 4; ++q)
       for (int j = 0; j < 4; ++j)
@@ -272,41 +184,6 @@ struct Bf16Tables {
 const Bf16Tables& bf16_tables() {
   static const Bf16Tables t;
   return t;
-}
-
-template <int R>
-void f8_rows_bf16(const uint8_t* w, size_t stride, const uint16_t* xb, int n, float* out) {
-  constexpr int A = R == 1 ? 4 : 2;
-  const Bf16Tables& tb = bf16_tables();
-  const __m512i hi0 = _mm512_load_si512(tb.hi), hi1 = _mm512_load_si512(tb.hi + 64);
-  const __m512i lo0 = _mm512_load_si512(tb.lo), lo1 = _mm512_load_si512(tb.lo + 64);
-  const __m512i sign = _mm512_set1_epi8(static_cast<char>(0x80));
-  __m512 acc[R][A];
-  HEADWAY_UNROLL
-  for (int r = 0; r < R; ++r) HEADWAY_UNROLL
-  for (int k = 0; k < A; ++k) acc[r][k] = _mm512_setzero_ps();
-  for (int j = 0; j < n; j += 64) {
-    const __m512bh xa = (__m512bh)_mm512_loadu_si512(xb + j);
-    const __m512bh xc = (__m512bh)_mm512_loadu_si512(xb + j + 32);
-    HEADWAY_UNROLL
-    for (int r = 0; r < R; ++r) {
-      const __m512i v = _mm512_loadu_si512(w + r * stride + j);
-      // high byte: the magnitude's, OR the code's sign bit (a | (b & c) = 0xF8)
-      const __m512i h =
-          _mm512_ternarylogic_epi32(_mm512_permutex2var_epi8(hi0, v, hi1), v, sign, 0xF8);
-      const __m512i l = _mm512_permutex2var_epi8(lo0, v, lo1);
-      const int k0 = (2 * (j / 64)) % A, k1 = (2 * (j / 64) + 1) % A;
-      acc[r][k0] = _mm512_dpbf16_ps(acc[r][k0], (__m512bh)_mm512_unpacklo_epi8(l, h), xa);
-      acc[r][k1] = _mm512_dpbf16_ps(acc[r][k1], (__m512bh)_mm512_unpackhi_epi8(l, h), xc);
-    }
-  }
-  HEADWAY_UNROLL
-  for (int r = 0; r < R; ++r) {
-    __m512 s = acc[r][0];
-    HEADWAY_UNROLL
-    for (int k = 1; k < A; ++k) s = _mm512_add_ps(s, acc[r][k]);
-    out[r] = hsum(s);
-  }
 }
 
 template <int T>
@@ -345,7 +222,7 @@ void fp4_rows_bf16(const uint8_t* const* codes, const uint8_t* const* scales, co
     }
   }
   HEADWAY_UNROLL
-  for (int t = 0; t < T; ++t) out[t] = hsum(acc[t]);
+  for (int t = 0; t < T; ++t) out[t] = hw::hsum(acc[t]);
 }
 constexpr const char* kBf16Method =
     "avx512bw+vbmi+bf16: f8 to bf16 by two vpermi2b tables, nvfp4 to bf16 by vpermw per nibble, "
@@ -438,10 +315,10 @@ void pass(ThreadData& d, bool fp4, Decoder decoder) {
       const uint8_t* w = d.f8 + size_t(r) * kCols;
 #if HEADWAY_DECODE_BF16
       if (bf16) {
-        f8_rows_bf16<2>(w, kCols, d.xb8, kCols, out);
+        hw::f8_perm_bf16_dot<2, kCols>(w, d.xb8, out);
       } else
 #endif
-        f8_rows<2>(w, kCols, d.xp8, kCols, out);
+        hw::f8_shift_dot<2, kCols>(w, d.xp8, out);
       s += out[0] + out[1];
     }
   } else {
@@ -466,40 +343,22 @@ constexpr uint64_t pass_bytes(bool fp4) {
   return fp4 ? uint64_t{kFp4Rows} * kFp4RowBytes : uint64_t{kF8Rows} * kCols;
 }
 
-// Readings of `threads` threads, each looping `passes` passes over its own data. Every thread
-// stamps its own start and end, and a reading spans the earliest start to the latest end, so a
-// descheduled coordinator cannot shorten it.
+// Readings of `threads` threads, each looping `passes` passes over its own data after a warm-up
+// pass (parallel_readings: every thread stamps its own start and end).
 std::vector<double> measure_at(std::vector<ThreadData>& data, int threads, bool fp4,
                                Decoder decoder, int readings, int passes) {
-  using Clock = std::chrono::steady_clock;
-  std::barrier sync(threads + 1);
-  std::vector<Clock::time_point> start(static_cast<size_t>(threads)),
-      end(static_cast<size_t>(threads));
-  std::vector<std::thread> workers;
-  for (int t = 0; t < threads; ++t) {
-    workers.emplace_back([&, t] {
-      subnormals_as_zero();
-      ThreadData& d = data[static_cast<size_t>(t)];
-      pass(d, fp4, decoder);  // warm-up: data into this core's caches
-      for (int r = 0; r < readings; ++r) {
-        sync.arrive_and_wait();
-        start[static_cast<size_t>(t)] = Clock::now();
-        for (int p = 0; p < passes; ++p) pass(d, fp4, decoder);
-        end[static_cast<size_t>(t)] = Clock::now();
-        sync.arrive_and_wait();
-      }
-    });
-  }
+  const std::vector<double> seconds = parallel_readings(
+      threads, readings,
+      [&](int t) {
+        subnormals_as_zero();
+        pass(data[static_cast<size_t>(t)], fp4, decoder);  // data into this core's caches
+      },
+      [&](int t) {
+        for (int p = 0; p < passes; ++p) pass(data[static_cast<size_t>(t)], fp4, decoder);
+      });
   std::vector<double> gbps;
-  for (int r = 0; r < readings; ++r) {
-    sync.arrive_and_wait();
-    sync.arrive_and_wait();
-    const auto first = *std::min_element(start.begin(), start.end());
-    const auto last = *std::max_element(end.begin(), end.end());
-    const double s = std::chrono::duration<double>(last - first).count();
+  for (const double s : seconds)
     gbps.push_back(static_cast<double>(pass_bytes(fp4)) * passes * threads / s / 1e9);
-  }
-  for (auto& w : workers) w.join();
   return gbps;
 }
 
@@ -521,19 +380,11 @@ int passes_for(ThreadData& d, bool fp4, Decoder decoder) {
 
 }  // namespace
 
-void f8_permute_activations(const float* x, float* xp, int n) {
-#if HEADWAY_DECODE_SIMD
-  for (int j = 0; j < n; j += 32)
-    for (int k = 0; k < 4; ++k)
-      for (int i = 0; i < 8; ++i) xp[j + 8 * k + i] = x[j + 4 * i + k] * kF8XScale;
-#else
-  for (int j = 0; j < n; ++j) xp[j] = x[j] * kF8XScale * 0x1p-120f;
-#endif
-}
+void f8_permute_activations(const float* x, float* xp, int n) { hw::f8_shift_store<0>(x, xp, n); }
 
 float f8_dot(const uint8_t* codes, const float* xp, int n) {
   float out[1];
-  f8_rows<1>(codes, 0, xp, n, out);
+  hw::f8_shift_dot<1, 0>(codes, xp, out, n);
   return out[0];
 }
 
@@ -560,7 +411,7 @@ void nvfp4_bf16_permute_activations(const float* x, uint16_t* xb, int n) {
 #if HEADWAY_DECODE_BF16
 float f8_dot_bf16(const uint8_t* codes, const uint16_t* xb, int n) {
   float out[1];
-  f8_rows_bf16<1>(codes, 0, xb, n, out);
+  hw::f8_perm_bf16_dot<1, 0>(codes, xb, out, n);
   return out[0];
 }
 

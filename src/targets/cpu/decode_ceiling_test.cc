@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <string>
 #include <thread>
@@ -25,10 +26,16 @@ double e2m1_ref(int code) {
   return (code & 8) ? -kMag[code & 7] : kMag[code & 7];
 }
 
+// Activations for the f8 decoders, aligned to 64 bytes as they load them (up to 4096).
+template <class T>
+struct AlignedActivations {
+  alignas(64) T v[4096];
+};
+
 float f8_dot_of(const std::vector<uint8_t>& codes, const std::vector<float>& x) {
-  std::vector<float> xp(x.size());
-  f8_permute_activations(x.data(), xp.data(), static_cast<int>(x.size()));
-  return f8_dot(codes.data(), xp.data(), static_cast<int>(x.size()));
+  const auto xp = std::make_unique<AlignedActivations<float>>();
+  f8_permute_activations(x.data(), xp->v, static_cast<int>(x.size()));
+  return f8_dot(codes.data(), xp->v, static_cast<int>(x.size()));
 }
 
 float fp4_dot_of(const std::vector<uint8_t>& codes, const std::vector<uint8_t>& scales,
@@ -126,9 +133,9 @@ float bf16_round(float v) {
 }
 
 float f8_bf16_dot_of(const std::vector<uint8_t>& codes, const std::vector<float>& x) {
-  std::vector<uint16_t> xb(x.size());
-  f8_bf16_permute_activations(x.data(), xb.data(), static_cast<int>(x.size()));
-  return f8_dot_bf16(codes.data(), xb.data(), static_cast<int>(x.size()));
+  const auto xb = std::make_unique<AlignedActivations<uint16_t>>();
+  f8_bf16_permute_activations(x.data(), xb->v, static_cast<int>(x.size()));
+  return f8_dot_bf16(codes.data(), xb->v, static_cast<int>(x.size()));
 }
 
 float fp4_bf16_dot_of(const std::vector<uint8_t>& codes, const std::vector<uint8_t>& scales,
