@@ -6,7 +6,7 @@
 
 #include "common/rng.h"
 #include "kernels/verify.h"
-#include "runner/protocol.h"
+#include "targets/cpu/runner/protocol.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>

@@ -26,7 +26,7 @@
 
 #include "common/sandbox.h"
 #include "common/subprocess.h"
-#include "runner/syscall_filter.h"
+#include "targets/cpu/runner/syscall_filter.h"
 #include "targets/cpu/cache_latency.h"
 
 namespace headway::cpu {

@@ -1,5 +1,5 @@
 #pragma once
-// The messages between headway and its runner processes (src/runner/runner_main.cc). Every
+// The messages between headway and its runner processes (runner_main.cc beside this file). Every
 // socket is a SOCK_SEQPACKET pair: one message per send, never split or merged.
 //
 // headway ──control──► host: a sandboxed process that runs no candidate code. For every reading
@@ -19,7 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace headway::runner {
+namespace headway::cpu::runner {
 
 // Sends one message on a SOCK_SEQPACKET socket; false when it could not be sent whole.
 inline bool send_message(int fd, const void* data, size_t n) {
@@ -85,4 +85,4 @@ struct Reply {
   char message[240] = {};
 };
 
-}  // namespace headway::runner
+}  // namespace headway::cpu::runner

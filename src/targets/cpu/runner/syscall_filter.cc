@@ -1,4 +1,4 @@
-#include "runner/syscall_filter.h"
+#include "targets/cpu/runner/syscall_filter.h"
 
 #include <fcntl.h>
 #include <sched.h>
@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
-namespace headway::runner {
+namespace headway::cpu::runner {
 
 namespace {
 
@@ -119,4 +119,4 @@ bool install_syscall_filter(std::string* error) {
   return true;
 }
 
-}  // namespace headway::runner
+}  // namespace headway::cpu::runner
