@@ -1,4 +1,4 @@
-// headway-runner: the host process that runs inside the sandbox (src/targets/cpu/runner/protocol.h). It
+// headway-runner: the host process that runs inside the sandbox (protocol.h). It
 // never loads candidate code itself: for every spawn request it forks a child that does.
 //
 //   headway-runner --kernel NAME --set-bytes N --sets K --arms A --memory-limit BYTES
