@@ -28,9 +28,9 @@
 #include <vector>
 
 #include "kernels/contract.h"
+#include "targets/cpu/host_abi.h"
 #include "targets/cpu/runner/protocol.h"
 #include "targets/cpu/runner/syscall_filter.h"
-#include "targets/cpu/host_abi.h"
 
 namespace headway::cpu::runner {
 namespace {
