@@ -19,6 +19,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/shared_buffers.h"
+
 namespace headway::cpu::runner {
 
 // Sends one message on a SOCK_SEQPACKET socket; false when it could not be sent whole.
@@ -34,11 +36,8 @@ inline constexpr int kControlFd = 3;   // the host's end of the control socket
 inline constexpr int kInputsFd = 4;    // the input sets, read-only
 inline constexpr int kFirstArmFd = 5;  // per arm: writable block fd, then object fd
 
-// Bytes of one slot of an arm's writable block: the layout's writable bytes, whole pages.
-inline size_t writable_slot_bytes(size_t writable_bytes) {
-  constexpr size_t kPage = 4096;
-  return (writable_bytes + kPage - 1) / kPage * kPage;
-}
+// An arm's writable block holds slots writable_slot_bytes apart (kernels/shared_buffers.h).
+using headway::writable_slot_bytes;
 
 enum class Op : uint32_t {
   kSpawn = 1,       // headway → host (with the child's channel fd)

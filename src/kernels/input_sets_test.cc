@@ -1,6 +1,6 @@
 // What a copy of an input set elsewhere must take over to follow a patch: every byte prepare
 // changes lies in patched_ranges, and restore changes only those bytes back.
-#include "targets/cpu/input_sets.h"
+#include "kernels/input_sets.h"
 
 #include <gtest/gtest.h>
 
@@ -8,9 +8,9 @@
 #include <cstring>
 #include <vector>
 
-#include "targets/cpu/cold_inputs.h"
+#include "kernels/contract.h"
 
-namespace headway::cpu {
+namespace headway {
 namespace {
 
 TEST(InputSets, PatchedRangesCoverEveryByteAPatchChanges) {
@@ -97,4 +97,4 @@ TEST(InputSets, AFlushedSetIsReadFromMemory) {
 }
 
 }  // namespace
-}  // namespace headway::cpu
+}  // namespace headway
