@@ -15,13 +15,6 @@ struct Toolchain {
                                     "-shared",    "-pthread", "-fno-plt"};
 };
 
-// The limits a build runs under: 4 GiB of address space, 120 s of CPU time, 256 MiB per file.
-sandbox::Limits compiler_limits();
-
-// bwrap's own message when the program it was to run does not exist in the sandbox, e.g.
-// "execvp /opt/gcc/bin/g++: No such file or directory"; empty for any other failure.
-std::string sandbox_exec_failure(const ProcessResult& r);
-
 struct ToolchainIdentity {
   bool found = false;
   std::string error;    // why the compiler could not be identified

@@ -13,7 +13,6 @@
 #include "common/hash.h"
 #include "common/sandbox.h"
 #include "common/subprocess.h"
-#include "targets/cpu/compiler.h"
 
 namespace headway::cuda {
 namespace fs = std::filesystem;
@@ -45,7 +44,7 @@ void write_file(const fs::path& path, const std::string& text) {
 
 // nvcc needs more address space than a C++ compiler (cicc and ptxas reserve large maps).
 sandbox::Limits nvcc_limits() {
-  sandbox::Limits limits = cpu::compiler_limits();
+  sandbox::Limits limits = compiler_limits();
   limits.address_space_bytes = 16ull << 30;
   return limits;
 }
@@ -157,7 +156,7 @@ targets::BuildOutcome build_module(const NvccToolchain& toolchain, const targets
   const ProcessResult r = run_process(argv, timeout_seconds, policy);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   out.diagnostics = r.output;
-  if (const std::string missing = cpu::sandbox_exec_failure(r); !r.started || !missing.empty()) {
+  if (const std::string missing = sandbox_exec_failure(r); !r.started || !missing.empty()) {
     out.status = Status::kToolchainMissing;
     out.diagnostics = r.started ? "nvcc not found in the sandbox: " + missing : r.error;
   } else if (r.timed_out) {
