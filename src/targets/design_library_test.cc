@@ -1,4 +1,4 @@
-#include "loop/design_library.h"
+#include "targets/design_library.h"
 
 #include <gtest/gtest.h>
 
@@ -6,12 +6,12 @@
 
 #include "targets/registry.h"
 
-namespace headway::loop {
+namespace headway::targets {
 namespace {
 
 // The cpu target, whose design library these tests read.
-const targets::Target& cpu() {
-  static const std::unique_ptr<targets::Target> target = targets::make_target("cpu");
+const Target& cpu() {
+  static const std::unique_ptr<Target> target = make_target("cpu");
   return *target;
 }
 
@@ -117,4 +117,4 @@ TEST(DesignLibrary, EveryEmbeddedDesignParses) {
 }
 
 }  // namespace
-}  // namespace headway::loop
+}  // namespace headway::targets
