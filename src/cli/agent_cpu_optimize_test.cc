@@ -10,7 +10,7 @@
 #include "cli/cli_test_support.h"
 #include "store/test_temp_dir.h"
 #include "targets/design_library.h"
-#include "targets/registry.h"
+#include "targets/registry/registry.h"
 
 namespace headway::cli {
 namespace {

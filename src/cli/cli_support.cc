@@ -10,7 +10,7 @@
 
 #include "cli/unsandboxed_runs.h"
 #include "knowledge/workspace_target.h"
-#include "targets/registry.h"
+#include "targets/registry/registry.h"
 
 namespace headway::cli {
 

@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "targets/registry.h"
+#include "targets/registry/registry.h"
 
 namespace headway::targets {
 namespace {

@@ -18,7 +18,7 @@
 #include "targets/cpu/isa_facts.h"
 #include "targets/design_library.h"
 #include "targets/fact_names.h"
-#include "targets/registry.h"
+#include "targets/registry/registry.h"
 
 namespace headway::targets {
 namespace {

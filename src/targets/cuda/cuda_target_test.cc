@@ -12,7 +12,7 @@
 #include "store/test_temp_dir.h"
 #include "targets/cuda/runner_client.h"
 #include "targets/design_library.h"
-#include "targets/registry.h"
+#include "targets/registry/registry.h"
 
 namespace headway::cuda {
 namespace {
