@@ -5,7 +5,6 @@
 #include <random>
 
 #include "common/rng.h"
-#include "kernels/shared_buffers.h"
 #include "kernels/verify.h"
 
 #if defined(__x86_64__)

@@ -28,6 +28,13 @@ void flush_lines(const std::byte* data, size_t bytes);
 inline constexpr size_t kSmallRegionBytes = 64 << 10;
 inline constexpr int kSwappedPages = 16;
 
+// Bytes from one slot of a writable block to the next (new_writable_block's, a runner's arm's):
+// the layout's writable bytes, whole pages.
+inline size_t writable_slot_bytes(size_t writable_bytes) {
+  constexpr size_t kPage = 4096;
+  return (writable_bytes + kPage - 1) / kPage * kPage;
+}
+
 class InputSets {
  public:
   // Draws the inputs `draws` times (at least 1: draw 0 from `seed`, the others from secret

@@ -38,13 +38,6 @@ struct BufferLayout {
   size_t writable_bytes = 0;    // size of the writable block (whole pages)
 };
 
-// Bytes from one slot of a block of writable blocks to the next (a runner's arm, an input set's
-// writable block): the layout's writable bytes, whole pages.
-inline size_t writable_slot_bytes(size_t writable_bytes) {
-  constexpr size_t kPage = 4096;
-  return (writable_bytes + kPage - 1) / kPage * kPage;
-}
-
 class SharedBuffers {
  public:
   // Owns a new input block and a new writable block, zeroed. Throws std::runtime_error when the
@@ -59,9 +52,7 @@ class SharedBuffers {
   const BufferLayout& layout() const { return layout_; }
   size_t index_of(std::string_view name) const;  // throws std::logic_error for an unknown name
   std::span<std::byte> bytes(size_t region) { return {pointer(region), specs_[region].bytes}; }
-  std::span<const std::byte> bytes(size_t region) const {
-    return {pointer(region), specs_[region].bytes};
-  }
+  std::span<const std::byte> bytes(size_t region) const { return {pointer(region), specs_[region].bytes}; }
   template <typename T>
   std::span<T> as(std::string_view name) {
     auto b = bytes(index_of(name));

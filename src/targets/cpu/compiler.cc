@@ -8,6 +8,7 @@
 #include <fstream>
 #include <system_error>
 
+#include "common/compiler_sandbox.h"
 #include "common/embedded.h"
 #include "common/hash.h"
 #include "common/sandbox.h"

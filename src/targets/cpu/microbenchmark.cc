@@ -10,6 +10,7 @@
 #include <fstream>
 #include <thread>
 
+#include "common/compiler_sandbox.h"
 #include "common/sandbox.h"
 #include "common/subprocess.h"
 

@@ -9,6 +9,7 @@
 #include <regex>
 
 #include "common/atomic_file.h"
+#include "common/compiler_sandbox.h"
 #include "common/embedded.h"
 #include "common/hash.h"
 #include "common/sandbox.h"

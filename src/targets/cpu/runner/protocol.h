@@ -19,7 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "kernels/shared_buffers.h"
+#include "kernels/input_sets.h"
 
 namespace headway::cpu::runner {
 
@@ -36,7 +36,7 @@ inline constexpr int kControlFd = 3;   // the host's end of the control socket
 inline constexpr int kInputsFd = 4;    // the input sets, read-only
 inline constexpr int kFirstArmFd = 5;  // per arm: writable block fd, then object fd
 
-// An arm's writable block holds slots writable_slot_bytes apart (kernels/shared_buffers.h).
+// An arm's writable block holds slots writable_slot_bytes apart (kernels/input_sets.h).
 using headway::writable_slot_bytes;
 
 enum class Op : uint32_t {
