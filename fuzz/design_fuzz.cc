@@ -1,15 +1,15 @@
-// Fuzzes parse_design (loop/design_library.h), which reads the header of a design file of the
+// Fuzzes parse_design (targets/design_library.h), which reads the header of a design file of the
 // design library. Invariants: a design parsed has a name and parameters named P_... whose default
 // is among their values, so its defaults render; an error says why.
 #include <algorithm>
 
 #include "fuzz_support.h"
-#include "loop/design_library.h"
+#include "targets/design_library.h"
 
 using namespace headway;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const auto design = loop::parse_design("qkv", fuzz::as_text(data, size));
+  const auto design = targets::parse_design("qkv", fuzz::as_text(data, size));
   if (!design) {
     FUZZ_CHECK(!design.error().message.empty());
     return 0;

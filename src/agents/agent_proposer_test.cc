@@ -13,7 +13,7 @@
 #include "agents/command_agent.h"
 #include "agents/replay_agent.h"
 #include "store/test_temp_dir.h"
-#include "targets/registry.h"
+#include "targets/registry/registry.h"
 
 namespace headway::agents {
 namespace {

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "agents/prompt_template.h"
-#include "targets/registry.h"
+#include "targets/registry/registry.h"
 
 namespace headway::agents {
 namespace {

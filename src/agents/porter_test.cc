@@ -6,7 +6,7 @@
 #include "agents/agent_test_support.h"
 #include "agents/replay_agent.h"
 #include "store/test_temp_dir.h"
-#include "targets/registry.h"
+#include "targets/registry/registry.h"
 
 namespace headway::agents {
 namespace {

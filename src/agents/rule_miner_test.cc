@@ -6,7 +6,7 @@
 #include "agents/replay_agent.h"
 #include "knowledge/rules.h"
 #include "store/test_temp_dir.h"
-#include "targets/registry.h"
+#include "targets/registry/registry.h"
 
 namespace headway::agents {
 namespace {

@@ -8,16 +8,16 @@
 
 #include "agents/test_http_server.h"
 #include "cli/cli_test_support.h"
-#include "loop/design_library.h"
 #include "store/test_temp_dir.h"
-#include "targets/registry.h"
+#include "targets/design_library.h"
+#include "targets/registry/registry.h"
 
 namespace headway::cli {
 namespace {
 
 std::string faster_attn_out() {
   const auto target = targets::make_target("cpu");
-  for (const auto& d : loop::designs_for(*target, "attn_out")) {
+  for (const auto& d : targets::designs_for(*target, "attn_out")) {
     if (d.name == "f16cvt") return d.render(d.defaults());
   }
   ADD_FAILURE() << "the library has no attn_out/f16cvt design";

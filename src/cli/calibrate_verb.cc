@@ -12,7 +12,7 @@
 #include "cli/verbs.h"
 #include "measure/calibration.h"
 #include "measure/reading_sink.h"
-#include "targets/registry.h"
+#include "targets/registry/registry.h"
 
 namespace headway::cli {
 

@@ -9,7 +9,7 @@
 #include "cli/unsandboxed_runs.h"
 #include "common/file_io.h"
 #include "knowledge/workspace_target.h"
-#include "targets/registry.h"
+#include "targets/registry/registry.h"
 
 namespace headway::cli {
 

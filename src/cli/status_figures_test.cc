@@ -8,7 +8,7 @@
 #include "report/report_model.h"
 #include "report/report_test_support.h"
 #include "store/test_temp_dir.h"
-#include "targets/registry.h"
+#include "targets/registry/registry.h"
 
 namespace headway::cli {
 namespace {

@@ -31,14 +31,6 @@ ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s
 ProcessResult run_process(const std::vector<std::string>& argv, double timeout_seconds,
                           const sandbox::Policy& policy);
 
-// The limits a build (a compiler's run, any target's) runs under: 4 GiB of address space, 120 s of
-// CPU time, 256 MiB per file.
-sandbox::Limits compiler_limits();
-
-// bwrap's own message when the program it was to run does not exist in the sandbox, e.g.
-// "execvp /opt/gcc/bin/g++: No such file or directory"; empty for any other failure.
-std::string sandbox_exec_failure(const ProcessResult& r);
-
 // A command with its own standard input, environment and bounded, separate output streams (for
 // command agents: coding-agent CLIs).
 struct CommandSpec {

@@ -4,9 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "kernels/contract.h"
-#include "loop/kernel_floors.h"
 #include "store/test_temp_dir.h"
-#include "targets/registry.h"
+#include "targets/registry/registry.h"
 
 namespace headway::knowledge {
 namespace {
@@ -97,36 +96,6 @@ TEST(FactsMeasure, CpuMicrobenchmarksBecomeStoredFacts) {
   // 6 bandwidth, decode, timer and noise facts; 2 per cache level and DRAM latency; cold
   // inputs; 3 FMA facts; the instruction-set facts.
   EXPECT_EQ(facts.size(), 6u + 2 * levels + 1 + 1 + 3 + isa);
-}
-
-TEST(FactsCpuFacts, LoopReadsTheFactsTableOfTheCurrentToolchain) {
-  store::TestTempDir dir;
-  auto ws = store::Workspace::create(dir.path()).value();
-  auto target = open_workspace_target(ws).value();
-  auto load = [&] { return loop::load_floor_facts(ws, *target, current_toolchain_id(ws)); };
-  EXPECT_FALSE(load());
-  const std::string gcc = current_toolchain_id(ws);
-  ASSERT_EQ(gcc.rfind("unidentified:", 0), std::string::npos) << gcc;
-  store_fact(ws, {kReadBandwidth, gcc, 12.0, "GB/s", std::nullopt, "", ""});
-  store_fact(ws, {kDecodeF8, gcc, 34.0, "GB/s", std::nullopt, "", ""});
-  EXPECT_FALSE(load());  // one fact missing
-  store_fact(ws, {kDecodeNvfp4, gcc, 56.0, "GB/s", std::nullopt, "", ""});
-  auto facts = load();
-  ASSERT_TRUE(facts);
-  EXPECT_DOUBLE_EQ(facts->at(kReadBandwidth), 12.0);
-  EXPECT_DOUBLE_EQ(facts->at(kDecodeF8), 34.0);
-  EXPECT_DOUBLE_EQ(facts->at(kDecodeNvfp4), 56.0);
-  EXPECT_DOUBLE_EQ(loop::load_or_measure_floor_facts(ws, *target).at(kDecodeNvfp4),
-                   56.0);  // no measuring
-  const KernelContract& qkv = *find_kernel("qkv");
-  EXPECT_DOUBLE_EQ(target->floors(qkv, *facts).memory_ms,
-                   static_cast<double>(qkv.bytes_to_move()) / 12e9 * 1e3);
-
-  ws.set_meta("cpu.toolchain", "clang++");
-  EXPECT_NE(current_toolchain_id(ws), gcc);
-  EXPECT_FALSE(load());  // facts are per toolchain
-  ws.set_meta("cpu.toolchain", "/nonexistent/c++");
-  EXPECT_EQ(current_toolchain_id(ws), "unidentified:/nonexistent/c++");
 }
 
 }  // namespace

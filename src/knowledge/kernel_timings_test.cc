@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "store/test_temp_dir.h"
-#include "targets/registry.h"
+#include "targets/registry/registry.h"
 
 namespace headway::knowledge {
 namespace {

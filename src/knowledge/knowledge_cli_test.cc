@@ -12,7 +12,7 @@
 #include "knowledge/test_files.h"
 #include "store/test_temp_dir.h"
 #include "store/workspace.h"
-#include "targets/registry.h"
+#include "targets/registry/registry.h"
 
 namespace headway::knowledge {
 namespace {

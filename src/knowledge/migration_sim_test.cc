@@ -8,7 +8,7 @@
 #include "knowledge/workspace_target.h"
 #include "search/design_tree.h"
 #include "store/test_temp_dir.h"
-#include "targets/registry.h"
+#include "targets/registry/registry.h"
 
 namespace headway::knowledge {
 namespace {

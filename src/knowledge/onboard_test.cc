@@ -12,7 +12,7 @@
 #include "knowledge/target_docs.h"
 #include "knowledge/test_files.h"
 #include "search/tree_test_support.h"
-#include "targets/registry.h"
+#include "targets/registry/registry.h"
 
 namespace headway::knowledge {
 namespace {

@@ -33,7 +33,7 @@ std::optional<std::string> first_detected(store::Workspace& ws, const std::strin
 
 }  // namespace
 
-loop::LintHook rule_lint_following_workspace(store::Workspace& ws) {
+LintHook rule_lint_following_workspace(store::Workspace& ws) {
   struct Current {
     std::string target;
     std::string toolchain;  // the spec in the workspace's meta
@@ -50,7 +50,7 @@ loop::LintHook rule_lint_following_workspace(store::Workspace& ws) {
   };
 }
 
-loop::LintHook rule_lint(store::Workspace& ws, std::string toolchain) {
+LintHook rule_lint(store::Workspace& ws, std::string toolchain) {
   return [&ws, toolchain = std::move(toolchain)](const std::string& source) {
     return first_detected(ws, toolchain, source);
   };

@@ -2,7 +2,7 @@
 // The optimizer's lint stage backed by the workspace's legality rules.
 #include <string>
 
-#include "loop/screen.h"
+#include "knowledge/lint_hook.h"
 #include "store/workspace.h"
 
 namespace headway::knowledge {
@@ -15,9 +15,9 @@ namespace headway::knowledge {
 //    /#\s*include\s*[<"]omp\.h[>"]/ matches line 2: `#include <omp.h>`)".
 // Rules are read on every call, so a rule learned while the loop runs applies to the next
 // candidate. ws must outlive the hook.
-loop::LintHook rule_lint(store::Workspace& ws, std::string toolchain);
+LintHook rule_lint(store::Workspace& ws, std::string toolchain);
 // The same for whatever toolchain is the workspace's current one at each call (meta
 // <target>.toolchain, which `headway migrate` changes while a paused optimizer waits).
-loop::LintHook rule_lint_following_workspace(store::Workspace& ws);
+LintHook rule_lint_following_workspace(store::Workspace& ws);
 
 }  // namespace headway::knowledge

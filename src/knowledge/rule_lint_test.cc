@@ -9,7 +9,7 @@
 #include "knowledge/facts.h"
 #include "knowledge/rules.h"
 #include "search/tree_test_support.h"
-#include "targets/registry.h"
+#include "targets/registry/registry.h"
 
 namespace headway::knowledge {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "search/tree_test_support.h"
 #include "store/test_temp_dir.h"
-#include "targets/registry.h"
+#include "targets/registry/registry.h"
 
 namespace headway::knowledge {
 namespace {

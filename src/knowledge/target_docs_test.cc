@@ -1,6 +1,5 @@
 // The cpu target's built-in docs and their cited summary, as onboarding writes and checks them.
 #include "knowledge/target_docs.h"
-#include "targets/registry.h"
 
 #include <gtest/gtest.h>
 
@@ -10,6 +9,7 @@
 #include "knowledge/corpus.h"
 #include "knowledge/test_files.h"
 #include "store/test_temp_dir.h"
+#include "targets/registry/registry.h"
 
 namespace headway::knowledge {
 namespace {

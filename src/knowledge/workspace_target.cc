@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-#include "targets/registry.h"
+#include "targets/registry/registry.h"
 
 namespace headway::knowledge {
 

@@ -7,7 +7,7 @@
 
 #include "search/design_tree.h"
 #include "store/test_temp_dir.h"
-#include "targets/registry.h"
+#include "targets/registry/registry.h"
 
 namespace headway::loop {
 namespace {

@@ -12,7 +12,7 @@
 #include "loop/optimizer.h"
 #include "search/design_tree.h"
 #include "store/test_temp_dir.h"
-#include "targets/registry.h"
+#include "targets/registry/registry.h"
 
 namespace headway::loop {
 namespace {

@@ -19,7 +19,7 @@
 #include "search/design_tree.h"
 #include "search/race_log.h"
 #include "store/test_temp_dir.h"
-#include "targets/registry.h"
+#include "targets/registry/registry.h"
 #include "targets/sim/sim_target.h"
 
 namespace headway::loop {

@@ -9,9 +9,15 @@
 #include <vector>
 
 #include "kernels/contract.h"
-#include "loop/design_library.h"
+#include "targets/design_library.h"
 
 namespace headway::loop {
+
+// The design library's names, as the loop speaks them (targets/design_library.h).
+using targets::Design;
+using targets::designs_for;
+using targets::Params;
+using targets::params_from_json;
 
 struct Proposal {
   std::string design;                 // the design's name ("baseline" for the root head)

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kernels/contract.h"
+#include "knowledge/lint_hook.h"
 #include "search/node_status.h"
 #include "targets/target.h"
 
@@ -22,7 +23,7 @@ struct ScreenResult {
 };
 
 // A lint hook: a reason to reject a source before it is built, or nullopt.
-using LintHook = std::function<std::optional<std::string>(const std::string& source)>;
+using knowledge::LintHook;
 
 // Lints, builds with the target (into cache_dir) and checks `source` on fresh inputs. Failures
 // map to the node statuses lint-rejected, build-failed, incorrect (also forbidden writes and

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "targets/registry.h"
+#include "targets/registry/registry.h"
 
 namespace headway::loop {
 namespace {

@@ -14,7 +14,7 @@
 #include "report/report_model.h"
 #include "store/test_temp_dir.h"
 #include "store/workspace.h"
-#include "targets/registry.h"
+#include "targets/registry/registry.h"
 
 namespace headway::report {
 

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <system_error>
 
+#include "common/compiler_sandbox.h"
 #include "common/file_io.h"
 #include "common/hash.h"
 

@@ -1,7 +1,7 @@
 #pragma once
 // A target: one kind of device with its toolchain. The loop, knowledge, measurement and the CLI
 // speak only to this interface; implementations (cpu, sim, and later command, cuda) live in
-// targets/<name>/ behind the registry (targets/registry.h).
+// targets/<name>/ behind the registry (targets/registry/registry.h).
 //
 // A target builds candidate sources into artifacts, checks an artifact against the kernel's
 // contract in isolation, times artifacts side by side, pairs two artifacts on one device for the

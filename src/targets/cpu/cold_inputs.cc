@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "common/rng.h"
-#include "targets/cpu/input_sets.h"
+#include "kernels/input_sets.h"
 #include "targets/cpu/runner_host.h"
 #include "targets/cpu/timed_session.h"
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "common/compiler_sandbox.h"
 #include "common/embedded.h"
 #include "common/hash.h"
 #include "common/sandbox.h"

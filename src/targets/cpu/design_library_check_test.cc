@@ -14,13 +14,13 @@
 #include <vector>
 
 #include "kernels/contract.h"
-#include "loop/design_library.h"
 #include "targets/cpu/cpu_target.h"
 #include "targets/cpu/isa_facts.h"
+#include "targets/design_library.h"
 #include "targets/fact_names.h"
-#include "targets/registry.h"
+#include "targets/registry/registry.h"
 
-namespace headway::loop {
+namespace headway::targets {
 namespace {
 
 namespace fs = std::filesystem;
@@ -113,4 +113,4 @@ INSTANTIATE_TEST_SUITE_P(Embedded, DesignDefaults, ::testing::ValuesIn(all_desig
                          });
 
 }  // namespace
-}  // namespace headway::loop
+}  // namespace headway::targets

@@ -5,8 +5,8 @@
 #include <set>
 #include <string>
 
-#include "loop/design_library.h"
 #include "targets/cpu/cpu_target.h"
+#include "targets/design_library.h"
 #include "targets/fact_names.h"
 
 namespace headway::cpu {
@@ -73,7 +73,7 @@ TEST(IsaFacts, EveryDesignRequiresAnExtensionThatIsMeasured) {
   for (const auto& e : isa_extensions()) known.insert(e.name);
   const CpuTarget target;
   for (const char* k : {"qkv", "attn_out", "ffn"}) {
-    for (const auto& d : loop::designs_for(target, k)) {
+    for (const auto& d : targets::designs_for(target, k)) {
       for (const auto& r : d.requires_isa)
         EXPECT_TRUE(known.count(r)) << d.name << " requires unknown " << r;
     }

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <thread>
 
+#include "common/compiler_sandbox.h"
 #include "common/file_io.h"
 #include "common/sandbox.h"
 #include "common/subprocess.h"

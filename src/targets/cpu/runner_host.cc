@@ -26,8 +26,8 @@
 
 #include "common/sandbox.h"
 #include "common/subprocess.h"
-#include "runner/syscall_filter.h"
 #include "targets/cpu/cache_latency.h"
+#include "targets/cpu/runner/syscall_filter.h"
 
 namespace headway::cpu {
 

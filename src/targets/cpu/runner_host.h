@@ -1,9 +1,9 @@
 #pragma once
-// Candidate code runs in runner processes (src/runner/): one sandboxed host per session, which
-// forks a fresh child for every reading. This is headway's side of them. Every call is timed
-// here, from the request to the kernel's timestamp of the reply: the clock is never in a process
-// that runs candidate code. A crash, a hang, a forbidden system call or runaway memory use ends
-// only the child; every failure comes back as a CallResult.
+// Candidate code runs in runner processes (src/targets/cpu/runner/): one sandboxed host per
+// session, which forks a fresh child for every reading. This is headway's side of them. Every call
+// is timed here, from the request to the kernel's timestamp of the reply: the clock is never in a
+// process that runs candidate code. A crash, a hang, a forbidden system call or runaway memory use
+// ends only the child; every failure comes back as a CallResult.
 #include <sys/types.h>
 
 #include <cstdint>
@@ -16,7 +16,7 @@
 
 #include "common/shared_memory.h"
 #include "kernels/contract.h"
-#include "runner/protocol.h"
+#include "targets/cpu/runner/protocol.h"
 
 namespace headway::cpu {
 

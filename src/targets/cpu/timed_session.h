@@ -40,7 +40,7 @@
 
 #include "common/rng.h"
 #include "kernels/contract.h"
-#include "targets/cpu/input_sets.h"
+#include "kernels/input_sets.h"
 #include "targets/cpu/runner_host.h"
 
 namespace headway::cpu {

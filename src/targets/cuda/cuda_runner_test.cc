@@ -8,10 +8,10 @@
 #include <fstream>
 
 #include "common/subprocess.h"
-#include "loop/design_library.h"
 #include "store/test_temp_dir.h"
 #include "targets/cuda/cuda_target.h"
 #include "targets/cuda/runner_client.h"
+#include "targets/design_library.h"
 
 #ifdef HEADWAY_FAKE_LIBCUDA
 namespace headway::cuda {
@@ -208,7 +208,7 @@ TEST_P(EmulatedKernels, BaselineAndDesignsAreCorrectAndTimedInOneSession) {
   const KernelContract& kernel = *find_kernel(name);
   std::vector<targets::Artifact> arms = {
       emulated("baseline", name, target_.baseline_source(kernel))};
-  for (const auto& d : loop::designs_for(target_, name))
+  for (const auto& d : targets::designs_for(target_, name))
     arms.push_back(emulated(d.name, name, d.render(d.defaults())));
   if (HasFailure()) return;  // a module did not build
   for (const auto& arm : arms) {

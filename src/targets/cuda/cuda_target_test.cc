@@ -9,10 +9,10 @@
 #include <iterator>
 
 #include "cli/cli_test_support.h"
-#include "loop/design_library.h"
 #include "store/test_temp_dir.h"
 #include "targets/cuda/runner_client.h"
-#include "targets/registry.h"
+#include "targets/design_library.h"
+#include "targets/registry/registry.h"
 
 namespace headway::cuda {
 namespace {
@@ -69,7 +69,7 @@ TEST(CudaTarget, NvccBuildsEveryBaselineAndEveryDesignValue) {
   for (const auto& name : kernel_names()) {
     const KernelContract& kernel = *find_kernel(name);
     build(name + " baseline", t.baseline_source(kernel));
-    const auto& designs = loop::designs_for(t, name);
+    const auto& designs = targets::designs_for(t, name);
     EXPECT_GE(designs.size(), 2u) << name;
     for (const auto& d : designs) {
       build(name + "/" + d.name, d.render(d.defaults()));

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <regex>
 
+#include "common/compiler_sandbox.h"
 #include "common/embedded.h"
 #include "common/sandbox.h"
 #include "common/subprocess.h"

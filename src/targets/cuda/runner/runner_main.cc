@@ -29,8 +29,8 @@
 #include "common/shared_memory.h"
 #include "common/stats.h"
 #include "kernels/contract.h"
+#include "kernels/input_sets.h"
 #include "kernels/verify.h"
-#include "targets/cpu/input_sets.h"
 #include "targets/cuda/device_args.h"
 #include "targets/cuda/runner/gpu.h"
 
@@ -317,7 +317,7 @@ class Server {
 
   Gpu& gpu_;
   const KernelContract& kernel_;
-  cpu::InputSets sets_;
+  InputSets sets_;
   std::unique_ptr<SharedMemory> host_writable_;
   std::unique_ptr<SharedMemory> base_writable_;  // the base draw's writable block, never written
   size_t writable_bytes_ = 0;

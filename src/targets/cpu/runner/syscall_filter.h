@@ -7,7 +7,7 @@
 // A forbidden call kills the whole child with SIGSYS, which headway reports as such.
 #include "common/result.h"
 
-namespace headway::runner {
+namespace headway::cpu::runner {
 
 // Installs the filter in the calling process (all its threads from now on). An environment
 // error when the filter cannot be installed.
@@ -18,4 +18,4 @@ inline constexpr const char* kForbiddenCallReason =
     "was killed by the system-call filter (it tried to create a process, run a program, open a "
     "socket, create, rename or remove a file, or signal or trace another process)";
 
-}  // namespace headway::runner
+}  // namespace headway::cpu::runner

@@ -20,13 +20,20 @@
 #include "common/shared_memory.h"
 #include "kernels/contract.h"
 
-namespace headway::cpu {
+namespace headway {
 
 // Writes every cache line of [data, data + bytes) back to memory and out of every cache.
 void flush_lines(const std::byte* data, size_t bytes);
 
 inline constexpr size_t kSmallRegionBytes = 64 << 10;
 inline constexpr int kSwappedPages = 16;
+
+// Bytes from one slot of a writable block to the next (new_writable_block's, a runner's arm's):
+// the layout's writable bytes, whole pages.
+inline size_t writable_slot_bytes(size_t writable_bytes) {
+  constexpr size_t kPage = 4096;
+  return (writable_bytes + kPage - 1) / kPage * kPage;
+}
 
 class InputSets {
  public:
@@ -43,7 +50,7 @@ class InputSets {
   int draws() const { return static_cast<int>(draws_.size()); }
   // The view of set `set` with the writable block at `writable`.
   std::unique_ptr<SharedBuffers> view(int set, std::byte* writable) const;
-  // A writable block in shared memory of `slots` slots (runner::writable_slot_bytes apart), each
+  // A writable block in shared memory of `slots` slots (writable_slot_bytes apart), each
   // of this kernel's layout with its in/out regions holding draw 0.
   std::unique_ptr<SharedMemory> new_writable_block(int slots = 1) const;
   // Bytes from one slot of a writable block to the next.
@@ -88,4 +95,4 @@ class InputSets {
   std::unique_ptr<SharedBuffers> alt_;
 };
 
-}  // namespace headway::cpu
+}  // namespace headway

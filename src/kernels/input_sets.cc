@@ -1,4 +1,4 @@
-#include "targets/cpu/input_sets.h"
+#include "kernels/input_sets.h"
 
 #include <algorithm>
 #include <cstring>
@@ -6,13 +6,12 @@
 
 #include "common/rng.h"
 #include "kernels/verify.h"
-#include "runner/protocol.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
 
-namespace headway::cpu {
+namespace headway {
 
 void flush_lines(const std::byte* data, size_t bytes) {
 #if defined(__x86_64__)
@@ -54,7 +53,7 @@ std::unique_ptr<SharedBuffers> InputSets::view(int set, std::byte* writable) con
   return std::make_unique<SharedBuffers>(specs_, set_base(set), writable);
 }
 
-size_t InputSets::slot_bytes() const { return runner::writable_slot_bytes(layout_.writable_bytes); }
+size_t InputSets::slot_bytes() const { return writable_slot_bytes(layout_.writable_bytes); }
 
 std::unique_ptr<SharedMemory> InputSets::new_writable_block(int slots) const {
   auto block = std::make_unique<SharedMemory>(
@@ -144,4 +143,4 @@ std::vector<std::pair<size_t, size_t>> InputSets::patched_ranges(uint64_t patch_
   return ranges;
 }
 
-}  // namespace headway::cpu
+}  // namespace headway

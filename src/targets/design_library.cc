@@ -1,4 +1,4 @@
-#include "loop/design_library.h"
+#include "targets/design_library.h"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace headway::loop {
+namespace headway::targets {
 
 Params Design::defaults() const {
   Params p;
@@ -126,7 +126,7 @@ Result<Design> parse_design(std::string_view kernel, std::string_view text) {
   return d;
 }
 
-const std::vector<Design>& designs_for(const targets::Target& target, std::string_view kernel) {
+const std::vector<Design>& designs_for(const Target& target, std::string_view kernel) {
   static std::mutex mu;
   static std::map<std::string, std::vector<Design>, std::less<>> cache;
   std::lock_guard lock(mu);
@@ -143,4 +143,4 @@ const std::vector<Design>& designs_for(const targets::Target& target, std::strin
   return cache.emplace(key, std::move(designs)).first->second;
 }
 
-}  // namespace headway::loop
+}  // namespace headway::targets

@@ -1,18 +1,18 @@
-#include "loop/design_library.h"
+#include "targets/design_library.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <set>
 
-#include "targets/registry.h"
+#include "targets/registry/registry.h"
 
-namespace headway::loop {
+namespace headway::targets {
 namespace {
 
 // The cpu target, whose design library these tests read.
-const targets::Target& cpu() {
-  static const std::unique_ptr<targets::Target> target = targets::make_target("cpu");
+const Target& cpu() {
+  static const std::unique_ptr<Target> target = make_target("cpu");
   return *target;
 }
 
@@ -119,4 +119,4 @@ TEST(DesignLibrary, EveryEmbeddedDesignParses) {
 }
 
 }  // namespace
-}  // namespace headway::loop
+}  // namespace headway::targets

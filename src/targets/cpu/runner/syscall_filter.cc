@@ -1,4 +1,4 @@
-#include "runner/syscall_filter.h"
+#include "targets/cpu/runner/syscall_filter.h"
 
 #include <fcntl.h>
 #include <sched.h>
@@ -9,7 +9,7 @@
 #include <cstring>
 #include <string>
 
-namespace headway::runner {
+namespace headway::cpu::runner {
 
 namespace {
 
@@ -117,4 +117,4 @@ Status install_syscall_filter() {
   return {};
 }
 
-}  // namespace headway::runner
+}  // namespace headway::cpu::runner

@@ -1,6 +1,6 @@
 // What a copy of an input set elsewhere must take over to follow a patch: every byte prepare
 // changes lies in patched_ranges, and restore changes only those bytes back.
-#include "targets/cpu/input_sets.h"
+#include "kernels/input_sets.h"
 
 #include <gtest/gtest.h>
 
@@ -8,9 +8,10 @@
 #include <cstring>
 #include <vector>
 
-#include "targets/cpu/cold_inputs.h"
+#include "kernels/contract.h"
+#include "targets/cpu/cold_inputs.h"  // a test may include any part: the cpu target's walk
 
-namespace headway::cpu {
+namespace headway {
 namespace {
 
 TEST(InputSets, PatchedRangesCoverEveryByteAPatchChanges) {
@@ -82,11 +83,11 @@ TEST(InputSets, AFlushedSetIsReadFromMemory) {
   volatile uint64_t sink = 0;
   auto warm_walk = [&] {
     for (size_t i = 0; i < kWalk; i += 64) sink = sink + static_cast<uint64_t>(set[i]);
-    return dependent_load_ns(set, kWalk, 7);
+    return cpu::dependent_load_ns(set, kWalk, 7);
   };
   auto flushed_walk = [&] {
     sets.flush(0, writable->data());
-    return dependent_load_ns(set, kWalk, 7);
+    return cpu::dependent_load_ns(set, kWalk, 7);
   };
   double warm = warm_walk(), flushed = flushed_walk();
   for (int i = 0; i < 4; ++i) {  // best of five, against a busy machine
@@ -97,4 +98,4 @@ TEST(InputSets, AFlushedSetIsReadFromMemory) {
 }
 
 }  // namespace
-}  // namespace headway::cpu
+}  // namespace headway

@@ -1,5 +1,5 @@
 #pragma once
-// The messages between headway and its runner processes (src/runner/runner_main.cc). Every
+// The messages between headway and its runner processes (runner_main.cc beside this file). Every
 // socket is a SOCK_SEQPACKET pair: one message per send, never split or merged.
 //
 // headway ──control──► host: a sandboxed process that runs no candidate code. For every reading
@@ -19,7 +19,9 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace headway::runner {
+#include "kernels/input_sets.h"
+
+namespace headway::cpu::runner {
 
 // Sends one message on a SOCK_SEQPACKET socket; false when it could not be sent whole.
 inline bool send_message(int fd, const void* data, size_t n) {
@@ -34,11 +36,8 @@ inline constexpr int kControlFd = 3;   // the host's end of the control socket
 inline constexpr int kInputsFd = 4;    // the input sets, read-only
 inline constexpr int kFirstArmFd = 5;  // per arm: writable block fd, then object fd
 
-// Bytes of one slot of an arm's writable block: the layout's writable bytes, whole pages.
-inline size_t writable_slot_bytes(size_t writable_bytes) {
-  constexpr size_t kPage = 4096;
-  return (writable_bytes + kPage - 1) / kPage * kPage;
-}
+// An arm's writable block holds slots writable_slot_bytes apart (kernels/input_sets.h).
+using headway::writable_slot_bytes;
 
 enum class Op : uint32_t {
   kSpawn = 1,       // headway → host (with the child's channel fd)
@@ -85,4 +84,4 @@ struct Reply {
   char message[240] = {};
 };
 
-}  // namespace headway::runner
+}  // namespace headway::cpu::runner

@@ -1,4 +1,4 @@
-// headway-runner: the host process that runs inside the sandbox (src/runner/protocol.h). It
+// headway-runner: the host process that runs inside the sandbox (protocol.h). It
 // never loads candidate code itself: for every spawn request it forks a child that does.
 //
 //   headway-runner --kernel NAME --set-bytes N --sets K --arms A --memory-limit BYTES
@@ -28,11 +28,11 @@
 #include <vector>
 
 #include "kernels/contract.h"
-#include "runner/protocol.h"
-#include "runner/syscall_filter.h"
 #include "targets/cpu/host_abi.h"
+#include "targets/cpu/runner/protocol.h"
+#include "targets/cpu/runner/syscall_filter.h"
 
-namespace headway::runner {
+namespace headway::cpu::runner {
 namespace {
 
 struct Options {
@@ -283,6 +283,6 @@ int host_main(int argc, char** argv) {
 }
 
 }  // namespace
-}  // namespace headway::runner
+}  // namespace headway::cpu::runner
 
-int main(int argc, char** argv) { return headway::runner::host_main(argc, argv); }
+int main(int argc, char** argv) { return headway::cpu::runner::host_main(argc, argv); }

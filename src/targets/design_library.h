@@ -12,7 +12,7 @@
 
 #include "targets/target.h"
 
-namespace headway::loop {
+namespace headway::targets {
 
 using Params = std::map<std::string, int>;
 
@@ -52,6 +52,6 @@ Result<Design> parse_design(std::string_view kernel, std::string_view text);
 // Every design of the target's library for `kernel` (Target::design_files), sorted by name, parsed
 // once per target name and kernel. Throws std::logic_error when a design does not parse (a
 // build-time mistake, caught by the tests).
-const std::vector<Design>& designs_for(const targets::Target& target, std::string_view kernel);
+const std::vector<Design>& designs_for(const Target& target, std::string_view kernel);
 
-}  // namespace headway::loop
+}  // namespace headway::targets

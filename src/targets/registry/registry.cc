@@ -1,4 +1,4 @@
-#include "targets/registry.h"
+#include "targets/registry/registry.h"
 
 #include <fmt/format.h>
 
