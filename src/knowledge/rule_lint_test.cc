@@ -8,6 +8,7 @@
 #include "kernels/contract.h"
 #include "knowledge/facts.h"
 #include "knowledge/rules.h"
+#include "loop/screen.h"
 #include "search/tree_test_support.h"
 #include "targets/registry/registry.h"
 

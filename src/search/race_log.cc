@@ -45,6 +45,15 @@ Result<int64_t> RaceLog::begin_race(int64_t budget) {
   return db.last_insert_rowid();
 }
 
+Status RaceLog::still_running(int64_t race_id) const {
+  const auto race_record = race(race_id);
+  if (!race_record)
+    return not_found(fmt::format("kernel '{}' has no race #{}", tree_->kernel(), race_id));
+  if (race_record->finished_at)
+    return conflict(fmt::format("race #{} is already finished", race_id));
+  return {};
+}
+
 Status RaceLog::record_reading(int64_t race_id, const RaceReading& r) {
   if (r.index < 0 || r.arm < 0)
     return invalid_input(
@@ -53,11 +62,7 @@ Status RaceLog::record_reading(int64_t race_id, const RaceReading& r) {
     return invalid_input(fmt::format("reading of {} seconds is not a time", r.seconds));
   store::Database& db = tree_->workspace().db();
   Transaction txn(db);
-  const auto race_record = race(race_id);
-  if (!race_record)
-    return not_found(fmt::format("kernel '{}' has no race #{}", tree_->kernel(), race_id));
-  if (race_record->finished_at)
-    return conflict(fmt::format("race #{} is already finished", race_id));
+  if (auto open = still_running(race_id); !open) return open;
   if (!tree_->node(r.node_id))
     return not_found(fmt::format("kernel '{}' has no node #{}", tree_->kernel(), r.node_id));
   Statement taken = db.prepare("SELECT 1 FROM readings WHERE race_id = ?1 AND pair_index = ?2");
@@ -82,11 +87,7 @@ Status RaceLog::record_reading(int64_t race_id, const RaceReading& r) {
 Status RaceLog::finish_race(int64_t race_id, int64_t spent, const std::vector<int64_t>& ranking) {
   store::Database& db = tree_->workspace().db();
   Transaction txn(db);
-  const auto race_record = race(race_id);
-  if (!race_record)
-    return not_found(fmt::format("kernel '{}' has no race #{}", tree_->kernel(), race_id));
-  if (race_record->finished_at)
-    return conflict(fmt::format("race #{} is already finished", race_id));
+  if (auto open = still_running(race_id); !open) return open;
   for (const int64_t node : ranking) {
     if (!tree_->node(node))
       return not_found(fmt::format("kernel '{}' has no node #{} to rank", tree_->kernel(), node));

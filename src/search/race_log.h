@@ -58,6 +58,9 @@ class RaceLog {
   std::vector<RaceReading> readings(int64_t race_id) const;  // by index
 
  private:
+  // An error unless the race is this kernel's and not finished.
+  Status still_running(int64_t race_id) const;
+
   DesignTree* tree_;
 };
 
