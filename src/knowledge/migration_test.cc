@@ -69,7 +69,7 @@ TEST_F(MigrationFixture, GccToClangReverifiesRewritesRetiresAndFallsBack) {
   const auto order =
       add_screened("order", "struct HwS { int a; int b; };\nHwS hw_s = {.b = 1, .a = 2};");
   // Both refuse, in different words: rewritten.
-  const auto undeclared = add_screened("undeclared", "void hw_f() { hw_undefined(3); }");
+  const auto undeclared = add_screened("undeclared", "void hw_f() { hwq_zx_never_declared(3); }");
   ASSERT_EQ(both.status, NodeStatus::kBuildFailed);
   ASSERT_EQ(order.status, NodeStatus::kBuildFailed);
   ASSERT_EQ(undeclared.status, NodeStatus::kBuildFailed);
@@ -116,9 +116,10 @@ TEST_F(MigrationFixture, GccToClangReverifiesRewritesRetiresAndFallsBack) {
   EXPECT_EQ(state("error: '<id>' was not declared", report->to_id), "rewritten");
   EXPECT_EQ(state("pattern: incorrect", report->to_id), "carried-unverified");
   EXPECT_EQ(state("error: designator order", gcc_id_.id), "verified");  // the old status stays
-  EXPECT_NE(find_rule(*ws_, "error: '<id>' was not declared in this scope")
-                ->text.find("undeclared identifier"),
-            std::string::npos);
+  const auto rule = find_rule(*ws_, "error: '<id>' was not declared in this scope");
+  ASSERT_TRUE(rule) << "the repro's name must have no near miss in scope (no \"did you mean\")";
+  const std::string& rewritten = rule->text;
+  EXPECT_NE(rewritten.find("undeclared identifier"), std::string::npos) << rewritten;
 
   EXPECT_EQ(tree_->head().node_id, tree_->root().id);  // fell back to the baseline
   EXPECT_EQ(tree_->head_history().size(), 3u);
@@ -147,7 +148,7 @@ TEST_F(MigrationFixture, GccToClangReverifiesRewritesRetiresAndFallsBack) {
 }
 
 TEST_F(MigrationFixture, MissingCompilerIsRefusedChangingNothing) {
-  const auto undeclared = add_screened("undeclared", "void hw_f() { hw_undefined(3); }");
+  const auto undeclared = add_screened("undeclared", "void hw_f() { hwq_zx_never_declared(3); }");
   ASSERT_TRUE(mine_rules_from_tree(*ws_, "qkv").ok());
   const auto missing = targets::make_target("cpu", (dir_.path() / "no-such-c++").string());
   auto report = migrate_toolchain(*ws_, *missing, {cache_.path(), true, true, 11, {}, {}});
