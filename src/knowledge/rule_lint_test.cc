@@ -112,7 +112,8 @@ TEST(RuleLintTest, ScreenRejectsBeforeBuilding) {
   ASSERT_NE(qkv, nullptr);
   const auto cpu = targets::make_target("cpu");
   const auto cache = f.dir() / "builds";
-  const loop::ScreenResult r = loop::screen_candidate(*qkv, kRepro, *cpu, cache, rule_lint(f.ws(), "tc"));
+  const loop::ScreenResult r =
+      loop::screen_candidate(*qkv, kRepro, *cpu, cache, rule_lint(f.ws(), "tc"));
   EXPECT_FALSE(r.passed);
   EXPECT_EQ(r.status, search::NodeStatus::kLintRejected);
   EXPECT_NE(r.reason.find("matches line 2: `#include <omp.h>`"), std::string::npos) << r.reason;

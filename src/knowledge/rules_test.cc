@@ -11,18 +11,21 @@ namespace headway::knowledge {
 namespace {
 
 TEST(RulesNormalize, AbstractsPathsPositionsNamesAndNumbers) {
-  EXPECT_EQ(normalize_diagnostic("/tmp/x/candidate.cc: In function 'void f()':\n"
-                                 "/tmp/x/candidate.cc:1:12: error: \xE2\x80\x98undefined_thing\xE2\x80\x99"
-                                 " was not declared in this scope\n    1 | void f()\n"),
+  EXPECT_EQ(normalize_diagnostic(
+                "/tmp/x/candidate.cc: In function 'void f()':\n"
+                "/tmp/x/candidate.cc:1:12: error: \xE2\x80\x98undefined_thing\xE2\x80\x99"
+                " was not declared in this scope\n    1 | void f()\n"),
             "error: '<id>' was not declared in this scope");
   EXPECT_EQ(normalize_diagnostic("a.cc:1:12: error: use of undeclared identifier 'foo'\n"),
             "error: use of undeclared identifier '<id>'");
   EXPECT_EQ(normalize_diagnostic("x.cc:3:1: fatal error: /usr/include/nope.h: No such file\n"),
             "fatal error: <path>: No such file");
-  EXPECT_EQ(normalize_diagnostic("x.cc:9:2: error: array of 64 elements exceeds 12:34 limit 0x10\n"),
-            "error: array of <n> elements exceeds <n> limit <n>");
+  EXPECT_EQ(
+      normalize_diagnostic("x.cc:9:2: error: array of 64 elements exceeds 12:34 limit 0x10\n"),
+      "error: array of <n> elements exceeds <n> limit <n>");
   EXPECT_EQ(normalize_diagnostic("x.cc:9:2: warning: unused\nno errors here\n"), "");
-  EXPECT_EQ(first_error_line("/p/a.cc:1:2: error: redefinition of 'x'\nmore"), "error: redefinition of 'x'");
+  EXPECT_EQ(first_error_line("/p/a.cc:1:2: error: redefinition of 'x'\nmore"),
+            "error: redefinition of 'x'");
 }
 
 TEST(RulesNormalize, StateNamesRoundTrip) {
@@ -50,7 +53,8 @@ TEST(RulesRecord, SameSignatureAddsEvidenceNotARule) {
                                     "/t/2.cc:7:3: error: 'd' was not declared in this scope", "tc");
   ASSERT_TRUE(again.ok());
   EXPECT_FALSE(again->new_evidence);
-  auto other = record_finding(f.ws(), "qkv", 4, "crashed", "qkv/q", "the kernel died of SIGSEGV", "tc");
+  auto other =
+      record_finding(f.ws(), "qkv", 4, "crashed", "qkv/q", "the kernel died of SIGSEGV", "tc");
   ASSERT_TRUE(other.ok());
   EXPECT_TRUE(other->created);
   EXPECT_FALSE(other->rule.repro_hash);
@@ -101,12 +105,16 @@ TEST(RulesMine, RecordsFailedNodesOfARealTreeOnce) {
     ASSERT_TRUE(added.ok());
     const auto built = gcc->build(src, cache.path());
     ASSERT_EQ(built.status, targets::BuildOutcome::Status::kCompileError) << built.diagnostics;
-    ASSERT_TRUE(f.tree().set_status(added->node.id, search::NodeStatus::kBuildFailed, "does not build",
-                                    {{"diagnostics", built.diagnostics}, {"toolchain", id.id}}).ok());
+    ASSERT_TRUE(f.tree()
+                    .set_status(added->node.id, search::NodeStatus::kBuildFailed, "does not build",
+                                {{"diagnostics", built.diagnostics}, {"toolchain", id.id}})
+                    .ok());
   }
   const auto bad = f.add(search::NodeKind::kDesign, std::nullopt, "wrong");
-  ASSERT_TRUE(f.tree().set_status(bad.id, search::NodeStatus::kIncorrect, "incorrect",
-                                  {{"check", "incorrect (seed 7): q[12] = 1 but reference 2"}}).ok());
+  ASSERT_TRUE(f.tree()
+                  .set_status(bad.id, search::NodeStatus::kIncorrect, "incorrect",
+                              {{"check", "incorrect (seed 7): q[12] = 1 but reference 2"}})
+                  .ok());
   f.add(search::NodeKind::kDesign, std::nullopt, "fine");  // proposed: not a failure
 
   auto mined = mine_rules_from_tree(f.ws(), "qkv");

@@ -21,8 +21,8 @@ std::string workspace_toolchain(store::Workspace& ws, std::string_view target);
 // Stores `spec` as the toolchain of `target`, with its id (meta `<target>.toolchain_id`).
 void set_workspace_toolchain(store::Workspace& ws, const targets::Target& target);
 
-// The workspace's target (targets/registry/registry.h) with the workspace's toolchain selected; never
-// null. A not-found error when the target is not available in this build.
+// The workspace's target (targets/registry/registry.h) with the workspace's toolchain selected;
+// never null. A not-found error when the target is not available in this build.
 Result<std::unique_ptr<targets::Target>> open_workspace_target(store::Workspace& ws);
 
 // The id knowledge is keyed on: the target's identity id, or "unidentified:<toolchain spec>"

@@ -59,23 +59,28 @@ void expect_consistent(const fs::path& dir, bool killed) {
 }
 
 TEST(OptimizeLoop, SurvivesKillNineAndResumes) {
-  const fs::path dir = fs::temp_directory_path() / ("headway-optimize-test-" + std::to_string(getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("headway-optimize-test-" + std::to_string(getpid()));
   fs::remove_all(dir);
   ASSERT_EQ(headway({"init", dir.string()}, 30).exit_code, 0);
-  const std::vector<std::string> run = {"optimize", "--kernels", "attn_out", "--budget", "40s", "--workspace", dir.string()};
+  const std::vector<std::string> run = {"optimize", "--kernels",   "attn_out",  "--budget",
+                                        "40s",      "--workspace", dir.string()};
   for (double kill_after : {2.0, 5.0, 9.0}) {
     const auto r = headway(run, kill_after);
-    EXPECT_TRUE(r.timed_out) << "the run ended before the kill at " << kill_after << " s:\n" << r.output;
+    EXPECT_TRUE(r.timed_out) << "the run ended before the kill at " << kill_after << " s:\n"
+                             << r.output;
     expect_consistent(dir, true);
   }
-  const auto done = headway({"optimize", "--kernels", "attn_out", "--budget", "25s", "--workspace", dir.string()}, 300);
+  const auto done = headway(
+      {"optimize", "--kernels", "attn_out", "--budget", "25s", "--workspace", dir.string()}, 300);
   ASSERT_EQ(done.exit_code, 0) << done.output;
   expect_consistent(dir, false);
   const auto status = headway({"status", "--workspace", dir.string()}, 30);
   ASSERT_EQ(status.exit_code, 0) << status.output;
   EXPECT_NE(status.output.find("attn_out"), std::string::npos) << status.output;
   // The run ends by timing baseline and head side by side; status reports those figures.
-  EXPECT_NE(done.output.find("timing every baseline and head side by side"), std::string::npos) << done.output;
+  EXPECT_NE(done.output.find("timing every baseline and head side by side"), std::string::npos)
+      << done.output;
   EXPECT_NE(done.output.find("  attn_out baseline "), std::string::npos) << done.output;
   EXPECT_NE(status.output.find("attn_out*"), std::string::npos) << status.output;
   fs::remove_all(dir);
@@ -84,11 +89,13 @@ TEST(OptimizeLoop, SurvivesKillNineAndResumes) {
 // Any registered target: the sim target runs the whole loop through the real binary in seconds,
 // and the workspace keeps it.
 TEST(OptimizeLoop, RunsOnAnyRegisteredTarget) {
-  const fs::path dir = fs::temp_directory_path() / ("headway-optimize-sim-" + std::to_string(getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("headway-optimize-sim-" + std::to_string(getpid()));
   fs::remove_all(dir);
   ASSERT_EQ(headway({"init", dir.string()}, 30).exit_code, 0);
   const auto done = headway({"optimize", "--target", "sim", "--kernels", "qkv", "--budget", "5m",
-                             "--workspace", dir.string()}, 120);
+                             "--workspace", dir.string()},
+                            120);
   ASSERT_EQ(done.exit_code, 0) << done.output;
   EXPECT_NE(done.output.find("nothing left to try"), std::string::npos) << done.output;
   EXPECT_NE(done.output.find("  qkv      baseline "), std::string::npos) << done.output;
@@ -98,13 +105,15 @@ TEST(OptimizeLoop, RunsOnAnyRegisteredTarget) {
   EXPECT_NE(status.output.find("qkv"), std::string::npos) << status.output;
   const auto other = headway({"optimize", "--target", "cpu", "--workspace", dir.string()}, 30);
   EXPECT_EQ(other.exit_code, 2) << other.output;
-  EXPECT_NE(other.output.find("the workspace optimizes for target 'sim', not 'cpu'"), std::string::npos)
+  EXPECT_NE(other.output.find("the workspace optimizes for target 'sim', not 'cpu'"),
+            std::string::npos)
       << other.output;
   fs::remove_all(dir);
 }
 
 TEST(OptimizeLoop, BadInputChangesNothing) {
-  const fs::path dir = fs::temp_directory_path() / ("headway-optimize-bad-" + std::to_string(getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("headway-optimize-bad-" + std::to_string(getpid()));
   fs::remove_all(dir);
   ASSERT_EQ(headway({"init", dir.string()}, 30).exit_code, 0);
   const auto db = dir / ".headway" / "headway.db";
@@ -115,9 +124,12 @@ TEST(OptimizeLoop, BadInputChangesNothing) {
     std::string message;
   };
   for (const Case& c : std::vector<Case>{
-           {{"optimize", "--kernels", "gemm", "--workspace", dir.string()}, "unknown kernel 'gemm'"},
-           {{"optimize", "--budget", "soon", "--workspace", dir.string()}, "--budget 'soon' does not parse"},
-           {{"optimize", "--target", "tpu", "--workspace", dir.string()}, "target 'tpu' is not available"},
+           {{"optimize", "--kernels", "gemm", "--workspace", dir.string()},
+            "unknown kernel 'gemm'"},
+           {{"optimize", "--budget", "soon", "--workspace", dir.string()},
+            "--budget 'soon' does not parse"},
+           {{"optimize", "--target", "tpu", "--workspace", dir.string()},
+            "target 'tpu' is not available"},
            {{"optimize", "--workspace", (dir / "nowhere").string()}, "workspace"},
        }) {
     const auto r = headway(c.args, 30);

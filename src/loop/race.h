@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "kernels/contract.h"
 #include "common/result.h"
+#include "kernels/contract.h"
 #include "search/design_tree.h"
 #include "targets/target.h"
 
@@ -56,7 +56,7 @@ class Race {
   // Throws targets::DeviceStopped from the device; the race is then left unfinished in the log
   // (search::RaceLog::abandon_unfinished_races removes it).
   Result<RaceResult> run(const std::vector<RaceEntrant>& entrants,
-                                    const std::optional<RaceEntrant>& head);
+                         const std::optional<RaceEntrant>& head);
 
  private:
   targets::Target& target_;

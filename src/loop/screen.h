@@ -1,10 +1,9 @@
 #pragma once
 // The cheap checks before any timing: lint (legality rules), build, correctness.
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "kernels/contract.h"
 #include "knowledge/lint_hook.h"
@@ -16,10 +15,10 @@ namespace headway::loop {
 struct ScreenResult {
   bool passed = false;
   search::NodeStatus status = search::NodeStatus::kProposed;  // the failure status when !passed
-  std::string reason;                   // one line
-  nlohmann::json evidence;              // diagnostics, seed, worst element, ...
-  targets::Artifact artifact;           // when passed
-  double seconds = 0.0;                 // wall time spent screening
+  std::string reason;                                         // one line
+  nlohmann::json evidence;     // diagnostics, seed, worst element, ...
+  targets::Artifact artifact;  // when passed
+  double seconds = 0.0;        // wall time spent screening
 };
 
 // A lint hook: a reason to reject a source before it is built, or nullopt.

@@ -23,7 +23,8 @@ TEST(Screen, ACorrectCandidatePassesWithItsArtifact) {
 }
 
 TEST(Screen, FailuresMapToNodeStatuses) {
-  EXPECT_EQ(screen("sim-build-error 'x' was not declared in this scope\n").status, NodeStatus::kBuildFailed);
+  EXPECT_EQ(screen("sim-build-error 'x' was not declared in this scope\n").status,
+            NodeStatus::kBuildFailed);
   EXPECT_EQ(screen("sim-wrong\n").status, NodeStatus::kIncorrect);
   EXPECT_EQ(screen("sim-crash\n").status, NodeStatus::kCrashed);
   EXPECT_EQ(screen("sim-hang\n").status, NodeStatus::kTimedOut);
@@ -34,7 +35,8 @@ TEST(Screen, FailuresMapToNodeStatuses) {
 }
 
 TEST(Screen, LintRejectsBeforeBuilding) {
-  const ScreenResult r = screen("sim-x 0.5\n", [](const std::string&) { return std::optional<std::string>("no"); });
+  const ScreenResult r =
+      screen("sim-x 0.5\n", [](const std::string&) { return std::optional<std::string>("no"); });
   EXPECT_EQ(r.status, NodeStatus::kLintRejected);
   EXPECT_EQ(r.reason, "no");
 }

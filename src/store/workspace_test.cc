@@ -94,9 +94,8 @@ TEST(StoreWorkspace, NewerSchemaIsRefusedAndFileLeftByteIdentical) {
   const std::string before = file_bytes(path);
   auto ws = Workspace::open(dir.path());
   ASSERT_FALSE(ws.ok());
-  EXPECT_EQ(ws.error().message,
-            "workspace schema version 99 is newer than this headway (" +
-                std::to_string(latest_schema_version()) + "); upgrade headway");
+  EXPECT_EQ(ws.error().message, "workspace schema version 99 is newer than this headway (" +
+                                    std::to_string(latest_schema_version()) + "); upgrade headway");
   EXPECT_EQ(file_bytes(path), before);
   EXPECT_FALSE(Workspace::find(dir.path()).ok());
   EXPECT_EQ(file_bytes(path), before);
