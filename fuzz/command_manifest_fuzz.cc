@@ -1,4 +1,4 @@
-// Fuzzes parse_manifest (targets/command/manifest.h) on arbitrary TOML text, as `headway init
+// Fuzzes parse_manifest (targets/command/pack_manifest.h) on arbitrary TOML text, as `headway init
 // --target command --manifest FILE` reads it: the TOML parser, the validation of every key and
 // command, and each output parser run on the example output it carries. Invariants: it returns
 // a manifest or one error line "FILE:LINE: ..." naming the file, and never throws.
@@ -9,7 +9,7 @@
 #include <string>
 
 #include "fuzz_support.h"
-#include "targets/command/manifest.h"
+#include "targets/command/pack_manifest.h"
 
 using namespace headway;
 

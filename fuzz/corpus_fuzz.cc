@@ -1,11 +1,11 @@
 // Fuzzes reading one docs file into the corpus (make_corpus_file, corpus.h) and writing and
-// reading back its manifest (manifest.h), as `headway docs index` does. The first byte picks the
-// kind (Markdown, text, HTML), the rest is the file. Invariants: bytes that are not text are
+// reading back its manifest (corpus_manifest.h), as `headway docs index` does. The first byte picks
+// the kind (Markdown, text, HTML), the rest is the file. Invariants: bytes that are not text are
 // refused, text is accepted; no line holds '\n'; text() (what is stored) splits into as many lines,
 // the same ones for HTML; the manifest's JSON can be written and reads back equal.
 #include "fuzz_support.h"
 #include "knowledge/corpus.h"
-#include "knowledge/manifest.h"
+#include "knowledge/corpus_manifest.h"
 #include "knowledge/text_lines.h"
 
 using namespace headway;
@@ -27,7 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   corpus.root = "/docs";
   corpus.files.push_back(f);
   corpus.skipped.push_back({"x.png", "unsupported extension '.png'"});
-  const knowledge::Manifest m = knowledge::make_manifest(corpus, "2025-01-31T12:00:00Z");
+  const knowledge::CorpusManifest m = knowledge::make_manifest(corpus, "2025-01-31T12:00:00Z");
   const std::string json = knowledge::to_json(m).dump();
   auto back = knowledge::manifest_from_json(nlohmann::json::parse(json));
   FUZZ_CHECK(back.ok());

@@ -1,8 +1,9 @@
-// Fuzzes reading a stored manifest (manifest_from_json, manifest.h) from arbitrary JSON text, as
-// load_manifest does. Invariants: it returns a manifest or an error and never throws; a manifest
-// read writes back to JSON that reads back to the same manifest; diff against itself is empty.
+// Fuzzes reading a stored manifest (manifest_from_json, corpus_manifest.h) from arbitrary JSON
+// text, as load_manifest does. Invariants: it returns a manifest or an error and never throws; a
+// manifest read writes back to JSON that reads back to the same manifest; diff against itself is
+// empty.
 #include "fuzz_support.h"
-#include "knowledge/manifest.h"
+#include "knowledge/corpus_manifest.h"
 
 using namespace headway;
 

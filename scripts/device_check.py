@@ -90,9 +90,9 @@ def main():
     out_root = pathlib.Path(os.environ.get("OUT") or tempfile.mkdtemp(prefix="headway-device-"))
     work = out_root / "device-check"
     work.mkdir(parents=True, exist_ok=True)
-    shutil.copy("include/headway/kernel_abi.h", work / "headway_kernel.h")
-    shutil.copy("include/headway/cuda_kernel.h", work / "headway_cuda.h")
-    shutil.copy("include/headway/cuda_support.h", work / "headway_cuda_support.h")
+    shutil.copy("include/headway/headway_kernel.h", work / "headway_kernel.h")
+    shutil.copy("include/headway/headway_cuda.h", work / "headway_cuda.h")
+    shutil.copy("include/headway/headway_cuda_support.h", work / "headway_cuda_support.h")
 
     info = run_json(["info"])
     arch = info["arch"]

@@ -107,4 +107,12 @@ std::string agent_run_line(const AgentRun& run) {
                      s.output_tokens, s.cost_usd);
 }
 
+void fail_with_agent_error(const AgentArgs& args, const agents::AgentError& error) {
+  using Kind = agents::AgentError::Kind;
+  const bool users = error.kind() == Kind::kAuth || error.kind() == Kind::kUnknownModel;
+  std::string message =
+      fmt::format("agent {}: {}: {}", args.spec, agents::to_string(error.kind()), error.what());
+  fail_with(users ? invalid_input(std::move(message)) : environment_error(std::move(message)));
+}
+
 }  // namespace headway::cli

@@ -46,4 +46,10 @@ AgentRun start_agent_run(store::Workspace& ws, const AgentArgs& args);
 // "agent calls: 12 (3 malformed), tokens 40,000 in / 9,000 out, USD 0.42" for the run so far.
 std::string agent_run_line(const AgentRun& run);
 
+// Stops the verb on an agent's failure: "agent SPEC: KIND: what". A key the provider refuses or
+// a model it does not know is the user's input (exit 2); anything else (a provider that is
+// unreachable, times out, answers out of protocol or refuses the request; a command agent that
+// fails) is the environment's (exit 3).
+[[noreturn]] void fail_with_agent_error(const AgentArgs& args, const agents::AgentError& error);
+
 }  // namespace headway::cli

@@ -12,7 +12,7 @@
 
 #include "cli/cli_test_support.h"
 #include "common/build_info.h"
-#include "store/migrations.h"
+#include "store/schema.h"
 #include "store/test_temp_dir.h"
 #include "store/workspace.h"
 

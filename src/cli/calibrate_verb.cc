@@ -10,8 +10,8 @@
 
 #include "cli/cli_support.h"
 #include "cli/verbs.h"
-#include "measure/calibration.h"
-#include "measure/reading_sink.h"
+#include "statistics/calibration.h"
+#include "statistics/reading_sink.h"
 #include "targets/registry/registry.h"
 
 namespace headway::cli {
@@ -44,18 +44,18 @@ std::string pct(double fraction, int digits = 2) {
 
 std::string num(double x) { return std::isfinite(x) ? fmt::format("{:+.3f}", x) : "n/a"; }
 
-void print_human(const measure::CalibrateResult& result) {
-  const measure::CalibrateRequest& q = result.request;
-  const measure::CalibrationReport& r = result.report;
+void print_human(const statistics::CalibrateResult& result) {
+  const statistics::CalibrateRequest& q = result.request;
+  const statistics::CalibrationReport& r = result.report;
   std::string setup = fmt::format("target {}", q.target);
   if (!q.kernel.empty()) setup += fmt::format(", kernel {}", q.kernel);
   if (q.target == "sim") {
-    setup += fmt::format(", noise {}, cv {}", measure::to_string(q.noise), pct(q.cv));
+    setup += fmt::format(", noise {}, cv {}", statistics::to_string(q.noise), pct(q.cv));
   }
   setup += fmt::format(", effect {:.2f}% (candidate truly faster when positive)", q.effect_pct);
   fmt::print("calibrate: {}\n", setup);
-  std::string rule = fmt::format("rule {}, alpha {}", measure::to_string(q.rule), q.alpha);
-  if (q.rule == measure::RuleKind::kBetting) {
+  std::string rule = fmt::format("rule {}, alpha {}", statistics::to_string(q.rule), q.alpha);
+  if (q.rule == statistics::RuleKind::kBetting) {
     rule += fmt::format(", cap {}, s0 {} ({}{})", q.cap, pct(result.s0, 3), result.s0_source,
                         result.s0_adapted ? ", a prior each decision's pairs update" : "");
   } else {
@@ -63,8 +63,8 @@ void print_human(const measure::CalibrateResult& result) {
   }
   fmt::print("{}, {} decisions, seed {}\n\n", rule, r.decisions, q.seed);
   fmt::print("{:<13} {:>7} {:>8}   {}\n", "outcome", "count", "rate", "95% interval");
-  for (const measure::OutcomeCount& o : r.outcomes) {
-    fmt::print("{:<13} {:>7} {:>8}   [{}, {}]\n", measure::to_string(o.outcome), o.count,
+  for (const statistics::OutcomeCount& o : r.outcomes) {
+    fmt::print("{:<13} {:>7} {:>8}   [{}, {}]\n", statistics::to_string(o.outcome), o.count,
                pct(o.rate), pct(o.ci95.lower), pct(o.ci95.upper));
   }
   fmt::print("FASTER rate one-sided upper 95% bound: {}\n\n", pct(r.faster_upper95));
@@ -86,16 +86,16 @@ void print_human(const measure::CalibrateResult& result) {
 }
 
 int run_calibrate(const CalibrateArgs& args) {
-  measure::CalibrateRequest request;
+  statistics::CalibrateRequest request;
   request.target = args.target;
   request.kernel = args.kernel;
   request.decisions = args.decisions;
-  const auto noise = measure::parse_noise_model(args.noise);
+  const auto noise = statistics::parse_noise_model(args.noise);
   if (!noise.ok()) fail_with(noise.error());
   request.noise = noise.value();
   request.cv = args.cv_pct / 100.0;
   request.effect_pct = args.effect_pct;
-  const auto rule = measure::parse_rule_kind(args.rule);
+  const auto rule = statistics::parse_rule_kind(args.rule);
   if (!rule.ok()) fail_with(rule.error());
   request.rule = rule.value();
   request.alpha = args.alpha;
@@ -105,10 +105,10 @@ int run_calibrate(const CalibrateArgs& args) {
   request.warmup_readings = args.warmup;
   if (args.fixed_s0) request.adapt_s0 = false;
   if (args.adapt_s0) request.adapt_s0 = true;
-  if (auto error = measure::validate(request)) throw UsageError(*error);
-  std::unique_ptr<measure::JsonLinesSink> log;
+  value_or_fail(statistics::validate(request));
+  std::unique_ptr<statistics::JsonLinesSink> log;
   if (!args.log.empty()) {
-    auto opened = measure::JsonLinesSink::open(args.log);
+    auto opened = statistics::JsonLinesSink::open(args.log);
     if (!opened.ok()) fail_with(opened.error());
     log = std::move(opened).value();
     request.log = log.get();
@@ -116,7 +116,7 @@ int run_calibrate(const CalibrateArgs& args) {
   const auto result = targets::calibrate_on_target(request);
   if (!result.ok()) fail_with(result.error());
   if (args.json) {
-    fmt::print("{}\n", measure::to_json(result.value()).dump(2));
+    fmt::print("{}\n", statistics::to_json(result.value()).dump(2));
   } else {
     print_human(result.value());
   }

@@ -10,8 +10,8 @@
 #include "knowledge/citations.h"
 #include "knowledge/claim_judge.h"
 #include "knowledge/corpus.h"
+#include "knowledge/corpus_manifest.h"
 #include "knowledge/docs_index.h"
-#include "knowledge/manifest.h"
 #include "knowledge/summary_file.h"
 
 namespace headway::cli {
@@ -30,7 +30,7 @@ struct CheckCitationsArgs {
 struct DocsChoice {
   fs::path dir;
   std::string from;  // "--docs", "workspace", "summary folder"
-  std::optional<knowledge::Manifest> indexed;
+  std::optional<knowledge::CorpusManifest> indexed;
 };
 
 DocsChoice choose_docs(const CheckCitationsArgs& args) {

@@ -50,10 +50,15 @@ TEST_F(CheckVerb, WrongKernelExitsOneWithTheWorstElement) {
   EXPECT_EQ(r.exit_code, 1) << r.output;
   const auto j = nlohmann::json::parse(r.output);
   EXPECT_EQ(j["status"], "incorrect");
-  EXPECT_EQ(j["violation"]["region"], "residual");
-  EXPECT_EQ(j["violation"]["got"], 0.0);
-  EXPECT_TRUE(j["violation"].contains("index") && j["violation"].contains("expected") &&
-              j["violation"].contains("tolerance"));
+  EXPECT_EQ(j["kind"], "incorrect");
+  EXPECT_EQ(j["target"], "cpu");
+  const auto& violation = j["details"]["violation"];
+  EXPECT_EQ(violation["kind"], "wrong-value");
+  EXPECT_EQ(violation["region"], "residual");
+  EXPECT_EQ(violation["got"], 0.0);
+  EXPECT_TRUE(violation.contains("index") && violation.contains("expected") &&
+              violation.contains("tolerance"));
+  EXPECT_EQ(j["details"]["failed_call"], 1);
 }
 
 TEST_F(CheckVerb, CrashExitsOneAndNamesTheSignal) {
@@ -115,11 +120,47 @@ TEST_F(CheckVerb, BenchJsonCarriesTheFloorAndRatio) {
   const auto& k = j["kernels"][0];
   EXPECT_EQ(k["name"], "attn_out");
   EXPECT_EQ(k["bytes"], 15767552);
-  const double bw = k["bandwidth_gbps"], floor_ms = k["floor_ms"], median_ms = k["median_ms"];
+  EXPECT_EQ(j["target"], "cpu");
+  double bw = 0.0;
+  for (const auto& f : j["facts"])
+    if (f["name"] == "read_bandwidth") bw = f["value"];
+  const double floor_ms = k["floor_ms"], median_ms = k["median_ms"];
   EXPECT_GT(bw, 0.5);
+  EXPECT_GT(double(k["instruction_floor_ms"]), 0.0) << "the decode ceiling was measured";
   EXPECT_NEAR(floor_ms, 15767552 / (bw * 1e9) * 1e3, 1e-9);
   EXPECT_NEAR(double(k["ratio_to_floor"]), median_ms / floor_ms, 1e-9);
   EXPECT_GT(double(k["ratio_to_floor"]), 1.0) << "nothing beats the memory floor";
+}
+
+// Bench speaks to the Target interface alone: on the sim target its floors and times are the
+// simulation's (floor = bytes at 50 GB/s, baseline at 6x the floor with 1% noise).
+TEST_F(CheckVerb, BenchRunsOnAnyTarget) {
+  const auto r =
+      headway({"bench", "--target", "sim", "--kernel", "qkv", "--readings", "9", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto j = nlohmann::json::parse(r.output);
+  EXPECT_EQ(j["target"], "sim");
+  ASSERT_EQ(j["kernels"].size(), 1u);
+  const auto& k = j["kernels"][0];
+  EXPECT_NEAR(double(k["floor_ms"]), double(k["bytes"]) / 50e9 * 1e3, 1e-12);
+  EXPECT_NEAR(double(k["ratio_to_floor"]), 6.0, 0.3);
+  EXPECT_EQ(k["readings"], 9);
+  const auto unknown = headway({"bench", "--target", "no-such-target", "--kernel", "qkv"});
+  EXPECT_EQ(unknown.exit_code, 2) << unknown.output;
+  EXPECT_NE(unknown.output.find("target 'no-such-target'"), std::string::npos) << unknown.output;
+}
+
+TEST_F(CheckVerb, CheckRunsOnAnyTarget) {
+  const fs::path plain = write("plain.sim", "sim-x 1\n");
+  const auto r = headway(
+      {"check", "--target", "sim", "--kernel", "ffn", "--source", plain.string(), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(nlohmann::json::parse(r.output)["status"], "correct");
+  const fs::path wrong = write("wrong.sim", "sim-x 1\nsim-wrong\n");
+  const auto w = headway(
+      {"check", "--target", "sim", "--kernel", "ffn", "--source", wrong.string(), "--json"});
+  EXPECT_EQ(w.exit_code, 1) << w.output;
+  EXPECT_EQ(nlohmann::json::parse(w.output)["status"], "incorrect") << w.output;
 }
 
 TEST_F(CheckVerb, BenchRejectsSourceWithoutKernel) {

@@ -27,14 +27,7 @@ inline constexpr int kExitEnvironment = 3;  // the machine lacks something: comp
 int exit_code_for(ErrorCode code);
 
 // The error a verb stops with: run_verb prints "headway: <what>" and exits exit_code_for(code).
-class VerbError : public std::runtime_error {
- public:
-  explicit VerbError(Error error) : std::runtime_error(error.message), code_(error.code) {}
-  ErrorCode code() const { return code_; }
-
- private:
-  ErrorCode code_;
-};
+using VerbError = Failure;
 // The user's input is wrong (exit kExitUsage).
 struct UsageError : VerbError {
   explicit UsageError(const std::string& what) : VerbError(invalid_input(what)) {}
@@ -43,18 +36,6 @@ struct UsageError : VerbError {
 struct EnvironmentError : VerbError {
   explicit EnvironmentError(const std::string& what) : VerbError(environment_error(what)) {}
 };
-
-// Throws a VerbError carrying the error's code and message.
-[[noreturn]] inline void fail_with(Error error) { throw VerbError(std::move(error)); }
-// The value of `result`, or fail_with(its error).
-template <class T>
-T value_or_fail(Result<T> result) {
-  if (!result) fail_with(result.error());
-  return std::move(result).value();
-}
-inline void value_or_fail(Status status) {
-  if (!status) fail_with(status.error());
-}
 
 // The kernel of that name; throws UsageError listing the known kernels otherwise.
 const KernelContract& kernel_or_throw(const std::string& name);

@@ -5,10 +5,10 @@
 
 #include "cli/cli_support.h"
 #include "cli/verbs.h"
-#include "measure/betting_rule.h"
-#include "measure/calibration.h"
-#include "measure/effect_estimate.h"
-#include "measure/reading_sink.h"
+#include "statistics/betting_rule.h"
+#include "statistics/calibration.h"
+#include "statistics/effect_estimate.h"
+#include "statistics/reading_sink.h"
 
 namespace headway::cli {
 
@@ -26,11 +26,11 @@ struct CompareArgs {
 
 int run_compare(const CompareArgs& args) {
   const KernelContract& kernel = kernel_or_throw(args.kernel);
-  measure::BettingConfig config;
+  statistics::BettingConfig config;
   config.alpha = args.alpha;
   config.cap = args.cap;
   config.s0 = 1.0;  // validated here for alpha and cap; the real s0 comes from the warm-up
-  if (auto error = measure::validate(config)) throw UsageError(*error);
+  value_or_fail(statistics::validate(config));
   const std::string a_text = read_source_or_throw(args.a);
   const std::string b_text = read_source_or_throw(args.b);
   const auto target = target_or_throw("cpu");
@@ -48,46 +48,49 @@ int run_compare(const CompareArgs& args) {
   const uint64_t seed = args.have_seed ? args.seed : std::random_device{}();
   auto paired = target->paired_device(kernel, a_artifact, b_artifact, seed);
   if (!paired) fail_with(paired.error());
-  measure::PairedDevice* device = paired.value().get();
-  auto s0 = measure::estimate_s0(*device, 16);
+  statistics::PairedDevice* device = paired.value().get();
+  auto s0 = statistics::estimate_s0(*device, 16);
   if (!s0)
     fail_with(
         Error{s0.error().code, "cannot estimate the noise of the head: " + s0.error().message});
   config.s0 = s0.value();
   config.adapt_s0 = true;  // the warm-up's estimate is a prior the pairs update
-  measure::BettingRule rule(config);
-  Rng coin(mix_seed(seed, measure::kCoinStream));
-  measure::MemorySink memory;
-  std::unique_ptr<measure::JsonLinesSink> file;
+  statistics::BettingRule rule(config);
+  Rng coin(mix_seed(seed, statistics::kCoinStream));
+  statistics::MemorySink memory;
+  std::unique_ptr<statistics::JsonLinesSink> file;
   if (!args.log.empty()) {
-    auto opened = measure::JsonLinesSink::open(args.log, true);
+    auto opened = statistics::JsonLinesSink::open(args.log, true);
     if (!opened) fail_with(opened.error());
     file = std::move(opened.value());
   }
-  measure::TeeSink tee({&memory, file.get()});
-  const measure::PairLabel label{std::string(kernel.name()), args.b, 0, 0};
-  measure::DecisionRecord record;
+  statistics::TeeSink tee({&memory, file.get()});
+  const statistics::PairLabel label{std::string(kernel.name()), args.b, 0, 0};
+  statistics::DecisionRecord record;
   try {
-    record = measure::run_decision(*device, rule, coin, label, tee);
+    record = statistics::run_decision(*device, rule, coin, label, tee);
     device->verify_arms();
-  } catch (const measure::ArmDisqualified& e) {
-    const std::string who = e.arm() == measure::Arm::kHead ? args.a : args.b;
+  } catch (const statistics::ArmDisqualified& e) {
+    const std::string who = e.arm() == statistics::Arm::kHead ? args.a : args.b;
     if (args.json) {
-      const nlohmann::json j = {
-          {"kernel", kernel.name()}, {"outcome", "CHEATED"}, {"arm", measure::to_string(e.arm())},
-          {"source", who},           {"reason", e.what()},   {"device_time", device->accounting()}};
+      const nlohmann::json j = {{"kernel", kernel.name()},
+                                {"outcome", "CHEATED"},
+                                {"arm", statistics::to_string(e.arm())},
+                                {"source", who},
+                                {"reason", e.what()},
+                                {"device_time", device->accounting()}};
       fmt::print("{}\n", j.dump(2));
     } else {
       fmt::print("{}: CHEATED: {} broke the rules of timing: {}\n", kernel.name(), who, e.what());
     }
     return 1;
   }
-  const measure::EffectEstimate effect = measure::estimate_effect(record.d);
+  const statistics::EffectEstimate effect = statistics::estimate_effect(record.d);
   const std::string note =
-      measure::early_stop_note(record.outcome, static_cast<int>(record.d.size()), config.cap);
+      statistics::early_stop_note(record.outcome, static_cast<int>(record.d.size()), config.cap);
   if (args.json) {
     const nlohmann::json j = {{"kernel", kernel.name()},
-                              {"outcome", measure::to_string(record.outcome)},
+                              {"outcome", statistics::to_string(record.outcome)},
                               {"pairs", record.d.size()},
                               {"effect_pct", effect.median_pct},
                               {"ci_pct", {effect.lower_pct, effect.upper_pct}},
@@ -101,7 +104,7 @@ int run_compare(const CompareArgs& args) {
     fmt::print("{}\n", j.dump(2));
   } else {
     fmt::print("{}: B against A: {} after {} pairs\n", kernel.name(),
-               measure::to_string(record.outcome), record.d.size());
+               statistics::to_string(record.outcome), record.d.size());
     fmt::print("effect (B time vs A, median): {:+.2f}% [{:+.2f}%, {:+.2f}%] ({:.0f}% interval)\n",
                effect.median_pct, effect.lower_pct, effect.upper_pct, 100 * effect.coverage);
     if (!note.empty()) fmt::print("note: {}\n", note);

@@ -285,8 +285,9 @@ ShownFile indexed_file(const store::Workspace& ws, const knowledge::Indexing& in
                        const std::string& path) {
   const std::string key = fs::path(path).lexically_normal().generic_string();
   const auto& files = indexing.manifest.files;
-  const auto entry = std::find_if(files.begin(), files.end(),
-                                  [&](const knowledge::ManifestEntry& f) { return f.path == key; });
+  const auto entry =
+      std::find_if(files.begin(), files.end(),
+                   [&](const knowledge::CorpusManifestEntry& f) { return f.path == key; });
   if (entry == files.end()) {
     throw UsageError(
         fmt::format("{} is not in the workspace's index of {}", path, indexing.manifest.docs_root));
@@ -330,7 +331,7 @@ ShownFile current_file(const std::string& docs, const std::optional<knowledge::I
     const std::string artifact = store::sha256_hex(knowledge::join_lines(shown.lines));
     const auto& files = indexing->manifest.files;
     const bool same =
-        std::any_of(files.begin(), files.end(), [&](const knowledge::ManifestEntry& f) {
+        std::any_of(files.begin(), files.end(), [&](const knowledge::CorpusManifestEntry& f) {
           return f.path == shown.path && f.artifact == artifact;
         });
     if (!same) {

@@ -71,8 +71,7 @@ int write_fact(const FactsArgs& args) {
         *agent_run.ledger, ws, *target, toolchain, fact, options,
         [](const std::string& line) { fmt::print(stderr, "{}\n", line); });
   } catch (const agents::AgentError& e) {
-    throw UsageError(
-        fmt::format("agent {}: {}: {}", args.agent.spec, agents::to_string(e.kind()), e.what()));
+    fail_with_agent_error(args.agent, e);
   }
   fmt::print(stderr, "{}\n", agent_run_line(agent_run));
   if (args.json) {

@@ -8,10 +8,10 @@
 #include "cli/cli_test_support.h"
 #include "common/build_info.h"
 #include "knowledge/facts.h"
-#include "search/design_tree.h"
-#include "store/migrations.h"
+#include "store/schema.h"
 #include "store/test_temp_dir.h"
 #include "store/workspace.h"
+#include "trees/design_tree.h"
 
 namespace headway::cli {
 namespace {
@@ -73,8 +73,8 @@ TEST_F(JsonVerbs, InitAndVersionRecordWhichHeadwayMadeTheWorkspace) {
 TEST_F(JsonVerbs, TreeListsTheKernelItsHeadsAndEveryNode) {
   {
     auto ws = store::Workspace::open(ws_).value();
-    auto tree = search::DesignTree::create(ws, {"qkv", "cpu", 0.5, 2.0, ""}, "// base\n").value();
-    search::NewNode n;
+    auto tree = trees::DesignTree::create(ws, {"qkv", "cpu", 0.5, 2.0, ""}, "// base\n").value();
+    trees::NewNode n;
     n.design = "tiled";
     n.params = {{"tile", 64}};
     n.source = "// tiled\n";

@@ -11,7 +11,7 @@
 #include "common/duration.h"
 #include "knowledge/facts.h"
 #include "knowledge/migration.h"
-#include "loop/optimize_pause.h"
+#include "loop/workspace_pause.h"
 
 namespace headway::cli {
 
@@ -143,8 +143,7 @@ int run_migrate(const MigrateArgs& args) {
     report = knowledge::migrate_toolchain(ws, *to, options);
   } catch (const agents::AgentError& e) {
     pause->release();
-    throw UsageError(
-        fmt::format("agent {}: {}: {}", args.agent.spec, agents::to_string(e.kind()), e.what()));
+    fail_with_agent_error(args.agent, e);
   }
   size_t facts_measured = 0;
   if (report && options.remeasure && knowledge::list_facts(ws, report->to_id).empty()) {

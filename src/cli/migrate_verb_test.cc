@@ -14,11 +14,11 @@
 #include "knowledge/facts.h"
 #include "knowledge/kernel_timings.h"
 #include "knowledge/rules.h"
-#include "loop/optimize_pause.h"
-#include "search/design_tree.h"
+#include "loop/workspace_pause.h"
 #include "store/test_temp_dir.h"
 #include "store/workspace.h"
 #include "targets/cpu/compiler.h"
+#include "trees/design_tree.h"
 
 namespace headway {
 namespace {
@@ -127,7 +127,7 @@ TEST(MigrateVerb, PausesARunningOptimizeWhichResumesWithTheNewToolchain) {
   for (int i = 0; i < 1200 && objects() == before; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  const auto holder = loop::OptimizeLock::holder(fs::path(w));
+  const auto holder = loop::WorkspaceLock::holder(fs::path(w));
   ASSERT_TRUE(holder);
   EXPECT_NE(migrate.output.find(fmt::format("(pid {})", holder->pid)), std::string::npos);
   // The new toolchain had no chip facts: they are measured while the optimizer is paused.
@@ -172,7 +172,7 @@ TEST(MigrateVerb, PausesARunningOptimizeWhichResumesWithTheNewToolchain) {
   // It went on afterwards, building with clang++: candidates it screened after the pause are in
   // the workspace's build cache under clang++'s toolchain id (nothing built them with clang++
   // before: the migration builds elsewhere). A node settled after the pause was screened after it.
-  auto tree = search::DesignTree::open(ws, "attn_out").value();
+  auto tree = trees::DesignTree::open(ws, "attn_out").value();
   cpu::Toolchain clang;
   clang.cxx = "clang++";
   const auto clang_id = cpu::identify(clang);
@@ -201,7 +201,7 @@ TEST(MigrateVerb, TimesOutChangingNothingWhenTheOptimizerDoesNotPause) {
   const std::string w = dir.path().string();
   auto ws = store::Workspace::create(dir.path()).value();
   // This process holds the lock as an optimizer that never looks for pause requests.
-  auto lock = loop::OptimizeLock::try_acquire(dir.path(), "optimize");
+  auto lock = loop::WorkspaceLock::try_acquire(dir.path(), "optimize");
   ASSERT_TRUE(lock);
   const auto r = headway({"migrate", "--toolchain", "clang++", "--wait", "1s", "--workspace", w});
   EXPECT_EQ(r.exit_code, 2) << r.output;

@@ -97,8 +97,7 @@ int run_onboard(const OnboardArgs& args) {
   try {
     report = knowledge::onboard(ws, options);
   } catch (const agents::AgentError& e) {
-    throw UsageError(
-        fmt::format("agent {}: {}: {}", args.agent.spec, agents::to_string(e.kind()), e.what()));
+    fail_with_agent_error(args.agent, e);
   }
   if (!report) fail_with(report.error());
   if (agent_run) fmt::print(stderr, "{}\n", agent_run_line(agent_run));

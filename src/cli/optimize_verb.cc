@@ -19,7 +19,7 @@
 #include "knowledge/rules.h"
 #include "loop/library_proposer.h"
 #include "loop/optimizer.h"
-#include "search/design_tree.h"
+#include "trees/design_tree.h"
 
 namespace headway::cli {
 
@@ -63,7 +63,7 @@ nlohmann::json time_heads_side_by_side(store::Workspace& ws, targets::Target& ta
              kReadings);
   nlohmann::json out = nlohmann::json::array();
   for (const auto& name : kernels) {
-    auto tree = search::DesignTree::open(ws, name);
+    auto tree = trees::DesignTree::open(ws, name);
     if (!tree) continue;  // never registered (the budget ran out first)
     const auto r =
         knowledge::remeasure_baseline_and_head(ws, tree.value(), kernel_or_throw(name), target,

@@ -10,14 +10,14 @@
 #include "loop/device_time.h"
 #include "loop/kernel_floors.h"
 #include "loop/library_proposer.h"
-#include "measure/outcome.h"
 #include "report/kernel_summary.h"
-#include "search/decision_log.h"
-#include "search/design_tree.h"
+#include "statistics/outcome.h"
+#include "trees/decision_log.h"
+#include "trees/design_tree.h"
 
 namespace headway::cli {
 
-nlohmann::json calibration_json(const loop::CalibrationSummary& c) {
+nlohmann::json screen_calibration_json(const loop::ScreenCalibration& c) {
   const auto rate = c.false_gain_rate();
   return {{"candidates", c.candidates},
           {"spearman", c.spearman ? nlohmann::json(*c.spearman) : nlohmann::json(nullptr)},
@@ -39,17 +39,17 @@ nlohmann::json status_figures(store::Workspace& ws, targets::Target& target) {
     return f ? std::optional<double>(f->value) : std::nullopt;
   };
   std::vector<double> speedups;
-  for (const auto& record : search::DesignTree::kernels(ws)) {
-    auto tree = search::DesignTree::open(ws, record.name);
+  for (const auto& record : trees::DesignTree::kernels(ws)) {
+    auto tree = trees::DesignTree::open(ws, record.name);
     if (!tree) fail_with(tree.error());
-    search::DecisionLog log(tree.value());
+    trees::DecisionLog log(tree.value());
     const report::KernelSummary k =
         report::summarize_kernel(ws, target, record, tree.value(), log, toolchain, facts);
     speedups.push_back(k.speedup);
     // Every outcome, with 0 for those no test had.
     nlohmann::json tests = nlohmann::json::object();
-    for (const auto outcome : measure::kAllOutcomes) {
-      const std::string name(measure::to_string(outcome));
+    for (const auto outcome : statistics::kAllOutcomes) {
+      const std::string name(statistics::to_string(outcome));
       const auto found = k.tests_by_outcome.find(name);
       tests[name] = found == k.tests_by_outcome.end() ? int64_t{0} : found->second;
     }
@@ -72,12 +72,13 @@ nlohmann::json status_figures(store::Workspace& ws, targets::Target& target) {
          {"untried", loop::untried_library_candidates(target, fact_of, tree.value())},
          {"tests", tests},
          {"device_seconds", k.device_seconds},
-         {"screen_calibration", calibration_json(loop::summarize_calibration(ws, record.name))},
+         {"screen_calibration",
+          screen_calibration_json(loop::summarize_screen_calibration(ws, record.name))},
          {"device_seconds_by_activity", loop::device_seconds_split(ws, record.name)}});
   }
   out["geomean_speedup"] = report::geomean_speedup(speedups);
   // How well the target's static cost ranked the raced candidates (targets with a static cost).
-  out["screen_calibration"] = calibration_json(loop::summarize_calibration(ws));
+  out["screen_calibration"] = screen_calibration_json(loop::summarize_screen_calibration(ws));
   const UnsandboxedRuns unsandboxed = unsandboxed_runs(ws);
   out["unsandboxed_runs"] = {{"count", unsandboxed.count}, {"last_at", unsandboxed.last_at}};
   return out;

@@ -15,7 +15,7 @@
 namespace headway::cli {
 
 // The screen calibration (loop/screen_calibration.h) as JSON; nulls where undefined.
-nlohmann::json calibration_json(const loop::CalibrationSummary& c);
+nlohmann::json screen_calibration_json(const loop::ScreenCalibration& c);
 
 // The figures of the workspace under `target`. Throws UsageError when a kernel's Design Tree
 // cannot be opened and store::StoreError on a database failure.

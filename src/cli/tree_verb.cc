@@ -7,9 +7,9 @@
 #include "agents/agent_ledger.h"
 #include "cli/cli_support.h"
 #include "cli/verbs.h"
-#include "search/design_tree.h"
-#include "search/tree_render.h"
 #include "store/workspace.h"
+#include "trees/design_tree.h"
+#include "trees/tree_render.h"
 
 namespace headway::cli {
 
@@ -34,9 +34,9 @@ nlohmann::json agent_call_json(store::Workspace& ws, int64_t node) {
           {"role", c->role}, {"prompt", c->prompt_hash}, {"response", or_null(c->response_hash)}};
 }
 
-nlohmann::json tree_json(store::Workspace& ws, const search::DesignTree& tree) {
-  const search::KernelRecord record = tree.record();
-  const search::HeadRecord head = tree.head();
+nlohmann::json tree_json(store::Workspace& ws, const trees::DesignTree& tree) {
+  const trees::KernelRecord record = tree.record();
+  const trees::HeadRecord head = tree.head();
   nlohmann::json heads = nlohmann::json::array();
   for (const auto& h : tree.head_history()) {
     heads.push_back({{"node", h.node_id},
@@ -48,10 +48,10 @@ nlohmann::json tree_json(store::Workspace& ws, const search::DesignTree& tree) {
   for (const auto& n : tree.nodes()) {
     nodes.push_back({{"id", n.id},
                      {"parent", or_null(n.parent_id)},
-                     {"kind", std::string(search::to_string(n.kind))},
+                     {"kind", std::string(trees::to_string(n.kind))},
                      {"design", n.design},
                      {"params", n.params},
-                     {"status", std::string(search::to_string(n.status))},
+                     {"status", std::string(trees::to_string(n.status))},
                      {"reason", n.reason},
                      {"proposer", n.proposer},
                      {"agent_call", agent_call_json(ws, n.id)},
@@ -75,19 +75,19 @@ int run_tree(const TreeArgs& args) {
     throw UsageError(fmt::format("unknown format '{}' (text or dot)", args.format));
   }
   store::Workspace ws = open_workspace_or_throw(args.workspace);
-  auto tree = search::DesignTree::open(ws, args.kernel);
+  auto tree = trees::DesignTree::open(ws, args.kernel);
   if (!tree) fail_with(tree.error());
   if (args.json) {
     fmt::print("{}\n", tree_json(ws, *tree).dump(2));
     return kExitOk;
   }
   // Nodes an agent proposed say which agent, role and call (`headway agents usage` sums them).
-  const auto by_agent = [&ws](const search::Node& n) -> std::string {
+  const auto by_agent = [&ws](const trees::Node& n) -> std::string {
     const auto call = agents::node_agent_call(ws, n.id);
     return call ? "by " + call->describe() : "";
   };
-  fmt::print("{}", args.format == "dot" ? search::render_dot(*tree)
-                                        : search::render_text(*tree, by_agent));
+  fmt::print("{}",
+             args.format == "dot" ? trees::render_dot(*tree) : trees::render_text(*tree, by_agent));
   return 0;
 }
 }  // namespace

@@ -9,7 +9,7 @@
 #include "cli/verbs.h"
 #include "common/build_info.h"
 #include "store/headway_versions.h"
-#include "store/migrations.h"
+#include "store/schema.h"
 #include "store/workspace.h"
 
 namespace headway::cli {

@@ -4,9 +4,9 @@
 #include <filesystem>
 
 #include "common/subprocess.h"
-#include "search/design_tree.h"
 #include "store/test_temp_dir.h"
 #include "store/workspace.h"
+#include "trees/design_tree.h"
 
 namespace headway {
 namespace {
@@ -34,8 +34,8 @@ TEST(WorkspaceVerbs, TreePrintsTextAndDotAndRefusesBadInput) {
   store::TestTempDir dir;
   {
     auto ws = store::Workspace::create(dir.path()).value();
-    auto tree = search::DesignTree::create(ws, {"qkv", "cpu", {}, {}, ""}, "// base\n").value();
-    search::NewNode n;
+    auto tree = trees::DesignTree::create(ws, {"qkv", "cpu", {}, {}, ""}, "// base\n").value();
+    trees::NewNode n;
     n.design = "tiled";
     n.source = "// tiled\n";
     ASSERT_TRUE(tree.add(n).ok());

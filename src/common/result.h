@@ -103,4 +103,37 @@ class [[nodiscard]] Result<void> {
 
 using Status = Result<void>;
 
+// An Error thrown, for a caller that cannot handle the failure where it happens (a verb's input,
+// the loop's writes to its workspace). The command line maps its code to the exit status.
+class Failure : public std::runtime_error {
+ public:
+  explicit Failure(Error error) : std::runtime_error(error.message), code_(error.code) {}
+  ErrorCode code() const { return code_; }
+
+ private:
+  ErrorCode code_;
+};
+
+// Throws a Failure carrying the error's code and message.
+[[noreturn]] inline void fail_with(Error error) { throw Failure(std::move(error)); }
+
+// The value of `result`, or a Failure with its error, the message after "<context>: " when a
+// context is given.
+template <class T>
+T value_or_fail(Result<T> result, std::string_view context = {}) {
+  if (!result) {
+    Error error = result.error();
+    if (!context.empty()) error.message = std::string(context) + ": " + error.message;
+    fail_with(std::move(error));
+  }
+  return std::move(result).value();
+}
+inline void value_or_fail(const Status& status, std::string_view context = {}) {
+  if (!status) {
+    Error error = status.error();
+    if (!context.empty()) error.message = std::string(context) + ": " + error.message;
+    fail_with(std::move(error));
+  }
+}
+
 }  // namespace headway

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "common/rng.h"
-#include "headway/kernel_abi.h"
+#include "headway/headway_kernel.h"
 #include "kernels/generate.h"
 #include "kernels/reference_math.h"
 
@@ -13,10 +13,8 @@ std::vector<RegionSpec> AttnOutKernel::regions() const {
   using R = RegionRole;
   constexpr size_t kBf = sizeof(bf16);
   return {
-      {"attn", HW_QS * kBf, R::kInput},
-      {"o_weight", size_t{HW_H} * HW_QS, R::kInput},
-      {"o_scale", HW_H * kBf, R::kInput},
-      {"post_attn_rms_weight", HW_H * kBf, R::kInput},
+      {"attn", HW_QS * kBf, R::kInput},    {"o_weight", size_t{HW_H} * HW_QS, R::kInput},
+      {"o_scale", HW_H * kBf, R::kInput},  {"post_attn_rms_weight", HW_H * kBf, R::kInput},
       {"residual", HW_H * kBf, R::kInOut},
   };
 }
@@ -38,7 +36,8 @@ std::vector<ExpectedOutput> AttnOutKernel::reference(const SharedBuffers& b) con
   const auto w = b.as<uint8_t>("o_weight");
   const auto scale = bf16_to_doubles(b.as<bf16>("o_scale"));
   std::vector<double> y(HW_H);
-  for (size_t r = 0; r < HW_H; ++r) y[r] = round_bf16(dot_f8_row(w.data() + r * HW_QS, attn) * scale[r]);
+  for (size_t r = 0; r < HW_H; ++r)
+    y[r] = round_bf16(dot_f8_row(w.data() + r * HW_QS, attn) * scale[r]);
   std::vector<double> normed(HW_H);
   rms_norm(y, bf16_to_doubles(b.as<bf16>("post_attn_rms_weight")), HW_EPS, normed);
   auto out = bf16_to_doubles(b.as<bf16>("residual"));

@@ -5,9 +5,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "headway/headway_kernel.h"
 #include "kernels/numerics.h"
-
-#include "headway/kernel_abi.h"
 
 namespace headway {
 namespace {
@@ -18,7 +17,8 @@ TEST(Contract, BytesToMoveMatchTheGemmaShapes) {
   const uint64_t qkv_small = 2 * 7'680 /*x, input norm*/ + 4 * 512 /*q,k norms, cos, sin*/ +
                              4 /*kv_slot*/ + 8'192 /*q_out*/ + 2 * 4'096 /*k, v slot*/;
   EXPECT_EQ(find_kernel("qkv")->bytes_to_move(), qkv_weights + qkv_small);
-  const uint64_t attn = 15'728'640 + 7'680 + 8'192 /*attn*/ + 7'680 /*norm*/ + 2 * 7'680 /*residual*/;
+  const uint64_t attn =
+      15'728'640 + 7'680 + 8'192 /*attn*/ + 7'680 /*norm*/ + 2 * 7'680 /*residual*/;
   EXPECT_EQ(find_kernel("attn_out")->bytes_to_move(), attn);
   const uint64_t ffn = 88'473'600 + 11'059'200 + 2 * 7'680 /*norms*/ + 2 * 7'680 /*residual*/ + 14;
   EXPECT_EQ(find_kernel("ffn")->bytes_to_move(), ffn);
@@ -73,7 +73,8 @@ TEST_P(EveryKernel, SameSeedSameInputs) {
   k.generate(42, b);
   for (size_t r = 0; r < a.specs().size(); ++r) {
     if (a.specs()[r].role == RegionRole::kOutput) continue;
-    ASSERT_EQ(0, std::memcmp(a.bytes(r).data(), b.bytes(r).data(), a.bytes(r).size())) << a.specs()[r].name;
+    ASSERT_EQ(0, std::memcmp(a.bytes(r).data(), b.bytes(r).data(), a.bytes(r).size()))
+        << a.specs()[r].name;
   }
 }
 

@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "common/rng.h"
-#include "headway/kernel_abi.h"
+#include "headway/headway_kernel.h"
 #include "kernels/generate.h"
 #include "kernels/reference_math.h"
 
@@ -57,9 +57,12 @@ void FfnKernel::generate(uint64_t seed, SharedBuffers& b) const {
   Rng rng(s(10));
   const double row_rms = e2m1_rms() * 1.04;
   FfnScalars sc{};
-  sc.gate_global_scale = static_cast<float>(rng.uniform(0.8, 1.2) / (row_rms * std::sqrt(double{HW_H}) * 1.04));
-  sc.up_global_scale = static_cast<float>(rng.uniform(0.8, 1.2) / (row_rms * std::sqrt(double{HW_H}) * 1.04));
-  sc.down_global_scale = static_cast<float>(rng.uniform(0.8, 1.2) / (row_rms * std::sqrt(double{HW_L}) * 0.65));
+  sc.gate_global_scale =
+      static_cast<float>(rng.uniform(0.8, 1.2) / (row_rms * std::sqrt(double{HW_H}) * 1.04));
+  sc.up_global_scale =
+      static_cast<float>(rng.uniform(0.8, 1.2) / (row_rms * std::sqrt(double{HW_H}) * 1.04));
+  sc.down_global_scale =
+      static_cast<float>(rng.uniform(0.8, 1.2) / (row_rms * std::sqrt(double{HW_L}) * 0.65));
   sc.layer_scalar = double_to_bf16(rng.uniform(0.5, 1.5));
   std::memcpy(b.bytes(b.index_of("scalars")).data(), &sc, sizeof sc);
 }
@@ -76,8 +79,10 @@ std::vector<ExpectedOutput> FfnKernel::reference(const SharedBuffers& b) const {
   std::vector<double> h(HW_L);
   for (size_t r = 0; r < HW_L; ++r) {
     const size_t code_off = r * HW_H / 2, block_off = r * HW_H / HW_FP4_BLOCK;
-    const double g = dot_e2m1_row(gw.data() + code_off, gs.data() + block_off, x) * sc.gate_global_scale;
-    const double u = dot_e2m1_row(uw.data() + code_off, us.data() + block_off, x) * sc.up_global_scale;
+    const double g =
+        dot_e2m1_row(gw.data() + code_off, gs.data() + block_off, x) * sc.gate_global_scale;
+    const double u =
+        dot_e2m1_row(uw.data() + code_off, us.data() + block_off, x) * sc.up_global_scale;
     h[r] = round_bf16(gelu_tanh(g) * u);
   }
   const auto dw = b.as<uint8_t>("down_weight"), ds = b.as<uint8_t>("down_block_scale");
@@ -94,6 +99,8 @@ std::vector<ExpectedOutput> FfnKernel::reference(const SharedBuffers& b) const {
   return {{b.index_of("residual"), 0, std::move(out)}};
 }
 
-uint64_t FfnKernel::quantized_weight_bytes() const { return 3 * (uint64_t{HW_L} * HW_H / 2 + uint64_t{HW_L} * HW_H / HW_FP4_BLOCK); }
+uint64_t FfnKernel::quantized_weight_bytes() const {
+  return 3 * (uint64_t{HW_L} * HW_H / 2 + uint64_t{HW_L} * HW_H / HW_FP4_BLOCK);
+}
 
 }  // namespace headway

@@ -97,5 +97,37 @@ TEST(InputSets, AFlushedSetIsReadFromMemory) {
   EXPECT_GT(flushed, 2.0 * warm) << "flushed " << flushed << " ns, warm " << warm << " ns";
 }
 
+TEST(InputSets, EveryTimedCallSeesInputsThatNoEarlierCallSaw) {
+  const KernelContract* kernel = find_kernel("attn_out");
+  InputSets sets(*kernel, 3, 4);
+  auto writable = sets.new_writable_block();
+  auto first = sets.view(1, writable->data());
+  const size_t attn = first->index_of("attn");
+  const size_t weights = first->index_of("o_weight");
+  const std::vector<std::byte> base_attn(first->bytes(attn).begin(), first->bytes(attn).end());
+  const std::vector<std::byte> base_weights(first->bytes(weights).begin(),
+                                            first->bytes(weights).end());
+  sets.prepare(1, 11, writable->data());
+  const std::vector<std::byte> patched_attn(first->bytes(attn).begin(), first->bytes(attn).end());
+  size_t changed_pages = 0;
+  for (size_t page = 0; page < base_weights.size() / kPageBytes; ++page) {
+    changed_pages += std::memcmp(base_weights.data() + page * kPageBytes,
+                                 first->bytes(weights).data() + page * kPageBytes, kPageBytes) != 0;
+  }
+  EXPECT_NE(patched_attn, base_attn);
+  EXPECT_GE(changed_pages, 8u);
+  EXPECT_LE(changed_pages, static_cast<size_t>(kSwappedPages));
+  // The output region is poisoned, the same patch seed gives the same inputs, restore undoes it.
+  for (uint16_t v : first->as<uint16_t>("residual")) ASSERT_NE(v, 0u);
+  sets.restore(1, 11);
+  EXPECT_TRUE(std::equal(base_weights.begin(), base_weights.end(), first->bytes(weights).begin()));
+  EXPECT_TRUE(std::equal(base_attn.begin(), base_attn.end(), first->bytes(attn).begin()));
+  sets.prepare(1, 11, writable->data());
+  EXPECT_TRUE(std::equal(patched_attn.begin(), patched_attn.end(), first->bytes(attn).begin()));
+  sets.restore(1, 11);
+  sets.prepare(1, 12, writable->data());
+  EXPECT_FALSE(std::equal(patched_attn.begin(), patched_attn.end(), first->bytes(attn).begin()));
+}
+
 }  // namespace
 }  // namespace headway

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "common/rng.h"
-#include "headway/kernel_abi.h"
+#include "headway/headway_kernel.h"
 #include "kernels/generate.h"
 #include "kernels/reference_math.h"
 
@@ -76,8 +76,7 @@ std::vector<ExpectedOutput> QkvKernel::reference(const SharedBuffers& b) const {
   const auto cos = bf16_to_doubles(b.as<bf16>("cos"));
   const auto sin = bf16_to_doubles(b.as<bf16>("sin"));
   // Projects rows through one weight, then normalizes (and rotates) each head of Ds rows.
-  auto project = [&](const char* weight, const char* scale, const char* head_weight,
-                     bool rotate) {
+  auto project = [&](const char* weight, const char* scale, const char* head_weight, bool rotate) {
     const auto w = b.as<uint8_t>(weight);
     const auto sc = bf16_to_doubles(b.as<bf16>(scale));
     const size_t rows = sc.size();

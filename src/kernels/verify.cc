@@ -42,6 +42,24 @@ Snapshot take_snapshot(const SharedBuffers& buffers) {
   return s;
 }
 
+const char* to_string(Violation::Kind kind) {
+  switch (kind) {
+    case Violation::Kind::kWroteInput:
+      return "wrote-input";
+    case Violation::Kind::kWroteOutsideRows:
+      return "wrote-outside-rows";
+    case Violation::Kind::kNotWritten:
+      return "not-written";
+    case Violation::Kind::kNonFinite:
+      return "non-finite";
+    case Violation::Kind::kWrongValue:
+      return "wrong-value";
+    case Violation::Kind::kUnchanged:
+      return "unchanged";
+  }
+  return "wrong-value";
+}
+
 std::string Violation::describe() const {
   switch (kind) {
     case Kind::kWroteInput:

@@ -43,6 +43,9 @@ struct Violation {
   std::string describe() const;
 };
 
+// "wrote-input", "wrote-outside-rows", "not-written", "non-finite", "wrong-value", "unchanged".
+const char* to_string(Violation::Kind kind);
+
 // Hashes of the kInOut regions (0 for the others): what a call is given to update.
 std::vector<uint64_t> hash_inout_regions(const SharedBuffers& buffers);
 

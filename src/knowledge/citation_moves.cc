@@ -153,10 +153,11 @@ std::string apply_moves(std::string_view summary, const std::vector<TrackedCitat
   return out;
 }
 
-std::vector<TrackedCitation> track_citations(const SummaryMarkup& summary, const Manifest& old,
-                                             const Manifest& now, const ArtifactText& text_of) {
-  std::map<std::string, const ManifestEntry*> old_files;
-  std::map<std::string, const ManifestEntry*> new_files;
+std::vector<TrackedCitation> track_citations(const SummaryMarkup& summary,
+                                             const CorpusManifest& old, const CorpusManifest& now,
+                                             const ArtifactText& text_of) {
+  std::map<std::string, const CorpusManifestEntry*> old_files;
+  std::map<std::string, const CorpusManifestEntry*> new_files;
   for (const auto& f : old.files) old_files[f.path] = &f;
   for (const auto& f : now.files) new_files[f.path] = &f;
   std::map<std::string, Lines> texts;  // by artifact hash

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "knowledge/citation_markup.h"
-#include "knowledge/manifest.h"
+#include "knowledge/corpus_manifest.h"
 
 namespace headway::knowledge {
 
@@ -47,8 +47,9 @@ using ArtifactText = std::function<std::optional<std::string>(std::string_view h
 
 // Follows every citation of the summary from `old` to `now`, in summary order. A file whose
 // artifact cannot be read is treated as removed (old side: unresolved).
-std::vector<TrackedCitation> track_citations(const SummaryMarkup& summary, const Manifest& old,
-                                             const Manifest& now, const ArtifactText& text_of);
+std::vector<TrackedCitation> track_citations(const SummaryMarkup& summary,
+                                             const CorpusManifest& old, const CorpusManifest& now,
+                                             const ArtifactText& text_of);
 
 // Where the block old_lines[first-1..last-1] went in new_lines (see above): the new first line,
 // or nullopt when the block is nowhere; *places gets the number of occurrences. Requires

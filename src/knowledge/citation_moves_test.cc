@@ -15,7 +15,7 @@ using Lines = std::vector<std::string>;
 // Manifests whose artifacts live in a map, as a workspace's artifact store holds them.
 class Texts {
  public:
-  ManifestEntry entry(const std::string& path, const std::string& text) {
+  CorpusManifestEntry entry(const std::string& path, const std::string& text) {
     const std::string hash = store::sha256_hex(text);
     texts_[hash] = text;
     return {path, "html", store::sha256_hex(path + "bytes"), hash,
@@ -61,11 +61,11 @@ TEST(CitationMoves, EveryCitationOfASummaryIsFollowed) {
   Texts texts;
   const std::string page = "Numeric types\nu8 | 0 | 2^8-1\ni64 | -(2^63) | 2^63-1\n";
   const std::string chrome = "Keyboard shortcuts\nPress ? to show this help\nAuto\nLight\n";
-  Manifest old;
+  CorpusManifest old;
   old.files = {texts.entry("num.html", chrome + page), texts.entry("same.md", "a\nb\n"),
                texts.entry("edit.md", "one\ntwo\nthree\n"), texts.entry("gone.md", "x\n"),
                texts.entry("tail.md", "k\nl\n")};
-  Manifest now;
+  CorpusManifest now;
   now.files = {texts.entry("num.html", page), texts.entry("same.md", "a\nb\n"),
                texts.entry("edit.md", "one\n2\nthree\n"), texts.entry("tail.md", "k\nl\nm\n")};
   const SummaryMarkup summary = parse_summary(
@@ -103,9 +103,9 @@ TEST(CitationMoves, EveryCitationOfASummaryIsFollowed) {
 
 TEST(CitationMoves, MovedCitationsAreRewrittenWhereTheyAreWritten) {
   Texts texts;
-  Manifest old;
+  CorpusManifest old;
   old.files = {texts.entry("a.md", "x\ny\nz\n"), texts.entry("b.md", "p\nq\n")};
-  Manifest now;
+  CorpusManifest now;
   now.files = {texts.entry("a.md", "new\nx\ny\nz\n"), texts.entry("b.md", "p\nQ\n")};
   const std::string summary =
       "\xEF\xBB\xBF# S\n"

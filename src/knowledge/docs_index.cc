@@ -120,7 +120,7 @@ Result<std::vector<IndexingRecord>> read_manifest_log(const fs::path& workspace_
   return parse_manifest_log(text.value(), path);
 }
 
-Result<Manifest> load_manifest(const store::ArtifactStore& artifacts, std::string_view hash) {
+Result<CorpusManifest> load_manifest(const store::ArtifactStore& artifacts, std::string_view hash) {
   const auto text = artifacts.get(hash);
   if (!text)
     return environment_error(fmt::format("manifest {} is not in the workspace's artifacts", hash));
@@ -177,7 +177,7 @@ Result<Indexing> index_corpus(const store::Workspace& workspace, const Corpus& c
     if (!previous) return previous.error();
     out.previous = std::move(previous).value();
   }
-  out.diff = diff(out.previous.value_or(Manifest{}), out.manifest);
+  out.diff = diff(out.previous.value_or(CorpusManifest{}), out.manifest);
 
   const nlohmann::json line = {
       {"manifest", out.record.manifest},
@@ -209,7 +209,7 @@ Result<std::optional<Indexing>> latest_indexing(const store::Workspace& workspac
     if (!previous) return previous.error();
     out.previous = std::move(previous).value();
   }
-  out.diff = diff(out.previous.value_or(Manifest{}), out.manifest);
+  out.diff = diff(out.previous.value_or(CorpusManifest{}), out.manifest);
   return std::optional<Indexing>(std::move(out));
 }
 

@@ -16,7 +16,7 @@
 
 #include "common/result.h"
 #include "knowledge/corpus.h"
-#include "knowledge/manifest.h"
+#include "knowledge/corpus_manifest.h"
 #include "store/artifacts.h"
 #include "store/workspace.h"
 
@@ -42,13 +42,13 @@ Result<std::vector<IndexingRecord>> parse_manifest_log(std::string_view text,
 Result<std::vector<IndexingRecord>> read_manifest_log(const std::filesystem::path& workspace_root);
 
 // The manifest stored under hash; an error when there is none or it does not parse.
-Result<Manifest> load_manifest(const store::ArtifactStore& artifacts, std::string_view hash);
+Result<CorpusManifest> load_manifest(const store::ArtifactStore& artifacts, std::string_view hash);
 
 struct Indexing {
   IndexingRecord record;
-  Manifest manifest;
-  std::optional<Manifest> previous;  // nullopt for the first indexing
-  CorpusDiff diff;                   // against previous (everything added for the first)
+  CorpusManifest manifest;
+  std::optional<CorpusManifest> previous;  // nullopt for the first indexing
+  CorpusDiff diff;                         // against previous (everything added for the first)
 };
 
 // Stores the corpus (texts and manifest) and appends its record to the log. The error of the

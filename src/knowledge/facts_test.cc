@@ -40,7 +40,7 @@ TEST(FactsMeasure, CpuMicrobenchmarksBecomeStoredFacts) {
   store::TestTempDir dir;
   auto ws = store::Workspace::create(dir.path()).value();
   const auto cpu = targets::make_target("cpu");
-  const auto facts = measure_and_store_facts(ws, *cpu, "tc", {1, 3, 2});
+  const auto facts = measure_and_store_facts(ws, *cpu, "tc", {1, 3, 2, {}});
   auto value = [&](const std::string& name) {
     const auto f = find_fact(ws, name, "tc");
     EXPECT_TRUE(f) << name;

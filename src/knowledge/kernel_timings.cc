@@ -59,9 +59,9 @@ std::vector<KernelTiming> kernel_timings(store::Workspace& ws, std::string_view 
   return out;
 }
 
-std::optional<double> current_head_ms(store::Workspace& ws, const search::DesignTree& tree,
+std::optional<double> current_head_ms(store::Workspace& ws, const trees::DesignTree& tree,
                                       std::string_view toolchain) {
-  const search::HeadRecord head = tree.head();
+  const trees::HeadRecord head = tree.head();
   if (auto t = latest_kernel_timing(ws, tree.kernel(), toolchain, kHeadRole);
       t && t->node_id == head.node_id && t->measured_at >= head.since) {
     return t->median_ms;
@@ -69,7 +69,7 @@ std::optional<double> current_head_ms(store::Workspace& ws, const search::Design
   return head.median_ms;
 }
 
-std::optional<double> current_baseline_ms(store::Workspace& ws, const search::DesignTree& tree,
+std::optional<double> current_baseline_ms(store::Workspace& ws, const trees::DesignTree& tree,
                                           std::string_view toolchain) {
   if (auto t = latest_kernel_timing(ws, tree.kernel(), toolchain, kBaselineRole)) {
     return t->median_ms;
@@ -77,7 +77,7 @@ std::optional<double> current_baseline_ms(store::Workspace& ws, const search::De
   return tree.record().baseline_ms;
 }
 
-Remeasured remeasure_baseline_and_head(store::Workspace& ws, search::DesignTree& tree,
+Remeasured remeasure_baseline_and_head(store::Workspace& ws, trees::DesignTree& tree,
                                        const KernelContract& kernel, targets::Target& target,
                                        const std::filesystem::path& cache_dir, int readings) {
   const targets::ToolchainInfo identity = target.identity();

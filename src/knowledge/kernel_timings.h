@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "kernels/contract.h"
-#include "search/design_tree.h"
 #include "store/workspace.h"
 #include "targets/target.h"
+#include "trees/design_tree.h"
 
 namespace headway::knowledge {
 
@@ -51,11 +51,11 @@ std::vector<KernelTiming> kernel_timings(store::Workspace& ws, std::string_view 
 // newest head timing of that toolchain when it times the current head and was measured after it
 // became head; otherwise the figure the head history recorded when it became head (which may
 // come from another toolchain), and nullopt when there is none.
-std::optional<double> current_head_ms(store::Workspace& ws, const search::DesignTree& tree,
+std::optional<double> current_head_ms(store::Workspace& ws, const trees::DesignTree& tree,
                                       std::string_view toolchain);
 // Likewise the baseline: the newest baseline timing of `toolchain`, else the kernel's record
 // (the figure of the toolchain that registered it).
-std::optional<double> current_baseline_ms(store::Workspace& ws, const search::DesignTree& tree,
+std::optional<double> current_baseline_ms(store::Workspace& ws, const trees::DesignTree& tree,
                                           std::string_view toolchain);
 
 struct Remeasured {
@@ -72,7 +72,7 @@ struct Remeasured {
 // baseline is timed once and stored under both roles) and stores both figures under the
 // toolchain's id in one transaction. A build or timing failure stores nothing and is returned in
 // `failure`.
-Remeasured remeasure_baseline_and_head(store::Workspace& ws, search::DesignTree& tree,
+Remeasured remeasure_baseline_and_head(store::Workspace& ws, trees::DesignTree& tree,
                                        const KernelContract& kernel, targets::Target& target,
                                        const std::filesystem::path& cache_dir, int readings = 11);
 

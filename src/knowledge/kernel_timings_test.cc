@@ -15,8 +15,8 @@ TEST(KernelTimings, RemeasureAppendsPerToolchainAndTracksTheCurrentHead) {
   const KernelContract* kernel = find_kernel("attn_out");
   ASSERT_NE(kernel, nullptr);
   const std::string baseline = targets::make_target("cpu")->baseline_source(*kernel);
-  auto tree = search::DesignTree::create(ws, {"attn_out", "cpu", 0.1, 2.0, ""}, baseline).value();
-  search::NewNode n;
+  auto tree = trees::DesignTree::create(ws, {"attn_out", "cpu", 0.1, 2.0, ""}, baseline).value();
+  trees::NewNode n;
   n.design = "copy";
   n.source = baseline + "\n// the same kernel\n";
   const int64_t head = tree.add(n).value().node.id;

@@ -8,8 +8,8 @@
 #include "knowledge/facts.h"
 #include "knowledge/kernel_timings.h"
 #include "knowledge/rules.h"
-#include "search/design_tree.h"
 #include "store/transaction.h"
+#include "trees/design_tree.h"
 
 namespace headway::knowledge {
 
@@ -35,7 +35,7 @@ HeadCheck check_source(const KernelContract* kernel, const std::string& source,
 }
 
 // Asks the porter for a port of the failing head and records it as a variant of that head.
-void port_head(search::DesignTree& tree, int64_t head, const std::string& head_source,
+void port_head(trees::DesignTree& tree, int64_t head, const std::string& head_source,
                const std::string& why, const KernelContract* contract, targets::Target& to,
                const std::filesystem::path& cache, const MigrateOptions& options,
                MigrationReport& report) {
@@ -45,8 +45,8 @@ void port_head(search::DesignTree& tree, int64_t head, const std::string& head_s
     report.notes.push_back(fmt::format("{}: the porter gave no port of head {}", kernel, head));
     return;
   }
-  search::NewNode n;
-  n.kind = search::NodeKind::kVariant;
+  trees::NewNode n;
+  n.kind = trees::NodeKind::kVariant;
   n.parent_id = head;
   n.design = tree.node(head) ? tree.node(head)->design : "";
   n.source = port->source;
@@ -76,7 +76,7 @@ void port_head(search::DesignTree& tree, int64_t head, const std::string& head_s
   }
   ++report.ports_failed;
   (void)tree.set_status(node,
-                        c.built ? search::NodeStatus::kIncorrect : search::NodeStatus::kBuildFailed,
+                        c.built ? trees::NodeStatus::kIncorrect : trees::NodeStatus::kBuildFailed,
                         c.why, {{"toolchain", to.identity().id}, {"ported_from", head}});
   report.notes.push_back(
       fmt::format("{}: the port of head {} fails too (node {}): {}", kernel, head, node, c.why));
@@ -118,15 +118,15 @@ Result<MigrationReport> migrate_toolchain(store::Workspace& ws, targets::Target&
     int64_t head_node = 0;
   };
   std::map<std::string, Before> previous;
-  for (const search::KernelRecord& k : search::DesignTree::kernels(ws)) {
-    auto tree = search::DesignTree::open(ws, k.name);
+  for (const trees::KernelRecord& k : trees::DesignTree::kernels(ws)) {
+    auto tree = trees::DesignTree::open(ws, k.name);
     if (!tree) continue;
     previous[k.name] = {current_baseline_ms(ws, *tree, report.from_id),
                         current_head_ms(ws, *tree, report.from_id), tree->head().node_id};
   }
 
   // Failures no one mined yet (a workspace optimized by an older headway) become rules first.
-  for (const search::KernelRecord& k : search::DesignTree::kernels(ws)) {
+  for (const trees::KernelRecord& k : trees::DesignTree::kernels(ws)) {
     if (auto mined = mine_rules_from_tree(ws, k.name); mined)
       report.mined_new_rules += mined->new_rules;
   }
@@ -173,11 +173,11 @@ Result<MigrationReport> migrate_toolchain(store::Workspace& ws, targets::Target&
   }
 
   if (options.check_heads) {
-    for (const search::KernelRecord& k : search::DesignTree::kernels(ws)) {
-      auto tree = search::DesignTree::open(ws, k.name);
+    for (const trees::KernelRecord& k : trees::DesignTree::kernels(ws)) {
+      auto tree = trees::DesignTree::open(ws, k.name);
       if (!tree) continue;
       const KernelContract* contract = find_kernel(k.name);
-      const std::vector<search::HeadRecord> history = tree->head_history();
+      const std::vector<trees::HeadRecord> history = tree->head_history();
       const int64_t head = history.back().node_id;
       std::string head_why;
       bool done = false;
@@ -226,8 +226,8 @@ Result<MigrationReport> migrate_toolchain(store::Workspace& ws, targets::Target&
   }
 
   if (options.remeasure) {
-    for (const search::KernelRecord& k : search::DesignTree::kernels(ws)) {
-      auto tree = search::DesignTree::open(ws, k.name);
+    for (const trees::KernelRecord& k : trees::DesignTree::kernels(ws)) {
+      auto tree = trees::DesignTree::open(ws, k.name);
       if (!tree) continue;
       MigrationReport::Timings t;
       t.kernel = k.name;

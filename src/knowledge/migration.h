@@ -17,7 +17,7 @@
 // <target>.toolchain (the spec) and <target>.toolchain_id are set to the new toolchain.
 //
 // Requires that no optimizer works on the workspace meanwhile: the caller holds the workspace's
-// optimize pause (loop/optimize_pause.h), as `headway migrate` does.
+// optimize pause (loop/workspace_pause.h), as `headway migrate` does.
 #include <cstdint>
 #include <filesystem>
 #include <functional>

@@ -6,14 +6,14 @@
 #include "knowledge/migration.h"
 #include "knowledge/rules.h"
 #include "knowledge/workspace_target.h"
-#include "search/design_tree.h"
 #include "store/test_temp_dir.h"
 #include "targets/registry/registry.h"
+#include "trees/design_tree.h"
 
 namespace headway::knowledge {
 namespace {
 
-using search::NodeStatus;
+using trees::NodeStatus;
 
 class SimMigration : public ::testing::Test {
  protected:
@@ -22,11 +22,11 @@ class SimMigration : public ::testing::Test {
     set_workspace_target_name(*ws_, "sim");
     sim_ = targets::make_target("sim");
     kernel_ = find_kernel("attn_out");
-    tree_.emplace(search::DesignTree::create(*ws_, {"attn_out", "sim", 0.1, 0.6, ""},
-                                             sim_->baseline_source(*kernel_))
+    tree_.emplace(trees::DesignTree::create(*ws_, {"attn_out", "sim", 0.1, 0.6, ""},
+                                            sim_->baseline_source(*kernel_))
                       .value());
     // A build failure (mined into a rule) and a faster head.
-    search::NewNode broken;
+    trees::NewNode broken;
     broken.design = "wide";
     broken.source = "sim-build-error 'x' was not declared in this scope\n";
     const auto b = tree_->add(broken).value().node;
@@ -36,7 +36,7 @@ class SimMigration : public ::testing::Test {
             ->set_status(b.id, NodeStatus::kBuildFailed, "does not build",
                          {{"diagnostics", built.diagnostics}, {"toolchain", sim_->identity().id}})
             .ok());
-    search::NewNode fast;
+    trees::NewNode fast;
     fast.design = "fast";
     fast.source = "sim-x 0.5\n";
     head_ = tree_->add(fast).value().node.id;
@@ -47,7 +47,7 @@ class SimMigration : public ::testing::Test {
   std::optional<store::Workspace> ws_;
   std::unique_ptr<targets::Target> sim_;
   const KernelContract* kernel_ = nullptr;
-  std::optional<search::DesignTree> tree_;
+  std::optional<trees::DesignTree> tree_;
   int64_t head_ = 0;
 };
 

@@ -7,14 +7,14 @@
 #include "knowledge/facts.h"
 #include "knowledge/kernel_timings.h"
 #include "knowledge/rules.h"
-#include "search/design_tree.h"
 #include "store/test_temp_dir.h"
 #include "targets/registry/registry.h"
+#include "trees/design_tree.h"
 
 namespace headway::knowledge {
 namespace {
 
-using search::NodeStatus;
+using trees::NodeStatus;
 
 class MigrationFixture : public ::testing::Test {
  protected:
@@ -29,12 +29,12 @@ class MigrationFixture : public ::testing::Test {
     baseline_ = gcc_->baseline_source(*kernel_);
     ws_.emplace(store::Workspace::create(dir_.path() / "w").value());
     ws_->set_meta("cpu.toolchain", "g++");
-    tree_.emplace(search::DesignTree::create(*ws_, {"qkv", "cpu", {}, {}, ""}, baseline_).value());
+    tree_.emplace(trees::DesignTree::create(*ws_, {"qkv", "cpu", {}, {}, ""}, baseline_).value());
   }
 
   // Adds the baseline plus `extra` as a design screened with g++ as the optimizer would.
-  search::Node add_screened(const std::string& design, const std::string& extra) {
-    search::NewNode n;
+  trees::Node add_screened(const std::string& design, const std::string& extra) {
+    trees::NewNode n;
     n.design = design;
     n.source = baseline_ + "\n" + extra + "\n";
     n.proposer = "test";
@@ -59,7 +59,7 @@ class MigrationFixture : public ::testing::Test {
   const KernelContract* kernel_ = nullptr;
   std::string baseline_;
   std::optional<store::Workspace> ws_;
-  std::optional<search::DesignTree> tree_;
+  std::optional<trees::DesignTree> tree_;
 };
 
 TEST_F(MigrationFixture, GccToClangReverifiesRewritesRetiresAndFallsBack) {
@@ -193,12 +193,12 @@ TEST_F(MigrationFixture, APortOfAFailingHeadIsCheckedAndProposedNotMadeHead) {
       << report->summary();
   EXPECT_EQ(tree_->head().node_id, tree_->root().id)
       << "the port does not become head without a test";
-  std::optional<search::Node> port;
+  std::optional<trees::Node> port;
   for (const auto& n : tree_->nodes()) {
     if (n.parent_id == gcc_only.id) port = n;
   }
   ASSERT_TRUE(port);
-  EXPECT_EQ(port->kind, search::NodeKind::kVariant);
+  EXPECT_EQ(port->kind, trees::NodeKind::kVariant);
   EXPECT_EQ(port->status, NodeStatus::kProposed);
   EXPECT_EQ(port->proposer, "test porter");
   EXPECT_EQ(port->design, "gcc_only");

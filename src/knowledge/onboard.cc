@@ -13,7 +13,7 @@
 #include "knowledge/docs_index.h"
 #include "knowledge/summary_file.h"
 #include "knowledge/target_docs.h"
-#include "search/design_tree.h"
+#include "trees/design_tree.h"
 
 namespace headway::knowledge {
 
@@ -230,7 +230,7 @@ Result<OnboardReport> onboard(store::Workspace& ws, const OnboardOptions& option
   report.facts = static_cast<int>(list_facts(ws, report.toolchain).size());
 
   // 5. Rules.
-  for (const auto& k : search::DesignTree::kernels(ws)) {
+  for (const auto& k : trees::DesignTree::kernels(ws)) {
     auto mined = mine_rules_from_tree(ws, k.name);
     if (!mined) return mined.error();
     ++report.kernels;

@@ -11,8 +11,8 @@
 #include "knowledge/docs_index.h"
 #include "knowledge/target_docs.h"
 #include "knowledge/test_files.h"
-#include "search/tree_test_support.h"
 #include "targets/registry/registry.h"
+#include "trees/tree_test_support.h"
 
 namespace headway::knowledge {
 namespace {
@@ -32,11 +32,11 @@ OnboardOptions offline() {
 }
 
 TEST(OnboardTest, MinesRulesChecksTheBuiltInSummaryAndWritesTheCheatSheet) {
-  search::TreeFixture f;
-  const auto bad = f.add(search::NodeKind::kDesign, std::nullopt, "bad");
+  trees::TreeFixture f;
+  const auto bad = f.add(trees::NodeKind::kDesign, std::nullopt, "bad");
   ASSERT_TRUE(
       f.tree()
-          .set_status(bad.id, search::NodeStatus::kBuildFailed, "does not build",
+          .set_status(bad.id, trees::NodeStatus::kBuildFailed, "does not build",
                       {{"diagnostics", "/x/c.cc:1:2: error: 'zz' was not declared in this scope"},
                        {"toolchain", "tc-test"}})
           .ok());
@@ -77,7 +77,7 @@ TEST(OnboardTest, MinesRulesChecksTheBuiltInSummaryAndWritesTheCheatSheet) {
 }
 
 TEST(OnboardTest, CheatSheetSaysWhichInstructionSetsCandidatesMayUse) {
-  search::TreeFixture f;
+  trees::TreeFixture f;
   const std::string tc = current_toolchain_id(f.ws());
   store_fact(f.ws(), {targets::isa_fact_name("avx2"), tc, 1.0, "bool", std::nullopt, "test", ""});
   store_fact(f.ws(),
@@ -94,7 +94,7 @@ TEST(OnboardTest, CheatSheetSaysWhichInstructionSetsCandidatesMayUse) {
 }
 
 TEST(OnboardTest, GivenDocsAndSummaryTheDigestKeepsOnlySupportedClaims) {
-  search::TreeFixture f;
+  trees::TreeFixture f;
   store::TestTempDir tmp;
   const fs::path docs = tmp.path() / "docs";
   write_test_file(docs, "memory.md",
@@ -133,7 +133,7 @@ TEST(OnboardTest, GivenDocsAndSummaryTheDigestKeepsOnlySupportedClaims) {
 }
 
 TEST(OnboardTest, GivenDocsWithoutASummarySaysSoAndGoesOn) {
-  search::TreeFixture f;
+  trees::TreeFixture f;
   store::TestTempDir tmp;
   write_test_file(tmp.path(), "a.md", "one line\n");
   OnboardOptions options = offline();
@@ -149,7 +149,7 @@ TEST(OnboardTest, GivenDocsWithoutASummarySaysSoAndGoesOn) {
 }
 
 TEST(OnboardTest, BadInputIsAnErrorThatWritesNothing) {
-  search::TreeFixture f;
+  trees::TreeFixture f;
   store::TestTempDir tmp;
   const fs::path binary = write_test_file(tmp.path(), "summary.md", std::string("PK\0\3", 4));
 

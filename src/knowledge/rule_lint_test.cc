@@ -9,8 +9,8 @@
 #include "knowledge/facts.h"
 #include "knowledge/rules.h"
 #include "loop/screen.h"
-#include "search/tree_test_support.h"
 #include "targets/registry/registry.h"
+#include "trees/tree_test_support.h"
 
 namespace headway::knowledge {
 namespace {
@@ -19,7 +19,7 @@ constexpr const char* kMissingHeader = "c.cc:2:10: fatal error: omp.h: No such f
 constexpr const char* kRepro = "#include \"headway_kernel.h\"\n#include <omp.h>\n";
 
 TEST(RuleLintTest, RejectsWhatALearnedRuleDetectsUnderItsToolchainOnly) {
-  search::TreeFixture f;
+  trees::TreeFixture f;
   auto rec = record_build_failure(f.ws(), "qkv", 1, kRepro, kMissingHeader, "tc-a");
   ASSERT_TRUE(rec.ok()) << rec.error().message;
   ASSERT_TRUE(rec->rule.detector.has_value());
@@ -45,7 +45,7 @@ TEST(RuleLintTest, RejectsWhatALearnedRuleDetectsUnderItsToolchainOnly) {
 // After `headway migrate` moves the workspace to another compiler, the hook follows it: rules
 // that hold only under the previous toolchain stop applying.
 TEST(RuleLintTest, FollowingTheWorkspaceSwitchesWithItsToolchain) {
-  search::TreeFixture f;
+  trees::TreeFixture f;
   const std::string gxx = current_toolchain_id(f.ws());
   auto rec = record_build_failure(f.ws(), "qkv", 1, kRepro, kMissingHeader, gxx);
   ASSERT_TRUE(rec.ok());
@@ -67,7 +67,7 @@ std::string mismatch(const std::string& intrinsic) {
 }
 
 TEST(RuleLintTest, OneSignatureGrowsOneAlternativePerIntrinsic) {
-  search::TreeFixture f;
+  trees::TreeFixture f;
   auto first = record_build_failure(f.ws(), "qkv", 1, "auto a = _mm512_add_ps(x, y);\n",
                                     mismatch("_mm512_add_ps"), "tc");
   auto second = record_build_failure(f.ws(), "qkv", 2, "auto m = _mm512_mul_ps(x, y);\n",
@@ -87,7 +87,7 @@ TEST(RuleLintTest, OneSignatureGrowsOneAlternativePerIntrinsic) {
 }
 
 TEST(RuleLintTest, DetectorsSetByHandAreCheckedAgainstTheRepro) {
-  search::TreeFixture f;
+  trees::TreeFixture f;
   auto rec = record_build_failure(
       f.ws(), "qkv", 1, "int f() { return missing_thing(); }\n",
       "c.cc:1:18: error: 'missing_thing' was not declared in this scope\n", "tc");
@@ -106,7 +106,7 @@ TEST(RuleLintTest, DetectorsSetByHandAreCheckedAgainstTheRepro) {
 
 // The screen stage with this hook: a detected candidate is lint-rejected without a build.
 TEST(RuleLintTest, ScreenRejectsBeforeBuilding) {
-  search::TreeFixture f;
+  trees::TreeFixture f;
   ASSERT_TRUE(record_build_failure(f.ws(), "qkv", 1, kRepro, kMissingHeader, "tc").ok());
   const KernelContract* qkv = find_kernel("qkv");
   ASSERT_NE(qkv, nullptr);
@@ -115,7 +115,7 @@ TEST(RuleLintTest, ScreenRejectsBeforeBuilding) {
   const loop::ScreenResult r =
       loop::screen_candidate(*qkv, kRepro, *cpu, cache, rule_lint(f.ws(), "tc"));
   EXPECT_FALSE(r.passed);
-  EXPECT_EQ(r.status, search::NodeStatus::kLintRejected);
+  EXPECT_EQ(r.status, trees::NodeStatus::kLintRejected);
   EXPECT_NE(r.reason.find("matches line 2: `#include <omp.h>`"), std::string::npos) << r.reason;
   EXPECT_FALSE(std::filesystem::exists(cache)) << "a lint-rejected candidate was built";
 }

@@ -7,8 +7,8 @@
 
 #include "knowledge/facts.h"
 #include "knowledge/rule_detector.h"
-#include "search/design_tree.h"
 #include "store/transaction.h"
+#include "trees/design_tree.h"
 
 namespace headway::knowledge {
 
@@ -224,11 +224,11 @@ std::optional<Rule> find_rule(store::Workspace& ws, std::string_view signature) 
 }
 
 Result<MineSummary> mine_rules_from_tree(store::Workspace& ws, std::string_view kernel) {
-  auto tree = search::DesignTree::open(ws, kernel);
+  auto tree = trees::DesignTree::open(ws, kernel);
   if (!tree) return tree.error();
   MineSummary summary;
   std::optional<std::string> current;
-  auto toolchain_of = [&](const search::Node& n) {
+  auto toolchain_of = [&](const trees::Node& n) {
     if (n.evidence.is_object() && n.evidence.contains("toolchain") &&
         n.evidence["toolchain"].is_string()) {
       return n.evidence["toolchain"].get<std::string>();
@@ -237,8 +237,8 @@ Result<MineSummary> mine_rules_from_tree(store::Workspace& ws, std::string_view 
     return *current;
   };
   static const std::regex kRegion(R"(([A-Za-z_][A-Za-z0-9_]*)\[)");
-  for (const search::Node& n : tree->nodes()) {
-    using search::NodeStatus;
+  for (const trees::Node& n : tree->nodes()) {
+    using trees::NodeStatus;
     const bool build = n.status == NodeStatus::kBuildFailed;
     const bool finding = n.status == NodeStatus::kIncorrect || n.status == NodeStatus::kCrashed ||
                          n.status == NodeStatus::kTimedOut;
@@ -270,7 +270,7 @@ Result<MineSummary> mine_rules_from_tree(store::Workspace& ws, std::string_view 
           std::regex_search(description, m, kRegion)
               ? fmt::format("{}/{}", kernel, m[1].str())
               : fmt::format("{}/{}", kernel, n.design.empty() ? "kernel" : n.design);
-      rec = record_finding(ws, kernel, n.id, search::to_string(n.status), region, description,
+      rec = record_finding(ws, kernel, n.id, trees::to_string(n.status), region, description,
                            toolchain_of(n));
     }
     if (!rec) {

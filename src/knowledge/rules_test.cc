@@ -3,9 +3,9 @@
 
 #include <gtest/gtest.h>
 
-#include "search/tree_test_support.h"
 #include "store/test_temp_dir.h"
 #include "targets/registry/registry.h"
+#include "trees/tree_test_support.h"
 
 namespace headway::knowledge {
 namespace {
@@ -38,7 +38,7 @@ TEST(RulesNormalize, StateNamesRoundTrip) {
 }
 
 TEST(RulesRecord, SameSignatureAddsEvidenceNotARule) {
-  search::TreeFixture f;
+  trees::TreeFixture f;
   auto a = record_build_failure(f.ws(), "qkv", 2, "int a = b;",
                                 "/t/1.cc:1:9: error: 'b' was not declared in this scope", "tc");
   ASSERT_TRUE(a.ok()) << a.error().message;
@@ -76,7 +76,7 @@ TEST(RulesRecord, SameSignatureAddsEvidenceNotARule) {
 }
 
 TEST(RulesRecord, AFindingsTextSaysWhatHappenedInAWholeSentence) {
-  search::TreeFixture f;
+  trees::TreeFixture f;
   ASSERT_TRUE(
       record_finding(f.ws(), "ffn", 2, "incorrect", "ffn/seven_chunks", "out differs", "tc").ok());
   ASSERT_TRUE(record_finding(f.ws(), "ffn", 3, "timed-out", "ffn/slow", "no reply", "tc").ok());
@@ -90,7 +90,7 @@ TEST(RulesRecord, AFindingsTextSaysWhatHappenedInAWholeSentence) {
 }
 
 TEST(RulesMine, RecordsFailedNodesOfARealTreeOnce) {
-  search::TreeFixture f;
+  trees::TreeFixture f;
   const auto gcc = targets::make_target("cpu");
   const auto id = gcc->identity();
   ASSERT_TRUE(id.found) << id.error;
@@ -98,7 +98,7 @@ TEST(RulesMine, RecordsFailedNodesOfARealTreeOnce) {
   const std::string sources[] = {"void f() { undefined_a(1); }\n", "void g() { undefined_b(2); }\n",
                                  "int x = 1;\nint x = 2;\n"};
   for (const auto& src : sources) {
-    search::NewNode n;
+    trees::NewNode n;
     n.design = "broken";
     n.source = src;
     auto added = f.tree().add(n);
@@ -106,16 +106,16 @@ TEST(RulesMine, RecordsFailedNodesOfARealTreeOnce) {
     const auto built = gcc->build(src, cache.path());
     ASSERT_EQ(built.status, targets::BuildOutcome::Status::kCompileError) << built.diagnostics;
     ASSERT_TRUE(f.tree()
-                    .set_status(added->node.id, search::NodeStatus::kBuildFailed, "does not build",
+                    .set_status(added->node.id, trees::NodeStatus::kBuildFailed, "does not build",
                                 {{"diagnostics", built.diagnostics}, {"toolchain", id.id}})
                     .ok());
   }
-  const auto bad = f.add(search::NodeKind::kDesign, std::nullopt, "wrong");
+  const auto bad = f.add(trees::NodeKind::kDesign, std::nullopt, "wrong");
   ASSERT_TRUE(f.tree()
-                  .set_status(bad.id, search::NodeStatus::kIncorrect, "incorrect",
+                  .set_status(bad.id, trees::NodeStatus::kIncorrect, "incorrect",
                               {{"check", "incorrect (seed 7): q[12] = 1 but reference 2"}})
                   .ok());
-  f.add(search::NodeKind::kDesign, std::nullopt, "fine");  // proposed: not a failure
+  f.add(trees::NodeKind::kDesign, std::nullopt, "fine");  // proposed: not a failure
 
   auto mined = mine_rules_from_tree(f.ws(), "qkv");
   ASSERT_TRUE(mined.ok()) << mined.error().message;

@@ -7,10 +7,10 @@
 
 #include "common/rng.h"
 #include "loop/device_time.h"
-#include "measure/betting_rule.h"
-#include "measure/calibration.h"
-#include "measure/effect_estimate.h"
-#include "search/decision_log.h"
+#include "statistics/betting_rule.h"
+#include "statistics/calibration.h"
+#include "statistics/effect_estimate.h"
+#include "trees/decision_log.h"
 
 namespace headway::loop {
 
@@ -19,13 +19,13 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // Stores every reading of a test in the decision log as it is taken.
-class LogSink final : public measure::ReadingSink {
+class LogSink final : public statistics::ReadingSink {
  public:
-  LogSink(search::DecisionLog& log, int64_t test, int64_t head, int64_t candidate)
+  LogSink(trees::DecisionLog& log, int64_t test, int64_t head, int64_t candidate)
       : log_(log), test_(test), head_(head), candidate_(candidate) {}
-  void record(const measure::Reading& r) override {
-    search::TestReading t;
-    t.node_id = r.arm == measure::Arm::kHead ? head_ : candidate_;
+  void record(const statistics::Reading& r) override {
+    trees::TestReading t;
+    t.node_id = r.arm == statistics::Arm::kHead ? head_ : candidate_;
     t.pair_index = r.pair_index;
     t.position = r.position;
     t.start_ns = r.start_ns;
@@ -35,48 +35,48 @@ class LogSink final : public measure::ReadingSink {
   }
 
  private:
-  search::DecisionLog& log_;
+  trees::DecisionLog& log_;
   int64_t test_, head_, candidate_;
 };
 
 }  // namespace
 
-AcceptanceResult AcceptanceTest::run(const search::Node& head,
+AcceptanceResult AcceptanceTest::run(const trees::Node& head,
                                      const targets::Artifact& head_artifact,
-                                     const search::Node& candidate,
+                                     const trees::Node& candidate,
                                      const targets::Artifact& candidate_artifact) {
   const auto start = Clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
   auto paired = target_.paired_device(kernel_, head_artifact, candidate_artifact,
                                       static_cast<uint64_t>(candidate.id));
   if (!paired) throw std::runtime_error(paired.error().message);
-  measure::PairedDevice& device = *paired.value();
-  const auto s0 = measure::estimate_s0(device, options_.warmup_readings);
-  measure::BettingConfig config;
+  statistics::PairedDevice& device = *paired.value();
+  const auto s0 = statistics::estimate_s0(device, options_.warmup_readings);
+  statistics::BettingConfig config;
   config.alpha = options_.alpha;
   config.cap = options_.cap;
   config.s0 = s0 ? s0.value() : options_.fallback_s0;
   config.adapt_s0 = true;  // the warm-up's estimate is a prior the test's pairs update
-  measure::BettingRule rule(config);
-  search::DecisionLog log(tree_);
+  statistics::BettingRule rule(config);
+  trees::DecisionLog log(tree_);
   auto begun = log.begin_test(candidate.id, "betting");
   if (!begun) throw std::runtime_error("begin test: " + begun.error().message);
   const int64_t test = begun.value();
   LogSink sink(log, test, head.id, candidate.id);
-  Rng coin(mix_seed(static_cast<uint64_t>(test), measure::kCoinStream));
+  Rng coin(mix_seed(static_cast<uint64_t>(test), statistics::kCoinStream));
   const std::string name(kernel_.name());
-  const measure::PairLabel label{name, std::to_string(candidate.id), test, 0};
+  const statistics::PairLabel label{name, std::to_string(candidate.id), test, 0};
   AcceptanceResult result;
-  measure::DecisionRecord record;
+  statistics::DecisionRecord record;
   try {
-    record = measure::run_decision(device, rule, coin, label, sink);
+    record = statistics::run_decision(device, rule, coin, label, sink);
     device.verify_arms();  // before the outcome counts: a wrong timed call voids it
   } catch (const targets::DeviceStopped&) {
     (void)log.abandon_test(test);  // nothing measured after the stop counts
     throw;
-  } catch (const measure::ArmDisqualified& e) {
+  } catch (const statistics::ArmDisqualified& e) {
     (void)log.abandon_test(test);
-    if (e.arm() == measure::Arm::kHead)
+    if (e.arm() == statistics::Arm::kHead)
       throw std::runtime_error(
           fmt::format("the head of {} failed under timing: {}", name, e.what()));
     result.disqualified = e.what();
@@ -84,16 +84,16 @@ AcceptanceResult AcceptanceTest::run(const search::Node& head,
     add_device_seconds(tree_.workspace(), name, result.seconds, "other", device.accounting());
     return result;
   }
-  const auto effect = measure::estimate_effect(record.d);
-  search::TestDecision decision;
+  const auto effect = statistics::estimate_effect(record.d);
+  trees::TestDecision decision;
   decision.outcome = record.outcome;
   decision.pairs = static_cast<int64_t>(record.d.size());
   decision.effect_pct = -effect.median_pct;
   decision.ci_low = -effect.upper_pct;
   decision.ci_high = -effect.lower_pct;
   decision.note =
-      measure::early_stop_note(record.outcome, static_cast<int>(record.d.size()), config.cap);
-  decision.rule_config = measure::to_json(config);
+      statistics::early_stop_note(record.outcome, static_cast<int>(record.d.size()), config.cap);
+  decision.rule_config = statistics::to_json(config);
   if (auto finished = log.finish_test(test, decision); !finished)
     throw std::runtime_error("finish test: " + finished.error().message);
   result.outcome = record.outcome;

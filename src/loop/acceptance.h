@@ -1,8 +1,8 @@
 #pragma once
 // The acceptance test of one candidate against its kernel's head: paired readings on one device
 // (Target::paired_device) in a randomized order, decided by the betting rule
-// (measure/betting_rule.h) as FASTER, SLOWER, SAME or INCONCLUSIVE; FASTER makes the candidate
-// the head (search::DecisionLog::finish_test, which refuses it when the head changed since the
+// (statistics/betting_rule.h) as FASTER, SLOWER, SAME or INCONCLUSIVE; FASTER makes the candidate
+// the head (trees::DecisionLog::finish_test, which refuses it when the head changed since the
 // test began).
 //
 // An AcceptanceTest holds no state of the loop: it needs a target, the kernel and its Design
@@ -14,9 +14,9 @@
 #include <string>
 
 #include "kernels/contract.h"
-#include "measure/outcome.h"
-#include "search/design_tree.h"
+#include "statistics/outcome.h"
 #include "targets/target.h"
+#include "trees/design_tree.h"
 
 namespace headway::loop {
 
@@ -30,7 +30,7 @@ struct AcceptanceOptions {
 struct AcceptanceResult {
   // The decision, or nullopt when the candidate broke a rule of timing (`disqualified` says
   // how); a disqualified candidate's test is deleted, as it has no outcome.
-  std::optional<measure::Outcome> outcome;
+  std::optional<statistics::Outcome> outcome;
   std::string disqualified;
   int64_t test_id = 0;  // 0 when disqualified
   int pairs = 0;
@@ -41,7 +41,7 @@ struct AcceptanceResult {
 class AcceptanceTest {
  public:
   // Every reference must outlive the test.
-  AcceptanceTest(targets::Target& target, const KernelContract& kernel, search::DesignTree& tree,
+  AcceptanceTest(targets::Target& target, const KernelContract& kernel, trees::DesignTree& tree,
                  AcceptanceOptions options)
       : target_(target), kernel_(kernel), tree_(tree), options_(options) {}
 
@@ -49,13 +49,13 @@ class AcceptanceTest {
   // targets::DeviceStopped from the device, after deleting the unfinished test (nothing measured
   // after a stop counts); std::runtime_error when the head breaks a rule of timing, the paired
   // device cannot start, or the decision cannot be stored.
-  AcceptanceResult run(const search::Node& head, const targets::Artifact& head_artifact,
-                       const search::Node& candidate, const targets::Artifact& candidate_artifact);
+  AcceptanceResult run(const trees::Node& head, const targets::Artifact& head_artifact,
+                       const trees::Node& candidate, const targets::Artifact& candidate_artifact);
 
  private:
   targets::Target& target_;
   const KernelContract& kernel_;
-  search::DesignTree& tree_;
+  trees::DesignTree& tree_;
   AcceptanceOptions options_;
 };
 

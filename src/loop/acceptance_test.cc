@@ -4,12 +4,12 @@
 
 #include "loop/device_time.h"
 #include "loop/sim_kernel_test_support.h"
-#include "search/decision_log.h"
+#include "trees/decision_log.h"
 
 namespace headway::loop {
 namespace {
 
-using search::NodeStatus;
+using trees::NodeStatus;
 
 TEST(AcceptanceTest, AClearlyFasterCandidateBecomesTheHeadWithEveryReadingStored) {
   SimKernel k;
@@ -17,13 +17,13 @@ TEST(AcceptanceTest, AClearlyFasterCandidateBecomesTheHeadWithEveryReadingStored
   const auto cand = k.add("fast", "sim-x 0.5\n");
   AcceptanceTest test(k.target(), k.kernel(), k.tree(), {});
   const auto r = test.run(head, k.artifact(head), cand, k.artifact(cand));
-  ASSERT_EQ(r.outcome, measure::Outcome::kFaster);
+  ASSERT_EQ(r.outcome, statistics::Outcome::kFaster);
   EXPECT_NEAR(*r.effect_pct, 50.0, 3.0) << "half the baseline's time";
   EXPECT_EQ(k.tree().head().node_id, cand.id);
   EXPECT_EQ(k.tree().node(cand.id)->status, NodeStatus::kAccepted);
-  search::DecisionLog log(k.tree());
+  trees::DecisionLog log(k.tree());
   const auto stored = log.test(r.test_id).value();
-  EXPECT_EQ(stored.outcome, measure::Outcome::kFaster);
+  EXPECT_EQ(stored.outcome, statistics::Outcome::kFaster);
   EXPECT_EQ(stored.pairs, r.pairs);
   EXPECT_EQ(log.readings(r.test_id).size(), static_cast<size_t>(2 * r.pairs));
   EXPECT_GT(device_seconds(k.ws(), "attn_out"), 0.0);
@@ -35,7 +35,7 @@ TEST(AcceptanceTest, AClearlySlowerCandidateKeepsTheHead) {
   const auto cand = k.add("slow", "sim-x 1.5\n");
   const auto r = AcceptanceTest(k.target(), k.kernel(), k.tree(), {})
                      .run(head, k.artifact(head), cand, k.artifact(cand));
-  EXPECT_EQ(r.outcome, measure::Outcome::kSlower);
+  EXPECT_EQ(r.outcome, statistics::Outcome::kSlower);
   EXPECT_EQ(k.tree().head().node_id, head.id);
   EXPECT_EQ(k.tree().node(cand.id)->status, NodeStatus::kSlower);
 }
@@ -49,7 +49,7 @@ TEST(AcceptanceTest, ACheatingCandidateIsDisqualifiedAndItsTestDeleted) {
   EXPECT_FALSE(r.outcome);
   EXPECT_NE(r.disqualified.find("cheats"), std::string::npos);
   EXPECT_EQ(k.tree().head().node_id, head.id) << "a cheat never becomes head";
-  search::DecisionLog log(k.tree());
+  trees::DecisionLog log(k.tree());
   EXPECT_TRUE(log.tests().empty());
   EXPECT_EQ(k.ws().db().query_int64("SELECT count(*) FROM readings WHERE test_id IS NOT NULL"), 0);
   EXPECT_GT(device_seconds(k.ws(), "attn_out"), 0.0) << "its device time still counts";
@@ -65,7 +65,7 @@ TEST(AcceptanceTest, ACheatingHeadIsAnError) {
   EXPECT_THROW(AcceptanceTest(k.target(), k.kernel(), k.tree(), {})
                    .run(head, k.artifact(cheat), cand, k.artifact(cand)),
                std::runtime_error);
-  EXPECT_TRUE(search::DecisionLog(k.tree()).tests().empty());
+  EXPECT_TRUE(trees::DecisionLog(k.tree()).tests().empty());
   EXPECT_EQ(k.tree().node(cand.id)->status, NodeStatus::kProposed);
 }
 
@@ -77,7 +77,7 @@ TEST(AcceptanceTest, ADeviceThatStopsLeavesNoTestBehind) {
   EXPECT_THROW(AcceptanceTest(k.target(), k.kernel(), k.tree(), {})
                    .run(head, k.artifact(head), cand, k.artifact(cand)),
                targets::DeviceStopped);
-  EXPECT_TRUE(search::DecisionLog(k.tree()).tests().empty());
+  EXPECT_TRUE(trees::DecisionLog(k.tree()).tests().empty());
   EXPECT_EQ(k.ws().db().query_int64("SELECT count(*) FROM readings"), 0);
   EXPECT_EQ(k.tree().node(cand.id)->status, NodeStatus::kProposed) << "it can be tested again";
 }

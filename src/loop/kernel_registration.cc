@@ -5,16 +5,16 @@
 #include <stdexcept>
 
 #include "loop/kernel_floors.h"
-#include "search/decision_log.h"
-#include "search/race_log.h"
+#include "trees/decision_log.h"
+#include "trees/race_log.h"
 
 namespace headway::loop {
 
-std::optional<search::DesignTree> register_kernel(store::Workspace& ws, targets::Target& target,
-                                                  const KernelContract& kernel,
-                                                  const BuildFn& build, int baseline_readings) {
+std::optional<trees::DesignTree> register_kernel(store::Workspace& ws, targets::Target& target,
+                                                 const KernelContract& kernel, const BuildFn& build,
+                                                 int baseline_readings) {
   const std::string name(kernel.name());
-  for (const auto& k : search::DesignTree::kernels(ws)) {
+  for (const auto& k : trees::DesignTree::kernels(ws)) {
     if (k.name == name) return std::nullopt;
   }
   const double floor = target.floors(kernel, load_or_measure_floor_facts(ws, target)).memory_ms;
@@ -29,15 +29,15 @@ std::optional<search::DesignTree> register_kernel(store::Workspace& ws, targets:
   if (!timing.ok())
     throw std::runtime_error(fmt::format("the {} baseline {}", name, timing.failure));
   const double baseline = timing.median_seconds * 1e3;
-  search::KernelRecord record{name, target.name(), floor, baseline, ""};
-  auto tree = search::DesignTree::create(ws, record, source, nlohmann::json::object(), baseline);
+  trees::KernelRecord record{name, target.name(), floor, baseline, ""};
+  auto tree = trees::DesignTree::create(ws, record, source, nlohmann::json::object(), baseline);
   if (!tree) throw std::runtime_error("register kernel: " + tree.error().message);
   return std::move(tree).value();
 }
 
-void discard_unfinished_decisions(search::DesignTree& tree) {
-  search::DecisionLog(tree).abandon_unfinished_tests();
-  search::RaceLog(tree).abandon_unfinished_races();
+void discard_unfinished_decisions(trees::DesignTree& tree) {
+  trees::DecisionLog(tree).abandon_unfinished_tests();
+  trees::RaceLog(tree).abandon_unfinished_races();
 }
 
 }  // namespace headway::loop

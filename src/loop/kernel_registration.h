@@ -1,14 +1,14 @@
 #pragma once
 // A kernel's entry into a workspace: the first run that optimizes it records its floor and its
-// timed baseline as the root and first head of its Design Tree (search/design_tree.h).
+// timed baseline as the root and first head of its Design Tree (trees/design_tree.h).
 #include <functional>
 #include <optional>
 #include <string>
 
 #include "kernels/contract.h"
-#include "search/design_tree.h"
 #include "store/workspace.h"
 #include "targets/target.h"
+#include "trees/design_tree.h"
 
 namespace headway::loop {
 
@@ -20,13 +20,13 @@ using BuildFn = std::function<targets::BuildOutcome(const std::string& source)>;
 // with `build` and timed with `baseline_readings` readings. Returns the new tree, or nullopt when
 // the kernel was registered before. Throws std::runtime_error when the baseline does not build
 // or fails its timing, or the tree cannot be stored.
-std::optional<search::DesignTree> register_kernel(store::Workspace& ws, targets::Target& target,
-                                                  const KernelContract& kernel,
-                                                  const BuildFn& build, int baseline_readings);
+std::optional<trees::DesignTree> register_kernel(store::Workspace& ws, targets::Target& target,
+                                                 const KernelContract& kernel, const BuildFn& build,
+                                                 int baseline_readings);
 
 // What a killed run left of a kernel's decisions: unfinished acceptance tests and races are
 // deleted with their readings (neither may be half-counted). Call before a run decides anything
 // of the kernel, while no other process runs on it.
-void discard_unfinished_decisions(search::DesignTree& tree);
+void discard_unfinished_decisions(trees::DesignTree& tree);
 
 }  // namespace headway::loop

@@ -9,14 +9,14 @@
 namespace headway::loop {
 
 namespace {
-std::string describe(const Params& p) {
+std::string describe(const targets::Params& p) {
   std::string s;
   for (const auto& [k, v] : p) s += fmt::format("{}{}={}", s.empty() ? "" : " ", k, v);
   return s;
 }
 }  // namespace
 
-std::string LibraryProposer::unmet_requirements(const Design& design) const {
+std::string LibraryProposer::unmet_requirements(const targets::Design& design) const {
   std::string missing;
   for (const auto& ext : design.requires_isa) {
     const std::string fact = targets::isa_fact_name(ext);
@@ -30,8 +30,8 @@ std::string LibraryProposer::unmet_requirements(const Design& design) const {
 
 std::vector<Proposal> LibraryProposer::propose(const ProposalContext& ctx) {
   std::vector<Proposal> out;
-  const auto& all = designs_for(target_, ctx.kernel->name());
-  std::vector<Design> designs;
+  const auto& all = targets::designs_for(target_, ctx.kernel->name());
+  std::vector<targets::Design> designs;
   for (const auto& d : all) {
     const std::string unmet = unmet_requirements(d);
     if (unmet.empty()) {
@@ -40,7 +40,8 @@ std::vector<Proposal> LibraryProposer::propose(const ProposalContext& ctx) {
       log_(fmt::format("library: {} design {} skipped: {}", d.kernel, d.name, unmet));
     }
   }
-  auto offer = [&](const Design& d, const Params& p, std::string parent, std::string why) {
+  auto offer = [&](const targets::Design& d, const targets::Params& p, std::string parent,
+                   std::string why) {
     if (static_cast<int>(out.size()) >= ctx.max_proposals) return;
     std::string source;
     try {
@@ -74,7 +75,7 @@ std::vector<Proposal> LibraryProposer::propose(const ProposalContext& ctx) {
 }
 
 int untried_library_candidates(const targets::Target& target, const FactLookup& facts,
-                               const search::DesignTree& tree) {
+                               const trees::DesignTree& tree) {
   const auto head = tree.node(tree.head().node_id);
   const KernelContract* kernel = find_kernel(tree.kernel());
   if (!head || !kernel) return 0;
@@ -82,7 +83,7 @@ int untried_library_candidates(const targets::Target& target, const FactLookup& 
   ctx.kernel = kernel;
   ctx.head_source = tree.source(head->id).value_or("");
   ctx.head_design = head->design;
-  ctx.head_params = params_from_json(head->params);
+  ctx.head_params = targets::params_from_json(head->params);
   ctx.already_tried = [&tree](const std::string& s) { return tree.find_by_source(s).has_value(); };
   ctx.max_proposals = std::numeric_limits<int>::max();
   LibraryProposer library(target, facts);

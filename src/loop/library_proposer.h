@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "loop/proposer.h"
-#include "search/design_tree.h"
+#include "trees/design_tree.h"
 
 namespace headway::loop {
 
@@ -37,7 +37,7 @@ class LibraryProposer final : public Proposer {
 
   // Why `design` cannot run here, e.g. "needs avx512vbmi (fact isa.avx512vbmi = 0)"; empty when
   // every extension it requires is available.
-  std::string unmet_requirements(const Design& design) const;
+  std::string unmet_requirements(const targets::Design& design) const;
 
  private:
   const targets::Target& target_;
@@ -51,6 +51,6 @@ class LibraryProposer final : public Proposer {
 // designs' defaults, minus any source already in the tree; designs the chip cannot run (by
 // `facts`) do not count.
 int untried_library_candidates(const targets::Target& target, const FactLookup& facts,
-                               const search::DesignTree& tree);
+                               const trees::DesignTree& tree);
 
 }  // namespace headway::loop

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <set>
 
-#include "search/design_tree.h"
 #include "store/test_temp_dir.h"
 #include "targets/registry/registry.h"
+#include "trees/design_tree.h"
 
 namespace headway::loop {
 namespace {
@@ -19,7 +19,7 @@ const targets::Target& cpu() {
 }
 
 ProposalContext context(std::set<std::string>* tried, const std::string& head_design = "baseline",
-                        Params head_params = {}) {
+                        targets::Params head_params = {}) {
   ProposalContext ctx;
   ctx.kernel = find_kernel("attn_out");
   ctx.head_design = head_design;
@@ -33,7 +33,7 @@ ProposalContext context(std::set<std::string>* tried, const std::string& head_de
 std::optional<double> has_everything(const std::string&) { return 1.0; }
 
 TEST(LibraryProposer, NewDesignsFirstThenNeverTheSameSourceTwice) {
-  const auto& designs = designs_for(cpu(), "attn_out");
+  const auto& designs = targets::designs_for(cpu(), "attn_out");
   ASSERT_GE(designs.size(), 3u) << "the issue asks for at least three designs per kernel";
   std::set<std::string> tried;
   LibraryProposer proposer(cpu(), has_everything);
@@ -51,9 +51,10 @@ TEST(LibraryProposer, NewDesignsFirstThenNeverTheSameSourceTwice) {
 }
 
 TEST(LibraryProposer, VariantsOfTheHeadChangeOneParameterAndNameTheHeadAsParent) {
-  const Design& d = designs_for(cpu(), "attn_out").front();
+  const targets::Design& d = targets::designs_for(cpu(), "attn_out").front();
   std::set<std::string> tried;
-  for (const auto& x : designs_for(cpu(), "attn_out")) tried.insert(x.render(x.defaults()));
+  for (const auto& x : targets::designs_for(cpu(), "attn_out"))
+    tried.insert(x.render(x.defaults()));
   LibraryProposer proposer(cpu(), has_everything);
   ProposalContext ctx = context(&tried, d.name, d.defaults());
   ctx.head_source = d.render(d.defaults());
@@ -68,10 +69,10 @@ TEST(LibraryProposer, VariantsOfTheHeadChangeOneParameterAndNameTheHeadAsParent)
 }
 
 TEST(LibraryProposer, StaleHeadParametersAreSkippedNotFatal) {
-  const Design& d = designs_for(cpu(), "attn_out").front();
+  const targets::Design& d = targets::designs_for(cpu(), "attn_out").front();
   std::set<std::string> tried;
   LibraryProposer proposer(cpu());
-  Params stale = d.defaults();
+  targets::Params stale = d.defaults();
   stale["P_NO_SUCH_PARAMETER"] = 7;
   stale.begin()->second = -12345;  // a value no design lists
   const auto out = proposer.propose(context(&tried, d.name, stale));
@@ -94,11 +95,12 @@ std::set<std::string> proposed_designs(LibraryProposer& proposer, const char* ke
 
 TEST(LibraryProposer, DesignsTheChipCannotRunAreSkippedOnceLoggedAndAcceptedWhenItCan) {
   for (const char* kernel : {"qkv", "attn_out"}) {
-    const auto& designs = designs_for(cpu(), kernel);
-    const auto needs_bw = std::find_if(designs.begin(), designs.end(), [](const Design& d) {
-      return std::find(d.requires_isa.begin(), d.requires_isa.end(), "avx512bw") !=
-             d.requires_isa.end();
-    });
+    const auto& designs = targets::designs_for(cpu(), kernel);
+    const auto needs_bw =
+        std::find_if(designs.begin(), designs.end(), [](const targets::Design& d) {
+          return std::find(d.requires_isa.begin(), d.requires_isa.end(), "avx512bw") !=
+                 d.requires_isa.end();
+        });
     ASSERT_NE(needs_bw, designs.end()) << kernel << " has no design that requires avx512bw";
 
     // A chip without AVX-512BW (a forced fact): the design is skipped and said so once.
@@ -155,7 +157,7 @@ TEST(UntriedLibraryCandidates, CountsWhatTheLibraryWouldStillProposeAndDropsWhat
   const auto sim = targets::make_target("sim");
   const KernelContract& kernel = *find_kernel("qkv");
   auto tree =
-      search::DesignTree::create(ws, {"qkv", "sim", {}, {}, ""}, sim->baseline_source(kernel))
+      trees::DesignTree::create(ws, {"qkv", "sim", {}, {}, ""}, sim->baseline_source(kernel))
           .value();
   const int before = untried_library_candidates(*sim, {}, tree);
   ASSERT_GT(before, 0);
@@ -172,7 +174,7 @@ TEST(UntriedLibraryCandidates, CountsWhatTheLibraryWouldStillProposeAndDropsWhat
   const auto all = proposer.propose(ctx);
   EXPECT_EQ(static_cast<int>(all.size()), before);
 
-  search::NewNode n;
+  trees::NewNode n;
   n.design = all.front().design;
   n.source = all.front().source;
   n.proposer = "library";

@@ -11,19 +11,19 @@
 #include "knowledge/kernel_timings.h"
 #include "knowledge/workspace_target.h"
 #include "loop/kernel_registration.h"
-#include "loop/optimize_pause.h"
 #include "loop/proposals.h"
 #include "loop/round.h"
 #include "loop/run_record.h"
+#include "loop/workspace_pause.h"
 
 namespace headway::loop {
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using search::DesignTree;
-using search::Node;
-using search::NodeStatus;
+using trees::DesignTree;
+using trees::Node;
+using trees::NodeStatus;
 
 targets::Target& target_or_throw(const OptimizeOptions& options) {
   if (!options.target) throw std::runtime_error("optimize: no target given");
@@ -42,16 +42,16 @@ class Loop final : public RoundEvents {
         workspace_toolchain_(knowledge::workspace_toolchain(ws, target_.name())),
         cache_(ws.root() / ".headway" / "builds"),
         start_(Clock::now()),
-        gate_(ws, [this](const OptimizerGate::Event& e) { on_gate(e); }) {
+        lock_(ws, [this](const PausableLock::Event& e) { on_pause_event(e); }) {
     if (!target_.identity().found) throw std::runtime_error(target_.identity().error);
   }
 
   OptimizeSummary run() {
-    // The workspace's optimize lock is held from here to the end, except while paused.
-    if (auto waited = gate_.enter()) resume(*waited);
+    // The workspace's workspace lock is held from here to the end, except while paused.
+    if (auto waited = lock_.enter()) resume(*waited);
     // Holding the lock: the run's record for other processes (run_record.h) is this one's.
     record_.emplace(ws_, options_.budget.count());
-    if (auto waited = gate_.pause_if_requested()) resume(*waited);
+    if (auto waited = lock_.pause_if_requested()) resume(*waited);
     for (const auto& name : options_.kernels) setup(name);
     rounds();
     // Proposals asked for while the last round was timed are kept for the next run.
@@ -63,7 +63,7 @@ class Loop final : public RoundEvents {
   void rounds() {
     for (;;) {
       collect_prefetch();  // before a pause: its proposals belong to the trees of now
-      if (auto waited = gate_.pause_if_requested()) {
+      if (auto waited = lock_.pause_if_requested()) {
         resume(*waited);
         exhausted_.clear();  // a head may have fallen back: there may be new things to try
       }
@@ -139,10 +139,10 @@ class Loop final : public RoundEvents {
     event("resumed", note);
   }
 
-  void on_gate(const OptimizerGate::Event& e) {
-    if (e.kind == OptimizerGate::Event::Kind::kPaused) {
+  void on_pause_event(const PausableLock::Event& e) {
+    if (e.kind == PausableLock::Event::Kind::kPaused) {
       event("paused", fmt::format("by pid {}: {}", e.request.pid, e.request.reason));
-    } else if (e.kind == OptimizerGate::Event::Kind::kStaleCleared) {
+    } else if (e.kind == PausableLock::Event::Kind::kStaleCleared) {
       event("stale pause", fmt::format("cleared the pause request of pid {}, which is not "
                                        "running ({})",
                                        e.request.pid, e.request.reason));
@@ -226,7 +226,7 @@ class Loop final : public RoundEvents {
     ctx.kernel = &kernel_of(name);
     ctx.head_source = t.source(head.id).value_or("");
     ctx.head_design = head.design;
-    ctx.head_params = params_from_json(head.params);
+    ctx.head_params = targets::params_from_json(head.params);
     // By name: the trees are reopened after a pause, and a prefetch's check comes later.
     ctx.already_tried = [this, name](const std::string& s) {
       return tree(name).find_by_source(s).has_value();
@@ -308,7 +308,7 @@ class Loop final : public RoundEvents {
     progress(round_kernel_, node, stage);
   }
   // A pause request or the spent budget ends the round.
-  bool should_stop() override { return budget_spent() || gate_.pause_requested(); }
+  bool should_stop() override { return budget_spent() || lock_.pause_requested(); }
   void timing_starts(const std::set<int64_t>& deciding) override { begin_prefetch(deciding); }
 
   store::Workspace& ws_;
@@ -320,7 +320,7 @@ class Loop final : public RoundEvents {
   std::filesystem::path cache_;
   Clock::time_point start_;
   Clock::duration paused_{};
-  OptimizerGate gate_;
+  PausableLock lock_;
   std::map<std::string, DesignTree> trees_;
   std::set<std::string> registered_;  // kernels of this run set up so far
   std::set<std::string> exhausted_;   // kernels whose proposer had nothing left to try

@@ -62,7 +62,7 @@ struct OptimizeSummary {
 // gain from it); the head's time is its re-measured time under the current toolchain when a
 // migration measured one (knowledge::current_head_ms), else the head history's figure.
 //
-// The run holds the workspace's optimize lock (optimize_pause.h) throughout, so two optimizers
+// The run holds the workspace's workspace lock (workspace_pause.h) throughout, so two optimizers
 // never interleave on one workspace: a second one fails naming the first. Before each round and
 // each screened candidate it honours a pause request: it releases the lock, reports "paused",
 // waits until the request is withdrawn, re-takes the lock and reports "resumed", then reopens
@@ -82,7 +82,7 @@ struct OptimizeSummary {
 // A targets::DeviceStopped from the target ends the run (summary.device_stopped); an
 // acceptance test it interrupted is discarded.
 // Throws std::runtime_error for environment failures (no compiler, database errors), when
-// options.target is null, and when another process holds the workspace's optimize lock.
+// options.target is null, and when another process holds the workspace's workspace lock.
 OptimizeSummary optimize(store::Workspace& ws, Proposer& proposer, const OptimizeOptions& options,
                          const std::function<void(const Progress&)>& on_progress);
 

@@ -10,14 +10,14 @@
 #include "knowledge/workspace_target.h"
 #include "loop/library_proposer.h"
 #include "loop/optimizer.h"
-#include "search/design_tree.h"
 #include "store/test_temp_dir.h"
 #include "targets/registry/registry.h"
+#include "trees/design_tree.h"
 
 namespace headway::loop {
 namespace {
 
-using search::NodeStatus;
+using trees::NodeStatus;
 
 // The sim design library, presented as a proposer that works in the background or not: begin()
 // records what the loop last reported and whether it may prebuild, and prebuilds what it
@@ -73,14 +73,14 @@ struct PrefetchRun {
   int candidates() {
     int n = 0;
     for (const char* k : {"attn_out", "qkv"}) {
-      n += static_cast<int>(search::DesignTree::open(ws, k).value().nodes().size()) - 1;
+      n += static_cast<int>(trees::DesignTree::open(ws, k).value().nodes().size()) - 1;
     }
     return n;
   }
   int64_t still_proposed() {
     int64_t n = 0;
     for (const char* k : {"attn_out", "qkv"})
-      n += search::DesignTree::open(ws, k).value().count_by_status().at(NodeStatus::kProposed);
+      n += trees::DesignTree::open(ws, k).value().count_by_status().at(NodeStatus::kProposed);
     return n;
   }
 };

@@ -14,18 +14,18 @@
 #include "loop/library_proposer.h"
 #include "loop/optimizer.h"
 #include "loop/run_record.h"
-#include "measure/betting_rule.h"
-#include "search/decision_log.h"
-#include "search/design_tree.h"
-#include "search/race_log.h"
+#include "statistics/betting_rule.h"
 #include "store/test_temp_dir.h"
 #include "targets/registry/registry.h"
 #include "targets/sim/sim_target.h"
+#include "trees/decision_log.h"
+#include "trees/design_tree.h"
+#include "trees/race_log.h"
 
 namespace headway::loop {
 namespace {
 
-using search::NodeStatus;
+using trees::NodeStatus;
 
 struct SimRun {
   store::TestTempDir dir;
@@ -56,7 +56,7 @@ TEST(OptimizeOnSim, RunsEveryStageToTheEndOfTheLibrary) {
   EXPECT_GT(summary.tests, 0);
   EXPECT_GE(summary.accepted, 1);
 
-  auto tree = search::DesignTree::open(r.ws, "attn_out").value();
+  auto tree = trees::DesignTree::open(r.ws, "attn_out").value();
   EXPECT_EQ(tree.record().target, "sim");
   // The floor is the sim target's memory floor, the baseline baseline_over_floor (6) above it.
   ASSERT_TRUE(tree.record().floor_ms && tree.record().baseline_ms);
@@ -81,7 +81,7 @@ TEST(OptimizeOnSim, RunsEveryStageToTheEndOfTheLibrary) {
     EXPECT_EQ(tree.node(history[i].node_id)->status, NodeStatus::kAccepted);
   }
   EXPECT_EQ(tree.node(tree.head().node_id)->design, "threaded");
-  search::DecisionLog log(tree);
+  trees::DecisionLog log(tree);
   int replayed = 0;
   for (const auto& t : log.tests()) {
     ASSERT_TRUE(t.outcome) << "test " << t.id << " unfinished";
@@ -91,14 +91,14 @@ TEST(OptimizeOnSim, RunsEveryStageToTheEndOfTheLibrary) {
     // warm-up s0 is a prior the pairs updated, and that is kept too.
     const nlohmann::json evidence = tree.node(t.candidate_node)->evidence;
     if (evidence.value("test_id", int64_t{-1}) != t.id) continue;  // it was tested again later
-    const auto config = measure::betting_config_from_json(evidence["rule_config"]);
+    const auto config = statistics::betting_config_from_json(evidence["rule_config"]);
     ASSERT_TRUE(config.ok()) << config.error().message;
     EXPECT_TRUE(config.value().adapt_s0);
     std::vector<double> d(static_cast<size_t>(t.pairs), 0.0);
     for (const auto& reading : readings)
       d.at(static_cast<size_t>(reading.pair_index)) +=
           (reading.node_id == t.candidate_node ? 1 : -1) * std::log(reading.seconds);
-    const auto decision = measure::decide_recorded(config.value(), d);
+    const auto decision = statistics::decide_recorded(config.value(), d);
     ASSERT_TRUE(decision.ok()) << decision.error().message;
     EXPECT_EQ(decision.value().outcome, t.outcome) << "test " << t.id;
     ++replayed;
@@ -162,7 +162,7 @@ TEST(OptimizeOnSim, ProgressCarriesTheBudgetLeftAndEveryHeadAndIsRecorded) {
   EXPECT_EQ(last.kernels[0].name, "qkv");
   EXPECT_EQ(last.kernels[1].name, "attn_out");
   for (const auto& k : last.kernels) {
-    auto tree = search::DesignTree::open(r.ws, k.name).value();
+    auto tree = trees::DesignTree::open(r.ws, k.name).value();
     EXPECT_EQ(k.floor_ms, *tree.record().floor_ms);
     EXPECT_GT(k.head_ms, 0);
     EXPECT_LT(k.head_ms, *tree.record().baseline_ms) << k.name << " improved on the sim";
@@ -184,13 +184,13 @@ TEST(OptimizeOnSim, AKernelNearItsFloorIsLeftAlone) {
 TEST(OptimizeOnSim, AResumedRunKeepsEverythingAndTriesNothingTwice) {
   SimRun r;
   r.run({"qkv"});
-  auto before = search::DesignTree::open(r.ws, "qkv").value();
+  auto before = trees::DesignTree::open(r.ws, "qkv").value();
   const size_t nodes = before.nodes().size();
   const int64_t head = before.head().node_id;
   const OptimizeSummary again = r.run({"qkv"});
   EXPECT_EQ(again.proposed, 0);
   EXPECT_EQ(again.tests, 0);
-  auto after = search::DesignTree::open(r.ws, "qkv").value();
+  auto after = trees::DesignTree::open(r.ws, "qkv").value();
   EXPECT_EQ(after.nodes().size(), nodes);
   EXPECT_EQ(after.head().node_id, head);
 }
@@ -199,8 +199,8 @@ TEST(OptimizeOnSim, IsDeterministic) {
   SimRun a, b;
   a.run({"ffn"});
   b.run({"ffn"});
-  auto ta = search::DesignTree::open(a.ws, "ffn").value();
-  auto tb = search::DesignTree::open(b.ws, "ffn").value();
+  auto ta = trees::DesignTree::open(a.ws, "ffn").value();
+  auto tb = trees::DesignTree::open(b.ws, "ffn").value();
   ASSERT_EQ(ta.nodes().size(), tb.nodes().size());
   for (size_t i = 0; i < ta.nodes().size(); ++i) {
     EXPECT_EQ(ta.nodes()[i].status, tb.nodes()[i].status) << i;
@@ -243,8 +243,8 @@ OptimizeSummary run_scripted(store::Workspace& ws, targets::Target& target,
 TEST(OptimizeOnSim, EveryRaceIsStoredWithItsReadings) {
   SimRun r;
   r.run({"attn_out"});
-  auto tree = search::DesignTree::open(r.ws, "attn_out").value();
-  search::RaceLog log(tree);
+  auto tree = trees::DesignTree::open(r.ws, "attn_out").value();
+  trees::RaceLog log(tree);
   const auto races = log.races();
   ASSERT_FALSE(races.empty()) << "the sim library's rounds race several survivors";
   for (const auto& race : races) {
@@ -274,7 +274,7 @@ TEST(OptimizeOnSim, ACheatIsDisqualifiedInTheRaceAndTheHonestRunnerUpTested) {
   EXPECT_EQ(summary.cheated, 1);
   EXPECT_EQ(summary.tests, 1);
   EXPECT_EQ(summary.accepted, 1);
-  auto tree = search::DesignTree::open(r.ws, "attn_out").value();
+  auto tree = trees::DesignTree::open(r.ws, "attn_out").value();
   const auto head = tree.node(tree.head().node_id).value();
   EXPECT_EQ(tree.source(head.id).value(), "sim-x 0.5\n");
   const auto counts = tree.count_by_status();
@@ -289,9 +289,9 @@ TEST(OptimizeOnSim, ACheatAloneIsDisqualifiedByItsAcceptanceTest) {
   const auto summary = run_scripted(r.ws, *r.target, {"sim-x 0.1\nsim-cheat\n"}, nullptr);
   EXPECT_EQ(summary.cheated, 1);
   EXPECT_EQ(summary.tests, 0) << "a disqualified test has no outcome";
-  auto tree = search::DesignTree::open(r.ws, "attn_out").value();
+  auto tree = trees::DesignTree::open(r.ws, "attn_out").value();
   EXPECT_EQ(tree.head().node_id, tree.root().id);
-  EXPECT_TRUE(search::DecisionLog(tree).tests().empty());
+  EXPECT_TRUE(trees::DecisionLog(tree).tests().empty());
 }
 
 // A device that stops ends the run: the summary says why, and nothing it interrupted is kept.
@@ -308,13 +308,13 @@ TEST(OptimizeOnSim, ADeviceThatStopsEndsTheRunAndLeavesNothingHalfDone) {
   EXPECT_FALSE(summary.budget_spent);
   EXPECT_EQ(summary.tests, 0);
   EXPECT_EQ(progress.back().stage, "device stopped");
-  auto tree = search::DesignTree::open(r.ws, "attn_out").value();
+  auto tree = trees::DesignTree::open(r.ws, "attn_out").value();
   EXPECT_EQ(tree.count_by_status().at(NodeStatus::kProposed), 4) << "all can be raced again";
   EXPECT_EQ(target.readings(), 31);
-  const auto interrupted = search::RaceLog(tree).races();
+  const auto interrupted = trees::RaceLog(tree).races();
   ASSERT_EQ(interrupted.size(), 1u);
   EXPECT_FALSE(interrupted[0].finished_at);
-  EXPECT_FALSE(search::RaceLog(tree).readings(interrupted[0].id).empty());
+  EXPECT_FALSE(trees::RaceLog(tree).readings(interrupted[0].id).empty());
   // The next run discards the unfinished race and its readings before it decides anything (the
   // race it begins then stops at its first reading).
   const auto again = run_scripted(r.ws, target, {}, nullptr);

@@ -5,10 +5,10 @@
 #include <filesystem>
 
 #include "common/subprocess.h"
-#include "search/decision_log.h"
-#include "search/design_tree.h"
-#include "search/race_log.h"
 #include "store/workspace.h"
+#include "trees/decision_log.h"
+#include "trees/design_tree.h"
+#include "trees/race_log.h"
 
 namespace headway::loop {
 namespace {
@@ -26,10 +26,10 @@ ProcessResult headway(std::vector<std::string> args, double timeout) {
 void expect_consistent(const fs::path& dir, bool killed) {
   auto ws = store::Workspace::open(dir);
   ASSERT_TRUE(ws) << ws.error().message;
-  for (const auto& k : search::DesignTree::kernels(ws.value())) {
-    auto tree = search::DesignTree::open(ws.value(), k.name);
+  for (const auto& k : trees::DesignTree::kernels(ws.value())) {
+    auto tree = trees::DesignTree::open(ws.value(), k.name);
     ASSERT_TRUE(tree);
-    search::DecisionLog log(tree.value());
+    trees::DecisionLog log(tree.value());
     int unfinished = 0;
     for (const auto& t : log.tests()) {
       if (!t.outcome) {
@@ -40,7 +40,7 @@ void expect_consistent(const fs::path& dir, bool killed) {
     }
     EXPECT_LE(unfinished, killed ? 1 : 0) << "an unfinished test survived a resume";
     // Likewise races: a finished race has one stored reading per reading it spent.
-    search::RaceLog races(tree.value());
+    trees::RaceLog races(tree.value());
     int unfinished_races = 0;
     for (const auto& r : races.races()) {
       if (!r.finished_at) {
@@ -53,7 +53,7 @@ void expect_consistent(const fs::path& dir, bool killed) {
     for (const auto& h : tree.value().head_history()) {
       const auto node = tree.value().node(h.node_id);
       ASSERT_TRUE(node);
-      EXPECT_EQ(node->status, search::NodeStatus::kAccepted);
+      EXPECT_EQ(node->status, trees::NodeStatus::kAccepted);
     }
   }
 }

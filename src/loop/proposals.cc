@@ -5,13 +5,13 @@
 
 namespace headway::loop {
 
-using search::Node;
-using search::NodeStatus;
+using trees::Node;
+using trees::NodeStatus;
 
-std::vector<TriedCandidate> tried_candidates(const search::DesignTree& tree) {
+std::vector<TriedCandidate> tried_candidates(const trees::DesignTree& tree) {
   std::vector<Node> decided;
   for (auto& n : tree.nodes()) {
-    if (n.kind != search::NodeKind::kBaseline && n.status != NodeStatus::kProposed)
+    if (n.kind != trees::NodeKind::kBaseline && n.status != NodeStatus::kProposed)
       decided.push_back(std::move(n));
   }
   std::stable_sort(decided.begin(), decided.end(), [](const Node& a, const Node& b) {
@@ -20,12 +20,12 @@ std::vector<TriedCandidate> tried_candidates(const search::DesignTree& tree) {
   std::vector<TriedCandidate> out;
   for (const auto& n : decided) {
     if (out.size() == ProposalContext::kMaxTried) break;
-    out.push_back({n.design, n.proposer, std::string(search::to_string(n.status)), n.reason});
+    out.push_back({n.design, n.proposer, std::string(trees::to_string(n.status)), n.reason});
   }
   return out;
 }
 
-std::vector<Node> proposed_nodes(search::DesignTree& tree) {
+std::vector<Node> proposed_nodes(trees::DesignTree& tree) {
   std::vector<Node> out;
   const int64_t head = tree.head().node_id;
   for (auto& n : tree.nodes()) {
@@ -34,19 +34,19 @@ std::vector<Node> proposed_nodes(search::DesignTree& tree) {
   return out;
 }
 
-std::vector<Node> add_proposals(search::DesignTree& tree, Proposer& proposer,
+std::vector<Node> add_proposals(trees::DesignTree& tree, Proposer& proposer,
                                 const std::vector<Proposal>& proposals) {
   std::vector<Node> added_nodes;
   for (const auto& p : proposals) {
-    search::NewNode n;
+    trees::NewNode n;
     n.design = p.design;
     n.params = nlohmann::json(p.params);
     n.source = p.source;
     n.proposer = p.proposer.empty() ? proposer.name() : p.proposer;
-    n.kind = search::NodeKind::kDesign;
+    n.kind = trees::NodeKind::kDesign;
     if (!p.parent_source.empty()) {
       if (auto parent = tree.find_by_source(p.parent_source)) {
-        n.kind = search::NodeKind::kVariant;
+        n.kind = trees::NodeKind::kVariant;
         n.parent_id = parent->id;
       }
     }

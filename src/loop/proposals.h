@@ -4,23 +4,23 @@
 #include <vector>
 
 #include "loop/proposer.h"
-#include "search/design_tree.h"
+#include "trees/design_tree.h"
 
 namespace headway::loop {
 
 // The tree's decided candidates (screened, raced or tested; neither the baseline nor those still
 // proposed), most recently decided first, at most ProposalContext::kMaxTried.
-std::vector<TriedCandidate> tried_candidates(const search::DesignTree& tree);
+std::vector<TriedCandidate> tried_candidates(const trees::DesignTree& tree);
 
 // The tree's nodes still proposed (left by a killed run or asked for ahead), oldest first; never
 // the head.
-std::vector<search::Node> proposed_nodes(search::DesignTree& tree);
+std::vector<trees::Node> proposed_nodes(trees::DesignTree& tree);
 
 // Stores proposals as nodes of `tree` (a variant of the node whose source is its parent_source,
 // when there is one; else a design) and tells `proposer` of each (Proposer::proposed) when it
 // came from an agent call. Returns the nodes that are new (not duplicates), in order. Throws
 // std::runtime_error when a node cannot be stored.
-std::vector<search::Node> add_proposals(search::DesignTree& tree, Proposer& proposer,
-                                        const std::vector<Proposal>& proposals);
+std::vector<trees::Node> add_proposals(trees::DesignTree& tree, Proposer& proposer,
+                                       const std::vector<Proposal>& proposals);
 
 }  // namespace headway::loop

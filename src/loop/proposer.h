@@ -13,15 +13,9 @@
 
 namespace headway::loop {
 
-// The design library's names, as the loop speaks them (targets/design_library.h).
-using targets::Design;
-using targets::designs_for;
-using targets::Params;
-using targets::params_from_json;
-
 struct Proposal {
   std::string design;                 // the design's name ("baseline" for the root head)
-  Params params;                      // the design's parameter values (may be empty)
+  targets::Params params;             // the design's parameter values (may be empty)
   std::string source;                 // the full candidate source
   std::string parent_source;          // a variant of the node with this source; empty: a new design
   std::string rationale;              // one line: why this candidate
@@ -33,7 +27,7 @@ struct Proposal {
 struct TriedCandidate {
   std::string design;
   std::string proposer;
-  std::string status;  // search::NodeStatus as text: "rejected", "compile-error", ...
+  std::string status;  // trees::NodeStatus as text: "rejected", "compile-error", ...
   std::string reason;  // why, one line
 };
 
@@ -41,7 +35,7 @@ struct ProposalContext {
   const KernelContract* kernel = nullptr;
   std::string head_source;
   std::string head_design;  // the head's design name ("baseline" at the start)
-  Params head_params;
+  targets::Params head_params;
   // True when a source was already tried for this kernel (the never-twice rule).
   std::function<bool(const std::string& source)> already_tried;
   int max_proposals = 4;

@@ -9,8 +9,8 @@
 #include <stdexcept>
 
 #include "loop/device_time.h"
-#include "measure/racing.h"
-#include "search/race_log.h"
+#include "statistics/racing.h"
+#include "trees/race_log.h"
 
 namespace headway::loop {
 
@@ -21,16 +21,6 @@ using Clock = std::chrono::steady_clock;
 int64_t now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
       .count();
-}
-
-template <typename T>
-T must(Result<T> r, const char* what) {
-  if (!r) throw std::runtime_error(fmt::format("{}: {}", what, r.error().message));
-  return std::move(r).value();
-}
-
-void must(const Status& s, const char* what) {
-  if (!s) throw std::runtime_error(fmt::format("{}: {}", what, s.error().message));
 }
 
 }  // namespace
@@ -57,13 +47,13 @@ Result<RaceResult> Race::run(const std::vector<RaceEntrant>& entrants,
   if (!session)
     return Error{session.error().code, "cannot start the race: " + session.error().message};
 
-  measure::RaceConfig config;
+  statistics::RaceConfig config;
   config.initial_readings = options_.initial_readings;
   config.budget = std::max<int64_t>(
       options_.budget, static_cast<int64_t>(entrants.size()) * options_.initial_readings);
-  search::RaceLog log(tree_);
+  trees::RaceLog log(tree_);
   RaceResult result;
-  result.race_id = must(log.begin_race(config.budget), "begin race");
+  result.race_id = value_or_fail(log.begin_race(config.budget), "begin race");
   result.cheated.resize(entrants.size());
   int index = 0;
   // One reading of arm i, stored as it is taken; failed readings are not times.
@@ -71,13 +61,13 @@ Result<RaceResult> Race::run(const std::vector<RaceEntrant>& entrants,
     const int64_t started = now_ns();
     auto r = session.value()->reading(i);
     if (r) {
-      must(log.record_reading(result.race_id,
-                              {nodes[static_cast<size_t>(i)], index++, i, started, r.value()}),
-           "record race reading");
+      value_or_fail(log.record_reading(result.race_id, {nodes[static_cast<size_t>(i)], index++, i,
+                                                        started, r.value()}),
+                    "record race reading");
     }
     return r;
   };
-  auto raced = measure::race(static_cast<int>(entrants.size()), config, [&](int i) {
+  auto raced = statistics::race(static_cast<int>(entrants.size()), config, [&](int i) {
     auto& why = result.cheated[static_cast<size_t>(i)];
     if (why) return std::numeric_limits<double>::infinity();
     const auto r = read(i);
@@ -114,7 +104,7 @@ Result<RaceResult> Race::run(const std::vector<RaceEntrant>& entrants,
                         [&](int i) { return !result.cheated[static_cast<size_t>(i)]; });
   std::vector<int64_t> ranked_nodes;
   for (const int i : result.ranking) ranked_nodes.push_back(nodes[static_cast<size_t>(i)]);
-  must(log.finish_race(result.race_id, index, ranked_nodes), "finish race");
+  value_or_fail(log.finish_race(result.race_id, index, ranked_nodes), "finish race");
   result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   add_device_seconds(tree_.workspace(), tree_.kernel(), result.seconds, "other",
                      session.value()->accounting());

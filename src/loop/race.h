@@ -1,10 +1,10 @@
 #pragma once
 // The race of one round: a kernel's screened candidates read over the same inputs on one
-// session of the target, ranked by successive halving (measure/racing.h), so that only the
+// session of the target, ranked by successive halving (statistics/racing.h), so that only the
 // fastest goes to the acceptance test. Racing ranks; it never decides a head.
 //
 // A Race holds no state of the loop: it needs a target, the kernel and its Design Tree, and
-// stores the race and every reading in the tree's race log (search/race_log.h) and its wall
+// stores the race and every reading in the tree's race log (trees/race_log.h) and its wall
 // time in the kernel's device time (loop/device_time.h). Races of different kernels, each on
 // its own target instance, can run at once.
 #include <cstdint>
@@ -15,8 +15,8 @@
 
 #include "common/result.h"
 #include "kernels/contract.h"
-#include "search/design_tree.h"
 #include "targets/target.h"
+#include "trees/design_tree.h"
 
 namespace headway::loop {
 
@@ -44,7 +44,7 @@ struct RaceResult {
 class Race {
  public:
   // Every reference must outlive the race.
-  Race(targets::Target& target, const KernelContract& kernel, search::DesignTree& tree,
+  Race(targets::Target& target, const KernelContract& kernel, trees::DesignTree& tree,
        RaceOptions options)
       : target_(target), kernel_(kernel), tree_(tree), options_(options) {}
 
@@ -54,14 +54,14 @@ class Race {
   // whose kept outputs fail verification (Session::verify_arms) is `cheated`, ranked last.
   // Errors: the session cannot start, or the options cannot race this many entrants.
   // Throws targets::DeviceStopped from the device; the race is then left unfinished in the log
-  // (search::RaceLog::abandon_unfinished_races removes it).
+  // (trees::RaceLog::abandon_unfinished_races removes it).
   Result<RaceResult> run(const std::vector<RaceEntrant>& entrants,
                          const std::optional<RaceEntrant>& head);
 
  private:
   targets::Target& target_;
   const KernelContract& kernel_;
-  search::DesignTree& tree_;
+  trees::DesignTree& tree_;
   RaceOptions options_;
 };
 

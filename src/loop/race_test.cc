@@ -6,12 +6,12 @@
 
 #include "loop/device_time.h"
 #include "loop/sim_kernel_test_support.h"
-#include "search/race_log.h"
+#include "trees/race_log.h"
 
 namespace headway::loop {
 namespace {
 
-using search::RaceLog;
+using trees::RaceLog;
 
 TEST(Race, RanksTheFastestFirstAndStoresEveryReadingAsTaken) {
   SimKernel k;

@@ -14,12 +14,8 @@ namespace headway::loop {
 
 namespace {
 
-using search::Node;
-using search::NodeStatus;
-
-void must(const Result<Node>& r, const char* what) {
-  if (!r) throw std::runtime_error(fmt::format("{}: {}", what, r.error().message));
-}
+using trees::Node;
+using trees::NodeStatus;
 
 const KernelContract& kernel_named(const std::string& name) {
   const KernelContract* kernel = find_kernel(name);
@@ -43,7 +39,7 @@ targets::Artifact SerialBuilds::artifact_of(const std::string& kernel, const std
   return built.artifact;
 }
 
-Round::Round(store::Workspace& ws, SerialBuilds& builds, search::DesignTree& tree,
+Round::Round(store::Workspace& ws, SerialBuilds& builds, trees::DesignTree& tree,
              const OptimizeOptions& options, RoundEvents& events)
     : ws_(ws),
       builds_(builds),
@@ -93,7 +89,7 @@ std::vector<Round::Survivor> Round::screen(const std::vector<Node>& pending, boo
       survivors.push_back({n, s.artifact, std::nullopt});
       continue;
     }
-    must(tree_.set_status(n.id, s.status, s.reason, s.evidence), "record screen");
+    value_or_fail(tree_.set_status(n.id, s.status, s.reason, s.evidence), "record screen");
     if (options_.on_screen_failure) options_.on_screen_failure(tree_.kernel(), n.id);
   }
   return survivors;
@@ -106,7 +102,7 @@ std::vector<Round::Survivor> Round::screen_by_static_cost(const targets::Artifac
                                                           std::vector<Survivor> survivors) {
   const auto head_cost = builds_.target.static_cost(head);
   if (!head_cost || *head_cost <= 0) return survivors;
-  const bool trusted = static_cost_trusted(summarize_calibration(ws_, tree_.kernel()));
+  const bool trusted = static_cost_trusted(summarize_screen_calibration(ws_, tree_.kernel()));
   std::vector<Survivor> kept;
   for (auto& s : survivors) {
     const auto cost = builds_.target.static_cost(s.artifact);
@@ -115,14 +111,15 @@ std::vector<Round::Survivor> Round::screen_by_static_cost(const targets::Artifac
       kept.push_back(std::move(s));
       continue;
     }
-    must(tree_.set_status(s.node.id, NodeStatus::kRacedOut,
-                          fmt::format("screened out by static cost: {:g} against the head's {:g} "
-                                      "predicts {:.1f}% slower",
-                                      *cost, *head_cost, -*s.predicted_pct),
-                          {{"static_cost", *cost},
-                           {"head_static_cost", *head_cost},
-                           {"predicted_pct", *s.predicted_pct}}),
-         "record static-cost screen");
+    value_or_fail(
+        tree_.set_status(s.node.id, NodeStatus::kRacedOut,
+                         fmt::format("screened out by static cost: {:g} against the head's {:g} "
+                                     "predicts {:.1f}% slower",
+                                     *cost, *head_cost, -*s.predicted_pct),
+                         {{"static_cost", *cost},
+                          {"head_static_cost", *head_cost},
+                          {"predicted_pct", *s.predicted_pct}}),
+        "record static-cost screen");
     ++counts_.cost_rejected;
     events_.progress(s.node, "static cost: not raced");
   }
@@ -148,7 +145,7 @@ std::optional<size_t> Round::race(const Node& head, const std::vector<Survivor>&
     if (!r.head_median || !survivors[i].predicted_pct || r.cheated[i] ||
         !std::isfinite(r.medians[i]) || r.medians[i] <= 0)
       continue;
-    record_calibration(
+    record_screen_calibration(
         ws_, {tree_.kernel(), survivors[i].node.id, head.id, builds_.target.identity().id,
               *survivors[i].predicted_pct, 100.0 * (1.0 - r.medians[i] / *r.head_median), "race"});
   }
@@ -158,11 +155,12 @@ std::optional<size_t> Round::race(const Node& head, const std::vector<Survivor>&
   for (size_t i = 0; i < survivors.size(); ++i) {
     if (i == w || r.cheated[i]) continue;
     const double ms = r.medians[i] * 1e3;
-    must(tree_.set_status(survivors[i].node.id, NodeStatus::kRacedOut,
-                          fmt::format("lost the race: median {:.3f} ms vs winner {:.3f} ms", ms,
-                                      r.medians[w] * 1e3),
-                          {{"race_median_ms", ms}, {"race_id", r.race_id}}),
-         "record race");
+    value_or_fail(
+        tree_.set_status(survivors[i].node.id, NodeStatus::kRacedOut,
+                         fmt::format("lost the race: median {:.3f} ms vs winner {:.3f} ms", ms,
+                                     r.medians[w] * 1e3),
+                         {{"race_median_ms", ms}, {"race_id", r.race_id}}),
+        "record race");
   }
   return w;
 }
@@ -178,19 +176,19 @@ void Round::test(const Node& head, const Survivor& candidate) {
     return;
   }
   if (candidate.predicted_pct && r.effect_pct) {
-    record_calibration(ws_,
-                       {tree_.kernel(), candidate.node.id, head.id, builds_.target.identity().id,
-                        *candidate.predicted_pct, *r.effect_pct, "test"});
+    record_screen_calibration(
+        ws_, {tree_.kernel(), candidate.node.id, head.id, builds_.target.identity().id,
+              *candidate.predicted_pct, *r.effect_pct, "test"});
   }
   ++counts_.tests;
-  if (*r.outcome == measure::Outcome::kFaster) ++counts_.accepted;
-  events_.progress(candidate.node, std::string(measure::to_string(*r.outcome)));
+  if (*r.outcome == statistics::Outcome::kFaster) ++counts_.accepted;
+  events_.progress(candidate.node, std::string(statistics::to_string(*r.outcome)));
 }
 
 // Marks a candidate that broke a rule of timing; it is never a head nor a parent.
 void Round::disqualify(const Node& node, const std::string& reason) {
-  must(tree_.set_status(node.id, NodeStatus::kCheated, reason, {{"reason", reason}}),
-       "record cheat");
+  value_or_fail(tree_.set_status(node.id, NodeStatus::kCheated, reason, {{"reason", reason}}),
+                "record cheat");
   ++counts_.cheated;
   events_.progress(node, "cheated: " + reason);
 }

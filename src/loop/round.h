@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "loop/optimize_options.h"
-#include "search/design_tree.h"
 #include "store/workspace.h"
+#include "trees/design_tree.h"
 
 namespace headway::loop {
 
@@ -24,7 +24,7 @@ class RoundEvents {
  public:
   virtual ~RoundEvents() = default;
   // A step on one node: "screen", "race of N", "acceptance test", an outcome, ...
-  virtual void progress(const search::Node& node, const std::string& stage) = 0;
+  virtual void progress(const trees::Node& node, const std::string& stage) = 0;
   // Asked before each candidate is screened: true ends the round there (the rest stay proposed).
   virtual bool should_stop() = 0;
   // The device starts timing (a race or a test) of these nodes.
@@ -52,31 +52,31 @@ struct SerialBuilds {
 class Round {
  public:
   // Every reference must outlive the round.
-  Round(store::Workspace& ws, SerialBuilds& builds, search::DesignTree& tree,
+  Round(store::Workspace& ws, SerialBuilds& builds, trees::DesignTree& tree,
         const OptimizeOptions& options, RoundEvents& events);
 
   // Decides `pending`, proposed nodes of the tree, against the head of the moment. Throws
   // targets::DeviceStopped from the device (what it interrupted is discarded) and
   // std::runtime_error for environment failures.
-  RoundCounts run(const std::vector<search::Node>& pending);
+  RoundCounts run(const std::vector<trees::Node>& pending);
 
  private:
   struct Survivor {
-    search::Node node;
+    trees::Node node;
     targets::Artifact artifact;
     std::optional<double> predicted_pct;  // the static cost's predicted gain over the head
   };
-  std::vector<Survivor> screen(const std::vector<search::Node>& pending, bool* stopped);
+  std::vector<Survivor> screen(const std::vector<trees::Node>& pending, bool* stopped);
   std::vector<Survivor> screen_by_static_cost(const targets::Artifact& head,
                                               std::vector<Survivor> survivors);
-  std::optional<size_t> race(const search::Node& head, const std::vector<Survivor>& survivors,
+  std::optional<size_t> race(const trees::Node& head, const std::vector<Survivor>& survivors,
                              const std::optional<targets::Artifact>& head_artifact);
-  void test(const search::Node& head, const Survivor& candidate);
-  void disqualify(const search::Node& node, const std::string& reason);
+  void test(const trees::Node& head, const Survivor& candidate);
+  void disqualify(const trees::Node& node, const std::string& reason);
 
   store::Workspace& ws_;
   SerialBuilds& builds_;
-  search::DesignTree& tree_;
+  trees::DesignTree& tree_;
   const OptimizeOptions& options_;
   RoundEvents& events_;
   const KernelContract& kernel_;

@@ -6,7 +6,7 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
-#include "loop/optimize_pause.h"
+#include "loop/workspace_pause.h"
 
 namespace headway::loop {
 

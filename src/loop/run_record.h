@@ -3,11 +3,11 @@
 // (`headway status`, `headway status --watch`): meta `optimize.run` =
 //   {"pid", "start", "started_at", "budget_s", "updated_unix",
 //    "progress": {"kernel", "node", "design", "stage", "note", "elapsed_s", "budget_left_s"}}
-// where start is the process's start time (optimize_pause.h, process_start_time), started_at the
+// where start is the process's start time (workspace_pause.h, process_start_time), started_at the
 // UTC time the record was first written, and updated_unix the system clock (seconds since the
 // epoch) when the latest progress was written.
 //
-// The optimizer writes the record once it holds the optimize lock (so a second optimizer, which
+// The optimizer writes the record once it holds the workspace lock (so a second optimizer, which
 // fails on the lock, never overwrites it), rewrites it with every progress, and deletes it when
 // its run ends, by an exception too. A process killed outright leaves its record behind: a record
 // whose process is not running (or is a different process with the same pid) is stale, and
@@ -51,7 +51,7 @@ std::optional<RunRecord> running_optimize(store::Workspace& ws);
 class RunRecorder {
  public:
   // Writes the record of this process (replacing any, stale or not: the caller holds the
-  // optimize lock). Throws std::runtime_error on database errors.
+  // workspace lock). Throws std::runtime_error on database errors.
   RunRecorder(store::Workspace& ws, double budget_s);
   RunRecorder(const RunRecorder&) = delete;
   RunRecorder& operator=(const RunRecorder&) = delete;

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/test_processes.h"
-#include "loop/optimize_pause.h"
+#include "loop/workspace_pause.h"
 #include "store/test_temp_dir.h"
 
 namespace headway::loop {

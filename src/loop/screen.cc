@@ -4,7 +4,7 @@
 
 namespace headway::loop {
 
-using search::NodeStatus;
+using trees::NodeStatus;
 
 ScreenResult screen_candidate(const KernelContract& kernel, const std::string& source,
                               targets::Target& target, const std::filesystem::path& cache_dir,
@@ -41,9 +41,15 @@ ScreenResult screen_candidate(const KernelContract& kernel, const std::string& s
     case targets::CheckOutcome::Status::kUnloadable:
       r.status = NodeStatus::kIncorrect;
       break;
-    case targets::CheckOutcome::Status::kCrashed: r.status = NodeStatus::kCrashed; break;
-    case targets::CheckOutcome::Status::kTimedOut: r.status = NodeStatus::kTimedOut; break;
-    case targets::CheckOutcome::Status::kCheated: r.status = NodeStatus::kCheated; break;
+    case targets::CheckOutcome::Status::kCrashed:
+      r.status = NodeStatus::kCrashed;
+      break;
+    case targets::CheckOutcome::Status::kTimedOut:
+      r.status = NodeStatus::kTimedOut;
+      break;
+    case targets::CheckOutcome::Status::kCheated:
+      r.status = NodeStatus::kCheated;
+      break;
   }
   r.reason = check.description;
   return done();

@@ -7,18 +7,18 @@
 
 #include "kernels/contract.h"
 #include "knowledge/lint_hook.h"
-#include "search/node_status.h"
 #include "targets/target.h"
+#include "trees/node_status.h"
 
 namespace headway::loop {
 
 struct ScreenResult {
   bool passed = false;
-  search::NodeStatus status = search::NodeStatus::kProposed;  // the failure status when !passed
-  std::string reason;                                         // one line
-  nlohmann::json evidence;     // diagnostics, seed, worst element, ...
-  targets::Artifact artifact;  // when passed
-  double seconds = 0.0;        // wall time spent screening
+  trees::NodeStatus status = trees::NodeStatus::kProposed;  // the failure status when !passed
+  std::string reason;                                       // one line
+  nlohmann::json evidence;                                  // diagnostics, seed, worst element, ...
+  targets::Artifact artifact;                               // when passed
+  double seconds = 0.0;                                     // wall time spent screening
 };
 
 // A lint hook: a reason to reject a source before it is built, or nullopt.

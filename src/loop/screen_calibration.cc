@@ -3,11 +3,11 @@
 #include <map>
 #include <vector>
 
-#include "measure/rank_correlation.h"
+#include "statistics/rank_correlation.h"
 
 namespace headway::loop {
 
-void record_calibration(store::Workspace& ws, const CalibrationPoint& p) {
+void record_screen_calibration(store::Workspace& ws, const ScreenCalibrationPoint& p) {
   auto s = ws.db().prepare(
       "INSERT INTO screen_calibration(kernel, node_id, head_id, toolchain, predicted_pct, "
       "measured_pct, source) "
@@ -17,12 +17,12 @@ void record_calibration(store::Workspace& ws, const CalibrationPoint& p) {
   s.run();
 }
 
-std::optional<double> CalibrationSummary::false_gain_rate() const {
+std::optional<double> ScreenCalibration::false_gain_rate() const {
   if (predicted_gains == 0) return std::nullopt;
   return static_cast<double>(false_gains) / predicted_gains;
 }
 
-CalibrationSummary summarize_calibration(store::Workspace& ws, std::string_view kernel) {
+ScreenCalibration summarize_screen_calibration(store::Workspace& ws, std::string_view kernel) {
   auto s = ws.db().prepare(
       "SELECT kernel, node_id, predicted_pct, measured_pct, source FROM screen_calibration "
       "WHERE ?1 = '' OR kernel = ?1 ORDER BY id");
@@ -40,7 +40,7 @@ CalibrationSummary summarize_calibration(store::Workspace& ws, std::string_view 
     e.measured = s.real(3);
     e.tested = test;
   }
-  CalibrationSummary out;
+  ScreenCalibration out;
   std::vector<double> predicted, measured;
   for (const auto& [key, e] : by_node) {
     predicted.push_back(e.predicted);
@@ -51,11 +51,11 @@ CalibrationSummary summarize_calibration(store::Workspace& ws, std::string_view 
     }
   }
   out.candidates = static_cast<int>(by_node.size());
-  out.spearman = measure::spearman(predicted, measured);
+  out.spearman = statistics::spearman(predicted, measured);
   return out;
 }
 
-bool static_cost_trusted(const CalibrationSummary& summary) {
+bool static_cost_trusted(const ScreenCalibration& summary) {
   if (summary.candidates < 5) return true;
   return summary.spearman && *summary.spearman >= 0.3;
 }

@@ -13,7 +13,7 @@
 
 namespace headway::loop {
 
-struct CalibrationPoint {
+struct ScreenCalibrationPoint {
   std::string kernel;
   int64_t node_id = 0;
   int64_t head_id = 0;
@@ -23,9 +23,9 @@ struct CalibrationPoint {
   std::string source;  // "race" (medians of one race session) or "test" (the acceptance test)
 };
 
-void record_calibration(store::Workspace& ws, const CalibrationPoint& point);
+void record_screen_calibration(store::Workspace& ws, const ScreenCalibrationPoint& point);
 
-struct CalibrationSummary {
+struct ScreenCalibration {
   int candidates = 0;              // candidates with a prediction and a measurement
   std::optional<double> spearman;  // rank correlation of predicted and measured effect
   int predicted_gains = 0;         // candidates the static cost predicted faster than the head
@@ -36,10 +36,10 @@ struct CalibrationSummary {
 
 // Over one kernel's candidates (every kernel's when `kernel` is empty). A candidate measured by
 // an acceptance test counts with that test's effect, else with its race.
-CalibrationSummary summarize_calibration(store::Workspace& ws, std::string_view kernel = "");
+ScreenCalibration summarize_screen_calibration(store::Workspace& ws, std::string_view kernel = "");
 
 // Whether the screen may reject candidates by static cost: until 5 candidates are calibrated it
 // may; after that only while the rank correlation is at least 0.3.
-bool static_cost_trusted(const CalibrationSummary& summary);
+bool static_cost_trusted(const ScreenCalibration& summary);
 
 }  // namespace headway::loop

@@ -8,7 +8,7 @@
 namespace headway::loop {
 namespace {
 
-using search::NodeStatus;
+using trees::NodeStatus;
 
 ScreenResult screen(const std::string& source, const LintHook& lint = {}) {
   static const auto sim = targets::make_target("sim");

@@ -7,10 +7,10 @@
 
 #include "kernels/contract.h"
 #include "loop/kernel_registration.h"
-#include "search/design_tree.h"
 #include "store/test_temp_dir.h"
 #include "store/workspace.h"
 #include "targets/sim/sim_target.h"
+#include "trees/design_tree.h"
 
 namespace headway::loop {
 
@@ -27,12 +27,12 @@ class SimKernel {
   store::Workspace& ws() { return ws_; }
   sim::SimTarget& target() { return *target_; }
   const KernelContract& kernel() const { return kernel_; }
-  search::DesignTree& tree() { return tree_; }
+  trees::DesignTree& tree() { return tree_; }
 
   // A new design node whose sim source is `directives` (e.g. "sim-x 0.5\n"), labelled `design`.
-  search::Node add(const std::string& design, const std::string& directives) {
-    search::NewNode n;
-    n.kind = search::NodeKind::kDesign;
+  trees::Node add(const std::string& design, const std::string& directives) {
+    trees::NewNode n;
+    n.kind = trees::NodeKind::kDesign;
     n.design = design;
     n.params = nlohmann::json::object();
     n.source = "// " + design + "\n" + directives;
@@ -42,19 +42,19 @@ class SimKernel {
     return added->node;
   }
   // The artifact of a node's source (it must build).
-  targets::Artifact artifact(const search::Node& node) {
+  targets::Artifact artifact(const trees::Node& node) {
     auto built = target_->build(tree_.source(node.id).value(), dir_.path() / "builds");
     if (!built.built()) throw std::runtime_error(built.diagnostics);
     return built.artifact;
   }
-  search::Node head() { return *tree_.node(tree_.head().node_id); }
+  trees::Node head() { return *tree_.node(tree_.head().node_id); }
 
  private:
   store::TestTempDir dir_;
   store::Workspace ws_ = store::Workspace::create(dir_.path()).value();
   std::unique_ptr<sim::SimTarget> target_;
   const KernelContract& kernel_;
-  search::DesignTree tree_;
+  trees::DesignTree tree_;
 };
 
 }  // namespace headway::loop

@@ -9,7 +9,7 @@
 #include "report/plots.h"
 #include "report/report_text.h"
 #include "report/tools.h"
-#include "search/tree_render.h"
+#include "trees/tree_render.h"
 
 namespace headway::report {
 
@@ -86,8 +86,8 @@ constexpr const char* kScript = R"js(
 )js";
 
 std::string status_chip(const std::string& status) {
-  const auto parsed = search::parse_node_status(status);
-  const std::string color = parsed ? search::status_color(*parsed) : "#dddddd";
+  const auto parsed = trees::parse_node_status(status);
+  const std::string color = parsed ? trees::status_color(*parsed) : "#dddddd";
   return fmt::format("<span class=\"status\" style=\"background:{}\">{}</span>", color,
                      html_escape(status));
 }
@@ -189,16 +189,16 @@ std::string summary_section(const Report& r) {
 }
 
 std::string node_details(const KernelReport& k, const NodeReport& n) {
-  const search::Node& node = n.node;
+  const trees::Node& node = n.node;
   std::string marks;
   if (n.head) marks += " <b>HEAD</b>";
   if (n.former_head) marks += " (former head)";
   std::string out = fmt::format("<details class=\"node\" id=\"{}\"><summary>{} {}{}</summary>",
                                 node_anchor(k.name, node.id), html_escape(node_label(node)),
-                                status_chip(std::string(search::to_string(node.status))), marks);
+                                status_chip(std::string(trees::to_string(node.status))), marks);
   if (!node.reason.empty()) out += "<p>" + html_escape(node.reason) + "</p>";
   out += fmt::format("<p class=\"note\">{} by {}{}; created {}, updated {}</p>",
-                     search::to_string(node.kind),
+                     trees::to_string(node.kind),
                      html_escape(node.proposer.empty() ? std::string("-") : node.proposer),
                      n.agent.empty() ? "" : " (" + html_escape(n.agent) + ")",
                      html_escape(node.created_at), html_escape(node.updated_at));

@@ -19,10 +19,10 @@ json node_json(const NodeReport& n) {
   const auto& node = n.node;
   return {{"id", node.id},
           {"parent", or_null(node.parent_id)},
-          {"kind", std::string(search::to_string(node.kind))},
+          {"kind", std::string(trees::to_string(node.kind))},
           {"design", node.design},
           {"params", node.params},
-          {"status", std::string(search::to_string(node.status))},
+          {"status", std::string(trees::to_string(node.status))},
           {"reason", node.reason},
           {"evidence", node.evidence},
           {"proposer", node.proposer},
@@ -61,7 +61,7 @@ json test_json(const TestReport& t) {
       {"head_node", r.head_node},
       {"candidate_node", r.candidate_node},
       {"rule", r.rule},
-      {"outcome", r.outcome ? json(std::string(measure::to_string(*r.outcome))) : json(nullptr)},
+      {"outcome", r.outcome ? json(std::string(statistics::to_string(*r.outcome))) : json(nullptr)},
       {"pairs", r.pairs},
       {"effect_pct", or_null(r.effect_pct)},
       {"ci_low", or_null(r.ci_low)},
@@ -71,7 +71,7 @@ json test_json(const TestReport& t) {
       {"finished_at", or_null(r.finished_at)},
       {"readings", readings},
       {"d", t.d},
-      {"rule_config", t.config ? measure::to_json(*t.config) : json(nullptr)},
+      {"rule_config", t.config ? statistics::to_json(*t.config) : json(nullptr)},
       {"rule_config_source", t.config_source},
       {"wealth", wealth}};
 }

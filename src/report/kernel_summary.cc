@@ -5,13 +5,13 @@
 #include "kernels/contract.h"
 #include "knowledge/kernel_timings.h"
 #include "loop/device_time.h"
-#include "measure/outcome.h"
+#include "statistics/outcome.h"
 
 namespace headway::report {
 
 KernelSummary summarize_kernel(store::Workspace& ws, const targets::Target& target,
-                               const search::KernelRecord& record, search::DesignTree& tree,
-                               search::DecisionLog& log, const std::string& toolchain,
+                               const trees::KernelRecord& record, trees::DesignTree& tree,
+                               trees::DecisionLog& log, const std::string& toolchain,
                                const std::optional<loop::FactValues>& facts) {
   KernelSummary k;
   k.name = record.name;
@@ -34,10 +34,10 @@ KernelSummary summarize_kernel(store::Workspace& ws, const targets::Target& targ
   }
   k.heads = tree.head_history();
   for (const auto& [status, count] : tree.count_by_status()) {
-    if (count) k.nodes_by_status[std::string(search::to_string(status))] = count;
+    if (count) k.nodes_by_status[std::string(trees::to_string(status))] = count;
   }
   for (const auto& [outcome, count] : log.counts().by_outcome) {
-    if (count) k.tests_by_outcome[std::string(measure::to_string(outcome))] = count;
+    if (count) k.tests_by_outcome[std::string(statistics::to_string(outcome))] = count;
   }
   return k;
 }

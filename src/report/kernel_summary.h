@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "loop/kernel_floors.h"
-#include "search/decision_log.h"
-#include "search/design_tree.h"
 #include "store/workspace.h"
 #include "targets/target.h"
+#include "trees/decision_log.h"
+#include "trees/design_tree.h"
 
 namespace headway::report {
 
@@ -33,7 +33,7 @@ struct KernelSummary {
   int64_t head_node = 0;
   std::string head_design;  // empty when the head's node is missing
   nlohmann::json head_params = nlohmann::json::object();
-  std::vector<search::HeadRecord> heads;            // oldest first
+  std::vector<trees::HeadRecord> heads;             // oldest first
   std::map<std::string, int64_t> nodes_by_status;   // statuses with at least one node
   std::map<std::string, int64_t> tests_by_outcome;  // outcomes of at least one finished test
   double ratio_to_floor() const { return head_ms / floor_ms; }
@@ -45,8 +45,8 @@ struct KernelSummary {
 // (loop::load_floor_facts; nullopt: no decode ceiling). Throws store::StoreError on a database
 // failure.
 KernelSummary summarize_kernel(store::Workspace& ws, const targets::Target& target,
-                               const search::KernelRecord& record, search::DesignTree& tree,
-                               search::DecisionLog& log, const std::string& toolchain,
+                               const trees::KernelRecord& record, trees::DesignTree& tree,
+                               trees::DecisionLog& log, const std::string& toolchain,
                                const std::optional<loop::FactValues>& facts);
 
 // The geometric mean of the finite, positive `speedups`; NaN when there is none.

@@ -21,10 +21,10 @@ TEST(KernelSummary, HasTheTreesHeadCountsAndTheFloors) {
   store::TestTempDir dir;
   const auto target = make_sim_run(dir.path(), {"attn_out"});
   auto ws = store::Workspace::open(dir.path()).value();
-  const auto records = search::DesignTree::kernels(ws);
+  const auto records = trees::DesignTree::kernels(ws);
   ASSERT_EQ(records.size(), 1u);
-  auto tree = search::DesignTree::open(ws, "attn_out").value();
-  search::DecisionLog log(tree);
+  auto tree = trees::DesignTree::open(ws, "attn_out").value();
+  trees::DecisionLog log(tree);
   const std::string toolchain = knowledge::toolchain_id_of(*target);
   const auto facts = loop::load_floor_facts(ws, *target, toolchain);
   ASSERT_TRUE(facts) << "the sim run measured its floor facts";

@@ -145,7 +145,8 @@ std::optional<std::string> wealth_plot(const TestReport& t) {
              "'#7f8c8d' title 'SAME', \\\n  {:.6g} with lines dt 2 lw 2 lc rgb '#000000' title "
              "'1/alpha', \\\n  {:.6g} with lines dt 3 lc rgb '#7f8c8d' title '1/alpha_e'\n",
              t.record.id,
-             t.record.outcome ? std::string(measure::to_string(*t.record.outcome)) : "unfinished",
+             t.record.outcome ? std::string(statistics::to_string(*t.record.outcome))
+                              : "unfinished",
              t.wealth.size(), t.wealth.size(), 1 / t.config->alpha, 1 / t.config->alpha_e);
 }
 

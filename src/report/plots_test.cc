@@ -14,9 +14,9 @@ KernelReport kernel() {
   k.head_ms = 1.5;
   k.floor_ms = 0.9;
   k.decode_ms = NAN;
-  search::HeadRecord first{1, 1, "2026-11-30T10:00:00.000Z", 25.0, std::nullopt};
-  search::HeadRecord second{2, 4, "2026-11-30T10:00:30.000Z", 3.0, 1};
-  search::HeadRecord third{3, 9, "2026-11-30T10:01:00.000Z", 1.5, 2};
+  trees::HeadRecord first{1, 1, "2026-11-30T10:00:00.000Z", 25.0, std::nullopt};
+  trees::HeadRecord second{2, 4, "2026-11-30T10:00:30.000Z", 3.0, 1};
+  trees::HeadRecord third{3, 9, "2026-11-30T10:01:00.000Z", 1.5, 2};
   k.heads = {first, second, third};
   NodeReport late;
   late.node.id = 12;
@@ -52,9 +52,9 @@ TEST(ReportPlots, HeadTimeStepsToTheEndOfTheRunAndMarksEachChange) {
 TEST(ReportPlots, WealthAgainstOneOverAlpha) {
   TestReport t;
   t.record.id = 3;
-  t.record.outcome = measure::Outcome::kFaster;
+  t.record.outcome = statistics::Outcome::kFaster;
   EXPECT_FALSE(wealth_plot(t)) << "no wealth, no plot";
-  measure::BettingConfig c;
+  statistics::BettingConfig c;
   c.s0 = 0.01;
   c.alpha = 0.05;
   t.config = c;

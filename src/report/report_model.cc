@@ -15,29 +15,29 @@
 #include "knowledge/rules.h"
 #include "knowledge/workspace_target.h"
 #include "loop/kernel_floors.h"
-#include "measure/calibration.h"
 #include "report/tools.h"
-#include "search/tree_render.h"
+#include "statistics/calibration.h"
+#include "trees/tree_render.h"
 
 namespace headway::report {
 
 namespace {
 
-// The scale estimate_s0 (measure/calibration.h) takes from a warm-up, over the head's readings in
-// pair order; nullopt with fewer than 3 readings or no variation.
-std::optional<double> s0_from_head_readings(const std::vector<search::TestReading>& readings,
+// The scale estimate_s0 (statistics/calibration.h) takes from a warm-up, over the head's readings
+// in pair order; nullopt with fewer than 3 readings or no variation.
+std::optional<double> s0_from_head_readings(const std::vector<trees::TestReading>& readings,
                                             int64_t head) {
   std::vector<double> logs;
   for (const auto& r : readings) {
     if (r.node_id == head && r.seconds > 0) logs.push_back(std::log(r.seconds));
   }
   if (logs.size() < 3) return std::nullopt;
-  const double s0 = measure::s0_from_log_times(logs);
+  const double s0 = statistics::s0_from_log_times(logs);
   return s0 > 0 ? std::optional<double>(s0) : std::nullopt;
 }
 
-TestReport test_report(const search::DecisionLog& log, const search::TestRecord& t,
-                       const search::DesignTree& tree) {
+TestReport test_report(const trees::DecisionLog& log, const trees::TestRecord& t,
+                       const trees::DesignTree& tree) {
   TestReport out;
   out.record = t;
   out.readings = log.readings(t.id);
@@ -55,7 +55,7 @@ TestReport test_report(const search::DecisionLog& log, const search::TestRecord&
   if (const auto candidate = tree.node(t.candidate_node)) {
     const auto& e = candidate->evidence;
     if (e.is_object() && e.value("test_id", int64_t{-1}) == t.id && e.contains("rule_config")) {
-      auto config = measure::betting_config_from_json(e["rule_config"]);
+      auto config = statistics::betting_config_from_json(e["rule_config"]);
       if (config) {
         out.config = config.value();
         out.config_source = "recorded";
@@ -64,26 +64,26 @@ TestReport test_report(const search::DecisionLog& log, const search::TestRecord&
   }
   if (!out.config) {
     if (const auto s0 = s0_from_head_readings(out.readings, t.head_node)) {
-      measure::BettingConfig config;
+      statistics::BettingConfig config;
       config.s0 = *s0;
       out.config = config;
       out.config_source = "estimated";
     }
   }
   if (out.config) {
-    auto path = measure::wealth_path(*out.config, out.d);
+    auto path = statistics::wealth_path(*out.config, out.d);
     if (path) out.wealth = std::move(path.value());
   }
   return out;
 }
 
 KernelReport kernel_report(store::Workspace& ws, targets::Target& target,
-                           const search::KernelRecord& record, const std::string& toolchain,
+                           const trees::KernelRecord& record, const std::string& toolchain,
                            const std::optional<loop::FactValues>& facts) {
-  auto opened = search::DesignTree::open(ws, record.name);
+  auto opened = trees::DesignTree::open(ws, record.name);
   if (!opened) throw std::runtime_error(opened.error().message);
-  search::DesignTree& tree = opened.value();
-  search::DecisionLog log(tree);
+  trees::DesignTree& tree = opened.value();
+  trees::DecisionLog log(tree);
   KernelReport k;
   static_cast<KernelSummary&>(k) =
       summarize_kernel(ws, target, record, tree, log, toolchain, facts);
@@ -130,10 +130,10 @@ KernelReport kernel_report(store::Workspace& ws, targets::Target& target,
     std::sort(r.tests.begin(), r.tests.end());
     k.nodes.push_back(std::move(r));
   }
-  search::DotOptions dot;
+  trees::DotOptions dot;
   dot.highlight_head_path = true;
-  dot.link = [&k](const search::Node& n) { return "#" + node_anchor(k.name, n.id); };
-  k.dot = search::render_dot(tree, dot);
+  dot.link = [&k](const trees::Node& n) { return "#" + node_anchor(k.name, n.id); };
+  k.dot = trees::render_dot(tree, dot);
   return k;
 }
 
@@ -222,7 +222,7 @@ Report collect_report(store::Workspace& ws, targets::Target& target,
   r.generated_at = knowledge::utc_timestamp_now();
   const auto facts = loop::load_floor_facts(ws, target, r.toolchain);
   std::vector<double> speedups;
-  for (const auto& record : search::DesignTree::kernels(ws)) {
+  for (const auto& record : trees::DesignTree::kernels(ws)) {
     r.kernels.push_back(kernel_report(ws, target, record, r.toolchain, facts));
     r.device_seconds += r.kernels.back().device_seconds;
     speedups.push_back(r.kernels.back().speedup);

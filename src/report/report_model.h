@@ -12,17 +12,17 @@
 #include <vector>
 
 #include "agents/agent_ledger.h"
-#include "measure/betting_rule.h"
 #include "report/kernel_summary.h"
-#include "search/decision_log.h"
-#include "search/design_tree.h"
+#include "statistics/betting_rule.h"
 #include "store/workspace.h"
 #include "targets/target.h"
+#include "trees/decision_log.h"
+#include "trees/design_tree.h"
 
 namespace headway::report {
 
 struct NodeReport {
-  search::Node node;
+  trees::Node node;
   std::string source;         // the node's source; empty when its artifact is missing
   std::string diff;           // unified diff against the parent's source; empty for the root
   std::string agent;          // the agent call that proposed it ("openai m, role variant, call 3")
@@ -36,15 +36,15 @@ struct NodeReport {
 };
 
 struct TestReport {
-  search::TestRecord record;
-  std::vector<search::TestReading> readings;  // by pair, then position
-  std::vector<double> d;                      // per complete pair: ln(candidate time / head time)
+  trees::TestRecord record;
+  std::vector<trees::TestReading> readings;  // by pair, then position
+  std::vector<double> d;                     // per complete pair: ln(candidate time / head time)
   // The betting rule's settings: as recorded with the test (the candidate's evidence), else
   // estimated (s0 from the head's readings in the test, alpha and the rest at their defaults);
   // nullopt for a test of another rule or too few readings to estimate.
-  std::optional<measure::BettingConfig> config;
-  std::string config_source;                   // "recorded", "estimated" or "none"
-  std::vector<measure::BettingWealth> wealth;  // after each pair, until the rule decided
+  std::optional<statistics::BettingConfig> config;
+  std::string config_source;                      // "recorded", "estimated" or "none"
+  std::vector<statistics::BettingWealth> wealth;  // after each pair, until the rule decided
 };
 
 // A kernel's summary (kernel_summary.h, as status shows it) and its Design Tree in detail.

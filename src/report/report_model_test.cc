@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "report/report_test_support.h"
-#include "search/decision_log.h"
+#include "trees/decision_log.h"
 
 namespace headway::report {
 namespace {
@@ -32,8 +32,8 @@ TEST_F(ReportModel, CollectsTheRunAsTheStoreHasIt) {
   const Report r = collect_report(ws, *target_);
   ASSERT_EQ(r.kernels.size(), 1u);
   const KernelReport& k = r.kernels[0];
-  auto tree = search::DesignTree::open(ws, "attn_out").value();
-  search::DecisionLog log(tree);
+  auto tree = trees::DesignTree::open(ws, "attn_out").value();
+  trees::DecisionLog log(tree);
   EXPECT_EQ(r.target, "sim");
   EXPECT_EQ(k.head_node, tree.head().node_id);
   EXPECT_EQ(k.nodes.size(), tree.nodes().size());
@@ -74,10 +74,10 @@ TEST_F(ReportModel, CollectsTheRunAsTheStoreHasIt) {
     EXPECT_EQ(t.d.size(), static_cast<size_t>(t.record.pairs)) << t.record.id;
     ASSERT_TRUE(t.config) << t.record.id;
     recorded += t.config_source == "recorded";
-    const auto path = measure::wealth_path(*t.config, t.d).value();
+    const auto path = statistics::wealth_path(*t.config, t.d).value();
     ASSERT_EQ(t.wealth.size(), path.size());
     EXPECT_EQ(t.wealth.back().faster, path.back().faster);
-    if (t.record.outcome == measure::Outcome::kFaster && t.config_source == "recorded") {
+    if (t.record.outcome == statistics::Outcome::kFaster && t.config_source == "recorded") {
       EXPECT_GE(t.wealth.back().faster, 1 / t.config->alpha) << t.record.id;
     }
   }

@@ -63,9 +63,9 @@ inline Report sample_report() {
              {2, 2, "2026-11-30T11:30:00.000Z", 2.0, 1}};
   NodeReport root, head, failed;
   root.node.id = 1;
-  root.node.kind = search::NodeKind::kBaseline;
+  root.node.kind = trees::NodeKind::kBaseline;
   root.node.design = "baseline";
-  root.node.status = search::NodeStatus::kAccepted;
+  root.node.status = trees::NodeStatus::kAccepted;
   root.node.updated_at = "2026-11-30T11:00:00.000Z";
   root.source = "int base;\n";
   root.former_head = root.on_head_path = true;
@@ -75,7 +75,7 @@ inline Report sample_report() {
   head.node.parent_id = 1;
   head.node.design = "tiled";
   head.node.params = {{"tile", 64}};
-  head.node.status = search::NodeStatus::kAccepted;
+  head.node.status = trees::NodeStatus::kAccepted;
   head.node.reason = "FASTER vs #1 in test #1";
   head.node.updated_at = "2026-11-30T11:30:00.000Z";
   head.source = "int tiled<64>;\n";
@@ -88,7 +88,7 @@ inline Report sample_report() {
   failed.node.id = 3;
   failed.node.parent_id = 1;
   failed.node.design = "wide";
-  failed.node.status = search::NodeStatus::kBuildFailed;
+  failed.node.status = trees::NodeStatus::kBuildFailed;
   failed.node.reason = "error: a|b <not declared>";
   failed.node.evidence = {{"diagnostics", "x.cc:1: error: 'a' was not declared"}};
   failed.node.updated_at = "2026-11-30T11:40:00.000Z";
@@ -100,7 +100,7 @@ inline Report sample_report() {
   t.record.head_node = 1;
   t.record.candidate_node = 2;
   t.record.rule = "betting";
-  t.record.outcome = measure::Outcome::kFaster;
+  t.record.outcome = statistics::Outcome::kFaster;
   t.record.pairs = 2;
   t.record.effect_pct = 75.0;
   t.record.ci_low = 70.0;
@@ -111,11 +111,11 @@ inline Report sample_report() {
                 {2, 1, 0, 0, 0.0019, nullptr},
                 {1, 1, 1, 0, 0.0079, nullptr}};
   t.d = {std::log(2.0 / 8.1), std::log(1.9 / 7.9)};
-  measure::BettingConfig c;
+  statistics::BettingConfig c;
   c.s0 = 0.02;
   t.config = c;
   t.config_source = "recorded";
-  t.wealth = measure::wealth_path(c, t.d).value();
+  t.wealth = statistics::wealth_path(c, t.d).value();
   k.tests = {t};
   k.nodes_by_status = {{"accepted", 2}, {"build-failed", 1}};
   k.tests_by_outcome = {{"FASTER", 1}};

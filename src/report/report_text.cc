@@ -30,17 +30,17 @@ std::string times(double value) {
   return std::isfinite(value) ? fmt::format("{:.3g}x", value) : std::string("-");
 }
 
-std::string node_label(const search::Node& node) {
-  std::string label = fmt::format("#{} {}", node.id, search::to_string(node.kind));
+std::string node_label(const trees::Node& node) {
+  std::string label = fmt::format("#{} {}", node.id, trees::to_string(node.kind));
   if (!node.design.empty()) label += " " + node.design;
   if (node.params.is_object() && !node.params.empty()) label += " " + node.params.dump();
   return label;
 }
 
-std::string test_line(const search::TestRecord& t) {
+std::string test_line(const trees::TestRecord& t) {
   std::string line = fmt::format("#{} #{} vs #{}: ", t.id, t.candidate_node, t.head_node);
   if (!t.outcome) return line + "running";
-  line += measure::to_string(*t.outcome);
+  line += statistics::to_string(*t.outcome);
   if (t.effect_pct) {
     line += fmt::format(", {:.2f}% {}", std::fabs(*t.effect_pct),
                         *t.effect_pct >= 0 ? "faster" : "slower");

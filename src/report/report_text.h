@@ -12,9 +12,9 @@ std::string ms(double value);     // "1.234" (4 significant digits), "-" when no
 std::string times(double value);  // "12.3x", "-" when not finite
 
 // "#5 design tiled {"tile":64}"
-std::string node_label(const search::Node& node);
+std::string node_label(const trees::Node& node);
 // "#3 #7 vs #1: FASTER, 12.3% faster [8.1%, 15.0%] in 6 pairs" (unfinished: "running").
-std::string test_line(const search::TestRecord& test);
+std::string test_line(const trees::TestRecord& test);
 // "s0 0.0123, alpha 0.05, alpha_e 0.1, delta_e 0.01, cap 24 (recorded with the test)", or why
 // there is no wealth.
 std::string rule_config_line(const TestReport& test);

@@ -5,8 +5,8 @@
 
 namespace headway::report {
 
-std::string t4_invalidity(search::NodeStatus status) {
-  using search::NodeStatus;
+std::string t4_invalidity(trees::NodeStatus status) {
+  using trees::NodeStatus;
   switch (status) {
     case NodeStatus::kBuildFailed:
       return "compile";
@@ -29,7 +29,7 @@ nlohmann::json to_t4(const Report& report) {
   for (const auto& k : report.kernels) {
     for (const auto& n : k.nodes) {
       const auto& node = n.node;
-      if (node.status == search::NodeStatus::kProposed) continue;  // never screened
+      if (node.status == trees::NodeStatus::kProposed) continue;  // never screened
       nlohmann::json configuration = {
           {"kernel", k.name}, {"node", node.id}, {"design", node.design}};
       if (node.params.is_object()) {
@@ -41,7 +41,7 @@ nlohmann::json to_t4(const Report& report) {
       if (!runtimes.empty())
         measurements.push_back({{"name", "time"}, {"value", median(runtimes)}, {"unit", "ms"}});
       measurements.push_back(
-          {{"name", "headway_status"}, {"value", search::to_string(node.status)}, {"unit", ""}});
+          {{"name", "headway_status"}, {"value", trees::to_string(node.status)}, {"unit", ""}});
       results.push_back({{"timestamp", node.updated_at},
                          {"configuration", configuration},
                          {"objectives", {"time"}},

@@ -18,6 +18,6 @@ nlohmann::json to_t4(const Report& report);
 
 // The T4 invalidity of a node status: build-failed "compile", incorrect "correctness", crashed
 // and cheated "runtime", timed-out "timeout", lint-rejected "constraints", any other "correct".
-std::string t4_invalidity(search::NodeStatus status);
+std::string t4_invalidity(trees::NodeStatus status);
 
 }  // namespace headway::report

@@ -13,7 +13,7 @@ TEST(T4Export, EveryScreenedNodeIsAResult) {
   Report r = sample_report();
   NodeReport proposed;
   proposed.node.id = 4;
-  proposed.node.status = search::NodeStatus::kProposed;
+  proposed.node.status = trees::NodeStatus::kProposed;
   r.kernels[0].nodes.push_back(proposed);
   const auto j = to_t4(r);
   EXPECT_EQ(j["schema_version"], "1.0.0");
@@ -44,7 +44,7 @@ TEST(T4Export, EveryScreenedNodeIsAResult) {
 }
 
 TEST(T4Export, InvalidityByStatus) {
-  using search::NodeStatus;
+  using trees::NodeStatus;
   EXPECT_EQ(t4_invalidity(NodeStatus::kBuildFailed), "compile");
   EXPECT_EQ(t4_invalidity(NodeStatus::kIncorrect), "correctness");
   EXPECT_EQ(t4_invalidity(NodeStatus::kCrashed), "runtime");

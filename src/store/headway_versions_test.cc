@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "store/migrations.h"
+#include "store/schema.h"
 #include "store/test_temp_dir.h"
 #include "store/workspace.h"
 
@@ -43,7 +43,7 @@ TEST(HeadwayVersions, AnOlderWorkspaceKeepsItsDataAndRecordsTheBuildThatMigrates
   std::filesystem::create_directories(dir.path() / ".headway");
   {
     Database db = Database::open(Workspace::database_path(dir.path()), true).value();
-    ASSERT_TRUE(migrate(db, schema_migrations().first(4)).ok());
+    ASSERT_TRUE(upgrade_schema(db, schema_steps().first(4)).ok());
     db.exec("INSERT INTO kernels(name, target, baseline_ms) VALUES ('qkv', 'cpu', 2.5)");
   }
   auto ws = Workspace::open(dir.path());

@@ -9,7 +9,7 @@
 
 #include "common/build_info.h"
 #include "store/headway_versions.h"
-#include "store/migrations.h"
+#include "store/schema.h"
 
 namespace headway::store {
 
@@ -125,9 +125,10 @@ Result<Workspace> Workspace::open_database(const fs::path& root, bool created) {
     return database_error(
         fmt::format("cannot configure workspace database {}: {}", path.string(), e.what()));
   }
-  if (auto migrated = migrate(db); !migrated) {
-    return Error{migrated.error().code, fmt::format("cannot migrate workspace database {}: {}",
-                                                    path.string(), migrated.error().message)};
+  if (auto migrated = upgrade_schema(db); !migrated) {
+    return Error{migrated.error().code,
+                 fmt::format("cannot upgrade the schema of workspace database {}: {}",
+                             path.string(), migrated.error().message)};
   }
   try {
     record_headway_version(db, build_info(), created);

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "store/migrations.h"
+#include "store/schema.h"
 #include "store/test_temp_dir.h"
 
 namespace headway::store {

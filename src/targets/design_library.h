@@ -16,7 +16,7 @@ namespace headway::targets {
 
 using Params = std::map<std::string, int>;
 
-// The integer members of a node's params object (search::Node::params); others are ignored.
+// The integer members of a node's params object (trees::Node::params); others are ignored.
 Params params_from_json(const nlohmann::json& params);
 
 struct DesignParam {

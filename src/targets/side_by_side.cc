@@ -13,6 +13,7 @@ std::vector<Timing> read_side_by_side(Session& session, const std::vector<Artifa
     for (auto& t : out) {
       t.failure = why;
       t.cheated = cheated;
+      t.accounting = session.accounting();
     }
     return out;
   };
@@ -36,6 +37,7 @@ std::vector<Timing> read_side_by_side(Session& session, const std::vector<Artifa
   for (auto& t : out) {
     t.median_seconds = median(t.seconds);
     t.cv = coefficient_of_variation(t.seconds);
+    t.accounting = session.accounting();
   }
   return out;
 }

@@ -24,8 +24,8 @@
 
 #include "common/result.h"
 #include "kernels/contract.h"
-#include "measure/calibration.h"
-#include "measure/pair_runner.h"
+#include "statistics/calibration.h"
+#include "statistics/pair_runner.h"
 
 namespace headway::targets {
 
@@ -75,6 +75,9 @@ struct CheckOutcome {
 
 struct CheckOptions {
   std::optional<uint64_t> seed;  // fixed inputs when set; fresh random inputs otherwise
+  // The wall-clock seconds one call may take before it counts as timed out; the target's own
+  // limit when unset.
+  std::optional<double> call_timeout_seconds;
 };
 
 // Timed readings of one artifact.
@@ -84,7 +87,8 @@ struct Timing {
   bool cheated = false;         // the failure is a broken rule of timing
   std::vector<double> seconds;  // one per reading
   double median_seconds = 0.0;
-  double cv = 0.0;  // coefficient of variation of the readings, a fraction
+  double cv = 0.0;            // coefficient of variation of the readings, a fraction
+  nlohmann::json accounting;  // the session's Session::accounting() at its end, or null
   bool ok() const { return failure.empty(); }
 };
 
@@ -139,6 +143,9 @@ struct FactOptions {
   int max_threads = 0;    // <= 0: every core (targets with threads)
   int readings = 11;      // timed readings per benchmark
   int noise_repeats = 5;  // whole repeats for the run-to-run noise floor
+  // Empty: every fact the target has. Else the facts wanted (e.g. floor_facts()): the target
+  // measures at least these, and may skip the others.
+  std::vector<std::string> only;
 };
 
 // What became of a microbenchmark an agent wrote (Target::run_microbenchmark).
@@ -219,17 +226,17 @@ class Target {
                                                 const std::vector<Artifact>& artifacts,
                                                 int readings, uint64_t seed) = 0;
   // Head and candidate paired on one device for the acceptance test. Its run_once throws
-  // measure::ArmDisqualified when an arm breaks a rule; so does its verify_arms().
-  virtual Result<std::unique_ptr<measure::PairedDevice>> paired_device(const KernelContract& kernel,
-                                                                       const Artifact& head,
-                                                                       const Artifact& candidate,
-                                                                       uint64_t seed) = 0;
+  // statistics::ArmDisqualified when an arm breaks a rule; so does its verify_arms().
+  virtual Result<std::unique_ptr<statistics::PairedDevice>> paired_device(
+      const KernelContract& kernel, const Artifact& head, const Artifact& candidate,
+      uint64_t seed) = 0;
   // Devices for calibration decisions (A/A or a known effect). Throws std::exception with a
   // message for the user when the request cannot be served (unknown kernel, failed build).
-  virtual measure::DeviceFactory calibration_devices(const measure::CalibrateRequest& request) = 0;
+  virtual statistics::DeviceFactory calibration_devices(
+      const statistics::CalibrateRequest& request) = 0;
   // The s0 a calibration uses when none is given and the target knows its own noise
   // (sim: from the configured cv); nullopt: estimate it from a warm-up.
-  virtual std::optional<double> known_s0(const measure::CalibrateRequest& request) const = 0;
+  virtual std::optional<double> known_s0(const statistics::CalibrateRequest& request) const = 0;
 
   // ---- Chip facts and floors. Runs the target's microbenchmarks (seconds on real hardware).
   virtual std::vector<ChipFact> measure_facts(const FactOptions& options) = 0;

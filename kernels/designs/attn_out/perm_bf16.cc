@@ -14,7 +14,7 @@
 // interleaves work within 128-bit lanes, so the activations are stored once per call in the
 // order the words come out. Without AVX-512 BW/VBMI/BF16 (the proposer never offers it there:
 // `requires:`) the file still builds, with a scalar table decode.
-// The decoder: hw::F8PermBf16Rows in "headway_decoders.h" (include/headway/kernel_decoders.h).
+// The decoder: hw::F8PermBf16Rows in "headway_decoders.h" (include/headway/headway_decoders.h).
 #include "headway_decoders.h"
 #include "headway_kernel.h"
 #include "headway_rows.h"

@@ -9,7 +9,7 @@
 // code's exponent and mantissa at bits 26..20 with copies of the sign above, and AND 0x87F00000 leaves
 // the f32 equal to the code's value times 2^-120 (subnormal codes stay exact as f32 subnormals). The
 // codes keep their natural order, so the activations are used as they come (times 2^32).
-// The decoder: hw::F8SextRows in "headway_decoders.h" (include/headway/kernel_decoders.h).
+// The decoder: hw::F8SextRows in "headway_decoders.h" (include/headway/headway_decoders.h).
 #include "headway_decoders.h"
 #include "headway_kernel.h"
 #include "headway_rows.h"

@@ -13,7 +13,7 @@
 // bytes of all words at once, the even bytes first move up by 8: 9 integer ops and 4 FMAs per 32
 // codes. Lane i of decoded vector k holds code 4i+k, so the activations are stored in that order
 // (times 2^32, so that products stay normal) once per call.
-// The decoder: hw::F8ShiftRows in "headway_decoders.h" (include/headway/kernel_decoders.h).
+// The decoder: hw::F8ShiftRows in "headway_decoders.h" (include/headway/headway_decoders.h).
 #include "headway_decoders.h"
 #include "headway_kernel.h"
 #include "headway_rows.h"

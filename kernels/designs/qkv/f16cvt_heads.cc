@@ -9,7 +9,7 @@
 // 2^-8; the even byte first moves up by 8. vcvtph2ps widens 8 f16 at a time, exactly, subnormal codes
 // included, so no f32 subnormal ever reaches an FMA. Per 32 codes: 5 integer ops, 2 extracts, 4
 // converts, 4 FMAs; the activations are stored once per call in the matching even/odd order.
-// The decoder: hw::F8F16cRows in "headway_decoders.h" (include/headway/kernel_decoders.h).
+// The decoder: hw::F8F16cRows in "headway_decoders.h" (include/headway/headway_decoders.h).
 #include "headway_decoders.h"
 #include "headway_kernel.h"
 #include "headway_rows.h"

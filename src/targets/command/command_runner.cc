@@ -28,7 +28,7 @@ void replace_all(std::string& s, std::string_view from, const std::string& to) {
 
 }  // namespace
 
-std::string expand_command(const Manifest& manifest, const CommandSpec& command,
+std::string expand_command(const PackManifest& manifest, const CommandSpec& command,
                            const std::vector<std::filesystem::path>& arms) {
   std::string run = command.run;
   std::string arm_list;
@@ -38,7 +38,7 @@ std::string expand_command(const Manifest& manifest, const CommandSpec& command,
   return run;
 }
 
-ProcessResult run_command(const Manifest& manifest, const CommandSpec& command,
+ProcessResult run_command(const PackManifest& manifest, const CommandSpec& command,
                           const CommandCall& call) {
   std::vector<std::pair<std::string, std::string>> env = {{"HEADWAY_PACK", manifest.pack.string()},
                                                           {"HEADWAY_REPO", manifest.repo.string()}};

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "common/subprocess.h"
-#include "targets/command/manifest.h"
+#include "targets/command/pack_manifest.h"
 
 namespace headway::command {
 
@@ -21,11 +21,11 @@ struct CommandCall {
 };
 
 // The command line after placeholder expansion.
-std::string expand_command(const Manifest& manifest, const CommandSpec& command,
+std::string expand_command(const PackManifest& manifest, const CommandSpec& command,
                            const std::vector<std::filesystem::path>& arms);
 
 // Runs the command. Throws sandbox::Unavailable when the sandbox is required and cannot be set up.
-ProcessResult run_command(const Manifest& manifest, const CommandSpec& command,
+ProcessResult run_command(const PackManifest& manifest, const CommandSpec& command,
                           const CommandCall& call);
 
 // One line for people about a run that failed: "exited with status 2", "timed out after 60 s", ...

@@ -96,7 +96,7 @@ targets::ToolchainInfo CommandTarget::select_toolchain(const std::string& spec) 
   return info_;
 }
 
-const Manifest& CommandTarget::manifest_or_throw() const {
+const PackManifest& CommandTarget::manifest_or_throw() const {
   if (!manifest_)
     throw std::runtime_error(info_.error.empty() ? "the command target has no manifest"
                                                  : info_.error);
@@ -113,7 +113,7 @@ BuildOutcome CommandTarget::build(const std::string& source, const fs::path& cac
     out.diagnostics = info_.error;
     return out;
   }
-  const Manifest& m = *manifest_;
+  const PackManifest& m = *manifest_;
   const std::string id = store::sha256_hex(info_.id + '\n' + source).substr(0, 24);
   const fs::path dir = cache_dir / "command" / id;
   if (fs::exists(dir / kBuiltMarker)) {
@@ -205,7 +205,7 @@ CheckOutcome CommandTarget::check(const KernelContract& kernel, const Artifact& 
                                   const targets::CheckOptions& options) {
   CheckOutcome out;
   const auto start = Clock::now();
-  const Manifest& m = manifest_or_throw();
+  const PackManifest& m = manifest_or_throw();
   out.seed = options.seed ? *options.seed : std::random_device{}();
   const std::string name(kernel.name());
   const auto entry = m.kernels.find(name);
@@ -288,24 +288,24 @@ std::vector<targets::Timing> CommandTarget::time_side_by_side(
   return out;
 }
 
-Result<std::unique_ptr<measure::PairedDevice>> CommandTarget::paired_device(
+Result<std::unique_ptr<statistics::PairedDevice>> CommandTarget::paired_device(
     const KernelContract& kernel, const Artifact& head, const Artifact& candidate, uint64_t seed) {
   for (const auto* a : {&head, &candidate}) {
     if (a->path.empty() || !fs::exists(a->path / kBuiltMarker))
       return invalid_input(fmt::format("{} is not a built command-target artifact", a->id));
   }
-  return std::unique_ptr<measure::PairedDevice>(std::make_unique<JobPairedDevice>(
+  return std::unique_ptr<statistics::PairedDevice>(std::make_unique<JobPairedDevice>(
       job_runner(head), std::string(kernel.name()), head.path, candidate.path, seed));
 }
 
-measure::DeviceFactory CommandTarget::calibration_devices(const measure::CalibrateRequest&) {
+statistics::DeviceFactory CommandTarget::calibration_devices(const statistics::CalibrateRequest&) {
   throw std::runtime_error(
       "calibration decisions on the command target are not available: run them on the device with "
       "the toolchain's own tools, or use --target sim");
 }
 
 std::vector<targets::ChipFact> CommandTarget::measure_facts(const targets::FactOptions&) {
-  const Manifest& m = manifest_or_throw();
+  const PackManifest& m = manifest_or_throw();
   return {{targets::kReadBandwidth, m.read_gbps, "GB/s", std::nullopt,
            fmt::format("declared in the manifest {} ([device] read_gbps); not measured by headway",
                        m.path.string())}};
@@ -344,7 +344,7 @@ targets::TargetDocs CommandTarget::docs() const {
 }
 
 std::string CommandTarget::baseline_source(const KernelContract& kernel) const {
-  const Manifest& m = manifest_or_throw();
+  const PackManifest& m = manifest_or_throw();
   auto it = m.kernels.find(std::string(kernel.name()));
   if (it == m.kernels.end()) {
     throw std::runtime_error(

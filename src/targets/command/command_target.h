@@ -16,7 +16,7 @@
 #include <string>
 
 #include "targets/command/job_runner.h"
-#include "targets/command/manifest.h"
+#include "targets/command/pack_manifest.h"
 #include "targets/target.h"
 
 namespace headway::command {
@@ -46,12 +46,12 @@ class CommandTarget final : public targets::Target {
   std::vector<targets::Timing> time_side_by_side(const KernelContract& kernel,
                                                  const std::vector<targets::Artifact>& artifacts,
                                                  int readings, uint64_t seed) override;
-  Result<std::unique_ptr<measure::PairedDevice>> paired_device(const KernelContract& kernel,
-                                                               const targets::Artifact& head,
-                                                               const targets::Artifact& candidate,
-                                                               uint64_t seed) override;
-  measure::DeviceFactory calibration_devices(const measure::CalibrateRequest& request) override;
-  std::optional<double> known_s0(const measure::CalibrateRequest&) const override {
+  Result<std::unique_ptr<statistics::PairedDevice>> paired_device(
+      const KernelContract& kernel, const targets::Artifact& head,
+      const targets::Artifact& candidate, uint64_t seed) override;
+  statistics::DeviceFactory calibration_devices(
+      const statistics::CalibrateRequest& request) override;
+  std::optional<double> known_s0(const statistics::CalibrateRequest&) const override {
     return std::nullopt;
   }
 
@@ -66,19 +66,19 @@ class CommandTarget final : public targets::Target {
   std::vector<targets::DocFile> design_files(std::string_view kernel) const override;
 
   // The parsed manifest; requires identity().found or a manifest that parsed.
-  const Manifest* manifest() const { return manifest_ ? &*manifest_ : nullptr; }
+  const PackManifest* manifest() const { return manifest_ ? &*manifest_ : nullptr; }
   // Jobs so far (nullptr before the first timing). They count against the manifest's budget for
   // the life of this object (selecting another manifest starts again).
   const JobRunner* jobs() const { return jobs_.get(); }
 
  private:
-  const Manifest& manifest_or_throw() const;
+  const PackManifest& manifest_or_throw() const;
   // The job runner, created on first use next to the artifacts (<cache_dir>/command/jobs.log).
   JobRunner& job_runner(const targets::Artifact& any);
 
   std::string spec_;
   targets::ToolchainInfo info_;
-  std::optional<Manifest> manifest_;
+  std::optional<PackManifest> manifest_;
   std::unique_ptr<JobRunner> jobs_;
 };
 

@@ -8,8 +8,8 @@
 #include <fstream>
 
 #include "kernels/contract.h"
-#include "measure/pair_runner.h"
-#include "measure/reading_sink.h"
+#include "statistics/pair_runner.h"
+#include "statistics/reading_sink.h"
 #include "store/test_temp_dir.h"
 #include "targets/command/job_session.h"
 #include "targets/fact_names.h"
@@ -138,10 +138,10 @@ TEST_F(CommandTargetTest, CompileErrorsAndFilesOutsideTheEditableOnes) {
 
 TEST_F(CommandTargetTest, TheCheckCommandIsTheOracle) {
   auto t = target();
-  EXPECT_TRUE(t->check(qkv(), built(*t, 900, 90), {7}).correct());
+  EXPECT_TRUE(t->check(qkv(), built(*t, 900, 90), {7, {}}).correct());
   auto wrong = t->build("// headway-file: k/qkv.tk\nspeed 1\nWRONG\n", dir_.path() / "cache");
   ASSERT_TRUE(wrong.built());
-  const auto c = t->check(qkv(), wrong.artifact, {7});
+  const auto c = t->check(qkv(), wrong.artifact, {7, {}});
   EXPECT_EQ(c.status, targets::CheckOutcome::Status::kIncorrect);
   EXPECT_EQ(c.description,
             "the check command exited with status 101 (seed 7): test qkv ... FAILED");
@@ -165,10 +165,10 @@ TEST_F(CommandTargetTest, OneJobRunsEveryArmOfASessionAndAFailedJobIsRetried) {
   EXPECT_NE(all.find("\"outcome\":\"retried\""), std::string::npos) << all;
 }
 
-class Collect final : public measure::ReadingSink {
+class Collect final : public statistics::ReadingSink {
  public:
-  void record(const measure::Reading& r) override { readings.push_back(r); }
-  std::vector<measure::Reading> readings;
+  void record(const statistics::Reading& r) override { readings.push_back(r); }
+  std::vector<statistics::Reading> readings;
 };
 
 TEST_F(CommandTargetTest, PairsRunInsideOneJobInTheCoinsOrder) {
@@ -180,11 +180,11 @@ TEST_F(CommandTargetTest, PairsRunInsideOneJobInTheCoinsOrder) {
   // as 3) and 4. Their leftover candidate readings never enter a pair.
   nlohmann::json clock;
   for (int i = 0; i < 3; ++i)
-    EXPECT_DOUBLE_EQ(device.value()->run_once(measure::Arm::kHead, &clock), 1000e-9);
+    EXPECT_DOUBLE_EQ(device.value()->run_once(statistics::Arm::kHead, &clock), 1000e-9);
   Rng coin(11);
   Collect sink;
   for (int i = 0; i < 4; ++i) {
-    const auto p = measure::run_pair(*device.value(), coin, {"qkv", "2", 1, i}, sink);
+    const auto p = statistics::run_pair(*device.value(), coin, {"qkv", "2", 1, i}, sink);
     EXPECT_NEAR(p.d, std::log(0.5), 1e-12);
   }
   // Four pairs, one job each, after the four warm-up attempts.

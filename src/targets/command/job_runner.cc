@@ -13,7 +13,7 @@ namespace headway::command {
 
 namespace fs = std::filesystem;
 
-JobRunner::JobRunner(const Manifest& manifest, fs::path scratch, fs::path log)
+JobRunner::JobRunner(const PackManifest& manifest, fs::path scratch, fs::path log)
     : manifest_(manifest), scratch_(std::move(scratch)), log_(std::move(log)) {}
 
 std::string JobRunner::budget_text() const {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "common/subprocess.h"
-#include "targets/command/manifest.h"
+#include "targets/command/pack_manifest.h"
 
 namespace headway::command {
 
@@ -32,7 +32,7 @@ struct JobStats {
 class JobRunner {
  public:
   // `log` is the job log's path (its folder is created); `scratch` holds one folder per job.
-  JobRunner(const Manifest& manifest, std::filesystem::path scratch, std::filesystem::path log);
+  JobRunner(const PackManifest& manifest, std::filesystem::path scratch, std::filesystem::path log);
 
   // Runs one job of `arms` (built artifacts' folders) in that order for `kernel`. Throws
   // targets::DeviceStopped before a job the budget has no room for, and when a job failed for the
@@ -49,7 +49,7 @@ class JobRunner {
   void log(const std::string& kernel, size_t arms, int attempt, const std::string& outcome,
            const std::string& reason, double seconds);
 
-  Manifest manifest_;  // a copy: the target may re-read its manifest
+  PackManifest manifest_;  // a copy: the target may re-read its manifest
   std::filesystem::path scratch_;
   std::filesystem::path log_;
   JobStats stats_;

@@ -75,8 +75,8 @@ JobResult JobPairedDevice::job(const std::vector<fs::path>& arms) {
   return r;
 }
 
-double JobPairedDevice::run_once(measure::Arm arm, nlohmann::json* clock_out) {
-  using measure::Arm;
+double JobPairedDevice::run_once(statistics::Arm arm, nlohmann::json* clock_out) {
+  using statistics::Arm;
   if (pending_ && pending_->first == arm) {
     const double v = pending_->second;
     pending_.reset();
@@ -99,10 +99,10 @@ double JobPairedDevice::run_once(measure::Arm arm, nlohmann::json* clock_out) {
       if (!alone.seconds[0])
         throw std::runtime_error("the head fails in a time job of its own: " + alone.failure);
     }
-    throw measure::ArmDisqualified(Arm::kCandidate, why);
+    throw statistics::ArmDisqualified(Arm::kCandidate, why);
   }
   if (!head)
-    throw measure::ArmDisqualified(
+    throw statistics::ArmDisqualified(
         Arm::kHead, r.failure.empty() ? "the head gave no reading in its time job" : r.failure);
   pending_ = std::make_pair(other, arm == Arm::kHead ? *cand : *head);
   if (clock_out) *clock_out = {{"job", runner_.stats().jobs}, {"position", 0}};

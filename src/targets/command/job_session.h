@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "common/rng.h"
-#include "measure/pair_runner.h"
+#include "statistics/pair_runner.h"
 #include "targets/command/job_runner.h"
 #include "targets/target.h"
 
@@ -45,13 +45,13 @@ class JobSession final : public targets::Session {
 // Head and candidate in one job per pair: run_once(first) runs [first, other] and returns the
 // first arm's reading; run_once(other) then returns the buffered one (begin_pair() drops a
 // reading left over, e.g. from warm-up readings of one arm). A job that gives the
-// candidate no reading disqualifies it (measure::ArmDisqualified); one that gives neither arm a
+// candidate no reading disqualifies it (statistics::ArmDisqualified); one that gives neither arm a
 // reading is followed by a job of the head alone, to tell whose fault it was.
-class JobPairedDevice final : public measure::PairedDevice {
+class JobPairedDevice final : public statistics::PairedDevice {
  public:
   JobPairedDevice(JobRunner& runner, std::string kernel, std::filesystem::path head,
                   std::filesystem::path candidate, uint64_t seed);
-  double run_once(measure::Arm arm, nlohmann::json* clock_out) override;
+  double run_once(statistics::Arm arm, nlohmann::json* clock_out) override;
   void begin_pair() override { pending_.reset(); }
   nlohmann::json accounting() const override;
   int jobs() const { return jobs_; }
@@ -63,7 +63,7 @@ class JobPairedDevice final : public measure::PairedDevice {
   std::string kernel_;
   std::filesystem::path head_, candidate_;
   uint64_t seed_;
-  std::optional<std::pair<measure::Arm, double>> pending_;
+  std::optional<std::pair<statistics::Arm, double>> pending_;
   int jobs_ = 0;
   double seconds_ = 0.0;
 };

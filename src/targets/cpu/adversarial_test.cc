@@ -9,9 +9,9 @@
 #include <fstream>
 #include <string>
 
-#include "measure/betting_rule.h"
-#include "measure/decision_rule.h"
-#include "measure/reading_sink.h"
+#include "statistics/betting_rule.h"
+#include "statistics/decision_rule.h"
+#include "statistics/reading_sink.h"
 #include "targets/cpu/compiler.h"
 #include "targets/cpu/cpu_check.h"
 #include "targets/cpu/cpu_paired_device.h"
@@ -21,13 +21,17 @@ namespace headway::cpu {
 namespace {
 
 namespace fs = std::filesystem;
-using Status = CheckReport::Status;
-using CallStatus = CallResult::Status;
+using Status = targets::CheckOutcome::Status;
+
+// How the check's run failed (runner_host.h, to_string), from the outcome's details.
+std::string run_status(const targets::CheckOutcome& check) {
+  return check.details.contains("run") ? check.details["run"].value("status", "") : "";
+}
 
 // What became of a candidate: the check's report, and when it passed, an acceptance test of it
 // against the baseline (outcome, or the reason it was disqualified).
 struct Verdict {
-  CheckReport check;
+  targets::CheckOutcome check;
   bool timed = false;
   std::string outcome;  // FASTER, SLOWER, SAME, INCONCLUSIVE or CHEATED
   std::string reason;   // CHEATED: why
@@ -51,7 +55,7 @@ class Adversarial : public ::testing::Test {
     const auto built =
         build_candidate(Toolchain{}, *identity_,
                         std::string(host_abi(*find_kernel("attn_out")).baseline_source()), *cache_);
-    baseline_ = new fs::path(built.shared_object);
+    baseline_ = new fs::path(built.artifact.path);
   }
   static void TearDownTestSuite() {
     fs::remove_all(*cache_);
@@ -72,37 +76,35 @@ class Adversarial : public ::testing::Test {
   static Verdict judge(const std::string& source, double timeout = 10.0,
                        uint64_t memory = 2ull << 30) {
     Verdict v;
-    const BuildResult built = build_candidate(Toolchain{}, *identity_, source, *cache_);
-    EXPECT_EQ(built.status, BuildResult::Status::kBuilt) << built.diagnostics;
-    CheckOptions options;
-    options.limits.call_timeout_seconds = timeout;
-    options.limits.memory_limit_bytes = memory;
-    v.check = check_candidate(*find_kernel("attn_out"), built.shared_object, options);
+    const targets::BuildOutcome built = build_candidate(Toolchain{}, *identity_, source, *cache_);
+    EXPECT_EQ(built.status, targets::BuildOutcome::Status::kBuilt) << built.diagnostics;
+    const ProcessLimits limits{.call_timeout_seconds = timeout, .memory_limit_bytes = memory};
+    v.check = check_candidate(*find_kernel("attn_out"), built.artifact.path, {}, limits);
     if (!v.check.correct()) return v;
     v.timed = true;
-    auto started = CpuPairedDevice::start(*find_kernel("attn_out"), *baseline_, built.shared_object,
-                                          options.limits, 5);
+    auto started = CpuPairedDevice::start(*find_kernel("attn_out"), *baseline_, built.artifact.path,
+                                          limits, 5);
     EXPECT_TRUE(started) << (started ? "" : started.error().message);
     if (!started) return v;
     const std::unique_ptr<CpuPairedDevice> device = std::move(started).value();
-    measure::BettingConfig config;
+    statistics::BettingConfig config;
     config.s0 = 0.05;
     config.cap = 12;
-    measure::BettingRule rule(config);
+    statistics::BettingRule rule(config);
     Rng coin(17);
-    measure::MemorySink sink;
+    statistics::MemorySink sink;
     try {
       const auto record =
-          measure::run_decision(*device, rule, coin, {"attn_out", "cheat", 0, 0}, sink);
+          statistics::run_decision(*device, rule, coin, {"attn_out", "cheat", 0, 0}, sink);
       device->verify_arms();
-      v.outcome = std::string(measure::to_string(record.outcome));
+      v.outcome = std::string(statistics::to_string(record.outcome));
       std::vector<double> d = record.d;
       if (!d.empty()) {
         std::nth_element(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(d.size() / 2), d.end());
         v.median_d = d[d.size() / 2];
       }
-    } catch (const measure::ArmDisqualified& e) {
-      EXPECT_EQ(e.arm(), measure::Arm::kCandidate) << e.what();
+    } catch (const statistics::ArmDisqualified& e) {
+      EXPECT_EQ(e.arm(), statistics::Arm::kCandidate) << e.what();
       v.outcome = "CHEATED";
       v.reason = e.what();
     }
@@ -119,13 +121,13 @@ fs::path* Adversarial::baseline_ = nullptr;
 ToolchainIdentity* Adversarial::identity_ = nullptr;
 
 void expect_check(const Verdict& v, Status status, const std::string& reason_part) {
-  EXPECT_EQ(v.check.status, status) << v.check.describe();
-  EXPECT_NE(v.check.describe().find(reason_part), std::string::npos) << v.check.describe();
+  EXPECT_EQ(v.check.status, status) << v.check.description;
+  EXPECT_NE(v.check.description.find(reason_part), std::string::npos) << v.check.description;
   EXPECT_FALSE(v.timed);
 }
 
 void expect_cheated(const Verdict& v, const std::string& reason_part) {
-  ASSERT_TRUE(v.timed) << v.check.describe();
+  ASSERT_TRUE(v.timed) << v.check.description;
   EXPECT_EQ(v.outcome, "CHEATED");
   EXPECT_NE(v.reason.find(reason_part), std::string::npos) << v.reason;
 }
@@ -151,7 +153,7 @@ TEST_F(Adversarial, ReturningTheInputIsIncorrect) {
 
 // Timed and not disqualified: what a cheat that never got to cheat comes to.
 void expect_honest(const Verdict& v) {
-  ASSERT_TRUE(v.timed) << v.check.describe();
+  ASSERT_TRUE(v.timed) << v.check.description;
   EXPECT_NE(v.outcome, "CHEATED") << v.reason;
 }
 
@@ -244,13 +246,13 @@ TEST_F(Adversarial, WorkSkippedAfterTheFirstCallsCannotWinInFreshProcesses) {
   // warm-up for a thread pool): a counter that skips from the third call on either never runs
   // out or skips a timed call, which the screen catches.
   const auto v = judge(cheat("static int calls;", "if (++calls > 2) return; real(a);"));
-  ASSERT_TRUE(v.timed) << v.check.describe();
+  ASSERT_TRUE(v.timed) << v.check.description;
   EXPECT_GT(v.median_d, kNoRealWin) << v.outcome;
 }
 
 TEST_F(Adversarial, WorkFinishedInAThreadAfterReturnFails) {
   const auto v = judge(cheat("#include <thread>", "std::thread([a] { real(a); }).detach();"));
-  EXPECT_FALSE(v.check.correct()) << v.check.describe();
+  EXPECT_FALSE(v.check.correct()) << v.check.description;
   EXPECT_FALSE(v.timed);
 }
 
@@ -258,7 +260,7 @@ TEST_F(Adversarial, ThreadsLeftSpinningAreCaught) {
   const auto v = judge(cheat("#include <thread>\nstatic bool started;",
                              "if (!started) { started = true; std::thread([] { for (volatile int i "
                              "= 0;; i = i + 1) {} }).detach(); }\nreal(a);"));
-  expect_check(v, Status::kMisbehaved, "left a thread running after its call returned");
+  expect_check(v, Status::kCheated, "left a thread running after its call returned");
 }
 
 TEST_F(Adversarial, APatchedClockFoolsNothing) {
@@ -272,7 +274,7 @@ TEST_F(Adversarial, APatchedClockFoolsNothing) {
       "  if (mprotect(reinterpret_cast<void*>(page), 8192, PROT_READ | PROT_WRITE | PROT_EXEC) == "
       "0) { f[0] = 0x31; f[1] = 0xc0; f[2] = 0xc3; } }\n"
       "real(a);"));
-  ASSERT_TRUE(v.timed) << v.check.describe();
+  ASSERT_TRUE(v.timed) << v.check.description;
   EXPECT_GT(v.median_d, kNoRealWin) << v.outcome;
   EXPECT_NE(v.outcome, "CHEATED") << v.reason;
   EXPECT_GT(v.clock_disagreements, 0);
@@ -286,15 +288,15 @@ TEST_F(Adversarial, AForgedReplyIsCaught) {
       "for (int fd = 3; fd < 64; ++fd) { struct stat st; if (fstat(fd, &st) == 0 && "
       "S_ISSOCK(st.st_mode)) { Forged f; send(fd, &f, sizeof f, MSG_NOSIGNAL); } }\n"
       "real(a);"));
-  EXPECT_FALSE(v.check.correct()) << v.check.describe();
+  EXPECT_FALSE(v.check.correct()) << v.check.description;
   EXPECT_FALSE(v.timed) << "a candidate that fails the check is never timed";
 }
 
 TEST_F(Adversarial, WritingIntoTheInputsCrashes) {
   const auto v = judge(cheat("", "const_cast<uint8_t*>(a->o_weight)[0] = 0; real(a);"));
-  EXPECT_EQ(v.check.status, Status::kFailedToRun) << v.check.describe();
-  EXPECT_EQ(v.check.run.status, CallStatus::kCrashed);
-  EXPECT_EQ(v.check.run.signal, SIGSEGV);
+  EXPECT_EQ(v.check.status, Status::kCrashed) << v.check.description;
+  EXPECT_EQ(run_status(v.check), "crashed");
+  EXPECT_EQ(v.check.details["run"]["signal"], SIGSEGV);
 }
 
 TEST_F(Adversarial, TheWorkspaceAndHomeAreNotVisible) {
@@ -309,7 +311,7 @@ TEST_F(Adversarial, TheWorkspaceAndHomeAreNotVisible) {
                                             std::string(home ? home : "/root") +
                                             "\", O_RDONLY | O_DIRECTORY) >= 0;\n"
                                             "real(a); if (seen) a->residual[0] = 0x7fc0;"));
-  EXPECT_TRUE(v.check.correct()) << v.check.describe();
+  EXPECT_TRUE(v.check.correct()) << v.check.description;
 }
 
 TEST_F(Adversarial, TheRunnerHostIsOutOfReach) {
@@ -325,14 +327,14 @@ TEST_F(Adversarial, TheRunnerHostIsOutOfReach) {
       "const int mem = open((host + \"/mem\").c_str(), O_RDONLY); if (mem >= 0) { opened = true; "
       "close(mem); }\n"
       "real(a); if (opened) a->residual[0] = 0x7fc0;"));
-  EXPECT_TRUE(v.check.correct()) << v.check.describe();
+  EXPECT_TRUE(v.check.correct()) << v.check.description;
 }
 
 TEST_F(Adversarial, ANetworkConnectionIsKilled) {
   const auto v =
       judge(cheat("#include <sys/socket.h>", "socket(AF_INET, SOCK_STREAM, 0); real(a);"));
-  EXPECT_EQ(v.check.run.status, CallStatus::kForbiddenCall) << v.check.describe();
-  EXPECT_NE(v.check.describe().find("system-call filter"), std::string::npos);
+  EXPECT_EQ(run_status(v.check), "forbidden-call") << v.check.description;
+  EXPECT_NE(v.check.description.find("system-call filter"), std::string::npos);
 }
 
 TEST_F(Adversarial, AMarkLeftForTheNextProcessIsKilled) {
@@ -342,18 +344,18 @@ TEST_F(Adversarial, AMarkLeftForTheNextProcessIsKilled) {
                              "if (access(\"/tmp/seen\", F_OK) == 0) std::abort();\n"
                              "close(open(\"/tmp/seen\", O_CREAT | O_WRONLY, 0600));\n"
                              "mkdir(\"/tmp/seen\", 0700); real(a);"));
-  EXPECT_EQ(v.check.run.status, CallStatus::kForbiddenCall) << v.check.describe();
+  EXPECT_EQ(run_status(v.check), "forbidden-call") << v.check.description;
 }
 
 TEST_F(Adversarial, ADaemonIsKilledBeforeItStarts) {
   const auto v = judge(cheat(
       "", "if (fork() == 0) { setsid(); if (fork() == 0) for (;;) sleep(1); _exit(0); } real(a);"));
-  EXPECT_EQ(v.check.run.status, CallStatus::kForbiddenCall) << v.check.describe();
+  EXPECT_EQ(run_status(v.check), "forbidden-call") << v.check.description;
 }
 
 TEST_F(Adversarial, AForkBombIsKilled) {
   const auto v = judge(cheat("", "for (int i = 0; i < 1000; ++i) fork(); real(a);"));
-  EXPECT_EQ(v.check.run.status, CallStatus::kForbiddenCall) << v.check.describe();
+  EXPECT_EQ(run_status(v.check), "forbidden-call") << v.check.description;
 }
 
 TEST_F(Adversarial, UnboundedAllocationHitsTheMemoryLimit) {
@@ -361,25 +363,24 @@ TEST_F(Adversarial, UnboundedAllocationHitsTheMemoryLimit) {
                              "for (;;) { auto* p = static_cast<char*>(std::malloc(64 << 20)); if "
                              "(!p) std::abort(); std::memset(p, 1, 64 << 20); }"),
                        10.0, 256ull << 20);
-  EXPECT_EQ(v.check.status, Status::kFailedToRun) << v.check.describe();
-  EXPECT_TRUE(v.check.run.status == CallStatus::kMemoryExceeded ||
-              v.check.run.status == CallStatus::kCrashed)
-      << v.check.describe();
+  EXPECT_EQ(v.check.status, Status::kCrashed) << v.check.description;
+  EXPECT_TRUE(run_status(v.check) == "memory-exceeded" || run_status(v.check) == "crashed")
+      << v.check.description;
 }
 
 TEST_F(Adversarial, AnEndlessLoopTimesOut) {
   const auto v = judge(cheat("", "for (volatile int i = 0;; i = i + 1) {}"), 1.0);
-  EXPECT_EQ(v.check.run.status, CallStatus::kTimedOut) << v.check.describe();
+  EXPECT_EQ(run_status(v.check), "timed-out") << v.check.description;
 }
 
 TEST_F(Adversarial, ExitAbortAndKillingTheParentEndOnlyTheChild) {
   const auto exited = judge(cheat("", "std::exit(0);"));
-  EXPECT_EQ(exited.check.run.status, CallStatus::kExited) << exited.check.describe();
+  EXPECT_EQ(run_status(exited.check), "exited") << exited.check.description;
   const auto aborted = judge(cheat("", "std::abort();"));
-  EXPECT_EQ(aborted.check.run.status, CallStatus::kCrashed) << aborted.check.describe();
-  EXPECT_EQ(aborted.check.run.signal, SIGABRT);
+  EXPECT_EQ(run_status(aborted.check), "crashed") << aborted.check.description;
+  EXPECT_EQ(aborted.check.details["run"]["signal"], SIGABRT);
   const auto killer = judge(cheat("#include <signal.h>", "kill(getppid(), SIGKILL); real(a);"));
-  EXPECT_EQ(killer.check.run.status, CallStatus::kForbiddenCall) << killer.check.describe();
+  EXPECT_EQ(run_status(killer.check), "forbidden-call") << killer.check.description;
   // The runner survived all three: the baseline still checks correct afterwards.
   EXPECT_TRUE(
       judge(std::string(host_abi(*find_kernel("attn_out")).baseline_source()) + "\n// again\n")

@@ -5,10 +5,10 @@
 
 #include "knowledge/workspace_target.h"
 #include "loop/optimizer.h"
-#include "search/design_tree.h"
 #include "store/test_temp_dir.h"
 #include "targets/cpu/host_abi.h"
 #include "targets/registry/registry.h"
+#include "trees/design_tree.h"
 
 namespace headway::loop {
 namespace {
@@ -59,16 +59,16 @@ TEST(OptimizeLoop, ACheatingCandidateIsDisqualifiedAndTheLoopGoesOn) {
   const OptimizeSummary summary = optimize(ws, proposer, options, nullptr);
   EXPECT_EQ(summary.cheated, 1);
   EXPECT_EQ(summary.proposed, 2);
-  auto tree = search::DesignTree::open(ws, "attn_out").value();
+  auto tree = trees::DesignTree::open(ws, "attn_out").value();
   int cheated = 0;
   for (const auto& n : tree.nodes()) {
     if (n.design == "cheat") {
-      EXPECT_EQ(n.status, search::NodeStatus::kCheated) << n.reason;
+      EXPECT_EQ(n.status, trees::NodeStatus::kCheated) << n.reason;
       EXPECT_NE(n.reason.find("output is wrong"), std::string::npos) << n.reason;
       ++cheated;
     } else if (n.design == "copy") {
-      EXPECT_NE(n.status, search::NodeStatus::kCheated) << n.reason;
-      EXPECT_NE(n.status, search::NodeStatus::kProposed)
+      EXPECT_NE(n.status, trees::NodeStatus::kCheated) << n.reason;
+      EXPECT_NE(n.status, trees::NodeStatus::kProposed)
           << "the loop stopped before the honest candidate";
     }
   }

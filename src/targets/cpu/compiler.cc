@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 
 #include "common/compiler_sandbox.h"
-#include "common/embedded.h"
 #include "common/hash.h"
 #include "common/sandbox.h"
 #include "common/subprocess.h"
+#include "targets/candidate_headers.h"
 #include "targets/sandboxed_build.h"
 
 namespace headway::cpu {
@@ -66,23 +66,22 @@ Result<std::string> predefined_macros(const Toolchain& toolchain) {
   return r.output;
 }
 
-BuildResult build_candidate(const Toolchain& toolchain, const ToolchainIdentity& identity,
-                            const std::string& source, const fs::path& cache_dir,
-                            double timeout_seconds) {
-  BuildResult result;
+targets::BuildOutcome build_candidate(const Toolchain& toolchain, const ToolchainIdentity& identity,
+                                      const std::string& source, const fs::path& cache_dir,
+                                      double timeout_seconds) {
   if (!identity.found) {
-    result.status = BuildResult::Status::kToolchainMissing;
-    result.diagnostics = identity.error;
-    return result;
+    targets::BuildOutcome missing;
+    missing.status = targets::BuildOutcome::Status::kToolchainMissing;
+    missing.diagnostics = identity.error;
+    return missing;
   }
   targets::SandboxedBuild build;
   build.key = identity.id + '\0' + identity.target_macros + '\0' + source;
   // The headers a candidate includes are part of what it is: a headway with other headers must
   // not reuse a build made with these.
-  for (const auto& h : kCandidateHeaders) {
-    const std::string text(embedded_file(h.embedded_path));
-    build.key += '\0' + text;
-    build.inputs.push_back({h.include_name, text});
+  for (auto& header : targets::candidate_headers(kCandidateHeaders)) {
+    build.key += '\0' + header.text;
+    build.inputs.push_back({std::move(header.path), std::move(header.text)});
   }
   build.inputs.push_back({"candidate.cc", source});
   build.extension = ".so";
@@ -98,17 +97,9 @@ BuildResult build_candidate(const Toolchain& toolchain, const ToolchainIdentity&
   build.tool = "compiler";
   build.limits = compiler_limits();
   build.timeout_seconds = timeout_seconds;
-  const targets::BuildOutcome built = targets::run_sandboxed_build(build, cache_dir);
-  result.status = built.status == targets::BuildOutcome::Status::kBuilt
-                      ? BuildResult::Status::kBuilt
-                  : built.status == targets::BuildOutcome::Status::kToolchainMissing
-                      ? BuildResult::Status::kToolchainMissing
-                      : BuildResult::Status::kCompileError;
-  result.shared_object = built.artifact.path;
-  result.diagnostics = built.diagnostics;
-  result.cached = built.cached;
-  result.seconds = built.seconds;
-  return result;
+  targets::BuildOutcome built = targets::run_sandboxed_build(build, cache_dir);
+  if (built.built()) built.artifact.meta = {{"toolchain", identity.id}};
+  return built;
 }
 
 }  // namespace headway::cpu

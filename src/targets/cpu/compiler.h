@@ -2,11 +2,13 @@
 // Builds a candidate source into a shared object with the host C++ compiler.
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/result.h"
 #include "common/sandbox.h"
 #include "common/subprocess.h"
+#include "targets/target.h"
 
 namespace headway::cpu {
 
@@ -16,15 +18,12 @@ struct Toolchain {
                                     "-shared",    "-pthread", "-fno-plt"};
 };
 
-struct ToolchainIdentity {
-  bool found = false;
-  std::string error;    // why the compiler could not be identified
-  std::string version;  // first line of `cxx --version`
-  std::string id;       // version plus flags: the toolchain version knowledge is keyed on
-  // What the compiler predefines under the flags (predefined_macros; empty when that failed). With
-  // -march=native the version and flags do not say which instruction sets a build uses, these do:
-  // a wrapper that builds for another -march, or a build cache shared by two chips, keeps its
-  // objects apart by them.
+// The interface's identity of the compiler, and what it predefines under the flags
+// (predefined_macros; empty when that failed). With -march=native the version and flags do not
+// say which instruction sets a build uses, these do: a wrapper that builds for another -march, or
+// a build cache shared by two chips, keeps its objects apart by them. The id is the version plus
+// the flags: the toolchain version knowledge is keyed on.
+struct ToolchainIdentity : targets::ToolchainInfo {
   std::string target_macros;
 };
 
@@ -33,19 +32,11 @@ struct ToolchainIdentity {
 // same clean environment. Never throws.
 ToolchainIdentity identify(const Toolchain& toolchain);
 
-struct BuildResult {
-  enum class Status { kBuilt, kCompileError, kToolchainMissing } status = Status::kCompileError;
-  std::filesystem::path shared_object;  // kBuilt: the built file
-  std::string diagnostics;              // the compiler's output (kCompileError: its errors)
-  bool cached = false;                  // kBuilt from an earlier identical build
-  double seconds = 0.0;
-};
-
 // Builds `source` (C++ text that includes "headway_kernel.h") into
-// cache_dir/<hash of toolchain id, its target macros and source>.so. An identical source and
-// toolchain is built
-// once: a later call returns the cached object. The object appears atomically (built under a
-// temporary name, then renamed), so a failed or interrupted build leaves nothing behind.
+// cache_dir/<hash of toolchain id, its target macros and source>.so, the artifact's path (its id
+// the hash, its meta {"toolchain": id}). An identical source and toolchain is built once: a later
+// call returns the cached object. The object appears atomically (built under a temporary name, then
+// renamed), so a failed or interrupted build leaves nothing behind.
 //
 // The compiler runs in the sandbox (common/sandbox.h): a fresh scratch folder under cache_dir,
 // holding the source and the candidate headers, is the only writable place and the only one
@@ -62,21 +53,13 @@ struct BuildResult {
 // compiler does not run.
 Result<std::string> predefined_macros(const Toolchain& toolchain);
 
-BuildResult build_candidate(const Toolchain& toolchain, const ToolchainIdentity& identity,
-                            const std::string& source, const std::filesystem::path& cache_dir,
-                            double timeout_seconds = 120.0);
+targets::BuildOutcome build_candidate(const Toolchain& toolchain, const ToolchainIdentity& identity,
+                                      const std::string& source,
+                                      const std::filesystem::path& cache_dir,
+                                      double timeout_seconds = 120.0);
 
-// The headers a candidate includes, as (name it includes, embedded project path): every build
-// writes them beside the candidate.
-struct CandidateHeader {
-  const char* include_name;
-  const char* embedded_path;
-};
-inline constexpr CandidateHeader kCandidateHeaders[] = {
-    {"headway_kernel.h", "include/headway/kernel_abi.h"},
-    {"headway_support.h", "include/headway/kernel_support.h"},
-    {"headway_rows.h", "include/headway/kernel_rows.h"},
-    {"headway_decoders.h", "include/headway/kernel_decoders.h"},
-};
+// The headers (include/headway/) a candidate includes: every build writes them beside it.
+inline constexpr std::string_view kCandidateHeaders[] = {"headway_kernel.h", "headway_support.h",
+                                                         "headway_rows.h", "headway_decoders.h"};
 
 }  // namespace headway::cpu

@@ -58,15 +58,15 @@ class SandboxedCompiler : public ::testing::Test {
 TEST_F(SandboxedCompiler, BuildsAndCachesAsBefore) {
   store::TestTempDir cache;
   const std::string source(host_abi(*find_kernel("attn_out")).baseline_source());
-  const BuildResult first = build_candidate(toolchain_, identity_, source, cache.path());
-  ASSERT_EQ(first.status, BuildResult::Status::kBuilt) << first.diagnostics;
+  const targets::BuildOutcome first = build_candidate(toolchain_, identity_, source, cache.path());
+  ASSERT_EQ(first.status, targets::BuildOutcome::Status::kBuilt) << first.diagnostics;
   EXPECT_FALSE(first.cached);
-  EXPECT_EQ(first.shared_object.parent_path(), cache.path());
-  EXPECT_GT(fs::file_size(first.shared_object), 0u);
-  const BuildResult again = build_candidate(toolchain_, identity_, source, cache.path());
-  ASSERT_EQ(again.status, BuildResult::Status::kBuilt);
+  EXPECT_EQ(first.artifact.path.parent_path(), cache.path());
+  EXPECT_GT(fs::file_size(first.artifact.path), 0u);
+  const targets::BuildOutcome again = build_candidate(toolchain_, identity_, source, cache.path());
+  ASSERT_EQ(again.status, targets::BuildOutcome::Status::kBuilt);
   EXPECT_TRUE(again.cached);
-  EXPECT_EQ(again.shared_object, first.shared_object);
+  EXPECT_EQ(again.artifact.path, first.artifact.path);
   EXPECT_EQ(entries(cache.path()), 1) << "the scratch folder is gone, only the object stays";
 }
 
@@ -81,15 +81,17 @@ TEST_F(SandboxedCompiler, IncludesFromHomeOrTheWorkspaceDoNotBuild) {
                                (dir / "leak.h").string() +
                                "\"\nextern \"C\" int leaked() { return LEAKED; }\n";
     store::TestTempDir cache;
-    const BuildResult inside = build_candidate(toolchain_, identity_, source, cache.path());
-    EXPECT_EQ(inside.status, BuildResult::Status::kCompileError) << dir;
+    const targets::BuildOutcome inside =
+        build_candidate(toolchain_, identity_, source, cache.path());
+    EXPECT_EQ(inside.status, targets::BuildOutcome::Status::kCompileError) << dir;
     EXPECT_NE(inside.diagnostics.find("leak.h"), std::string::npos) << inside.diagnostics;
     EXPECT_EQ(entries(cache.path()), 0) << "a failed build leaves nothing";
     // Without the sandbox the same source builds: the include path is right.
     sandbox::set_mode(sandbox::Mode::kDisabled);
-    const BuildResult outside = build_candidate(toolchain_, identity_, source, cache.path());
+    const targets::BuildOutcome outside =
+        build_candidate(toolchain_, identity_, source, cache.path());
     sandbox::set_mode(sandbox::Mode::kRequired);
-    EXPECT_EQ(outside.status, BuildResult::Status::kBuilt) << outside.diagnostics;
+    EXPECT_EQ(outside.status, targets::BuildOutcome::Status::kBuilt) << outside.diagnostics;
   }
 }
 
@@ -117,16 +119,17 @@ TEST_F(SandboxedCompiler, AWrapperThatBuildsForAnotherTargetGetsItsOwnObjects) {
       "#include \"headway_kernel.h\"\nextern \"C\" int wrapped() {\n"
       "#ifdef HEADWAY_WRAPPED_TARGET\n  return 1;\n#else\n  return 0;\n"
       "#endif\n}\n";
-  const BuildResult plain = build_candidate(toolchain_, plain_id, source, cache.path());
-  const BuildResult other = build_candidate(wrapped, wrapped_id, source, cache.path());
-  const BuildResult plain_again = build_candidate(toolchain_, plain_id, source, cache.path());
+  const targets::BuildOutcome plain = build_candidate(toolchain_, plain_id, source, cache.path());
+  const targets::BuildOutcome other = build_candidate(wrapped, wrapped_id, source, cache.path());
+  const targets::BuildOutcome plain_again =
+      build_candidate(toolchain_, plain_id, source, cache.path());
   sandbox::set_mode(sandbox::Mode::kRequired);
-  ASSERT_EQ(plain.status, BuildResult::Status::kBuilt) << plain.diagnostics;
-  ASSERT_EQ(other.status, BuildResult::Status::kBuilt) << other.diagnostics;
+  ASSERT_EQ(plain.status, targets::BuildOutcome::Status::kBuilt) << plain.diagnostics;
+  ASSERT_EQ(other.status, targets::BuildOutcome::Status::kBuilt) << other.diagnostics;
   EXPECT_FALSE(other.cached) << "the plain compiler's object is not the wrapper's";
-  EXPECT_NE(other.shared_object, plain.shared_object);
+  EXPECT_NE(other.artifact.path, plain.artifact.path);
   EXPECT_TRUE(plain_again.cached);
-  EXPECT_EQ(plain_again.shared_object, plain.shared_object);
+  EXPECT_EQ(plain_again.artifact.path, plain.artifact.path);
 }
 
 TEST_F(SandboxedCompiler, AMissingCompilerIsAToolchainError) {
@@ -137,8 +140,8 @@ TEST_F(SandboxedCompiler, AMissingCompilerIsAToolchainError) {
   EXPECT_NE(id.error.find("compiler not found"), std::string::npos) << id.error;
   ToolchainIdentity pretend = identity_;  // as if it had been found earlier
   store::TestTempDir cache;
-  const BuildResult built = build_candidate(missing, pretend, "int x;\n", cache.path());
-  EXPECT_EQ(built.status, BuildResult::Status::kToolchainMissing) << built.diagnostics;
+  const targets::BuildOutcome built = build_candidate(missing, pretend, "int x;\n", cache.path());
+  EXPECT_EQ(built.status, targets::BuildOutcome::Status::kToolchainMissing) << built.diagnostics;
   EXPECT_NE(built.diagnostics.find("/nonexistent/g++"), std::string::npos) << built.diagnostics;
 }
 

@@ -6,34 +6,65 @@
 #include <random>
 
 #include "common/rng.h"
+#include "kernels/verify.h"
 #include "targets/cpu/timed_session.h"
 
 namespace headway::cpu {
 
-std::string CheckReport::describe() const {
-  const std::string call = failed_call == 2 ? " on the second call (new inputs at the same addresses)" : "";
-  switch (status) {
-    case Status::kCorrect: return fmt::format("correct (seed {})", seed);
-    case Status::kIncorrect:
-      return fmt::format("incorrect{} (seed {}): {}", call, seed, violation->describe());
-    case Status::kForbiddenWrite:
-      return fmt::format("forbidden write{} (seed {}): {}", call, seed, violation->describe());
-    case Status::kFailedToRun: return fmt::format("the kernel {}{} (seed {})", run.describe(), call, seed);
-    case Status::kMisbehaved: return fmt::format("the kernel {}{} (seed {})", run.message, call, seed);
-    case Status::kLoadFailed:
-    case Status::kNoRunner: return run.describe();
-  }
-  return "";
+namespace {
+
+using targets::CheckOutcome;
+
+std::string on_call(int call) {
+  return call == 2 ? " on the second call (new inputs at the same addresses)" : "";
 }
 
-CheckReport check_candidate(const KernelContract& kernel, const std::filesystem::path& shared_object,
-                            const CheckOptions& options) {
+nlohmann::json run_json(const CallResult& run) {
+  return {{"status", to_string(run.status)},
+          {"signal", run.signal},
+          {"exit_code", run.exit_code},
+          {"message", run.describe()}};
+}
+
+void set_failed_run(CheckOutcome& out, const CallResult& run, int call) {
+  out.status = run.status == CallResult::Status::kTimedOut ? CheckOutcome::Status::kTimedOut
+                                                           : CheckOutcome::Status::kCrashed;
+  out.kind = "failed-to-run";
+  out.description =
+      fmt::format("the kernel {}{} (seed {})", run.describe(), on_call(call), out.seed);
+  out.details["failed_call"] = call;
+  out.details["run"] = run_json(run);
+}
+
+void set_violation(CheckOutcome& out, const Violation& v, int call) {
+  const bool forbidden =
+      v.kind == Violation::Kind::kWroteInput || v.kind == Violation::Kind::kWroteOutsideRows;
+  out.status = CheckOutcome::Status::kIncorrect;
+  out.kind = forbidden ? "forbidden-write" : "incorrect";
+  out.description = fmt::format("{}{} (seed {}): {}", forbidden ? "forbidden write" : "incorrect",
+                                on_call(call), out.seed, v.describe());
+  out.details["failed_call"] = call;
+  out.details["violation"] = {{"kind", to_string(v.kind)}, {"region", v.region},
+                              {"index", v.index},          {"got", v.got},
+                              {"expected", v.expected},    {"tolerance", v.tolerance},
+                              {"failing", v.failing}};
+}
+
+}  // namespace
+
+CheckOutcome check_candidate(const KernelContract& kernel,
+                             const std::filesystem::path& shared_object,
+                             const targets::CheckOptions& options, ProcessLimits limits) {
   const auto start = std::chrono::steady_clock::now();
-  CheckReport report;
-  report.seed = options.seed ? *options.seed : std::random_device{}() * 0x100000001ull ^ std::random_device{}();
+  CheckOutcome out;
+  out.seed = options.seed ? *options.seed
+                          : std::random_device{}() * 0x100000001ull ^ std::random_device{}();
+  out.kind = "correct";
+  out.description = fmt::format("correct (seed {})", out.seed);
+  out.details = {{"failed_call", 0}};
   auto finish = [&] {
-    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return report;
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return out;
   };
   SharedBuffers buffers(kernel.regions());
   RunnerSpec spec;
@@ -42,41 +73,43 @@ CheckReport check_candidate(const KernelContract& kernel, const std::filesystem:
   spec.set_bytes = buffers.layout().input_bytes;
   spec.writable = {buffers.writable_memory()};
   spec.objects = {shared_object};
-  spec.limits = options.limits;
-  auto host = RunnerHost::start(spec, &report.run);
-  auto process = host ? host->spawn(0, 0, 1, &report.run) : nullptr;
+  spec.limits = limits;
+  if (options.call_timeout_seconds)
+    spec.limits.call_timeout_seconds = *options.call_timeout_seconds;
+  CallResult failure;
+  auto host = RunnerHost::start(spec, &failure);
+  auto process = host ? host->spawn(0, 0, 1, &failure) : nullptr;
   if (!process) {
-    report.status = report.run.status == CallResult::Status::kLoadFailed ? CheckReport::Status::kLoadFailed
-                    : report.run.status == CallResult::Status::kNoRunner ? CheckReport::Status::kNoRunner
-                                                                          : CheckReport::Status::kFailedToRun;
+    if (failure.status == CallResult::Status::kNoRunner)
+      throw targets::DeviceUnavailable(failure.describe());
+    if (failure.status != CallResult::Status::kLoadFailed) {
+      set_failed_run(out, failure, 0);
+      return finish();
+    }
+    out.status = CheckOutcome::Status::kUnloadable;
+    out.kind = "load-failed";
+    out.description = failure.describe();
     return finish();
   }
   for (int call = 1; call <= 2; ++call) {
-    kernel.generate(call == 1 ? report.seed : mix_seed(report.seed, 2), buffers);
+    kernel.generate(call == 1 ? out.seed : mix_seed(out.seed, 2), buffers);
     const auto expected = kernel.reference(buffers);
     poison_outputs(buffers, expected);
     const Snapshot before = take_snapshot(buffers);
     const CallResult r = process->call(0);
-    if (r.ok()) {
-      if (auto breach = idle_breach(*process)) {
-        report.status = CheckReport::Status::kMisbehaved;
-        report.failed_call = call;
-        report.run.message = *breach;
-        return finish();
-      }
-    }
     if (!r.ok()) {
-      report.status = CheckReport::Status::kFailedToRun;
-      report.failed_call = call;
-      report.run = r;
+      set_failed_run(out, r, call);
+      return finish();
+    }
+    if (auto breach = idle_breach(*process)) {
+      out.status = CheckOutcome::Status::kCheated;
+      out.kind = "misbehaved";
+      out.description = fmt::format("the kernel {}{} (seed {})", *breach, on_call(call), out.seed);
+      out.details["failed_call"] = call;
       return finish();
     }
     if (auto v = verify(kernel, buffers, before, expected)) {
-      const bool forbidden = v->kind == Violation::Kind::kWroteInput ||
-                             v->kind == Violation::Kind::kWroteOutsideRows;
-      report.status = forbidden ? CheckReport::Status::kForbiddenWrite : CheckReport::Status::kIncorrect;
-      report.failed_call = call;
-      report.violation = v;
+      set_violation(out, *v, call);
       return finish();
     }
   }

@@ -66,20 +66,9 @@ void add_per_thread_facts(std::vector<targets::ChipFact>& facts, const char* nam
                    fmt::format("{}; best median, at {} threads", method, best_threads)});
 }
 
-}  // namespace
-
-std::vector<targets::ChipFact> measure_chip_facts(const targets::FactOptions& options) {
-  std::vector<targets::ChipFact> facts;
-  const int readings = std::max(2, options.readings);
-  const BandwidthProfile bw = measure_read_bandwidth(options.max_threads, readings);
-  const std::string bw_method = fmt::format(
-      "median of {} streaming reads of a {} MiB buffer ({}), one contiguous share per thread",
-      readings, bw.buffer_bytes >> 20, bw.method);
-  add_per_thread_facts(facts, targets::kReadBandwidth, targets::read_bandwidth_at, "GB/s",
-                       bw_method, bw.by_threads, &BandwidthAtThreads::median_gbps, bw.best_gbps,
-                       bw.best_threads);
-
-  const DecodeCeiling dc = measure_decode_ceiling(options.max_threads, readings);
+// The f8 and NVFP4 decode ceilings, best over thread counts.
+void add_decode_facts(std::vector<targets::ChipFact>& facts, int max_threads, int readings) {
+  const DecodeCeiling dc = measure_decode_ceiling(max_threads, readings);
   const std::string dc_method = fmt::format(
       "best median over 1..{} threads of {} readings, {} KiB cache-resident weights per thread "
       "({})",
@@ -96,6 +85,30 @@ std::vector<targets::ChipFact> measure_chip_facts(const targets::FactOptions& op
   facts.push_back({targets::kDecodeNvfp4, dc.nvfp4_gbps, "GB/s", spread_at(dc.nvfp4_threads, false),
                    fmt::format("{}; NVFP4 decode + FMA, best at {} threads with {}", dc_method,
                                dc.nvfp4_threads, dc.nvfp4_decoder)});
+}
+
+}  // namespace
+
+std::vector<targets::ChipFact> measure_chip_facts(const targets::FactOptions& options) {
+  std::vector<targets::ChipFact> facts;
+  const int readings = std::max(2, options.readings);
+  const bool all = options.only.empty();
+  auto wanted = [&](const char* name) {
+    return all || std::find(options.only.begin(), options.only.end(), name) != options.only.end();
+  };
+  BandwidthProfile bw;
+  if (wanted(targets::kReadBandwidth)) {
+    bw = measure_read_bandwidth(options.max_threads, readings);
+    const std::string bw_method = fmt::format(
+        "median of {} streaming reads of a {} MiB buffer ({}), one contiguous share per thread",
+        readings, bw.buffer_bytes >> 20, bw.method);
+    add_per_thread_facts(facts, targets::kReadBandwidth, targets::read_bandwidth_at, "GB/s",
+                         bw_method, bw.by_threads, &BandwidthAtThreads::median_gbps, bw.best_gbps,
+                         bw.best_threads);
+  }
+  if (wanted(targets::kDecodeF8) || wanted(targets::kDecodeNvfp4))
+    add_decode_facts(facts, options.max_threads, readings);
+  if (!all) return facts;
 
   const CacheLatencySweep sweep = measure_cache_latency();
   const OsCacheSizes os = os_cache_sizes();

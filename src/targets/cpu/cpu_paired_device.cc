@@ -26,10 +26,10 @@ Result<std::unique_ptr<CpuPairedDevice>> CpuPairedDevice::start(
   return std::make_unique<CpuPairedDevice>(std::move(session));
 }
 
-double CpuPairedDevice::run_once(measure::Arm arm, nlohmann::json* clock_out) {
-  const int index = arm == measure::Arm::kHead ? 0 : 1;
+double CpuPairedDevice::run_once(statistics::Arm arm, nlohmann::json* clock_out) {
+  const int index = arm == statistics::Arm::kHead ? 0 : 1;
   const SessionReading r = session_->reading(index);
-  if (!r.ok()) throw measure::ArmDisqualified(arm, r.failure());
+  if (!r.ok()) throw statistics::ArmDisqualified(arm, r.failure());
   if (clock_out) {
     *clock_out = {{"start_ns", r.call.start_ns},
                   {"runner_seconds", r.call.runner_seconds},
@@ -40,8 +40,8 @@ double CpuPairedDevice::run_once(measure::Arm arm, nlohmann::json* clock_out) {
 
 void CpuPairedDevice::verify_arms() {
   if (auto cheat = session_->verify_sampled()) {
-    throw measure::ArmDisqualified(cheat->arm == 0 ? measure::Arm::kHead : measure::Arm::kCandidate,
-                                   cheat->reason);
+    throw statistics::ArmDisqualified(
+        cheat->arm == 0 ? statistics::Arm::kHead : statistics::Arm::kCandidate, cheat->reason);
   }
 }
 
@@ -61,12 +61,13 @@ nlohmann::json CpuPairedDevice::accounting() const {
   return j;
 }
 
-void CpuPairedDevice::set_injected_slowdown(measure::Arm arm, double fraction) {
+void CpuPairedDevice::set_injected_slowdown(statistics::Arm arm, double fraction) {
   slowed_ = arm;
   slowdown_ = fraction;
 }
 
-measure::DeviceFactory cpu_calibration_device_factory(const measure::CalibrateRequest& request) {
+statistics::DeviceFactory cpu_calibration_device_factory(
+    const statistics::CalibrateRequest& request) {
   const std::string name = request.kernel.empty() ? "attn_out" : request.kernel;
   const KernelContract* kernel = find_kernel(name);
   if (!kernel) throw std::runtime_error(fmt::format("unknown kernel '{}'", name));
@@ -75,9 +76,11 @@ measure::DeviceFactory cpu_calibration_device_factory(const measure::CalibrateRe
   const std::string source(host_abi(*kernel).baseline_source());
   const auto cache = std::filesystem::temp_directory_path() / "headway-calibrate-builds";
   // The copy differs by a comment only: a separately built object of the same code.
-  const BuildResult a = build_candidate(toolchain, identity, source, cache);
-  const BuildResult b = build_candidate(toolchain, identity, source + "\n// A/A copy\n", cache);
-  if (a.status != BuildResult::Status::kBuilt || b.status != BuildResult::Status::kBuilt) {
+  const targets::BuildOutcome a = build_candidate(toolchain, identity, source, cache);
+  const targets::BuildOutcome b =
+      build_candidate(toolchain, identity, source + "\n// A/A copy\n", cache);
+  if (a.status != targets::BuildOutcome::Status::kBuilt ||
+      b.status != targets::BuildOutcome::Status::kBuilt) {
     throw std::runtime_error("cannot build the baseline for A/A calibration: " + a.diagnostics +
                              b.diagnostics);
   }
@@ -85,13 +88,13 @@ measure::DeviceFactory cpu_calibration_device_factory(const measure::CalibrateRe
   options.seed = request.seed;
   CallResult failure;
   std::shared_ptr<TimedSession> session =
-      TimedSession::start(*kernel, {a.shared_object, b.shared_object}, options, &failure);
+      TimedSession::start(*kernel, {a.artifact.path, b.artifact.path}, options, &failure);
   if (!session) throw std::runtime_error("cannot start the timing session: " + failure.describe());
   const double effect = request.effect_pct / 100.0;
-  return [session, effect](int) -> std::unique_ptr<measure::PairedDevice> {
+  return [session, effect](int) -> std::unique_ptr<statistics::PairedDevice> {
     auto device = std::make_unique<CpuPairedDevice>(session);
-    if (effect > 0) device->set_injected_slowdown(measure::Arm::kHead, effect / (1.0 - effect));
-    if (effect < 0) device->set_injected_slowdown(measure::Arm::kCandidate, -effect);
+    if (effect > 0) device->set_injected_slowdown(statistics::Arm::kHead, effect / (1.0 - effect));
+    if (effect < 0) device->set_injected_slowdown(statistics::Arm::kCandidate, -effect);
     return device;
   };
 }

@@ -1,18 +1,18 @@
 #pragma once
-// The cpu target as a measure::PairedDevice: head (arm 0) and candidate (arm 1) of one
+// The cpu target as a statistics::PairedDevice: head (arm 0) and candidate (arm 1) of one
 // TimedSession, each reading in a fresh sandboxed process.
 #include <filesystem>
 #include <memory>
 #include <string>
 
 #include "common/result.h"
-#include "measure/calibration.h"
-#include "measure/pair_runner.h"
+#include "statistics/calibration.h"
+#include "statistics/pair_runner.h"
 #include "targets/cpu/timed_session.h"
 
 namespace headway::cpu {
 
-class CpuPairedDevice final : public measure::PairedDevice {
+class CpuPairedDevice final : public statistics::PairedDevice {
  public:
   // Starts a session for the two objects with inputs from `seed`; an environment error when it
   // cannot start. Never null.
@@ -23,20 +23,20 @@ class CpuPairedDevice final : public measure::PairedDevice {
   // A device over a session that outlives it (calibration shares one across its decisions).
   explicit CpuPairedDevice(std::shared_ptr<TimedSession> session) : session_(std::move(session)) {}
 
-  // One reading of `arm`. Throws measure::ArmDisqualified when the arm fails or breaks a rule.
+  // One reading of `arm`. Throws statistics::ArmDisqualified when the arm fails or breaks a rule.
   // With an injected slowdown (set_injected_slowdown) the slowed arm's reading is stretched by
   // that fraction.
-  double run_once(measure::Arm arm, nlohmann::json* clock_out) override;
+  double run_once(statistics::Arm arm, nlohmann::json* clock_out) override;
   void verify_arms() override;
   nlohmann::json accounting() const override;
 
   // Makes `arm` slower by `fraction` of its measured time (a synthetic, known effect used to
   // check the power of the test on real noise).
-  void set_injected_slowdown(measure::Arm arm, double fraction);
+  void set_injected_slowdown(statistics::Arm arm, double fraction);
 
  private:
   std::shared_ptr<TimedSession> session_;
-  measure::Arm slowed_ = measure::Arm::kHead;
+  statistics::Arm slowed_ = statistics::Arm::kHead;
   double slowdown_ = 0.0;
 };
 
@@ -48,6 +48,7 @@ nlohmann::json to_json(const SessionCosts& costs);
 // and runs every decision on one shared session. A request with effect_pct e > 0 slows the
 // head by e%, e < 0 slows the candidate by |e|%. Throws std::runtime_error with a clear message
 // for an unknown kernel or a failed build.
-measure::DeviceFactory cpu_calibration_device_factory(const measure::CalibrateRequest& request);
+statistics::DeviceFactory cpu_calibration_device_factory(
+    const statistics::CalibrateRequest& request);
 
 }  // namespace headway::cpu

@@ -1,6 +1,6 @@
 #pragma once
 // The cpu target behind the Target interface: candidates are C++ sources built into shared
-// objects by the host compiler (compiler.h), checked (cpu_check.h) and timed (cpu_timing.h,
+// objects by the host compiler (compiler.h), checked (cpu_check.h) and timed (timed_session.h,
 // cpu_paired_device.h) in runner processes; chip facts come from the host microbenchmarks
 // (cpu_chip_facts.h). An artifact's path is the shared object; its id is the object's name.
 #include <memory>
@@ -18,7 +18,7 @@ class CpuTarget final : public targets::Target {
   std::string name() const override { return "cpu"; }
   std::string toolchain() const override { return toolchain_.cxx; }
   targets::ToolchainInfo select_toolchain(const std::string& spec) override;
-  const targets::ToolchainInfo& identity() const override { return info_; }
+  const targets::ToolchainInfo& identity() const override { return identity_; }
 
   targets::BuildOutcome build(const std::string& source,
                               const std::filesystem::path& cache_dir) override;
@@ -31,12 +31,12 @@ class CpuTarget final : public targets::Target {
   std::vector<targets::Timing> time_side_by_side(const KernelContract& kernel,
                                                  const std::vector<targets::Artifact>& artifacts,
                                                  int readings, uint64_t seed) override;
-  Result<std::unique_ptr<measure::PairedDevice>> paired_device(const KernelContract& kernel,
-                                                               const targets::Artifact& head,
-                                                               const targets::Artifact& candidate,
-                                                               uint64_t seed) override;
-  measure::DeviceFactory calibration_devices(const measure::CalibrateRequest& request) override;
-  std::optional<double> known_s0(const measure::CalibrateRequest&) const override {
+  Result<std::unique_ptr<statistics::PairedDevice>> paired_device(
+      const KernelContract& kernel, const targets::Artifact& head,
+      const targets::Artifact& candidate, uint64_t seed) override;
+  statistics::DeviceFactory calibration_devices(
+      const statistics::CalibrateRequest& request) override;
+  std::optional<double> known_s0(const statistics::CalibrateRequest&) const override {
     return std::nullopt;
   }
 
@@ -61,7 +61,6 @@ class CpuTarget final : public targets::Target {
  private:
   Toolchain toolchain_;
   ToolchainIdentity identity_;
-  targets::ToolchainInfo info_;
 };
 
 }  // namespace headway::cpu

@@ -21,7 +21,8 @@ TEST(CpuTarget, IdentifiesTheSelectedCompiler) {
   EXPECT_FALSE(t.select_toolchain("/nonexistent/c++").found);
   EXPECT_EQ(t.toolchain(), "/nonexistent/c++");
   store::TestTempDir cache;
-  EXPECT_EQ(t.build("int x;\n", cache.path()).status, targets::BuildOutcome::Status::kToolchainMissing);
+  EXPECT_EQ(t.build("int x;\n", cache.path()).status,
+            targets::BuildOutcome::Status::kToolchainMissing);
 }
 
 TEST(CpuTarget, BuildsChecksAndTimesTheBaseline) {
@@ -32,22 +33,38 @@ TEST(CpuTarget, BuildsChecksAndTimesTheBaseline) {
   EXPECT_TRUE(std::filesystem::exists(built.artifact.path));
   EXPECT_EQ(built.artifact.id, built.artifact.path.stem().string());
   EXPECT_TRUE(t.build(t.baseline_source(attn_out()), cache.path()).cached);
-  const auto check = t.check(attn_out(), built.artifact, {11});
+  const auto check = t.check(attn_out(), built.artifact, {11, {}});
   EXPECT_TRUE(check.correct()) << check.description;
   EXPECT_EQ(check.seed, 11u);
   EXPECT_EQ(check.kind, "correct");
+  // The same object twice: the same kernel, so the two medians are close.
   const auto timed = t.time_side_by_side(attn_out(), {built.artifact, built.artifact}, 3, 1);
   ASSERT_EQ(timed.size(), 2u);
-  ASSERT_TRUE(timed[0].ok()) << timed[0].failure;
-  EXPECT_EQ(timed[1].seconds.size(), 3u);
-  EXPECT_GT(timed[0].median_seconds, 0.0);
+  for (const auto& r : timed) {
+    ASSERT_TRUE(r.ok()) << r.failure;
+    EXPECT_EQ(r.seconds.size(), 3u);
+    EXPECT_GT(r.median_seconds, 0.0);
+    EXPECT_EQ(r.accounting["readings"], 2 + 6);  // the session's probe of each object, then 3 each
+    EXPECT_GT(double(r.accounting["round_trip_seconds"]), 0.0);
+    EXPECT_LT(double(r.accounting["round_trip_seconds"]), r.median_seconds);
+  }
+  EXPECT_LT(timed[0].median_seconds / timed[1].median_seconds, 2.0);
+  EXPECT_GT(timed[0].median_seconds / timed[1].median_seconds, 0.5);
+  // One object that cannot load: every result carries the failure, and no median.
+  targets::Artifact missing = built.artifact;
+  missing.path = cache.path() / "missing.so";
+  for (const auto& r : t.time_side_by_side(attn_out(), {built.artifact, missing}, 3, 1)) {
+    EXPECT_FALSE(r.ok());
+    EXPECT_NE(r.failure.find("missing.so"), std::string::npos) << r.failure;
+    EXPECT_EQ(r.median_seconds, 0.0);
+  }
   auto session = t.start_session(attn_out(), {built.artifact}, 1);
   ASSERT_TRUE(session.ok()) << session.error().message;
   EXPECT_GT(session.value()->reading(0).value(), 0.0);
   auto device = t.paired_device(attn_out(), built.artifact, built.artifact, 1);
   ASSERT_TRUE(device.ok()) << device.error().message;
   nlohmann::json clock;
-  EXPECT_GT(device.value()->run_once(measure::Arm::kCandidate, &clock), 0.0);
+  EXPECT_GT(device.value()->run_once(statistics::Arm::kCandidate, &clock), 0.0);
 }
 
 TEST(CpuTarget, MapsCheckFailuresAndDiagnostics) {

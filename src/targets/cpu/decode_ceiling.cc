@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "common/stats.h"
-#include "headway/kernel_decoders.h"
+#include "headway/headway_decoders.h"
 #include "targets/cpu/parallel_readings.h"
 
 #if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
@@ -43,7 +43,7 @@ namespace {
 
 // Decoded e2m1 weights are value * 2^-126 and activations are stored times 2^64 (NVFP4); see
 // kernels/designs/ffn/shift_blocks.cc. The f8 decoders are the designs' own
-// (include/headway/kernel_decoders.h).
+// (include/headway/headway_decoders.h).
 constexpr float kFp4XScale = 0x1p64f;
 constexpr float kFp4OutScale = 0x1p62f;
 constexpr int kPi[8] = {0, 1, 4, 5, 2, 3, 6, 7};

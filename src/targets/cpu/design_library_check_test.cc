@@ -89,10 +89,10 @@ TEST_P(DesignDefaults, BuildsAndPassesTheCheck) {
     cpu::Toolchain forced = host->cpu_toolchain();
     for (const auto& ext : design->requires_isa) forced.flags.push_back("-m" + ext);
     const cpu::ToolchainIdentity forced_id = cpu::identify(forced);
-    const cpu::BuildResult wide =
+    const targets::BuildOutcome wide =
         cpu::build_candidate(forced, forced_id, design->render(design->defaults()), *cache_);
-    ASSERT_EQ(wide.status, cpu::BuildResult::Status::kBuilt) << id << " with -m flags:\n"
-                                                             << wide.diagnostics;
+    ASSERT_EQ(wide.status, targets::BuildOutcome::Status::kBuilt) << id << " with -m flags:\n"
+                                                                  << wide.diagnostics;
     GTEST_SKIP()
         << id << " built (natively and with its -m flags) but not run: this chip or compiler lacks"
         << missing;

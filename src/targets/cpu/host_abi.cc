@@ -6,7 +6,7 @@
 #include <string>
 
 #include "common/embedded.h"
-#include "headway/kernel_abi.h"
+#include "headway/headway_kernel.h"
 #include "kernels/ffn.h"
 #include "kernels/numerics.h"
 

@@ -1,6 +1,6 @@
 #pragma once
 // The cpu target's host ABI of each kernel: the C entry point a candidate defines
-// (include/headway/kernel_abi.h), how the runner calls it on the shared buffers, and the plain
+// (include/headway/headway_kernel.h), how the runner calls it on the shared buffers, and the plain
 // single-threaded baseline (kernels/baselines/, embedded into the binary).
 #include <string_view>
 

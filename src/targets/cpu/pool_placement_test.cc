@@ -1,4 +1,4 @@
-// The candidate pool's placement (include/headway/kernel_rows.h, Pool's place_away): a small
+// The candidate pool's placement (include/headway/headway_rows.h, Pool's place_away): a small
 // program built against the real candidate headers posts jobs and reports, per job, the CPU the
 // caller was on when it posted and the CPU each worker ran its share on.
 #include <gtest/gtest.h>
@@ -77,13 +77,9 @@ class PoolPlacement : public ::testing::Test {
     dir_ = new store::TestTempDir;
     const fs::path dir = dir_->path();
     const fs::path include = fs::path(HEADWAY_SOURCE_DIR) / "include/headway";
-    for (const auto& [from, to] : {std::pair{"kernel_abi.h", "headway_kernel.h"},
-                                   {"kernel_support.h", "headway_support.h"},
-                                   {"kernel_rows.h", "headway_rows.h"}})
-      fs::copy_file(include / from, dir / to);
     std::ofstream(dir / "pool.cc") << kProgram;
     const ProcessResult built =
-        run_process({"g++", "-std=c++20", "-O2", "-pthread", "-I", dir.string(),
+        run_process({"g++", "-std=c++20", "-O2", "-pthread", "-I", include.string(),
                      (dir / "pool.cc").string(), "-o", (dir / "pool").string()},
                     300.0);
     EXPECT_TRUE(built.ok()) << built.output;

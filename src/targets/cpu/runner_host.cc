@@ -65,6 +65,29 @@ CallResult no_runner(std::string message) {
 
 }  // namespace
 
+const char* to_string(CallResult::Status status) {
+  using S = CallResult::Status;
+  switch (status) {
+    case S::kOk:
+      return "ok";
+    case S::kCrashed:
+      return "crashed";
+    case S::kExited:
+      return "exited";
+    case S::kTimedOut:
+      return "timed-out";
+    case S::kMemoryExceeded:
+      return "memory-exceeded";
+    case S::kLoadFailed:
+      return "load-failed";
+    case S::kForbiddenCall:
+      return "forbidden-call";
+    case S::kNoRunner:
+      return "no-runner";
+  }
+  return "crashed";
+}
+
 std::string CallResult::describe() const {
   switch (status) {
     case Status::kOk:

@@ -48,6 +48,10 @@ struct CallResult {
   std::string describe() const;  // one line for people, e.g. "crashed with SIGSEGV"
 };
 
+// "ok", "crashed", "exited", "timed-out", "memory-exceeded", "load-failed", "forbidden-call",
+// "no-runner".
+const char* to_string(CallResult::Status status);
+
 // What one host serves: the input sets (set_bytes each, read-only for the children), and per
 // arm a writable block and a built object.
 struct RunnerSpec {

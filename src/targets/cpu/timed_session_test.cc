@@ -61,9 +61,10 @@ class TimedSessionBatches : public ::testing::Test {
     delete cache_;
   }
   static fs::path build(const std::string& source) {
-    const BuildResult built = build_candidate(Toolchain{}, identify(Toolchain{}), source, *cache_);
-    EXPECT_EQ(built.status, BuildResult::Status::kBuilt) << built.diagnostics;
-    return built.shared_object;
+    const targets::BuildOutcome built =
+        build_candidate(Toolchain{}, identify(Toolchain{}), source, *cache_);
+    EXPECT_EQ(built.status, targets::BuildOutcome::Status::kBuilt) << built.diagnostics;
+    return built.artifact.path;
   }
   static std::string baseline() {
     return std::string(host_abi(*find_kernel("attn_out")).baseline_source());

@@ -25,16 +25,14 @@ class FakeDriver : public ::testing::Test {
   void SetUp() override { setenv("HEADWAY_CUDA_DRIVER", HEADWAY_FAKE_LIBCUDA, 1); }
   void TearDown() override { unsetenv("HEADWAY_CUDA_DRIVER"); }
 
-  // A folder holding the candidate headers under the names kernel files include them by.
+  // A folder holding the candidate headers, as a build of a candidate writes them.
   fs::path module_dir(const std::string& name) {
     const fs::path dir = dir_.path() / name;
     fs::create_directories(dir);
     const fs::path include = fs::path(HEADWAY_SOURCE_DIR) / "include/headway";
-    for (const auto& [from, to] : {std::pair{"kernel_abi.h", "headway_kernel.h"},
-                                   {"kernel_support.h", "headway_support.h"},
-                                   {"cuda_kernel.h", "headway_cuda.h"},
-                                   {"cuda_support.h", "headway_cuda_support.h"}})
-      fs::copy_file(include / from, dir / to);
+    for (const char* header :
+         {"headway_kernel.h", "headway_support.h", "headway_cuda.h", "headway_cuda_support.h"})
+      fs::copy_file(include / header, dir / header);
     return dir;
   }
 
@@ -96,37 +94,37 @@ TEST_F(FakeDriver, TheRunnerReportsTheDevice) {
 }
 
 TEST_F(FakeDriver, ChecksACorrectModuleAndNamesWhatIsWrongWithOthers) {
-  EXPECT_TRUE(target_.check(attn_out(), module("correct", kCorrect), {3}).correct());
+  EXPECT_TRUE(target_.check(attn_out(), module("correct", kCorrect), {3, {}}).correct());
 
   const auto zeros = target_.check(
-      attn_out(), module("zeros", "for (int i = 0; i < HW_H; ++i) a.residual[i] = 0;"), {3});
+      attn_out(), module("zeros", "for (int i = 0; i < HW_H; ++i) a.residual[i] = 0;"), {3, {}});
   EXPECT_EQ(zeros.status, targets::CheckOutcome::Status::kIncorrect);
   EXPECT_NE(zeros.description.find("residual"), std::string::npos) << zeros.description;
 
   const auto writes_input = target_.check(
       attn_out(), module("writes_input", "hw_attn_out(&a); const_cast<hw_bf16*>(a.attn)[7] ^= 1;"),
-      {3});
+      {3, {}});
   EXPECT_EQ(writes_input.status, targets::CheckOutcome::Status::kIncorrect);
   EXPECT_NE(writes_input.description.find("wrote into input `attn`"), std::string::npos)
       << writes_input.description;
 
   // Right on the first call only: the second call brings new weights at the same addresses.
   const auto once =
-      target_.check(attn_out(), module("once", "if (calls == 1) hw_attn_out(&a);"), {3});
+      target_.check(attn_out(), module("once", "if (calls == 1) hw_attn_out(&a);"), {3, {}});
   EXPECT_EQ(once.status, targets::CheckOutcome::Status::kIncorrect);
   EXPECT_EQ(once.kind, "wrong-output-after-new-weights") << once.description;
 
-  const auto no_plan = target_.check(attn_out(), module("no_plan", kCorrect, ""), {3});
+  const auto no_plan = target_.check(attn_out(), module("no_plan", kCorrect, ""), {3, {}});
   EXPECT_EQ(no_plan.status, targets::CheckOutcome::Status::kUnloadable);
   EXPECT_NE(no_plan.description.find("no hw_plan"), std::string::npos) << no_plan.description;
 
   const auto bad_block = target_.check(
-      attn_out(), module("bad_block", kCorrect, "{{{\"run_rows\", 1, 4096, 0}}, 0}"), {3});
+      attn_out(), module("bad_block", kCorrect, "{{{\"run_rows\", 1, 4096, 0}}, 0}"), {3, {}});
   EXPECT_EQ(bad_block.status, targets::CheckOutcome::Status::kUnloadable);
   EXPECT_NE(bad_block.description.find("block 4096"), std::string::npos) << bad_block.description;
 
   const auto unknown = target_.check(
-      attn_out(), module("unknown", kCorrect, "{{{\"elsewhere\", 1, 32, 0}}, 0}"), {3});
+      attn_out(), module("unknown", kCorrect, "{{{\"elsewhere\", 1, 32, 0}}, 0}"), {3, {}});
   EXPECT_EQ(unknown.status, targets::CheckOutcome::Status::kUnloadable);
   EXPECT_NE(unknown.description.find("'elsewhere'"), std::string::npos) << unknown.description;
 }
@@ -152,14 +150,14 @@ TEST_F(FakeDriver, TimesArmsSideBySideWithTheirCallsVerified) {
 TEST_F(FakeDriver, QkvWritesOnlyItsCacheRowInTimedCalls) {
   const KernelContract& qkv = *find_kernel("qkv");
   const auto honest = module("qkv", "hw_qkv(&a);", "{{{\"run_rows\", 1, 32, 0}}, 0}", "qkv");
-  EXPECT_TRUE(target_.check(qkv, honest, {4}).correct());
+  EXPECT_TRUE(target_.check(qkv, honest, {4, {}}).correct());
   const auto timed = target_.time_side_by_side(qkv, {honest, honest}, 2, 1);
   ASSERT_TRUE(timed[0].ok()) << timed[0].failure;
   // Also writes the next slot's row: outside the rows the contract lets it write.
   const auto spill =
       module("qkv_spill", "hw_qkv(&a); a.k_cache[((a.kv_slot + 1) % HW_TS) * HW_PS] ^= 1;",
              "{{{\"run_rows\", 1, 32, 0}}, 0}", "qkv");
-  const auto caught = target_.check(qkv, spill, {4});
+  const auto caught = target_.check(qkv, spill, {4, {}});
   EXPECT_EQ(caught.status, targets::CheckOutcome::Status::kIncorrect);
   EXPECT_NE(caught.description.find("k_cache"), std::string::npos) << caught.description;
 }
@@ -179,19 +177,19 @@ TEST_F(FakeDriver, AnArmThatStopsWorkingAfterTheCheckIsCaughtAsCheating) {
   ASSERT_TRUE(device.ok()) << device.error().message;
   nlohmann::json clock;
   for (int i = 0; i < 3; ++i) {
-    EXPECT_GT(device.value()->run_once(measure::Arm::kHead, &clock), 0.0);
+    EXPECT_GT(device.value()->run_once(statistics::Arm::kHead, &clock), 0.0);
     try {
-      device.value()->run_once(measure::Arm::kCandidate, &clock);
-    } catch (const measure::ArmDisqualified& e) {
-      EXPECT_EQ(e.arm(), measure::Arm::kCandidate);  // a verified call caught it at once
+      device.value()->run_once(statistics::Arm::kCandidate, &clock);
+    } catch (const statistics::ArmDisqualified& e) {
+      EXPECT_EQ(e.arm(), statistics::Arm::kCandidate);  // a verified call caught it at once
       return;
     }
   }
   try {
     device.value()->verify_arms();
     FAIL() << "the lazy arm passed verification";
-  } catch (const measure::ArmDisqualified& e) {
-    EXPECT_EQ(e.arm(), measure::Arm::kCandidate) << e.what();
+  } catch (const statistics::ArmDisqualified& e) {
+    EXPECT_EQ(e.arm(), statistics::Arm::kCandidate) << e.what();
   }
 }
 
@@ -212,7 +210,7 @@ TEST_P(EmulatedKernels, BaselineAndDesignsAreCorrectAndTimedInOneSession) {
     arms.push_back(emulated(d.name, name, d.render(d.defaults())));
   if (HasFailure()) return;  // a module did not build
   for (const auto& arm : arms) {
-    const auto c = target_.check(kernel, arm, {21});
+    const auto c = target_.check(kernel, arm, {21, {}});
     EXPECT_TRUE(c.correct()) << arm.id << ": " << c.description;
   }
   const auto timed = target_.time_side_by_side(kernel, arms, 1, 3);
@@ -223,7 +221,7 @@ TEST_P(EmulatedKernels, BaselineAndDesignsAreCorrectAndTimedInOneSession) {
 INSTANTIATE_TEST_SUITE_P(Cuda, EmulatedKernels, ::testing::Values("attn_out", "qkv", "ffn"));
 
 TEST_F(FakeDriver, MeasuresTheCopyBandwidthTheFloorsUse) {
-  const auto facts = target_.measure_facts({0, 3, 1});
+  const auto facts = target_.measure_facts({0, 3, 1, {}});
   bool copy = false;
   for (const auto& f : facts) {
     if (f.name == kCopyBandwidth) {

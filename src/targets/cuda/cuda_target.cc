@@ -149,16 +149,16 @@ Result<std::unique_ptr<CudaSession>> open_session(const KernelContract& kernel,
 
 // Head (arm 0) and candidate (arm 1) in one session. The candidate's readings are multiplied by
 // `candidate_factor` (below 1: a known effect for calibration).
-class CudaPairedDevice final : public measure::PairedDevice {
+class CudaPairedDevice final : public statistics::PairedDevice {
  public:
   explicit CudaPairedDevice(std::unique_ptr<CudaSession> session, double candidate_factor = 1.0)
       : session_(std::move(session)), candidate_factor_(candidate_factor) {}
-  double run_once(measure::Arm arm, nlohmann::json* clock_out) override {
-    const int i = arm == measure::Arm::kHead ? 0 : 1;
+  double run_once(statistics::Arm arm, nlohmann::json* clock_out) override {
+    const int i = arm == statistics::Arm::kHead ? 0 : 1;
     auto s = session_->reading(i);
     if (!s) {
       if (auto breach = session_->verify_arms(); breach && breach->arm == i)
-        throw measure::ArmDisqualified(arm, breach->reason);
+        throw statistics::ArmDisqualified(arm, breach->reason);
       throw std::runtime_error(s.error().message);
     }
     if (clock_out) {
@@ -168,8 +168,8 @@ class CudaPairedDevice final : public measure::PairedDevice {
   }
   void verify_arms() override {
     if (auto breach = session_->verify_arms()) {
-      throw measure::ArmDisqualified(
-          breach->arm == 0 ? measure::Arm::kHead : measure::Arm::kCandidate, breach->reason);
+      throw statistics::ArmDisqualified(
+          breach->arm == 0 ? statistics::Arm::kHead : statistics::Arm::kCandidate, breach->reason);
     }
   }
   nlohmann::json accounting() const override { return session_->accounting(); }
@@ -253,15 +253,16 @@ std::vector<targets::Timing> CudaTarget::time_side_by_side(const KernelContract&
   return targets::read_side_by_side(*session.value(), artifacts, readings);
 }
 
-Result<std::unique_ptr<measure::PairedDevice>> CudaTarget::paired_device(
+Result<std::unique_ptr<statistics::PairedDevice>> CudaTarget::paired_device(
     const KernelContract& kernel, const Artifact& head, const Artifact& candidate, uint64_t seed) {
   auto session = open_session(kernel, {head, candidate}, seed);
   if (!session) return session.error();
-  return std::unique_ptr<measure::PairedDevice>(
+  return std::unique_ptr<statistics::PairedDevice>(
       std::make_unique<CudaPairedDevice>(std::move(session).value()));
 }
 
-measure::DeviceFactory CudaTarget::calibration_devices(const measure::CalibrateRequest& request) {
+statistics::DeviceFactory CudaTarget::calibration_devices(
+    const statistics::CalibrateRequest& request) {
   const KernelContract* kernel = find_kernel(request.kernel.empty() ? "attn_out" : request.kernel);
   if (!kernel) throw std::invalid_argument("unknown kernel '" + request.kernel + "'");
   require_gpu();
@@ -273,7 +274,7 @@ measure::DeviceFactory CudaTarget::calibration_devices(const measure::CalibrateR
   const double factor = 1.0 - request.effect_pct / 100.0;
   const Artifact a = built.artifact;
   const uint64_t seed = request.seed;
-  return [kernel, a, seed, factor](int decision) -> std::unique_ptr<measure::PairedDevice> {
+  return [kernel, a, seed, factor](int decision) -> std::unique_ptr<statistics::PairedDevice> {
     auto session = open_session(*kernel, {a, a}, seed + static_cast<uint64_t>(decision));
     if (!session) throw std::runtime_error(session.error().message);
     return std::make_unique<CudaPairedDevice>(std::move(session).value(), factor);

@@ -35,12 +35,12 @@ class CudaTarget final : public targets::Target {
   std::vector<targets::Timing> time_side_by_side(const KernelContract& kernel,
                                                  const std::vector<targets::Artifact>& artifacts,
                                                  int readings, uint64_t seed) override;
-  Result<std::unique_ptr<measure::PairedDevice>> paired_device(const KernelContract& kernel,
-                                                               const targets::Artifact& head,
-                                                               const targets::Artifact& candidate,
-                                                               uint64_t seed) override;
-  measure::DeviceFactory calibration_devices(const measure::CalibrateRequest& request) override;
-  std::optional<double> known_s0(const measure::CalibrateRequest&) const override {
+  Result<std::unique_ptr<statistics::PairedDevice>> paired_device(
+      const KernelContract& kernel, const targets::Artifact& head,
+      const targets::Artifact& candidate, uint64_t seed) override;
+  statistics::DeviceFactory calibration_devices(
+      const statistics::CalibrateRequest& request) override;
+  std::optional<double> known_s0(const statistics::CalibrateRequest&) const override {
     return std::nullopt;
   }
 

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "headway/kernel_abi.h"
+#include "headway/headway_kernel.h"
 #include "kernels/ffn.h"
 
 namespace headway::cuda {

@@ -1,8 +1,8 @@
 #pragma once
-// The argument struct of a kernel's ABI (include/headway/kernel_abi.h) for a call on the device:
-// every pointer is the region's address in the device copy of the buffers (the input block at
-// `inputs`, the writable block at `writable`, laid out as BufferLayout lays out the host blocks),
-// every scalar read from the host buffers.
+// The argument struct of a kernel's ABI (include/headway/headway_kernel.h) for a call on the
+// device: every pointer is the region's address in the device copy of the buffers (the input block
+// at `inputs`, the writable block at `writable`, laid out as BufferLayout lays out the host
+// blocks), every scalar read from the host buffers.
 #include <cstddef>
 #include <cstdint>
 #include <vector>

@@ -6,7 +6,7 @@
 
 #include <cstring>
 
-#include "headway/kernel_abi.h"
+#include "headway/headway_kernel.h"
 #include "kernels/ffn.h"
 
 namespace headway::cuda {

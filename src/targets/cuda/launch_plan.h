@@ -1,5 +1,5 @@
 #pragma once
-// A cuda candidate's launch plan (include/headway/cuda_kernel.h, hw_plan) as the runner reads it
+// A cuda candidate's launch plan (include/headway/headway_cuda.h, hw_plan) as the runner reads it
 // from the loaded module: the bytes of the device constant, validated before anything launches.
 #include <cstddef>
 #include <cstdint>

@@ -5,7 +5,7 @@
 
 #include <cstring>
 
-#include "headway/cuda_kernel.h"
+#include "headway/headway_cuda.h"
 
 namespace headway::cuda {
 namespace {

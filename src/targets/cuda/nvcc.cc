@@ -7,20 +7,17 @@
 #include <regex>
 
 #include "common/compiler_sandbox.h"
-#include "common/embedded.h"
 #include "common/sandbox.h"
 #include "common/subprocess.h"
+#include "targets/candidate_headers.h"
 #include "targets/sandboxed_build.h"
 
 namespace headway::cuda {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr std::pair<const char*, const char*> kHeaders[] = {
-    {"headway_cuda.h", "include/headway/cuda_kernel.h"},
-    {"headway_kernel.h", "include/headway/kernel_abi.h"},
-    {"headway_cuda_support.h", "include/headway/cuda_support.h"},
-};
+constexpr std::string_view kHeaders[] = {"headway_cuda.h", "headway_kernel.h",
+                                         "headway_cuda_support.h"};
 
 std::string default_nvcc() {
   if (const char* path = std::getenv("PATH")) {
@@ -90,9 +87,7 @@ targets::ToolchainInfo identify(const NvccToolchain& toolchain) {
 }
 
 std::vector<targets::DocFile> cuda_candidate_headers() {
-  std::vector<targets::DocFile> out;
-  for (const auto& [name, path] : kHeaders) out.push_back({name, std::string(embedded_file(path))});
-  return out;
+  return targets::candidate_headers(kHeaders);
 }
 
 targets::BuildOutcome build_module(const NvccToolchain& toolchain, const targets::ToolchainInfo& id,

@@ -69,8 +69,9 @@ std::string target_names_text() {
   return out;
 }
 
-Result<measure::CalibrateResult> calibrate_on_target(const measure::CalibrateRequest& request) {
-  if (auto error = measure::validate(request)) return invalid_input(*error);
+Result<statistics::CalibrateResult> calibrate_on_target(
+    const statistics::CalibrateRequest& request) {
+  if (auto valid = statistics::validate(request); !valid) return valid.error();
   std::unique_ptr<Target> target = make_target(request.target);
   if (!target) {
     return not_found(fmt::format("target '{}' is not available in this build (available: {})",
@@ -78,8 +79,8 @@ Result<measure::CalibrateResult> calibrate_on_target(const measure::CalibrateReq
   }
   Target* t = target.get();
   // The devices may outlive this call's target object: they hold what they need themselves.
-  return measure::calibrate(
-      request, [t](const measure::CalibrateRequest& r) { return t->calibration_devices(r); },
+  return statistics::calibrate(
+      request, [t](const statistics::CalibrateRequest& r) { return t->calibration_devices(r); },
       t->known_s0(request));
 }
 

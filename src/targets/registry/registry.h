@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "common/result.h"
-#include "measure/calibration.h"
+#include "statistics/calibration.h"
 #include "targets/target.h"
 
 namespace headway::targets {
@@ -33,8 +33,9 @@ std::vector<std::string> target_names();
 std::string target_names_text();
 
 // Calibrates on the request's target: its calibration devices and, when it knows its noise, its
-// s0 (measure::calibrate). An error for an unknown target ("target 'x' is not available in this
+// s0 (statistics::calibrate). An error for an unknown target ("target 'x' is not available in this
 // build (available: cpu, sim)").
-Result<measure::CalibrateResult> calibrate_on_target(const measure::CalibrateRequest& request);
+Result<statistics::CalibrateResult> calibrate_on_target(
+    const statistics::CalibrateRequest& request);
 
 }  // namespace headway::targets

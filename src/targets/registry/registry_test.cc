@@ -38,7 +38,7 @@ TEST(TargetRegistry, RegisteredTargetsAreFound) {
 }
 
 TEST(TargetRegistry, CalibratesOnTheNamedTarget) {
-  measure::CalibrateRequest r;
+  statistics::CalibrateRequest r;
   r.target = "sim";
   r.decisions = 20;
   const auto result = calibrate_on_target(r);
@@ -48,7 +48,9 @@ TEST(TargetRegistry, CalibratesOnTheNamedTarget) {
   r.target = "calibration-test-absent";
   const auto absent = calibrate_on_target(r);
   ASSERT_FALSE(absent.ok());
-  EXPECT_EQ(absent.error().message.rfind("target 'calibration-test-absent' is not available in this build (available: ", 0), 0u)
+  EXPECT_EQ(absent.error().message.rfind(
+                "target 'calibration-test-absent' is not available in this build (available: ", 0),
+            0u)
       << absent.error().message;
 }
 

@@ -8,8 +8,8 @@
 #include "common/hash.h"
 #include "common/rng.h"
 #include "common/stats.h"
-#include "measure/betting_rule.h"
-#include "measure/sim_device.h"
+#include "statistics/betting_rule.h"
+#include "statistics/sim_device.h"
 #include "targets/error_diagnostics.h"
 #include "targets/fact_names.h"
 #include "targets/floors.h"
@@ -127,7 +127,7 @@ class SimSession final : public targets::Session {
 
 }  // namespace
 
-SimTargetDevice::SimTargetDevice(const measure::SimConfig& config, bool head_cheats,
+SimTargetDevice::SimTargetDevice(const statistics::SimConfig& config, bool head_cheats,
                                  bool candidate_cheats, std::shared_ptr<int64_t> served,
                                  std::optional<int64_t> stop_after)
     : device_(config),
@@ -136,14 +136,15 @@ SimTargetDevice::SimTargetDevice(const measure::SimConfig& config, bool head_che
       served_(std::move(served)),
       stop_after_(stop_after) {}
 
-double SimTargetDevice::run_once(measure::Arm arm, nlohmann::json* clock_out) {
+double SimTargetDevice::run_once(statistics::Arm arm, nlohmann::json* clock_out) {
   ReadingBudget(served_, stop_after_).take();
   return device_.run_once(arm, clock_out);
 }
 
 void SimTargetDevice::verify_arms() {
-  if (head_cheats_) throw measure::ArmDisqualified(measure::Arm::kHead, kCheatFound);
-  if (candidate_cheats_) throw measure::ArmDisqualified(measure::Arm::kCandidate, kCheatFound);
+  if (head_cheats_) throw statistics::ArmDisqualified(statistics::Arm::kHead, kCheatFound);
+  if (candidate_cheats_)
+    throw statistics::ArmDisqualified(statistics::Arm::kCandidate, kCheatFound);
 }
 
 SimTarget::SimTarget(const std::string& toolchain_spec, const SimTargetConfig& config)
@@ -243,25 +244,26 @@ std::vector<targets::Timing> SimTarget::time_side_by_side(const KernelContract& 
   return targets::read_side_by_side(*session.value(), artifacts, readings);
 }
 
-Result<std::unique_ptr<measure::PairedDevice>> SimTarget::paired_device(
+Result<std::unique_ptr<statistics::PairedDevice>> SimTarget::paired_device(
     const KernelContract& kernel, const Artifact& head, const Artifact& candidate, uint64_t seed) {
   if (!runs(head) || !runs(candidate)) return invalid_input("an arm does not run correctly");
-  measure::SimConfig c;
+  statistics::SimConfig c;
   c.head_seconds = true_seconds(kernel, head);
   c.effect_pct = 100.0 * (1.0 - true_seconds(kernel, candidate) / c.head_seconds);
   c.cv = config_.cv;
   c.seed = seed;
-  if (auto error = measure::validate(c)) return invalid_input(*error);
-  return std::unique_ptr<measure::PairedDevice>(std::make_unique<SimTargetDevice>(
+  if (auto valid = statistics::validate(c); !valid) return valid.error();
+  return std::unique_ptr<statistics::PairedDevice>(std::make_unique<SimTargetDevice>(
       c, cheats(head), cheats(candidate), readings_, config_.stop_after_readings));
 }
 
-measure::DeviceFactory SimTarget::calibration_devices(const measure::CalibrateRequest& request) {
-  return measure::sim_device_factory(request);
+statistics::DeviceFactory SimTarget::calibration_devices(
+    const statistics::CalibrateRequest& request) {
+  return statistics::sim_device_factory(request);
 }
 
-std::optional<double> SimTarget::known_s0(const measure::CalibrateRequest& request) const {
-  return measure::s0_for_cv(request.cv);
+std::optional<double> SimTarget::known_s0(const statistics::CalibrateRequest& request) const {
+  return statistics::s0_for_cv(request.cv);
 }
 
 std::vector<targets::ChipFact> SimTarget::measure_facts(const targets::FactOptions&) {

@@ -3,12 +3,12 @@
 // acceptance test, facts, rules, migration) runs in-process in tests, with no compiler and no
 // timing. Sources follow the sim landscape (sim_landscape.h); a kernel's sim baseline takes
 // baseline_over_floor x its memory floor; readings are true times with log-normal noise of
-// coefficient cv, and the acceptance test pairs arms on a measure::SimDevice. Everything is a
+// coefficient cv, and the acceptance test pairs arms on a statistics::SimDevice. Everything is a
 // deterministic function of sources, seeds and the configuration.
 //
 // Candidates that cheat (sim-cheat) pass their check and read fast, and are found out by
 // the verification of their timed calls: a session's verify_arms names them, a paired device's
-// verify_arms throws measure::ArmDisqualified. A device given a budget of readings
+// verify_arms throws statistics::ArmDisqualified. A device given a budget of readings
 // (SimTargetConfig::stop_after_readings) stops once it is spent: every later reading of any
 // session or paired device of the target throws targets::DeviceStopped.
 //
@@ -20,7 +20,7 @@
 #include <set>
 #include <string>
 
-#include "measure/sim_device.h"
+#include "statistics/sim_device.h"
 #include "targets/target.h"
 
 namespace headway::sim {
@@ -36,20 +36,20 @@ struct SimTargetConfig {
   std::optional<int64_t> stop_after_readings;
 };
 
-// The acceptance test's pairs of the sim target: a measure::SimDevice within the device's budget
+// The acceptance test's pairs of the sim target: a statistics::SimDevice within the device's budget
 // of readings, whose cheating arms the verification of kept outputs finds out.
-class SimTargetDevice final : public measure::PairedDevice {
+class SimTargetDevice final : public statistics::PairedDevice {
  public:
   // Counts every run in *served; throws targets::DeviceStopped at `stop_after` runs served.
-  SimTargetDevice(const measure::SimConfig& config, bool head_cheats, bool candidate_cheats,
+  SimTargetDevice(const statistics::SimConfig& config, bool head_cheats, bool candidate_cheats,
                   std::shared_ptr<int64_t> served, std::optional<int64_t> stop_after);
-  double run_once(measure::Arm arm, nlohmann::json* clock_out) override;
+  double run_once(statistics::Arm arm, nlohmann::json* clock_out) override;
   int64_t now_ns() override { return device_.now_ns(); }
   void verify_arms() override;
-  const measure::SimDevice& device() const { return device_; }
+  const statistics::SimDevice& device() const { return device_; }
 
  private:
-  measure::SimDevice device_;
+  statistics::SimDevice device_;
   bool head_cheats_, candidate_cheats_;
   std::shared_ptr<int64_t> served_;
   std::optional<int64_t> stop_after_;
@@ -76,12 +76,12 @@ class SimTarget final : public targets::Target {
   std::vector<targets::Timing> time_side_by_side(const KernelContract& kernel,
                                                  const std::vector<targets::Artifact>& artifacts,
                                                  int readings, uint64_t seed) override;
-  Result<std::unique_ptr<measure::PairedDevice>> paired_device(const KernelContract& kernel,
-                                                               const targets::Artifact& head,
-                                                               const targets::Artifact& candidate,
-                                                               uint64_t seed) override;
-  measure::DeviceFactory calibration_devices(const measure::CalibrateRequest& request) override;
-  std::optional<double> known_s0(const measure::CalibrateRequest& request) const override;
+  Result<std::unique_ptr<statistics::PairedDevice>> paired_device(
+      const KernelContract& kernel, const targets::Artifact& head,
+      const targets::Artifact& candidate, uint64_t seed) override;
+  statistics::DeviceFactory calibration_devices(
+      const statistics::CalibrateRequest& request) override;
+  std::optional<double> known_s0(const statistics::CalibrateRequest& request) const override;
 
   std::vector<targets::ChipFact> measure_facts(const targets::FactOptions& options) override;
   std::vector<std::string> floor_facts() const override;

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "measure/calibration.h"
+#include "statistics/calibration.h"
 #include "targets/fact_names.h"
 
 namespace headway::sim {
@@ -56,7 +56,7 @@ TEST(SimTarget, ChecksFollowTheLandscape) {
   EXPECT_EQ(t.check(qkv(), built(t, "sim-wrong\n"), {}).status, S::kIncorrect);
   EXPECT_EQ(t.check(qkv(), built(t, "sim-crash\n"), {}).status, S::kCrashed);
   EXPECT_EQ(t.check(qkv(), built(t, "sim-hang\n"), {}).status, S::kTimedOut);
-  EXPECT_EQ(t.check(qkv(), built(t, "sim-x 1\n"), {7}).seed, 7u);
+  EXPECT_EQ(t.check(qkv(), built(t, "sim-x 1\n"), {7, {}}).seed, 7u);
 }
 
 TEST(SimTarget, TimesAreTrueTimesWithNoise) {
@@ -92,8 +92,8 @@ TEST(SimTarget, PairsArmsOnASimDeviceWithTheirTrueEffect) {
   ASSERT_TRUE(device.ok()) << device.error().message;
   auto* sim = dynamic_cast<SimTargetDevice*>(device.value().get());
   ASSERT_NE(sim, nullptr);
-  EXPECT_NEAR(sim->device().true_seconds(measure::Arm::kCandidate) /
-                  sim->device().true_seconds(measure::Arm::kHead),
+  EXPECT_NEAR(sim->device().true_seconds(statistics::Arm::kCandidate) /
+                  sim->device().true_seconds(statistics::Arm::kHead),
               0.8, 1e-12);
   EXPECT_FALSE(t.paired_device(qkv(), base, built(t, "sim-wrong\n"), 5).ok());
 }
@@ -104,19 +104,20 @@ TEST(SimTarget, FactsGiveTheFloors) {
   for (const auto& f : t.measure_facts({})) values[f.name] = f.value;
   for (const auto& name : t.floor_facts()) EXPECT_TRUE(values.count(name)) << name;
   const auto floors = t.floors(qkv(), values);
-  EXPECT_DOUBLE_EQ(floors.memory_ms, static_cast<double>(qkv().bytes_to_move()) / (values[targets::kReadBandwidth] * 1e9) * 1e3);
+  EXPECT_DOUBLE_EQ(floors.memory_ms, static_cast<double>(qkv().bytes_to_move()) /
+                                         (values[targets::kReadBandwidth] * 1e9) * 1e3);
   ASSERT_TRUE(floors.instruction_ms);
   EXPECT_GT(*floors.instruction_ms, 0.0);
 }
 
 TEST(SimTarget, CalibratesOnSimDevicesWithTheConfiguredNoise) {
   SimTarget t;
-  measure::CalibrateRequest r;
+  statistics::CalibrateRequest r;
   r.target = "sim";
   r.cv = 0.02;
-  EXPECT_DOUBLE_EQ(*t.known_s0(r), measure::s0_for_cv(0.02));
+  EXPECT_DOUBLE_EQ(*t.known_s0(r), statistics::s0_for_cv(0.02));
   auto device = t.calibration_devices(r)(0);
-  ASSERT_NE(dynamic_cast<measure::SimDevice*>(device.get()), nullptr);
+  ASSERT_NE(dynamic_cast<statistics::SimDevice*>(device.get()), nullptr);
 }
 
 TEST(SimTarget, CarriesDocsBaselinesAndADesignLibrary) {

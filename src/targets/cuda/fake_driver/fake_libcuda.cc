@@ -16,7 +16,7 @@
 #include <map>
 #include <string>
 
-#include "headway/cuda_kernel.h"
+#include "headway/headway_cuda.h"
 
 namespace {
 
