@@ -1,7 +1,7 @@
 #pragma once
 // The headway builds that made and used a workspace: every workspace records the build that
 // created it and, once per distinct build (version, commit, compiler), each build that opened it
-// (every open may write: a schema migration, or the verb's own changes). Workspaces created
+// (every open may write: a schema upgrade, or the verb's own changes). Workspaces created
 // before schema version 5 have no creating build on record.
 #include <string>
 #include <vector>

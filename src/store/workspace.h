@@ -6,7 +6,7 @@
 // several headway processes may use one workspace; every state change is a Transaction.
 // Opening refuses, changing nothing on disk, a database written by a newer headway, a file that
 // is not a SQLite database, and a SQLite database that is not a headway workspace. An older
-// schema is migrated in place (see migrations.h). Creating or opening records this headway build
+// schema is upgraded in place (see schema.h). Creating or opening records this headway build
 // in the workspace (headway_versions.h).
 #include <cstdint>
 #include <filesystem>

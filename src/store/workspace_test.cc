@@ -131,7 +131,7 @@ TEST(StoreWorkspace, ForeignSqliteDatabaseIsRefusedUnchanged) {
 
 TEST(StoreWorkspace, VersionZeroDatabaseIsMigratedOnOpen) {
   // A v0 workspace: the marker database exists but holds no schema (user_version 0), as an
-  // init killed before its first migration committed leaves it.
+  // init killed before its first schema step committed leaves it.
   TestTempDir dir;
   const fs::path path = Workspace::database_path(dir.path());
   fs::create_directories(path.parent_path());
