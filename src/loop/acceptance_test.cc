@@ -70,8 +70,8 @@ TEST(AcceptanceTest, ACheatingHeadIsAnError) {
 }
 
 TEST(AcceptanceTest, ADeviceThatStopsLeavesNoTestBehind) {
-  SimKernel k;
-  k.target().set_stop_after_readings(k.target().readings() + 14);  // the warm-up and a few pairs
+  // Registration (13 readings: 2 warm-up, 11 timed), then the warm-up and a few pairs.
+  SimKernel k("attn_out", "sim-1:stop-after=25");
   const auto head = k.head();
   const auto cand = k.add("same", "sim-x 1.0\n");
   EXPECT_THROW(AcceptanceTest(k.target(), k.kernel(), k.tree(), {})

@@ -17,7 +17,6 @@
 #include "statistics/betting_rule.h"
 #include "store/test_temp_dir.h"
 #include "targets/registry/registry.h"
-#include "targets/sim/sim_target.h"
 #include "trees/decision_log.h"
 #include "trees/design_tree.h"
 #include "trees/race_log.h"
@@ -296,9 +295,9 @@ TEST(OptimizeOnSim, ACheatAloneIsDisqualifiedByItsAcceptanceTest) {
 
 // A device that stops ends the run: the summary says why, and nothing it interrupted is kept.
 TEST(OptimizeOnSim, ADeviceThatStopsEndsTheRunAndLeavesNothingHalfDone) {
-  sim::SimTargetConfig config;
-  config.stop_after_readings = 11 + 20;  // the baseline, then part of the first race
-  sim::SimTarget target("", config);
+  // Registering the baseline, then part of the first race.
+  const auto target_made = targets::make_target("sim", "sim-1:stop-after=31");
+  targets::Target& target = *target_made;
   SimRun r;
   std::vector<Progress> progress;
   const auto summary = run_scripted(
@@ -310,7 +309,13 @@ TEST(OptimizeOnSim, ADeviceThatStopsEndsTheRunAndLeavesNothingHalfDone) {
   EXPECT_EQ(progress.back().stage, "device stopped");
   auto tree = trees::DesignTree::open(r.ws, "attn_out").value();
   EXPECT_EQ(tree.count_by_status().at(NodeStatus::kProposed), 4) << "all can be raced again";
-  EXPECT_EQ(target.readings(), 31);
+  // It served its 31 readings and no more: a new session stops at its first reading.
+  const KernelContract& attn_out = *find_kernel("attn_out");
+  const auto baseline = target.build(target.baseline_source(attn_out), r.dir.path());
+  ASSERT_TRUE(baseline.built()) << baseline.diagnostics;
+  auto session = target.start_session(attn_out, {baseline.artifact}, 1);
+  ASSERT_TRUE(session.ok()) << session.error().message;
+  EXPECT_THROW((void)session.value()->reading(0), targets::DeviceStopped);
   const auto interrupted = trees::RaceLog(tree).races();
   ASSERT_EQ(interrupted.size(), 1u);
   EXPECT_FALSE(interrupted[0].finished_at);

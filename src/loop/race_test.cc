@@ -93,8 +93,7 @@ TEST(Race, ACheatThatReadsFastestIsFoundOutAndRankedLast) {
 }
 
 TEST(Race, ADeviceThatStopsLeavesAnUnfinishedRaceThatIsDiscarded) {
-  SimKernel k;
-  k.target().set_stop_after_readings(k.target().readings());  // registration spent the budget
+  SimKernel k("attn_out", "sim-1:stop-after=13");  // registration (2 warm-up, 11 timed) spends it
   const auto a = k.add("a", "sim-x 0.5\n");
   const auto b = k.add("b", "sim-x 0.7\n");
   Race race(k.target(), k.kernel(), k.tree(), {3, 12});

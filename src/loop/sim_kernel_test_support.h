@@ -1,6 +1,7 @@
 #pragma once
-// For tests of the loop's parts: a workspace with one kernel registered on a sim target
-// (targets/sim/sim_target.h), and candidates added to its tree and built.
+// For tests of the loop's parts: a workspace with one kernel registered on a sim target, made
+// through the registry and used through the Target interface only, and candidates added to its
+// tree and built.
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -9,15 +10,17 @@
 #include "loop/kernel_registration.h"
 #include "store/test_temp_dir.h"
 #include "store/workspace.h"
-#include "targets/sim/sim_target.h"
+#include "targets/registry/registry.h"
 #include "trees/design_tree.h"
 
 namespace headway::loop {
 
 class SimKernel {
  public:
-  explicit SimKernel(const std::string& kernel = "attn_out", sim::SimTargetConfig config = {})
-      : target_(std::make_unique<sim::SimTarget>("", config)),
+  // `toolchain`: the sim's toolchain spec, e.g. "sim-1:stop-after=13" for a device
+  // that stops once the kernel is registered (2 warm-up and 11 timed readings).
+  explicit SimKernel(const std::string& kernel = "attn_out", const std::string& toolchain = "")
+      : target_(targets::make_target("sim", toolchain)),
         kernel_(*find_kernel(kernel)),
         tree_(*register_kernel(
             ws_, *target_, kernel_,
@@ -25,7 +28,7 @@ class SimKernel {
             11)) {}
 
   store::Workspace& ws() { return ws_; }
-  sim::SimTarget& target() { return *target_; }
+  targets::Target& target() { return *target_; }
   const KernelContract& kernel() const { return kernel_; }
   trees::DesignTree& tree() { return tree_; }
 
@@ -52,7 +55,7 @@ class SimKernel {
  private:
   store::TestTempDir dir_;
   store::Workspace ws_ = store::Workspace::create(dir_.path()).value();
-  std::unique_ptr<sim::SimTarget> target_;
+  std::unique_ptr<targets::Target> target_;
   const KernelContract& kernel_;
   trees::DesignTree tree_;
 };

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 
 #include "common/hash.h"
@@ -33,6 +34,10 @@ A simulated device for tests. A candidate is text; its lines steer the model:
   `when P_NAME=v`.
 - `sim-cheat`: the candidate passes its check, but the verification of its timed calls
   disqualifies it; it may end in `when P_NAME=v` too.
+
+The toolchain spec is a name (default `sim-1`; one starting with `missing` is not found), and
+may end in `:stop-after=N`: the device stops (targets::DeviceStopped) once it has served N
+readings.
 )";
 
 // The design library of every kernel: the same three designs.
@@ -155,6 +160,21 @@ SimTarget::SimTarget(const std::string& toolchain_spec, const SimTargetConfig& c
 targets::ToolchainInfo SimTarget::select_toolchain(const std::string& spec) {
   spec_ = spec.empty() ? "sim-1" : spec;
   info_ = {};
+  constexpr std::string_view kStopAfter = ":stop-after=";
+  if (const size_t at = spec_.find(kStopAfter); at != std::string::npos) {
+    const std::string n = spec_.substr(at + kStopAfter.size());
+    int64_t readings = 0;
+    const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), readings);
+    if (ec != std::errc() || end != n.data() + n.size() || readings < 1) {
+      info_.error = fmt::format(
+          "sim toolchain '{}': stop-after needs a whole number of readings "
+          "of at least 1",
+          spec_);
+      info_.error_code = ErrorCode::kInvalidInput;
+      return info_;
+    }
+    config_.stop_after_readings = readings;
+  }
   if (spec_.rfind("missing", 0) == 0) {
     info_.error = fmt::format("sim toolchain '{}' not found", spec_);
   } else {

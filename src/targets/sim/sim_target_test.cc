@@ -29,6 +29,22 @@ TEST(SimTarget, ToolchainsAreIdentifiedByTheirSpec) {
   EXPECT_EQ(t.build("sim-x 1\n", {}).status, targets::BuildOutcome::Status::kToolchainMissing);
 }
 
+TEST(SimTarget, AStopAfterSpecStopsTheDeviceAndABadOneIsTheUsers) {
+  SimTarget t("sim-1:stop-after=3");
+  ASSERT_TRUE(t.identity().found) << t.identity().error;
+  const auto built = t.build("sim-x 1\n", {});
+  auto session = t.start_session(*find_kernel("qkv"), {built.artifact}, 1);
+  ASSERT_TRUE(session.ok());
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(session.value()->reading(0).ok());
+  EXPECT_THROW((void)session.value()->reading(0), targets::DeviceStopped);
+  for (const char* bad : {"sim-1:stop-after=0", "sim-1:stop-after=x", "sim-1:stop-after=3x"}) {
+    const auto info = t.select_toolchain(bad);
+    EXPECT_FALSE(info.found) << bad;
+    EXPECT_EQ(info.error_code, ErrorCode::kInvalidInput) << bad;
+    EXPECT_NE(info.error.find("stop-after"), std::string::npos) << info.error;
+  }
+}
+
 TEST(SimTarget, BuildsOncePerSourceAndToolchain) {
   SimTarget t;
   const auto a = t.build("sim-x 0.5\n", {});
