@@ -27,14 +27,14 @@ extern "C" {
 typedef uint16_t hw_bf16;
 
 enum {
-  HW_H = 3840,   /* hidden size */
-  HW_L = 15360,  /* feed-forward size */
-  HW_DS = 256,   /* head dimension */
-  HW_NS = 8,     /* key/value heads */
-  HW_GS = 2,     /* query heads per key/value head */
-  HW_QS = 4096,  /* Ns*Gs*Ds */
-  HW_PS = 2048,  /* Ns*Ds */
-  HW_TS = 1024,  /* ring-cache slots */
+  HW_H = 3840,  /* hidden size */
+  HW_L = 15360, /* feed-forward size */
+  HW_DS = 256,  /* head dimension */
+  HW_NS = 8,    /* key/value heads */
+  HW_GS = 2,    /* query heads per key/value head */
+  HW_QS = 4096, /* Ns*Gs*Ds */
+  HW_PS = 2048, /* Ns*Ds */
+  HW_TS = 1024, /* ring-cache slots */
   HW_FP4_BLOCK = 16
 };
 #define HW_EPS 1e-6f
@@ -77,14 +77,14 @@ typedef struct hw_attn_out_args {
  * NVFP4 weight element (r, c) = e2m1(code) * f8e4m3(block_scale[r][c/16]) * global_scale;
  * codes hold two elements per byte, the even element in the low nibble. */
 typedef struct hw_ffn_args {
-  hw_bf16* residual;                /* [H], read and written */
-  const hw_bf16* pre_ff_rms_weight; /* [H] */
-  const uint8_t* gate_weight;       /* e2m1 [L][H/2] */
-  const uint8_t* gate_block_scale;  /* f8e4m3fn [L][H/16] */
-  const uint8_t* up_weight;         /* e2m1 [L][H/2] */
-  const uint8_t* up_block_scale;    /* f8e4m3fn [L][H/16] */
-  const uint8_t* down_weight;       /* e2m1 [H][L/2] */
-  const uint8_t* down_block_scale;  /* f8e4m3fn [H][L/16] */
+  hw_bf16* residual;                 /* [H], read and written */
+  const hw_bf16* pre_ff_rms_weight;  /* [H] */
+  const uint8_t* gate_weight;        /* e2m1 [L][H/2] */
+  const uint8_t* gate_block_scale;   /* f8e4m3fn [L][H/16] */
+  const uint8_t* up_weight;          /* e2m1 [L][H/2] */
+  const uint8_t* up_block_scale;     /* f8e4m3fn [L][H/16] */
+  const uint8_t* down_weight;        /* e2m1 [H][L/2] */
+  const uint8_t* down_block_scale;   /* f8e4m3fn [H][L/16] */
   const hw_bf16* post_ff_rms_weight; /* [H] */
   float gate_global_scale;
   float up_global_scale;

@@ -23,7 +23,7 @@ nlohmann::json fact_json(const targets::ChipFact& f) {
   return {{"name", f.name},
           {"value", f.value},
           {"unit", f.unit},
-          {"spread", f.spread ? nlohmann::json(*f.spread) : nlohmann::json(nullptr)},
+          {"spread_pct", f.spread ? nlohmann::json(*f.spread) : nlohmann::json(nullptr)},
           {"method", f.method}};
 }
 

@@ -37,8 +37,9 @@ std::vector<Timing> read_side_by_side(Session& session, const std::vector<Artifa
   for (auto& t : out) {
     t.median_seconds = median(t.seconds);
     t.cv = coefficient_of_variation(t.seconds);
-    t.accounting = session.accounting();
   }
+  const nlohmann::json accounting = session.accounting();
+  for (auto& t : out) t.accounting = accounting;
   return out;
 }
 
