@@ -14,14 +14,10 @@
 #include "agents/replay_agent.h"
 #include "store/test_temp_dir.h"
 #include "targets/registry/registry.h"
+#include "targets/registry/test_targets.h"
 
 namespace headway::agents {
 namespace {
-
-const targets::Target& cpu() {
-  static const std::unique_ptr<targets::Target> target = targets::make_target("cpu");
-  return *target;
-}
 
 constexpr const char* kHead =
     "extern \"C\" void hw_attn_out(const hw_attn_out_args* a) { /* head */ }\n";
@@ -72,7 +68,7 @@ TEST_F(AgentProposerTest, ADesignerAnswerBecomesANamedDesignOfTheRoot) {
                    {"response",
                     "NAME: Two Row Pool\nWHY: share activations\n```cpp\nint designed;\n```\n"}}}));
   AgentLedger ledger(*ws, agent);
-  AgentProposer proposer(cpu(), ledger, options(), logger());
+  AgentProposer proposer(targets::test_cpu_target(), ledger, options(), logger());
   const auto out = proposer.propose(context("baseline", 1));
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].design, "agent/two_row_pool");
@@ -108,7 +104,7 @@ TEST_F(AgentProposerTest, VariantsChangeTheHeadAndDesignersComeEveryThirdCall) {
         {"role", "variant"}, {"response", fmt::format("WHY: unroll\n```c++\nint v{};\n```", i)}});
   ReplayAgent agent(transcript(entries));
   AgentLedger ledger(*ws, agent);
-  AgentProposer proposer(cpu(), ledger, options());
+  AgentProposer proposer(targets::test_cpu_target(), ledger, options());
   const auto out = proposer.propose(context("shift_pool", 6));
   ASSERT_EQ(out.size(), 6u);
   int designers = 0;
@@ -133,7 +129,7 @@ TEST_F(AgentProposerTest, MalformedAndDuplicateAnswersAreStoredAndSkipped) {
                   {{"role", "designer"}, {"response", "```cpp\nint cut"}, {"truncated", true}},
                   {{"role", "designer"}, {"response", "```cpp\nint old;\n```"}}}));
   AgentLedger ledger(*ws, agent);
-  AgentProposer proposer(cpu(), ledger, options(), logger());
+  AgentProposer proposer(targets::test_cpu_target(), ledger, options(), logger());
   EXPECT_TRUE(proposer.propose(context("baseline", 3)).empty());
   std::vector<std::string> outcomes;
   auto s = ws->db().prepare("SELECT outcome || '|' || reason FROM agent_calls ORDER BY id");
@@ -154,7 +150,7 @@ TEST_F(AgentProposerTest, ASpentBudgetStopsTheProposerAndSaysWhich) {
   AgentBudget budget;
   budget.max_calls = 1;
   AgentLedger ledger(*ws, agent, budget);
-  AgentProposer proposer(cpu(), ledger, options());
+  AgentProposer proposer(targets::test_cpu_target(), ledger, options());
   EXPECT_EQ(proposer.propose(context("baseline", 2)).size(), 1u);
   EXPECT_NE(proposer.stopped().find("--max-calls 1"), std::string::npos) << proposer.stopped();
   EXPECT_TRUE(proposer.propose(context("baseline", 2)).empty());
@@ -165,7 +161,7 @@ TEST_F(AgentProposerTest, AnErrorFatalForTheRunIsRethrownAfterItIsStored) {
   ReplayAgent agent(transcript(
       {{{"role", "designer"}, {"error", "auth"}, {"message", "401: set OPENAI_API_KEY"}}}));
   AgentLedger ledger(*ws, agent);
-  AgentProposer proposer(cpu(), ledger, options());
+  AgentProposer proposer(targets::test_cpu_target(), ledger, options());
   try {
     proposer.propose(context("baseline", 1));
     FAIL() << "an auth failure was swallowed";
@@ -181,7 +177,7 @@ TEST_F(AgentProposerTest, ATransientFailureCostsOneProposalOnly) {
       transcript({{{"role", "designer"}, {"error", "transient"}, {"message", "HTTP 503"}},
                   {{"role", "designer"}, {"response", "```\nint ok;\n```"}}}));
   AgentLedger ledger(*ws, agent);
-  AgentProposer proposer(cpu(), ledger, options(), logger());
+  AgentProposer proposer(targets::test_cpu_target(), ledger, options(), logger());
   EXPECT_EQ(proposer.propose(context("baseline", 2)).size(), 1u);
   ASSERT_EQ(log.size(), 1u);
   EXPECT_NE(log[0].find("HTTP 503"), std::string::npos) << log[0];
@@ -193,7 +189,7 @@ TEST_F(AgentProposerTest, ACommandAgentsEditedFileIsTheCandidate) {
   o.command = "sed -i 's|/\\* head \\*/|/* edited */|' kernel.cc && echo done";
   CommandAgent agent(o);
   AgentLedger ledger(*ws, agent);
-  AgentProposer proposer(cpu(), ledger, options());
+  AgentProposer proposer(targets::test_cpu_target(), ledger, options());
   const auto out = proposer.propose(context("shift_pool", 1));
   ASSERT_EQ(out.size(), 1u);
   EXPECT_NE(out[0].source.find("/* edited */"), std::string::npos) << out[0].source;
@@ -241,7 +237,7 @@ class GatedAgent final : public Agent {
 TEST_F(AgentProposerTest, BeginReturnsWhileTheCallsRunAndEachAnswerIsPrebuiltOnItsThread) {
   GatedAgent agent;
   AgentLedger ledger(*ws, agent, {}, {}, 2);
-  AgentProposer proposer(cpu(), ledger, options(), logger());
+  AgentProposer proposer(targets::test_cpu_target(), ledger, options(), logger());
   EXPECT_TRUE(proposer.works_in_background());
   auto ctx = context("baseline", 2);
   std::mutex mu;
@@ -274,7 +270,7 @@ TEST_F(AgentProposerTest, WithOneCallInFlightNothingRunsInTheBackground) {
   GatedAgent agent;
   agent.go.set_value();
   AgentLedger ledger(*ws, agent, {}, {}, 1);
-  AgentProposer proposer(cpu(), ledger, options(), logger());
+  AgentProposer proposer(targets::test_cpu_target(), ledger, options(), logger());
   EXPECT_FALSE(proposer.works_in_background());
   auto pending = proposer.begin(context("baseline", 2));
   std::this_thread::sleep_for(std::chrono::milliseconds(50));

@@ -12,7 +12,7 @@ namespace headway::agents {
 
 namespace {
 
-constexpr ProviderIdentity kWho{"anthropic", AnthropicProvider::kKeyEnv};
+constexpr ProviderIdentity kAnthropic{"anthropic", AnthropicProvider::kKeyEnv};
 
 }  // namespace
 
@@ -37,9 +37,9 @@ AgentReply AnthropicProvider::complete(const AgentRequest& request) {
   std::vector<std::string> headers = {fmt::format("anthropic-version: {}", kApiVersion)};
   if (!options_.api_key.empty()) headers.push_back("x-api-key: " + options_.api_key);
 
-  const ProviderPost post = post_with_retries(kWho, options_, url, headers, body.dump());
+  const ProviderPost post = post_with_retries(kAnthropic, options_, url, headers, body.dump());
   const auto fail = [&](const std::string& why) {
-    return malformed_reply(kWho, options_, url, post.response, why);
+    return malformed_reply(kAnthropic, options_, url, post.response, why);
   };
   const auto json = nlohmann::json::parse(post.response.body, nullptr, false);
   if (json.is_discarded() || !json.is_object()) throw fail("not a JSON object");

@@ -4,9 +4,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <memory>
 #include <mutex>
+
+#include "common/ascii.h"
 
 namespace headway::agents {
 
@@ -19,12 +20,6 @@ void init_curl_once() {
       throw HttpTransportError(false, "libcurl could not be initialised");
     }
   });
-}
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
 }
 
 std::string trim(const std::string& s) {
@@ -47,7 +42,7 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
   if (line.rfind("HTTP/", 0) == 0) {
     headers.clear();
   } else if (const auto colon = line.find(':'); colon != std::string::npos) {
-    headers[lower(trim(line.substr(0, colon)))] = trim(line.substr(colon + 1));
+    headers[ascii_lower(trim(line.substr(0, colon)))] = trim(line.substr(colon + 1));
   }
   return size * count;
 }
@@ -62,7 +57,7 @@ struct SlistDeleter {
 }  // namespace
 
 std::optional<std::string> HttpResponse::header(const std::string& name) const {
-  const auto it = headers.find(lower(name));
+  const auto it = headers.find(ascii_lower(name));
   if (it == headers.end()) return std::nullopt;
   return it->second;
 }

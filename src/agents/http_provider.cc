@@ -3,21 +3,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "common/ascii.h"
+
 namespace headway::agents {
 
 namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
 
 // A string member of `object`, or "" where absent or not a string (numbers are printed).
 std::string member(const nlohmann::json& object, const char* name) {
@@ -61,7 +56,7 @@ ErrorBody parse_error_body(const std::string& body) {
 }
 
 bool says_model_not_found(const ErrorBody& error) {
-  for (const auto& word : {lower(error.type), lower(error.code)}) {
+  for (const auto& word : {ascii_lower(error.type), ascii_lower(error.code)}) {
     if (word == "model_not_found" || word == "not_found_error" || word == "notfounderror") {
       return true;
     }

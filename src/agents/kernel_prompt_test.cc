@@ -5,14 +5,10 @@
 
 #include "agents/prompt_template.h"
 #include "targets/registry/registry.h"
+#include "targets/registry/test_targets.h"
 
 namespace headway::agents {
 namespace {
-
-const targets::Target& cpu() {
-  static const std::unique_ptr<targets::Target> target = targets::make_target("cpu");
-  return *target;
-}
 
 loop::ProposalContext context(std::string head_source) {
   loop::ProposalContext ctx;
@@ -36,12 +32,12 @@ TEST(CutTo, KeepsShortTextAndSaysHowMuchWasCut) {
 }
 
 TEST(HeadersData, KeepsEveryHeaderWholeUnderTheLimitAndCutsTheRestToIt) {
-  const auto headers = cpu().candidate_headers();
+  const auto headers = targets::test_cpu_target().candidate_headers();
   ASSERT_GE(headers.size(), 2u);
   size_t total = 0;
   for (const auto& h : headers) total += h.text.size();
 
-  const auto whole = headers_data(cpu(), total);
+  const auto whole = headers_data(targets::test_cpu_target(), total);
   ASSERT_EQ(whole.size(), headers.size());
   for (size_t i = 0; i < headers.size(); ++i) {
     EXPECT_EQ(whole[i]["path"], headers[i].path);
@@ -51,7 +47,7 @@ TEST(HeadersData, KeepsEveryHeaderWholeUnderTheLimitAndCutsTheRestToIt) {
   // A limit that ends inside the second header: the first whole, the second cut, no third.
   const size_t limit = headers[0].text.size() + 200;
   ASSERT_GT(headers[1].text.size(), 200u);
-  const auto cut = headers_data(cpu(), limit);
+  const auto cut = headers_data(targets::test_cpu_target(), limit);
   ASSERT_EQ(cut.size(), 2u);
   EXPECT_EQ(cut[0]["text"], headers[0].text);
   const std::string second = cut[1]["text"].get<std::string>();
@@ -63,7 +59,8 @@ TEST(KernelPrompt, CarriesTheHeadTheFiguresTheHeadersAndWhatWasTried) {
   auto ctx = context("extern \"C\" void hw_attn_out(const hw_attn_out_args* a) {}");
   ctx.tried = {{"lut", "library", "rejected", "SLOWER: +4.1%"},
                {"agent/x", "openai:m variant", "build-failed", "error: 'foo' was not declared"}};
-  const auto data = kernel_prompt_data(ctx, cpu(), "## Chip facts\nmemory.read_bandwidth 50");
+  const auto data = kernel_prompt_data(ctx, targets::test_cpu_target(),
+                                       "## Chip facts\nmemory.read_bandwidth 50");
   EXPECT_EQ(data["kernel"], "attn_out");
   EXPECT_EQ(data["target"], "cpu");
   EXPECT_EQ(data["head_ms"], "1.235");
@@ -100,7 +97,8 @@ TEST(KernelPrompt, EverySectionIsBoundedAndTheWholePromptWithIt) {
   auto ctx = context(std::string(50000, 's'));
   for (int i = 0; i < 100; ++i)
     ctx.tried.push_back({"d" + std::to_string(i), "library", "rejected", std::string(40, 'r')});
-  const auto data = kernel_prompt_data(ctx, cpu(), std::string(30000, 'c'), limits);
+  const auto data =
+      kernel_prompt_data(ctx, targets::test_cpu_target(), std::string(30000, 'c'), limits);
   EXPECT_LE(data["head_source"].get<std::string>().size(), 2000u);
   EXPECT_LE(data["cheat_sheet"].get<std::string>().size(), 1000u);
   size_t headers = 0;
@@ -121,7 +119,7 @@ TEST(KernelPrompt, UnknownFiguresAndAnEmptyHistoryLeaveTheirLinesOut) {
   auto ctx = context("int x;");
   ctx.head_ms.reset();
   ctx.floor_ms.reset();
-  const auto data = kernel_prompt_data(ctx, cpu(), "");
+  const auto data = kernel_prompt_data(ctx, targets::test_cpu_target(), "");
   EXPECT_FALSE(data.contains("head_ms"));
   EXPECT_FALSE(data["has_tried"].get<bool>());
   const std::string prompt = render_template(load_template("", "designer"), data, "");

@@ -10,7 +10,7 @@ namespace headway::agents {
 
 namespace {
 
-constexpr ProviderIdentity kWho{"openai", OpenAiProvider::kKeyEnv};
+constexpr ProviderIdentity kOpenAi{"openai", OpenAiProvider::kKeyEnv};
 
 }  // namespace
 
@@ -53,7 +53,7 @@ AgentReply OpenAiProvider::complete(const AgentRequest& request) {
   const char* other = completion_tokens ? "max_tokens" : "max_completion_tokens";
   ProviderPost post;
   try {
-    post = post_with_retries(kWho, options_, url, headers, body(field));
+    post = post_with_retries(kOpenAi, options_, url, headers, body(field));
   } catch (const AgentError& e) {
     if (e.kind() != AgentError::Kind::kBadRequest) throw;
     const std::string why = e.what();
@@ -61,11 +61,11 @@ AgentReply OpenAiProvider::complete(const AgentRequest& request) {
         why.find("max_completion_tokens") == std::string::npos) {
       throw;
     }
-    post = post_with_retries(kWho, options_, url, headers, body(other));
+    post = post_with_retries(kOpenAi, options_, url, headers, body(other));
     completion_tokens_.store(!completion_tokens);
   }
   const auto fail = [&](const std::string& why) {
-    return malformed_reply(kWho, options_, url, post.response, why);
+    return malformed_reply(kOpenAi, options_, url, post.response, why);
   };
   const auto json = nlohmann::json::parse(post.response.body, nullptr, false);
   if (json.is_discarded() || !json.is_object()) throw fail("not a JSON object");

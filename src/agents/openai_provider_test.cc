@@ -18,29 +18,30 @@ using testing::RecordedWaits;
 using testing::ScopedEnv;
 using testing::TestHttpServer;
 
-constexpr const char* kPath = "/v1/chat/completions";
+constexpr const char* kCompletionsPath = "/v1/chat/completions";
 
-void answer(httplib::Response& response, const json& body) {
+void answer_completion(httplib::Response& response, const json& body) {
   response.status = 200;
   response.set_content(body.dump(), "application/json");
 }
 
-OpenAiProvider provider(const TestHttpServer& server, const std::string& key = "sk-openai") {
+OpenAiProvider openai(const TestHttpServer& server, const std::string& key = "sk-openai") {
   return OpenAiProvider(
       fast_options(server.base_url(), "gpt-test", key, std::make_shared<RecordedWaits>()));
 }
 
 TEST(OpenAiProvider, SendsModelMessagesAndMaxTokensAndParsesTheReply) {
-  TestHttpServer server(kPath, [](int, const httplib::Request&, httplib::Response& response) {
-    answer(response, {{"id", "c1"},
-                      {"model", "gpt-test-2025"},
-                      {"choices",
-                       {{{"index", 0},
-                         {"message", {{"role", "assistant"}, {"content", "the answer"}}},
-                         {"finish_reason", "stop"}}}},
-                      {"usage", {{"prompt_tokens", 12}, {"completion_tokens", 34}}}});
+  TestHttpServer server(kCompletionsPath, [](int, const httplib::Request&,
+                                             httplib::Response& response) {
+    answer_completion(response, {{"id", "c1"},
+                                 {"model", "gpt-test-2025"},
+                                 {"choices",
+                                  {{{"index", 0},
+                                    {"message", {{"role", "assistant"}, {"content", "the answer"}}},
+                                    {"finish_reason", "stop"}}}},
+                                 {"usage", {{"prompt_tokens", 12}, {"completion_tokens", 34}}}});
   });
-  OpenAiProvider agent = provider(server);
+  OpenAiProvider agent = openai(server);
   EXPECT_EQ(agent.provider(), "openai");
   EXPECT_EQ(agent.model(), "gpt-test");
   AgentRequest request;
@@ -59,7 +60,7 @@ TEST(OpenAiProvider, SendsModelMessagesAndMaxTokensAndParsesTheReply) {
 
   const auto received = server.received();
   ASSERT_EQ(received.size(), 1u);
-  EXPECT_EQ(received[0].path, kPath);
+  EXPECT_EQ(received[0].path, kCompletionsPath);
   EXPECT_EQ(received[0].header("Authorization"), "Bearer sk-openai");
   EXPECT_EQ(received[0].header("Content-Type"), "application/json");
   const json body = json::parse(received[0].body);
@@ -82,16 +83,16 @@ constexpr const char* kUseCompletionTokens =
     R"({"error":{"message":"Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.","type":"invalid_request_error","param":"max_tokens","code":"unsupported_parameter"}})";
 
 TEST(OpenAiProvider, AModelThatRefusesMaxTokensGetsMaxCompletionTokensFromThenOn) {
-  TestHttpServer server(kPath,
-                        [](int, const httplib::Request& request, httplib::Response& response) {
-                          if (json::parse(request.body).contains("max_tokens")) {
-                            response.status = 400;
-                            response.set_content(kUseCompletionTokens, "application/json");
-                            return;
-                          }
-                          answer(response, {{"choices", {{{"message", {{"content", "ok"}}}}}}});
-                        });
-  OpenAiProvider agent = provider(server);
+  TestHttpServer server(
+      kCompletionsPath, [](int, const httplib::Request& request, httplib::Response& response) {
+        if (json::parse(request.body).contains("max_tokens")) {
+          response.status = 400;
+          response.set_content(kUseCompletionTokens, "application/json");
+          return;
+        }
+        answer_completion(response, {{"choices", {{{"message", {{"content", "ok"}}}}}}});
+      });
+  OpenAiProvider agent = openai(server);
   AgentRequest request;
   request.max_tokens = 99;
   EXPECT_EQ(agent.complete(request).text, "ok");
@@ -105,12 +106,13 @@ TEST(OpenAiProvider, AModelThatRefusesMaxTokensGetsMaxCompletionTokensFromThenOn
 }
 
 TEST(OpenAiProvider, ABadRequestForAnotherReasonIsNotRetriedWithTheOtherField) {
-  TestHttpServer server(kPath, [](int, const httplib::Request&, httplib::Response& response) {
-    response.status = 400;
-    response.set_content(R"({"error":{"message":"messages: too long"}})", "application/json");
-  });
+  TestHttpServer server(
+      kCompletionsPath, [](int, const httplib::Request&, httplib::Response& response) {
+        response.status = 400;
+        response.set_content(R"({"error":{"message":"messages: too long"}})", "application/json");
+      });
   try {
-    provider(server).complete(AgentRequest{});
+    openai(server).complete(AgentRequest{});
     ADD_FAILURE() << "no error";
   } catch (const AgentError& e) {
     EXPECT_EQ(e.kind(), AgentError::Kind::kBadRequest);
@@ -120,15 +122,15 @@ TEST(OpenAiProvider, ABadRequestForAnotherReasonIsNotRetriedWithTheOtherField) {
 }
 
 TEST(OpenAiProvider, WhenBothFieldsAreRefusedTheSecondErrorIsTheCallsAndNothingIsRemembered) {
-  TestHttpServer server(kPath, [](int, const httplib::Request& request,
-                                  httplib::Response& response) {
+  TestHttpServer server(kCompletionsPath, [](int, const httplib::Request& request,
+                                             httplib::Response& response) {
     response.status = 400;
     const bool old = json::parse(request.body).contains("max_tokens");
     response.set_content(old ? kUseCompletionTokens
                              : R"({"error":{"message":"max_completion_tokens is too large: 10"}})",
                          "application/json");
   });
-  OpenAiProvider agent = provider(server);
+  OpenAiProvider agent = openai(server);
   for (int call = 0; call < 2; ++call) {
     try {
       agent.complete(AgentRequest{});
@@ -143,12 +145,13 @@ TEST(OpenAiProvider, WhenBothFieldsAreRefusedTheSecondErrorIsTheCallsAndNothingI
 }
 
 TEST(OpenAiProvider, WithoutASystemPromptOrKeySendsOnlyTheUserMessage) {
-  TestHttpServer server(kPath, [](int, const httplib::Request&, httplib::Response& response) {
-    answer(response, {{"choices", {{{"message", {{"content", "ok"}}}}}}});
-  });
+  TestHttpServer server(
+      kCompletionsPath, [](int, const httplib::Request&, httplib::Response& response) {
+        answer_completion(response, {{"choices", {{{"message", {{"content", "ok"}}}}}}});
+      });
   AgentRequest request;
   request.prompt = "hi";
-  const AgentReply reply = provider(server, "").complete(request);
+  const AgentReply reply = openai(server, "").complete(request);
   EXPECT_EQ(reply.text, "ok");
   EXPECT_EQ(reply.model, "gpt-test");  // the server did not say
   EXPECT_EQ(reply.input_tokens, 0);
@@ -160,22 +163,25 @@ TEST(OpenAiProvider, WithoutASystemPromptOrKeySendsOnlyTheUserMessage) {
 }
 
 TEST(OpenAiProvider, FinishReasonLengthIsTruncated) {
-  TestHttpServer server(kPath, [](int, const httplib::Request&, httplib::Response& response) {
-    answer(
+  TestHttpServer server(kCompletionsPath, [](int, const httplib::Request&,
+                                             httplib::Response& response) {
+    answer_completion(
         response,
         {{"choices", {{{"message", {{"content", "half an ans"}}}, {"finish_reason", "length"}}}}});
   });
-  const AgentReply reply = provider(server).complete(AgentRequest{});
+  const AgentReply reply = openai(server).complete(AgentRequest{});
   EXPECT_EQ(reply.text, "half an ans");
   EXPECT_TRUE(reply.truncated);
 }
 
 TEST(OpenAiProvider, NullContentReadsAsEmptyText) {
-  TestHttpServer server(kPath, [](int, const httplib::Request&, httplib::Response& response) {
-    answer(response,
-           {{"choices", {{{"message", {{"content", nullptr}}}, {"finish_reason", "length"}}}}});
-  });
-  const AgentReply reply = provider(server).complete(AgentRequest{});
+  TestHttpServer server(
+      kCompletionsPath, [](int, const httplib::Request&, httplib::Response& response) {
+        answer_completion(
+            response,
+            {{"choices", {{{"message", {{"content", nullptr}}}, {"finish_reason", "length"}}}}});
+      });
+  const AgentReply reply = openai(server).complete(AgentRequest{});
   EXPECT_EQ(reply.text, "");
   EXPECT_TRUE(reply.truncated);
 }
@@ -183,11 +189,12 @@ TEST(OpenAiProvider, NullContentReadsAsEmptyText) {
 TEST(OpenAiProvider, EmptyChoicesOrAMissingContentAreMalformed) {
   for (const char* body : {R"({"choices":[]})", R"({"choices":[{"message":{"role":"x"}}]})",
                            R"({"choices":[{"message":{"content":3}}]})", R"([1,2])"}) {
-    TestHttpServer server(kPath, [&](int, const httplib::Request&, httplib::Response& response) {
-      response.set_content(body, "application/json");
-    });
+    TestHttpServer server(kCompletionsPath,
+                          [&](int, const httplib::Request&, httplib::Response& response) {
+                            response.set_content(body, "application/json");
+                          });
     try {
-      provider(server).complete(AgentRequest{});
+      openai(server).complete(AgentRequest{});
       ADD_FAILURE() << "no error for " << body;
     } catch (const AgentError& e) {
       EXPECT_EQ(e.kind(), AgentError::Kind::kMalformed) << body;
@@ -196,9 +203,10 @@ TEST(OpenAiProvider, EmptyChoicesOrAMissingContentAreMalformed) {
 }
 
 TEST(OpenAiProvider, ABaseUrlWithATrailingSlashReachesTheSameEndpoint) {
-  TestHttpServer server(kPath, [](int, const httplib::Request&, httplib::Response& response) {
-    answer(response, {{"choices", {{{"message", {{"content", "ok"}}}}}}});
-  });
+  TestHttpServer server(
+      kCompletionsPath, [](int, const httplib::Request&, httplib::Response& response) {
+        answer_completion(response, {{"choices", {{{"message", {{"content", "ok"}}}}}}});
+      });
   ProviderOptions options =
       fast_options(server.base_url() + "/", "m", "", std::make_shared<RecordedWaits>());
   EXPECT_EQ(OpenAiProvider(options).complete(AgentRequest{}).text, "ok");

@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <optional>
 #include <vector>
 
+#include "common/ascii.h"
 #include "knowledge/rule_detector.h"
 
 namespace headway::agents {
@@ -41,12 +41,6 @@ std::string_view trim(std::string_view s) {
 }
 
 bool blank(std::string_view s) { return trim(s).empty(); }
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // A line quoted in a message: trimmed, at most 60 bytes.
 std::string quoted(std::string_view line) {
@@ -93,7 +87,7 @@ std::optional<Block> block_at(std::string_view text, const std::vector<Line>& li
         fence->info.empty()) {
       Block block;
       const std::string_view info = opening.info;
-      block.language = lower(info.substr(0, info.find_first_of(" \t")));
+      block.language = ascii_lower(info.substr(0, info.find_first_of(" \t")));
       const size_t body_begin = lines[open + 1].begin;
       block.body = text.substr(body_begin, lines[i].begin - body_begin);
       block.open_line = open;
@@ -148,7 +142,8 @@ ParsedCode code_or_empty(std::string_view body, std::string language) {
 // optional spaces before the colon.
 std::optional<std::string_view> key_value(std::string_view line, std::string_view key) {
   const std::string_view t = trim(line);
-  if (t.size() < key.size() || lower(t.substr(0, key.size())) != lower(key)) return std::nullopt;
+  if (t.size() < key.size() || ascii_lower(t.substr(0, key.size())) != ascii_lower(key))
+    return std::nullopt;
   std::string_view rest = t.substr(key.size());
   rest.remove_prefix(std::min(rest.find_first_not_of(" \t"), rest.size()));
   if (rest.empty() || rest.front() != ':') return std::nullopt;
@@ -231,7 +226,7 @@ ParsedVerdict parse_verdict(std::string_view text) {
                            : fmt::format("{} VERDICT lines, expected one", verdicts.size());
     return parsed;
   }
-  const std::string verdict = lower(verdicts[0]);
+  const std::string verdict = ascii_lower(verdicts[0]);
   if (std::find(kVerdicts.begin(), kVerdicts.end(), verdict) == kVerdicts.end()) {
     parsed.malformed = fmt::format(
         "unknown verdict {} (expected fully-supported, partially-supported, unsupported or "

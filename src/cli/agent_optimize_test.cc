@@ -74,7 +74,7 @@ class ScriptedProvider {
   TestHttpServer server_;
 };
 
-nlohmann::json json_of(const CliRun& run) {
+nlohmann::json stdout_json(const CliRun& run) {
   EXPECT_EQ(run.problem, "");
   try {
     return nlohmann::json::parse(run.out);
@@ -135,7 +135,7 @@ TEST_P(AgentOptimize, EveryScriptedFaultEndsAsDocumentedAndTheFasterKernelBecome
       });
   const CliRun run = run_headway(optimize_args(provider, 6), "", 300);
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  const auto j = json_of(run);
+  const auto j = stdout_json(run);
   EXPECT_EQ(j["stopped"], "agent budget spent: --max-calls 6 (6 calls made)") << run.err;
   EXPECT_EQ(j["accepted"], 1);
   EXPECT_EQ(j["agent"]["calls"], 6);
@@ -143,7 +143,7 @@ TEST_P(AgentOptimize, EveryScriptedFaultEndsAsDocumentedAndTheFasterKernelBecome
 
   // The tree: the faster kernel is head, through the acceptance test; every other answer has
   // the status its fault leads to, and each agent node names its call.
-  const auto tree = json_of(run_headway({"tree", "qkv", "--workspace", ws_, "--json"}));
+  const auto tree = stdout_json(run_headway({"tree", "qkv", "--workspace", ws_, "--json"}));
   std::multiset<std::string> statuses;
   int agent_nodes = 0;
   for (const auto& n : tree["nodes"]) {
@@ -172,7 +172,7 @@ TEST_P(AgentOptimize, EveryScriptedFaultEndsAsDocumentedAndTheFasterKernelBecome
       << tree.dump(2);
 
   // Usage per role: the malformed answers are counted, not lost.
-  const auto usage = json_of(run_headway({"agents", "usage", "--workspace", ws_, "--json"}));
+  const auto usage = stdout_json(run_headway({"agents", "usage", "--workspace", ws_, "--json"}));
   EXPECT_EQ(usage["total"]["calls"], 6);
   EXPECT_EQ(usage["total"]["accepted"], 1);
   EXPECT_EQ(usage["total"]["candidates"], 4);
@@ -197,15 +197,15 @@ TEST_P(AgentOptimize, AnAuthFailureEndsTheRunWithAClearErrorAndKeepsTheWorkspace
             std::string::npos)
       << run.err;
   // The kernel and its baseline were registered first and are still there; the call is stored.
-  const auto tree = json_of(run_headway({"tree", "qkv", "--workspace", ws_, "--json"}));
+  const auto tree = stdout_json(run_headway({"tree", "qkv", "--workspace", ws_, "--json"}));
   EXPECT_EQ(tree["nodes"].size(), 1u);
-  const auto usage = json_of(run_headway({"agents", "usage", "--workspace", ws_, "--json"}));
+  const auto usage = stdout_json(run_headway({"agents", "usage", "--workspace", ws_, "--json"}));
   EXPECT_EQ(usage["total"]["outcomes"]["error:auth"], 1) << usage.dump(2);
 }
 
 // (design, status) of every node but the baseline, in id order.
 std::vector<std::string> node_outcomes(const std::string& ws) {
-  const auto tree = json_of(run_headway({"tree", "qkv", "--workspace", ws, "--json"}));
+  const auto tree = stdout_json(run_headway({"tree", "qkv", "--workspace", ws, "--json"}));
   std::vector<std::string> out;
   for (const auto& n : tree["nodes"]) {
     if (n["kind"] != "baseline")
@@ -239,7 +239,7 @@ TEST_P(AgentOptimize, ARecordedRunReplaysExactly) {
        "2m", "--agent", "replay:" + transcript, "--agent-jobs", "1", "--max-calls", "5", "--json"},
       "", 300);
   ASSERT_EQ(replay.exit_code, 0) << replay.err;
-  const auto j = json_of(replay);
+  const auto j = stdout_json(replay);
   EXPECT_EQ(j["agent"]["calls"], 5);
   EXPECT_EQ(j["agent"]["input_tokens"], 5000) << "the recorded token counts come back";
   EXPECT_EQ(node_outcomes(replay_ws), recorded_outcomes);

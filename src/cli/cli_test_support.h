@@ -66,6 +66,14 @@ inline CliRun run_headway(const std::vector<std::string>& args, const std::strin
   return run_split(HEADWAY_BINARY, args, cwd, timeout_seconds);
 }
 
+// The built headway run with args in cwd (empty: this process's), its standard output and error
+// together in ProcessResult::output.
+inline ProcessResult run_headway_merged(std::vector<std::string> args, const std::string& cwd = "",
+                                        double timeout_seconds = 120.0) {
+  args.insert(args.begin(), HEADWAY_BINARY);
+  return run_process(args, timeout_seconds, cwd);
+}
+
 // The built headway running in the background with its standard output (and, with
 // merge_stderr, its standard error) on a pipe the test reads while it runs; standard error
 // otherwise goes to a file. Killed (SIGKILL) and reaped by the destructor when still running.

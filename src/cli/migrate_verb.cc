@@ -7,6 +7,7 @@
 #include "agents/porter.h"
 #include "cli/agent_options.h"
 #include "cli/cli_support.h"
+#include "cli/json_null.h"
 #include "cli/verbs.h"
 #include "common/duration.h"
 #include "knowledge/facts.h"
@@ -24,11 +25,6 @@ struct MigrateArgs {
   bool json = false;
   AgentArgs agent;
 };
-
-template <typename T>
-nlohmann::json or_null(const std::optional<T>& value) {
-  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
-}
 
 nlohmann::json report_json(const knowledge::MigrationReport& report, size_t facts_measured,
                            const std::optional<int64_t>& paused_pid) {

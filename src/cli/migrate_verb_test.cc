@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "cli/cli_test_support.h"
 #include "common/subprocess.h"
 #include "common/test_processes.h"
 #include "knowledge/facts.h"
@@ -25,11 +26,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-ProcessResult headway(std::vector<std::string> args) {
-  args.insert(args.begin(), HEADWAY_BINARY);
-  return run_process(args, 120.0);
-}
-
 TEST(MigrateVerb, RefusesAMissingCompilerAndListsFactsAndRules) {
   store::TestTempDir dir;
   {
@@ -42,7 +38,8 @@ TEST(MigrateVerb, RefusesAMissingCompilerAndListsFactsAndRules) {
             .ok());
   }
   const std::string w = dir.path().string();
-  const auto missing = headway({"migrate", "--toolchain", "/nonexistent/c++", "--workspace", w});
+  const auto missing =
+      cli::run_headway_merged({"migrate", "--toolchain", "/nonexistent/c++", "--workspace", w});
   EXPECT_EQ(missing.exit_code, 3) << missing.output;  // no such compiler: the environment
   EXPECT_EQ(missing.output.rfind("headway: cannot use toolchain '/nonexistent/c++'", 0), 0u)
       << missing.output;
@@ -51,20 +48,20 @@ TEST(MigrateVerb, RefusesAMissingCompilerAndListsFactsAndRules) {
     EXPECT_FALSE(ws.meta("cpu.toolchain"));
   }
 
-  const auto facts = headway({"facts", "--json", "--workspace", w});
+  const auto facts = cli::run_headway_merged({"facts", "--json", "--workspace", w});
   ASSERT_EQ(facts.exit_code, 0) << facts.output;
   const auto fj = nlohmann::json::parse(facts.output);
   EXPECT_FALSE(fj["measured"].get<bool>());
   ASSERT_EQ(fj["facts"].size(), 1u);
   EXPECT_DOUBLE_EQ(fj["facts"][0]["value"].get<double>(), 7.25);
 
-  const auto rules = headway({"rules", "--json", "--workspace", w});
+  const auto rules = cli::run_headway_merged({"rules", "--json", "--workspace", w});
   ASSERT_EQ(rules.exit_code, 0) << rules.output;
   const auto rj = nlohmann::json::parse(rules.output);
   ASSERT_EQ(rj.size(), 1u);
   EXPECT_EQ(rj[0]["signature"], "error: '<id>' was not declared in this scope");
   EXPECT_EQ(rj[0]["status"]["tc"]["status"], "verified");
-  const auto text = headway({"rules", "--workspace", w});
+  const auto text = cli::run_headway_merged({"rules", "--workspace", w});
   EXPECT_NE(text.output.find("verified           tc"), std::string::npos) << text.output;
 }
 
@@ -80,7 +77,7 @@ int64_t count(store::Workspace& ws, const std::string& sql, const std::string& a
 TEST(MigrateVerb, PausesARunningOptimizeWhichResumesWithTheNewToolchain) {
   store::TestTempDir dir;
   const std::string w = (dir.path() / "w").string();
-  ASSERT_EQ(headway({"init", w}).exit_code, 0);
+  ASSERT_EQ(cli::run_headway_merged({"init", w}).exit_code, 0);
   // A request left by a migration that crashed: the optimizer clears it and goes on.
   const int64_t crashed = dead_pid();
   {
@@ -107,14 +104,14 @@ TEST(MigrateVerb, PausesARunningOptimizeWhichResumesWithTheNewToolchain) {
     FAIL() << "the optimizer did no work:\n" << optimize.output;
   }
 
-  const auto second =
-      headway({"optimize", "--kernels", "attn_out", "--budget", "5s", "--workspace", w});
+  const auto second = cli::run_headway_merged(
+      {"optimize", "--kernels", "attn_out", "--budget", "5s", "--workspace", w});
   EXPECT_EQ(second.exit_code, 2) << second.output;
   EXPECT_NE(second.output.find("headway: another headway optimize (pid "), std::string::npos)
       << second.output;
 
-  const auto migrate =
-      headway({"migrate", "--toolchain", "clang++", "--wait", "2m", "--workspace", w});
+  const auto migrate = cli::run_headway_merged(
+      {"migrate", "--toolchain", "clang++", "--wait", "2m", "--workspace", w});
   // The optimizer resumes and builds into the workspace's build cache (the migration builds
   // elsewhere): once a new object appears there, stop it (its process group: runners too).
   const fs::path cache = fs::path(w) / ".headway" / "builds";
@@ -203,7 +200,8 @@ TEST(MigrateVerb, TimesOutChangingNothingWhenTheOptimizerDoesNotPause) {
   // This process holds the lock as an optimizer that never looks for pause requests.
   auto lock = loop::WorkspaceLock::try_acquire(dir.path(), "optimize");
   ASSERT_TRUE(lock);
-  const auto r = headway({"migrate", "--toolchain", "clang++", "--wait", "1s", "--workspace", w});
+  const auto r = cli::run_headway_merged(
+      {"migrate", "--toolchain", "clang++", "--wait", "1s", "--workspace", w});
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find(fmt::format("pausing the running optimize (pid {}) ...", getpid())),
             std::string::npos)
@@ -216,8 +214,8 @@ TEST(MigrateVerb, TimesOutChangingNothingWhenTheOptimizerDoesNotPause) {
   EXPECT_FALSE(ws.meta("cpu.toolchain"));
   EXPECT_FALSE(ws.meta(loop::kPauseRequestKey));
   EXPECT_FALSE(ws.meta(loop::kLastPauseKey));
-  const auto bad =
-      headway({"migrate", "--toolchain", "clang++", "--wait", "soon", "--workspace", w});
+  const auto bad = cli::run_headway_merged(
+      {"migrate", "--toolchain", "clang++", "--wait", "soon", "--workspace", w});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.output.find("--wait 'soon' does not parse"), std::string::npos) << bad.output;
 }

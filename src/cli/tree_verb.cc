@@ -6,6 +6,7 @@
 
 #include "agents/agent_ledger.h"
 #include "cli/cli_support.h"
+#include "cli/json_null.h"
 #include "cli/verbs.h"
 #include "store/workspace.h"
 #include "trees/design_tree.h"
@@ -20,11 +21,6 @@ struct TreeArgs {
   std::string workspace;  // empty: search upward from the current directory
   bool json = false;
 };
-
-template <typename T>
-nlohmann::json or_null(const std::optional<T>& value) {
-  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
-}
 
 // The agent call that proposed a node, or null.
 nlohmann::json agent_call_json(store::Workspace& ws, int64_t node) {

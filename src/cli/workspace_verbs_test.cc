@@ -3,6 +3,7 @@
 
 #include <filesystem>
 
+#include "cli/cli_test_support.h"
 #include "common/subprocess.h"
 #include "store/test_temp_dir.h"
 #include "store/workspace.h"
@@ -13,18 +14,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-ProcessResult headway(std::vector<std::string> args, const std::string& cwd = "") {
-  args.insert(args.begin(), HEADWAY_BINARY);
-  return run_process(args, 60.0, cwd);
-}
-
 TEST(WorkspaceVerbs, InitCreatesOnceAndPrintsThePath) {
   store::TestTempDir dir;
-  const auto first = headway({"init", (dir.path() / "w").string()});
+  const auto first = cli::run_headway_merged({"init", (dir.path() / "w").string()});
   EXPECT_EQ(first.exit_code, 0) << first.output;
   EXPECT_EQ(first.output, fs::weakly_canonical(dir.path() / "w").string() + "\n");
   EXPECT_TRUE(fs::exists(dir.path() / "w/.headway/headway.db"));
-  const auto again = headway({"init", (dir.path() / "w").string()});
+  const auto again = cli::run_headway_merged({"init", (dir.path() / "w").string()});
   EXPECT_EQ(again.exit_code, 2);
   EXPECT_NE(again.output.find("headway: a headway workspace already exists"), std::string::npos)
       << again.output;
@@ -41,11 +37,12 @@ TEST(WorkspaceVerbs, TreePrintsTextAndDotAndRefusesBadInput) {
     ASSERT_TRUE(tree.add(n).ok());
   }
   fs::create_directories(dir.path() / "sub");
-  const auto text = headway({"tree", "qkv"}, (dir.path() / "sub").string());
+  const auto text = cli::run_headway_merged({"tree", "qkv"}, (dir.path() / "sub").string());
   EXPECT_EQ(text.exit_code, 0) << text.output;
   EXPECT_NE(text.output.find("<== HEAD"), std::string::npos) << text.output;
   EXPECT_NE(text.output.find("└─ #2 design tiled [proposed]"), std::string::npos) << text.output;
-  const auto dot = headway({"tree", "qkv", "--format", "dot", "--workspace", dir.path().string()});
+  const auto dot = cli::run_headway_merged(
+      {"tree", "qkv", "--format", "dot", "--workspace", dir.path().string()});
   EXPECT_EQ(dot.exit_code, 0) << dot.output;
   EXPECT_EQ(dot.output.rfind("digraph \"qkv\" {", 0), 0u) << dot.output;
 
@@ -53,7 +50,7 @@ TEST(WorkspaceVerbs, TreePrintsTextAndDotAndRefusesBadInput) {
            {"tree", "ffn", "--workspace", dir.path().string()},
            {"tree", "qkv", "--format", "svg", "--workspace", dir.path().string()},
            {"tree", "qkv", "--workspace", (dir.path() / "sub").string()}}) {
-    const auto r = headway(args);
+    const auto r = cli::run_headway_merged(args);
     EXPECT_EQ(r.exit_code, 2) << r.output;
     EXPECT_EQ(r.output.rfind("headway: ", 0), 0u) << r.output;
     EXPECT_EQ(r.output.find('\n'), r.output.size() - 1) << r.output;

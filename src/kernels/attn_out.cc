@@ -11,11 +11,12 @@ namespace headway {
 
 std::vector<RegionSpec> AttnOutKernel::regions() const {
   using R = RegionRole;
-  constexpr size_t kBf = sizeof(bf16);
   return {
-      {"attn", HW_QS * kBf, R::kInput},    {"o_weight", size_t{HW_H} * HW_QS, R::kInput},
-      {"o_scale", HW_H * kBf, R::kInput},  {"post_attn_rms_weight", HW_H * kBf, R::kInput},
-      {"residual", HW_H * kBf, R::kInOut},
+      {"attn", HW_QS * kBf16Bytes, R::kInput},
+      {"o_weight", size_t{HW_H} * HW_QS, R::kInput},
+      {"o_scale", HW_H * kBf16Bytes, R::kInput},
+      {"post_attn_rms_weight", HW_H * kBf16Bytes, R::kInput},
+      {"residual", HW_H * kBf16Bytes, R::kInOut},
   };
 }
 

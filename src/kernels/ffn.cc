@@ -11,7 +11,6 @@
 namespace headway {
 
 namespace {
-constexpr size_t kBf = sizeof(bf16);
 constexpr size_t kGateCodes = size_t{HW_L} * HW_H / 2;
 constexpr size_t kGateBlocks = size_t{HW_L} * HW_H / HW_FP4_BLOCK;
 
@@ -26,16 +25,16 @@ FfnScalars read_ffn_scalars(const SharedBuffers& b) {
 std::vector<RegionSpec> FfnKernel::regions() const {
   using R = RegionRole;
   return {
-      {"residual", HW_H * kBf, R::kInOut},
-      {"pre_ff_rms_weight", HW_H * kBf, R::kInput},
+      {"residual", HW_H * kBf16Bytes, R::kInOut},
+      {"pre_ff_rms_weight", HW_H * kBf16Bytes, R::kInput},
       {"gate_weight", kGateCodes, R::kInput},
       {"gate_block_scale", kGateBlocks, R::kInput},
       {"up_weight", kGateCodes, R::kInput},
       {"up_block_scale", kGateBlocks, R::kInput},
       {"down_weight", kGateCodes, R::kInput},
       {"down_block_scale", kGateBlocks, R::kInput},
-      {"post_ff_rms_weight", HW_H * kBf, R::kInput},
-      {"scalars", 3 * sizeof(float) + kBf, R::kInput},
+      {"post_ff_rms_weight", HW_H * kBf16Bytes, R::kInput},
+      {"scalars", 3 * sizeof(float) + kBf16Bytes, R::kInput},
   };
 }
 

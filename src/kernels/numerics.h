@@ -3,6 +3,7 @@
 // Everything here is exact where the format allows it and is the single definition that the
 // references, the input generators and the tests use.
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <span>
@@ -10,6 +11,7 @@
 namespace headway {
 
 using bf16 = uint16_t;
+inline constexpr size_t kBf16Bytes = sizeof(bf16);
 
 inline float bf16_to_float(bf16 v) {
   const uint32_t bits = static_cast<uint32_t>(v) << 16;

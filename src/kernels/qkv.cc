@@ -10,26 +10,25 @@
 namespace headway {
 
 namespace {
-constexpr size_t kBf = sizeof(bf16);
-constexpr size_t kSlotBytes = size_t{HW_NS} * HW_DS * kBf;
+constexpr size_t kSlotBytes = size_t{HW_NS} * HW_DS * kBf16Bytes;
 }  // namespace
 
 std::vector<RegionSpec> QkvKernel::regions() const {
   using R = RegionRole;
   return {
-      {"x", HW_H * kBf, R::kInput},
-      {"input_rms_weight", HW_H * kBf, R::kInput},
+      {"x", HW_H * kBf16Bytes, R::kInput},
+      {"input_rms_weight", HW_H * kBf16Bytes, R::kInput},
       {"q_weight", size_t{HW_QS} * HW_H, R::kInput},
       {"k_weight", size_t{HW_PS} * HW_H, R::kInput},
       {"v_weight", size_t{HW_PS} * HW_H, R::kInput},
-      {"q_scale", HW_QS * kBf, R::kInput},
-      {"k_scale", HW_PS * kBf, R::kInput},
-      {"v_scale", HW_PS * kBf, R::kInput},
-      {"q_rms_weight", HW_DS * kBf, R::kInput},
-      {"k_rms_weight", HW_DS * kBf, R::kInput},
-      {"cos", HW_DS * kBf, R::kInput},
-      {"sin", HW_DS * kBf, R::kInput},
-      {"q_out", HW_QS * kBf, R::kOutput},
+      {"q_scale", HW_QS * kBf16Bytes, R::kInput},
+      {"k_scale", HW_PS * kBf16Bytes, R::kInput},
+      {"v_scale", HW_PS * kBf16Bytes, R::kInput},
+      {"q_rms_weight", HW_DS * kBf16Bytes, R::kInput},
+      {"k_rms_weight", HW_DS * kBf16Bytes, R::kInput},
+      {"cos", HW_DS * kBf16Bytes, R::kInput},
+      {"sin", HW_DS * kBf16Bytes, R::kInput},
+      {"q_out", HW_QS * kBf16Bytes, R::kOutput},
       {"k_cache", HW_TS * kSlotBytes, R::kCache, kSlotBytes},
       {"v_cache", HW_TS * kSlotBytes, R::kCache, kSlotBytes},
       {"kv_slot", sizeof(int32_t), R::kInput},

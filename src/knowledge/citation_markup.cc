@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <variant>
 
+#include "common/ascii.h"
 #include "knowledge/corpus.h"
 #include "knowledge/text_lines.h"
 
@@ -14,7 +15,6 @@ namespace {
 
 constexpr size_t kMaxLineDigits = 12;
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_blank(std::string_view s) { return s.find_first_not_of(" \t") == std::string_view::npos; }
 
 std::string_view trim_left(std::string_view s) {
@@ -70,7 +70,7 @@ Attempt parse_attempt(std::string_view line, size_t i) {
   };
   const auto line_number = [&](size_t& pos, int64_t* out) {
     const size_t start = pos;
-    while (is_digit(at(pos))) ++pos;
+    while (is_ascii_digit(at(pos))) ++pos;
     if (pos == start || pos - start > kMaxLineDigits) return false;
     *out = std::stoll(std::string(line.substr(start, pos - start)));
     return true;
@@ -236,7 +236,7 @@ size_t list_marker_length(std::string_view s) {
   if (s.size() >= 2 && (s[0] == '-' || s[0] == '*' || s[0] == '+') && (s[1] == ' ' || s[1] == '\t'))
     return 2;
   size_t k = 0;
-  while (k < s.size() && is_digit(s[k])) ++k;
+  while (k < s.size() && is_ascii_digit(s[k])) ++k;
   if (k > 0 && k <= 9 && k + 1 < s.size() && (s[k] == '.' || s[k] == ')') &&
       (s[k + 1] == ' ' || s[k + 1] == '\t')) {
     return k + 2;

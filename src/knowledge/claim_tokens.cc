@@ -5,16 +5,18 @@
 #include <cstdlib>
 #include <optional>
 
+#include "common/ascii.h"
 #include "knowledge/text_lines.h"
 
 namespace headway::knowledge {
 
 namespace {
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+bool is_hex(char c) {
+  return is_ascii_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
 bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool is_word(char c) { return is_alpha(c) || is_digit(c) || c == '_'; }
+bool is_word(char c) { return is_alpha(c) || is_ascii_digit(c) || c == '_'; }
 
 // The length of the number starting at text[i], which the caller checked starts one.
 size_t number_length(std::string_view text, size_t i) {
@@ -33,21 +35,21 @@ size_t number_length(std::string_view text, size_t i) {
   }
   size_t k = i;
   const auto separator_at = [&](size_t p) {
-    const bool underscore = at(p) == '_' && is_digit(at(p + 1));
-    const bool thousands = at(p) == ',' && is_digit(at(p + 1)) && is_digit(at(p + 2)) &&
-                           is_digit(at(p + 3)) && !is_digit(at(p + 4));
+    const bool underscore = at(p) == '_' && is_ascii_digit(at(p + 1));
+    const bool thousands = at(p) == ',' && is_ascii_digit(at(p + 1)) && is_ascii_digit(at(p + 2)) &&
+                           is_ascii_digit(at(p + 3)) && !is_ascii_digit(at(p + 4));
     return underscore || thousands;
   };
-  while (is_digit(at(k)) || separator_at(k)) ++k;
-  while (at(k) == '.' && is_digit(at(k + 1))) {
+  while (is_ascii_digit(at(k)) || separator_at(k)) ++k;
+  while (at(k) == '.' && is_ascii_digit(at(k + 1))) {
     ++k;
-    while (is_digit(at(k))) ++k;
+    while (is_ascii_digit(at(k))) ++k;
   }
   if (at(k) == 'e' || at(k) == 'E') {
     size_t e = k + 1;
     if (at(e) == '+' || at(e) == '-') ++e;
-    if (is_digit(at(e))) {
-      while (is_digit(at(e))) ++e;
+    if (is_ascii_digit(at(e))) {
+      while (is_ascii_digit(at(e))) ++e;
       k = e;
     }
   }
@@ -114,7 +116,7 @@ std::vector<std::string> numbers_in(std::string_view text) {
   size_t i = 0;
   while (i < text.size()) {
     const bool starts =
-        is_digit(text[i]) && (i == 0 || (!is_word(text[i - 1]) && text[i - 1] != '.'));
+        is_ascii_digit(text[i]) && (i == 0 || (!is_word(text[i - 1]) && text[i - 1] != '.'));
     if (!starts) {
       ++i;
       continue;

@@ -43,7 +43,7 @@ constexpr auto kNamedEntities = std::to_array<std::pair<std::string_view, char32
 
 bool is_ascii_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool is_ascii_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; }
+bool is_html_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; }
 char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 
 template <size_t N>
@@ -122,7 +122,7 @@ class Reducer {
         } else if (c != '\r') {
           line_ += c;
         }
-      } else if (is_space(c)) {
+      } else if (is_html_space(c)) {
         pending_space_ = !line_.empty();
       } else {
         if (pending_space_) line_ += ' ';
@@ -158,7 +158,9 @@ class Reducer {
   }
 
   // True when the line so far ends in text (not at its start, not after a space).
-  bool after_text() const { return !line_.empty() && !pending_space_ && !is_space(line_.back()); }
+  bool after_text() const {
+    return !line_.empty() && !pending_space_ && !is_html_space(line_.back());
+  }
 
   // After <pre>, a line break right away is not content (as in browsers).
   bool take_skip_newline() { return std::exchange(skip_newline_, false); }
@@ -168,7 +170,7 @@ class Reducer {
     std::string out;
     bool previous_empty = true;
     for (auto& line : lines_) {
-      while (!line.empty() && is_space(line.back())) line.pop_back();
+      while (!line.empty() && is_html_space(line.back())) line.pop_back();
       if (line.empty() && previous_empty) continue;
       previous_empty = line.empty();
       out += line;
@@ -270,19 +272,19 @@ std::vector<Attribute> parse_attributes(std::string_view text) {
   std::vector<Attribute> out;
   size_t i = 0;
   const auto skip_space = [&] {
-    while (i < text.size() && (is_space(text[i]) || text[i] == '/')) ++i;
+    while (i < text.size() && (is_html_space(text[i]) || text[i] == '/')) ++i;
   };
   while (true) {
     skip_space();
     if (i >= text.size()) break;
     Attribute a;
-    while (i < text.size() && !is_space(text[i]) && text[i] != '=' && text[i] != '/') {
+    while (i < text.size() && !is_html_space(text[i]) && text[i] != '=' && text[i] != '/') {
       a.name += lower(text[i++]);
     }
-    while (i < text.size() && is_space(text[i])) ++i;
+    while (i < text.size() && is_html_space(text[i])) ++i;
     if (i < text.size() && text[i] == '=') {
       ++i;
-      while (i < text.size() && is_space(text[i])) ++i;
+      while (i < text.size() && is_html_space(text[i])) ++i;
       if (i < text.size() && (text[i] == '"' || text[i] == '\'')) {
         const char quote = text[i++];
         const size_t close = text.find(quote, i);
@@ -290,7 +292,7 @@ std::vector<Attribute> parse_attributes(std::string_view text) {
         a.value = std::string(text.substr(i, stop - i));
         i = stop == text.size() ? stop : stop + 1;
       } else {
-        while (i < text.size() && !is_space(text[i])) a.value += text[i++];
+        while (i < text.size() && !is_html_space(text[i])) a.value += text[i++];
       }
     }
     if (a.name.empty()) {
@@ -305,9 +307,9 @@ std::vector<Attribute> parse_attributes(std::string_view text) {
 bool has_token(std::string_view list, std::string_view token, bool ignore_case) {
   size_t i = 0;
   while (i < list.size()) {
-    while (i < list.size() && is_space(list[i])) ++i;
+    while (i < list.size() && is_html_space(list[i])) ++i;
     const size_t start = i;
-    while (i < list.size() && !is_space(list[i])) ++i;
+    while (i < list.size() && !is_html_space(list[i])) ++i;
     const std::string_view word = list.substr(start, i - start);
     if (word.size() != token.size() || word.empty()) continue;
     bool same = true;
@@ -323,7 +325,7 @@ bool has_token(std::string_view list, std::string_view token, bool ignore_case) 
 bool style_hides(std::string_view style) {
   std::string compact;
   for (const char c : style) {
-    if (!is_space(c)) compact += lower(c);
+    if (!is_html_space(c)) compact += lower(c);
   }
   return compact.find("display:none") != std::string::npos ||
          compact.find("visibility:hidden") != std::string::npos;

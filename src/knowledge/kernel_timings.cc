@@ -8,10 +8,10 @@ namespace headway::knowledge {
 
 namespace {
 
-constexpr const char* kColumns =
+constexpr const char* kTimingColumns =
     "id, kernel, toolchain, node_id, role, median_ms, cv, readings, method, measured_at";
 
-KernelTiming read_row(const store::Statement& s) {
+KernelTiming read_timing(const store::Statement& s) {
   KernelTiming t;
   t.id = s.int64(0);
   t.kernel = s.text(1);
@@ -44,18 +44,18 @@ std::optional<KernelTiming> latest_kernel_timing(store::Workspace& ws, std::stri
   auto s = ws.db().prepare(fmt::format(
       "SELECT {} FROM kernel_timings WHERE kernel = ?1 AND toolchain = ?2 AND role = ?3 "
       "ORDER BY id DESC LIMIT 1",
-      kColumns));
+      kTimingColumns));
   s.bind(1, kernel).bind(2, toolchain).bind(3, role);
   if (!s.step()) return std::nullopt;
-  return read_row(s);
+  return read_timing(s);
 }
 
 std::vector<KernelTiming> kernel_timings(store::Workspace& ws, std::string_view kernel) {
   auto s = ws.db().prepare(
-      fmt::format("SELECT {} FROM kernel_timings WHERE kernel = ?1 ORDER BY id", kColumns));
+      fmt::format("SELECT {} FROM kernel_timings WHERE kernel = ?1 ORDER BY id", kTimingColumns));
   s.bind(1, kernel);
   std::vector<KernelTiming> out;
-  while (s.step()) out.push_back(read_row(s));
+  while (s.step()) out.push_back(read_timing(s));
   return out;
 }
 

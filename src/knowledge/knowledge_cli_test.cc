@@ -13,16 +13,12 @@
 #include "store/test_temp_dir.h"
 #include "store/workspace.h"
 #include "targets/registry/registry.h"
+#include "targets/registry/test_targets.h"
 
 namespace headway::knowledge {
 namespace {
 
 // The cpu target's built-in docs and summary.
-const targets::TargetDocs& cpu_docs() {
-  static const targets::TargetDocs docs = targets::make_target("cpu")->docs();
-  return docs;
-}
-
 namespace fs = std::filesystem;
 
 class KnowledgeCliTest : public ::testing::Test {
@@ -371,7 +367,7 @@ TEST_F(OnboardCli, OfflineChecksTheBuiltInSummaryAndKeepsStoredFacts) {
   }
   const auto r = headway({"onboard", "--keep-facts", "--workspace", ws_.string()});
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  const size_t cites = parse_summary(cpu_docs().summary).citation_count();
+  const size_t cites = parse_summary(targets::test_cpu_docs().summary).citation_count();
   EXPECT_NE(
       r.output.find(fmt::format("citations: {} citations: {} supported-by-text\n", cites, cites)),
       std::string::npos)

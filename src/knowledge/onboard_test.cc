@@ -12,17 +12,13 @@
 #include "knowledge/target_docs.h"
 #include "knowledge/test_files.h"
 #include "targets/registry/registry.h"
+#include "targets/registry/test_targets.h"
 #include "trees/tree_test_support.h"
 
 namespace headway::knowledge {
 namespace {
 
 // The cpu target's built-in docs and summary.
-const targets::TargetDocs& cpu_docs() {
-  static const targets::TargetDocs docs = targets::make_target("cpu")->docs();
-  return docs;
-}
-
 namespace fs = std::filesystem;
 
 OnboardOptions offline() {
@@ -48,9 +44,9 @@ TEST(OnboardTest, MinesRulesChecksTheBuiltInSummaryAndWritesTheCheatSheet) {
   EXPECT_EQ(report->rules, 1);
   EXPECT_EQ(report->facts, 1);
   EXPECT_TRUE(report->builtin_docs);
-  EXPECT_EQ(report->docs_files, static_cast<int>(cpu_docs().files.size()));
+  EXPECT_EQ(report->docs_files, static_cast<int>(targets::test_cpu_docs().files.size()));
   EXPECT_EQ(report->docs_change, "first index");
-  const size_t cites = parse_summary(cpu_docs().summary).citation_count();
+  const size_t cites = parse_summary(targets::test_cpu_docs().summary).citation_count();
   EXPECT_EQ(report->citations.citations.size(), cites);
   EXPECT_TRUE(report->citations.all_supported()) << report->citations.totals_line();
   EXPECT_EQ(report->claims_left_out, 0);
@@ -67,7 +63,8 @@ TEST(OnboardTest, MinesRulesChecksTheBuiltInSummaryAndWritesTheCheatSheet) {
             std::string::npos)
       << md;
   EXPECT_NE(md.find("0.04/1e-2"), std::string::npos) << md;
-  EXPECT_EQ(read_test_file(f.dir() / ".headway/knowledge/summary.md"), cpu_docs().summary);
+  EXPECT_EQ(read_test_file(f.dir() / ".headway/knowledge/summary.md"),
+            targets::test_cpu_docs().summary);
 
   auto again = onboard(f.ws(), offline());
   ASSERT_TRUE(again.ok());

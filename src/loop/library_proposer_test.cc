@@ -7,17 +7,13 @@
 
 #include "store/test_temp_dir.h"
 #include "targets/registry/registry.h"
+#include "targets/registry/test_targets.h"
 #include "trees/design_tree.h"
 
 namespace headway::loop {
 namespace {
 
 // The cpu target, whose design library these tests read.
-const targets::Target& cpu() {
-  static const std::unique_ptr<targets::Target> target = targets::make_target("cpu");
-  return *target;
-}
-
 ProposalContext context(std::set<std::string>* tried, const std::string& head_design = "baseline",
                         targets::Params head_params = {}) {
   ProposalContext ctx;
@@ -33,10 +29,10 @@ ProposalContext context(std::set<std::string>* tried, const std::string& head_de
 std::optional<double> has_everything(const std::string&) { return 1.0; }
 
 TEST(LibraryProposer, NewDesignsFirstThenNeverTheSameSourceTwice) {
-  const auto& designs = targets::designs_for(cpu(), "attn_out");
+  const auto& designs = targets::designs_for(targets::test_cpu_target(), "attn_out");
   ASSERT_GE(designs.size(), 3u) << "the issue asks for at least three designs per kernel";
   std::set<std::string> tried;
-  LibraryProposer proposer(cpu(), has_everything);
+  LibraryProposer proposer(targets::test_cpu_target(), has_everything);
   const auto first = proposer.propose(context(&tried));
   ASSERT_GE(first.size(), designs.size());
   for (size_t i = 0; i < designs.size(); ++i) {
@@ -51,11 +47,11 @@ TEST(LibraryProposer, NewDesignsFirstThenNeverTheSameSourceTwice) {
 }
 
 TEST(LibraryProposer, VariantsOfTheHeadChangeOneParameterAndNameTheHeadAsParent) {
-  const targets::Design& d = targets::designs_for(cpu(), "attn_out").front();
+  const targets::Design& d = targets::designs_for(targets::test_cpu_target(), "attn_out").front();
   std::set<std::string> tried;
-  for (const auto& x : targets::designs_for(cpu(), "attn_out"))
+  for (const auto& x : targets::designs_for(targets::test_cpu_target(), "attn_out"))
     tried.insert(x.render(x.defaults()));
-  LibraryProposer proposer(cpu(), has_everything);
+  LibraryProposer proposer(targets::test_cpu_target(), has_everything);
   ProposalContext ctx = context(&tried, d.name, d.defaults());
   ctx.head_source = d.render(d.defaults());
   const auto out = proposer.propose(ctx);
@@ -69,9 +65,9 @@ TEST(LibraryProposer, VariantsOfTheHeadChangeOneParameterAndNameTheHeadAsParent)
 }
 
 TEST(LibraryProposer, StaleHeadParametersAreSkippedNotFatal) {
-  const targets::Design& d = targets::designs_for(cpu(), "attn_out").front();
+  const targets::Design& d = targets::designs_for(targets::test_cpu_target(), "attn_out").front();
   std::set<std::string> tried;
-  LibraryProposer proposer(cpu());
+  LibraryProposer proposer(targets::test_cpu_target());
   targets::Params stale = d.defaults();
   stale["P_NO_SUCH_PARAMETER"] = 7;
   stale.begin()->second = -12345;  // a value no design lists
@@ -95,7 +91,7 @@ std::set<std::string> proposed_designs(LibraryProposer& proposer, const char* ke
 
 TEST(LibraryProposer, DesignsTheChipCannotRunAreSkippedOnceLoggedAndAcceptedWhenItCan) {
   for (const char* kernel : {"qkv", "attn_out"}) {
-    const auto& designs = targets::designs_for(cpu(), kernel);
+    const auto& designs = targets::designs_for(targets::test_cpu_target(), kernel);
     const auto needs_bw =
         std::find_if(designs.begin(), designs.end(), [](const targets::Design& d) {
           return std::find(d.requires_isa.begin(), d.requires_isa.end(), "avx512bw") !=
@@ -106,7 +102,7 @@ TEST(LibraryProposer, DesignsTheChipCannotRunAreSkippedOnceLoggedAndAcceptedWhen
     // A chip without AVX-512BW (a forced fact): the design is skipped and said so once.
     std::vector<std::string> lines;
     LibraryProposer without(
-        cpu(),
+        targets::test_cpu_target(),
         [](const std::string& name) -> std::optional<double> {
           return name == "isa.avx512bw" ? 0.0 : 1.0;
         },
@@ -129,14 +125,15 @@ TEST(LibraryProposer, DesignsTheChipCannotRunAreSkippedOnceLoggedAndAcceptedWhen
     }
 
     // The same library on a chip that has it (forced to 1): the design is proposed.
-    LibraryProposer with(cpu(), has_everything);
+    LibraryProposer with(targets::test_cpu_target(), has_everything);
     EXPECT_TRUE(with.unmet_requirements(*needs_bw).empty());
     EXPECT_EQ(proposed_designs(with, kernel).count(needs_bw->name), 1u) << needs_bw->name;
 
     // Facts never measured: skipped, and the line says why.
     std::vector<std::string> unknown_lines;
     LibraryProposer unknown(
-        cpu(), [](const std::string&) -> std::optional<double> { return std::nullopt; },
+        targets::test_cpu_target(),
+        [](const std::string&) -> std::optional<double> { return std::nullopt; },
         [&unknown_lines](const std::string& line) { unknown_lines.push_back(line); });
     EXPECT_EQ(proposed_designs(unknown, kernel).count(needs_bw->name), 0u);
     ASSERT_FALSE(unknown_lines.empty());

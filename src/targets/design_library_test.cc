@@ -6,16 +6,12 @@
 #include <set>
 
 #include "targets/registry/registry.h"
+#include "targets/registry/test_targets.h"
 
 namespace headway::targets {
 namespace {
 
 // The cpu target, whose design library these tests read.
-const Target& cpu() {
-  static const std::unique_ptr<Target> target = make_target("cpu");
-  return *target;
-}
-
 // The message of parse_design's error for `text`, or "" when it parses.
 std::string parse_error(std::string_view kernel, std::string_view text) {
   const auto d = parse_design(kernel, text);
@@ -106,7 +102,7 @@ TEST(DesignLibrary, AReflowedHeaderIsAnErrorNotASilentLoss) {
 
 TEST(DesignLibrary, EveryEmbeddedDesignParses) {
   for (const char* k : {"qkv", "attn_out", "ffn"}) {
-    for (const auto& d : designs_for(cpu(), k)) {
+    for (const auto& d : designs_for(test_cpu_target(), k)) {
       EXPECT_EQ(d.kernel, k);
       EXPECT_FALSE(d.summary.empty()) << d.name;
       const std::string source = d.render(d.defaults());

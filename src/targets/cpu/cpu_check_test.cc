@@ -20,7 +20,7 @@ std::string violation_kind(const Outcome& r) { return r.details["violation"].val
 std::string violation_region(const Outcome& r) {
   return r.details["violation"].value("region", "");
 }
-std::string run_status(const Outcome& r) { return r.details["run"].value("status", ""); }
+std::string run_status_of(const Outcome& r) { return r.details["run"].value("status", ""); }
 
 // Builds sources into one cache for the whole suite: an identical source builds once.
 class PlantedKernels : public ::testing::Test {
@@ -160,7 +160,7 @@ TEST_F(PlantedKernels, CrashIsReportedWithItsSignal) {
           "*static_cast<volatile int*>(nullptr) = 1;\n  const float inv = hw::rms_inv(y, HW_H);"));
   ASSERT_EQ(r.status, Status::kCrashed) << r.description;
   EXPECT_EQ(r.kind, "failed-to-run");
-  EXPECT_EQ(run_status(r), "crashed");
+  EXPECT_EQ(run_status_of(r), "crashed");
   EXPECT_EQ(r.details["run"]["signal"], SIGSEGV);
   EXPECT_NE(r.description.find("SIGSEGV"), std::string::npos);
 }
@@ -172,7 +172,7 @@ TEST_F(PlantedKernels, EndlessLoopTimesOut) {
                               "= hw::rms_inv(y, HW_H);"),
                        1.0);
   ASSERT_EQ(r.status, Status::kTimedOut) << r.description;
-  EXPECT_EQ(run_status(r), "timed-out");
+  EXPECT_EQ(run_status_of(r), "timed-out");
   EXPECT_LT(r.seconds, 8.0);
 }
 
@@ -186,7 +186,7 @@ TEST_F(PlantedKernels, MemoryHogHitsTheLimit) {
                 .insert(0, "#include <cstdlib>\n"),
             20.0, 256ull << 20);
   ASSERT_EQ(r.status, Status::kCrashed) << r.description;
-  EXPECT_EQ(run_status(r), "memory-exceeded") << r.description;
+  EXPECT_EQ(run_status_of(r), "memory-exceeded") << r.description;
 }
 
 TEST_F(PlantedKernels, ExitDuringTheCallIsReported) {
@@ -194,7 +194,7 @@ TEST_F(PlantedKernels, ExitDuringTheCallIsReported) {
                                           "_exit(7);\n  const float inv = hw::rms_inv(y, HW_H);")
                                        .insert(0, "#include <unistd.h>\n"));
   ASSERT_EQ(r.status, Status::kCrashed) << r.description;
-  EXPECT_EQ(run_status(r), "exited");
+  EXPECT_EQ(run_status_of(r), "exited");
   EXPECT_EQ(r.details["run"]["exit_code"], 7);
 }
 
