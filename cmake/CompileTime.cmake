@@ -15,30 +15,6 @@ if(HEADWAY_DEBUG_INFO STREQUAL "lines")
   add_compile_options($<$<CONFIG:RelWithDebInfo>:-g1>)
 endif()
 
-# Precompiled headers: the third-party and standard headers most files include, parsed once per
-# target instead of once per file. A file that sets its own optimization level (and so cannot use
-# the target's precompiled header) is listed with SKIP_PRECOMPILE_HEADERS beside that setting.
-option(HEADWAY_PCH "Precompile the most included headers" ON)
-set(HEADWAY_PCH_HEADERS
-  <algorithm> <chrono> <cmath> <cstdint> <filesystem> <fstream> <functional> <map> <memory>
-  <optional> <stdexcept> <string> <string_view> <vector>
-  <fmt/format.h> <nlohmann/json.hpp>)
-
-# headway_precompile(TARGET [HEADER...]): TARGET precompiles HEADWAY_PCH_HEADERS and HEADER...
-# Through a precompiled header, GCC (12 and 13 at least) reports bogus out-of-bounds copies inside
-# libstdc++'s rvalue std::string operator+ (`std::string("a") + b`), which it stays quiet about
-# when the same headers are parsed from source; so those four flow-based warnings are off in
-# targets that use one (the sanitizers of scripts/fuzz.sh check such copies at run time).
-function(headway_precompile target)
-  if(HEADWAY_PCH)
-    target_precompile_headers(${target} PRIVATE ${HEADWAY_PCH_HEADERS} ${ARGN})
-    if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
-      target_compile_options(${target} PRIVATE -Wno-array-bounds -Wno-stringop-overflow
-        -Wno-stringop-overread -Wno-restrict)
-    endif()
-  endif()
-endfunction()
-
 # Unity groups: the files of a group compile as one translation unit. For files that each spend
 # most of their time on the same header-only library's code (the CLI verbs: CLI11 defines every
 # function inline, so each verb compiled CLI11's parser again), a group compiles that code once.

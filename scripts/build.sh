@@ -15,6 +15,11 @@ generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 source scripts/compiler-cache.sh
 if [ ! -f build/CMakeCache.txt ]; then
+  # Measured as docs/DEVELOPING.md says (a 2-core machine, an empty compiler cache).
+  what="everything the tests need: about 6 minutes"
+  [ "${build[*]}" = "--target headway" ] && what="headway: about 3 minutes"
+  echo "build.sh: first build into build/ ($what on 2 cores with an empty compiler cache;" \
+    "later builds recompile what changed)" >&2
   cmake -S . -B build "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" \
     "${configure[@]}"
 else

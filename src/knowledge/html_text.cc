@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/ascii.h"
 #include "knowledge/text_lines.h"
 
 namespace headway::knowledge {
@@ -42,7 +43,6 @@ constexpr auto kNamedEntities = std::to_array<std::pair<std::string_view, char32
 });
 
 bool is_ascii_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool is_ascii_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_html_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; }
 char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 
