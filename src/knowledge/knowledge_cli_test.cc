@@ -18,7 +18,6 @@
 namespace headway::knowledge {
 namespace {
 
-// The cpu target's built-in docs and summary.
 namespace fs = std::filesystem;
 
 class KnowledgeCliTest : public ::testing::Test {

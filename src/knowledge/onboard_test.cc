@@ -18,7 +18,6 @@
 namespace headway::knowledge {
 namespace {
 
-// The cpu target's built-in docs and summary.
 namespace fs = std::filesystem;
 
 OnboardOptions offline() {

@@ -15,7 +15,6 @@
 namespace headway::knowledge {
 namespace {
 
-// The cpu target's built-in docs and summary.
 namespace fs = std::filesystem;
 
 // Fails with every citation that no longer matches when docs/KERNELS.md or

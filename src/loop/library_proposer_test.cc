@@ -13,7 +13,6 @@
 namespace headway::loop {
 namespace {
 
-// The cpu target, whose design library these tests read.
 ProposalContext context(std::set<std::string>* tried, const std::string& head_design = "baseline",
                         targets::Params head_params = {}) {
   ProposalContext ctx;

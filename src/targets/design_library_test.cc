@@ -11,7 +11,6 @@
 namespace headway::targets {
 namespace {
 
-// The cpu target, whose design library these tests read.
 // The message of parse_design's error for `text`, or "" when it parses.
 std::string parse_error(std::string_view kernel, std::string_view text) {
   const auto d = parse_design(kernel, text);
