@@ -19,7 +19,7 @@ if [ ! -f build/CMakeCache.txt ]; then
   what="everything the tests need: about 6 minutes"
   [ "${build[*]}" = "--target headway" ] && what="headway: about 3 minutes"
   echo "build.sh: first build into build/ ($what on 2 cores with an empty compiler cache;" \
-    "later builds recompile what changed)" >&2
+    "later builds recompile what changed; docs/DEVELOPING.md)" >&2
   cmake -S . -B build "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" \
     "${configure[@]}"
 else

@@ -14,6 +14,8 @@ source scripts/compiler-cache.sh
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 if [ ! -f build-fuzz/CMakeCache.txt ]; then
+  echo "fuzz.sh: first build into build-fuzz/ (about 1.5 minutes on 2 cores with an empty" \
+    "compiler cache; docs/DEVELOPING.md)" >&2
   cmake -S . -B build-fuzz "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DHEADWAY_FUZZ=ON -DHEADWAY_NATIVE=OFF \
     "${launcher[@]}" >/dev/null
