@@ -27,6 +27,7 @@ option(HEADWAY_UNITY_CHECK "Compile each folder's files as one unit (shows every
 # file added to a folder regroups only that folder, and only the files of one folder must keep
 # their file-local names (anonymous namespaces, statics) apart; HEADWAY_UNITY_CHECK puts each folder
 # in one group, which shows every such clash at once.
+# A source with compile options of its own (COMPILE_OPTIONS) keeps them by compiling on its own.
 #
 # Each group is a file build/unity/TARGET_FOLDER_N.cc that includes its members by their path under
 # src/ (found through the -I of src/), not by absolute path as CMake's own UNITY_BUILD writes them:
@@ -40,7 +41,13 @@ function(headway_unity_groups target size)
     set(size 100000)
   endif()
   set(groups "")
+  set(members "")
   foreach(source ${ARGN})
+    get_source_file_property(own_options ${source} TARGET_DIRECTORY ${target} COMPILE_OPTIONS)
+    if(NOT own_options STREQUAL "NOTFOUND")
+      continue()
+    endif()
+    list(APPEND members ${source})
     file(RELATIVE_PATH member ${PROJECT_SOURCE_DIR}/src ${source})
     if(member MATCHES "^\\.\\./")
       message(FATAL_ERROR "headway_unity_groups: ${source} is not under src/")
@@ -65,5 +72,5 @@ function(headway_unity_groups target size)
     target_sources(${target} PRIVATE ${unity_file})
   endforeach()
   # The members stay in the target (for IDEs) but compile only through their group.
-  set_source_files_properties(${ARGN} TARGET_DIRECTORY ${target} PROPERTIES HEADER_FILE_ONLY ON)
+  set_source_files_properties(${members} TARGET_DIRECTORY ${target} PROPERTIES HEADER_FILE_ONLY ON)
 endfunction()

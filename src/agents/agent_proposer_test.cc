@@ -13,7 +13,6 @@
 #include "agents/command_agent.h"
 #include "agents/replay_agent.h"
 #include "store/test_temp_dir.h"
-#include "targets/registry/registry.h"
 #include "targets/registry/test_targets.h"
 
 namespace headway::agents {

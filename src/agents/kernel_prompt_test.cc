@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include "agents/prompt_template.h"
-#include "targets/registry/registry.h"
 #include "targets/registry/test_targets.h"
 
 namespace headway::agents {

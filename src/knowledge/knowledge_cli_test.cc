@@ -12,7 +12,6 @@
 #include "knowledge/test_files.h"
 #include "store/test_temp_dir.h"
 #include "store/workspace.h"
-#include "targets/registry/registry.h"
 #include "targets/registry/test_targets.h"
 
 namespace headway::knowledge {

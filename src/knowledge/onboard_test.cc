@@ -11,7 +11,6 @@
 #include "knowledge/docs_index.h"
 #include "knowledge/target_docs.h"
 #include "knowledge/test_files.h"
-#include "targets/registry/registry.h"
 #include "targets/registry/test_targets.h"
 #include "trees/tree_test_support.h"
 

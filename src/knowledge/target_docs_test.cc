@@ -9,7 +9,6 @@
 #include "knowledge/corpus.h"
 #include "knowledge/test_files.h"
 #include "store/test_temp_dir.h"
-#include "targets/registry/registry.h"
 #include "targets/registry/test_targets.h"
 
 namespace headway::knowledge {

@@ -141,9 +141,5 @@ TEST(OptimizePrefetch, WhereTheDeviceIsNotTheHostTheBuildTargetBuildsProposalsMe
   EXPECT_GT(built, 0);
 }
 
-TEST(OptimizePrefetch, TheCpuTargetTimesOnTheHost) {
-  EXPECT_TRUE(targets::make_target("cpu")->times_on_host());
-}
-
 }  // namespace
 }  // namespace headway::loop

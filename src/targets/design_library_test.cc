@@ -5,7 +5,6 @@
 
 #include <set>
 
-#include "targets/registry/registry.h"
 #include "targets/registry/test_targets.h"
 
 namespace headway::targets {

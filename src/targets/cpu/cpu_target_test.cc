@@ -25,6 +25,9 @@ TEST(CpuTarget, IdentifiesTheSelectedCompiler) {
             targets::BuildOutcome::Status::kToolchainMissing);
 }
 
+// Timing runs on this machine's own cores, so the loop builds nothing while it times.
+TEST(CpuTarget, TimesOnTheHost) { EXPECT_TRUE(CpuTarget().times_on_host()); }
+
 TEST(CpuTarget, BuildsChecksAndTimesTheBaseline) {
   CpuTarget t;
   store::TestTempDir cache;
