@@ -13,7 +13,8 @@
  *     caches only slot kv_slot may be written);
  *   - keep nothing across calls that depends on the inputs: a later call may bring different
  *     weights at the same addresses;
- *   - threads are allowed; they must be joined or idle before the entry point returns.
+ *   - threads are allowed; they must be joined or idle before the entry point returns. The
+ *     harness's own threads (hw_parallel_run, below) need neither.
  * bf16 values are passed as their raw 16-bit patterns (the upper half of an IEEE f32).
  */
 #ifndef HEADWAY_KERNEL_ABI_H
@@ -95,6 +96,19 @@ typedef struct hw_ffn_args {
 void hw_qkv(const hw_qkv_args* a);
 void hw_attn_out(const hw_attn_out_args* a);
 void hw_ffn(const hw_ffn_args* a);
+
+/* The harness's threads. Where the process that runs a candidate offers them (headway's cpu
+ * runner does), these are defined; elsewhere they are null (weak): test `if (hw_parallel_run)`.
+ * hw_parallel_threads() is how many threads one job may use, the caller included (at least 1:
+ * one per CPU the process may use). hw_parallel_run(threads, fn, ctx) runs fn(ctx, tid) for
+ * every tid in [0, threads), tid 0 on the calling thread and the others on the harness's
+ * workers, and returns 0 once all have returned; it returns -1 and runs nothing when threads is
+ * outside [1, hw_parallel_threads()] or a run is already in progress. The workers are headway's
+ * code: they may spin between the calls of a timed request, so a job reaches them within
+ * microseconds where a sleeping thread of the candidate's own may take milliseconds to wake, and
+ * they sleep before a timed request returns. Use them only during a call. */
+int hw_parallel_threads(void) __attribute__((weak));
+int hw_parallel_run(int threads, void (*fn)(void* ctx, int tid), void* ctx) __attribute__((weak));
 
 #ifdef __cplusplus
 }

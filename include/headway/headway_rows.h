@@ -33,9 +33,13 @@ inline void relax() {
 #endif
 }
 
-/* A persistent pool: the caller is thread 0; workers spin briefly after a job (kWorkerSpins
- * pauses, and then for spin_us microseconds of wall time shared out among them), then sleep on a
- * futex (std::atomic::wait); the caller waits for them the same way. A longer spin keeps workers
+/* A persistent pool: the caller is thread 0. Where the harness offers its threads for as many
+ * threads as asked (hw_parallel_run, headway_kernel.h; headway's cpu runner does, and keeps them
+ * spinning through a timed request), the pool runs its jobs on them and has no workers of its
+ * own; defining HW_OWN_POOL before including this file keeps the pool's own workers. Its own
+ * workers spin briefly after a job (kWorkerSpins pauses, and then for spin_us microseconds of
+ * wall time shared out among them), then sleep on a futex (std::atomic::wait); the caller waits
+ * for them the same way. A longer spin keeps workers
  * ready for the next call where a sleeping thread wakes late (under a hypervisor whose host has
  * given an idle vCPU away, milliseconds: docs/PERFORMANCE.md), at the price of CPU between calls;
  * headway's timing allows a process 20 milliseconds to fall idle after a call and 50 milliseconds
@@ -51,6 +55,12 @@ class Pool {
   /* threads in [1, kMaxThreads]. */
   explicit Pool(int threads, int spin_us = 0, bool place_away = true)
       : workers_(threads - 1), spin_us_(threads > 1 ? spin_us / (threads - 1) : 0) {
+#if !defined(HW_OWN_POOL)
+    if (threads > 1 && hw_parallel_run && hw_parallel_threads && threads <= hw_parallel_threads()) {
+      harness_ = true;
+      return;
+    }
+#endif
 #if defined(__linux__)
     place_away_ = place_away && sched_getaffinity(0, sizeof allowed_, &allowed_) == 0 &&
                   CPU_COUNT(&allowed_) > 1;
@@ -66,6 +76,10 @@ class Pool {
   int threads() const { return workers_ + 1; }
   /* fn(ctx, tid) on the caller (tid 0) and on every worker; returns when all have finished. */
   void run(void (*fn)(void*, int), void* ctx) {
+    if (harness_) {
+      hw_parallel_run(workers_ + 1, fn, ctx);
+      return;
+    }
     if (place_away_) keep_workers_off_caller();
     fn_ = fn;
     ctx_ = ctx;
@@ -121,6 +135,7 @@ class Pool {
   int spin_us_;  // per worker
   std::thread::native_handle_type handles_[kMaxThreads - 1] = {};
   bool place_away_ = false;
+  bool harness_ = false;  // the harness's threads run the jobs (no workers of its own)
 #if defined(__linux__)
   cpu_set_t allowed_{};
   int off_cpu_ = -1;  // the CPU the workers are kept off, -1 none yet
@@ -138,16 +153,6 @@ inline Pool& pool(int threads, int spin_us = 0) {
                     spin_us < 0 ? 0 : spin_us);
   }();
   return *p;
-}
-
-/* A design's D::kSpinUs (the pool's spin after a job, microseconds) when it declares one, else
- * 0. */
-template <class D>
-constexpr int spin_us_of() {
-  if constexpr (requires { D::kSpinUs; })
-    return D::kSpinUs;
-  else
-    return 0;
 }
 
 /* Row scheduling: thread t owns a contiguous region of rows (boundaries multiples of `align`)
@@ -284,7 +289,7 @@ void attn_out_rows(const hw_attn_out_args* a) {
       new AttnOutRows<D>;  // scratch, rebuilt from the inputs on every call
   AttnOutRows<D>& c = *ctx;
   c.a = a;
-  Pool& p = pool(D::kThreads, spin_us_of<D>());
+  Pool& p = pool(D::kThreads);
   c.threads = p.threads();
   if constexpr (D::kSchedule == Schedule::kStealChunks)
     c.regions.init(HW_H, p.threads(), D::kChunk, D::kGroupRows);
@@ -392,7 +397,7 @@ void qkv_rows(const hw_qkv_args* a) {
   c.a = a;
   for (auto& h : c.head_done) h.store(0, std::memory_order_relaxed);
   c.next_head.store(0, std::memory_order_relaxed);
-  Pool& p = pool(D::kThreads, spin_us_of<D>());
+  Pool& p = pool(D::kThreads);
   c.threads = p.threads();
   if constexpr (D::kSchedule == Schedule::kStealChunks) {
     static_assert(HW_DS % D::kChunk == 0, "a chunk must not cross a head");
@@ -503,7 +508,7 @@ void ffn_rows(const hw_ffn_args* a) {
   static FfnRows<D>* ctx = new FfnRows<D>;  // scratch, rebuilt from the inputs on every call
   FfnRows<D>& c = *ctx;
   c.a = a;
-  Pool& p = pool(D::kThreads, spin_us_of<D>());
+  Pool& p = pool(D::kThreads);
   c.regions.init(HW_L, p.threads(), D::kChunk, D::kGroupRows);
   p.run(FfnRows<D>::gate_up, &c);
   constexpr int kDownChunk = D::kChunk / 4 > D::kDownGroupRows ? D::kChunk / 4 : D::kDownGroupRows;

@@ -454,10 +454,10 @@ CallResult RunnerChild::exchange(const Command& command) {
 }
 
 CallResult RunnerChild::call(int set, int next_within_us, int count) {
-  return exchange({Op::kCall, set, count, next_within_us});
+  return exchange({Op::kCall, set, count, next_within_us, 0});
 }
-CallResult RunnerChild::ping(int next_within_us) {
-  return exchange({Op::kPing, -1, 1, next_within_us});
+CallResult RunnerChild::ping(int next_within_us, bool hot_workers) {
+  return exchange({Op::kPing, -1, 1, next_within_us, hot_workers ? 1 : 0});
 }
 
 bool RunnerChild::unexpected_message() const {

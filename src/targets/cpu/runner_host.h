@@ -118,8 +118,9 @@ class RunnerChild {
   // polls that long for the next request after replying.
   CallResult call(int set, int next_within_us = 0, int count = 1);
   // An empty call: the round trip of a request and its reply (the child then polls for
-  // next_within_us as above).
-  CallResult ping(int next_within_us = 0);
+  // next_within_us as above). With hot_workers, the harness's workers that the candidate started
+  // (runner/harness_pool.h) spin before the reply comes and until the next request's reply.
+  CallResult ping(int next_within_us = 0, bool hot_workers = false);
   // Threads of the child that are running or runnable now (from /proc; -1 when it cannot tell).
   int running_threads() const;
   // Threads of the child now (-1 when it cannot tell).

@@ -197,8 +197,9 @@ SessionReading TimedSession::reading(int arm) {
   // flushed from the caches: no candidate code runs from the end of the warm-up (or of loading)
   // to the timed request, so none can work on a timed call's inputs early or bring them into a
   // cache. The one request then runs all timed calls back to back, leaving no gap between them
-  // for work outside a call. A ping after the child resumes has it polling for the request, so
-  // that no core the kernel uses is asleep when it comes.
+  // for work outside a call. A ping after the child resumes has it polling for the request, and
+  // the harness's workers spinning until its reply, so that no core the kernel uses is asleep
+  // when it comes.
   t = Clock::now();
   if (!child->pause(kPauseTimeoutSeconds)) {
     child->resume();
@@ -221,7 +222,7 @@ SessionReading TimedSession::reading(int arm) {
     inputs_->flush(first + 1 + k, slot(arm, k));
   }
   child->resume();
-  const CallResult awake = child->ping(kNextWithinUs);
+  const CallResult awake = child->ping(kNextWithinUs, /*hot_workers=*/true);
   costs_.guard += since(t);
   if (!awake.ok()) {
     out.call = awake;

@@ -213,6 +213,57 @@ TEST_F(TimedSessionBatches, ACallThatSkipsItsWorkIsCaughtAsItsReadingEnds) {
       << r.failure();
 }
 
+// The harness's threads (hw_parallel_run): a candidate that does its work on them only where
+// they run its parts off the calling thread reads and verifies as the baseline does; the hot
+// workers sleep before its calls return, so no breach is found.
+TEST_F(TimedSessionBatches, ACandidateOnTheHarnessThreadsIsTimedAndVerified) {
+  const std::string on_harness =
+      "#include <atomic>\n#include <unistd.h>\n" +
+      around_baseline(
+          "if (!hw_parallel_run || !hw_parallel_threads) return;  // no harness: no work\n"
+          "struct Parts { const hw_attn_out_args* a; int caller; std::atomic<int> off; };\n"
+          "Parts p{a, static_cast<int>(gettid()), {0}};\n"
+          "const int n = hw_parallel_threads();\n"
+          "if (hw_parallel_run(n, [](void* ctx, int tid) {\n"
+          "      auto* q = static_cast<Parts*>(ctx);\n"
+          "      if (tid == 0) real(q->a);\n"
+          "      else if (static_cast<int>(gettid()) != q->caller) ++q->off;\n"
+          "    }, &p) != 0) return;\n"
+          "if (p.off != n - 1) a->residual[0] ^= 0x40;  // a part not on a worker: wrong\n");
+  auto session = start({build(baseline()), build(on_harness)});
+  ASSERT_TRUE(session);
+  for (int round = 0; round < 3; ++round) {
+    for (int arm : {0, 1}) {
+      const SessionReading r = session->reading(arm);
+      ASSERT_TRUE(r.ok()) << "arm " << arm << ": " << r.failure();
+    }
+  }
+  EXPECT_FALSE(session->verify_sampled()) << "the harness did not run the candidate's parts";
+}
+
+TEST_F(TimedSessionBatches, AThreadThatKeepsTheHarnessBusyOutsideItsCallsIsCaught) {
+  // The harness's workers run only what a candidate's thread asks of them: a thread of its own
+  // that keeps asking outside its calls is a thread left running.
+  const std::string outside =
+      "#include <thread>\n" +
+      around_baseline(
+          "static bool started = false;\n"
+          "if (!started && hw_parallel_run) {\n"
+          "  started = true;\n"
+          "  std::thread([] {\n"
+          "    for (;;) hw_parallel_run(hw_parallel_threads(), [](void*, int) {\n"
+          "      for (volatile int i = 0; i < 100000; i = i + 1) {}\n"
+          "    }, nullptr);\n"
+          "  }).detach();\n"
+          "}\n"
+          "real(a);");
+  auto session = start({build(baseline()), build(outside)});
+  ASSERT_TRUE(session);
+  const SessionReading r = session->reading(1);
+  ASSERT_TRUE(r.cheat) << "work on the harness's threads outside the calls went unnoticed";
+  EXPECT_EQ(r.cheat->arm, 1);
+}
+
 TEST_F(TimedSessionBatches, NoThreadOfAPausedChildRuns) {
   // The candidate's first call leaves a thread spinning: paused, the child uses no CPU;
   // resumed, it does again.

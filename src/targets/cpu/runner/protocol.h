@@ -75,6 +75,10 @@ struct Command {
   // After replying, the child polls for the next request for this long before it blocks, so that
   // a request that follows at once does not wait for an idle core to wake.
   int32_t poll_after_us = 0;
+  // Non-zero: the harness's workers (harness_pool.h), where the candidate started them, spin from
+  // before this request's reply until the reply of the next request; zero: they go to sleep
+  // before this request's reply. Asked for by the request just before a timed one.
+  int32_t hot_workers = 0;
 };
 
 struct Reply {

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -27,13 +28,32 @@
 #include <string>
 #include <vector>
 
+#include "headway/headway_kernel.h"
 #include "kernels/contract.h"
 #include "targets/cpu/host_abi.h"
+#include "targets/cpu/runner/harness_pool.h"
 #include "targets/cpu/runner/protocol.h"
 #include "targets/cpu/runner/syscall_filter.h"
 
 namespace headway::cpu::runner {
 namespace {
+
+// The harness's pool, made by the candidate's first hw_parallel_* call: in the child, after the
+// system-call filter (threads inherit it; none made earlier would), and only in a child whose
+// candidate uses it, so that a single-threaded candidate's child stays single-threaded.
+std::atomic<HarnessPool*> started_harness{nullptr};
+
+HarnessPool& harness() {
+  static HarnessPool* pool = [] {
+    HarnessPool* made = &HarnessPool::start(HarnessPool::threads_for_this_process());
+    started_harness.store(made, std::memory_order_release);
+    return made;
+  }();
+  return *pool;
+}
+
+// How long the request before a timed one waits for the pool's workers to spin.
+constexpr int kHotWaitUs = 20'000;
 
 struct Options {
   std::string kernel;
@@ -177,6 +197,8 @@ uint64_t address_space_now() {
     }
     if (r != sizeof command) _exit(0);
     poll_us = std::min(command.poll_after_us, 10'000);
+    HarnessPool* pool = started_harness.load(std::memory_order_acquire);
+    if (pool && command.hot_workers) pool->set_hot(true, kHotWaitUs);
     if (command.op == Op::kCall && command.set >= 0 && command.count >= 1 &&
         command.count <= std::max(slots, 1) && command.set <= o.sets - command.count) {
       views.clear();
@@ -192,6 +214,7 @@ uint64_t address_space_now() {
     } else {
       reply.runner_ns = 0;
     }
+    if (pool && !command.hot_workers) pool->set_hot(false);
     if (!send_message(channel, &reply, sizeof reply)) _exit(0);
   }
 }
@@ -284,5 +307,12 @@ int host_main(int argc, char** argv) {
 
 }  // namespace
 }  // namespace headway::cpu::runner
+
+// The harness's threads for candidates (headway_kernel.h), exported from this executable
+// (CMakeLists.txt) so that a loaded candidate's weak references resolve to them.
+extern "C" int hw_parallel_threads(void) { return headway::cpu::runner::harness().threads(); }
+extern "C" int hw_parallel_run(int threads, void (*fn)(void*, int), void* ctx) {
+  return headway::cpu::runner::harness().run(threads, fn, ctx);
+}
 
 int main(int argc, char** argv) { return headway::cpu::runner::host_main(argc, argv); }
