@@ -7,6 +7,9 @@
 // reports an idle vCPU as preempted, a woken thread can queue behind its waker for a time slice.
 //
 // Modes (at most one):
+//   --hot-before      as headway's runner does before a timed request (harness_pool.h): the
+//                     caller wakes the worker and waits, off the clock, until it spins; then
+//                     stamps the clock and posts (the figure is then a spinning thread's)
 //   --pin             the worker pinned to CPU 1, the caller to CPU 0
 //   --idle-spinners   a SCHED_IDLE thread spinning on each CPU (the CPUs never halt)
 //   --dma-latency     /dev/cpu_dma_latency held at 0 (the CPUs idle by polling; needs root)
@@ -37,6 +40,9 @@ using Clock = std::chrono::steady_clock;
 constexpr int kWakes = 200;
 
 std::atomic<unsigned> generation{0};
+std::atomic<unsigned> wake{0};  // the worker's futex word: changes with a post and with `hot`
+std::atomic<bool> hot{false};
+std::atomic<bool> spinning{false};
 std::atomic<int64_t> woke_at{0};
 std::atomic<bool> stop_spinners{false};
 
@@ -67,19 +73,34 @@ void idle_spinner(int cpu) {
   }
 }
 
+void bump_wake() {
+  wake.fetch_add(1);
+  wake.notify_all();
+}
+
 // p10, median and p90 of the wake latency in microseconds after `idle_us` of sleep.
-void measure(int idle_us) {
+void measure(int idle_us, bool hot_before) {
   std::vector<double> us;
   for (int i = 0; i < kWakes; ++i) {
     std::this_thread::sleep_for(std::chrono::microseconds(idle_us));
     woke_at.store(0);
+    if (hot_before) {
+      hot.store(true);
+      bump_wake();
+      while (!spinning.load()) {
+      }
+    }
     const int64_t t0 = now_ns();
     generation.fetch_add(1);
-    generation.notify_all();
+    bump_wake();
     int64_t t = 0;
     while ((t = woke_at.load()) == 0) {
     }
     us.push_back(static_cast<double>(t - t0) / 1e3);
+    if (hot_before) {
+      hot.store(false);
+      bump_wake();
+    }
   }
   std::sort(us.begin(), us.end());
   std::printf("idle %d us: p10 %.1f median %.1f p90 %.1f us\n", idle_us, us[kWakes / 10],
@@ -99,8 +120,11 @@ int main(int argc, char** argv) {
       idles.push_back(std::atoi(argv[i]));
     }
   }
-  if (!mode.empty() && mode != "--pin" && mode != "--idle-spinners" && mode != "--dma-latency") {
-    std::fprintf(stderr, "usage: thread_wake [--pin|--idle-spinners|--dma-latency] [IDLE_US...]\n");
+  if (!mode.empty() && mode != "--pin" && mode != "--idle-spinners" && mode != "--dma-latency" &&
+      mode != "--hot-before") {
+    std::fprintf(stderr,
+                 "usage: thread_wake [--hot-before|--pin|--idle-spinners|--dma-latency] "
+                 "[IDLE_US...]\n");
     return 2;
   }
   if (idles.empty()) idles = {100, 300, 1000, 3000, 5000};
@@ -124,15 +148,23 @@ int main(int argc, char** argv) {
   std::thread worker([pin = mode == "--pin"] {
     if (pin) pin_to(1);
     for (unsigned seen = 0;;) {
-      generation.wait(seen);
-      seen = generation.load();
-      woke_at.store(now_ns());
-      if (seen == ~0u) return;
+      const unsigned w = wake.load();
+      const unsigned g = generation.load();
+      if (g != seen) {
+        seen = g;
+        woke_at.store(now_ns());
+        if (seen == ~0u) return;
+      } else if (hot.load()) {
+        spinning.store(true);
+      } else {
+        spinning.store(false);
+        wake.wait(w);
+      }
     }
   });
-  for (const int idle : idles) measure(idle);
+  for (const int idle : idles) measure(idle, mode == "--hot-before");
   generation.store(~0u);
-  generation.notify_all();
+  bump_wake();
   worker.join();
   stop_spinners.store(true);
   for (auto& s : spinners) s.join();

@@ -3,7 +3,6 @@
 // requires: avx512bw avx512vbmi avx512bf16
 // param P_ROWS 1 2 4 default 4
 // param P_THREADS 1 2 4 default 2
-// param P_SPIN_US 0 10000 default 0
 // param P_CHUNK 4 8 16 32 default 8
 // param P_PREFETCH 0 1 2 4 default 1
 //
@@ -25,9 +24,6 @@
 #ifndef P_THREADS
 #define P_THREADS 2
 #endif
-#ifndef P_SPIN_US
-#define P_SPIN_US 0
-#endif
 #ifndef P_CHUNK
 #define P_CHUNK 8
 #endif
@@ -41,7 +37,6 @@ constexpr int kCols = HW_QS;  // 4096 codes per row
 
 struct Design : hw::F8PermBf16Rows<kCols, P_PREFETCH> {
   static constexpr int kGroupRows = P_ROWS, kChunk = P_CHUNK, kThreads = P_THREADS;
-  static constexpr int kSpinUs = P_SPIN_US;
   static constexpr hw::Schedule kSchedule = hw::Schedule::kStealChunks;
 };
 

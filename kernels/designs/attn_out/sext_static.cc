@@ -2,7 +2,6 @@
 // summary: f8 widened in natural order by sign-extending byte loads (vpmovsxbd) plus one shift and one AND to f32 bits, no activation permutation; static contiguous row split (no atomics), each thread converts the activations itself; optional software prefetch
 // param P_ROWS 1 2 4 default 2
 // param P_THREADS 1 2 4 default 2
-// param P_SPIN_US 0 10000 default 0
 // param P_PREFETCH 0 1 2 4 default 1
 //
 // Decode: vpmovsxbd turns 8 codes into 8 sign-extended int32; shifting left by 20 puts the
@@ -20,9 +19,6 @@
 #ifndef P_THREADS
 #define P_THREADS 2
 #endif
-#ifndef P_SPIN_US
-#define P_SPIN_US 0
-#endif
 #ifndef P_PREFETCH
 #define P_PREFETCH 1
 #endif
@@ -33,7 +29,6 @@ constexpr int kCols = HW_QS;  // 4096 codes per row
 
 struct Design : hw::F8SextRows<kCols, P_PREFETCH> {
   static constexpr int kGroupRows = P_ROWS, kThreads = P_THREADS;
-  static constexpr int kSpinUs = P_SPIN_US;
   static constexpr hw::Schedule kSchedule = hw::Schedule::kStaticParts;
 };
 

@@ -2,7 +2,6 @@
 // summary: f8 decoded to f32 bits by 16-bit shifts and one AND (no tables, no converts), activations pre-permuted to match, P_ROWS rows share each activation load; rows streamed by a persistent pool, one contiguous region per thread with stealing at the end
 // param P_ROWS 1 2 4 default 4
 // param P_THREADS 1 2 4 default 2
-// param P_SPIN_US 0 10000 default 0
 // param P_CHUNK 4 8 16 32 default 8
 // param P_PREFETCH 0 1 2 4 default 1
 //
@@ -24,9 +23,6 @@
 #ifndef P_THREADS
 #define P_THREADS 2
 #endif
-#ifndef P_SPIN_US
-#define P_SPIN_US 0
-#endif
 #ifndef P_CHUNK
 #define P_CHUNK 8
 #endif
@@ -40,7 +36,6 @@ constexpr int kCols = HW_QS;  // 4096 codes per row
 
 struct Design : hw::F8ShiftRows<kCols, P_PREFETCH> {
   static constexpr int kGroupRows = P_ROWS, kChunk = P_CHUNK, kThreads = P_THREADS;
-  static constexpr int kSpinUs = P_SPIN_US;
   static constexpr hw::Schedule kSchedule = hw::Schedule::kStealChunks;
 };
 
