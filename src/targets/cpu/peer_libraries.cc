@@ -3,6 +3,7 @@
 #include <cblas.h>
 #include <dlfcn.h>
 #include <fmt/format.h>
+#include <time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -10,6 +11,7 @@
 #include <exception>
 #include <new>
 #include <oneapi/dnnl/dnnl.hpp>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 
@@ -56,6 +58,26 @@ void fill_random(PeerLibrary peer, std::byte* out, uint64_t elements, uint64_t s
     } else {
       std::memcpy(out + i * sizeof(float), &v, sizeof(float));
     }
+  }
+}
+
+double process_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
+// Returns once this process's threads have gone idle (its CPU time grows by less than a tenth of
+// a 2 ms sleep), at most after 1 s: the libraries' workers spin for a while after a call
+// (OpenBLAS's up to 2^28 cycles, GNU OpenMP's GOMP_SPINCOUNT), and on a machine with few cores
+// a spinning worker would take a core from whichever arm reads next.
+void wait_until_idle() {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  constexpr double kSlice = 0.002;
+  while (std::chrono::steady_clock::now() < give_up) {
+    const double before = process_cpu_seconds();
+    std::this_thread::sleep_for(std::chrono::duration<double>(kSlice));
+    if (process_cpu_seconds() - before < kSlice / 10) return;
   }
 }
 
@@ -171,6 +193,7 @@ class PeerRunImpl final : public PeerRun {
         }
       }
       const auto t1 = std::chrono::steady_clock::now();
+      wait_until_idle();
       return std::chrono::duration<double>(t1 - t0).count();
     } catch (const std::exception& e) {
       return environment_error(fmt::format("oneDNN: {}", e.what()));

@@ -74,7 +74,9 @@ class PeerRun {
                                                 uint64_t cold_bytes, uint64_t seed);
   virtual ~PeerRun() = default;
   // Seconds of one pass through every product on the next copy (std::chrono::steady_clock
-  // around the library's calls, waiting for each to finish), or an environment error.
+  // around the library's calls, waiting for each to finish), or an environment error. Returns
+  // once the library's worker threads stopped spinning (at most 1 s after the calls), so that
+  // they take no core from what runs next.
   virtual Result<double> reading() = 0;
   virtual PeerLibrary peer() const = 0;
   virtual uint64_t copies() const = 0;
