@@ -17,6 +17,7 @@ packages=(
   libseccomp-dev                                  # the runner's system-call filter
   man-db                                          # tests: the generated man page renders (man -l)
   libtomlplusplus-dev                             # the command target's TOML manifests
+  libdnnl-dev libopenblas-dev                     # headway bench --peers: oneDNN and OpenBLAS
   python3                                         # the stand-in toolchain of packs/standin (tests)
   libcurl4-openssl-dev                            # agents: OpenAI-compatible and Anthropic HTTP APIs
   libkainjow-mustache-dev                         # agents: the role prompt templates (prompts/)

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "cli/bench_peers.h"
 #include "cli/cli_support.h"
 #include "cli/verbs.h"
 
@@ -17,6 +18,7 @@ struct BenchArgs {
   std::string target = "cpu";
   std::string toolchain;
   bool json = false;
+  bool peers = false;
 };
 
 nlohmann::json fact_json(const targets::ChipFact& f) {
@@ -37,6 +39,9 @@ int run_bench(const BenchArgs& args) {
   } else {
     kernels.push_back(&kernel_or_throw(args.kernel));
   }
+  if (args.peers)
+    return run_bench_peers(
+        {kernels, args.source, args.readings, args.target, args.toolchain, args.json});
   const std::string source = args.source.empty() ? "" : read_source_or_throw(args.source);
   auto target = target_or_throw(args.target, args.toolchain);
   std::vector<targets::Artifact> artifacts;
@@ -117,6 +122,9 @@ void add_bench(CLI::App& app, int* exit_code) {
                   "cpu (default), sim, cuda, or another registered target");
   cmd->add_option("--toolchain,--cxx", args->toolchain,
                   "the target's toolchain (cpu: the C++ compiler; default: the target's own)");
+  cmd->add_flag("--peers", args->peers,
+                "also time each kernel's matrix-vector products through oneDNN and OpenBLAS, "
+                "interleaved with the heads (cpu target)");
   cmd->add_flag("--json", args->json, "print one JSON object");
   cmd->callback([args, exit_code] { run_verb(exit_code, [&] { return run_bench(*args); }); });
 }

@@ -1,0 +1,256 @@
+#include "cli/bench_peers.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "cli/cli_support.h"
+#include "common/stats.h"
+#include "targets/cpu/peer_libraries.h"
+#include "targets/cpu/runner_host.h"
+#include "targets/design_library.h"
+#include "targets/fact_names.h"
+
+namespace headway::cli {
+
+namespace {
+
+// One timed arm of a kernel: a head candidate (a design or --source) or a peer.
+struct PeersArm {
+  std::string name;
+  std::string kind;  // "design" (the fastest design is reported as "head"), "source" or "peer"
+  std::string format;
+  uint64_t bytes = 0;
+  uint64_t copies = 0;  // peers: copies of the weights taken in turn
+  std::vector<double> seconds;
+};
+
+struct PeersKernel {
+  const KernelContract* kernel = nullptr;
+  std::vector<targets::Artifact> artifacts;  // head candidates, the session's arms in order
+  std::vector<PeersArm> arms;                // head candidates first, then the peers
+  std::unique_ptr<targets::Session> session;
+  std::vector<std::unique_ptr<cpu::PeerRun>> peers;
+  double floor_ms = 0.0;
+};
+
+std::string peers_weight_format(const KernelContract& k) {
+  return k.weight_format() == KernelContract::WeightFormat::kF8e4m3 ? "f8" : "nvfp4";
+}
+
+// The kernel's head candidates, built and checked: `source`, or the library's designs at their
+// defaults that pass the check (a failing one is left out with a warning).
+void peers_add_heads(targets::Target& target, const std::string& source, PeersKernel& pk) {
+  const KernelContract& k = *pk.kernel;
+  const std::string format = peers_weight_format(k);
+  if (!source.empty()) {
+    pk.artifacts.push_back(build_or_throw(target, read_source_or_throw(source), source));
+    pk.arms.push_back({source, "source", format, k.bytes_to_move(), 0, {}});
+  } else {
+    const auto& designs = targets::designs_for(target, k.name());
+    fmt::print(stderr, "bench: building and checking the {} designs of {}\n", designs.size(),
+               k.name());
+    for (const auto& d : designs) {
+      const std::string label = fmt::format("design {}/{}", k.name(), d.name);
+      targets::Artifact a = build_or_throw(target, d.render(d.defaults()), label);
+      const targets::CheckOutcome c = target.check(k, a, {});
+      if (!c.correct()) {
+        fmt::print(stderr, "bench: {} left out: {}\n", label, c.description);
+        continue;
+      }
+      pk.artifacts.push_back(std::move(a));
+      pk.arms.push_back({d.name, "design", format, k.bytes_to_move(), 0, {}});
+    }
+  }
+  if (pk.artifacts.empty()) {
+    pk.artifacts.push_back(build_or_throw(target, target.baseline_source(k),
+                                          fmt::format("the {} baseline", k.name())));
+    pk.arms.push_back({"baseline", "source", format, k.bytes_to_move(), 0, {}});
+  }
+}
+
+nlohmann::json peers_fact_json(const targets::ChipFact& f) {
+  return {{"name", f.name},
+          {"value", f.value},
+          {"unit", f.unit},
+          {"spread_pct", f.spread ? nlohmann::json(*f.spread) : nlohmann::json(nullptr)},
+          {"method", f.method}};
+}
+
+}  // namespace
+
+int run_bench_peers(const BenchPeersArgs& args) {
+  if (args.target != "cpu")
+    throw UsageError(fmt::format(
+        "--peers times libraries on this machine's CPU beside the cpu target's heads: it needs "
+        "--target cpu, not '{}'",
+        args.target));
+  if (args.kernels.empty()) throw UsageError("--peers needs at least one kernel");
+  auto target = target_or_throw(args.target, args.toolchain);
+
+  targets::FactOptions fact_options;
+  fact_options.only = target->floor_facts();
+  const std::vector<targets::ChipFact> facts = target->measure_facts(fact_options);
+  std::map<std::string, double> values;
+  for (const auto& f : facts) values[f.name] = f.value;
+  for (const auto& name : target->floor_facts()) {
+    if (!values.count(name))
+      fail_with(environment_error(fmt::format("the cpu target did not measure {}", name)));
+  }
+  const double bandwidth_gbs = values.at(targets::kReadBandwidth);
+
+  const uint64_t seed = std::random_device{}();
+  const uint64_t cold_bytes = 2 * cpu::last_level_cache_bytes();
+  std::vector<PeersKernel> kernels;
+  for (const KernelContract* k : args.kernels) {
+    PeersKernel pk;
+    pk.kernel = k;
+    pk.floor_ms = target->floors(*k, values).memory_ms;
+    peers_add_heads(*target, args.source, pk);
+    kernels.push_back(std::move(pk));
+  }
+  fmt::print(stderr, "bench: preparing the peers' weights ({} MiB of cold rotation each)\n",
+             cold_bytes >> 20);
+  for (auto& pk : kernels) {
+    const auto products = value_or_fail(cpu::kernel_matvecs(pk.kernel->name()));
+    pk.session = value_or_fail(target->start_session(*pk.kernel, pk.artifacts, seed),
+                               fmt::format("{} session", pk.kernel->name()));
+    for (const cpu::PeerLibrary peer : cpu::all_peer_libraries()) {
+      auto run = value_or_fail(cpu::PeerRun::start(peer, products, cold_bytes, seed),
+                               std::string(cpu::peer_name(peer)));
+      pk.arms.push_back({std::string(cpu::peer_name(peer)),
+                         "peer",
+                         std::string(cpu::peer_format(peer)),
+                         cpu::peer_bytes(peer, products),
+                         run->copies(),
+                         {}});
+      pk.peers.push_back(std::move(run));
+    }
+  }
+
+  // Every arm of every kernel in one rotation: a round takes one reading of each.
+  std::vector<cpu::InterleavedArm> arms;
+  std::vector<std::pair<size_t, size_t>> where;  // arms[i] is kernels[first].arms[second]
+  for (size_t ki = 0; ki < kernels.size(); ++ki) {
+    PeersKernel& pk = kernels[ki];
+    const size_t heads = pk.artifacts.size();
+    for (size_t ai = 0; ai < pk.arms.size(); ++ai) {
+      const std::string name = fmt::format("{} {}", pk.kernel->name(), pk.arms[ai].name);
+      if (ai < heads) {
+        targets::Session* session = pk.session.get();
+        const int arm = static_cast<int>(ai);
+        arms.push_back({name, [session, arm] { return session->reading(arm); }});
+      } else {
+        cpu::PeerRun* run = pk.peers[ai - heads].get();
+        arms.push_back({name, [run] { return run->reading(); }});
+      }
+      where.emplace_back(ki, ai);
+    }
+  }
+  fmt::print(stderr, "bench: {} rounds of {} readings, interleaved\n", args.readings + 1,
+             arms.size());
+  auto readings = value_or_fail(cpu::read_interleaved(arms, args.readings, 1));
+  for (size_t i = 0; i < arms.size(); ++i)
+    kernels[where[i].first].arms[where[i].second].seconds = std::move(readings[i]);
+  for (const auto& pk : kernels) {
+    if (auto breach = pk.session->verify_arms()) {
+      print_error(fmt::format("{} {} broke a rule of timing: {}", pk.kernel->name(),
+                              pk.arms[static_cast<size_t>(breach->arm)].name, breach->reason));
+      return kExitNegative;
+    }
+  }
+
+  const cpu::PeerRuntime rt = cpu::peer_runtime();
+  nlohmann::json out = {{"target", args.target},
+                        {"toolchain", target->identity().id},
+                        {"facts", nlohmann::json::array()},
+                        {"readings", args.readings},
+                        {"cold_bytes", cold_bytes},
+                        {"runtime",
+                         {{"onednn_version", rt.onednn_version},
+                          {"onednn_runtime", rt.onednn_runtime},
+                          {"onednn_threads", rt.onednn_threads},
+                          {"openblas_config", rt.openblas_config},
+                          {"openblas_core", rt.openblas_core},
+                          {"openblas_threads", rt.openblas_threads}}},
+                        {"kernels", nlohmann::json::array()}};
+  for (const auto& f : facts) {
+    out["facts"].push_back(peers_fact_json(f));
+    if (!args.json) {
+      fmt::print("{}: {:.4g} {}{}\n", f.name, f.value, f.unit,
+                 f.spread ? fmt::format(" (cv {:.1f}%)", *f.spread) : "");
+    }
+  }
+  if (!args.json) {
+    fmt::print("oneDNN {} ({}, {} threads); OpenBLAS {} ({}, {} threads)\n", rt.onednn_version,
+               rt.onednn_runtime, rt.onednn_threads, rt.openblas_config, rt.openblas_core,
+               rt.openblas_threads);
+    fmt::print("{:<9} {:<20} {:<6} {:>11} {:>10} {:>10} {:>7} {:>8} {:>6}\n", "kernel", "arm",
+               "format", "bytes", "floor ms", "median ms", "GB/s", "x floor", "cv %");
+  }
+  for (const auto& pk : kernels) {
+    const KernelContract& k = *pk.kernel;
+    size_t head = 0;
+    for (size_t i = 1; i < pk.artifacts.size(); ++i) {
+      if (median(pk.arms[i].seconds) < median(pk.arms[head].seconds)) head = i;
+    }
+    double head_ratio = 0.0, best_peer_ratio = 0.0;
+    std::string best_peer;
+    nlohmann::json arms_json = nlohmann::json::array();
+    for (size_t i = 0; i < pk.arms.size(); ++i) {
+      const PeersArm& arm = pk.arms[i];
+      const bool is_peer = arm.kind == "peer";
+      const double median_ms = median(arm.seconds) * 1e3;
+      const double floor_ms =
+          is_peer ? static_cast<double>(arm.bytes) / (bandwidth_gbs * 1e9) * 1e3 : pk.floor_ms;
+      const double ratio = median_ms / floor_ms;
+      const double gbs = static_cast<double>(arm.bytes) / (median_ms * 1e-3) / 1e9;
+      const std::string kind = i == head ? "head" : arm.kind;
+      if (i == head) head_ratio = ratio;
+      if (is_peer && (best_peer.empty() || ratio < best_peer_ratio)) {
+        best_peer = arm.name;
+        best_peer_ratio = ratio;
+      }
+      arms_json.push_back(
+          {{"name", arm.name},
+           {"kind", kind},
+           {"format", arm.format},
+           {"bytes", arm.bytes},
+           {"floor_ms", floor_ms},
+           {"median_ms", median_ms},
+           {"gb_per_s", gbs},
+           {"ratio_to_floor", ratio},
+           {"cv", coefficient_of_variation(arm.seconds)},
+           {"readings", arm.seconds.size()},
+           {"copies", is_peer ? nlohmann::json(arm.copies) : nlohmann::json(nullptr)}});
+      if (!args.json) {
+        const std::string label = kind == "head" ? fmt::format("{} (head)", arm.name) : arm.name;
+        fmt::print("{:<9} {:<20} {:<6} {:>11} {:>10.3f} {:>10.3f} {:>7.1f} {:>8.2f} {:>6.1f}\n",
+                   k.name(), label, arm.format, arm.bytes, floor_ms, median_ms, gbs, ratio,
+                   100 * coefficient_of_variation(arm.seconds));
+      }
+    }
+    const bool closer = head_ratio < best_peer_ratio;
+    out["kernels"].push_back({{"name", k.name()},
+                              {"head", pk.arms[head].name},
+                              {"head_ratio_to_floor", head_ratio},
+                              {"best_peer", best_peer},
+                              {"best_peer_ratio_to_floor", best_peer_ratio},
+                              {"head_closer_than_every_peer", closer},
+                              {"arms", arms_json}});
+    if (!args.json) {
+      fmt::print("{}: head {} at {:.2f}x its floor, best peer {} at {:.2f}x its own: {}\n",
+                 k.name(), pk.arms[head].name, head_ratio, best_peer, best_peer_ratio,
+                 closer ? "the head is closer to its floor than every peer"
+                        : "a peer is as close to its floor as the head, or closer");
+    }
+  }
+  if (args.json) fmt::print("{}\n", out.dump(2));
+  return 0;
+}
+
+}  // namespace headway::cli

@@ -1,0 +1,83 @@
+// `headway bench --peers` as a user runs it: what it refuses before it measures anything.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_test_support.h"
+#include "common/subprocess.h"
+
+namespace headway {
+namespace {
+
+ProcessResult headway_bench(std::vector<std::string> args) {
+  args.insert(args.begin(), {HEADWAY_BINARY, "bench"});
+  return run_process(args, 120.0);
+}
+
+TEST(BenchPeers, NeedsTheCpuTarget) {
+  const auto r = headway_bench({"--peers", "--target", "sim", "--kernel", "qkv"});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--peers times libraries on this machine's CPU"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("not 'sim'"), std::string::npos) << r.output;
+}
+
+TEST(BenchPeers, SourceNeedsAKernel) {
+  const auto r = headway_bench({"--peers", "--source", "whatever.cc"});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--source needs --kernel"), std::string::npos) << r.output;
+}
+
+// One whole run on the smallest kernel, its head the baseline (one build, no design library): the
+// arms, their bytes and each ratio against the one bandwidth fact. Timings are not asserted.
+TEST(BenchPeers, TimesTheHeadAndEveryPeerAgainstOneBandwidth) {
+  store::TestTempDir cache;
+  setenv("HEADWAY_CACHE_DIR", cache.path().c_str(), 1);
+  const std::string baseline =
+      (std::filesystem::path(HEADWAY_SOURCE_DIR) / "kernels/baselines/attn_out.cc").string();
+  const cli::CliRun r = cli::run_split(HEADWAY_BINARY,
+                                       {"bench", "--peers", "--kernel", "attn_out", "--source",
+                                        baseline, "--readings", "2", "--json"},
+                                       "", 300.0);
+  ASSERT_EQ(r.exit_code, 0) << r.problem << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  double bandwidth = 0;
+  for (const auto& f : j["facts"])
+    if (f["name"] == "read_bandwidth") bandwidth = f["value"];
+  ASSERT_GT(bandwidth, 0.0);
+  EXPECT_GE(j["runtime"]["openblas_threads"].get<int>(), 1);
+  ASSERT_EQ(j["kernels"].size(), 1u);
+  const auto& k = j["kernels"][0];
+  EXPECT_EQ(k["name"], "attn_out");
+  EXPECT_EQ(k["head"], baseline);
+  const uint64_t elements = 3840ull * 4096 + 4096 + 3840;
+  const std::vector<std::pair<std::string, uint64_t>> expected{{baseline, 15767552},
+                                                               {"onednn-bf16", elements * 2},
+                                                               {"onednn-f32", elements * 4},
+                                                               {"openblas-sgemv", elements * 4}};
+  ASSERT_EQ(k["arms"].size(), expected.size());
+  double best_peer = 1e300;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const auto& arm = k["arms"][i];
+    SCOPED_TRACE(expected[i].first);
+    EXPECT_EQ(arm["name"], expected[i].first);
+    EXPECT_EQ(arm["kind"], i == 0 ? "head" : "peer");
+    EXPECT_EQ(arm["bytes"].get<uint64_t>(), expected[i].second);
+    EXPECT_EQ(arm["readings"], 2);
+    EXPECT_NEAR(double(arm["floor_ms"]), double(expected[i].second) / (bandwidth * 1e9) * 1e3,
+                1e-9);
+    EXPECT_NEAR(double(arm["ratio_to_floor"]), double(arm["median_ms"]) / double(arm["floor_ms"]),
+                1e-9);
+    if (i > 0) {
+      EXPECT_GE(arm["copies"].get<int>(), 2);
+      best_peer = std::min(best_peer, double(arm["ratio_to_floor"]));
+    }
+  }
+  EXPECT_DOUBLE_EQ(double(k["best_peer_ratio_to_floor"]), best_peer);
+  EXPECT_EQ(k["head_closer_than_every_peer"],
+            double(k["head_ratio_to_floor"]) < double(k["best_peer_ratio_to_floor"]));
+}
+
+}  // namespace
+}  // namespace headway
