@@ -102,8 +102,9 @@ int run_bench_step(const BenchStepArgs& args) {
 
   targets::FactOptions fact_options;
   fact_options.only = target->floor_facts();
+  const std::vector<targets::ChipFact> measured = target->measure_facts(fact_options);
   std::map<std::string, double> facts;
-  for (const auto& f : target->measure_facts(fact_options)) facts[f.name] = f.value;
+  for (const auto& f : measured) facts[f.name] = f.value;
   for (const auto& name : target->floor_facts()) {
     if (!facts.count(name))
       fail_with(
@@ -149,7 +150,11 @@ int run_bench_step(const BenchStepArgs& args) {
       {"workspace", ws ? nlohmann::json(ws->root().string()) : nlohmann::json(nullptr)},
       {"sources", ws ? "heads" : "baselines"},
       {"rounds", step_ms.size()},
+      {"facts", nlohmann::json::array()},
       {"kernels", nlohmann::json::array()}};
+  for (const auto& f : measured) {
+    out["facts"].push_back({{"name", f.name}, {"value", f.value}, {"unit", f.unit}});
+  }
   for (size_t k = 0; k < kernels.size(); ++k) {
     nlohmann::json j = spread_json(kernel_ms[k]);
     j["name"] = names[k];
@@ -170,6 +175,7 @@ int run_bench_step(const BenchStepArgs& args) {
   fmt::print("decode step on {} ({}): {} rounds of qkv, attn_out, ffn back to back; sources: {}\n",
              target->name(), target->identity().id, step_ms.size(),
              ws ? fmt::format("the heads of {}", ws->root().string()) : "the baselines");
+  for (const auto& f : measured) fmt::print("{}: {:.4g} {}\n", f.name, f.value, f.unit);
   fmt::print("{:<9} {:<26} {:>9} {:>10} {:>20} {:>8}\n", "kernel", "source", "floor ms",
              "median ms", "95% interval ms", "x floor");
   for (size_t k = 0; k < kernels.size(); ++k) {

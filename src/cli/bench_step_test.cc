@@ -67,6 +67,9 @@ TEST(BenchStep, TimesTheBaselinesBackToBackAgainstTheSumOfTheFloors) {
   const auto j = nlohmann::json::parse(run.out);
   EXPECT_EQ(j["target"], "sim");
   EXPECT_EQ(j["sources"], "baselines");
+  bool bandwidth = false;
+  for (const auto& f : j["facts"]) bandwidth |= f["name"] == "read_bandwidth" && f["value"] == 50.0;
+  EXPECT_TRUE(bandwidth) << j["facts"].dump();
   EXPECT_TRUE(j["workspace"].is_null());
   for (const auto& k : j["kernels"]) EXPECT_EQ(k["source"], "baseline");
   expect_step_adds_up(j, 11);

@@ -115,7 +115,8 @@ int run_bench(const BenchArgs& args) {
          {"modes_ms", modes.bimodal ? nlohmann::json{modes.low_mode, modes.high_mode}
                                     : nlohmann::json(nullptr)},
          {"cv", t.cv},
-         {"readings", t.seconds.size()}});
+         {"readings", t.seconds.size()},
+         {"readings_ms", readings_ms}});
     if (!args.json) {
       fmt::print("{:<9} {:>12} {:>10.3f} {:>11.3f} {:>20} {:>9.2f} {:>7.2f}{}\n", k.name(),
                  k.bytes_to_move(), floors.memory_ms, median_ms,
