@@ -5,8 +5,10 @@
 #include <random>
 
 #include "cli/bench_peers.h"
+#include "cli/bench_step.h"
 #include "cli/cli_support.h"
 #include "cli/verbs.h"
+#include "common/median_interval.h"
 
 namespace headway::cli {
 
@@ -19,6 +21,9 @@ struct BenchArgs {
   std::string toolchain;
   bool json = false;
   bool peers = false;
+  bool step = false;          // --step (cli/bench_step.h)
+  bool target_given = false;  // --target was on the command line
+  std::string workspace;      // --workspace (with --step)
 };
 
 nlohmann::json fact_json(const targets::ChipFact& f) {
@@ -32,6 +37,15 @@ nlohmann::json fact_json(const targets::ChipFact& f) {
 // Through the Target interface, on any target: the facts its floors need, then each kernel's
 // floors and its timed readings in one session.
 int run_bench(const BenchArgs& args) {
+  if (args.step) {
+    if (args.peers) throw UsageError("--step and --peers are separate runs: give one");
+    if (!args.kernel.empty()) throw UsageError("--step times every kernel: it takes no --kernel");
+    if (!args.source.empty())
+      throw UsageError("--step times heads or baselines: it takes no --source");
+    return run_bench_step({args.readings, args.target_given ? args.target : "", args.toolchain,
+                           args.workspace, args.json});
+  }
+  if (!args.workspace.empty()) throw UsageError("--workspace goes with --step");
   std::vector<const KernelContract*> kernels;
   if (args.kernel.empty()) {
     if (!args.source.empty()) throw UsageError("--source needs --kernel");
@@ -73,8 +87,8 @@ int run_bench(const BenchArgs& args) {
     }
   }
   if (!args.json) {
-    fmt::print("{:<9} {:>12} {:>10} {:>11} {:>9} {:>7}\n", "kernel", "bytes", "floor ms",
-               "median ms", "x floor", "cv %");
+    fmt::print("{:<9} {:>12} {:>10} {:>11} {:>20} {:>9} {:>7}\n", "kernel", "bytes", "floor ms",
+               "median ms", "95% interval ms", "x floor", "cv %");
   }
   const uint64_t seed = std::random_device{}();
   int rc = 0;
@@ -89,6 +103,10 @@ int run_bench(const BenchArgs& args) {
       continue;
     }
     const double median_ms = t.median_seconds * 1e3;
+    std::vector<double> readings_ms;
+    for (const double r : t.seconds) readings_ms.push_back(r * 1e3);
+    const MedianInterval interval = median_interval(readings_ms);
+    const Bimodality modes = test_bimodality(readings_ms);
     out["kernels"].push_back(
         {{"name", k.name()},
          {"bytes", k.bytes_to_move()},
@@ -97,12 +115,23 @@ int run_bench(const BenchArgs& args) {
           floors.instruction_ms ? nlohmann::json(*floors.instruction_ms) : nlohmann::json(nullptr)},
          {"median_ms", median_ms},
          {"ratio_to_floor", median_ms / floors.memory_ms},
+         {"median_interval_ms", {interval.low, interval.high}},
+         {"interval_coverage", interval.coverage},
+         {"bimodal", modes.bimodal},
+         {"modes_ms", modes.bimodal ? nlohmann::json{modes.low_mode, modes.high_mode}
+                                    : nlohmann::json(nullptr)},
          {"cv", t.cv},
-         {"readings", t.seconds.size()}});
+         {"readings", t.seconds.size()},
+         {"readings_ms", readings_ms}});
     if (!args.json) {
-      fmt::print("{:<9} {:>12} {:>10.3f} {:>11.3f} {:>9.2f} {:>7.2f}\n", k.name(),
-                 k.bytes_to_move(), floors.memory_ms, median_ms, median_ms / floors.memory_ms,
-                 100 * t.cv);
+      fmt::print("{:<9} {:>12} {:>10.3f} {:>11.3f} {:>20} {:>9.2f} {:>7.2f}{}\n", k.name(),
+                 k.bytes_to_move(), floors.memory_ms, median_ms,
+                 fmt::format("[{:.3f}, {:.3f}]", interval.low, interval.high),
+                 median_ms / floors.memory_ms, 100 * t.cv,
+                 modes.bimodal
+                     ? fmt::format("  bimodal: {:.3f} | {:.3f} ms ({} | {})", modes.low_mode,
+                                   modes.high_mode, modes.low_count, modes.high_count)
+                     : "");
     }
   }
   if (args.json) fmt::print("{}\n", out.dump(2));
@@ -118,15 +147,24 @@ void add_bench(CLI::App& app, int* exit_code) {
                   "time this source instead of the baseline (needs --kernel)");
   cmd->add_option("--readings", args->readings, "timed readings per kernel")
       ->check(CLI::Range(1, 100000));
-  cmd->add_option("--target", args->target,
-                  "cpu (default), sim, cuda, or another registered target");
+  auto* target = cmd->add_option("--target", args->target,
+                                 "cpu (default), sim, cuda, or another registered target");
   cmd->add_option("--toolchain,--cxx", args->toolchain,
                   "the target's toolchain (cpu: the C++ compiler; default: the target's own)");
   cmd->add_flag("--peers", args->peers,
                 "also time each kernel's matrix-vector products through oneDNN and OpenBLAS, "
                 "interleaved with the heads (cpu target)");
   cmd->add_flag("--json", args->json, "print one JSON object");
-  cmd->callback([args, exit_code] { run_verb(exit_code, [&] { return run_bench(*args); }); });
+  cmd->add_flag("--step", args->step,
+                "time qkv, attn_out and ffn back to back as a decode step, against the sum of "
+                "the floors (a workspace's heads, else the baselines)");
+  cmd->add_option("--workspace", args->workspace,
+                  "with --step: time this workspace's heads (default: the nearest workspace up "
+                  "from here, unless --target is given)");
+  cmd->callback([args, target, exit_code] {
+    args->target_given = target->count() > 0;
+    run_verb(exit_code, [&] { return run_bench(*args); });
+  });
 }
 
 }  // namespace headway::cli

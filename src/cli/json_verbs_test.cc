@@ -113,10 +113,17 @@ TEST_F(JsonVerbs, OptimizeOnTheSimTargetKeepsProgressOnStderr) {
   EXPECT_GT(j["proposed"].get<int>(), 0);
   ASSERT_EQ(j["kernels"].size(), 1u);
   const auto& k = j["kernels"][0];
-  expect_fields(k, {"name", "head_node", "baseline_ms", "head_ms", "speedup", "failure"});
+  expect_fields(
+      k, {"name", "head_node", "baseline_ms", "head_ms", "speedup", "baseline_interval_ms",
+          "head_interval_ms", "head_bimodal", "speedup_interval", "speedup_verdict", "failure"});
   EXPECT_EQ(k["name"], "qkv");
   EXPECT_TRUE(k["failure"].is_null()) << k.dump();
   EXPECT_GT(k["speedup"].get<double>(), 0.0);
+  // The sim library's head is far faster than the baseline at 1% noise: the intervals support it.
+  ASSERT_EQ(k["head_interval_ms"].size(), 2u) << k.dump();
+  EXPECT_LE(k["head_interval_ms"][0].get<double>(), k["head_ms"].get<double>());
+  EXPECT_GE(k["head_interval_ms"][1].get<double>(), k["head_ms"].get<double>());
+  EXPECT_EQ(k["speedup_verdict"], "faster") << k.dump();
 
   const auto status = json_of(run_headway({"status", "--json", "--workspace", ws_}));
   expect_fields(status, {"kernels", "toolchain", "geomean_speedup", "unsandboxed_runs", "run"});
@@ -124,6 +131,10 @@ TEST_F(JsonVerbs, OptimizeOnTheSimTargetKeepsProgressOnStderr) {
   ASSERT_EQ(status["kernels"].size(), 1u);
   EXPECT_EQ(status["kernels"][0]["name"], "qkv");
   EXPECT_EQ(status["kernels"][0]["untried"], 0) << "a run that ran out of ideas leaves none";
+  EXPECT_EQ(status["kernels"][0]["head_interval_ms"], k["head_interval_ms"])
+      << "status computes the interval from the stored readings";
+  EXPECT_EQ(status["kernels"][0]["speedup_verdict"], "faster");
+  EXPECT_TRUE(status["decode_step"].is_null()) << "one kernel of the step is not a step";
 }
 
 TEST_F(JsonVerbs, OnboardReportsDocsSummaryFactsRulesAndTheCheatSheet) {

@@ -12,6 +12,7 @@
 #include "cli/verbs.h"
 #include "common/duration.h"
 #include "common/file_io.h"
+#include "common/median_interval.h"
 #include "knowledge/facts.h"
 #include "knowledge/kernel_timings.h"
 #include "knowledge/onboard.h"
@@ -74,15 +75,40 @@ nlohmann::json time_heads_side_by_side(store::Workspace& ws, targets::Target& ta
                      {"baseline_ms", nullptr},
                      {"head_ms", nullptr},
                      {"speedup", nullptr},
+                     {"baseline_interval_ms", nullptr},
+                     {"head_interval_ms", nullptr},
+                     {"head_bimodal", false},
+                     {"speedup_interval", nullptr},
+                     {"speedup_verdict", nullptr},
                      {"failure", r.failure}});
       continue;
     }
-    out.push_back({{"name", name},
-                   {"head_node", r.head_node},
-                   {"baseline_ms", r.baseline->median_ms},
-                   {"head_ms", r.head->median_ms},
-                   {"speedup", r.baseline->median_ms / r.head->median_ms},
-                   {"failure", nullptr}});
+    // What the run supports: each median's 95% interval, and the speedup's interval from the
+    // two (common/median_interval.h); a head that is the baseline claims nothing.
+    const auto baseline_interval = knowledge::median_interval_of(*r.baseline);
+    const auto head_interval = knowledge::median_interval_of(*r.head);
+    const auto interval_json = [](const std::optional<MedianInterval>& i) {
+      return i ? nlohmann::json{i->low, i->high} : nlohmann::json(nullptr);
+    };
+    nlohmann::json speedup_interval = nullptr;
+    std::string verdict;
+    if (baseline_interval && head_interval && r.head_node != r.baseline_node) {
+      const RatioInterval ratio = ratio_interval(*baseline_interval, *head_interval);
+      speedup_interval = {ratio.low, ratio.high};
+      verdict = ratio.above_one() ? "faster" : ratio.below_one() ? "slower" : "unresolved";
+    }
+    out.push_back(
+        {{"name", name},
+         {"head_node", r.head_node},
+         {"baseline_ms", r.baseline->median_ms},
+         {"head_ms", r.head->median_ms},
+         {"speedup", r.baseline->median_ms / r.head->median_ms},
+         {"baseline_interval_ms", interval_json(baseline_interval)},
+         {"head_interval_ms", interval_json(head_interval)},
+         {"head_bimodal", knowledge::bimodality_of(*r.head).bimodal},
+         {"speedup_interval", speedup_interval},
+         {"speedup_verdict", verdict.empty() ? nlohmann::json(nullptr) : nlohmann::json(verdict)},
+         {"failure", nullptr}});
   }
   return out;
 }
@@ -94,10 +120,25 @@ void print_timed(const nlohmann::json& kernels) {
                  k["failure"].get<std::string>());
       continue;
     }
-    fmt::print("  {:<8} baseline {:.3f} ms, head node {} {:.3f} ms: {:.2f}x\n",
+    const auto interval = [](const nlohmann::json& i) {
+      return i.is_null() ? std::string()
+                         : fmt::format(" [{:.3f}, {:.3f}]", i[0].get<double>(), i[1].get<double>());
+    };
+    std::string support;
+    if (!k["speedup_verdict"].is_null()) {
+      const std::string verdict = k["speedup_verdict"].get<std::string>();
+      support = verdict == "unresolved"
+                    ? " (not supported by this run: the intervals overlap)"
+                    : fmt::format(" ({} in every ratio the intervals allow: {:.2f}x to {:.2f}x)",
+                                  verdict, k["speedup_interval"][0].get<double>(),
+                                  k["speedup_interval"][1].get<double>());
+    }
+    fmt::print("  {:<8} baseline {:.3f} ms{}, head node {} {:.3f} ms{}{}: {:.2f}x{}\n",
                k["name"].get<std::string>(), k["baseline_ms"].get<double>(),
-               k["head_node"].get<int64_t>(), k["head_ms"].get<double>(),
-               k["speedup"].get<double>());
+               interval(k["baseline_interval_ms"]), k["head_node"].get<int64_t>(),
+               k["head_ms"].get<double>(), interval(k["head_interval_ms"]),
+               k["head_bimodal"].get<bool>() ? " (bimodal readings)" : "",
+               k["speedup"].get<double>(), support);
   }
 }
 

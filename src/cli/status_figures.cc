@@ -5,6 +5,7 @@
 
 #include "cli/cli_support.h"
 #include "cli/unsandboxed_runs.h"
+#include "common/median_interval.h"
 #include "knowledge/facts.h"
 #include "knowledge/workspace_target.h"
 #include "loop/device_time.h"
@@ -39,6 +40,10 @@ nlohmann::json status_figures(store::Workspace& ws, targets::Target& target) {
     return f ? std::optional<double>(f->value) : std::nullopt;
   };
   std::vector<double> speedups;
+  std::vector<report::KernelSummary> summaries;
+  const auto interval_json = [](const std::optional<MedianInterval>& i) {
+    return i ? nlohmann::json{i->low, i->high} : nlohmann::json(nullptr);
+  };
   for (const auto& record : trees::DesignTree::kernels(ws)) {
     auto tree = trees::DesignTree::open(ws, record.name);
     if (!tree) fail_with(tree.error());
@@ -46,6 +51,7 @@ nlohmann::json status_figures(store::Workspace& ws, targets::Target& target) {
     const report::KernelSummary k =
         report::summarize_kernel(ws, target, record, tree.value(), log, toolchain, facts);
     speedups.push_back(k.speedup);
+    summaries.push_back(k);
     // Every outcome, with 0 for those no test had.
     nlohmann::json tests = nlohmann::json::object();
     for (const auto outcome : statistics::kAllOutcomes) {
@@ -64,6 +70,15 @@ nlohmann::json status_figures(store::Workspace& ws, targets::Target& target) {
          {"head_params", k.head_params},
          {"heads", k.heads.size()},
          {"speedup", k.speedup},
+         {"baseline_interval_ms", interval_json(k.baseline_interval)},
+         {"head_interval_ms", interval_json(k.head_interval)},
+         {"baseline_bimodal", k.baseline_bimodal},
+         {"head_bimodal", k.head_bimodal},
+         {"speedup_interval",
+          k.speedup_interval ? nlohmann::json{k.speedup_interval->low, k.speedup_interval->high}
+                             : nlohmann::json(nullptr)},
+         {"speedup_verdict", k.speedup_verdict().empty() ? nlohmann::json(nullptr)
+                                                         : nlohmann::json(k.speedup_verdict())},
          {"floor_ms", k.floor_ms},
          {"ratio_to_floor", k.ratio_to_floor()},
          {"decode_floor_ms", k.decode_ms},
@@ -77,6 +92,21 @@ nlohmann::json status_figures(store::Workspace& ws, targets::Target& target) {
          {"device_seconds_by_activity", loop::device_seconds_split(ws, record.name)}});
   }
   out["geomean_speedup"] = report::geomean_speedup(speedups);
+  std::vector<const report::KernelSummary*> summary_ptrs;
+  for (const auto& k : summaries) summary_ptrs.push_back(&k);
+  if (const auto step = report::summarize_decode_step(summary_ptrs)) {
+    out["decode_step"] = {
+        {"head_ms", step->head_ms},
+        {"interval_ms", interval_json(step->interval)},
+        {"interval_coverage",
+         step->interval ? nlohmann::json(step->interval->coverage) : nlohmann::json(nullptr)},
+        {"floor_ms", step->floor_ms},
+        {"ratio_to_floor", step->ratio_to_floor()},
+        {"baseline_ms", step->baseline_ms},
+        {"speedup", step->speedup()}};
+  } else {
+    out["decode_step"] = nullptr;
+  }
   // How well the target's static cost ranked the raced candidates (targets with a static cost).
   out["screen_calibration"] = screen_calibration_json(loop::summarize_screen_calibration(ws));
   const UnsandboxedRuns unsandboxed = unsandboxed_runs(ws);

@@ -135,6 +135,32 @@ std::string status_text(const nlohmann::json& out) {
   }
   text += fmt::format("geomean speedup over the baselines: {:.3f}x\n",
                       out["geomean_speedup"].get<double>());
+  if (const auto& step = out["decode_step"]; !step.is_null()) {
+    text += fmt::format(
+        "decode step (the heads' medians summed): {:.3f} ms{}, {:.2f}x the sum of "
+        "the floors ({:.3f} ms); {:.2f}x the baselines' step\n",
+        step["head_ms"].get<double>(),
+        step["interval_ms"].is_null()
+            ? std::string()
+            : fmt::format(" (interval {:.3f} to {:.3f}, at least {:.0f}%)",
+                          step["interval_ms"][0].get<double>(),
+                          step["interval_ms"][1].get<double>(),
+                          100 * step["interval_coverage"].get<double>()),
+        step["ratio_to_floor"].get<double>(), step["floor_ms"].get<double>(),
+        step["speedup"].get<double>());
+  }
+  std::string unresolved;
+  for (const auto& k : out["kernels"]) {
+    if (k["speedup_verdict"] == "unresolved") {
+      unresolved += (unresolved.empty() ? "" : ", ") + k["name"].get<std::string>();
+    }
+  }
+  if (!unresolved.empty()) {
+    text += fmt::format(
+        "not supported by the last side-by-side timing (the baseline's and the "
+        "head's 95% intervals overlap): the speedup of {}\n",
+        unresolved);
+  }
   if (out["screen_calibration"]["candidates"].get<int>() > 0) {
     text += fmt::format("screen calibration (static cost against the device, every kernel): {}\n",
                         calibration_text(out["screen_calibration"]));

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "store/transaction.h"
 
 namespace headway::knowledge {
@@ -9,7 +11,8 @@ namespace headway::knowledge {
 namespace {
 
 constexpr const char* kTimingColumns =
-    "id, kernel, toolchain, node_id, role, median_ms, cv, readings, method, measured_at";
+    "id, kernel, toolchain, node_id, role, median_ms, cv, readings, method, measured_at, "
+    "readings_ms_json";
 
 KernelTiming read_timing(const store::Statement& s) {
   KernelTiming t;
@@ -23,6 +26,9 @@ KernelTiming read_timing(const store::Statement& s) {
   t.readings = static_cast<int>(s.int64(7));
   t.method = s.text(8);
   t.measured_at = s.text(9);
+  if (const auto json = s.optional_text(10)) {
+    t.readings_ms = nlohmann::json::parse(*json).get<std::vector<double>>();
+  }
   return t;
 }
 
@@ -31,10 +37,15 @@ KernelTiming read_timing(const store::Statement& s) {
 void record_kernel_timing(store::Workspace& ws, const KernelTiming& timing) {
   auto s = ws.db().prepare(
       "INSERT INTO kernel_timings(kernel, toolchain, node_id, role, median_ms, cv, readings, "
-      "method) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+      "method, readings_ms_json) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
   s.bind(1, timing.kernel).bind(2, timing.toolchain).bind(3, timing.node_id).bind(4, timing.role);
   s.bind(5, timing.median_ms).bind(6, timing.cv).bind(7, timing.readings).bind(8, timing.method);
+  if (timing.readings_ms.empty()) {
+    s.bind(9, std::optional<std::string>());
+  } else {
+    s.bind(9, nlohmann::json(timing.readings_ms).dump());
+  }
   s.run();
 }
 
@@ -59,21 +70,38 @@ std::vector<KernelTiming> kernel_timings(store::Workspace& ws, std::string_view 
   return out;
 }
 
-std::optional<double> current_head_ms(store::Workspace& ws, const trees::DesignTree& tree,
-                                      std::string_view toolchain) {
+std::optional<MedianInterval> median_interval_of(const KernelTiming& timing) {
+  if (timing.readings_ms.empty()) return std::nullopt;
+  return median_interval(timing.readings_ms);
+}
+
+Bimodality bimodality_of(const KernelTiming& timing) { return test_bimodality(timing.readings_ms); }
+
+std::optional<KernelTiming> current_head_timing(store::Workspace& ws, const trees::DesignTree& tree,
+                                                std::string_view toolchain) {
   const trees::HeadRecord head = tree.head();
   if (auto t = latest_kernel_timing(ws, tree.kernel(), toolchain, kHeadRole);
       t && t->node_id == head.node_id && t->measured_at >= head.since) {
-    return t->median_ms;
+    return t;
   }
-  return head.median_ms;
+  return std::nullopt;
+}
+
+std::optional<KernelTiming> current_baseline_timing(store::Workspace& ws,
+                                                    const trees::DesignTree& tree,
+                                                    std::string_view toolchain) {
+  return latest_kernel_timing(ws, tree.kernel(), toolchain, kBaselineRole);
+}
+
+std::optional<double> current_head_ms(store::Workspace& ws, const trees::DesignTree& tree,
+                                      std::string_view toolchain) {
+  if (auto t = current_head_timing(ws, tree, toolchain)) return t->median_ms;
+  return tree.head().median_ms;
 }
 
 std::optional<double> current_baseline_ms(store::Workspace& ws, const trees::DesignTree& tree,
                                           std::string_view toolchain) {
-  if (auto t = latest_kernel_timing(ws, tree.kernel(), toolchain, kBaselineRole)) {
-    return t->median_ms;
-  }
+  if (auto t = current_baseline_timing(ws, tree, toolchain)) return t->median_ms;
   return tree.record().baseline_ms;
 }
 
@@ -120,6 +148,7 @@ Remeasured remeasure_baseline_and_head(store::Workspace& ws, trees::DesignTree& 
     t.cv = r.cv;
     t.readings = static_cast<int>(r.seconds.size());
     t.method = method;
+    for (const double sec : r.seconds) t.readings_ms.push_back(sec * 1e3);
     return t;
   };
   {

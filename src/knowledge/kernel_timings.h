@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/median_interval.h"
 #include "kernels/contract.h"
 #include "store/workspace.h"
 #include "targets/target.h"
@@ -33,7 +34,16 @@ struct KernelTiming {
   int readings = 0;
   std::string method;       // one line
   std::string measured_at;  // set by the store
+  // Every reading in milliseconds (schema 8); empty for timings stored before it.
+  std::vector<double> readings_ms;
 };
+
+// The 95% interval of the timing's median (common/median_interval.h); nullopt when it kept no
+// readings.
+std::optional<MedianInterval> median_interval_of(const KernelTiming& timing);
+// Whether the timing's readings fall in two groups (common/median_interval.h); false when it
+// kept none.
+Bimodality bimodality_of(const KernelTiming& timing);
 
 inline constexpr const char* kBaselineRole = "baseline";
 inline constexpr const char* kHeadRole = "head";
@@ -57,6 +67,13 @@ std::optional<double> current_head_ms(store::Workspace& ws, const trees::DesignT
 // (the figure of the toolchain that registered it).
 std::optional<double> current_baseline_ms(store::Workspace& ws, const trees::DesignTree& tree,
                                           std::string_view toolchain);
+// The stored timings those figures come from: the head timing current_head_ms uses, the
+// baseline timing current_baseline_ms uses; nullopt where they use the tree's records instead.
+std::optional<KernelTiming> current_head_timing(store::Workspace& ws, const trees::DesignTree& tree,
+                                                std::string_view toolchain);
+std::optional<KernelTiming> current_baseline_timing(store::Workspace& ws,
+                                                    const trees::DesignTree& tree,
+                                                    std::string_view toolchain);
 
 struct Remeasured {
   std::string kernel;

@@ -26,8 +26,9 @@ TEST(KernelTimings, RemeasureAppendsPerToolchainAndTracksTheCurrentHead) {
   EXPECT_EQ(current_head_ms(ws, tree, "other"), 1.5);
   EXPECT_EQ(current_baseline_ms(ws, tree, "other"), 2.0);
   record_kernel_timing(
-      ws, {0, "attn_out", "old-tc", tree.root().id, kBaselineRole, 3.0, 0.01, 5, "test", ""});
-  record_kernel_timing(ws, {0, "attn_out", "old-tc", head, kHeadRole, 2.5, 0.01, 5, "test", ""});
+      ws, {0, "attn_out", "old-tc", tree.root().id, kBaselineRole, 3.0, 0.01, 5, "test", "", {}});
+  record_kernel_timing(ws,
+                       {0, "attn_out", "old-tc", head, kHeadRole, 2.5, 0.01, 5, "test", "", {}});
   EXPECT_EQ(current_head_ms(ws, tree, "old-tc"), 2.5);
   EXPECT_EQ(current_baseline_ms(ws, tree, "old-tc"), 3.0);
 
@@ -41,6 +42,11 @@ TEST(KernelTimings, RemeasureAppendsPerToolchainAndTracksTheCurrentHead) {
   EXPECT_EQ(r.head_node, head);
   EXPECT_EQ(r.head->node_id, head);
   EXPECT_EQ(r.head->readings, 5);
+  ASSERT_EQ(r.head->readings_ms.size(), 5u) << "every reading is kept";
+  const auto interval = median_interval_of(*r.head);
+  ASSERT_TRUE(interval);
+  EXPECT_LE(interval->low, r.head->median_ms);
+  EXPECT_GE(interval->high, r.head->median_ms);
   EXPECT_EQ(r.head->toolchain, id.id);
   EXPECT_GT(r.baseline->median_ms, 0.0);
   EXPECT_NE(r.head->method.find("interleaved"), std::string::npos) << r.head->method;
@@ -64,8 +70,36 @@ TEST(KernelTimings, RemeasureAppendsPerToolchainAndTracksTheCurrentHead) {
 
   // Another kernel's node is refused.
   EXPECT_THROW(
-      record_kernel_timing(ws, {0, "qkv", "t", head, kHeadRole, 1.0, std::nullopt, 1, "", ""}),
+      record_kernel_timing(ws, {0, "qkv", "t", head, kHeadRole, 1.0, std::nullopt, 1, "", "", {}}),
       store::StoreError);
+}
+
+// The readings kept with a timing (schema 8) come back as stored; a row without them (as stored
+// before schema 8) has no interval and no bimodality.
+TEST(KernelTimings, KeepTheirReadingsForTheInterval) {
+  store::TestTempDir dir;
+  auto ws = store::Workspace::create(dir.path() / "w").value();
+  auto tree = trees::DesignTree::create(ws, {"qkv", "sim", 0.1, 2.0, ""}, "sim-x 1\n").value();
+  const std::vector<double> readings = {1.0, 1.1,  0.9,  1.05, 0.95, 1.2,
+                                        0.8, 1.02, 0.98, 1.01, 0.99};
+  record_kernel_timing(
+      ws, {0, "qkv", "t", tree.root().id, kBaselineRole, 1.0, 0.1, 11, "", "", readings});
+  const auto t = latest_kernel_timing(ws, "qkv", "t", kBaselineRole);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->readings_ms, readings);
+  const auto interval = median_interval_of(*t);
+  ASSERT_TRUE(interval);
+  EXPECT_EQ(interval->low, 0.9);  // the 2nd and 10th of 11 sorted readings
+  EXPECT_EQ(interval->high, 1.1);
+  EXPECT_EQ(current_baseline_timing(ws, tree, "t")->id, t->id);
+  EXPECT_FALSE(current_head_timing(ws, tree, "t")) << "no head timing was stored";
+
+  record_kernel_timing(ws, {0, "qkv", "t", tree.root().id, kHeadRole, 1.0, 0.1, 11, "", "", {}});
+  const auto bare = latest_kernel_timing(ws, "qkv", "t", kHeadRole);
+  ASSERT_TRUE(bare);
+  EXPECT_TRUE(bare->readings_ms.empty());
+  EXPECT_FALSE(median_interval_of(*bare));
+  EXPECT_FALSE(bimodality_of(*bare).bimodal);
 }
 
 }  // namespace

@@ -133,6 +133,10 @@ std::string summary_section(const Report& r) {
     out += fmt::format("<div class=\"card\"><b>{}</b><span>{}</span></div>", html_escape(value),
                        html_escape(what));
   };
+  if (r.decode_step) {
+    card(ms(r.decode_step->head_ms) + " ms", fmt::format("decode step, {} the sum of the floors",
+                                                         times(r.decode_step->ratio_to_floor())));
+  }
   card(times(r.geomean_speedup), "geomean speedup over the baselines");
   card(fmt::format("{:.0f} s", r.device_seconds), "device time");
   card(std::to_string(r.kernels.size()), "kernels");
@@ -151,12 +155,21 @@ std::string summary_section(const Report& r) {
         "<tr><td><a href=\"#kernel-{0}\">{0}</a>{1}</td><td>{2}</td><td>{3}</td><td>{4}</td>"
         "<td>{5}</td><td>{6}</td><td>{7}</td><td>{8}</td><td>{9}</td><td>{10}</td>"
         "<td>{11:.1f}</td><td class=\"l\">{12}</td></tr>",
-        html_escape(k.name), k.remeasured ? "*" : "", ms(k.baseline_ms), ms(k.head_ms),
-        times(k.speedup), ms(k.floor_ms), times(k.ratio_to_floor()), ms(k.decode_ms),
+        html_escape(k.name), k.remeasured ? "*" : "",
+        html_escape(ms_interval(k.baseline_ms, k.baseline_interval, k.baseline_bimodal)),
+        html_escape(ms_interval(k.head_ms, k.head_interval, k.head_bimodal)),
+        html_escape(speedup_text(k)), ms(k.floor_ms), times(k.ratio_to_floor()), ms(k.decode_ms),
         times(k.ratio_to_decode()), k.nodes.size(), k.tests.size(), k.device_seconds,
         head ? html_escape(node_label(head->node)) : "");
   }
   out += "</table>";
+  if (r.decode_step) {
+    out += fmt::format("<p class=\"step\"><b>{}</b>.</p>",
+                       html_escape(decode_step_line(*r.decode_step)));
+  }
+  if (const std::string note = unsupported_note(r.kernels); !note.empty()) {
+    out += fmt::format("<p class=\"note\">{}</p>", html_escape(note));
+  }
   if (std::any_of(r.kernels.begin(), r.kernels.end(), [](auto& k) { return k.remeasured; })) {
     out += fmt::format(
         "<p class=\"note\">* baseline and head re-measured side by side with the current "

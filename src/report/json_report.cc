@@ -76,6 +76,10 @@ json test_json(const TestReport& t) {
       {"wealth", wealth}};
 }
 
+json interval_or_null(const std::optional<MedianInterval>& i) {
+  return i ? json{i->low, i->high} : json(nullptr);
+}
+
 json kernel_json(const KernelReport& k) {
   json heads = json::array();
   for (const auto& h : k.heads) {
@@ -87,23 +91,32 @@ json kernel_json(const KernelReport& k) {
   json nodes = json::array(), tests = json::array();
   for (const auto& n : k.nodes) nodes.push_back(node_json(n));
   for (const auto& t : k.tests) tests.push_back(test_json(t));
-  return {{"name", k.name},
-          {"target", k.target},
-          {"baseline_ms", number(k.baseline_ms)},
-          {"head_ms", number(k.head_ms)},
-          {"speedup", number(k.speedup)},
-          {"floor_ms", number(k.floor_ms)},
-          {"ratio_to_floor", number(k.ratio_to_floor())},
-          {"decode_floor_ms", number(k.decode_ms)},
-          {"ratio_to_decode_ceiling", number(k.ratio_to_decode())},
-          {"remeasured", k.remeasured},
-          {"device_seconds", k.device_seconds},
-          {"head_node", k.head_node},
-          {"heads", heads},
-          {"nodes_by_status", k.nodes_by_status},
-          {"tests_by_outcome", k.tests_by_outcome},
-          {"nodes", nodes},
-          {"tests", tests}};
+  return {
+      {"name", k.name},
+      {"target", k.target},
+      {"baseline_ms", number(k.baseline_ms)},
+      {"head_ms", number(k.head_ms)},
+      {"speedup", number(k.speedup)},
+      {"baseline_interval_ms", interval_or_null(k.baseline_interval)},
+      {"head_interval_ms", interval_or_null(k.head_interval)},
+      {"baseline_bimodal", k.baseline_bimodal},
+      {"head_bimodal", k.head_bimodal},
+      {"speedup_interval", k.speedup_interval
+                               ? json{k.speedup_interval->low, k.speedup_interval->high}
+                               : json(nullptr)},
+      {"speedup_verdict", k.speedup_verdict().empty() ? json(nullptr) : json(k.speedup_verdict())},
+      {"floor_ms", number(k.floor_ms)},
+      {"ratio_to_floor", number(k.ratio_to_floor())},
+      {"decode_floor_ms", number(k.decode_ms)},
+      {"ratio_to_decode_ceiling", number(k.ratio_to_decode())},
+      {"remeasured", k.remeasured},
+      {"device_seconds", k.device_seconds},
+      {"head_node", k.head_node},
+      {"heads", heads},
+      {"nodes_by_status", k.nodes_by_status},
+      {"tests_by_outcome", k.tests_by_outcome},
+      {"nodes", nodes},
+      {"tests", tests}};
 }
 
 }  // namespace
@@ -131,6 +144,17 @@ json to_json(const Report& r) {
       {"headway", r.headway},
       {"generated_at", r.generated_at},
       {"geomean_speedup", number(r.geomean_speedup)},
+      {"decode_step", r.decode_step
+                          ? json{{"head_ms", r.decode_step->head_ms},
+                                 {"interval_ms", interval_or_null(r.decode_step->interval)},
+                                 {"interval_coverage", r.decode_step->interval
+                                                           ? json(r.decode_step->interval->coverage)
+                                                           : json(nullptr)},
+                                 {"floor_ms", r.decode_step->floor_ms},
+                                 {"ratio_to_floor", r.decode_step->ratio_to_floor()},
+                                 {"baseline_ms", r.decode_step->baseline_ms},
+                                 {"speedup", r.decode_step->speedup()}}
+                          : json(nullptr)},
       {"device_seconds", r.device_seconds},
       {"agents",
        {{"calls", r.agents.calls},

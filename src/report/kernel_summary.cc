@@ -1,5 +1,6 @@
 #include "report/kernel_summary.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "kernels/contract.h"
@@ -26,6 +27,17 @@ KernelSummary summarize_kernel(store::Workspace& ws, const targets::Target& targ
   k.decode_ms =
       facts && contract ? target.floors(*contract, *facts).instruction_ms.value_or(NAN) : NAN;
   k.speedup = k.baseline_ms / k.head_ms;
+  if (const auto t = knowledge::current_baseline_timing(ws, tree, toolchain)) {
+    k.baseline_interval = knowledge::median_interval_of(*t);
+    k.baseline_bimodal = knowledge::bimodality_of(*t).bimodal;
+  }
+  if (const auto t = knowledge::current_head_timing(ws, tree, toolchain)) {
+    k.head_interval = knowledge::median_interval_of(*t);
+    k.head_bimodal = knowledge::bimodality_of(*t).bimodal;
+  }
+  if (k.baseline_interval && k.head_interval && tree.head().node_id != tree.root().id) {
+    k.speedup_interval = ratio_interval(*k.baseline_interval, *k.head_interval);
+  }
   k.device_seconds = loop::device_seconds(ws, record.name);
   k.head_node = tree.head().node_id;
   if (const auto head = tree.node(k.head_node)) {
@@ -40,6 +52,45 @@ KernelSummary summarize_kernel(store::Workspace& ws, const targets::Target& targ
     if (count) k.tests_by_outcome[std::string(statistics::to_string(outcome))] = count;
   }
   return k;
+}
+
+std::string KernelSummary::speedup_verdict() const {
+  if (!speedup_interval) return "";
+  if (speedup_interval->above_one()) return "faster";
+  if (speedup_interval->below_one()) return "slower";
+  return "unresolved";
+}
+
+std::optional<DecodeStepSummary> summarize_decode_step(
+    const std::vector<const KernelSummary*>& kernels) {
+  DecodeStepSummary step;
+  MedianInterval interval{0.0, 0.0, 0, 1.0};
+  bool every_interval = true;
+  for (const auto& name : kernel_names()) {
+    const KernelSummary* found = nullptr;
+    for (const KernelSummary* k : kernels) {
+      if (k->name == name) found = k;
+    }
+    if (!found || !found->remeasured || !std::isfinite(found->head_ms) ||
+        !std::isfinite(found->floor_ms) || !std::isfinite(found->baseline_ms)) {
+      return std::nullopt;
+    }
+    step.head_ms += found->head_ms;
+    step.baseline_ms += found->baseline_ms;
+    step.floor_ms += found->floor_ms;
+    if (found->head_interval) {
+      interval.low += found->head_interval->low;
+      interval.high += found->head_interval->high;
+      interval.coverage -= 1.0 - found->head_interval->coverage;
+    } else {
+      every_interval = false;
+    }
+  }
+  if (every_interval) {
+    interval.coverage = std::max(0.0, interval.coverage);
+    step.interval = interval;
+  }
+  return step;
 }
 
 double geomean_speedup(const std::vector<double>& speedups) {

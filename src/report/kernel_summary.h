@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/median_interval.h"
 #include "loop/kernel_floors.h"
 #include "store/workspace.h"
 #include "targets/target.h"
@@ -36,9 +37,40 @@ struct KernelSummary {
   std::vector<trees::HeadRecord> heads;             // oldest first
   std::map<std::string, int64_t> nodes_by_status;   // statuses with at least one node
   std::map<std::string, int64_t> tests_by_outcome;  // outcomes of at least one finished test
+  // What the run supports (common/median_interval.h), from the readings the re-measured figures
+  // kept (schema 8); nullopt (false) where a figure was not re-measured or kept no readings.
+  std::optional<MedianInterval> baseline_interval;
+  std::optional<MedianInterval> head_interval;
+  bool baseline_bimodal = false;
+  bool head_bimodal = false;
+  // Baseline over head from the two intervals; nullopt without both, or when the head is the
+  // baseline.
+  std::optional<RatioInterval> speedup_interval;
   double ratio_to_floor() const { return head_ms / floor_ms; }
   double ratio_to_decode() const { return head_ms / decode_ms; }
+  // "faster" or "slower" when speedup_interval lies above or below 1, "unresolved" when it holds
+  // 1 (the run cannot support either), "" without one.
+  std::string speedup_verdict() const;
 };
+
+// The decode step as the final side-by-side timings give it: the sum of the heads' medians (each
+// kernel timed cold in its own session) against the sum of the floors and of the baselines.
+struct DecodeStepSummary {
+  double head_ms = 0;
+  double baseline_ms = 0;
+  double floor_ms = 0;  // the sum of the memory floors
+  // [sum of the heads' interval lows, sum of their highs]: it holds the sum of the true medians
+  // whenever every kernel's interval holds its own, so with probability at least `coverage`
+  // (1 - the summed misses); nullopt unless every head kept readings.
+  std::optional<MedianInterval> interval;
+  double ratio_to_floor() const { return head_ms / floor_ms; }
+  double speedup() const { return baseline_ms / head_ms; }
+};
+
+// The step of qkv, attn_out and ffn when `kernels` holds all three with re-measured heads and
+// finite floors; nullopt otherwise.
+std::optional<DecodeStepSummary> summarize_decode_step(
+    const std::vector<const KernelSummary*>& kernels);
 
 // The summary of the kernel `record` whose Design Tree is `tree` (and `log` its decision log),
 // under `toolchain` (knowledge::toolchain_id_of(target)) with the floor facts `facts`

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "knowledge/kernel_timings.h"
 #include "knowledge/workspace_target.h"
 #include "report/report_test_support.h"
 
@@ -15,6 +16,49 @@ TEST(GeomeanSpeedup, IsTheGeometricMeanOfTheFinitePositiveSpeedups) {
   EXPECT_DOUBLE_EQ(geomean_speedup({2.0, NAN, 8.0, 0.0, -1.0, INFINITY}), 4.0);
   EXPECT_TRUE(std::isnan(geomean_speedup({})));
   EXPECT_TRUE(std::isnan(geomean_speedup({NAN, 0.0})));
+}
+
+TEST(DecodeStepSummary, SumsTheHeadsAndFloorsOfEveryKernelOfTheStep) {
+  std::vector<KernelSummary> k(3);
+  const char* names[] = {"ffn", "qkv", "attn_out"};  // any order
+  for (size_t i = 0; i < 3; ++i) {
+    k[i].name = names[i];
+    k[i].remeasured = true;
+    k[i].baseline_ms = 4.0 * static_cast<double>(i + 1);
+    k[i].head_ms = static_cast<double>(i + 1);
+    k[i].floor_ms = 0.5;
+    k[i].head_interval = MedianInterval{k[i].head_ms - 0.1, k[i].head_ms + 0.2, 2, 0.98};
+  }
+  const std::vector<const KernelSummary*> all = {&k[0], &k[1], &k[2]};
+  const auto step = summarize_decode_step(all);
+  ASSERT_TRUE(step);
+  EXPECT_DOUBLE_EQ(step->head_ms, 6.0);
+  EXPECT_DOUBLE_EQ(step->baseline_ms, 24.0);
+  EXPECT_DOUBLE_EQ(step->floor_ms, 1.5);
+  EXPECT_DOUBLE_EQ(step->ratio_to_floor(), 4.0);
+  EXPECT_DOUBLE_EQ(step->speedup(), 4.0);
+  ASSERT_TRUE(step->interval);
+  EXPECT_DOUBLE_EQ(step->interval->low, 5.7);
+  EXPECT_DOUBLE_EQ(step->interval->high, 6.6);
+  EXPECT_NEAR(step->interval->coverage, 0.94, 1e-12) << "1 - three misses of 2%";
+  // A head without readings: the step without an interval.
+  k[1].head_interval.reset();
+  EXPECT_FALSE(summarize_decode_step(all)->interval);
+  // A kernel missing, or not re-measured: no step.
+  EXPECT_FALSE(summarize_decode_step({&k[0], &k[1]}));
+  k[2].remeasured = false;
+  EXPECT_FALSE(summarize_decode_step(all));
+}
+
+TEST(KernelSummary, SpeedupVerdictFollowsTheInterval) {
+  KernelSummary k;
+  EXPECT_EQ(k.speedup_verdict(), "");
+  k.speedup_interval = RatioInterval{1.1, 1.5, 0.9};
+  EXPECT_EQ(k.speedup_verdict(), "faster");
+  k.speedup_interval = RatioInterval{0.9, 1.5, 0.9};
+  EXPECT_EQ(k.speedup_verdict(), "unresolved");
+  k.speedup_interval = RatioInterval{0.5, 0.9, 0.9};
+  EXPECT_EQ(k.speedup_verdict(), "slower");
 }
 
 TEST(KernelSummary, HasTheTreesHeadCountsAndTheFloors) {
@@ -66,6 +110,25 @@ TEST(KernelSummary, HasTheTreesHeadCountsAndTheFloors) {
       summarize_kernel(ws, *target, records[0], tree, log, toolchain, std::nullopt);
   EXPECT_TRUE(std::isnan(no_facts.decode_ms));
   EXPECT_DOUBLE_EQ(no_facts.head_ms, k.head_ms);
+  EXPECT_FALSE(k.head_interval) << "nothing re-measured yet";
+  EXPECT_EQ(k.speedup_verdict(), "");
+
+  // Re-measured side by side: the intervals come from the stored readings, and the sim head
+  // (far faster than the baseline, 1% noise) is supported as faster.
+  store::TestTempDir cache;
+  const auto r = knowledge::remeasure_baseline_and_head(ws, tree, *find_kernel("attn_out"), *target,
+                                                        cache.path(), 11);
+  ASSERT_TRUE(r.failure.empty()) << r.failure;
+  const KernelSummary m = summarize_kernel(ws, *target, records[0], tree, log, toolchain, facts);
+  EXPECT_TRUE(m.remeasured);
+  ASSERT_TRUE(m.head_interval && m.baseline_interval);
+  EXPECT_EQ(m.head_interval->rank, 2) << "11 readings: the 2nd and 10th";
+  EXPECT_LE(m.head_interval->low, m.head_ms);
+  EXPECT_GE(m.head_interval->high, m.head_ms);
+  ASSERT_TRUE(m.speedup_interval);
+  EXPECT_LE(m.speedup_interval->low, m.speedup);
+  EXPECT_GE(m.speedup_interval->high, m.speedup);
+  EXPECT_EQ(m.speedup_verdict(), "faster");
 }
 
 }  // namespace

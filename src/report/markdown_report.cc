@@ -29,6 +29,7 @@ std::string render_markdown(const Report& r) {
   std::string out = "## headway report\n\n";
   out += fmt::format("Workspace `{}`, target {}, toolchain `{}`; generated {} by headway {}.\n\n",
                      r.workspace, r.target, r.toolchain, r.generated_at, r.headway);
+  if (r.decode_step) out += "**" + decode_step_line(*r.decode_step) + ".**\n\n";
   out += fmt::format("**Geomean speedup {}** over the baselines, {:.0f} device seconds.\n\n",
                      times(r.geomean_speedup), r.device_seconds);
   out +=
@@ -38,12 +39,17 @@ std::string render_markdown(const Report& r) {
   for (const auto& k : r.kernels) {
     const NodeReport* head = k.node(k.head_node);
     out += fmt::format("| {}{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.1f} | {} |\n",
-                       cell(k.name), k.remeasured ? "*" : "", ms(k.baseline_ms), ms(k.head_ms),
-                       times(k.speedup), ms(k.floor_ms), times(k.ratio_to_floor()), ms(k.decode_ms),
+                       cell(k.name), k.remeasured ? "*" : "",
+                       ms_interval(k.baseline_ms, k.baseline_interval, k.baseline_bimodal),
+                       ms_interval(k.head_ms, k.head_interval, k.head_bimodal), speedup_text(k),
+                       ms(k.floor_ms), times(k.ratio_to_floor()), ms(k.decode_ms),
                        times(k.ratio_to_decode()), k.nodes.size(), k.tests.size(), k.device_seconds,
                        head ? cell(node_label(head->node)) : "");
   }
   if (r.kernels.empty()) out += "\nNo kernels yet: run `headway optimize`.\n";
+  if (const std::string note = unsupported_note(r.kernels); !note.empty()) {
+    out += "\n" + note + "\n";
+  }
   out += "\n";
   for (const auto& k : r.kernels) {
     if (k.heads.size() < 2) continue;

@@ -32,5 +32,32 @@ TEST(MarkdownReport, SummaryTableAcceptedChangesAndTheRest) {
   EXPECT_NE(none.find("no calibration given"), std::string::npos);
 }
 
+TEST(MarkdownReport, LeadsWithTheDecodeStepAndSaysWhatTheRunCannotSupport) {
+  Report r = sample_report();
+  r.decode_step = DecodeStepSummary{3.0, 9.0, 1.5, MedianInterval{2.8, 3.3, 0, 0.85}};
+  KernelReport& k = r.kernels.front();
+  k.baseline_interval = MedianInterval{7.0, 9.0, 2, 0.98};
+  k.head_interval = MedianInterval{1.5, 7.5, 2, 0.98};  // overlaps the baseline's
+  k.head_bimodal = true;
+  k.speedup_interval = ratio_interval(*k.baseline_interval, *k.head_interval);
+  const std::string md = render_markdown(r);
+  const std::string lead =
+      "**decode step: 3 ms (qkv + attn_out + ffn, the heads' medians summed; interval 2.8 to "
+      "3.3, at least 85% together), 2x the sum of the floors (1.5 ms); 3x the baselines' step "
+      "(9 ms).**";
+  EXPECT_NE(md.find(lead), std::string::npos) << md;
+  EXPECT_LT(md.find(lead), md.find("**Geomean speedup")) << "the step leads the summary";
+  EXPECT_NE(md.find("| qkv | 8 [7, 9] | 2 [1.5, 7.5] bimodal | 4x (not supported) |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("Not supported: the speedup of qkv."), std::string::npos) << md;
+  // Intervals apart: the speedup stands without a mark or a note.
+  k.head_interval = MedianInterval{1.8, 2.2, 2, 0.98};
+  k.speedup_interval = ratio_interval(*k.baseline_interval, *k.head_interval);
+  const std::string supported = render_markdown(r);
+  EXPECT_NE(supported.find("| 4x | 1 |"), std::string::npos) << supported;
+  EXPECT_EQ(supported.find("Not supported"), std::string::npos) << supported;
+}
+
 }  // namespace
 }  // namespace headway::report

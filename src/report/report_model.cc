@@ -228,6 +228,9 @@ Report collect_report(store::Workspace& ws, targets::Target& target,
     speedups.push_back(r.kernels.back().speedup);
   }
   r.geomean_speedup = geomean_speedup(speedups);
+  std::vector<const KernelSummary*> summaries;
+  for (const auto& k : r.kernels) summaries.push_back(&k);
+  r.decode_step = summarize_decode_step(summaries);
   r.agents = agent_totals(ws);
   r.knowledge = knowledge_counts(ws, r.toolchain);
   r.calibration = options.calibration;

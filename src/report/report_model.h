@@ -71,12 +71,15 @@ struct KnowledgeCounts {
 };
 
 struct Report {
-  std::string workspace;              // its root directory
-  std::string target;                 // the workspace's target
-  std::string toolchain;              // the current toolchain id
-  std::string headway;                // version_label() of the headway that made the report
-  std::string generated_at;           // UTC, ISO 8601
-  double geomean_speedup = 0;         // NaN when no kernel has a speedup
+  std::string workspace;       // its root directory
+  std::string target;          // the workspace's target
+  std::string toolchain;       // the current toolchain id
+  std::string headway;         // version_label() of the headway that made the report
+  std::string generated_at;    // UTC, ISO 8601
+  double geomean_speedup = 0;  // NaN when no kernel has a speedup
+  // The decode step from the kernels' final side-by-side timings (summarize_decode_step);
+  // nullopt unless every kernel of the step has re-measured figures.
+  std::optional<DecodeStepSummary> decode_step;
   double device_seconds = 0;          // summed over kernels
   std::vector<KernelReport> kernels;  // by name
   AgentTotals agents;

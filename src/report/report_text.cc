@@ -1,6 +1,7 @@
 #include "report/report_text.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -28,6 +29,41 @@ std::string ms(double value) {
 
 std::string times(double value) {
   return std::isfinite(value) ? fmt::format("{:.3g}x", value) : std::string("-");
+}
+
+std::string ms_interval(double value, const std::optional<MedianInterval>& interval, bool bimodal) {
+  std::string out = ms(value);
+  if (interval) out += fmt::format(" [{}, {}]", ms(interval->low), ms(interval->high));
+  if (bimodal) out += " bimodal";
+  return out;
+}
+
+std::string speedup_text(const KernelSummary& k) {
+  return times(k.speedup) + (k.speedup_verdict() == "unresolved" ? " (not supported)" : "");
+}
+
+std::string unsupported_note(const std::vector<KernelReport>& kernels) {
+  std::vector<std::string> names;
+  for (const auto& k : kernels) {
+    if (k.speedup_verdict() == "unresolved") names.push_back(k.name);
+  }
+  if (names.empty()) return "";
+  return fmt::format(
+      "Not supported: the speedup of {}. In the last side-by-side timing the 95% intervals of "
+      "the baseline's and the head's medians overlap, so the run cannot support a faster head.",
+      fmt::join(names, ", "));
+}
+
+std::string decode_step_line(const DecodeStepSummary& step) {
+  return fmt::format(
+      "decode step: {} ms (qkv + attn_out + ffn, the heads' medians summed{}), {} the sum of the "
+      "floors ({} ms); {} the baselines' step ({} ms)",
+      ms(step.head_ms),
+      step.interval
+          ? fmt::format("; interval {} to {}, at least {:.0f}% together", ms(step.interval->low),
+                        ms(step.interval->high), 100 * step.interval->coverage)
+          : "",
+      times(step.ratio_to_floor()), ms(step.floor_ms), times(step.speedup()), ms(step.baseline_ms));
 }
 
 std::string node_label(const trees::Node& node) {

@@ -11,6 +11,17 @@ namespace headway::report {
 std::string ms(double value);     // "1.234" (4 significant digits), "-" when not finite
 std::string times(double value);  // "12.3x", "-" when not finite
 
+// A median with what the run supports: "0.5123 [0.5, 0.53]" (the 95% interval of the median)
+// plus " bimodal" for bimodal readings; ms(value) alone without an interval.
+std::string ms_interval(double value, const std::optional<MedianInterval>& interval, bool bimodal);
+// The speedup, with " (not supported)" when the intervals of baseline and head overlap
+// (KernelSummary::speedup_verdict() "unresolved").
+std::string speedup_text(const KernelSummary& k);
+// The note under a table where some speedup is not supported; empty when none is.
+std::string unsupported_note(const std::vector<KernelReport>& kernels);
+// "decode step: 2.345 ms (the heads' medians summed; 95%-per-kernel interval 2.3 to 2.4, at least
+// 85% together), 3.21x the sum of the floors (0.7305 ms); 1.8x the baselines' step (4.2 ms)"
+std::string decode_step_line(const DecodeStepSummary& step);
 // "#5 design tiled {"tile":64}"
 std::string node_label(const trees::Node& node);
 // "#3 #7 vs #1: FASTER, 12.3% faster [8.1%, 15.0%] in 6 pairs" (unfinished: "running").

@@ -292,7 +292,14 @@ CREATE TABLE node_agent_calls(
 );
 )sql";
 
-constexpr std::array<SchemaStep, 7> kSteps = {{
+// Each kernel timing's readings (a JSON array of milliseconds), so that what reads it can say
+// what the run supports: the interval of the median, bimodal readings. Null for rows stored
+// before this step (they keep their median and cv alone).
+constexpr std::string_view kV8 = R"sql(
+ALTER TABLE kernel_timings ADD COLUMN readings_ms_json TEXT;
+)sql";
+
+constexpr std::array<SchemaStep, 8> kSteps = {{
     {1, "kernels, design trees, heads, tests, races and readings", kV1},
     {2, "chip facts and legality rules per toolchain", kV2},
     {3, "baseline and head timings per toolchain", kV3},
@@ -300,6 +307,7 @@ constexpr std::array<SchemaStep, 7> kSteps = {{
     {5, "the headway versions that created and opened the workspace", kV5},
     {6, "static cost against the device: screen calibration", kV6},
     {7, "agent calls and the nodes they proposed", kV7},
+    {8, "the readings of baseline and head timings", kV8},
 }};
 
 static_assert(kApplicationId == 1751414649, "kV1 sets application_id literally");

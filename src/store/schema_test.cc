@@ -92,6 +92,30 @@ TEST(StoreSchema, V3WorkspaceGainsAppendOnlyUnsandboxedRunsKeepingItsData) {
   EXPECT_THROW(db.exec("DELETE FROM unsandboxed_runs"), StoreError);
 }
 
+TEST(StoreSchema, V7WorkspaceKeepsItsTimingsAndGainsTheirReadings) {
+  TestTempDir dir;
+  Database db = Database::open(dir.path() / "m.db", true).value();
+  ASSERT_TRUE(upgrade_schema(db, schema_steps().first(7)).ok());
+  db.exec("INSERT INTO kernels(name, target) VALUES ('qkv', 'cpu')");
+  db.exec(
+      "INSERT INTO nodes(id, kernel, kind, source_hash, status) "
+      "VALUES (1, 'qkv', 'baseline', 'h', 'accepted')");
+  db.exec(
+      "INSERT INTO kernel_timings(kernel, toolchain, node_id, role, median_ms, readings) "
+      "VALUES ('qkv', 't', 1, 'head', 1.5, 11)");
+  auto reached = upgrade_schema(db, schema_steps().first(8));
+  ASSERT_TRUE(reached.ok()) << reached.error().message;
+  EXPECT_EQ(*reached, 8);
+  EXPECT_EQ(db.query_text("SELECT median_ms FROM kernel_timings"), "1.5");
+  EXPECT_EQ(db.query_int64("SELECT count(*) FROM kernel_timings WHERE readings_ms_json IS NULL"),
+            1);
+  db.exec(
+      "INSERT INTO kernel_timings(kernel, toolchain, node_id, role, median_ms, readings, "
+      "readings_ms_json) VALUES ('qkv', 't', 1, 'head', 1.5, 2, '[1.4, 1.6]')");
+  EXPECT_THROW(db.exec("UPDATE kernel_timings SET readings_ms_json = '[]'"), StoreError)
+      << "still append-only";
+}
+
 constexpr std::array<SchemaStep, 3> kSteps = {{
     {1, "create", "CREATE TABLE a(x INTEGER); INSERT INTO a VALUES (1), (2);"},
     {2, "add column", "ALTER TABLE a ADD COLUMN y INTEGER; UPDATE a SET y = x * 10;"},

@@ -1,0 +1,198 @@
+#include "cli/bench_step.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <random>
+#include <vector>
+
+#include "cli/cli_support.h"
+#include "common/median_interval.h"
+#include "common/stats.h"
+#include "targets/decode_step.h"
+#include "trees/design_tree.h"
+
+namespace headway::cli {
+
+namespace {
+
+struct StepKernel {
+  const KernelContract* contract = nullptr;
+  std::string source_label;  // "baseline" or "head (node N)"
+  targets::Artifact artifact;
+  targets::KernelFloors floors;
+};
+
+// The median, its 95% interval and bimodality of `ms`, as the JSON of bench shows them.
+nlohmann::json spread_json(const std::vector<double>& ms) {
+  const MedianInterval i = median_interval(ms);
+  const Bimodality b = test_bimodality(ms);
+  return {
+      {"median_ms", median(ms)},
+      {"median_interval_ms", {i.low, i.high}},
+      {"interval_coverage", i.coverage},
+      {"bimodal", b.bimodal},
+      {"modes_ms", b.bimodal ? nlohmann::json{b.low_mode, b.high_mode} : nlohmann::json(nullptr)},
+      {"readings_ms", ms}};
+}
+
+std::string interval_text(const std::vector<double>& ms) {
+  const MedianInterval i = median_interval(ms);
+  return fmt::format("[{:.3f}, {:.3f}]", i.low, i.high);
+}
+
+std::string bimodal_text(const std::vector<double>& ms) {
+  const Bimodality b = test_bimodality(ms);
+  return b.bimodal ? fmt::format("bimodal: {:.3f} | {:.3f} ms ({} | {})", b.low_mode, b.high_mode,
+                                 b.low_count, b.high_count)
+                   : "";
+}
+
+}  // namespace
+
+int run_bench_step(const BenchStepArgs& args) {
+  // Where the sources come from.
+  std::optional<store::Workspace> ws;
+  if (!args.workspace.empty()) {
+    ws.emplace(open_workspace_or_throw(args.workspace));
+  } else if (args.target.empty()) {
+    if (const auto found = store::Workspace::locate(std::filesystem::current_path())) {
+      ws.emplace(open_workspace_or_throw(found->string()));
+    }
+  }
+  std::unique_ptr<targets::Target> target;
+  if (ws) {
+    if (!args.toolchain.empty())
+      throw UsageError("--toolchain does not go with a workspace: its toolchain is its own");
+    target = workspace_target_or_throw(*ws);
+    if (!args.target.empty() && args.target != target->name())
+      throw UsageError(
+          fmt::format("--target {} but the workspace's target is {}", args.target, target->name()));
+  } else {
+    target = target_or_throw(args.target.empty() ? "cpu" : args.target, args.toolchain);
+  }
+
+  std::vector<StepKernel> kernels;
+  for (const auto& name : kernel_names()) {
+    StepKernel k;
+    k.contract = find_kernel(name);
+    std::string source = target->baseline_source(*k.contract);
+    k.source_label = "baseline";
+    if (ws) {
+      auto tree = trees::DesignTree::open(*ws, name);
+      if (!tree) k.source_label = "baseline (not in the workspace)";
+      if (tree) {
+        const int64_t head = tree.value().head().node_id;
+        const auto text = tree.value().source(head);
+        if (!text)
+          fail_with(database_error(fmt::format("{}: head node {} has no source", name, head)));
+        source = *text;
+        k.source_label = head == tree.value().root().id
+                             ? fmt::format("head = baseline (node {})", head)
+                             : fmt::format("head (node {})", head);
+      }
+    }
+    k.artifact = build_or_throw(*target, source, fmt::format("the {} {}", name, k.source_label));
+    kernels.push_back(std::move(k));
+  }
+
+  targets::FactOptions fact_options;
+  fact_options.only = target->floor_facts();
+  const std::vector<targets::ChipFact> measured = target->measure_facts(fact_options);
+  std::map<std::string, double> facts;
+  for (const auto& f : measured) facts[f.name] = f.value;
+  for (const auto& name : target->floor_facts()) {
+    if (!facts.count(name))
+      fail_with(
+          environment_error(fmt::format("the {} target did not measure {}", target->name(), name)));
+  }
+  double floor_sum_ms = 0.0;
+  for (auto& k : kernels) {
+    k.floors = target->floors(*k.contract, facts);
+    floor_sum_ms += k.floors.memory_ms;
+  }
+
+  // One session per kernel, all open at once, read in step order.
+  const uint64_t seed = std::random_device{}();
+  std::vector<std::unique_ptr<targets::Session>> sessions;
+  std::vector<targets::Session*> raw;
+  std::vector<std::string> names;
+  for (const auto& k : kernels) {
+    auto s = target->start_session(*k.contract, {k.artifact}, seed);
+    if (!s) fail_with(s.error());
+    sessions.push_back(std::move(s).value());
+    raw.push_back(sessions.back().get());
+    names.emplace_back(k.contract->name());
+  }
+  const targets::StepRounds rounds = targets::read_decode_step(raw, names, args.rounds);
+  if (!rounds.ok()) {
+    print_error(fmt::format("decode step: {}{}", rounds.failure,
+                            rounds.cheated ? " (a rule of timing was broken)" : ""));
+    return kExitNegative;
+  }
+
+  std::vector<double> step_ms;
+  for (const double s : rounds.step_seconds) step_ms.push_back(s * 1e3);
+  std::vector<std::vector<double>> kernel_ms(kernels.size());
+  for (const auto& round : rounds.seconds) {
+    for (size_t k = 0; k < kernels.size(); ++k) kernel_ms[k].push_back(round[k] * 1e3);
+  }
+  const double step_median = median(step_ms);
+  const MedianInterval step_interval = median_interval(step_ms);
+
+  nlohmann::json out = {
+      {"target", target->name()},
+      {"toolchain", target->identity().id},
+      {"workspace", ws ? nlohmann::json(ws->root().string()) : nlohmann::json(nullptr)},
+      {"sources", ws ? "heads" : "baselines"},
+      {"rounds", step_ms.size()},
+      {"facts", nlohmann::json::array()},
+      {"kernels", nlohmann::json::array()}};
+  for (const auto& f : measured) {
+    out["facts"].push_back({{"name", f.name}, {"value", f.value}, {"unit", f.unit}});
+  }
+  for (size_t k = 0; k < kernels.size(); ++k) {
+    nlohmann::json j = spread_json(kernel_ms[k]);
+    j["name"] = names[k];
+    j["source"] = kernels[k].source_label;
+    j["floor_ms"] = kernels[k].floors.memory_ms;
+    j["ratio_to_floor"] = median(kernel_ms[k]) / kernels[k].floors.memory_ms;
+    out["kernels"].push_back(j);
+  }
+  nlohmann::json step = spread_json(step_ms);
+  step["floor_ms"] = floor_sum_ms;
+  step["ratio_to_floor"] = step_median / floor_sum_ms;
+  step["ratio_interval"] = {step_interval.low / floor_sum_ms, step_interval.high / floor_sum_ms};
+  out["step"] = step;
+  if (args.json) {
+    fmt::print("{}\n", out.dump(2));
+    return kExitOk;
+  }
+  fmt::print("decode step on {} ({}): {} rounds of qkv, attn_out, ffn back to back; sources: {}\n",
+             target->name(), target->identity().id, step_ms.size(),
+             ws ? fmt::format("the heads of {}", ws->root().string()) : "the baselines");
+  for (const auto& f : measured) fmt::print("{}: {:.4g} {}\n", f.name, f.value, f.unit);
+  fmt::print("{:<9} {:<26} {:>9} {:>10} {:>20} {:>8}\n", "kernel", "source", "floor ms",
+             "median ms", "95% interval ms", "x floor");
+  for (size_t k = 0; k < kernels.size(); ++k) {
+    fmt::print("{:<9} {:<26} {:>9.3f} {:>10.3f} {:>20} {:>8.2f}  {}\n", names[k],
+               kernels[k].source_label, kernels[k].floors.memory_ms, median(kernel_ms[k]),
+               interval_text(kernel_ms[k]), median(kernel_ms[k]) / kernels[k].floors.memory_ms,
+               bimodal_text(kernel_ms[k]));
+  }
+  fmt::print("{:<9} {:<26} {:>9.3f} {:>10.3f} {:>20} {:>8.2f}  {}\n", "step", "sum of the rounds",
+             floor_sum_ms, step_median, interval_text(step_ms), step_median / floor_sum_ms,
+             bimodal_text(step_ms));
+  fmt::print(
+      "decode step: {:.3f} ms ({:.1f}% interval {:.3f} to {:.3f}), {:.2f} x the sum of the "
+      "floors ({:.3f} ms)\n",
+      step_median, 100 * step_interval.coverage, step_interval.low, step_interval.high,
+      step_median / floor_sum_ms, floor_sum_ms);
+  return kExitOk;
+}
+
+}  // namespace headway::cli

@@ -1,0 +1,137 @@
+// `headway bench --step` as a user runs it, on the sim target: the step is the sum of each
+// round's readings, the floor the sum of the kernels' floors; bad combinations exit 2.
+#include "cli/bench_step.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli/cli_test_support.h"
+#include "store/test_temp_dir.h"
+
+namespace headway::cli {
+namespace {
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void expect_step_adds_up(const nlohmann::json& j, size_t rounds) {
+  ASSERT_EQ(j["kernels"].size(), 3u) << j.dump(2);
+  EXPECT_EQ(j["kernels"][0]["name"], "qkv");
+  EXPECT_EQ(j["kernels"][1]["name"], "attn_out");
+  EXPECT_EQ(j["kernels"][2]["name"], "ffn");
+  EXPECT_EQ(j["rounds"], rounds);
+  const auto& step = j["step"];
+  double floors = 0.0;
+  for (const auto& k : j["kernels"]) {
+    // The sim floor: the kernel's bytes at 50 GB/s; its baseline reads about 6x that.
+    floors += double(k["floor_ms"]);
+    EXPECT_NEAR(double(k["ratio_to_floor"]), 6.0, 0.5) << k.dump();
+    ASSERT_EQ(k["readings_ms"].size(), rounds);
+    const auto interval = k["median_interval_ms"];
+    EXPECT_LE(double(interval[0]), double(k["median_ms"]));
+    EXPECT_GE(double(interval[1]), double(k["median_ms"]));
+  }
+  EXPECT_NEAR(double(step["floor_ms"]), floors, 1e-12);
+  ASSERT_EQ(step["readings_ms"].size(), rounds);
+  std::vector<double> step_ms;
+  for (size_t r = 0; r < rounds; ++r) {
+    double sum = 0.0;
+    for (const auto& k : j["kernels"]) sum += double(k["readings_ms"][r]);
+    EXPECT_NEAR(double(step["readings_ms"][r]), sum, 1e-9 * sum) << "round " << r;
+    step_ms.push_back(step["readings_ms"][r]);
+  }
+  EXPECT_DOUBLE_EQ(double(step["median_ms"]), median_of(step_ms));
+  EXPECT_NEAR(double(step["ratio_to_floor"]), double(step["median_ms"]) / floors, 1e-9);
+  EXPECT_NEAR(double(step["ratio_to_floor"]), 6.0, 0.5);
+  const auto interval = step["median_interval_ms"];
+  EXPECT_LE(double(interval[0]), double(step["median_ms"]));
+  EXPECT_GE(double(interval[1]), double(step["median_ms"]));
+  EXPECT_GE(double(step["interval_coverage"]), 0.95);
+  EXPECT_FALSE(step["bimodal"]) << "1% log-normal noise has one mode";
+  EXPECT_TRUE(step["modes_ms"].is_null());
+}
+
+TEST(BenchStep, TimesTheBaselinesBackToBackAgainstTheSumOfTheFloors) {
+  store::TestTempDir tmp;  // no workspace up from here
+  const CliRun run = run_headway(
+      {"bench", "--step", "--target", "sim", "--readings", "11", "--json"}, tmp.path().string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j["target"], "sim");
+  EXPECT_EQ(j["sources"], "baselines");
+  bool bandwidth = false;
+  for (const auto& f : j["facts"]) bandwidth |= f["name"] == "read_bandwidth" && f["value"] == 50.0;
+  EXPECT_TRUE(bandwidth) << j["facts"].dump();
+  EXPECT_TRUE(j["workspace"].is_null());
+  for (const auto& k : j["kernels"]) EXPECT_EQ(k["source"], "baseline");
+  expect_step_adds_up(j, 11);
+
+  const CliRun text =
+      run_headway({"bench", "--step", "--target", "sim", "--readings", "7"}, tmp.path().string());
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("decode step: "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("x the sum of the floors"), std::string::npos) << text.out;
+}
+
+TEST(BenchStep, TimesTheHeadsOfTheWorkspaceItRunsIn) {
+  store::TestTempDir tmp;
+  const std::string ws = (tmp.path() / "ws").string();
+  ASSERT_EQ(run_headway({"init", ws, "--target", "sim"}).exit_code, 0);
+  const CliRun optimized = run_headway(
+      {"optimize", "--target", "sim", "--kernels", "attn_out", "--budget", "5m", "--json"}, ws,
+      300.0);
+  ASSERT_EQ(optimized.exit_code, 0) << optimized.err;
+  const auto head_node = nlohmann::json::parse(optimized.out)["kernels"][0]["head_node"];
+  const CliRun run = run_headway({"bench", "--step", "--readings", "9", "--json"}, ws);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j["sources"], "heads");
+  EXPECT_EQ(j["target"], "sim") << "the workspace's target, not bench's default";
+  ASSERT_EQ(j["kernels"].size(), 3u);
+  EXPECT_EQ(j["kernels"][0]["source"], "baseline (not in the workspace)");
+  EXPECT_EQ(j["kernels"][1]["source"], fmt::format("head (node {})", head_node.get<int64_t>()));
+  EXPECT_LT(double(j["kernels"][1]["ratio_to_floor"]), 3.0)
+      << "the sim library's head, not the baseline at 6x the floor";
+  EXPECT_EQ(j["kernels"][2]["source"], "baseline (not in the workspace)");
+  const auto& step = j["step"];
+  ASSERT_EQ(step["readings_ms"].size(), 9u);
+  for (size_t r = 0; r < 9; ++r) {
+    double sum = 0.0;
+    for (const auto& k : j["kernels"]) sum += double(k["readings_ms"][r]);
+    EXPECT_NEAR(double(step["readings_ms"][r]), sum, 1e-9 * sum) << "round " << r;
+  }
+  // Named with --workspace from elsewhere too.
+  const CliRun named = run_headway(
+      {"bench", "--step", "--workspace", ws, "--readings", "3", "--json"}, tmp.path().string());
+  ASSERT_EQ(named.exit_code, 0) << named.err;
+  EXPECT_EQ(nlohmann::json::parse(named.out)["sources"], "heads");
+}
+
+TEST(BenchStep, RejectsWhatDoesNotGoWithIt) {
+  store::TestTempDir tmp;
+  const std::string ws = (tmp.path() / "ws").string();
+  ASSERT_EQ(run_headway({"init", ws, "--target", "sim"}).exit_code, 0);
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"bench", "--step", "--target", "sim", "--kernel", "qkv"}, "no --kernel"},
+      {{"bench", "--step", "--target", "sim", "--source", "x.cc"}, "no --source"},
+      {{"bench", "--target", "sim", "--kernel", "qkv", "--workspace", ws}, "--workspace goes"},
+      {{"bench", "--step", "--workspace", ws, "--target", "cpu"}, "the workspace's target is sim"},
+      {{"bench", "--step", "--workspace", ws, "--toolchain", "sim-2"}, "--toolchain"},
+  };
+  for (const auto& [args, why] : cases) {
+    const CliRun run = run_headway(args, tmp.path().string());
+    EXPECT_EQ(run.exit_code, 2) << why << "\n" << run.err;
+    EXPECT_NE(run.err.find(why), std::string::npos) << run.err;
+  }
+}
+
+}  // namespace
+}  // namespace headway::cli
