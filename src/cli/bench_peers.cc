@@ -9,6 +9,7 @@
 #include <random>
 
 #include "cli/cli_support.h"
+#include "cli/floor_facts.h"
 #include "common/stats.h"
 #include "targets/cpu/peer_libraries.h"
 #include "targets/cpu/runner_host.h"
@@ -73,14 +74,6 @@ void peers_add_heads(targets::Target& target, const std::string& source, PeersKe
   }
 }
 
-nlohmann::json peers_fact_json(const targets::ChipFact& f) {
-  return {{"name", f.name},
-          {"value", f.value},
-          {"unit", f.unit},
-          {"spread_pct", f.spread ? nlohmann::json(*f.spread) : nlohmann::json(nullptr)},
-          {"method", f.method}};
-}
-
 }  // namespace
 
 int run_bench_peers(const BenchPeersArgs& args) {
@@ -92,15 +85,9 @@ int run_bench_peers(const BenchPeersArgs& args) {
   if (args.kernels.empty()) throw UsageError("--peers needs at least one kernel");
   auto target = target_or_throw(args.target, args.toolchain);
 
-  targets::FactOptions fact_options;
-  fact_options.only = target->floor_facts();
-  const std::vector<targets::ChipFact> facts = target->measure_facts(fact_options);
-  std::map<std::string, double> values;
-  for (const auto& f : facts) values[f.name] = f.value;
-  for (const auto& name : target->floor_facts()) {
-    if (!values.count(name))
-      fail_with(environment_error(fmt::format("the cpu target did not measure {}", name)));
-  }
+  const FloorFacts floor_facts = measure_floor_facts(*target);
+  const std::vector<targets::ChipFact>& facts = floor_facts.measured;
+  const std::map<std::string, double>& values = floor_facts.values;
   const double bandwidth_gbs = values.at(targets::kReadBandwidth);
 
   const uint64_t seed = std::random_device{}();
@@ -179,11 +166,8 @@ int run_bench_peers(const BenchPeersArgs& args) {
                           {"openblas_threads", rt.openblas_threads}}},
                         {"kernels", nlohmann::json::array()}};
   for (const auto& f : facts) {
-    out["facts"].push_back(peers_fact_json(f));
-    if (!args.json) {
-      fmt::print("{}: {:.4g} {}{}\n", f.name, f.value, f.unit,
-                 f.spread ? fmt::format(" (cv {:.1f}%)", *f.spread) : "");
-    }
+    out["facts"].push_back(fact_json(f));
+    if (!args.json) fmt::print("{}\n", fact_line(f));
   }
   if (!args.json) {
     fmt::print("oneDNN {} ({}, {} threads); OpenBLAS {} ({}, {} threads)\n", rt.onednn_version,

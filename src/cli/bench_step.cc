@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/cli_support.h"
+#include "cli/floor_facts.h"
 #include "common/median_interval.h"
 #include "common/stats.h"
 #include "targets/decode_step.h"
@@ -100,16 +101,9 @@ int run_bench_step(const BenchStepArgs& args) {
     kernels.push_back(std::move(k));
   }
 
-  targets::FactOptions fact_options;
-  fact_options.only = target->floor_facts();
-  const std::vector<targets::ChipFact> measured = target->measure_facts(fact_options);
-  std::map<std::string, double> facts;
-  for (const auto& f : measured) facts[f.name] = f.value;
-  for (const auto& name : target->floor_facts()) {
-    if (!facts.count(name))
-      fail_with(
-          environment_error(fmt::format("the {} target did not measure {}", target->name(), name)));
-  }
+  const FloorFacts floor_facts = measure_floor_facts(*target);
+  const std::vector<targets::ChipFact>& measured = floor_facts.measured;
+  const std::map<std::string, double>& facts = floor_facts.values;
   double floor_sum_ms = 0.0;
   for (auto& k : kernels) {
     k.floors = target->floors(*k.contract, facts);
@@ -152,9 +146,7 @@ int run_bench_step(const BenchStepArgs& args) {
       {"rounds", step_ms.size()},
       {"facts", nlohmann::json::array()},
       {"kernels", nlohmann::json::array()}};
-  for (const auto& f : measured) {
-    out["facts"].push_back({{"name", f.name}, {"value", f.value}, {"unit", f.unit}});
-  }
+  for (const auto& f : measured) out["facts"].push_back(fact_json(f));
   for (size_t k = 0; k < kernels.size(); ++k) {
     nlohmann::json j = spread_json(kernel_ms[k]);
     j["name"] = names[k];
@@ -175,7 +167,7 @@ int run_bench_step(const BenchStepArgs& args) {
   fmt::print("decode step on {} ({}): {} rounds of qkv, attn_out, ffn back to back; sources: {}\n",
              target->name(), target->identity().id, step_ms.size(),
              ws ? fmt::format("the heads of {}", ws->root().string()) : "the baselines");
-  for (const auto& f : measured) fmt::print("{}: {:.4g} {}\n", f.name, f.value, f.unit);
+  for (const auto& f : measured) fmt::print("{}\n", fact_line(f));
   fmt::print("{:<9} {:<26} {:>9} {:>10} {:>20} {:>8}\n", "kernel", "source", "floor ms",
              "median ms", "95% interval ms", "x floor");
   for (size_t k = 0; k < kernels.size(); ++k) {

@@ -7,6 +7,7 @@
 #include "cli/bench_peers.h"
 #include "cli/bench_step.h"
 #include "cli/cli_support.h"
+#include "cli/floor_facts.h"
 #include "cli/verbs.h"
 #include "common/median_interval.h"
 
@@ -25,14 +26,6 @@ struct BenchArgs {
   bool target_given = false;  // --target was on the command line
   std::string workspace;      // --workspace (with --step)
 };
-
-nlohmann::json fact_json(const targets::ChipFact& f) {
-  return {{"name", f.name},
-          {"value", f.value},
-          {"unit", f.unit},
-          {"spread_pct", f.spread ? nlohmann::json(*f.spread) : nlohmann::json(nullptr)},
-          {"method", f.method}};
-}
 
 // Through the Target interface, on any target: the facts its floors need, then each kernel's
 // floors and its timed readings in one session.
@@ -65,26 +58,16 @@ int run_bench(const BenchArgs& args) {
         source.empty() ? fmt::format("the {} baseline", k->name()) : args.source;
     artifacts.push_back(build_or_throw(*target, text, label));
   }
-  targets::FactOptions fact_options;
-  fact_options.only = target->floor_facts();
-  const std::vector<targets::ChipFact> facts = target->measure_facts(fact_options);
-  std::map<std::string, double> values;
-  for (const auto& f : facts) values[f.name] = f.value;
-  for (const auto& name : target->floor_facts()) {
-    if (!values.count(name))
-      fail_with(
-          environment_error(fmt::format("the {} target did not measure {}", args.target, name)));
-  }
+  const FloorFacts floor_facts = measure_floor_facts(*target);
+  const std::vector<targets::ChipFact>& facts = floor_facts.measured;
+  const std::map<std::string, double>& values = floor_facts.values;
   nlohmann::json out = {{"target", args.target},
                         {"toolchain", target->identity().id},
                         {"facts", nlohmann::json::array()},
                         {"kernels", nlohmann::json::array()}};
   for (const auto& f : facts) {
     out["facts"].push_back(fact_json(f));
-    if (!args.json) {
-      fmt::print("{}: {:.4g} {}{}\n", f.name, f.value, f.unit,
-                 f.spread ? fmt::format(" (cv {:.1f}%)", *f.spread) : "");
-    }
+    if (!args.json) fmt::print("{}\n", fact_line(f));
   }
   if (!args.json) {
     fmt::print("{:<9} {:>12} {:>10} {:>11} {:>20} {:>9} {:>7}\n", "kernel", "bytes", "floor ms",
