@@ -8,8 +8,8 @@
 //
 // Modes (at most one):
 //   --hot-before      as headway's runner does before a timed request (harness_pool.h): the
-//                     caller wakes the worker and waits, off the clock, until it spins; then
-//                     stamps the clock and posts (the figure is then a spinning thread's)
+//                     worker is kept off the caller's CPU, the caller wakes it and waits, off
+//                     the clock, until it spins; then stamps the clock and posts
 //   --pin             the worker pinned to CPU 1, the caller to CPU 0
 //   --idle-spinners   a SCHED_IDLE thread spinning on each CPU (the CPUs never halt)
 //   --dma-latency     /dev/cpu_dma_latency held at 0 (the CPUs idle by polling; needs root)
@@ -73,6 +73,20 @@ void idle_spinner(int cpu) {
   }
 }
 
+pthread_t worker_handle;
+int worker_off_cpu = -1;
+
+// Every CPU of the process but the caller's for the worker, set again only when the caller moved.
+void keep_worker_off_caller() {
+  const int cpu = sched_getcpu();
+  if (cpu < 0 || cpu == worker_off_cpu) return;
+  cpu_set_t others;
+  if (sched_getaffinity(0, sizeof others, &others) != 0 || CPU_COUNT(&others) < 2) return;
+  CPU_CLR(cpu, &others);
+  pthread_setaffinity_np(worker_handle, sizeof others, &others);
+  worker_off_cpu = cpu;
+}
+
 void bump_wake() {
   wake.fetch_add(1);
   wake.notify_all();
@@ -85,6 +99,7 @@ void measure(int idle_us, bool hot_before) {
     std::this_thread::sleep_for(std::chrono::microseconds(idle_us));
     woke_at.store(0);
     if (hot_before) {
+      keep_worker_off_caller();
       hot.store(true);
       bump_wake();
       while (!spinning.load()) {
@@ -162,6 +177,7 @@ int main(int argc, char** argv) {
       }
     }
   });
+  worker_handle = worker.native_handle();
   for (const int idle : idles) measure(idle, mode == "--hot-before");
   generation.store(~0u);
   bump_wake();
