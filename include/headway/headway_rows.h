@@ -33,6 +33,21 @@ inline void relax() {
 #endif
 }
 
+#if defined(__linux__)
+/* Restricts `n` threads to every CPU of `allowed` but the calling thread's, unless the caller is
+ * still on *off_cpu; *off_cpu becomes the caller's CPU. Nothing changes when the caller runs on a
+ * CPU outside `allowed` or sched_getcpu fails. */
+inline void keep_threads_off_caller(const pthread_t* threads, int n, const cpu_set_t& allowed,
+                                    int* off_cpu) {
+  const int cpu = sched_getcpu();
+  if (cpu < 0 || cpu == *off_cpu || !CPU_ISSET(cpu, &allowed)) return;
+  cpu_set_t others = allowed;
+  CPU_CLR(cpu, &others);
+  for (int t = 0; t < n; ++t) pthread_setaffinity_np(threads[t], sizeof others, &others);
+  *off_cpu = cpu;
+}
+#endif
+
 /* A persistent pool: the caller is thread 0. Where the harness offers its threads for as many
  * threads as asked (hw_parallel_run, headway_kernel.h; headway's cpu runner does, and keeps them
  * spinning through a timed request), the pool runs its jobs on them and has no workers of its
@@ -100,12 +115,7 @@ class Pool {
   static constexpr int kWorkerSpins = 2000;
   void keep_workers_off_caller() {
 #if defined(__linux__)
-    const int cpu = sched_getcpu();
-    if (cpu < 0 || cpu == off_cpu_ || !CPU_ISSET(cpu, &allowed_)) return;
-    cpu_set_t others = allowed_;
-    CPU_CLR(cpu, &others);
-    for (int w = 0; w < workers_; ++w) pthread_setaffinity_np(handles_[w], sizeof others, &others);
-    off_cpu_ = cpu;
+    keep_threads_off_caller(handles_, workers_, allowed_, &off_cpu_);
 #endif
   }
   void loop(int tid) {

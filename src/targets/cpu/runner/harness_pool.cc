@@ -6,11 +6,11 @@
 #include <chrono>
 #include <thread>
 
+#include "headway/headway_rows.h"
+
 namespace headway::cpu::runner {
 
 namespace {
-
-void pause_briefly() { __builtin_ia32_pause(); }
 
 // A pause is ~30-80 ns, more under a hypervisor. A cold worker spins this long after a job before
 // it sleeps (a call may post several jobs); the caller spins this long before it sleeps on the
@@ -71,7 +71,7 @@ void HarnessPool::loop(int tid) {
         spinning = true;
         spinning_.fetch_add(1, std::memory_order_acq_rel);
       }
-      pause_briefly();
+      hw::relax();
       continue;
     }
     if (spinning) {
@@ -81,7 +81,7 @@ void HarnessPool::loop(int tid) {
     }
     if (idle_spins > 0) {
       --idle_spins;
-      pause_briefly();
+      hw::relax();
       continue;
     }
     wake_.wait(wake, std::memory_order_acquire);
@@ -89,12 +89,7 @@ void HarnessPool::loop(int tid) {
 }
 
 void HarnessPool::keep_workers_off_caller() {
-  const int cpu = sched_getcpu();
-  if (cpu < 0 || cpu == off_cpu_ || !CPU_ISSET(cpu, &allowed_)) return;
-  cpu_set_t others = allowed_;
-  CPU_CLR(cpu, &others);
-  for (int w = 0; w < workers_; ++w) pthread_setaffinity_np(handles_[w], sizeof others, &others);
-  off_cpu_ = cpu;
+  hw::keep_threads_off_caller(handles_, workers_, allowed_, &off_cpu_);
 }
 
 int HarnessPool::run(int threads, Job job, void* ctx) {
@@ -115,7 +110,7 @@ int HarnessPool::run(int threads, Job job, void* ctx) {
   if (threads > 1) {
     for (int spins = 0; spins < kCallerSpins && pending_.load(std::memory_order_acquire) != 0;
          ++spins)
-      pause_briefly();
+      hw::relax();
     for (int left; (left = pending_.load(std::memory_order_acquire)) != 0;)
       pending_.wait(left, std::memory_order_acquire);
   }
@@ -132,7 +127,7 @@ void HarnessPool::set_hot(bool hot, int wait_us) {
   const auto end = std::chrono::steady_clock::now() + std::chrono::microseconds(wait_us);
   while (spinning_.load(std::memory_order_acquire) < workers_ &&
          std::chrono::steady_clock::now() < end)
-    pause_briefly();
+    hw::relax();
 }
 
 }  // namespace headway::cpu::runner
