@@ -1,6 +1,7 @@
 #include "common/duration.h"
 
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <string>
 
@@ -13,7 +14,8 @@ std::optional<double> parse_duration_seconds(std::string_view text) {
   bool any = false;
   while (i < text.size()) {
     size_t j = i;
-    while (j < text.size() && (std::isdigit(static_cast<unsigned char>(text[j])) || text[j] == '.')) ++j;
+    while (j < text.size() && (std::isdigit(static_cast<unsigned char>(text[j])) || text[j] == '.'))
+      ++j;
     if (j == i) return std::nullopt;
     const std::string number(text.substr(i, j - i));
     char* end = nullptr;
@@ -22,10 +24,17 @@ std::optional<double> parse_duration_seconds(std::string_view text) {
     double unit = 1.0;
     if (j < text.size()) {
       switch (text[j]) {
-        case 's': unit = 1.0; break;
-        case 'm': unit = 60.0; break;
-        case 'h': unit = 3600.0; break;
-        default: return std::nullopt;
+        case 's':
+          unit = 1.0;
+          break;
+        case 'm':
+          unit = 60.0;
+          break;
+        case 'h':
+          unit = 3600.0;
+          break;
+        default:
+          return std::nullopt;
       }
       ++j;
     } else if (any) {
@@ -35,7 +44,7 @@ std::optional<double> parse_duration_seconds(std::string_view text) {
     any = true;
     i = j;
   }
-  if (!(total > 0.0)) return std::nullopt;
+  if (!(total > 0.0) || !std::isfinite(total)) return std::nullopt;
   return total;
 }
 

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 namespace headway {
 namespace {
 
@@ -17,6 +19,9 @@ TEST(Duration, RejectsWhatDoesNotParse) {
   for (const char* bad : {"", "m", "ten minutes", "5x", "1h30", "0", "0s", "-5m", "1..5m", "5 m"}) {
     EXPECT_FALSE(parse_duration_seconds(bad)) << bad;
   }
+  // More digits than a double holds: infinity, not a duration.
+  EXPECT_FALSE(parse_duration_seconds(std::string(400, '9')));
+  EXPECT_FALSE(parse_duration_seconds(std::string(400, '9') + "h"));
 }
 
 }  // namespace
