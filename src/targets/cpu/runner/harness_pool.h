@@ -28,7 +28,8 @@ class HarnessPool {
   HarnessPool(const HarnessPool&) = delete;
   HarnessPool& operator=(const HarnessPool&) = delete;
 
-  // One per CPU the process may run on, at most kMaxThreads.
+  // One per CPU the calling thread may run on (in the runner's child, the process's), at most
+  // kMaxThreads.
   static int threads_for_this_process();
 
   int threads() const { return workers_ + 1; }

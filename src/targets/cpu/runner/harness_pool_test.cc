@@ -152,7 +152,17 @@ TEST(HarnessPool, HotWorkersSpinAndColdOnesSleep) {
   EXPECT_EQ(pool.spinning_workers(), 0);
 }
 
-TEST(HarnessPool, ThisProcessGetsOneThreadPerCpuItMayUse) {
+TEST(HarnessPool, AThreadGetsOneThreadPerCpuItMayUse) {
+  // Counted from the caller's affinity, not the machine's CPUs: a thread held to one CPU (as a
+  // runner under `taskset` would be) gets a pool of one.
+  std::thread held([] {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(sched_getcpu(), &one);
+    ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+    EXPECT_EQ(HarnessPool::threads_for_this_process(), 1);
+  });
+  held.join();
   cpu_set_t set;
   CPU_ZERO(&set);
   ASSERT_EQ(sched_getaffinity(0, sizeof set, &set), 0);
