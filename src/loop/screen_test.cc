@@ -15,6 +15,20 @@ ScreenResult screen(const std::string& source, const LintHook& lint = {}) {
   return screen_candidate(*find_kernel("qkv"), source, *sim, {}, lint);
 }
 
+// The loop's tests (here, sim_kernel_test_support.h, optimizer_sim_test.cc, ...) write candidates
+// in the sim target's candidate language and pass its toolchain specs to make_target: both are
+// the sim target's published interface, its docs through Target::docs(), not its internals.
+TEST(Screen, TheLoopsTestsSpeakTheSimTargetsDocumentedLanguage) {
+  const auto sim = targets::make_target("sim");
+  std::string docs;
+  for (const auto& file : sim->docs().files) docs += file.text;
+  for (const char* word : {"`sim-x F`", "`sim-best P_NAME v PENALTY`", "`sim-build-error",
+                           "`sim-wrong`", "`sim-crash`", "`sim-hang`", "`sim-cheat`",
+                           "`when P_NAME=v`", "`:stop-after=N`", "`sim-1`", "`missing`"}) {
+    EXPECT_NE(docs.find(word), std::string::npos) << word;
+  }
+}
+
 TEST(Screen, ACorrectCandidatePassesWithItsArtifact) {
   const ScreenResult r = screen("sim-x 0.5\n");
   EXPECT_TRUE(r.passed) << r.reason;
