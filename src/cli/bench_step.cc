@@ -12,6 +12,7 @@
 
 #include "cli/cli_support.h"
 #include "cli/floor_facts.h"
+#include "cli/readings_view.h"
 #include "common/median_interval.h"
 #include "common/stats.h"
 #include "targets/decode_step.h"
@@ -27,31 +28,6 @@ struct StepKernel {
   targets::Artifact artifact;
   targets::KernelFloors floors;
 };
-
-// The median, its 95% interval and bimodality of `ms`, as the JSON of bench shows them.
-nlohmann::json spread_json(const std::vector<double>& ms) {
-  const MedianInterval i = median_interval(ms);
-  const Bimodality b = test_bimodality(ms);
-  return {
-      {"median_ms", median(ms)},
-      {"median_interval_ms", {i.low, i.high}},
-      {"interval_coverage", i.coverage},
-      {"bimodal", b.bimodal},
-      {"modes_ms", b.bimodal ? nlohmann::json{b.low_mode, b.high_mode} : nlohmann::json(nullptr)},
-      {"readings_ms", ms}};
-}
-
-std::string interval_text(const std::vector<double>& ms) {
-  const MedianInterval i = median_interval(ms);
-  return fmt::format("[{:.3f}, {:.3f}]", i.low, i.high);
-}
-
-std::string bimodal_text(const std::vector<double>& ms) {
-  const Bimodality b = test_bimodality(ms);
-  return b.bimodal ? fmt::format("bimodal: {:.3f} | {:.3f} ms ({} | {})", b.low_mode, b.high_mode,
-                                 b.low_count, b.high_count)
-                   : "";
-}
 
 }  // namespace
 
@@ -148,14 +124,14 @@ int run_bench_step(const BenchStepArgs& args) {
       {"kernels", nlohmann::json::array()}};
   for (const auto& f : measured) out["facts"].push_back(fact_json(f));
   for (size_t k = 0; k < kernels.size(); ++k) {
-    nlohmann::json j = spread_json(kernel_ms[k]);
+    nlohmann::json j = readings_json(kernel_ms[k]);
     j["name"] = names[k];
     j["source"] = kernels[k].source_label;
     j["floor_ms"] = kernels[k].floors.memory_ms;
     j["ratio_to_floor"] = median(kernel_ms[k]) / kernels[k].floors.memory_ms;
     out["kernels"].push_back(j);
   }
-  nlohmann::json step = spread_json(step_ms);
+  nlohmann::json step = readings_json(step_ms);
   step["floor_ms"] = floor_sum_ms;
   step["ratio_to_floor"] = step_median / floor_sum_ms;
   step["ratio_interval"] = {step_interval.low / floor_sum_ms, step_interval.high / floor_sum_ms};

@@ -8,8 +8,9 @@
 #include "cli/bench_step.h"
 #include "cli/cli_support.h"
 #include "cli/floor_facts.h"
+#include "cli/json_null.h"
+#include "cli/readings_view.h"
 #include "cli/verbs.h"
-#include "common/median_interval.h"
 
 namespace headway::cli {
 
@@ -88,33 +89,21 @@ int run_bench(const BenchArgs& args) {
     const double median_ms = t.median_seconds * 1e3;
     std::vector<double> readings_ms;
     for (const double r : t.seconds) readings_ms.push_back(r * 1e3);
-    const MedianInterval interval = median_interval(readings_ms);
-    const Bimodality modes = test_bimodality(readings_ms);
-    out["kernels"].push_back(
-        {{"name", k.name()},
-         {"bytes", k.bytes_to_move()},
-         {"floor_ms", floors.memory_ms},
-         {"instruction_floor_ms",
-          floors.instruction_ms ? nlohmann::json(*floors.instruction_ms) : nlohmann::json(nullptr)},
-         {"median_ms", median_ms},
-         {"ratio_to_floor", median_ms / floors.memory_ms},
-         {"median_interval_ms", {interval.low, interval.high}},
-         {"interval_coverage", interval.coverage},
-         {"bimodal", modes.bimodal},
-         {"modes_ms", modes.bimodal ? nlohmann::json{modes.low_mode, modes.high_mode}
-                                    : nlohmann::json(nullptr)},
-         {"cv", t.cv},
-         {"readings", t.seconds.size()},
-         {"readings_ms", readings_ms}});
+    nlohmann::json j = readings_json(readings_ms);
+    j.update({{"name", k.name()},
+              {"bytes", k.bytes_to_move()},
+              {"floor_ms", floors.memory_ms},
+              {"instruction_floor_ms", or_null(floors.instruction_ms)},
+              {"median_ms", median_ms},
+              {"ratio_to_floor", median_ms / floors.memory_ms},
+              {"cv", t.cv},
+              {"readings", t.seconds.size()}});
+    out["kernels"].push_back(std::move(j));
     if (!args.json) {
+      const std::string bimodal = bimodal_text(readings_ms);
       fmt::print("{:<9} {:>12} {:>10.3f} {:>11.3f} {:>20} {:>9.2f} {:>7.2f}{}\n", k.name(),
-                 k.bytes_to_move(), floors.memory_ms, median_ms,
-                 fmt::format("[{:.3f}, {:.3f}]", interval.low, interval.high),
-                 median_ms / floors.memory_ms, 100 * t.cv,
-                 modes.bimodal
-                     ? fmt::format("  bimodal: {:.3f} | {:.3f} ms ({} | {})", modes.low_mode,
-                                   modes.high_mode, modes.low_count, modes.high_count)
-                     : "");
+                 k.bytes_to_move(), floors.memory_ms, median_ms, interval_text(readings_ms),
+                 median_ms / floors.memory_ms, 100 * t.cv, bimodal.empty() ? "" : "  " + bimodal);
     }
   }
   if (args.json) fmt::print("{}\n", out.dump(2));
