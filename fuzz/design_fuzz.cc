@@ -1,6 +1,7 @@
 // Fuzzes parse_design (targets/design_library.h), which reads the header of a design file of the
-// design library. Invariants: a design parsed has a name and parameters named P_... whose default
-// is among their values, so its defaults render; an error says why.
+// design library, as C++ (#define) and as a `#`-comment language with placeholders. Invariants: a
+// design parsed has a name and parameters named P_... whose default is among their values, so its
+// defaults render; with placeholders every one is replaced; an error says why.
 #include <algorithm>
 
 #include "fuzz_support.h"
@@ -8,11 +9,13 @@
 
 using namespace headway;
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const auto design = targets::parse_design("qkv", fuzz::as_text(data, size));
+namespace {
+
+void define_design(std::string_view text) {
+  const auto design = targets::parse_design("qkv", text);
   if (!design) {
     FUZZ_CHECK(!design.error().message.empty());
-    return 0;
+    return;
   }
   FUZZ_CHECK(!design->name.empty());
   for (const auto& p : design->params) {
@@ -22,5 +25,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string rendered = design->render(design->defaults());
   FUZZ_CHECK(rendered.ends_with(design->text));
   (void)design->neighbours(design->defaults());
+}
+
+void placeholder_design(std::string_view text) {
+  const targets::KernelLanguage hash{"#", targets::KernelLanguage::Params::kPlaceholder, true};
+  const auto design = targets::parse_design("qkv", text, hash);
+  if (!design) {
+    FUZZ_CHECK(!design.error().message.empty());
+    return;
+  }
+  FUZZ_CHECK(!design->name.empty());
+  FUZZ_CHECK(design->render(design->defaults()).find("{{P_") == std::string::npos);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view text = fuzz::as_text(data, size);
+  define_design(text);
+  placeholder_design(text);
   return 0;
 }

@@ -25,7 +25,11 @@ Params params_from_json(const nlohmann::json& params) {
 }
 
 std::string Design::render(const Params& values) const {
-  std::string out;
+  std::string defines;
+  std::string body =
+      language.strip_design_header || language.params == KernelLanguage::Params::kPlaceholder
+          ? std::string(without_header(text, language))
+          : text;
   for (const auto& param : params) {
     const auto it = values.find(param.name);
     if (it == values.end() ||
@@ -33,9 +37,18 @@ std::string Design::render(const Params& values) const {
       throw std::invalid_argument(
           fmt::format("design {}: no allowed value for {}", name, param.name));
     }
-    out += fmt::format("#define {} {}\n", param.name, it->second);
+    if (language.params == KernelLanguage::Params::kDefine) {
+      defines += fmt::format("#define {} {}\n", param.name, it->second);
+      continue;
+    }
+    const std::string placeholder = "{{" + param.name + "}}";
+    const std::string value = std::to_string(it->second);
+    for (size_t at = body.find(placeholder); at != std::string::npos;
+         at = body.find(placeholder, at + value.size())) {
+      body.replace(at, placeholder.size(), value);
+    }
   }
-  return out + text;
+  return defines + body;
 }
 
 std::vector<Params> Design::neighbours(const Params& from) const {
@@ -52,17 +65,55 @@ std::vector<Params> Design::neighbours(const Params& from) const {
   return out;
 }
 
-Result<Design> parse_design(std::string_view kernel, std::string_view text) {
+namespace {
+
+// With placeholders, every `{{P_NAME}}` of the body (the header is not written) names a declared
+// param and every param has one.
+Result<void> check_placeholders(const Design& d, const std::map<std::string, int>& param_lines) {
+  const std::string_view body = without_header(d.text, d.language);
+  const std::string_view header(d.text.data(), d.text.size() - body.size());
+  const int body_line = 1 + static_cast<int>(std::count(header.begin(), header.end(), '\n'));
+  auto used = placeholders_in(body, body_line);
+  if (!used) return used.error();
+  for (const auto& name : used.value()) {
+    if (!param_lines.count(name)) {
+      const size_t at = body.find("{{" + name + "}}");
+      return invalid_input(fmt::format(
+          "line {}: placeholder {{{{{}}}}} names no param of the header",
+          body_line +
+              std::count(body.begin(), body.begin() + static_cast<std::ptrdiff_t>(at), '\n'),
+          name));
+    }
+  }
+  for (const auto& [name, line] : param_lines) {
+    if (!used.value().count(name)) {
+      return invalid_input(fmt::format(
+          "line {}: parameter {} has no {{{{{}}}}} in the design, so its values would all be the "
+          "same source",
+          line, name, name));
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<Design> parse_design(std::string_view kernel, std::string_view text,
+                            const KernelLanguage& language) {
   Design d;
   d.kernel = kernel;
   d.text = text;
+  d.language = language;
+  std::map<std::string, int> param_lines;
   std::istringstream in{std::string(text)};
   std::string line;
   int number = 0;
   while (std::getline(in, line)) {
     ++number;
-    if (line.rfind("//", 0) != 0) break;  // the header is the leading comment block
-    std::istringstream words(line.substr(2));
+    // The header is the leading comment block, up to a `headway-file` marker.
+    const auto body = comment_body(line, language);
+    if (!body || marker_value(line, language, "headway-file")) break;
+    std::istringstream words{std::string(*body)};
     std::string key;
     words >> key;
     if (key == "headway-design:") {
@@ -109,19 +160,24 @@ Result<Design> parse_design(std::string_view kernel, std::string_view text) {
         return invalid_input(
             fmt::format("line {}: parameter {} is declared twice", number, p.name));
       }
+      param_lines[p.name] = number;
       d.params.push_back(std::move(p));
     } else if (line.find(" requires:") != std::string::npos ||
                line.find(" param P_") != std::string::npos) {
       // A keyword in the middle of a line is a reflowed header (a formatter joined the lines): its
       // requirements or parameters would be lost without a word.
       return invalid_input(fmt::format(
-          "line {}: `requires:` or `param` inside another header line; each starts its own `//` "
-          "line",
+          "line {}: `requires:` or `param` inside another header line; each starts its own "
+          "comment line",
           number));
     }
   }
   if (d.name.empty()) {
-    return invalid_input("missing `// headway-design: NAME` in the leading comment block");
+    return invalid_input(fmt::format(
+        "missing `{} headway-design: NAME` in the leading comment block", language.comment));
+  }
+  if (language.params == KernelLanguage::Params::kPlaceholder) {
+    if (auto placed = check_placeholders(d, param_lines); !placed) return placed.error();
   }
   return d;
 }
@@ -130,11 +186,16 @@ const std::vector<Design>& designs_for(const Target& target, std::string_view ke
   static std::mutex mu;
   static std::map<std::string, std::vector<Design>, std::less<>> cache;
   std::lock_guard lock(mu);
-  const std::string key = fmt::format("{}/{}", target.name(), kernel);
+  // Keyed on the files and the language too: two command targets share a name.
+  const std::vector<DocFile> files = target.design_files(kernel);
+  const KernelLanguage language = target.kernel_language();
+  std::string key = fmt::format("{}/{}/{}/{}/{}", target.name(), kernel, language.comment,
+                                params_style_name(language.params), language.strip_design_header);
+  for (const auto& file : files) key += "\n" + file.path + "\n" + file.text;
   if (auto it = cache.find(key); it != cache.end()) return it->second;
   std::vector<Design> designs;
-  for (const auto& file : target.design_files(kernel)) {
-    auto d = parse_design(kernel, file.text);
+  for (const auto& file : files) {
+    auto d = parse_design(kernel, file.text, language);
     if (!d) throw std::logic_error(fmt::format("{}: {}", file.path, d.error().message));
     designs.push_back(std::move(d).value());
   }

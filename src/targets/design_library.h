@@ -2,7 +2,7 @@
 // The design library: whole-kernel designs shipped by each target as annotated sources (the cpu
 // target's are kernels/designs/<kernel>/<design>.cc, embedded into the binary; format in
 // kernels/designs/README.md). A design has integer parameters; a candidate is the design's text
-// with one `#define P_NAME value` line per parameter in front.
+// with its parameters set the way the target's kernel language takes them (kernel_language.h).
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "targets/kernel_language.h"
 #include "targets/target.h"
 
 namespace headway::targets {
@@ -35,23 +36,28 @@ struct Design {
   // it builds and runs wherever the target does.
   std::vector<std::string> requires_isa;
   std::string text;
+  KernelLanguage language;  // the language it was parsed for, which render writes
 
   Params defaults() const;
-  // The candidate source for these values. Requires every parameter to have an allowed value
-  // (throws std::invalid_argument otherwise).
+  // The candidate source for these values: `#define` lines in front of the text, or the text
+  // without its header and with every `{{P_NAME}}` replaced (KernelLanguage::Params). Requires
+  // every parameter to have an allowed value (throws std::invalid_argument otherwise).
   std::string render(const Params& values) const;
   // Every params set that differs from `from` in exactly one parameter, in a stable order.
   std::vector<Params> neighbours(const Params& from) const;
 };
 
-// Parses one design file. An invalid-input error names the line that is malformed: missing
-// `headway-design:` header, a param without values, a default not among the values, a param
-// declared twice, a `requires:` line without extensions or given twice.
-Result<Design> parse_design(std::string_view kernel, std::string_view text);
+// Parses one design file, its header written in the language's comment or in `//`. An
+// invalid-input error names the line that is malformed: missing `headway-design:` header, a param
+// without values, a default not among the values, a param declared twice, a `requires:` line
+// without extensions or given twice; with placeholders, also a malformed `{{P_`, a placeholder no
+// param declares, and a param no placeholder uses (its variants would all be one source).
+Result<Design> parse_design(std::string_view kernel, std::string_view text,
+                            const KernelLanguage& language = {});
 
 // Every design of the target's library for `kernel` (Target::design_files), sorted by name, parsed
-// once per target name and kernel. Throws std::logic_error when a design does not parse (a
-// build-time mistake, caught by the tests).
+// once per target name and kernel in the target's kernel language. Throws std::logic_error when a
+// design does not parse (a build-time mistake, caught by the tests).
 const std::vector<Design>& designs_for(const Target& target, std::string_view kernel);
 
 }  // namespace headway::targets

@@ -98,6 +98,61 @@ TEST(DesignLibrary, AReflowedHeaderIsAnErrorNotASilentLoss) {
   EXPECT_EQ(parse_error("qkv", "// headway-design: a\n// summary: nothing it requires here\n"), "");
 }
 
+// A language without a preprocessor: the header in its comment (or `//`), {{P_NAME}} placeholders
+// replaced by headway, and nothing of headway's header left in the candidate.
+constexpr const char* kHashDesign =
+    "# headway-design: tiled\n"
+    "// summary: bigger tiles\n"
+    "# param P_TILE 32 64 default 64\n"
+    "# param P_VECTOR 16 32 default 32\n"
+    "# headway-file: kernels/qkv.py\n"
+    "tile = {{P_TILE}}  # rows per DMA\n"
+    "vector = {{P_VECTOR}}\n"
+    "lanes = {{P_VECTOR}}\n";
+
+const KernelLanguage kPythonLike{"#", KernelLanguage::Params::kPlaceholder, true};
+
+TEST(DesignLibrary, PlaceholdersAreReplacedAndTheHeaderLeftOut) {
+  const auto d = parse_design("qkv", kHashDesign, kPythonLike);
+  ASSERT_TRUE(d) << d.error().message;
+  EXPECT_EQ(d->name, "tiled");
+  EXPECT_EQ(d->summary, "bigger tiles");
+  EXPECT_EQ(d->render({{"P_TILE", 32}, {"P_VECTOR", 16}}),
+            "# headway-file: kernels/qkv.py\ntile = 32  # rows per DMA\nvector = 16\nlanes = 16\n");
+  EXPECT_THROW(d->render({{"P_TILE", 48}, {"P_VECTOR", 16}}), std::invalid_argument);
+  // The same file read as C-family: no header in its comments, so no design.
+  EXPECT_NE(parse_error("qkv", kHashDesign).find("missing `// headway-design: NAME`"),
+            std::string::npos);
+}
+
+TEST(DesignLibrary, DefinesGoInFrontAndATargetMayLeaveTheHeaderOut) {
+  const KernelLanguage c_stripped{"//", KernelLanguage::Params::kDefine, true};
+  const auto d = parse_design("qkv", kDesign, c_stripped);
+  ASSERT_TRUE(d) << d.error().message;
+  EXPECT_EQ(d->render(d->defaults()),
+            "#define P_ROWS 2\n#define P_THREADS 2\n#include \"headway_kernel.h\"\n");
+}
+
+TEST(DesignLibrary, APlaceholderWithoutAParamOrAParamWithoutAPlaceholderNamesItsLine) {
+  auto error = [](const std::string& text) {
+    const auto d = parse_design("qkv", text, kPythonLike);
+    return d ? std::string() : d.error().message;
+  };
+  const std::string base = "# headway-design: a\n# param P_TILE 1 2 default 1\n";
+  EXPECT_EQ(error(base + "tile = {{P_TILE}}\n"), "");
+  EXPECT_EQ(error(base + "tile = {{P_TILE}}\nvector = {{P_VECTR}}\n"),
+            "line 4: placeholder {{P_VECTR}} names no param of the header");
+  EXPECT_EQ(error(base + "tile = P_TILE\n"),
+            "line 2: parameter P_TILE has no {{P_TILE}} in the design, so its values would all be "
+            "the same source");
+  EXPECT_EQ(error(base + "tile = {{P_TILE}}\nx = {{P_tile}}\n").substr(0, 8), "line 4: ");
+  // The header is not written, so a placeholder there sets nothing.
+  EXPECT_EQ(error("# headway-design: a\n# summary: {{P_TILE}} rows\n# param P_TILE 1 2 default 1\n"
+                  "tile = 4\n")
+                .substr(0, 29),
+            "line 3: parameter P_TILE has ");
+}
+
 TEST(DesignLibrary, EveryEmbeddedDesignParses) {
   for (const char* k : {"qkv", "attn_out", "ffn"}) {
     for (const auto& d : designs_for(test_cpu_target(), k)) {

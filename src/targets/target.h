@@ -26,6 +26,7 @@
 #include "kernels/contract.h"
 #include "statistics/calibration.h"
 #include "statistics/pair_runner.h"
+#include "targets/kernel_language.h"
 
 namespace headway::targets {
 
@@ -264,6 +265,8 @@ class Target {
   virtual std::string baseline_source(const KernelContract& kernel) const = 0;
   // The design library's files for a kernel (format: kernels/designs/README.md), by path.
   virtual std::vector<DocFile> design_files(std::string_view kernel) const = 0;
+  // The language candidates are written in: its comment, and how design parameters reach it.
+  virtual KernelLanguage kernel_language() const { return {}; }
   // The files a candidate source may include, under the names it includes them by (for cpu,
   // "headway_kernel.h" and "headway_support.h"), as agents are shown them. Empty: none.
   virtual std::vector<DocFile> candidate_headers() const { return {}; }

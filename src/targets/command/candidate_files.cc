@@ -8,17 +8,12 @@
 namespace headway::command {
 
 namespace fs = std::filesystem;
+using targets::marker_line;
+using targets::marker_value;
 
 namespace {
-constexpr std::string_view kMarker = "// headway-file:";
-constexpr std::string_view kKernelMarker = "// headway-kernel:";
-
-std::string trim(std::string_view s) {
-  const size_t a = s.find_first_not_of(" \t\r");
-  if (a == std::string_view::npos) return "";
-  const size_t b = s.find_last_not_of(" \t\r");
-  return std::string(s.substr(a, b - a + 1));
-}
+constexpr std::string_view kFileMarker = "headway-file";
+constexpr std::string_view kKernelMarker = "headway-kernel";
 
 bool inside_repository(const std::string& path) {
   if (path.empty() || path.front() == '/') return false;
@@ -29,14 +24,13 @@ bool inside_repository(const std::string& path) {
 }
 }  // namespace
 
-std::string candidate_kernel(std::string_view source) {
+std::string candidate_kernel(std::string_view source, const targets::KernelLanguage& language) {
   size_t pos = 0;
   while (pos < source.size()) {
     size_t end = source.find('\n', pos);
     if (end == std::string_view::npos) end = source.size();
-    const std::string_view line = source.substr(pos, end - pos);
-    if (line.substr(0, kKernelMarker.size()) == kKernelMarker)
-      return trim(line.substr(kKernelMarker.size()));
+    if (auto kernel = marker_value(source.substr(pos, end - pos), language, kKernelMarker))
+      return *kernel;
     pos = end + 1;
   }
   return "";
@@ -48,7 +42,8 @@ bool glob_matches(const std::string& glob, const std::string& path) {
 
 Result<std::vector<CandidateFile>> candidate_files(std::string_view source,
                                                    const std::string& default_file,
-                                                   const std::vector<std::string>& editable) {
+                                                   const std::vector<std::string>& editable,
+                                                   const targets::KernelLanguage& language) {
   std::vector<CandidateFile> files;
   std::string preamble;  // lines before the first marker: they open the first file
   size_t pos = 0;
@@ -57,10 +52,10 @@ Result<std::vector<CandidateFile>> candidate_files(std::string_view source,
     size_t end = source.find('\n', pos);
     if (end == std::string_view::npos) end = source.size();
     const std::string_view line = source.substr(pos, end - pos);
-    if (line.substr(0, kKernelMarker.size()) == kKernelMarker) {
+    if (marker_value(line, language, kKernelMarker)) {
       // not part of any file
-    } else if (line.substr(0, kMarker.size()) == kMarker) {
-      files.push_back({trim(line.substr(kMarker.size())), bundle ? "" : preamble});
+    } else if (auto path = marker_value(line, language, kFileMarker)) {
+      files.push_back({std::move(*path), bundle ? "" : preamble});
       bundle = true;
     } else if (!bundle) {
       preamble.append(line);
@@ -74,7 +69,8 @@ Result<std::vector<CandidateFile>> candidate_files(std::string_view source,
   if (!bundle) {
     if (default_file.empty()) {
       return invalid_input(
-          "the candidate names no file: start each file with a line '// headway-file: PATH'");
+          fmt::format("the candidate names no file: start each file with a line '{}'",
+                      marker_line(language, kFileMarker, "PATH")));
     }
     files = {{default_file, std::string(source)}};
   }

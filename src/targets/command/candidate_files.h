@@ -1,9 +1,9 @@
 #pragma once
 // What a command-target candidate changes in the user's kernel repository, and the scratch copy
 // it is built in. A candidate source is either the whole text of the kernel's file, or a bundle:
-// lines "// headway-file: PATH" each start the full text of one repository file; lines before
-// the first such line open the first file (so a design library's "#define P_X v" lines, put in
-// front of a design, land in its file). Every file a
+// lines "// headway-file: PATH" (in the kernel language's comment or in `//`) each start the full
+// text of one repository file; lines before the first such line open the first file (so a design
+// library's "#define P_X v" lines, put in front of a design, land in its file). Every file a
 // candidate writes must match one of the manifest's editable globs; anything else rejects the
 // candidate before it is built.
 #include <filesystem>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "targets/kernel_language.h"
 
 namespace headway::command {
 
@@ -24,11 +25,12 @@ struct CandidateFile {
 // a path outside the repository (absolute, or with ".."), a file no editable glob matches.
 Result<std::vector<CandidateFile>> candidate_files(std::string_view source,
                                                    const std::string& default_file,
-                                                   const std::vector<std::string>& editable);
+                                                   const std::vector<std::string>& editable,
+                                                   const targets::KernelLanguage& language = {});
 
 // The kernel a candidate names with a line "// headway-kernel: NAME" (such lines belong to no
 // file), or empty. Tells the commands which kernel a shared file's candidate is for.
-std::string candidate_kernel(std::string_view source);
+std::string candidate_kernel(std::string_view source, const targets::KernelLanguage& language = {});
 
 // fnmatch(3) of a repository-relative path against a glob ("*" crosses "/").
 bool glob_matches(const std::string& glob, const std::string& path);

@@ -31,6 +31,26 @@ TEST(CandidateFiles, BundleWithAPreambleThatOpensTheFirstFile) {
   EXPECT_EQ(files[1].text, "ops\n");
 }
 
+TEST(CandidateFiles, MarkersInTheKernelLanguagesCommentOrInTwoSlashes) {
+  const targets::KernelLanguage hash{"#", targets::KernelLanguage::Params::kPlaceholder, true};
+  const std::vector<std::string> editable = {"kernels/*.py"};
+  const std::string source =
+      "# headway-kernel: qkv\n# headway-file: kernels/qkv.py\ntile = 4\n"
+      "// headway-file: kernels/ops.py\n# an ops comment\n";
+  EXPECT_EQ(candidate_kernel(source, hash), "qkv");
+  EXPECT_EQ(candidate_kernel(source), "");  // `#` is no comment in the C family
+  const auto files = candidate_files(source, "", editable, hash).value();
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0].path, "kernels/qkv.py");
+  EXPECT_EQ(files[0].text, "tile = 4\n");
+  EXPECT_EQ(files[1].path, "kernels/ops.py");
+  EXPECT_EQ(files[1].text, "# an ops comment\n");
+  const auto unnamed = candidate_files("tile = 4\n", "", editable, hash);
+  ASSERT_FALSE(unnamed);
+  EXPECT_NE(unnamed.error().message.find("'# headway-file: PATH'"), std::string::npos)
+      << unnamed.error().message;
+}
+
 TEST(CandidateFiles, AKernelLineNamesTheKernelAndBelongsToNoFile) {
   const std::string source = "// headway-kernel: ffn\n// headway-file: src/ops.rs\nops\n";
   EXPECT_EQ(candidate_kernel(source), "ffn");

@@ -139,7 +139,7 @@ BuildOutcome CommandTarget::build(const std::string& source, const fs::path& cac
   };
   // Only the first file's name is needed for a plain source: the single kernel's file.
   const std::string default_file = m.kernels.size() == 1 ? m.kernels.begin()->second.file : "";
-  auto files = candidate_files(source, default_file, m.editable);
+  auto files = candidate_files(source, default_file, m.editable, m.language);
   fs::remove_all(dir);
   fs::create_directories(dir);
   if (!files) {
@@ -149,9 +149,9 @@ BuildOutcome CommandTarget::build(const std::string& source, const fs::path& cac
   copy_repository(m.repo, dir);
   write_files(dir, files.value());
   // The kernel whose file the candidate writes: the commands learn it from HEADWAY_KERNEL.
-  // A "// headway-kernel:" line names it; else the kernel whose file the candidate writes.
+  // A "headway-kernel:" marker names it; else the kernel whose file the candidate writes.
   std::vector<std::pair<std::string, std::string>> env;
-  if (auto named = m.kernels.find(candidate_kernel(source)); named != m.kernels.end()) {
+  if (auto named = m.kernels.find(candidate_kernel(source, m.language)); named != m.kernels.end()) {
     env = {{"HEADWAY_KERNEL", named->first}, {"HEADWAY_ENTRY", named->second.entry}};
   }
   for (const auto& f : files.value()) {
@@ -350,8 +350,13 @@ std::string CommandTarget::baseline_source(const KernelContract& kernel) const {
     throw std::runtime_error(
         fmt::format("the manifest {} has no [kernels.{}]", m.path.string(), kernel.name()));
   }
-  return fmt::format("// headway-kernel: {}\n// headway-file: {}\n{}", it->first, it->second.file,
+  return fmt::format("{}\n{}\n{}", targets::marker_line(m.language, "headway-kernel", it->first),
+                     targets::marker_line(m.language, "headway-file", it->second.file),
                      read_file(m.repo / it->second.file).value_or(""));
+}
+
+targets::KernelLanguage CommandTarget::kernel_language() const {
+  return manifest_ ? manifest_->language : PackManifest{}.language;
 }
 
 std::vector<targets::DocFile> CommandTarget::design_files(std::string_view kernel) const {

@@ -64,6 +64,7 @@ class CommandTarget final : public targets::Target {
   targets::TargetDocs docs() const override;
   std::string baseline_source(const KernelContract& kernel) const override;
   std::vector<targets::DocFile> design_files(std::string_view kernel) const override;
+  targets::KernelLanguage kernel_language() const override;
 
   // The parsed manifest; requires identity().found or a manifest that parsed.
   const PackManifest* manifest() const { return manifest_ ? &*manifest_ : nullptr; }

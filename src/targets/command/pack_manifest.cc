@@ -9,6 +9,7 @@
 
 #include "common/file_io.h"
 #include "kernels/contract.h"
+#include "targets/design_library.h"
 
 namespace headway::command {
 
@@ -40,6 +41,7 @@ namespace fs = std::filesystem;
 struct ManifestError {
   int line;
   std::string message;
+  fs::path file = {};  // when the fault is in another file than the manifest (a design)
 };
 
 int line_of(const toml::node& node) { return static_cast<int>(node.source().begin.line); }
@@ -280,13 +282,60 @@ void parse_kernels(PackManifest& m, const toml::table& ks) {
   if (m.kernels.empty()) fail(line_of(ks), "[kernels] names no kernel");
 }
 
+void parse_language(PackManifest& m, const toml::table& t) {
+  only_keys(t, "[language]", {"comment", "params"});
+  const int line = line_of(t);
+  m.language.comment = string_at(t, "comment", line, false, "//");
+  if (m.language.comment.empty() ||
+      m.language.comment.find_first_of(" \t\r\n") != std::string::npos) {
+    fail(line_of(*t.get("comment")), "'comment' must be the line comment's opening, e.g. \"#\"");
+  }
+  const std::string params =
+      string_at(t, "params", line, false, m.language.comment == "//" ? "define" : "placeholder");
+  if (params == "define") {
+    m.language.params = targets::KernelLanguage::Params::kDefine;
+  } else if (params == "placeholder") {
+    m.language.params = targets::KernelLanguage::Params::kPlaceholder;
+  } else {
+    fail(
+        line_of(*t.get("params")),
+        fmt::format("'params' is '{}'; expected \"define\" (#define lines, for a language with a C "
+                    "preprocessor) or \"placeholder\" ({{{{P_NAME}}}} replaced by headway)",
+                    params));
+  }
+}
+
+// Every design of a kernel the manifest names parses in the manifest's language.
+void check_designs(const PackManifest& m) {
+  if (m.designs.empty()) return;
+  for (const auto& [kernel, entry] : m.kernels) {
+    const fs::path dir = m.designs / kernel;
+    if (!fs::is_directory(dir)) continue;
+    for (const auto& e : fs::directory_iterator(dir)) {
+      if (!e.is_regular_file()) continue;
+      const auto parsed =
+          targets::parse_design(kernel, read_file(e.path()).value_or(""), m.language);
+      if (parsed) continue;
+      // "line N: message" becomes FILE:N; an error without a line is the file's first.
+      const std::string& message = parsed.error().message;
+      int line = 1;
+      size_t rest = 0;
+      if (message.rfind("line ", 0) == 0 && message.find(": ") != std::string::npos) {
+        line = std::atoi(message.c_str() + 5);
+        rest = message.find(": ") + 2;
+      }
+      throw ManifestError{line, "design: " + message.substr(rest), e.path()};
+    }
+  }
+}
+
 PackManifest parse_table(const fs::path& path, const toml::table& root) {
   PackManifest m;
   m.path = path;
   m.pack = path.parent_path();
   only_keys(root, "the manifest",
-            {"name", "repo", "docs", "designs", "editable", "sandbox_read_only", "device", "budget",
-             "kernels", "commands"});
+            {"name", "repo", "docs", "designs", "editable", "sandbox_read_only", "language",
+             "device", "budget", "kernels", "commands"});
   m.name = string_at(root, "name", 1, true);
   m.repo = existing_path(m.pack, root, "repo", 1, true, true);
   m.docs = existing_path(m.pack, root, "docs", 1, false, true);
@@ -302,6 +351,7 @@ PackManifest parse_table(const fs::path& path, const toml::table& root) {
            fmt::format("sandbox_read_only: {} does not exist", abs.string()));
     m.read_only.push_back(abs);
   }
+  if (const toml::table* language = table_at(root, "language")) parse_language(m, *language);
   const toml::table* device = table_at(root, "device");
   if (!device) fail(1, "missing table [device] (read_gbps, time_unit, ...)");
   parse_device(m, *device);
@@ -315,6 +365,7 @@ PackManifest parse_table(const fs::path& path, const toml::table& root) {
   const toml::table* kernels = table_at(root, "kernels");
   if (!kernels) fail(1, "missing table [kernels] (one [kernels.NAME] per kernel)");
   parse_kernels(m, *kernels);
+  check_designs(m);
   const toml::table* commands = table_at(root, "commands");
   if (!commands) fail(1, "missing table [commands]");
   for (auto&& [key, node] : *commands) {
@@ -432,7 +483,8 @@ Result<PackManifest> parse_manifest(const std::filesystem::path& given) {
     return invalid_input(
         fmt::format("{}:{}: {}", path.string(), e.source().begin.line, one_line(e.description())));
   } catch (const ManifestError& e) {
-    return invalid_input(fmt::format("{}:{}: {}", path.string(), e.line, e.message));
+    return invalid_input(
+        fmt::format("{}:{}: {}", (e.file.empty() ? path : e.file).string(), e.line, e.message));
   }
 }
 

@@ -2,7 +2,8 @@
 // The command target's manifest: a TOML file that describes a toolchain reached only through
 // shell commands (docs/TARGETS.md has the format). parse_manifest reads and validates it before
 // anything runs: unknown keys, a missing required command, a parser without an example output or
-// one that does not match its example are errors naming the file and line at fault.
+// one that does not match its example, a design that does not parse in the kernel language are
+// errors naming the file and line at fault.
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -12,6 +13,7 @@
 
 #include "common/result.h"
 #include "targets/command/output_parser.h"
+#include "targets/kernel_language.h"
 
 namespace headway::command {
 
@@ -50,6 +52,9 @@ struct PackManifest {
   std::filesystem::path docs;         // docs for onboarding (absolute; may not exist: no docs)
   std::filesystem::path designs;      // the design library: <designs>/<kernel>/<design>.<ext>
   std::vector<std::string> editable;  // globs (repository-relative) a candidate may change
+  // [language]: the kernel files' comment and how design parameters are set; headway writes only
+  // the kernel's code into a file (strip_design_header).
+  targets::KernelLanguage language = {"//", targets::KernelLanguage::Params::kDefine, true};
   std::vector<std::filesystem::path> read_only;  // extra paths the sandbox shows read-only
   double read_gbps = 0.0;                        // the device's memory bandwidth: the floors
   std::string time_unit = "seconds";             // seconds, ms, us, ns or cycles

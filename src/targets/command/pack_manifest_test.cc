@@ -129,6 +129,56 @@ TEST_F(ManifestTest, SyntaxErrorsAndBadValuesNameTheLine) {
             std::string::npos);
 }
 
+TEST_F(ManifestTest, TheKernelLanguageSetsMarkersAndParams) {
+  const auto plain = parse(kGood);
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  EXPECT_EQ(plain.value().language.comment, "//");
+  EXPECT_EQ(plain.value().language.params, targets::KernelLanguage::Params::kDefine);
+  EXPECT_TRUE(plain.value().language.strip_design_header);
+  const std::string hash = replace(kGood, "[device]", "[language]\ncomment = \"#\"\n\n[device]");
+  const auto python = parse(hash);
+  ASSERT_TRUE(python.ok()) << python.error().message;
+  EXPECT_EQ(python.value().language.comment, "#");
+  // No preprocessor is assumed outside the C family.
+  EXPECT_EQ(python.value().language.params, targets::KernelLanguage::Params::kPlaceholder);
+  const auto rust =
+      parse(replace(kGood, "[device]", "[language]\nparams = \"placeholder\"\n[device]"));
+  ASSERT_TRUE(rust.ok()) << rust.error().message;
+  EXPECT_EQ(rust.value().language.params, targets::KernelLanguage::Params::kPlaceholder);
+
+  EXPECT_EQ(
+      error_of(replace(hash, "comment = \"#\"", "comment = \"#\"\nparams = \"cpp\"")).substr(0, 24),
+      "7: 'params' is 'cpp'; ex");
+  EXPECT_EQ(error_of(replace(hash, "comment = \"#\"", "comment = \"\"")),
+            "6: 'comment' must be the line comment's opening, e.g. \"#\"");
+  EXPECT_EQ(error_of(replace(hash, "comment = \"#\"", "coment = \"#\"")),
+            "6: unknown key 'coment' in [language] (known: comment, params)");
+}
+
+TEST_F(ManifestTest, ADesignThatDoesNotParseInTheLanguageIsRejectedWithItsFileAndLine) {
+  fs::create_directories(dir_.path() / "designs/qkv");
+  const fs::path design = dir_.path() / "designs/qkv/tiled.py";
+  std::ofstream(design)
+      << "# headway-design: tiled\n# param P_TILE 8 16 default 8\ntile = {{P_TILE}}\n";
+  const std::string hash =
+      replace(replace(kGood, "[device]", "[language]\ncomment = \"#\"\n[device]"),
+              "editable =", "designs = \"designs\"\neditable =");
+  ASSERT_TRUE(parse(hash).ok());
+  // Read as the C family, the `#` header is no header.
+  auto c_family = parse(replace(hash, "comment = \"#\"", "comment = \"//\""));
+  ASSERT_FALSE(c_family.ok());
+  EXPECT_EQ(c_family.error().message,
+            design.string() +
+                ":1: design: missing `// headway-design: NAME` in the leading "
+                "comment block");
+  std::ofstream(design) << "# headway-design: tiled\n# param P_TILE 8 16 default 8\ntile = 8\n";
+  auto unused = parse(hash);
+  ASSERT_FALSE(unused.ok());
+  EXPECT_EQ(unused.error().message.rfind(design.string() + ":2: design: parameter P_TILE has", 0),
+            0u)
+      << unused.error().message;
+}
+
 TEST_F(ManifestTest, ADeviceSharesTheHostOnlyWhenTheManifestSaysSo) {
   EXPECT_FALSE(parse(kGood).value().shares_host);
   auto shared = parse(replace(kGood, "read_gbps = 1500", "read_gbps = 1500\nshares_host = true"));
@@ -177,6 +227,7 @@ TEST(PackManifests, StandinAndFuriosaOptParse) {
   EXPECT_EQ(furiosa.value().kernels.at("ffn").entry, "ops::decoder_feedforward");
   EXPECT_EQ(*furiosa.value().kernels.at("qkv").bytes, 31507460u);
   EXPECT_DOUBLE_EQ(furiosa.value().read_gbps, 1500.0);
+  EXPECT_EQ(furiosa.value().language.params, targets::KernelLanguage::Params::kPlaceholder);
   // Without the repository linked in, the error says so.
   fs::remove_all(dir.path() / "pack/repo");
   auto missing = parse_manifest(dir.path() / "pack/target.toml");

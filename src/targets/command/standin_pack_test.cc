@@ -111,6 +111,63 @@ TEST(StandinPack, TheJobBudgetRunningOutEndsTheRun) {
   EXPECT_LE(count(slurp(ws / ".headway/builds/command/jobs.log"), "\"job\":"), 40);
 }
 
+// A kernel language with `#` comments and no preprocessor (packs/standin-py: the stand-in
+// toolchain's Python-style dialect, where a `//` line is a syntax error and `#define` only a
+// comment): its design library builds with its parameters set by headway, and a design becomes
+// the head. Without its [language] table the same pack is refused at init, naming a design.
+TEST(StandinPack, ALanguageWithHashCommentsAndNoPreprocessorGetsItsDesignsBuilt) {
+  store::TestTempDir dir;
+  for (const char* pack : {"standin", "standin-py"}) {
+    fs::copy(fs::path(HEADWAY_SOURCE_DIR) / "packs" / pack, dir.path() / pack,
+             fs::copy_options::recursive);
+  }
+  const fs::path manifest = dir.path() / "standin-py/target.toml";
+  const fs::path ws = dir.path() / "ws";
+  auto r = headway({"init", ws.string(), "--target", "command", "--manifest", manifest.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = headway({"optimize", "--kernels", "qkv", "--budget", "40s", "--workspace", ws.string()}, 300);
+  if (r.exit_code == 3) GTEST_SKIP() << "no sandbox: " << r.output;
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string optimize = r.output;
+  r = headway({"status", "--json", "--workspace", ws.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto qkv = nlohmann::json::parse(r.output)["kernels"][0];
+  EXPECT_GT(qkv["speedup"].get<double>(), 1.5) << r.output << optimize;
+  EXPECT_NE(qkv["head_design"].get<std::string>(), "baseline") << r.output;
+  EXPECT_FALSE(qkv["head_params"].empty()) << r.output;
+
+  // Every file headway wrote is the language's own: no marker, header or placeholder of headway's.
+  int written = 0;
+  for (const auto& e : fs::recursive_directory_iterator(ws / ".headway/builds/command")) {
+    if (e.path().filename() != "qkv.py") continue;
+    const std::string text = slurp(e.path());
+    EXPECT_EQ(text.find("headway-"), std::string::npos) << e.path() << "\n" << text;
+    EXPECT_EQ(text.find("{{"), std::string::npos) << e.path() << "\n" << text;
+    EXPECT_EQ(text.find("P_"), std::string::npos) << e.path() << "\n" << text;
+    ++written;
+  }
+  EXPECT_GE(written, 5);
+  // The only compile errors are the device's (the 128-lane design), none of the language's.
+  r = headway({"rules", "--workspace", ws.string()});
+  EXPECT_NE(r.output.find("vector width <n> exceeds the <n>-lane datapath"), std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("invalid syntax"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("is not defined"), std::string::npos) << r.output;
+
+  std::string text = slurp(manifest);
+  const size_t from = text.find("[language]");
+  ASSERT_NE(from, std::string::npos);
+  text.erase(from, text.find("[device]") - from);
+  std::ofstream(manifest) << text;
+  r = headway({"init", (dir.path() / "ws2").string(), "--target", "command", "--manifest",
+               manifest.string()});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(
+      std::regex_search(r.output, std::regex("standin-py/designs/[a-z_]+/[a-z_]+\\.py:1: design: "
+                                             "missing `// headway-design: NAME`")))
+      << r.output;
+}
+
 TEST(StandinPack, ABadManifestIsRejectedByInitWithItsLine) {
   store::TestTempDir dir;
   const fs::path manifest =
