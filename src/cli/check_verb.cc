@@ -41,9 +41,10 @@ const char* outcome_name(targets::CheckOutcome::Status s) {
 // an environment error (exit 3), said in one line; a source without the entry point is the user's
 // (exit 2), not a wrong kernel.
 int run_check(const CheckArgs& args) {
-  const KernelContract& kernel = kernel_or_throw(args.kernel);
   const std::string source = read_source_or_throw(args.source);
   auto target = target_or_throw(args.target, args.toolchain);
+  // After the target: a command target's manifest may declare kernels of its own.
+  const KernelContract& kernel = kernel_or_throw(args.kernel);
   const targets::Artifact artifact = build_or_throw(*target, source, args.source);
   targets::CheckOptions options;
   options.seed = args.seed;

@@ -8,6 +8,7 @@
 
 #include "cli/unsandboxed_runs.h"
 #include "common/file_io.h"
+#include "kernels/declared_kernel.h"
 #include "knowledge/workspace_target.h"
 #include "targets/registry/registry.h"
 
@@ -32,6 +33,7 @@ const KernelContract& kernel_or_throw(const std::string& name) {
   if (const auto* k = find_kernel(name)) return *k;
   std::string known;
   for (const auto& n : kernel_names()) known += (known.empty() ? "" : ", ") + n;
+  for (const auto& n : declared_kernel_names()) known += ", " + n;
   throw UsageError(fmt::format("unknown kernel '{}' (known: {})", name, known));
 }
 

@@ -37,7 +37,8 @@ struct EnvironmentError : VerbError {
   explicit EnvironmentError(const std::string& what) : VerbError(environment_error(what)) {}
 };
 
-// The kernel of that name; throws UsageError listing the known kernels otherwise.
+// The kernel of that name (a built-in one, or one the target made in this process declared);
+// throws UsageError listing the known kernels otherwise.
 const KernelContract& kernel_or_throw(const std::string& name);
 // The whole text of a source file; throws UsageError when it is missing or unreadable.
 std::string read_source_or_throw(const std::filesystem::path& path);

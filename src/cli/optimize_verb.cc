@@ -26,7 +26,7 @@ namespace headway::cli {
 
 namespace {
 struct OptimizeArgs {
-  std::string kernels = "qkv,attn_out,ffn";
+  std::string kernels;  // empty: the target's (Target::kernels)
   std::string budget = "10m";
   std::string target;  // empty: the workspace's
   std::string workspace;
@@ -35,13 +35,13 @@ struct OptimizeArgs {
   bool library = false;  // with --agent: the design library proposes too
 };
 
+// The names in --kernels; whether the target knows them is checked once it is made.
 std::vector<std::string> split_kernels(const std::string& list) {
   std::vector<std::string> out;
   std::stringstream in(list);
   std::string name;
   while (std::getline(in, name, ',')) {
     if (name.empty()) throw UsageError("--kernels has an empty name");
-    kernel_or_throw(name);
     if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
   }
   if (out.empty()) throw UsageError("--kernels names no kernel");
@@ -145,7 +145,7 @@ void print_timed(const nlohmann::json& kernels) {
 int run_optimize(const OptimizeArgs& args) {
   // Every argument is checked before the workspace is touched.
   loop::OptimizeOptions options;
-  options.kernels = split_kernels(args.kernels);
+  if (!args.kernels.empty()) options.kernels = split_kernels(args.kernels);
   const auto seconds = parse_duration_seconds(args.budget);
   if (!seconds)
     throw UsageError(
@@ -171,6 +171,15 @@ int run_optimize(const OptimizeArgs& args) {
   };
   const auto target = workspace_target();
   options.target = target.get();
+  if (args.kernels.empty()) options.kernels = target->kernels();
+  for (const auto& name : options.kernels) {
+    kernel_or_throw(name);
+    const auto known = target->kernels();
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      throw UsageError(fmt::format("the {} target has no kernel '{}' (it has: {})", target->name(),
+                                   name, fmt::join(known, ", ")));
+    }
+  }
   // Legality rules: learned from every screening failure, applied by the lint stage.
   options.lint = knowledge::rule_lint_following_workspace(ws);
   // Progress goes to stderr, so that stdout holds only the result (text, or --json): a line per
@@ -297,7 +306,7 @@ void add_optimize(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<OptimizeArgs>();
   auto* cmd =
       app.add_subcommand("optimize", "Run the optimize loop (resumes where a killed run stopped)");
-  cmd->add_option("--kernels", args->kernels, "comma-separated kernels");
+  cmd->add_option("--kernels", args->kernels, "comma-separated kernels (default: the target's)");
   cmd->add_option("--budget", args->budget, "wall-clock budget, e.g. 90s, 12m, 1h");
   cmd->add_option("--target", args->target,
                   "a registered target: cpu, sim, command (default: the workspace's, else cpu)");

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "kernels/attn_out.h"
+#include "kernels/declared_kernel.h"
 #include "kernels/ffn.h"
 #include "kernels/qkv.h"
 
@@ -18,9 +19,15 @@ uint64_t KernelContract::bytes_to_move() const {
   for (const auto& r : regions()) {
     switch (r.role) {
       case RegionRole::kInput:
-      case RegionRole::kOutput: total += r.bytes; break;
-      case RegionRole::kInOut: total += 2 * r.bytes; break;
-      case RegionRole::kCache: total += r.row_bytes; break;
+      case RegionRole::kOutput:
+        total += r.bytes;
+        break;
+      case RegionRole::kInOut:
+        total += 2 * r.bytes;
+        break;
+      case RegionRole::kCache:
+        total += r.row_bytes;
+        break;
     }
   }
   return total;
@@ -43,7 +50,14 @@ const KernelContract* find_kernel(std::string_view name) {
   for (const auto& k : all_kernels()) {
     if (k->name() == name) return k.get();
   }
-  return nullptr;
+  return find_declared_kernel(name);
+}
+
+bool is_builtin_kernel(std::string_view name) {
+  for (const auto& k : all_kernels()) {
+    if (k->name() == name) return true;
+  }
+  return false;
 }
 
 std::vector<std::string> kernel_names() {

@@ -1,9 +1,9 @@
 #pragma once
 // A kernel's contract, what every target shares: the regions (argument layout), the seeded input
 // generator, the f64 reference, the tolerance and the bytes that must move. How a target calls
-// the kernel and its baseline there belong to the target (the cpu target's: targets/cpu/host_abi.h).
-// One implementation per kernel; the three Gemma-4 decode kernels are qkv, attn_out and ffn
-// (docs/KERNELS.md).
+// the kernel and its baseline there belong to the target (the cpu target's:
+// targets/cpu/host_abi.h). One implementation per kernel; the three Gemma-4 decode kernels are qkv,
+// attn_out and ffn (docs/KERNELS.md).
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -43,8 +43,9 @@ class KernelContract {
   // kInOut element and the written rows of kCache regions.
   virtual std::vector<ExpectedOutput> reference(const SharedBuffers& buffers) const = 0;
   // How the kernel's weights are quantized, and how many bytes of quantized weights (codes and
-  // block scales) it must decode: the work a decode ceiling is measured against.
-  enum class WeightFormat { kF8e4m3, kNvfp4 };
+  // block scales) it must decode: the work a decode ceiling is measured against. kNone: no
+  // quantized weights, no decode ceiling.
+  enum class WeightFormat { kF8e4m3, kNvfp4, kNone };
   virtual WeightFormat weight_format() const = 0;
   virtual uint64_t quantized_weight_bytes() const = 0;
 
@@ -53,8 +54,11 @@ class KernelContract {
   uint64_t bytes_to_move() const;
 };
 
-// The kernels headway knows, by name; nullptr for an unknown name.
+// A kernel by name: a built-in one, or one declared in this process (kernels/declared_kernel.h);
+// nullptr for an unknown name.
 const KernelContract* find_kernel(std::string_view name);
+// The built-in kernels (the Gemma-4 decode step: qkv, attn_out, ffn), in that order.
 std::vector<std::string> kernel_names();
+bool is_builtin_kernel(std::string_view name);
 
 }  // namespace headway

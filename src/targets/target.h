@@ -265,6 +265,9 @@ class Target {
   virtual std::string baseline_source(const KernelContract& kernel) const = 0;
   // The design library's files for a kernel (format: kernels/designs/README.md), by path.
   virtual std::vector<DocFile> design_files(std::string_view kernel) const = 0;
+  // The kernels this target can optimize, by name (find_kernel knows each once the target is
+  // made): the built-in ones, or a command target's manifest's.
+  virtual std::vector<std::string> kernels() const { return kernel_names(); }
   // The language candidates are written in: its comment, and how design parameters reach it.
   virtual KernelLanguage kernel_language() const { return {}; }
   // The files a candidate source may include, under the names it includes them by (for cpu,

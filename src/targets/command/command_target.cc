@@ -9,6 +9,7 @@
 
 #include "common/file_io.h"
 #include "common/stats.h"
+#include "kernels/declared_kernel.h"
 #include "store/sha256.h"
 #include "targets/command/candidate_files.h"
 #include "targets/command/command_runner.h"
@@ -71,6 +72,15 @@ targets::ToolchainInfo CommandTarget::select_toolchain(const std::string& spec) 
     return info_;
   }
   manifest_ = std::move(parsed).value();
+  for (const auto& [name, kernel] : manifest_->kernels) {
+    if (is_builtin_kernel(name)) continue;
+    if (auto declared = declare_kernel(name, *kernel.bytes); !declared) {
+      info_.error = fmt::format("{}: {}", manifest_->path.string(), declared.error().message);
+      info_.error_code = ErrorCode::kInvalidInput;
+      manifest_.reset();
+      return info_;
+    }
+  }
   const CommandSpec& version = *manifest_->command("toolchain_version");
   // The version query runs the user's toolchain, not candidate code: no sandbox needed.
   CommandSpec unsandboxed = version;
@@ -353,6 +363,18 @@ std::string CommandTarget::baseline_source(const KernelContract& kernel) const {
   return fmt::format("{}\n{}\n{}", targets::marker_line(m.language, "headway-kernel", it->first),
                      targets::marker_line(m.language, "headway-file", it->second.file),
                      read_file(m.repo / it->second.file).value_or(""));
+}
+
+std::vector<std::string> CommandTarget::kernels() const {
+  std::vector<std::string> out;
+  if (!manifest_) return out;
+  for (const auto& name : kernel_names()) {
+    if (manifest_->kernels.count(name)) out.push_back(name);
+  }
+  for (const auto& [name, kernel] : manifest_->kernels) {
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  }
+  return out;
 }
 
 targets::KernelLanguage CommandTarget::kernel_language() const {

@@ -64,6 +64,8 @@ class CommandTarget final : public targets::Target {
   targets::TargetDocs docs() const override;
   std::string baseline_source(const KernelContract& kernel) const override;
   std::vector<targets::DocFile> design_files(std::string_view kernel) const override;
+  // The manifest's kernels: the built-in ones first, in their order, then the declared ones.
+  std::vector<std::string> kernels() const override;
   targets::KernelLanguage kernel_language() const override;
 
   // The parsed manifest; requires identity().found or a manifest that parsed.

@@ -1,6 +1,7 @@
 #include "targets/command/pack_manifest.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <toml++/toml.h>
 
 #include <cmath>
@@ -9,6 +10,7 @@
 
 #include "common/file_io.h"
 #include "kernels/contract.h"
+#include "kernels/declared_kernel.h"
 #include "targets/design_library.h"
 
 namespace headway::command {
@@ -261,8 +263,7 @@ void parse_kernels(PackManifest& m, const toml::table& ks) {
   for (auto&& [key, node] : ks) {
     const std::string name(key.str());
     const int line = static_cast<int>(key.source().begin.line);
-    if (!find_kernel(name))
-      fail(line, fmt::format("unknown kernel '{}' (known: qkv, attn_out, ffn)", name));
+    if (auto valid = valid_kernel_name(name); !valid) fail(line, valid.error().message);
     const auto* t = node.as_table();
     if (!t) fail(line, fmt::format("[kernels.{}] must be a table", name));
     only_keys(*t, fmt::format("[kernels.{}]", name), {"file", "entry", "bytes"});
@@ -276,6 +277,11 @@ void parse_kernels(PackManifest& m, const toml::table& ks) {
     if (auto b = number_at(*t, "bytes")) {
       if (*b <= 0) fail(line_of(*t->get("bytes")), "'bytes' must be positive");
       k.bytes = static_cast<uint64_t>(*b);
+    }
+    if (!is_builtin_kernel(name) && !k.bytes) {
+      fail(line, fmt::format("kernel '{}' is not one headway has a contract of ({}): give the "
+                             "bytes it must move (bytes = N), which its floor is based on",
+                             name, fmt::join(kernel_names(), ", ")));
     }
     m.kernels[name] = k;
   }

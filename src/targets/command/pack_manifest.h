@@ -37,11 +37,12 @@ struct RetryPolicy {
 };
 
 struct KernelEntry {
-  std::string name;   // a kernel headway knows (qkv, attn_out, ffn)
+  std::string name;   // a built-in kernel (qkv, attn_out, ffn) or one the manifest declares
   std::string file;   // the repository file a single-file candidate replaces; its content is
                       // the baseline
   std::string entry;  // the kernel's entry point in the repository, for the commands
-  std::optional<uint64_t> bytes;  // bytes the kernel must move (default: the contract's)
+  std::optional<uint64_t> bytes;  // bytes the kernel must move (default: the contract's; required
+                                  // for a declared kernel)
 };
 
 struct PackManifest {

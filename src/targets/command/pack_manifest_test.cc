@@ -93,8 +93,8 @@ TEST_F(ManifestTest, UnknownKeysAreRejectedWithTheirLine) {
 TEST_F(ManifestTest, MissingCommandsAndKernelsAreRejected) {
   const std::string missing = error_of(replace(kGood, "[commands.check]\nrun = \"true\"\n", ""));
   EXPECT_NE(missing.find(": missing command [commands.check]"), std::string::npos) << missing;
-  EXPECT_EQ(error_of(replace(kGood, "[kernels.qkv]", "[kernels.matmul]")).substr(0, 28),
-            "11: unknown kernel 'matmul' ");
+  EXPECT_EQ(error_of(replace(kGood, "[kernels.qkv]", "[kernels.matmul]")).substr(0, 56),
+            "11: kernel 'matmul' is not one headway has a contract of");
   EXPECT_EQ(error_of(replace(kGood, "file = \"k/qkv.tk\"", "file = \"k/none.tk\"")).substr(0, 24),
             "12: 'file': k/none.tk is");
 }
@@ -127,6 +127,17 @@ TEST_F(ManifestTest, SyntaxErrorsAndBadValuesNameTheLine) {
             "2: 'repo': /");
   EXPECT_NE(parse_manifest(dir_.path() / "none.toml").error().message.find("no such manifest file"),
             std::string::npos);
+}
+
+TEST_F(ManifestTest, AKernelWithoutAContractIsDeclaredWithItsBytes) {
+  std::ofstream(dir_.path() / "repo/k/rmsnorm.tk") << "kernel rmsnorm\n";
+  const auto m = parse(replace(kGood, "[kernels.qkv]",
+                               "[kernels.rmsnorm]\nfile = \"k/rmsnorm.tk\"\nbytes = 6000000\n\n"
+                               "[kernels.qkv]"));
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(*m.value().kernels.at("rmsnorm").bytes, 6000000u);
+  EXPECT_EQ(error_of(replace(kGood, "[kernels.qkv]", "[kernels.Rms-Norm]")).substr(0, 40),
+            "11: 'Rms-Norm' is not a kernel name: a l");
 }
 
 TEST_F(ManifestTest, TheKernelLanguageSetsMarkersAndParams) {
