@@ -5,6 +5,7 @@
 #include <toml++/toml.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <regex>
 #include <set>
 
