@@ -171,10 +171,10 @@ int run_optimize(const OptimizeArgs& args) {
   };
   const auto target = workspace_target();
   options.target = target.get();
-  if (args.kernels.empty()) options.kernels = target->kernels();
+  const std::vector<std::string> known = target->kernels();
+  if (args.kernels.empty()) options.kernels = known;
   for (const auto& name : options.kernels) {
     kernel_or_throw(name);
-    const auto known = target->kernels();
     if (std::find(known.begin(), known.end(), name) == known.end()) {
       throw UsageError(fmt::format("the {} target has no kernel '{}' (it has: {})", target->name(),
                                    name, fmt::join(known, ", ")));

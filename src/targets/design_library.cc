@@ -186,15 +186,13 @@ const std::vector<Design>& designs_for(const Target& target, std::string_view ke
   static std::mutex mu;
   static std::map<std::string, std::vector<Design>, std::less<>> cache;
   std::lock_guard lock(mu);
-  // Keyed on the files and the language too: two command targets share a name.
-  const std::vector<DocFile> files = target.design_files(kernel);
-  const KernelLanguage language = target.kernel_language();
-  std::string key = fmt::format("{}/{}/{}/{}/{}", target.name(), kernel, language.comment,
-                                params_style_name(language.params), language.strip_design_header);
-  for (const auto& file : files) key += "\n" + file.path + "\n" + file.text;
+  // Keyed on the toolchain too: two command targets share a name, not a manifest (whose designs
+  // and language they are).
+  const std::string key = fmt::format("{}/{}/{}", target.name(), target.toolchain(), kernel);
   if (auto it = cache.find(key); it != cache.end()) return it->second;
+  const KernelLanguage language = target.kernel_language();
   std::vector<Design> designs;
-  for (const auto& file : files) {
+  for (const auto& file : target.design_files(kernel)) {
     auto d = parse_design(kernel, file.text, language);
     if (!d) throw std::logic_error(fmt::format("{}: {}", file.path, d.error().message));
     designs.push_back(std::move(d).value());

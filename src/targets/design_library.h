@@ -56,7 +56,7 @@ Result<Design> parse_design(std::string_view kernel, std::string_view text,
                             const KernelLanguage& language = {});
 
 // Every design of the target's library for `kernel` (Target::design_files), sorted by name, parsed
-// once per target name and kernel in the target's kernel language. Throws std::logic_error when a
+// once per target name, toolchain spec and kernel, in the target's kernel language. Throws std::logic_error when a
 // design does not parse (a build-time mistake, caught by the tests).
 const std::vector<Design>& designs_for(const Target& target, std::string_view kernel);
 

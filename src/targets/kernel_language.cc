@@ -21,10 +21,6 @@ bool is_name_char(char c) { return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '
 
 }  // namespace
 
-std::string_view params_style_name(KernelLanguage::Params params) {
-  return params == KernelLanguage::Params::kDefine ? "define" : "placeholder";
-}
-
 std::optional<std::string_view> comment_body(std::string_view line,
                                              const KernelLanguage& language) {
   const std::string_view text = trim_left(line);

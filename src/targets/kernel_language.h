@@ -27,9 +27,6 @@ struct KernelLanguage {
   bool strip_design_header = false;
 };
 
-// "define" or "placeholder".
-std::string_view params_style_name(KernelLanguage::Params params);
-
 // The text of `line` after its comment opening and spaces when it is a comment in `language` or
 // a `//` comment (either possibly indented); nullopt when it is not a comment.
 std::optional<std::string_view> comment_body(std::string_view line, const KernelLanguage& language);
