@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
@@ -180,6 +181,12 @@ Result<Design> parse_design(std::string_view kernel, std::string_view text,
     if (auto placed = check_placeholders(d, param_lines); !placed) return placed.error();
   }
   return d;
+}
+
+std::pair<int, std::string> design_error_at(const std::string& message) {
+  if (message.rfind("line ", 0) == 0 && message.find(": ") != std::string::npos)
+    return {std::atoi(message.c_str() + 5), message.substr(message.find(": ") + 2)};
+  return {1, message};
 }
 
 const std::vector<Design>& designs_for(const Target& target, std::string_view kernel) {

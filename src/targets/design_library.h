@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "targets/kernel_language.h"
@@ -55,9 +56,13 @@ struct Design {
 Result<Design> parse_design(std::string_view kernel, std::string_view text,
                             const KernelLanguage& language = {});
 
+// Where a parse_design error points: the line of its "line N: " prefix (1 without one) and the
+// message after it.
+std::pair<int, std::string> design_error_at(const std::string& message);
+
 // Every design of the target's library for `kernel` (Target::design_files), sorted by name, parsed
-// once per target name, toolchain spec and kernel, in the target's kernel language. Throws std::logic_error when a
-// design does not parse (a build-time mistake, caught by the tests).
+// once per target name, toolchain spec and kernel, in the target's kernel language. Throws
+// std::logic_error when a design does not parse (a build-time mistake, caught by the tests).
 const std::vector<Design>& designs_for(const Target& target, std::string_view kernel);
 
 }  // namespace headway::targets

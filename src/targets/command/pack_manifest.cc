@@ -10,6 +10,7 @@
 #include <set>
 
 #include "common/file_io.h"
+#include "common/toml_fields.h"
 #include "kernels/contract.h"
 #include "kernels/declared_kernel.h"
 #include "targets/design_library.h"
@@ -18,109 +19,17 @@ namespace headway::command {
 
 namespace {
 
-// toml++ quotes the offending input in its descriptions, control characters included; an error
-// stays one line, so they are shown escaped ("\n", "\x01").
-std::string one_line(std::string_view text) {
-  std::string out;
-  for (const char c : text) {
-    if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 namespace fs = std::filesystem;
-
-// An error at a line of the manifest; thrown inside the parser, returned as an Error.
-struct ManifestError {
-  int line;
-  std::string message;
-  fs::path file = {};  // when the fault is in another file than the manifest (a design)
-};
-
-int line_of(const toml::node& node) { return static_cast<int>(node.source().begin.line); }
-
-[[noreturn]] void fail(int line, std::string message) {
-  throw ManifestError{line, std::move(message)};
-}
-
-// Rejects any key of `table` not in `allowed`.
-void only_keys(const toml::table& table, std::string_view where,
-               std::initializer_list<std::string_view> allowed) {
-  for (auto&& [key, node] : table) {
-    bool known = false;
-    for (auto a : allowed) known |= key.str() == a;
-    if (!known) {
-      std::string list;
-      for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-      fail(static_cast<int>(key.source().begin.line),
-           fmt::format("unknown key '{}' in {} (known: {})", key.str(), where, list));
-    }
-  }
-}
-
-std::string string_at(const toml::table& t, std::string_view key, int table_line, bool required,
-                      std::string def = "") {
-  const toml::node* n = t.get(key);
-  if (!n) {
-    if (required) fail(table_line, fmt::format("missing key '{}'", key));
-    return def;
-  }
-  const auto* s = n->as_string();
-  if (!s) fail(line_of(*n), fmt::format("'{}' must be a string", key));
-  if (required && s->get().empty()) fail(line_of(*n), fmt::format("'{}' is empty", key));
-  return s->get();
-}
-
-std::optional<double> number_at(const toml::table& t, std::string_view key) {
-  const toml::node* n = t.get(key);
-  if (!n) return std::nullopt;
-  if (auto v = n->value<double>(); v && (n->is_integer() || n->is_floating_point())) return *v;
-  fail(line_of(*n), fmt::format("'{}' must be a number", key));
-}
-
-std::vector<std::string> strings_at(const toml::table& t, std::string_view key) {
-  std::vector<std::string> out;
-  const toml::node* n = t.get(key);
-  if (!n) return out;
-  const auto* a = n->as_array();
-  if (!a) fail(line_of(*n), fmt::format("'{}' must be an array of strings", key));
-  for (const auto& e : *a) {
-    const auto* s = e.as_string();
-    if (!s || s->get().empty())
-      fail(line_of(e), fmt::format("'{}' must hold non-empty strings", key));
-    out.push_back(s->get());
-  }
-  return out;
-}
-
-const toml::table* table_at(const toml::table& t, std::string_view key) {
-  const toml::node* n = t.get(key);
-  if (!n) return nullptr;
-  const auto* tt = n->as_table();
-  if (!tt) fail(line_of(*n), fmt::format("'{}' must be a table", key));
-  return tt;
-}
-
-fs::path existing_path(const fs::path& base, const toml::table& t, std::string_view key, int line,
-                       bool required, bool must_exist) {
-  const std::string text = string_at(t, key, line, required);
-  if (text.empty()) return {};
-  const fs::path p = fs::absolute(base / text).lexically_normal();
-  const toml::node* n = t.get(key);
-  if (must_exist && !fs::exists(p))
-    fail(line_of(*n), fmt::format("'{}': {} does not exist", key, p.string()));
-  return p;
-}
+using toml_fields::existing_path;
+using toml_fields::fail;
+using toml_fields::line_of;
+using toml_fields::number_at;
+using toml_fields::one_line;
+using toml_fields::only_keys;
+using toml_fields::string_at;
+using toml_fields::strings_at;
+using toml_fields::table_at;
+using ManifestError = toml_fields::FieldError;
 
 constexpr std::string_view kCommands[] = {"build", "check", "static_cost", "time",
                                           "toolchain_version"};
@@ -323,15 +232,8 @@ void check_designs(const PackManifest& m) {
       const auto parsed =
           targets::parse_design(kernel, read_file(e.path()).value_or(""), m.language);
       if (parsed) continue;
-      // "line N: message" becomes FILE:N; an error without a line is the file's first.
-      const std::string& message = parsed.error().message;
-      int line = 1;
-      size_t rest = 0;
-      if (message.rfind("line ", 0) == 0 && message.find(": ") != std::string::npos) {
-        line = std::atoi(message.c_str() + 5);
-        rest = message.find(": ") + 2;
-      }
-      throw ManifestError{line, "design: " + message.substr(rest), e.path()};
+      const auto [line, message] = targets::design_error_at(parsed.error().message);
+      throw ManifestError{line, "design: " + message, e.path()};
     }
   }
 }
@@ -413,65 +315,6 @@ double PackManifest::seconds_per_unit() const {
   return 1.0;
 }
 
-namespace {
-
-// The line of the first byte >= 0x80 outside a string or a comment, if any. TOML allows
-// non-ASCII text only inside strings and comments, and toml++ 3.3's check of such a byte
-// elsewhere reaches TOML_UNREACHABLE for some code points (U+00A1 to U+0499, found by
-// fuzz/command_manifest_fuzz.cc): such a manifest is refused before toml++ sees it.
-std::optional<int64_t> non_ascii_outside_strings(std::string_view text) {
-  int64_t line = 1;
-  size_t i = 0;
-  const auto at = [&](std::string_view s) { return text.substr(i, s.size()) == s; };
-  // Skips a string that starts at i (after its opening quote(s)) up to its closing delimiter.
-  const auto skip_string = [&](std::string_view close, bool escapes, bool multiline) {
-    while (i < text.size()) {
-      if (text[i] == '\n') {
-        if (!multiline) return;  // an unterminated one-line string: toml++ reports it
-        ++line;
-      }
-      if (escapes && text[i] == '\\') {
-        if (i + 1 < text.size() && text[i + 1] == '\n') ++line;  // a line-ending backslash
-        i += 2;
-        continue;
-      }
-      if (at(close)) {
-        i += close.size();
-        return;
-      }
-      ++i;
-    }
-  };
-  while (i < text.size()) {
-    const char c = text[i];
-    if (c == '\n') {
-      ++line;
-      ++i;
-    } else if (c == '#') {
-      while (i < text.size() && text[i] != '\n') ++i;
-    } else if (at("\"\"\"")) {
-      i += 3;
-      skip_string("\"\"\"", true, true);
-    } else if (at("'''")) {
-      i += 3;
-      skip_string("'''", false, true);
-    } else if (c == '"') {
-      ++i;
-      skip_string("\"", true, false);
-    } else if (c == '\'') {
-      ++i;
-      skip_string("'", false, false);
-    } else if (static_cast<unsigned char>(c) >= 0x80) {
-      return line;
-    } else {
-      ++i;
-    }
-  }
-  return std::nullopt;
-}
-
-}  // namespace
-
 Result<PackManifest> parse_manifest(const std::filesystem::path& given) {
   const fs::path path = fs::absolute(given).lexically_normal();
   if (!fs::is_regular_file(path))
@@ -480,11 +323,7 @@ Result<PackManifest> parse_manifest(const std::filesystem::path& given) {
     const std::optional<std::string> read = read_file(path);
     if (!read) return invalid_input(fmt::format("{}: cannot read the manifest", path.string()));
     const std::string& text = *read;
-    if (const auto line = non_ascii_outside_strings(text)) {
-      return invalid_input(fmt::format("{}:{}: a non-ASCII character outside a string or comment",
-                                       path.string(), *line));
-    }
-    const toml::table root = toml::parse(text, path.string());
+    const toml::table root = toml_fields::parse(text, path);
     return parse_table(path, root);
   } catch (const toml::parse_error& e) {
     return invalid_input(
