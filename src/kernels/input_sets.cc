@@ -85,8 +85,7 @@ void InputSets::prepare(int set, uint64_t patch_seed, std::byte* writable) {
     const RegionSpec& spec = specs_[r];
     auto out = target->bytes(r);
     if (spec.role == RegionRole::kOutput) {
-      auto* p = reinterpret_cast<bf16*>(out.data());
-      std::fill(p, p + out.size() / sizeof(bf16), kPoison);
+      fill_poison(spec.element, out.data(), out.size() * 8 / element_bits(spec.element));
     } else if ((spec.role == RegionRole::kInput && spec.bytes <= kSmallRegionBytes) ||
                spec.role == RegionRole::kInOut) {
       const auto a = draw_of(set).bytes(r);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/shared_memory.h"
+#include "kernels/element_type.h"
 
 namespace headway {
 
@@ -27,6 +28,8 @@ struct RegionSpec {
   size_t bytes = 0;
   RegionRole role = RegionRole::kInput;
   size_t row_bytes = 0;  // kCache only
+  // What its outputs hold, for judging them (kernels/verify.h): the built-in kernels write bf16.
+  ElementType element = ElementType::kBf16;
 };
 
 // Where every region lives: its block and its offset in that block.
@@ -52,7 +55,9 @@ class SharedBuffers {
   const BufferLayout& layout() const { return layout_; }
   size_t index_of(std::string_view name) const;  // throws std::logic_error for an unknown name
   std::span<std::byte> bytes(size_t region) { return {pointer(region), specs_[region].bytes}; }
-  std::span<const std::byte> bytes(size_t region) const { return {pointer(region), specs_[region].bytes}; }
+  std::span<const std::byte> bytes(size_t region) const {
+    return {pointer(region), specs_[region].bytes};
+  }
   template <typename T>
   std::span<T> as(std::string_view name) {
     auto b = bytes(index_of(name));

@@ -14,13 +14,13 @@ void poison_outputs(SharedBuffers& buffers, const std::vector<ExpectedOutput>& e
   for (size_t r = 0; r < specs.size(); ++r) {
     if (specs[r].role != RegionRole::kOutput) continue;
     auto out = buffers.bytes(r);
-    auto* p = reinterpret_cast<bf16*>(out.data());
-    std::fill(p, p + out.size() / sizeof(bf16), kPoison);
+    fill_poison(specs[r].element, out.data(), out.size() * 8 / element_bits(specs[r].element));
   }
   for (const auto& e : expected) {
     if (specs[e.region].role != RegionRole::kCache) continue;
-    auto* p = reinterpret_cast<bf16*>(buffers.bytes(e.region).data()) + e.first_element;
-    std::fill(p, p + e.values.size(), kPoison);
+    const ElementType type = specs[e.region].element;
+    fill_poison(type, buffers.bytes(e.region).data() + element_bytes(type, e.first_element),
+                e.values.size());
   }
 }
 
@@ -104,10 +104,13 @@ std::optional<Violation> screen_writes(const SharedBuffers& buffers,
         hash_bytes(bytes.data(), bytes.size()) == given[r]) {
       return Violation{Violation::Kind::kUnchanged, specs[r].name};
     }
-    const auto* p = reinterpret_cast<const bf16*>(bytes.data());
-    for (size_t i = 0; i < bytes.size() / sizeof(bf16); ++i) {
-      if (p[i] == kPoison) return Violation{Violation::Kind::kNotWritten, specs[r].name, i};
-      const double value = bf16_to_float(p[i]);
+    const ElementType type = specs[r].element;
+    // An integer poison is a value a kernel may write; only verify can tell.
+    if (!is_floating(type)) continue;
+    for (size_t i = 0; i < bytes.size() * 8 / element_bits(type); ++i) {
+      if (is_poison(type, bytes.data(), i))
+        return Violation{Violation::Kind::kNotWritten, specs[r].name, i};
+      const double value = read_element(type, bytes.data(), i);
       if (!std::isfinite(value)) {
         return Violation{Violation::Kind::kNonFinite, specs[r].name, i, value};
       }
@@ -129,7 +132,7 @@ std::optional<Violation> verify(const KernelContract& kernel, const SharedBuffer
   }
   for (size_t r = 0; r < specs.size(); ++r) {
     if (specs[r].role != RegionRole::kCache) continue;
-    const size_t row_elems = specs[r].row_bytes / sizeof(bf16);
+    const size_t row_elems = specs[r].row_bytes * 8 / element_bits(specs[r].element);
     const auto bytes = buffers.bytes(r);
     for (size_t row = 0; row < before.row_hashes[r].size(); ++row) {
       bool written_row = false;
@@ -149,10 +152,10 @@ std::optional<Violation> verify(const KernelContract& kernel, const SharedBuffer
   double worst_excess = -1.0;
   size_t failing = 0;
   for (const auto& e : expected) {
-    const auto* got =
-        reinterpret_cast<const bf16*>(buffers.bytes(e.region).data()) + e.first_element;
+    const ElementType type = specs[e.region].element;
+    const std::byte* region = buffers.bytes(e.region).data();
     for (size_t i = 0; i < e.values.size(); ++i) {
-      const double g = bf16_to_float(got[i]);
+      const double g = read_element(type, region, e.first_element + i);
       if (tol.accepts(g, e.values[i])) continue;
       ++failing;
       const double allowed = tol.atol + tol.rtol * std::fabs(e.values[i]);
@@ -163,7 +166,7 @@ std::optional<Violation> verify(const KernelContract& kernel, const SharedBuffer
                   e.values[i],
                   allowed};
       double excess = std::fabs(g - e.values[i]) - allowed;
-      if (got[i] == kPoison) {
+      if (is_poison(type, region, e.first_element + i)) {
         v.kind = Violation::Kind::kNotWritten;
         excess = std::numeric_limits<double>::max();
       } else if (!std::isfinite(g)) {

@@ -10,8 +10,9 @@
 
 namespace headway {
 
-// The bf16 pattern written into outputs before a call; an element that still holds it after
-// the call was not written. It is a NaN, so it can never pass the tolerance check.
+// The bf16 pattern written into bf16 outputs before a call (fill_poison, kernels/element_type.h,
+// has every type's); an element that still holds it after the call was not written. It is a NaN,
+// so it can never pass the tolerance check.
 inline constexpr bf16 kPoison = 0x7fa5;
 
 // Hashes of everything the kernel must leave alone: whole input regions, and cache regions
@@ -21,7 +22,8 @@ struct Snapshot {
   std::vector<std::vector<uint64_t>> row_hashes;  // per region (empty where not a cache)
 };
 
-// Writes kPoison into every kOutput region and into the expected rows of kCache regions.
+// Writes the poison of its element type into every kOutput region and into the expected rows of
+// kCache regions.
 void poison_outputs(SharedBuffers& buffers, const std::vector<ExpectedOutput>& expected);
 Snapshot take_snapshot(const SharedBuffers& buffers);
 
