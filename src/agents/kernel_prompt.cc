@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "common/file_io.h"
+#include "kernels/kernel_spec.h"
+
 namespace headway::agents {
 
 std::string cut_to(std::string_view text, size_t limit) {
@@ -24,6 +27,34 @@ nlohmann::json headers_data(const targets::Target& target, size_t limit) {
   return headers;
 }
 
+namespace {
+
+// A spec kernel's contract as the prompt states it (prompts/context.mustache).
+nlohmann::json spec_data(const KernelSpec& spec, const ContextLimits& limits) {
+  nlohmann::json arguments = nlohmann::json::array();
+  for (const auto& a : spec.arguments) {
+    arguments.push_back({{"name", a.name},
+                         {"role", argument_role_name(a.role)},
+                         {"type", element_type_name(a.type)},
+                         {"shape", "[" + shape_text(a) + "]"}});
+  }
+  std::string shapes;
+  for (const auto& s : spec.shapes) {
+    std::string dims;
+    for (size_t d = 0; d < spec.dims.size(); ++d)
+      dims += fmt::format("{}{} = {}", d ? ", " : "", spec.dims[d], s.dims[d]);
+    shapes += fmt::format("{}{} ({})", shapes.empty() ? "" : "; ", s.name, dims);
+  }
+  return {{"summary", spec.summary},
+          {"arguments", arguments},
+          {"shapes", shapes},
+          {"atol", fmt::format("{:g}", spec.tolerance.atol)},
+          {"rtol", fmt::format("{:g}", spec.tolerance.rtol)},
+          {"reference", cut_to(read_file(spec.reference).value_or(""), limits.head_source)}};
+}
+
+}  // namespace
+
 nlohmann::json kernel_prompt_data(const loop::ProposalContext& ctx, const targets::Target& target,
                                   std::string_view cheat_sheet, const ContextLimits& limits) {
   nlohmann::json data = {
@@ -38,6 +69,7 @@ nlohmann::json kernel_prompt_data(const loop::ProposalContext& ctx, const target
   if (ctx.floor_ms) data["floor_ms"] = fmt::format("{:.3f}", *ctx.floor_ms);
 
   data["headers"] = headers_data(target, limits.headers);
+  if (ctx.kernel && ctx.kernel->spec()) data["spec"] = spec_data(*ctx.kernel->spec(), limits);
 
   nlohmann::json tried = nlohmann::json::array();
   size_t left = limits.tried;

@@ -4,16 +4,20 @@
 // through the acceptance test. Repeated answers are stored as duplicates, not tried twice.
 #include <gtest/gtest.h>
 
+#include <mutex>
 #include <nlohmann/json.hpp>
 
 #include "agents/test_http_server.h"
 #include "cli/cli_test_support.h"
+#include "common/file_io.h"
 #include "store/test_temp_dir.h"
 #include "targets/design_library.h"
 #include "targets/registry/registry.h"
 
 namespace headway::cli {
 namespace {
+
+namespace fs = std::filesystem;
 
 std::string faster_attn_out() {
   const auto target = targets::make_target("cpu");
@@ -59,6 +63,57 @@ TEST(AgentCpuOptimize, AFasterKernelTheAgentWritesBecomesTheHead) {
   EXPECT_EQ(usage["total"]["calls"], 2);
   EXPECT_EQ(usage["total"]["accepted"], 1);
   EXPECT_EQ(usage["total"]["outcomes"]["duplicate"], 1) << usage.dump(2);
+}
+
+// A kernel of the user's, from a spec: the prompt carries its argument table and its reference,
+// and the faster kernel the agent answers becomes its head.
+TEST(AgentCpuOptimize, AFasterKernelForASpecKernelBecomesItsHead) {
+  const fs::path spec_dir = fs::path(HEADWAY_SOURCE_DIR) / "kernels/specs/gemv_f8";
+  const std::string design = file_text(spec_dir / "designs/lut_rows.cc");
+  const std::string answer = "NAME: lut\nWHY: decode through a table\n```cpp\n" + design + "```\n";
+  std::mutex mu;
+  std::string first_prompt;
+  agents::testing::TestHttpServer server(
+      "/v1/chat/completions", [&](int, const httplib::Request& req, httplib::Response& res) {
+        {
+          std::lock_guard lock(mu);
+          if (first_prompt.empty()) first_prompt = req.body;
+        }
+        res.set_content(
+            agents::testing::reply_body("openai", {answer, "kernel-writer", 4000, 2000, false}),
+            "application/json");
+      });
+  store::TestTempDir tmp;
+  const std::string ws = (tmp.path() / "ws").string();
+  ASSERT_EQ(run_headway({"init", ws}).exit_code, 0);
+  // Without its [designs] table the library has nothing for it: the agent is the only proposer.
+  fs::create_directories(tmp.path() / "spec");
+  for (const char* f : {"gemv_f8_reference.c", "gemv_f8_cpu.cc"})
+    fs::copy_file(spec_dir / f, tmp.path() / "spec" / f);
+  std::string text = file_text(spec_dir / "gemv_f8.toml");
+  write_file(tmp.path() / "spec/gemv_f8.toml", text.substr(0, text.find("\n# The design library")));
+  ASSERT_EQ(
+      run_headway({"kernel", "add", (tmp.path() / "spec/gemv_f8.toml").string(), "--workspace", ws},
+                  "", 300)
+          .exit_code,
+      0);
+  const CliRun run =
+      run_headway({"optimize", "--workspace", ws, "--kernels", "gemv_f8", "--budget", "5m",
+                   "--agent", "openai:kernel-writer", "--agent-base-url", server.base_url(),
+                   "--agent-jobs", "1", "--max-calls", "1", "--json"},
+                  "", 600);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j["accepted"], 1) << run.err;
+  ASSERT_EQ(j["kernels"].size(), 1u);
+  EXPECT_GT(j["kernels"][0]["speedup"].get<double>(), 3.0) << j.dump(2);
+  const auto tree =
+      nlohmann::json::parse(run_headway({"tree", "gemv_f8", "--workspace", ws, "--json"}).out);
+  EXPECT_EQ(tree["nodes"][tree["head"].get<int>() - 1]["design"], "agent/lut");
+  // The prompt states the contract: the argument table, the tolerance and the reference.
+  EXPECT_NE(first_prompt.find("`w`: weight, f8e4m3 [N, K]"), std::string::npos) << first_prompt;
+  EXPECT_NE(first_prompt.find("decode (N = 2048, K = 3840)"), std::string::npos);
+  EXPECT_NE(first_prompt.find("acc += w[r * k + c] * x[c];"), std::string::npos);
 }
 
 }  // namespace

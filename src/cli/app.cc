@@ -84,6 +84,7 @@ std::unique_ptr<CLI::App> make_app(int* exit_code) {
   add_check_citations(*app, exit_code);
   add_facts(*app, exit_code);
   add_rules(*app, exit_code);
+  add_kernel(*app, exit_code);
   add_migrate(*app, exit_code);
   add_onboard(*app, exit_code);
   add_agents(*app, exit_code);

@@ -9,6 +9,8 @@
 #include "cli/unsandboxed_runs.h"
 #include "common/file_io.h"
 #include "kernels/declared_kernel.h"
+#include "kernels/spec_kernel.h"
+#include "knowledge/workspace_kernels.h"
 #include "knowledge/workspace_target.h"
 #include "targets/registry/registry.h"
 
@@ -31,6 +33,14 @@ int exit_code_for(ErrorCode code) {
 
 const KernelContract& kernel_or_throw(const std::string& name) {
   if (const auto* k = find_kernel(name)) return *k;
+  if (name.find('/') != std::string::npos || name.ends_with(".toml"))
+    return *value_or_fail(load_spec_kernel(name, build_cache_dir()));
+  // A verb without --workspace (check, bench) still knows the kernels of the workspace it is in.
+  if (const auto root = store::Workspace::locate(fs::current_path())) {
+    const fs::path spec = knowledge::workspace_kernels_dir(*root) / name / (name + ".toml");
+    if (valid_kernel_name(name) && fs::exists(spec))
+      return *value_or_fail(load_spec_kernel(spec, build_cache_dir()));
+  }
   std::string known;
   for (const auto& n : kernel_names()) known += (known.empty() ? "" : ", ") + n;
   for (const auto& n : declared_kernel_names()) known += ", " + n;
@@ -87,6 +97,7 @@ store::Workspace open_workspace_or_throw(const std::string& dir) {
   if (sandbox::mode() == sandbox::Mode::kDisabled) {
     record_unsandboxed_runs_in(ws.root(), invocation());
   }
+  value_or_fail(knowledge::load_workspace_kernels(ws, build_cache_dir()));
   return ws;
 }
 

@@ -37,8 +37,10 @@ struct EnvironmentError : VerbError {
   explicit EnvironmentError(const std::string& what) : VerbError(environment_error(what)) {}
 };
 
-// The kernel of that name (a built-in one, or one the target made in this process declared);
-// throws UsageError listing the known kernels otherwise.
+// The kernel of that name (a built-in one, or one declared in this process: by the target's
+// manifest, or a workspace's spec), or of the spec at that path (a name with a '/' or ending in
+// .toml: loaded, its reference built, at its first shape set); throws UsageError listing the known
+// kernels otherwise, or the spec's own error.
 const KernelContract& kernel_or_throw(const std::string& name);
 // The whole text of a source file; throws UsageError when it is missing or unreadable.
 std::string read_source_or_throw(const std::filesystem::path& path);
@@ -57,7 +59,9 @@ std::unique_ptr<targets::Target> target_or_throw(const std::string& name,
 // The workspace at `dir` when given (--workspace), else the nearest one up from the current
 // directory; throws VerbError saying which was tried and why it failed (not found: exit 2; a
 // database that cannot be opened, read or migrated: exit 3). With --no-sandbox, the
-// first unsandboxed run of candidate code is recorded in it (cli/unsandboxed_runs.h).
+// first unsandboxed run of candidate code is recorded in it (cli/unsandboxed_runs.h). The kernel
+// specs it has added are loaded (knowledge/workspace_kernels.h); one that does not load is the
+// error.
 store::Workspace open_workspace_or_throw(const std::string& dir);
 // The workspace's target with its toolchain selected (knowledge/workspace_target.h); throws
 // VerbError (not found) when the workspace names a target this build does not know.

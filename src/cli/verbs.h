@@ -22,6 +22,7 @@ void add_docs(CLI::App& app, int* exit_code);
 void add_check_citations(CLI::App& app, int* exit_code);
 void add_facts(CLI::App& app, int* exit_code);
 void add_rules(CLI::App& app, int* exit_code);
+void add_kernel(CLI::App& app, int* exit_code);
 void add_migrate(CLI::App& app, int* exit_code);
 void add_onboard(CLI::App& app, int* exit_code);
 void add_version(CLI::App& app, int* exit_code);

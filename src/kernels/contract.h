@@ -14,13 +14,16 @@
 
 namespace headway {
 
+struct KernelSpec;
+
 struct Tolerance {
   double atol = 0.0;
   double rtol = 0.0;
   bool accepts(double got, double expected) const;
 };
 
-// Expected values for a run of bf16 elements of one output region, starting at first_element.
+// Expected values for a run of elements of one output region (of its RegionSpec::element type),
+// starting at first_element.
 struct ExpectedOutput {
   size_t region = 0;
   size_t first_element = 0;
@@ -50,8 +53,11 @@ class KernelContract {
   virtual uint64_t quantized_weight_bytes() const = 0;
 
   // Bytes that must move: every input read once, every output written once (for a cache,
-  // only the rows the kernel writes). Derived from regions().
-  uint64_t bytes_to_move() const;
+  // only the rows the kernel writes). Derived from regions() unless a spec states them.
+  virtual uint64_t bytes_to_move() const;
+  // The spec the contract was made from (kernels/spec_kernel.h); nullptr for a built-in or a
+  // declared kernel.
+  virtual const KernelSpec* spec() const { return nullptr; }
 };
 
 // A kernel by name: a built-in one, or one declared in this process (kernels/declared_kernel.h);

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -14,8 +13,9 @@ namespace {
 
 struct Declared {
   std::mutex mu;
-  std::deque<DeclaredKernel> kept;  // every contract ever declared: pointers stay valid
-  std::map<std::string, const DeclaredKernel*, std::less<>> by_name;
+  // Every contract ever declared: pointers stay valid.
+  std::vector<std::unique_ptr<KernelContract>> kept;
+  std::map<std::string, const KernelContract*, std::less<>> by_name;
 };
 
 Declared& declared() {
@@ -58,13 +58,28 @@ Result<const KernelContract*> declare_kernel(std::string_view name, uint64_t byt
         fmt::format("kernel {} is built in: its contract is headway's, not a declaration", name));
   }
   if (bytes == 0) return invalid_input(fmt::format("kernel {} must move some bytes", name));
+  {
+    Declared& d = declared();
+    std::lock_guard lock(d.mu);
+    if (auto it = d.by_name.find(name);
+        it != d.by_name.end() && !it->second->spec() && it->second->bytes_to_move() == bytes)
+      return it->second;
+  }
+  return declare_contract(std::make_unique<DeclaredKernel>(std::string(name), bytes));
+}
+
+Result<const KernelContract*> declare_contract(std::unique_ptr<KernelContract> kernel) {
+  const std::string name(kernel->name());
+  if (auto valid = valid_kernel_name(name); !valid) return valid.error();
+  if (is_builtin_kernel(name)) {
+    return invalid_input(
+        fmt::format("kernel {} is built in: its contract is headway's, not a declaration", name));
+  }
   Declared& d = declared();
   std::lock_guard lock(d.mu);
-  if (auto it = d.by_name.find(name); it != d.by_name.end() && it->second->bytes_to_move() == bytes)
-    return static_cast<const KernelContract*>(it->second);
-  const DeclaredKernel& k = d.kept.emplace_back(std::string(name), bytes);
-  d.by_name[std::string(name)] = &k;
-  return static_cast<const KernelContract*>(&k);
+  const KernelContract* k = d.kept.emplace_back(std::move(kernel)).get();
+  d.by_name[name] = k;
+  return k;
 }
 
 const KernelContract* find_declared_kernel(std::string_view name) {

@@ -5,6 +5,8 @@
 #include <map>
 
 #include "common/embedded.h"
+#include "kernels/declared_kernel.h"
+#include "kernels/kernel_spec.h"
 #include "targets/candidate_headers.h"
 #include "targets/cpu/cpu_check.h"
 #include "targets/cpu/cpu_chip_facts.h"
@@ -16,6 +18,7 @@
 #include "targets/fact_names.h"
 #include "targets/floors.h"
 #include "targets/side_by_side.h"
+#include "targets/spec_designs.h"
 
 namespace headway::cpu {
 
@@ -151,11 +154,22 @@ targets::TargetDocs CpuTarget::docs() const {
   return d;
 }
 
+std::vector<std::string> CpuTarget::kernels() const {
+  std::vector<std::string> names = kernel_names();
+  for (const auto& name : declared_kernel_names()) {
+    const KernelSpec* spec = find_kernel(name)->spec();
+    if (spec && spec->baselines.contains("cpu")) names.push_back(name);
+  }
+  return names;
+}
+
 std::string CpuTarget::baseline_source(const KernelContract& kernel) const {
   return std::string(host_abi(kernel).baseline_source());
 }
 
 std::vector<targets::DocFile> CpuTarget::design_files(std::string_view kernel) const {
+  if (const KernelContract* contract = find_kernel(kernel); contract && contract->spec())
+    return targets::spec_design_files(*contract->spec(), "cpu");
   std::vector<targets::DocFile> out;
   for (std::string_view path : embedded_files_under(fmt::format("kernels/designs/{}/", kernel))) {
     out.push_back({std::string(path), std::string(embedded_file(path))});

@@ -51,6 +51,8 @@ class CpuTarget final : public targets::Target {
 
   targets::Diagnostic normalize_diagnostic(std::string_view diagnostics) const override;
   targets::TargetDocs docs() const override;
+  // The built-in kernels, then every kernel declared from a spec with a cpu baseline.
+  std::vector<std::string> kernels() const override;
   std::string baseline_source(const KernelContract& kernel) const override;
   std::vector<targets::DocFile> design_files(std::string_view kernel) const override;
   std::vector<targets::DocFile> candidate_headers() const override;

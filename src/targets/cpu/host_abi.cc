@@ -2,12 +2,16 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
 #include "common/embedded.h"
+#include "common/file_io.h"
+#include "common/result.h"
 #include "headway/headway_kernel.h"
 #include "kernels/ffn.h"
+#include "kernels/kernel_spec.h"
 #include "kernels/numerics.h"
 
 namespace headway::cpu {
@@ -64,20 +68,70 @@ void invoke_ffn(void* entry, SharedBuffers& b) {
   reinterpret_cast<void (*)(const hw_ffn_args*)>(entry)(&a);
 }
 
-constexpr HostAbi kQkv{"hw_qkv", invoke_qkv, "kernels/baselines/qkv.cc"};
-constexpr HostAbi kAttnOut{"hw_attn_out", invoke_attn_out, "kernels/baselines/attn_out.cc"};
-constexpr HostAbi kFfn{"hw_ffn", invoke_ffn, "kernels/baselines/ffn.cc"};
-
 }  // namespace
 
-std::string_view HostAbi::baseline_source() const { return embedded_file(baseline_path); }
+std::string HostAbi::baseline_source() const {
+  if (baseline_embedded) return std::string(embedded_file(baseline_path));
+  if (baseline_path.empty())
+    fail_with(invalid_input(
+        fmt::format("the kernel's spec names no cpu baseline (baselines.cpu = \"FILE\")")));
+  std::optional<std::string> text = read_file(baseline_path);
+  if (!text)
+    fail_with(invalid_input(fmt::format("cannot read the cpu baseline {}", baseline_path)));
+  return std::move(*text);
+}
 
-const HostAbi& host_abi(const KernelContract& kernel) {
+void invoke_generic(void* entry, SharedBuffers& b) {
+  std::vector<void*> args;
+  for (size_t r = 0; r < b.specs().size(); ++r) args.push_back(b.bytes(r).data());
+  reinterpret_cast<void (*)(void* const*)>(entry)(args.data());
+}
+
+HostAbi host_abi(const KernelContract& kernel) {
   const std::string_view name = kernel.name();
-  if (name == "qkv") return kQkv;
-  if (name == "attn_out") return kAttnOut;
-  if (name == "ffn") return kFfn;
+  if (name == "qkv") return {"hw_qkv", invoke_qkv, "kernels/baselines/qkv.cc"};
+  if (name == "attn_out") return {"hw_attn_out", invoke_attn_out, "kernels/baselines/attn_out.cc"};
+  if (name == "ffn") return {"hw_ffn", invoke_ffn, "kernels/baselines/ffn.cc"};
+  if (const KernelSpec* spec = kernel.spec()) {
+    const auto cpu = spec->baselines.find("cpu");
+    return {"hw_" + spec->name, invoke_generic,
+            cpu == spec->baselines.end() ? "" : cpu->second.string(), false};
+  }
   throw std::logic_error(fmt::format("kernel '{}' has no host ABI on the cpu target", name));
+}
+
+std::string encode_regions(const std::vector<RegionSpec>& regions) {
+  std::string out;
+  for (const auto& r : regions) {
+    out += fmt::format("{}{}:{}:{}", out.empty() ? "" : ",", r.bytes, static_cast<int>(r.role),
+                       r.row_bytes);
+  }
+  return out;
+}
+
+std::optional<std::vector<RegionSpec>> decode_regions(std::string_view text) {
+  std::vector<RegionSpec> out;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t end = text.find(',', at);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string item(text.substr(at, end - at));
+    unsigned long long bytes = 0, row = 0;
+    int role = -1, used = 0;
+    if (std::sscanf(item.c_str(), "%llu:%d:%llu%n", &bytes, &role, &row, &used) != 3 ||
+        used != static_cast<int>(item.size()) || role < 0 || role > 3 || bytes == 0)
+      return std::nullopt;
+    RegionSpec r;
+    r.name = fmt::format("arg{}", out.size());
+    r.bytes = bytes;
+    r.role = static_cast<RegionRole>(role);
+    r.row_bytes = row;
+    if (r.role == RegionRole::kCache && (row == 0 || bytes % row != 0)) return std::nullopt;
+    out.push_back(std::move(r));
+    at = end + 1;
+  }
+  if (out.empty()) return std::nullopt;
+  return out;
 }
 
 }  // namespace headway::cpu

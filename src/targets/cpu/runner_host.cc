@@ -27,6 +27,7 @@
 #include "common/sandbox.h"
 #include "common/subprocess.h"
 #include "targets/cpu/cache_latency.h"
+#include "targets/cpu/host_abi.h"
 #include "targets/cpu/runner/syscall_filter.h"
 
 namespace headway::cpu {
@@ -134,11 +135,23 @@ std::unique_ptr<RunnerHost> RunnerHost::start(const RunnerSpec& spec, CallResult
   try {
     sandbox::Policy policy;
     policy.read_only.push_back(runner);
-    argv = sandbox::wrap(
-        policy, {runner.string(), "--kernel", std::string(spec.kernel->name()), "--set-bytes",
-                 std::to_string(spec.set_bytes), "--sets", std::to_string(spec.sets), "--arms",
-                 std::to_string(spec.objects.size()), "--memory-limit",
-                 std::to_string(spec.limits.memory_limit_bytes)});
+    std::vector<std::string> command = {runner.string(),
+                                        "--kernel",
+                                        std::string(spec.kernel->name()),
+                                        "--set-bytes",
+                                        std::to_string(spec.set_bytes),
+                                        "--sets",
+                                        std::to_string(spec.sets),
+                                        "--arms",
+                                        std::to_string(spec.objects.size()),
+                                        "--memory-limit",
+                                        std::to_string(spec.limits.memory_limit_bytes)};
+    // The runner knows only the built-in kernels; a spec kernel's regions travel with it.
+    if (spec.kernel->spec()) {
+      command.push_back("--regions");
+      command.push_back(encode_regions(spec.kernel->regions()));
+    }
+    argv = sandbox::wrap(policy, command);
   } catch (const sandbox::Unavailable& e) {
     *failure = no_runner(fmt::format(
         "cannot sandbox candidate code: {} (install bubblewrap, or pass --no-sandbox)", e.what()));

@@ -57,6 +57,7 @@ constexpr int kHotWaitUs = 20'000;
 
 struct Options {
   std::string kernel;
+  std::string regions;  // a spec kernel's (cpu::encode_regions); empty: a built-in kernel's
   size_t set_bytes = 0;
   int sets = 1;
   int arms = 1;
@@ -75,6 +76,8 @@ Options parse(int argc, char** argv) {
     const std::string value = argv[i + 1];
     if (key == "--kernel")
       o.kernel = value;
+    else if (key == "--regions")
+      o.regions = value;
     else if (key == "--set-bytes")
       o.set_bytes = std::stoull(value);
     else if (key == "--sets")
@@ -87,9 +90,15 @@ Options parse(int argc, char** argv) {
       die("unknown argument " + key);
   }
   if (o.kernel.empty() || o.sets < 1 || o.arms < 1)
-    die("usage: --kernel NAME --set-bytes N --sets K --arms A");
+    die("usage: --kernel NAME [--regions R] --set-bytes N --sets K --arms A");
   return o;
 }
+
+// What a child needs of its kernel: the regions and how to call the entry point.
+struct RunnerKernel {
+  std::vector<RegionSpec> regions;
+  cpu::HostAbi abi;
+};
 
 int writable_fd(int arm) { return kFirstArmFd + 2 * arm; }
 int object_fd(int arm) { return kFirstArmFd + 2 * arm + 1; }
@@ -110,11 +119,11 @@ uint64_t address_space_now() {
 }
 
 // The child: everything from here on may run candidate code.
-[[noreturn]] void child_main(const Options& o, const KernelContract& kernel, int arm, int channel,
+[[noreturn]] void child_main(const Options& o, const RunnerKernel& kernel, int arm, int channel,
                              const SpawnRequest& request) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   prctl(PR_SET_DUMPABLE, 0);
-  const BufferLayout layout(kernel.regions());
+  const BufferLayout layout(kernel.regions);
   const size_t input_total = o.set_bytes * static_cast<size_t>(o.sets);
   const size_t slot_bytes = writable_slot_bytes(layout.writable_bytes);
   struct stat writable_stat {};
@@ -172,7 +181,7 @@ uint64_t address_space_now() {
   void* handle = dlopen(object.c_str(), RTLD_NOW | RTLD_LOCAL);
   close(object_fd(arm));
   if (!handle) load_failed(channel, std::string("cannot load the built object: ") + dlerror());
-  const cpu::HostAbi& abi = cpu::host_abi(kernel);
+  const cpu::HostAbi& abi = kernel.abi;
   void* entry = dlsym(handle, std::string(abi.entry_symbol).c_str());
   if (!entry) load_failed(channel, "the source does not define " + std::string(abi.entry_symbol));
   Reply reply;
@@ -180,7 +189,7 @@ uint64_t address_space_now() {
   if (!send_message(channel, &reply, sizeof reply)) _exit(0);
   reply.op = Op::kDone;
   std::vector<std::unique_ptr<SharedBuffers>> views;
-  const std::vector<RegionSpec> specs = kernel.regions();
+  const std::vector<RegionSpec>& specs = kernel.regions;
   Command command;
   int32_t poll_us = 0;
   for (;;) {
@@ -261,8 +270,18 @@ void report_exits() {
 
 int host_main(int argc, char** argv) {
   const Options o = parse(argc, argv);
-  const KernelContract* kernel = find_kernel(o.kernel);
-  if (!kernel) die("unknown kernel " + o.kernel);
+  RunnerKernel kernel;
+  if (!o.regions.empty()) {
+    auto regions = cpu::decode_regions(o.regions);
+    if (!regions) die("bad --regions " + o.regions);
+    kernel.regions = std::move(*regions);
+    kernel.abi = {"hw_" + o.kernel, cpu::invoke_generic, "", false};
+  } else {
+    const KernelContract* builtin = find_kernel(o.kernel);
+    if (!builtin) die("unknown kernel " + o.kernel);
+    kernel.regions = builtin->regions();
+    kernel.abi = cpu::host_abi(*builtin);
+  }
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   prctl(PR_SET_DUMPABLE, 0);
   sigset_t chld;
@@ -293,7 +312,7 @@ int host_main(int argc, char** argv) {
     if (pid == 0) {
       sigprocmask(SIG_UNBLOCK, &chld, nullptr);
       close(sigfd);
-      child_main(o, *kernel, static_cast<int>(request.arm), channel, request);
+      child_main(o, kernel, static_cast<int>(request.arm), channel, request);
     }
     close(channel);
     ChildEvent event;

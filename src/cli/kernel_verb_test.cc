@@ -1,0 +1,135 @@
+// `headway kernel new|check|add|list`, and the other verbs on a spec kernel, run as a user does.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_test_support.h"
+#include "common/file_io.h"
+#include "store/test_temp_dir.h"
+
+namespace headway::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kShippedSpecs = fs::path(HEADWAY_SOURCE_DIR) / "kernels/specs";
+
+TEST(KernelVerb, NewWritesASpecThatChecksAndNeverOverwrites) {
+  store::TestTempDir tmp;
+  const CliRun made = run_headway({"kernel", "new", "scale2", "--dir", tmp.path().string()});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  const fs::path spec = tmp.path() / "scale2/scale2.toml";
+  const CliRun checked = run_headway({"kernel", "check", spec.string(), "--json"}, "", 300);
+  ASSERT_EQ(checked.exit_code, 0) << checked.err;
+  const auto j = nlohmann::json::parse(checked.out);
+  EXPECT_EQ(j["ok"], true);
+  EXPECT_EQ(j["shapes"][0]["shape"], "default");
+  EXPECT_EQ(j["shapes"][0]["bytes_to_move"], 3 * 4096 * 2);
+  EXPECT_EQ(j["shapes"][0]["checked"]["baseline"], "correct (seed 1)");
+
+  write_file(tmp.path() / "scale2/scale2_cpu.cc", "// mine\n");
+  const CliRun again = run_headway({"kernel", "new", "scale2", "--dir", tmp.path().string()});
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_NE(again.err.find("scale2.toml exists; nothing was written"), std::string::npos)
+      << again.err;
+  EXPECT_EQ(file_text(tmp.path() / "scale2/scale2_cpu.cc"), "// mine\n");
+  EXPECT_EQ(run_headway({"kernel", "new", "qkv", "--dir", tmp.path().string()}).exit_code, 2);
+  EXPECT_EQ(run_headway({"kernel", "new", "Bad-Name", "--dir", tmp.path().string()}).exit_code, 2);
+}
+
+TEST(KernelVerb, APlantedBugInABaselineIsRejectedByKernelCheckAndByCheck) {
+  store::TestTempDir tmp;
+  ASSERT_EQ(run_headway({"kernel", "new", "mul", "--dir", tmp.path().string()}).exit_code, 0);
+  const fs::path dir = tmp.path() / "mul";
+  std::string baseline = file_text(dir / "mul_cpu.cc");
+  const std::string bug = "i < a->dims[0] - 1;";  // the last element is never written
+  baseline.replace(baseline.find("i < a->dims[0];"), 15, bug);
+  write_file(dir / "mul_cpu.cc", baseline);
+  const CliRun checked = run_headway({"kernel", "check", (dir / "mul.toml").string()}, "", 300);
+  EXPECT_EQ(checked.exit_code, 1) << checked.err;
+  EXPECT_NE(checked.out.find("cpu baseline: incorrect"), std::string::npos) << checked.out;
+  EXPECT_NE(checked.out.find("did not write `out`[4095]"), std::string::npos) << checked.out;
+
+  const CliRun check = run_headway(
+      {"check", "--kernel", (dir / "mul.toml").string(), "--source", (dir / "mul_cpu.cc").string()},
+      "", 300);
+  EXPECT_EQ(check.exit_code, 1) << check.err;
+  EXPECT_NE(check.out.find("mul: incorrect"), std::string::npos) << check.out;
+}
+
+TEST(KernelVerb, ABadSpecIsRefusedWithItsFileAndLine) {
+  store::TestTempDir tmp;
+  ASSERT_EQ(run_headway({"kernel", "new", "mul", "--dir", tmp.path().string()}).exit_code, 0);
+  const fs::path spec = tmp.path() / "mul/mul.toml";
+  std::string text = file_text(spec);
+  text.replace(text.find("N = 4096"), 8, "N = 4095\nM = 3");
+  write_file(spec, text);
+  const CliRun checked = run_headway({"kernel", "check", spec.string()});
+  EXPECT_EQ(checked.exit_code, 2);
+  EXPECT_EQ(checked.err, "headway: " + spec.string() + ":12: 'M' names no dimension (dims: N)\n");
+
+  write_file(tmp.path() / "mul/mul_reference.c", "void headway_reference(void) { syntax error }\n");
+  text.replace(text.find("\nM = 3"), 6, "");
+  write_file(spec, text);
+  const CliRun broken = run_headway({"kernel", "check", spec.string()});
+  EXPECT_EQ(broken.exit_code, 2);
+  EXPECT_NE(broken.err.find("mul_reference.c: the reference does not build"), std::string::npos)
+      << broken.err;
+}
+
+TEST(KernelVerb, AddCopiesTheSpecIntoTheWorkspaceWhereEveryVerbFindsIt) {
+  store::TestTempDir tmp;
+  const std::string ws = (tmp.path() / "ws").string();
+  ASSERT_EQ(run_headway({"init", ws}).exit_code, 0);
+  const std::string spec = (kShippedSpecs / "kv_append/kv_append.toml").string();
+  const CliRun added = run_headway({"kernel", "add", spec, "--workspace", ws}, "", 300);
+  ASSERT_EQ(added.exit_code, 0) << added.err;
+  EXPECT_TRUE(fs::exists(fs::path(ws) / "kernels/kv_append/kv_append_reference.c"));
+  EXPECT_TRUE(fs::exists(fs::path(ws) / "kernels/kv_append/kv_append_cpu.cc"));
+  const CliRun twice = run_headway({"kernel", "add", spec, "--workspace", ws});
+  EXPECT_EQ(twice.exit_code, 2);
+  EXPECT_NE(twice.err.find("kernel kv_append is already added"), std::string::npos) << twice.err;
+  EXPECT_EQ(run_headway({"kernel", "add", spec, "--workspace", ws, "--replace"}).exit_code, 0);
+
+  const auto list =
+      nlohmann::json::parse(run_headway({"kernel", "list", "--workspace", ws, "--json"}).out);
+  ASSERT_EQ(list.size(), 4u);
+  EXPECT_EQ(list[3]["kernel"], "kv_append");
+  EXPECT_EQ(list[3]["bytes_to_move"], 512 + 4 + 512);
+
+  // `check` has no --workspace: it finds the kernel in the workspace it runs in.
+  const std::string writes_two_rows = R"(#include <cstdint>
+typedef struct { const uint16_t* k; const int32_t* slot; uint16_t* cache; const int64_t* dims; } args;
+extern "C" void hw_kv_append(const args* a) {
+  for (int64_t i = 0; i < a->dims[1]; ++i) {
+    a->cache[*a->slot * a->dims[1] + i] = a->k[i];
+    a->cache[((*a->slot + 1) % a->dims[0]) * a->dims[1] + i] = a->k[i];
+  }
+}
+)";
+  write_file(tmp.path() / "two_rows.cc", writes_two_rows);
+  const CliRun check = run_headway(
+      {"check", "--kernel", "kv_append", "--source", (tmp.path() / "two_rows.cc").string()}, ws,
+      300);
+  EXPECT_EQ(check.exit_code, 1) << check.err;
+  EXPECT_NE(check.out.find("which the kernel must not touch"), std::string::npos) << check.out;
+}
+
+TEST(KernelVerb, AddRefusesASpecWhoseFilesLieOutsideItsFolder) {
+  store::TestTempDir tmp;
+  const std::string ws = (tmp.path() / "ws").string();
+  ASSERT_EQ(run_headway({"init", ws}).exit_code, 0);
+  ASSERT_EQ(run_headway({"kernel", "new", "mul", "--dir", tmp.path().string()}).exit_code, 0);
+  fs::rename(tmp.path() / "mul/mul_reference.c", tmp.path() / "shared_reference.c");
+  std::string text = file_text(tmp.path() / "mul/mul.toml");
+  text.replace(text.find("\"mul_reference.c\""), 17, "\"../shared_reference.c\"");
+  write_file(tmp.path() / "mul/mul.toml", text);
+  const CliRun added = run_headway(
+      {"kernel", "add", (tmp.path() / "mul/mul.toml").string(), "--workspace", ws}, "", 300);
+  EXPECT_EQ(added.exit_code, 2);
+  EXPECT_NE(added.err.find("lies outside the spec's folder"), std::string::npos) << added.err;
+  EXPECT_FALSE(fs::exists(fs::path(ws) / "kernels/mul"));
+}
+
+}  // namespace
+}  // namespace headway::cli

@@ -1,0 +1,80 @@
+#pragma once
+// A kernel described as data: a TOML spec (docs/KERNELS.md, "Kernel specs") naming its arguments
+// (role, element type, shape over named dimensions, how inputs are drawn), its shape sets, an f64
+// reference source, the tolerance, the bytes to move, and a baseline source per target. This file
+// only reads and checks the spec; kernels/spec_kernel.h makes a contract of it.
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "kernels/contract.h"
+#include "kernels/element_type.h"
+
+namespace headway {
+
+enum class ArgumentRole { kInput, kWeight, kOutput, kInOut, kCache };
+std::string_view argument_role_name(ArgumentRole role);  // "input", "weight", ...
+
+// How an argument's inputs are drawn from the seed.
+struct Draw {
+  enum class Kind { kNormal, kUniform, kBelow, kConstant } kind = Kind::kNormal;
+  double a = 1.0;         // normal: sigma; uniform: lo; constant: the value
+  double b = 0.0;         // uniform: hi
+  std::string below_dim;  // below: integers in [0, value of this dim) (or below_count)
+  int64_t below_count = 0;
+};
+
+// One extent of a shape: a dimension, scaled (`K/16`, `2*N`), or a number.
+struct Extent {
+  std::string dim;  // empty: a literal `multiplier`
+  int64_t multiplier = 1;
+  int64_t divisor = 1;
+};
+
+struct SpecArgument {
+  std::string name;
+  ArgumentRole role = ArgumentRole::kInput;
+  ElementType type = ElementType::kBf16;
+  std::vector<Extent> shape;  // empty: a scalar (one element)
+  Draw draw;
+  int line = 0;  // of its [[arguments]] table
+};
+
+struct ShapeSet {
+  std::string name;
+  std::vector<int64_t> dims;  // in KernelSpec::dims order
+  int line = 0;
+};
+
+struct KernelSpec {
+  std::filesystem::path file;  // the spec itself, absolute
+  std::string name;
+  std::string summary;
+  std::vector<std::string> dims;
+  std::vector<ShapeSet> shapes;  // at least one
+  std::vector<SpecArgument> arguments;
+  std::filesystem::path reference;  // absolute
+  Tolerance tolerance;
+  std::optional<uint64_t> bytes;  // overrides the bytes derived from the arguments
+  std::map<std::string, std::filesystem::path> baselines;  // target name -> source, absolute
+  // target name -> the design library's files for this kernel (kernels/designs/README.md), absolute
+  std::map<std::string, std::vector<std::filesystem::path>> designs;
+
+  // The elements of argument `a` at shape set `s`; an error (naming the argument's line) when an
+  // extent does not divide out or is not positive.
+  Result<std::vector<int64_t>> extents(size_t a, size_t s) const;
+};
+
+// An argument's shape as written: "N, K/16, 2*N" ("" for a scalar).
+std::string shape_text(const SpecArgument& argument);
+
+// Reads and checks a spec: unknown keys, missing fields, unknown roles or types, shapes over
+// undeclared dimensions or that do not divide out at some shape set, a reference or baseline file
+// that does not exist. Every error reads "FILE:LINE: what".
+Result<KernelSpec> load_kernel_spec(const std::filesystem::path& file);
+
+}  // namespace headway

@@ -1,0 +1,143 @@
+#include "kernels/kernel_spec.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "common/file_io.h"
+#include "store/test_temp_dir.h"
+
+namespace headway {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kSpecs = fs::path(HEADWAY_SOURCE_DIR) / "kernels/specs";
+
+// A valid spec: one output row of N = 64 elements from one input.
+constexpr const char* kValid = R"(name = "scale_row"
+dims = ["N"]
+reference = "ref.c"
+tolerance = { atol = 0.01, rtol = 0.01 }
+
+[[shapes]]
+name = "small"
+N = 64
+
+[[arguments]]
+name = "x"
+role = "input"
+type = "bf16"
+shape = ["N"]
+
+[[arguments]]
+name = "out"
+role = "output"
+type = "f32"
+shape = ["N"]  # out
+)";
+
+class KernelSpecFile : public ::testing::Test {
+ protected:
+  KernelSpecFile() { write_file(dir_.path() / "ref.c", "/* reference */\n"); }
+  // Loads `text` as a spec; the error's message, or "" when it loads.
+  std::string error_of(const std::string& text) {
+    write_file(dir_.path() / "spec.toml", text);
+    auto spec = load_kernel_spec(dir_.path() / "spec.toml");
+    return spec ? "" : spec.error().message;
+  }
+  std::string at(int line) {
+    return (dir_.path() / "spec.toml").string() + ":" + std::to_string(line) + ": ";
+  }
+  store::TestTempDir dir_;
+};
+
+TEST(KernelSpec, TheShippedExamplesLoadWithTheirArgumentsInOrder) {
+  auto gemv = load_kernel_spec(kSpecs / "gemv_f8/gemv_f8.toml");
+  ASSERT_TRUE(gemv) << gemv.error().message;
+  const KernelSpec& g = gemv.value();
+  EXPECT_EQ(g.name, "gemv_f8");
+  EXPECT_EQ(g.dims, (std::vector<std::string>{"N", "K"}));
+  ASSERT_EQ(g.arguments.size(), 4u);
+  EXPECT_EQ(g.arguments[1].name, "w");
+  EXPECT_EQ(g.arguments[1].role, ArgumentRole::kWeight);
+  EXPECT_EQ(g.arguments[1].type, ElementType::kF8e4m3);
+  EXPECT_EQ(g.arguments[3].type, ElementType::kF32);
+  EXPECT_EQ(g.extents(1, 0).value(), (std::vector<int64_t>{2048, 3840}));
+  EXPECT_EQ(g.tolerance.atol, 1e-3);
+  EXPECT_TRUE(g.reference.is_absolute());
+  EXPECT_EQ(g.baselines.at("cpu").filename(), "gemv_f8_cpu.cc");
+  ASSERT_EQ(g.designs.at("cpu").size(), 1u);
+
+  auto kv = load_kernel_spec(kSpecs / "kv_append/kv_append.toml");
+  ASSERT_TRUE(kv) << kv.error().message;
+  EXPECT_TRUE(kv.value().arguments[1].shape.empty());  // the slot is a scalar
+  EXPECT_EQ(kv.value().arguments[1].draw.kind, Draw::Kind::kBelow);
+  EXPECT_EQ(kv.value().arguments[1].draw.below_dim, "T");
+  auto norm = load_kernel_spec(kSpecs / "rmsnorm/rmsnorm.toml");
+  ASSERT_TRUE(norm) << norm.error().message;
+  EXPECT_EQ(norm.value().shapes.size(), 2u);
+}
+
+TEST_F(KernelSpecFile, AValidSpecLoadsAndScaledExtentsDivideOut) {
+  EXPECT_EQ(error_of(kValid), "");
+  std::string text = kValid;
+  text += R"(
+[[arguments]]
+name = "blocks"
+role = "output"
+type = "bf16"
+shape = ["N/16", "2*N", 3]
+)";
+  ASSERT_EQ(error_of(text), "");
+  auto spec = load_kernel_spec(dir_.path() / "spec.toml");
+  EXPECT_EQ(spec.value().extents(2, 0).value(), (std::vector<int64_t>{4, 128, 3}));
+}
+
+TEST_F(KernelSpecFile, BadSpecsAreRefusedWithTheFileAndLine) {
+  auto replaced = [](std::string text, const std::string& from, const std::string& to) {
+    const auto at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return text.replace(at, from.size(), to);
+  };
+  EXPECT_EQ(error_of("colour = \"red\"\n" + std::string(kValid)),
+            at(1) +
+                "unknown key 'colour' in a kernel spec (known: name, summary, dims, shapes, "
+                "arguments, reference, tolerance, bytes, baselines, designs)");
+  EXPECT_EQ(
+      error_of(replaced(kValid, "type = \"bf16\"", "type = \"fp16\"")),
+      at(13) + "unknown type 'fp16' (known: f32, f16, bf16, f8e4m3, f8e5m2, nvfp4, int8, int32)");
+  EXPECT_EQ(error_of(replaced(kValid, "role = \"input\"", "role = \"scratch\"")),
+            at(12) + "unknown role 'scratch' (known: input, weight, output, inout, cache)");
+  EXPECT_EQ(error_of(replaced(kValid, "shape = [\"N\"]\n\n", "shape = [\"M\"]\n\n")),
+            at(14) + "'M' names no dimension (dims: N)");
+  EXPECT_EQ(error_of(replaced(kValid, "shape = [\"N\"]\n\n", "shape = [\"N/48\"]\n\n")),
+            at(10) + "argument 'x': 64/48 does not divide out at shape set 'small'");
+  EXPECT_EQ(error_of(replaced(kValid, "reference = \"ref.c\"", "reference = \"missing.c\"")),
+            at(3) + "'reference': " + (dir_.path() / "missing.c").string() + " does not exist");
+  EXPECT_EQ(error_of(replaced(kValid, "name = \"out\"", "name = \"x\"")),
+            at(16) + "argument 'x' is named twice");
+  EXPECT_EQ(error_of(replaced(kValid, "role = \"output\"", "role = \"input\"")),
+            at(10) + "no argument is written (an output, inout or cache)");
+  EXPECT_EQ(error_of(replaced(kValid, "type = \"bf16\"", "type = \"int32\"")),
+            at(10) + "integer argument 'x' needs a 'draw' (below or constant)");
+  EXPECT_EQ(error_of(replaced(kValid, "type = \"f32\"", "type = \"nvfp4\"")),
+            at(19) + "nvfp4 is an input format: a kernel cannot be judged on it");
+  EXPECT_EQ(error_of(replaced(kValid, "N = 64", "N = 0")),
+            at(8) + "dimension N must be a positive integer");
+  EXPECT_EQ(error_of(replaced(kValid, "shape = [\"N\"]  # out",
+                              "shape = [\"N\"]\ndraw = { normal = 1.0 }")),
+            at(21) + "an output is written by the kernel: it takes no 'draw'");
+  EXPECT_EQ(error_of(replaced(kValid, "tolerance = { atol = 0.01, rtol = 0.01 }", "")),
+            at(1) + "missing 'tolerance = { atol = A, rtol = R }'");
+  EXPECT_EQ(error_of(replaced(kValid, "shape = [\"N\"]\n\n",
+                              "shape = [\"N\"]\ndraw = { uniform = [2, 1] }\n\n")),
+            at(15) + "'uniform' needs LO < HI");
+  EXPECT_EQ(error_of("name = \"x\"\n[[shapes\n"),
+            at(2) + "Error while parsing table header: expected ']', saw '\\n'");
+  EXPECT_EQ(error_of(replaced(kValid, "name = \"scale_row\"", "name = \"qkv\"")),
+            "");  // a name; add refuses built-ins
+}
+
+}  // namespace
+}  // namespace headway

@@ -1,0 +1,69 @@
+#pragma once
+// The contract of a kernel spec (kernels/kernel_spec.h) at one of its shape sets: regions from its
+// arguments in their order and then `dims` (the shape set's dimensions as int64, in the spec's
+// order, so that one build serves every shape set), inputs drawn as the spec says, expected outputs
+// from its f64 reference (built and loaded by load_spec_kernel), its tolerance and its bytes to
+// move.
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+#include "kernels/contract.h"
+#include "kernels/kernel_spec.h"
+
+namespace headway {
+
+// A built reference: `void headway_reference(double* const* args, const int64_t* dims)`
+// (include/headway/headway_reference.h).
+struct ReferenceFunction {
+  void (*call)(double* const* args, const int64_t* dims) = nullptr;
+};
+
+class SpecKernel final : public KernelContract {
+ public:
+  SpecKernel(std::shared_ptr<const KernelSpec> spec, size_t shape_set, ReferenceFunction function);
+  std::string_view name() const override { return spec_->name; }
+  std::vector<RegionSpec> regions() const override { return regions_; }
+  Tolerance tolerance() const override { return spec_->tolerance; }
+  // Argument i draws from its own stream (the seed mixed with i + 1).
+  void generate(uint64_t seed, SharedBuffers& buffers) const override;
+  // Outputs and in/outs whole; of a cache, the rows the reference changed (each run of them).
+  std::vector<ExpectedOutput> reference(const SharedBuffers& buffers) const override;
+  // Weights in nvfp4 make it kNvfp4 (their codes and f8 block scales count), else weights in
+  // f8e4m3 make it kF8e4m3; otherwise kNone.
+  WeightFormat weight_format() const override;
+  uint64_t quantized_weight_bytes() const override;
+  uint64_t bytes_to_move() const override;
+  const KernelSpec* spec() const override { return spec_.get(); }
+  const ShapeSet& shape_set() const { return spec_->shapes[shape_]; }
+
+ private:
+  std::shared_ptr<const KernelSpec> spec_;
+  size_t shape_;
+  ReferenceFunction reference_;
+  std::vector<std::vector<int64_t>> extents_;  // per argument
+  std::vector<RegionSpec> regions_;
+};
+
+// Builds a spec's reference source into a shared object under cache_dir (reused while the source
+// and header are unchanged) and loads it: cc for .c, c++ (C++20) for any other extension, $CC and
+// $CXX when set. An error carries the compiler's diagnostics.
+Result<ReferenceFunction> build_reference(const std::filesystem::path& source,
+                                          const std::filesystem::path& cache_dir);
+
+// Loads the spec at `file`, builds its reference and declares the kernel at `shape_set` (its
+// name; empty: the first) so that find_kernel returns it from then on. Errors name the file and
+// line, or carry the reference's diagnostics.
+Result<const KernelContract*> load_spec_kernel(const std::filesystem::path& file,
+                                               const std::filesystem::path& cache_dir,
+                                               std::string_view shape_set = "");
+// As load_spec_kernel, for a spec already read: one contract per shape set, in the spec's order,
+// none declared.
+Result<std::vector<std::unique_ptr<SpecKernel>>> spec_kernels(
+    std::shared_ptr<const KernelSpec> spec, const std::filesystem::path& cache_dir);
+
+}  // namespace headway

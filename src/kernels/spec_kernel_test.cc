@@ -1,0 +1,154 @@
+#include "kernels/spec_kernel.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+
+#include "common/file_io.h"
+#include "kernels/numerics.h"
+#include "kernels/spec_self_check.h"
+#include "kernels/verify.h"
+#include "store/test_temp_dir.h"
+
+namespace headway {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kExampleSpecs = fs::path(HEADWAY_SOURCE_DIR) / "kernels/specs";
+
+class SpecKernelTest : public ::testing::Test {
+ protected:
+  std::shared_ptr<KernelSpec> spec(const std::string& name) {
+    auto loaded = load_kernel_spec(kExampleSpecs / name / (name + ".toml"));
+    EXPECT_TRUE(loaded) << loaded.error().message;
+    return std::make_shared<KernelSpec>(loaded.value());
+  }
+  std::unique_ptr<SpecKernel> kernel(std::shared_ptr<const KernelSpec> s, size_t shape = 0) {
+    auto made = spec_kernels(std::move(s), cache_.path());
+    EXPECT_TRUE(made) << made.error().message;
+    return std::move(made.value()[shape]);
+  }
+  store::TestTempDir cache_;
+};
+
+TEST_F(SpecKernelTest, RegionsFollowTheArgumentsThenTheDims) {
+  auto k = kernel(spec("rmsnorm"), 1);  // the "small" shape set: N = 1024
+  const auto regions = k->regions();
+  ASSERT_EQ(regions.size(), 4u);
+  EXPECT_EQ(regions[0].name, "x");
+  EXPECT_EQ(regions[0].bytes, 2048u);
+  EXPECT_EQ(regions[1].role, RegionRole::kInput);  // a weight is read-only
+  EXPECT_EQ(regions[2].role, RegionRole::kOutput);
+  EXPECT_EQ(regions[3].name, "dims");
+  EXPECT_EQ(k->bytes_to_move(), 3u * 2048u);  // the dims are headway's, not the kernel's
+  EXPECT_EQ(k->weight_format(), KernelContract::WeightFormat::kNone);
+  SharedBuffers b(regions);
+  k->generate(7, b);
+  EXPECT_EQ(b.as<int64_t>("dims")[0], 1024);
+}
+
+TEST_F(SpecKernelTest, TheSameSeedDrawsTheSameInputsAndTheDrawIsTheSpecs) {
+  auto k = kernel(spec("rmsnorm"), 1);
+  SharedBuffers a(k->regions()), b(k->regions()), c(k->regions());
+  k->generate(11, a);
+  k->generate(11, b);
+  k->generate(12, c);
+  EXPECT_TRUE(std::equal(a.bytes(0).begin(), a.bytes(0).end(), b.bytes(0).begin()));
+  EXPECT_FALSE(std::equal(a.bytes(0).begin(), a.bytes(0).end(), c.bytes(0).begin()));
+  for (const bf16 w : a.as<bf16>("weight")) {  // uniform in [0.5, 1.5)
+    EXPECT_GE(bf16_to_float(w), 0.5f);
+    EXPECT_LE(bf16_to_float(w), 1.5f);
+  }
+}
+
+TEST_F(SpecKernelTest, TheReferenceIsTheSpecsCSourceRunOnTheDecodedInputs) {
+  auto k = kernel(spec("rmsnorm"), 1);
+  SharedBuffers b(k->regions());
+  k->generate(3, b);
+  const auto expected = k->reference(b);
+  ASSERT_EQ(expected.size(), 1u);
+  EXPECT_EQ(expected[0].region, 2u);
+  ASSERT_EQ(expected[0].values.size(), 1024u);
+  double sum_sq = 0;
+  for (const bf16 v : b.as<bf16>("x")) sum_sq += double{bf16_to_float(v)} * bf16_to_float(v);
+  const double inv = 1.0 / std::sqrt(sum_sq / 1024 + 1e-6);
+  EXPECT_DOUBLE_EQ(expected[0].values[5], bf16_to_float(b.as<bf16>("x")[5]) * inv *
+                                              bf16_to_float(b.as<bf16>("weight")[5]));
+}
+
+TEST_F(SpecKernelTest, ACacheIsJudgedOnTheRowsTheReferenceChangedAndNoOthers) {
+  auto k = kernel(spec("kv_append"));
+  SharedBuffers b(k->regions());
+  k->generate(5, b);
+  const int32_t slot = b.as<int32_t>("slot")[0];
+  const auto expected = k->reference(b);
+  ASSERT_EQ(expected.size(), 1u);
+  EXPECT_EQ(expected[0].first_element, static_cast<size_t>(slot) * 256);
+  EXPECT_EQ(expected[0].values.size(), 256u);
+  EXPECT_EQ(k->bytes_to_move(), 512u + 4u + 512u);  // k, the slot, one cache row
+  const Snapshot before = take_snapshot(b);
+  poison_outputs(b, expected);
+  auto cache = b.as<bf16>("cache");
+  auto kin = b.as<bf16>("k");
+  std::copy(kin.begin(), kin.end(), cache.begin() + slot * 256);
+  EXPECT_FALSE(verify(*k, b, before, expected));
+  cache[((slot + 1) % 4096) * 256] ^= 1;  // another row
+  const auto v = verify(*k, b, before, expected);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->kind, Violation::Kind::kWroteOutsideRows);
+}
+
+TEST_F(SpecKernelTest, F8WeightsMakeADecodeFormatAndF32OutputsAreJudgedAsF32) {
+  auto k = kernel(spec("gemv_f8"));
+  EXPECT_EQ(k->weight_format(), KernelContract::WeightFormat::kF8e4m3);
+  EXPECT_EQ(k->quantized_weight_bytes(), 2048u * 3840u);
+  EXPECT_TRUE(self_check(*k, 1)) << self_check(*k, 1).error().message;
+}
+
+TEST_F(SpecKernelTest, SelfCheckRefusesATolerancePastEitherEdge) {
+  auto loose = spec("rmsnorm");
+  loose->tolerance = {1e9, 0};
+  auto judged = self_check(*kernel(loose), 1);
+  ASSERT_FALSE(judged);
+  EXPECT_NE(judged.error().message.find("a wrong output passes: `out`[0]"), std::string::npos)
+      << judged.error().message;
+  auto tight = spec("rmsnorm");
+  tight->tolerance = {0, 0};  // bf16 outputs cannot hold f64 values exactly
+  judged = self_check(*kernel(tight), 1);
+  ASSERT_FALSE(judged);
+  EXPECT_NE(judged.error().message.find("tighter than the output type holds"), std::string::npos)
+      << judged.error().message;
+  EXPECT_TRUE(self_check(*kernel(spec("rmsnorm")), 1));
+}
+
+TEST_F(SpecKernelTest, AReferenceThatDoesNotBuildOrLacksItsEntryIsAnError) {
+  store::TestTempDir dir;
+  write_file(dir.path() / "broken.c",
+             "void headway_reference(double* const* a, const long* d) { oops }\n");
+  auto built = build_reference(dir.path() / "broken.c", cache_.path());
+  ASSERT_FALSE(built);
+  EXPECT_EQ(built.error().code, ErrorCode::kInvalidInput);
+  EXPECT_NE(built.error().message.find("the reference does not build"), std::string::npos);
+  EXPECT_NE(built.error().message.find("oops"), std::string::npos) << built.error().message;
+  write_file(dir.path() / "other.cc", "extern \"C\" void something_else() {}\n");
+  built = build_reference(dir.path() / "other.cc", cache_.path());
+  ASSERT_FALSE(built);
+  EXPECT_NE(built.error().message.find("defines no 'headway_reference'"), std::string::npos)
+      << built.error().message;
+}
+
+TEST_F(SpecKernelTest, LoadingDeclaresTheKernelAtTheNamedShapeSet) {
+  auto loaded = load_spec_kernel(kExampleSpecs / "rmsnorm/rmsnorm.toml", cache_.path(), "small");
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  EXPECT_EQ(find_kernel("rmsnorm"), loaded.value());
+  EXPECT_EQ(loaded.value()->regions()[0].bytes, 2048u);
+  auto missing = load_spec_kernel(kExampleSpecs / "rmsnorm/rmsnorm.toml", cache_.path(), "huge");
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find("no shape set 'huge' (it has: gemma4, small)"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace headway
