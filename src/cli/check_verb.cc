@@ -49,7 +49,16 @@ int run_check(const CheckArgs& args) {
   targets::CheckOptions options;
   options.seed = args.seed;
   options.call_timeout_seconds = args.timeout;
-  const targets::CheckOutcome outcome = target->check(kernel, artifact, options);
+  // At every shape set of the kernel; the first that is not correct decides.
+  targets::CheckOutcome outcome;
+  for (const KernelContract* at : kernel.shape_sets()) {
+    outcome = target->check(*at, artifact, options);
+    if (!outcome.correct()) {
+      if (kernel.shape_sets().size() > 1)
+        outcome.description = "at shape set " + at->shape_set_name() + ": " + outcome.description;
+      break;
+    }
+  }
   if (outcome.status == targets::CheckOutcome::Status::kUnloadable)
     throw UsageError(outcome.description);
   if (args.json) {

@@ -131,5 +131,52 @@ TEST(KernelVerb, AddRefusesASpecWhoseFilesLieOutsideItsFolder) {
   EXPECT_FALSE(fs::exists(fs::path(ws) / "kernels/mul"));
 }
 
+// Three shape sets: a candidate is checked at each, and after a run status shows the baseline, the
+// head and the ratio to the floor at each.
+TEST(KernelVerb, StatusShowsTheRatioToTheFloorAtEveryShapeSet) {
+  store::TestTempDir tmp;
+  const std::string ws = (tmp.path() / "ws").string();
+  ASSERT_EQ(run_headway({"init", ws}).exit_code, 0);
+  const fs::path from = kShippedSpecs / "rmsnorm";
+  fs::create_directories(tmp.path() / "norm");
+  for (const char* f : {"rmsnorm_reference.c", "rmsnorm_cpu.cc"})
+    fs::copy_file(from / f, tmp.path() / "norm" / f);
+  std::string text = file_text(from / "rmsnorm.toml");
+  text.replace(text.find("[[arguments]]"), 0, "[[shapes]]\nname = \"wide\"\nN = 8192\n\n");
+  write_file(tmp.path() / "norm/rmsnorm.toml", text);
+  ASSERT_EQ(run_headway({"kernel", "add", (tmp.path() / "norm/rmsnorm.toml").string(),
+                         "--workspace", ws}, "", 300).exit_code, 0);
+  const CliRun run = run_headway(
+      {"optimize", "--workspace", ws, "--kernels", "rmsnorm", "--budget", "5s", "--json"}, "", 600);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const CliRun status = run_headway({"status", "--workspace", ws, "--json"});
+  ASSERT_EQ(status.exit_code, 0) << status.err;
+  const auto j = nlohmann::json::parse(status.out);
+  ASSERT_EQ(j["kernels"].size(), 1u);
+  const auto& shapes = j["kernels"][0]["shapes"];
+  ASSERT_EQ(shapes.size(), 3u) << j.dump(2);
+  const char* names[] = {"gemma4", "small", "wide"};
+  const int n[] = {3840, 1024, 8192};
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(shapes[i]["shape"], names[i]);
+    EXPECT_EQ(shapes[i]["bytes_to_move"], 3 * 2 * n[i]);
+    ASSERT_TRUE(shapes[i]["head_ms"].is_number()) << shapes.dump(2);
+    ASSERT_TRUE(shapes[i]["ratio_to_floor"].is_number()) << shapes.dump(2);
+    EXPECT_GT(shapes[i]["ratio_to_floor"].get<double>(), 1.0);
+    EXPECT_NEAR(shapes[i]["ratio_to_floor"].get<double>(),
+                shapes[i]["head_ms"].get<double>() / shapes[i]["floor_ms"].get<double>(), 1e-9);
+  }
+  EXPECT_EQ(shapes[0]["head_ms"], j["kernels"][0]["head_ms"]);
+  // A candidate wrong at one shape set only is wrong.
+  std::string baseline = file_text(tmp.path() / "norm/rmsnorm_cpu.cc");
+  baseline.replace(baseline.find("const int n = "), 0, "if (a->dims[0] == 8192) return;\n  ");
+  write_file(tmp.path() / "wrong_when_wide.cc", baseline);
+  const CliRun check = run_headway(
+      {"check", "--kernel", "rmsnorm", "--source", (tmp.path() / "wrong_when_wide.cc").string()},
+      ws, 300);
+  EXPECT_EQ(check.exit_code, 1) << check.err;
+  EXPECT_NE(check.out.find("at shape set wide: "), std::string::npos) << check.out;
+}
+
 }  // namespace
 }  // namespace headway::cli

@@ -1,5 +1,6 @@
 #include "cli/status_figures.h"
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -7,6 +8,7 @@
 #include "cli/unsandboxed_runs.h"
 #include "common/median_interval.h"
 #include "knowledge/facts.h"
+#include "knowledge/kernel_timings.h"
 #include "knowledge/workspace_target.h"
 #include "loop/device_time.h"
 #include "loop/kernel_floors.h"
@@ -27,6 +29,45 @@ nlohmann::json screen_calibration_json(const loop::ScreenCalibration& c) {
           {"false_gain_rate", rate ? nlohmann::json(*rate) : nlohmann::json(nullptr)},
           {"trusted", loop::static_cost_trusted(c)}};
 }
+
+namespace {
+
+// A kernel with several shape sets: baseline, head, floor and ratios at each (the first is the
+// kernel's own figures; the others are those remeasure_baseline_and_head stored by name, null
+// until it has run). An empty array for a kernel with one.
+nlohmann::json shape_figures(store::Workspace& ws, const targets::Target& target,
+                             const report::KernelSummary& k, const std::string& toolchain,
+                             const std::optional<loop::FactValues>& facts) {
+  nlohmann::json out = nlohmann::json::array();
+  const KernelContract* contract = find_kernel(k.name);
+  if (!contract || contract->shape_sets().size() < 2) return out;
+  for (const KernelContract* at : contract->shape_sets()) {
+    const bool first = at == contract;
+    const std::string shape = at->shape_set_name();
+    // NAN where there is no figure (yet).
+    const auto timed = [&](const char* role) {
+      if (first) return std::string(role) == knowledge::kHeadRole ? k.head_ms : k.baseline_ms;
+      const auto t = knowledge::latest_kernel_timing(ws, k.name, toolchain, role, shape);
+      return t ? t->median_ms : NAN;
+    };
+    const double baseline = timed(knowledge::kBaselineRole);
+    const double head = timed(knowledge::kHeadRole);
+    const double floor = facts ? target.floors(*at, *facts).memory_ms : NAN;
+    const auto json_of = [](double v) {
+      return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+    };
+    out.push_back({{"shape", shape},
+                   {"bytes_to_move", at->bytes_to_move()},
+                   {"baseline_ms", json_of(baseline)},
+                   {"head_ms", json_of(head)},
+                   {"floor_ms", json_of(floor)},
+                   {"speedup", json_of(baseline / head)},
+                   {"ratio_to_floor", json_of(head / floor)}});
+  }
+  return out;
+}
+
+}  // namespace
 
 nlohmann::json status_figures(store::Workspace& ws, targets::Target& target) {
   nlohmann::json out = {{"kernels", nlohmann::json::array()}};
@@ -89,7 +130,8 @@ nlohmann::json status_figures(store::Workspace& ws, targets::Target& target) {
          {"device_seconds", k.device_seconds},
          {"screen_calibration",
           screen_calibration_json(loop::summarize_screen_calibration(ws, record.name))},
-         {"device_seconds_by_activity", loop::device_seconds_split(ws, record.name)}});
+         {"device_seconds_by_activity", loop::device_seconds_split(ws, record.name)},
+         {"shapes", shape_figures(ws, target, k, toolchain, facts)}});
   }
   out["geomean_speedup"] = report::geomean_speedup(speedups);
   std::vector<const report::KernelSummary*> summary_ptrs;

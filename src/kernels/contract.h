@@ -58,6 +58,11 @@ class KernelContract {
   // The spec the contract was made from (kernels/spec_kernel.h); nullptr for a built-in or a
   // declared kernel.
   virtual const KernelSpec* spec() const { return nullptr; }
+  // The kernel at each of its shape sets, this one (the first) first: a candidate must be
+  // correct at every one. A kernel without shape sets is its own one.
+  virtual std::vector<const KernelContract*> shape_sets() const { return {this}; }
+  // The name of this contract's shape set; empty for a kernel without shape sets.
+  virtual std::string shape_set_name() const { return ""; }
 };
 
 // A kernel by name: a built-in one, or one declared in this process (kernels/declared_kernel.h);

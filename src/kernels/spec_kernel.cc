@@ -176,6 +176,16 @@ uint64_t SpecKernel::quantized_weight_bytes() const {
   return bytes;
 }
 
+std::vector<const KernelContract*> SpecKernel::shape_sets() const {
+  std::vector<const KernelContract*> out = {this};
+  for (const auto& k : others_) out.push_back(k.get());
+  return out;
+}
+
+void SpecKernel::adopt(std::vector<std::unique_ptr<SpecKernel>> others) {
+  others_ = std::move(others);
+}
+
 uint64_t SpecKernel::bytes_to_move() const {
   if (spec_->bytes) return *spec_->bytes;
   const uint64_t dims = regions_.back().bytes;  // headway's, not the kernel's work
@@ -265,7 +275,11 @@ Result<const KernelContract*> load_spec_kernel(const fs::path& file, const fs::p
   }
   auto kernels = spec_kernels(shared, cache_dir);
   if (!kernels) return kernels.error();
-  return declare_contract(std::move(kernels.value()[index]));
+  auto& all = kernels.value();
+  std::unique_ptr<SpecKernel> chosen = std::move(all[index]);
+  all.erase(all.begin() + static_cast<ptrdiff_t>(index));
+  chosen->adopt(std::move(all));
+  return declare_contract(std::move(chosen));
 }
 
 }  // namespace headway

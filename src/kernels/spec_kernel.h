@@ -39,7 +39,13 @@ class SpecKernel final : public KernelContract {
   uint64_t quantized_weight_bytes() const override;
   uint64_t bytes_to_move() const override;
   const KernelSpec* spec() const override { return spec_.get(); }
+  // The family load_spec_kernel made: this contract, then the others it owns (a contract made
+  // alone, by spec_kernels, is its own family).
+  std::vector<const KernelContract*> shape_sets() const override;
+  std::string shape_set_name() const override { return shape_set().name; }
   const ShapeSet& shape_set() const { return spec_->shapes[shape_]; }
+  // Makes this contract own the spec's other shape sets' contracts.
+  void adopt(std::vector<std::unique_ptr<SpecKernel>> others);
 
  private:
   std::shared_ptr<const KernelSpec> spec_;
@@ -47,6 +53,7 @@ class SpecKernel final : public KernelContract {
   ReferenceFunction reference_;
   std::vector<std::vector<int64_t>> extents_;  // per argument
   std::vector<RegionSpec> regions_;
+  std::vector<std::unique_ptr<SpecKernel>> others_;
 };
 
 // Builds a spec's reference source into a shared object under cache_dir (reused while the source
@@ -56,7 +63,8 @@ Result<ReferenceFunction> build_reference(const std::filesystem::path& source,
                                           const std::filesystem::path& cache_dir);
 
 // Loads the spec at `file`, builds its reference and declares the kernel at `shape_set` (its
-// name; empty: the first) so that find_kernel returns it from then on. Errors name the file and
+// name; empty: the first), owning its other shape sets, so that find_kernel returns it from then
+// on. Errors name the file and
 // line, or carry the reference's diagnostics.
 Result<const KernelContract*> load_spec_kernel(const std::filesystem::path& file,
                                                const std::filesystem::path& cache_dir,

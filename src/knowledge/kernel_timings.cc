@@ -12,7 +12,7 @@ namespace {
 
 constexpr const char* kTimingColumns =
     "id, kernel, toolchain, node_id, role, median_ms, cv, readings, method, measured_at, "
-    "readings_ms_json";
+    "readings_ms_json, shape";
 
 KernelTiming read_timing(const store::Statement& s) {
   KernelTiming t;
@@ -29,6 +29,7 @@ KernelTiming read_timing(const store::Statement& s) {
   if (const auto json = s.optional_text(10)) {
     t.readings_ms = nlohmann::json::parse(*json).get<std::vector<double>>();
   }
+  t.shape = s.text(11);
   return t;
 }
 
@@ -37,8 +38,8 @@ KernelTiming read_timing(const store::Statement& s) {
 void record_kernel_timing(store::Workspace& ws, const KernelTiming& timing) {
   auto s = ws.db().prepare(
       "INSERT INTO kernel_timings(kernel, toolchain, node_id, role, median_ms, cv, readings, "
-      "method, readings_ms_json) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+      "method, readings_ms_json, shape) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
   s.bind(1, timing.kernel).bind(2, timing.toolchain).bind(3, timing.node_id).bind(4, timing.role);
   s.bind(5, timing.median_ms).bind(6, timing.cv).bind(7, timing.readings).bind(8, timing.method);
   if (timing.readings_ms.empty()) {
@@ -46,24 +47,26 @@ void record_kernel_timing(store::Workspace& ws, const KernelTiming& timing) {
   } else {
     s.bind(9, nlohmann::json(timing.readings_ms).dump());
   }
+  s.bind(10, timing.shape);
   s.run();
 }
 
 std::optional<KernelTiming> latest_kernel_timing(store::Workspace& ws, std::string_view kernel,
                                                  std::string_view toolchain,
-                                                 std::string_view role) {
+                                                 std::string_view role, std::string_view shape) {
   auto s = ws.db().prepare(fmt::format(
       "SELECT {} FROM kernel_timings WHERE kernel = ?1 AND toolchain = ?2 AND role = ?3 "
-      "ORDER BY id DESC LIMIT 1",
+      "AND shape = ?4 ORDER BY id DESC LIMIT 1",
       kTimingColumns));
-  s.bind(1, kernel).bind(2, toolchain).bind(3, role);
+  s.bind(1, kernel).bind(2, toolchain).bind(3, role).bind(4, shape);
   if (!s.step()) return std::nullopt;
   return read_timing(s);
 }
 
 std::vector<KernelTiming> kernel_timings(store::Workspace& ws, std::string_view kernel) {
   auto s = ws.db().prepare(
-      fmt::format("SELECT {} FROM kernel_timings WHERE kernel = ?1 ORDER BY id", kTimingColumns));
+      fmt::format("SELECT {} FROM kernel_timings WHERE kernel = ?1 AND shape = '' ORDER BY id",
+                  kTimingColumns));
   s.bind(1, kernel);
   std::vector<KernelTiming> out;
   while (s.step()) out.push_back(read_timing(s));
@@ -155,6 +158,23 @@ Remeasured remeasure_baseline_and_head(store::Workspace& ws, trees::DesignTree& 
     store::Transaction txn(ws.db());
     record_kernel_timing(ws, timing(timed.front(), out.baseline_node, kBaselineRole));
     record_kernel_timing(ws, timing(timed.back(), out.head_node, kHeadRole));
+    txn.commit();
+  }
+  // A kernel with several shape sets: the same two at each of the others, recorded by its name.
+  const auto shapes = kernel.shape_sets();
+  for (size_t i = 1; i < shapes.size(); ++i) {
+    const auto at = target.time_side_by_side(*shapes[i], artifacts, readings, 1);
+    if (!at.front().ok() || !at.back().ok()) {
+      out.failure = fmt::format("timing at shape set {} failed: {}", shapes[i]->shape_set_name(),
+                                at.front().ok() ? at.back().failure : at.front().failure);
+      break;
+    }
+    KernelTiming baseline = timing(at.front(), out.baseline_node, kBaselineRole);
+    KernelTiming head = timing(at.back(), out.head_node, kHeadRole);
+    baseline.shape = head.shape = shapes[i]->shape_set_name();
+    store::Transaction txn(ws.db());
+    record_kernel_timing(ws, baseline);
+    record_kernel_timing(ws, head);
     txn.commit();
   }
   out.baseline = latest_kernel_timing(ws, out.kernel, identity.id, kBaselineRole);

@@ -36,6 +36,8 @@ struct KernelTiming {
   std::string measured_at;  // set by the store
   // Every reading in milliseconds (schema 8); empty for timings stored before it.
   std::vector<double> readings_ms;
+  // The shape set it was measured at (schema 9): empty for the kernel's first or only one.
+  std::string shape;
 };
 
 // The 95% interval of the timing's median (common/median_interval.h); nullopt when it kept no
@@ -51,10 +53,12 @@ inline constexpr const char* kHeadRole = "head";
 // Appends one timing. Throws store::StoreError when the node is not the kernel's, the role is
 // neither role, or median_ms / readings are not positive.
 void record_kernel_timing(store::Workspace& ws, const KernelTiming& timing);
-// The newest timing of (kernel, toolchain, role); nullopt when there is none.
+// The newest timing of (kernel, toolchain, role) at `shape` (empty: the first or only shape
+// set); nullopt when there is none.
 std::optional<KernelTiming> latest_kernel_timing(store::Workspace& ws, std::string_view kernel,
-                                                 std::string_view toolchain, std::string_view role);
-// Every timing of the kernel, oldest first.
+                                                 std::string_view toolchain, std::string_view role,
+                                                 std::string_view shape = "");
+// Every timing of the kernel at its first or only shape set, oldest first.
 std::vector<KernelTiming> kernel_timings(store::Workspace& ws, std::string_view kernel);
 
 // The head's current time under `toolchain`, for the loop's priorities and for status: the
@@ -88,7 +92,8 @@ struct Remeasured {
 // side by side (`readings` interleaved readings each after two warm-ups; a head that is the
 // baseline is timed once and stored under both roles) and stores both figures under the
 // toolchain's id in one transaction. A build or timing failure stores nothing and is returned in
-// `failure`.
+// `failure`. A kernel with several shape sets is then timed at each of the others likewise, each
+// pair stored under its shape set's name (a failure there leaves the figures stored before it).
 Remeasured remeasure_baseline_and_head(store::Workspace& ws, trees::DesignTree& tree,
                                        const KernelContract& kernel, targets::Target& target,
                                        const std::filesystem::path& cache_dir, int readings = 11);

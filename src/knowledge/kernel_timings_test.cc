@@ -26,9 +26,9 @@ TEST(KernelTimings, RemeasureAppendsPerToolchainAndTracksTheCurrentHead) {
   EXPECT_EQ(current_head_ms(ws, tree, "other"), 1.5);
   EXPECT_EQ(current_baseline_ms(ws, tree, "other"), 2.0);
   record_kernel_timing(
-      ws, {0, "attn_out", "old-tc", tree.root().id, kBaselineRole, 3.0, 0.01, 5, "test", "", {}});
+      ws, {0, "attn_out", "old-tc", tree.root().id, kBaselineRole, 3.0, 0.01, 5, "test", "", {}, ""});
   record_kernel_timing(ws,
-                       {0, "attn_out", "old-tc", head, kHeadRole, 2.5, 0.01, 5, "test", "", {}});
+                       {0, "attn_out", "old-tc", head, kHeadRole, 2.5, 0.01, 5, "test", "", {}, ""});
   EXPECT_EQ(current_head_ms(ws, tree, "old-tc"), 2.5);
   EXPECT_EQ(current_baseline_ms(ws, tree, "old-tc"), 3.0);
 
@@ -70,7 +70,7 @@ TEST(KernelTimings, RemeasureAppendsPerToolchainAndTracksTheCurrentHead) {
 
   // Another kernel's node is refused.
   EXPECT_THROW(
-      record_kernel_timing(ws, {0, "qkv", "t", head, kHeadRole, 1.0, std::nullopt, 1, "", "", {}}),
+      record_kernel_timing(ws, {0, "qkv", "t", head, kHeadRole, 1.0, std::nullopt, 1, "", "", {}, ""}),
       store::StoreError);
 }
 
@@ -83,7 +83,7 @@ TEST(KernelTimings, KeepTheirReadingsForTheInterval) {
   const std::vector<double> readings = {1.0, 1.1,  0.9,  1.05, 0.95, 1.2,
                                         0.8, 1.02, 0.98, 1.01, 0.99};
   record_kernel_timing(
-      ws, {0, "qkv", "t", tree.root().id, kBaselineRole, 1.0, 0.1, 11, "", "", readings});
+      ws, {0, "qkv", "t", tree.root().id, kBaselineRole, 1.0, 0.1, 11, "", "", readings, ""});
   const auto t = latest_kernel_timing(ws, "qkv", "t", kBaselineRole);
   ASSERT_TRUE(t);
   EXPECT_EQ(t->readings_ms, readings);
@@ -94,7 +94,7 @@ TEST(KernelTimings, KeepTheirReadingsForTheInterval) {
   EXPECT_EQ(current_baseline_timing(ws, tree, "t")->id, t->id);
   EXPECT_FALSE(current_head_timing(ws, tree, "t")) << "no head timing was stored";
 
-  record_kernel_timing(ws, {0, "qkv", "t", tree.root().id, kHeadRole, 1.0, 0.1, 11, "", "", {}});
+  record_kernel_timing(ws, {0, "qkv", "t", tree.root().id, kHeadRole, 1.0, 0.1, 11, "", "", {}, ""});
   const auto bare = latest_kernel_timing(ws, "qkv", "t", kHeadRole);
   ASSERT_TRUE(bare);
   EXPECT_TRUE(bare->readings_ms.empty());

@@ -30,7 +30,16 @@ ScreenResult screen_candidate(const KernelContract& kernel, const std::string& s
     r.evidence = {{"diagnostics", built.diagnostics.substr(0, 4000)}, {"toolchain", identity.id}};
     return done();
   }
-  const targets::CheckOutcome check = target.check(kernel, built.artifact, {});
+  // Correct at every shape set, the first that is not decides.
+  targets::CheckOutcome check;
+  std::string shape;
+  for (const KernelContract* at : kernel.shape_sets()) {
+    check = target.check(*at, built.artifact, {});
+    shape = at->shape_set_name();
+    if (!check.correct()) break;
+  }
+  if (!check.correct() && kernel.shape_sets().size() > 1)
+    check.description = "at shape set " + shape + ": " + check.description;
   r.evidence = {{"seed", check.seed}, {"check", check.description}, {"toolchain", identity.id}};
   switch (check.status) {
     case targets::CheckOutcome::Status::kCorrect:

@@ -299,7 +299,13 @@ constexpr std::string_view kV8 = R"sql(
 ALTER TABLE kernel_timings ADD COLUMN readings_ms_json TEXT;
 )sql";
 
-constexpr std::array<SchemaStep, 8> kSteps = {{
+// The shape set a kernel timing was measured at (a kernel spec's [[shapes]] name); '' for the
+// kernel's first or only one, which every timing before this step was.
+constexpr std::string_view kV9 = R"sql(
+ALTER TABLE kernel_timings ADD COLUMN shape TEXT NOT NULL DEFAULT '';
+)sql";
+
+constexpr std::array<SchemaStep, 9> kSteps = {{
     {1, "kernels, design trees, heads, tests, races and readings", kV1},
     {2, "chip facts and legality rules per toolchain", kV2},
     {3, "baseline and head timings per toolchain", kV3},
@@ -308,6 +314,7 @@ constexpr std::array<SchemaStep, 8> kSteps = {{
     {6, "static cost against the device: screen calibration", kV6},
     {7, "agent calls and the nodes they proposed", kV7},
     {8, "the readings of baseline and head timings", kV8},
+    {9, "the shape set of baseline and head timings", kV9},
 }};
 
 static_assert(kApplicationId == 1751414649, "kV1 sets application_id literally");

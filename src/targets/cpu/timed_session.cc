@@ -13,6 +13,7 @@
 
 #include "common/stats.h"
 #include "kernels/verify.h"
+#include "targets/cpu/host_abi.h"
 
 namespace headway::cpu {
 
@@ -66,9 +67,12 @@ int max_calls_per_reading(uint64_t set_bytes) {
 std::shared_ptr<InputSets> shared_input_sets(const KernelContract& kernel, uint64_t seed, int sets,
                                              int draws) {
   static std::mutex mutex;
-  static std::map<std::tuple<std::string, int, int>, std::shared_ptr<InputSets>> kept;
+  // Keyed on the name and the layout: one kernel's shape sets (kernels/spec_kernel.h) share its
+  // name but not its regions.
+  static std::map<std::tuple<std::string, std::string, int, int>, std::shared_ptr<InputSets>> kept;
   std::lock_guard lock(mutex);
-  auto& entry = kept[{std::string(kernel.name()), sets, draws}];
+  auto& entry =
+      kept[{std::string(kernel.name()), encode_regions(kernel.regions()), sets, draws}];
   if (entry && entry.use_count() == 1) return entry;
   auto fresh = std::make_shared<InputSets>(kernel, seed, sets, draws);
   if (!entry || entry.use_count() == 1) entry = fresh;
