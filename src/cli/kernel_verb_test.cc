@@ -143,11 +143,22 @@ TEST(KernelVerb, StatusShowsTheRatioToTheFloorAtEveryShapeSet) {
     fs::copy_file(from / f, tmp.path() / "norm" / f);
   std::string text = file_text(from / "rmsnorm.toml");
   text.replace(text.find("[[arguments]]"), 0, "[[shapes]]\nname = \"wide\"\nN = 8192\n\n");
+  // A design, so that the run holds an acceptance test, its pairs drawn across the shape sets.
+  text += "\n[designs]\ncpu = [\"two_rows.cc\"]\n";
   write_file(tmp.path() / "norm/rmsnorm.toml", text);
-  ASSERT_EQ(run_headway({"kernel", "add", (tmp.path() / "norm/rmsnorm.toml").string(),
-                         "--workspace", ws}, "", 300).exit_code, 0);
+  std::string design = file_text(from / "rmsnorm_cpu.cc");
+  design.replace(
+      0, 0, "// headway-design: two_rows\n// summary: two sums\n// param P_SUMS 1 2 default 2\n");
+  design.replace(design.find("  float sum_sq = 0.0f;"), 0, "  static_assert(P_SUMS >= 1);\n");
+  write_file(tmp.path() / "norm/two_rows.cc", design);
+  ASSERT_EQ(
+      run_headway({"kernel", "add", (tmp.path() / "norm/rmsnorm.toml").string(), "--workspace", ws},
+                  "", 300)
+          .exit_code,
+      0);
   const CliRun run = run_headway(
-      {"optimize", "--workspace", ws, "--kernels", "rmsnorm", "--budget", "5s", "--json"}, "", 600);
+      {"optimize", "--workspace", ws, "--kernels", "rmsnorm", "--budget", "30s", "--json"}, "",
+      600);
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const CliRun status = run_headway({"status", "--workspace", ws, "--json"});
   ASSERT_EQ(status.exit_code, 0) << status.err;
@@ -167,6 +178,9 @@ TEST(KernelVerb, StatusShowsTheRatioToTheFloorAtEveryShapeSet) {
                 shapes[i]["head_ms"].get<double>() / shapes[i]["floor_ms"].get<double>(), 1e-9);
   }
   EXPECT_EQ(shapes[0]["head_ms"], j["kernels"][0]["head_ms"]);
+  int tests = 0;
+  for (const auto& [outcome, count] : j["kernels"][0]["tests"].items()) tests += count.get<int>();
+  EXPECT_GE(tests, 1) << j["kernels"][0].dump(2);
   // A candidate wrong at one shape set only is wrong.
   std::string baseline = file_text(tmp.path() / "norm/rmsnorm_cpu.cc");
   baseline.replace(baseline.find("const int n = "), 0, "if (a->dims[0] == 8192) return;\n  ");

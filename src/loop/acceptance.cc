@@ -10,6 +10,7 @@
 #include "statistics/betting_rule.h"
 #include "statistics/calibration.h"
 #include "statistics/effect_estimate.h"
+#include "statistics/mixed_paired_device.h"
 #include "trees/decision_log.h"
 
 namespace headway::loop {
@@ -17,6 +18,9 @@ namespace headway::loop {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// The stream a multi-shape test draws its pairs' shape sets from (with the candidate's id).
+constexpr uint64_t kShapeStream = 0x5ba9e5;
 
 // Stores every reading of a test in the decision log as it is taken.
 class LogSink final : public statistics::ReadingSink {
@@ -47,10 +51,21 @@ AcceptanceResult AcceptanceTest::run(const trees::Node& head,
                                      const targets::Artifact& candidate_artifact) {
   const auto start = Clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
-  auto paired = target_.paired_device(kernel_, head_artifact, candidate_artifact,
-                                      static_cast<uint64_t>(candidate.id));
-  if (!paired) throw std::runtime_error(paired.error().message);
-  statistics::PairedDevice& device = *paired.value();
+  // A kernel with several shape sets: each pair runs at one drawn at random, so the decision is
+  // over the shape sets together (statistics/mixed_paired_device.h).
+  std::vector<std::unique_ptr<statistics::PairedDevice>> devices;
+  for (const KernelContract* at : kernel_.shape_sets()) {
+    auto paired = target_.paired_device(*at, head_artifact, candidate_artifact,
+                                        static_cast<uint64_t>(candidate.id));
+    if (!paired) throw std::runtime_error(paired.error().message);
+    devices.push_back(std::move(paired.value()));
+  }
+  std::unique_ptr<statistics::PairedDevice> owned =
+      devices.size() == 1
+          ? std::move(devices.front())
+          : std::make_unique<statistics::MixedPairedDevice>(
+                std::move(devices), mix_seed(static_cast<uint64_t>(candidate.id), kShapeStream));
+  statistics::PairedDevice& device = *owned;
   const auto s0 = statistics::estimate_s0(device, options_.warmup_readings);
   statistics::BettingConfig config;
   config.alpha = options_.alpha;

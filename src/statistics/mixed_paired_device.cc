@@ -1,0 +1,45 @@
+#include "statistics/mixed_paired_device.h"
+
+#include <stdexcept>
+
+namespace headway::statistics {
+
+MixedPairedDevice::MixedPairedDevice(std::vector<std::unique_ptr<PairedDevice>> devices,
+                                     uint64_t seed)
+    : devices_(std::move(devices)), pairs_(devices_.size(), 0), draw_(seed) {
+  if (devices_.empty()) throw std::logic_error("MixedPairedDevice needs at least one device");
+}
+
+double MixedPairedDevice::run_once(Arm arm, nlohmann::json* clock_out) {
+  return devices_[current_]->run_once(arm, clock_out);
+}
+
+int64_t MixedPairedDevice::now_ns() { return devices_[current_]->now_ns(); }
+
+void MixedPairedDevice::begin_pair() {
+  current_ = static_cast<size_t>(draw_.below(devices_.size()));
+  ++pairs_[current_];
+  devices_[current_]->begin_pair();
+}
+
+void MixedPairedDevice::verify_arms() {
+  for (auto& d : devices_) d->verify_arms();
+}
+
+nlohmann::json MixedPairedDevice::accounting() const {
+  nlohmann::json sum = nlohmann::json::object();
+  bool any = false;
+  for (const auto& d : devices_) {
+    const nlohmann::json a = d->accounting();
+    if (!a.is_object()) continue;
+    any = true;
+    for (const auto& [key, value] : a.items()) {
+      if (value.is_number()) sum[key] = sum.value(key, 0.0) + value.get<double>();
+    }
+  }
+  if (!any) return nullptr;
+  sum["pairs_per_device"] = pairs_;
+  return sum;
+}
+
+}  // namespace headway::statistics

@@ -1,0 +1,38 @@
+#pragma once
+// One paired device over several: each pair runs on one of them, drawn uniformly and
+// independently from a seeded stream when the pair begins. A kernel with several shape sets is
+// judged this way (loop/acceptance.h): the acceptance test's pairs are drawn across its shape
+// sets, so its decision is about the candidate against the head over the shape sets together
+// (the mean log-ratio of a shape set drawn at random), with the test's error rates unchanged:
+// the pairs stay independent and identically distributed.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "common/rng.h"
+#include "statistics/pair_runner.h"
+
+namespace headway::statistics {
+
+class MixedPairedDevice final : public PairedDevice {
+ public:
+  // `devices` must not be empty. Readings before the first pair (a warm-up) go to the first.
+  MixedPairedDevice(std::vector<std::unique_ptr<PairedDevice>> devices, uint64_t seed);
+  double run_once(Arm arm, nlohmann::json* clock_out) override;
+  int64_t now_ns() override;
+  void begin_pair() override;
+  // Every device's, the first breach found wins.
+  void verify_arms() override;
+  // The devices' accountings with their numeric fields summed, and "pairs_per_device"; null
+  // when no device accounts.
+  nlohmann::json accounting() const override;
+  size_t current() const { return current_; }
+
+ private:
+  std::vector<std::unique_ptr<PairedDevice>> devices_;
+  std::vector<int64_t> pairs_;
+  Rng draw_;
+  size_t current_ = 0;
+};
+
+}  // namespace headway::statistics
