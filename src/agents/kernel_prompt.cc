@@ -69,6 +69,9 @@ nlohmann::json kernel_prompt_data(const loop::ProposalContext& ctx, const target
   if (ctx.floor_ms) data["floor_ms"] = fmt::format("{:.3f}", *ctx.floor_ms);
 
   data["headers"] = headers_data(target, limits.headers);
+  const targets::KernelLanguage language = target.kernel_language();
+  data["comment"] = language.comment;
+  data["no_preprocessor"] = language.params == targets::KernelLanguage::Params::kPlaceholder;
   if (ctx.kernel && ctx.kernel->spec()) data["spec"] = spec_data(*ctx.kernel->spec(), limits);
 
   nlohmann::json tried = nlohmann::json::array();

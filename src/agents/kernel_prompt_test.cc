@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "agents/prompt_template.h"
+#include "targets/registry/registry.h"
 #include "targets/registry/test_targets.h"
 
 namespace headway::agents {
@@ -83,6 +84,24 @@ TEST(KernelPrompt, CarriesTheHeadTheFiguresTheHeadersAndWhatWasTried) {
   const std::string prompt = render_template(load_template("", "variant"), data, "");
   EXPECT_NE(prompt.find("1.235 ms"), std::string::npos);
   EXPECT_NE(prompt.find("agent/x (openai:m variant): build-failed: error: 'foo' was not declared"),
+            std::string::npos)
+      << prompt;
+}
+
+TEST(KernelPrompt, StatesTheKernelLanguagesCommentAndWhetherItHasAPreprocessor) {
+  const auto cpu = kernel_prompt_data(context("int x;"), targets::test_cpu_target(), "");
+  const std::string c_prompt = render_template(load_template("", "variant"), cpu, "");
+  EXPECT_NE(c_prompt.find("A line comment starts with `//`. Answer in"), std::string::npos)
+      << c_prompt;
+  auto python = targets::make_target(
+      "command",
+      (std::filesystem::path(HEADWAY_SOURCE_DIR) / "packs/standin-py/target.toml").string());
+  ASSERT_TRUE(python && python->identity().found) << (python ? python->identity().error : "");
+  const auto data = kernel_prompt_data(context("x = 1"), *python, "");
+  EXPECT_EQ(data["comment"], "#");
+  EXPECT_TRUE(data["no_preprocessor"].get<bool>());
+  const std::string prompt = render_template(load_template("", "variant"), data, "");
+  EXPECT_NE(prompt.find("A line comment starts with `#`; the language has no C preprocessor"),
             std::string::npos)
       << prompt;
 }

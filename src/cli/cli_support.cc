@@ -57,13 +57,6 @@ std::string read_source_or_throw(const fs::path& path) {
   return std::move(*text);
 }
 
-fs::path build_cache_dir() {
-  if (const char* d = std::getenv("HEADWAY_CACHE_DIR"); d && *d) return d;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "headway/builds";
-  if (const char* h = std::getenv("HOME"); h && *h) return fs::path(h) / ".cache/headway/builds";
-  return fs::temp_directory_path() / "headway-builds";
-}
-
 targets::Artifact build_or_throw(targets::Target& target, const std::string& source,
                                  const std::string& label) {
   if (!target.identity().found) {

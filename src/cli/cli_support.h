@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "common/cache_dir.h"
 #include "common/result.h"
 #include "common/sandbox.h"
 #include "kernels/contract.h"
@@ -44,9 +45,6 @@ struct EnvironmentError : VerbError {
 const KernelContract& kernel_or_throw(const std::string& name);
 // The whole text of a source file; throws UsageError when it is missing or unreadable.
 std::string read_source_or_throw(const std::filesystem::path& path);
-// Where built candidates are cached: $HEADWAY_CACHE_DIR, else $XDG_CACHE_HOME/headway/builds,
-// else ~/.cache/headway/builds.
-std::filesystem::path build_cache_dir();
 // Builds source with the target into build_cache_dir(); throws UsageError with the toolchain's
 // diagnostics when it does not build, EnvironmentError when the toolchain is missing.
 targets::Artifact build_or_throw(targets::Target& target, const std::string& source,

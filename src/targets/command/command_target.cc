@@ -7,9 +7,11 @@
 #include <regex>
 #include <sstream>
 
+#include "common/cache_dir.h"
 #include "common/file_io.h"
 #include "common/stats.h"
 #include "kernels/declared_kernel.h"
+#include "kernels/spec_kernel.h"
 #include "store/sha256.h"
 #include "targets/command/candidate_files.h"
 #include "targets/command/command_runner.h"
@@ -74,7 +76,9 @@ targets::ToolchainInfo CommandTarget::select_toolchain(const std::string& spec) 
   manifest_ = std::move(parsed).value();
   for (const auto& [name, kernel] : manifest_->kernels) {
     if (is_builtin_kernel(name)) continue;
-    if (auto declared = declare_kernel(name, *kernel.bytes); !declared) {
+    auto declared = kernel.spec.empty() ? declare_kernel(name, *kernel.bytes)
+                                        : load_spec_kernel(kernel.spec, build_cache_dir());
+    if (!declared) {
       info_.error = fmt::format("{}: {}", manifest_->path.string(), declared.error().message);
       info_.error_code = ErrorCode::kInvalidInput;
       manifest_.reset();

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "kernels/contract.h"
+#include "kernels/kernel_spec.h"
 #include "statistics/pair_runner.h"
 #include "statistics/reading_sink.h"
 #include "store/test_temp_dir.h"
@@ -232,6 +233,23 @@ TEST_F(CommandTargetTest, FloorsFromTheManifestsBandwidthAndBytes) {
                    2e6 / 1e12 * 1e3);
   EXPECT_EQ(t->baseline_source(qkv()),
             "// headway-kernel: qkv\n// headway-file: k/qkv.tk\nspeed 1000\ncost 100\n");
+}
+
+TEST_F(CommandTargetTest, AKernelOfTheManifestsSpecIsKnownWithTheSpecsContract) {
+  std::ofstream(dir_.path() / "repo/k/kv.tk") << "speed 10\n";
+  const fs::path spec = fs::path(HEADWAY_SOURCE_DIR) / "kernels/specs/kv_append/kv_append.toml";
+  std::string text = manifest_text(0);
+  text.replace(text.find("[commands.toolchain_version]"), 0,
+               "[kernels.kv_append]\nfile = \"k/kv.tk\"\nspec = \"" + spec.string() + "\"\n\n");
+  std::ofstream(dir_.path() / "target.toml") << text;
+  CommandTarget t((dir_.path() / "target.toml").string());
+  ASSERT_TRUE(t.identity().found) << t.identity().error;
+  const KernelContract* kernel = find_kernel("kv_append");
+  ASSERT_NE(kernel, nullptr);
+  ASSERT_NE(kernel->spec(), nullptr);
+  EXPECT_EQ(kernel->spec()->file, spec);
+  EXPECT_EQ(kernel->bytes_to_move(), 512u + 4u + 512u);
+  EXPECT_EQ(t.kernels(), (std::vector<std::string>{"qkv", "kv_append"}));
 }
 
 TEST(CommandDiagnostics, RustcStyleErrorsAreRuleSignatures) {

@@ -13,6 +13,7 @@
 #include "common/toml_fields.h"
 #include "kernels/contract.h"
 #include "kernels/declared_kernel.h"
+#include "kernels/kernel_spec.h"
 #include "targets/design_library.h"
 
 namespace headway::command {
@@ -176,7 +177,7 @@ void parse_kernels(PackManifest& m, const toml::table& ks) {
     if (auto valid = valid_kernel_name(name); !valid) fail(line, valid.error().message);
     const auto* t = node.as_table();
     if (!t) fail(line, fmt::format("[kernels.{}] must be a table", name));
-    only_keys(*t, fmt::format("[kernels.{}]", name), {"file", "entry", "bytes"});
+    only_keys(*t, fmt::format("[kernels.{}]", name), {"file", "entry", "bytes", "spec"});
     KernelEntry k;
     k.name = name;
     k.file = string_at(*t, "file", line, true);
@@ -188,9 +189,22 @@ void parse_kernels(PackManifest& m, const toml::table& ks) {
       if (*b <= 0) fail(line_of(*t->get("bytes")), "'bytes' must be positive");
       k.bytes = static_cast<uint64_t>(*b);
     }
-    if (!is_builtin_kernel(name) && !k.bytes) {
-      fail(line, fmt::format("kernel '{}' is not one headway has a contract of ({}): give the "
-                             "bytes it must move (bytes = N), which its floor is based on",
+    if (t->contains("spec")) {
+      const int spec_line = line_of(*t->get("spec"));
+      if (is_builtin_kernel(name))
+        fail(spec_line, fmt::format("kernel '{}' is built in: its contract is headway's", name));
+      if (k.bytes) fail(spec_line, "give 'spec' or 'bytes', not both: a spec states its bytes");
+      k.spec = existing_path(m.path.parent_path(), *t, "spec", line, true, true);
+      auto spec = load_kernel_spec(k.spec);
+      if (!spec) throw ManifestError{spec_line, "spec: " + spec.error().message};
+      if (spec.value().name != name)
+        fail(spec_line,
+             fmt::format("the spec is of kernel '{}', not '{}'", spec.value().name, name));
+    }
+    if (!is_builtin_kernel(name) && !k.bytes && k.spec.empty()) {
+      fail(line, fmt::format("kernel '{}' is not one headway has a contract of ({}): point at its "
+                             "spec (spec = \"FILE\") or give the bytes it must move (bytes = N), "
+                             "which its floor is based on",
                              name, fmt::join(kernel_names(), ", ")));
     }
     m.kernels[name] = k;

@@ -42,7 +42,8 @@ struct KernelEntry {
                       // the baseline
   std::string entry;  // the kernel's entry point in the repository, for the commands
   std::optional<uint64_t> bytes;  // bytes the kernel must move (default: the contract's; required
-                                  // for a declared kernel)
+                                  // for a declared kernel without a spec)
+  std::filesystem::path spec;     // a kernel spec (kernels/kernel_spec.h), absolute; empty: none
 };
 
 struct PackManifest {

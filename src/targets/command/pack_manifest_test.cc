@@ -140,6 +140,25 @@ TEST_F(ManifestTest, AKernelWithoutAContractIsDeclaredWithItsBytes) {
             "11: 'Rms-Norm' is not a kernel name: a l");
 }
 
+TEST_F(ManifestTest, AKernelMayPointAtItsSpecInsteadOfGivingItsBytes) {
+  std::ofstream(dir_.path() / "repo/k/rmsnorm.tk") << "kernel rmsnorm\n";
+  const fs::path spec = fs::path(HEADWAY_SOURCE_DIR) / "kernels/specs/rmsnorm/rmsnorm.toml";
+  const std::string with_spec = replace(kGood, "[kernels.qkv]",
+                                        "[kernels.rmsnorm]\nfile = \"k/rmsnorm.tk\"\nspec = \"" +
+                                            spec.string() + "\"\n\n[kernels.qkv]");
+  const auto m = parse(with_spec);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m.value().kernels.at("rmsnorm").spec, spec);
+  EXPECT_FALSE(m.value().kernels.at("rmsnorm").bytes);
+  EXPECT_EQ(error_of(replace(with_spec, "[kernels.qkv]",
+                             "[kernels.qkv]\nspec = \"" + spec.string() + "\"")),
+            "16: kernel 'qkv' is built in: its contract is headway's");
+  const std::string other = replace(with_spec, "[kernels.rmsnorm]", "[kernels.norm]");
+  EXPECT_EQ(error_of(other), "13: the spec is of kernel 'rmsnorm', not 'norm'");
+  EXPECT_EQ(error_of(replace(with_spec, "spec = ", "bytes = 5\nspec = ")),
+            "14: give 'spec' or 'bytes', not both: a spec states its bytes");
+}
+
 TEST_F(ManifestTest, TheKernelLanguageSetsMarkersAndParams) {
   const auto plain = parse(kGood);
   ASSERT_TRUE(plain.ok()) << plain.error().message;
