@@ -129,9 +129,22 @@ int run_new(const KernelArgs& args) {
   return kExitOk;
 }
 
+// The reference judged at every shape set, each in a child process (before this one starts any
+// thread): throws UsageError naming the spec and shape set.
+void judge_reference(const KernelSpec& spec,
+                     const std::vector<std::unique_ptr<SpecKernel>>& kernels, uint64_t seed) {
+  for (const auto& kernel : kernels) {
+    if (auto judged = self_check_in_child(*kernel, seed); !judged) {
+      throw UsageError(fmt::format("{}: shape set {}: {}", spec.file.string(),
+                                   kernel->shape_set().name, judged.error().message));
+    }
+  }
+}
+
 int run_check_spec(const KernelArgs& args) {
   auto spec = std::make_shared<const KernelSpec>(value_or_fail(load_kernel_spec(args.spec)));
   auto kernels = value_or_fail(spec_kernels(spec, build_cache_dir()));
+  judge_reference(*spec, kernels, args.seed);
   auto target = target_or_throw(args.target, args.toolchain);
   value_or_fail(targets::spec_designs_check(*spec, args.target, target->kernel_language()));
   // The baseline, then each design at its defaults: every one must pass at every shape set.
@@ -151,10 +164,6 @@ int run_check_spec(const KernelArgs& args) {
   int failed = 0;
   for (const auto& kernel : kernels) {
     const std::string& shape = kernel->shape_set().name;
-    if (auto judged = self_check(*kernel, args.seed); !judged) {
-      throw UsageError(
-          fmt::format("{}: shape set {}: {}", spec->file.string(), shape, judged.error().message));
-    }
     nlohmann::json checked = nlohmann::json::object();
     for (const auto& [label, artifact] : sources) {
       targets::CheckOptions options;
@@ -187,11 +196,12 @@ int run_check_spec(const KernelArgs& args) {
 
 int run_add(const KernelArgs& args) {
   store::Workspace ws = open_workspace_or_throw(args.workspace);
-  // The reference must build before the spec is added: a workspace never holds one that cannot.
-  const KernelContract* kernel = value_or_fail(load_spec_kernel(args.spec, build_cache_dir()));
+  // The reference must build and judge before the spec is added: a workspace never holds one
+  // that cannot.
+  auto spec = std::make_shared<const KernelSpec>(value_or_fail(load_kernel_spec(args.spec)));
+  judge_reference(*spec, value_or_fail(spec_kernels(spec, build_cache_dir())), args.seed);
   auto target = workspace_target_or_throw(ws);
-  value_or_fail(
-      targets::spec_designs_check(*kernel->spec(), target->name(), target->kernel_language()));
+  value_or_fail(targets::spec_designs_check(*spec, target->name(), target->kernel_language()));
   const fs::path added =
       value_or_fail(knowledge::add_workspace_kernel(ws, args.spec, args.replace));
   fmt::print("added {}\n", added.string());

@@ -75,6 +75,15 @@ TEST(KernelVerb, ABadSpecIsRefusedWithItsFileAndLine) {
   EXPECT_EQ(broken.exit_code, 2);
   EXPECT_NE(broken.err.find("mul_reference.c: the reference does not build"), std::string::npos)
       << broken.err;
+
+  // A reference that crashes is the spec's error, said in one line; headway goes on.
+  write_file(tmp.path() / "mul/mul_reference.c",
+             "#include <stdint.h>\nvoid headway_reference(double* const* a, const int64_t* d) {\n"
+             "  (void)a; (void)d; *(volatile int*)0 = 1;\n}\n");
+  const CliRun crashed = run_headway({"kernel", "check", spec.string()});
+  EXPECT_EQ(crashed.exit_code, 2);
+  EXPECT_EQ(crashed.err, "headway: " + spec.string() +
+                             ": shape set default: the reference crashed: Segmentation fault\n");
 }
 
 TEST(KernelVerb, AddCopiesTheSpecIntoTheWorkspaceWhereEveryVerbFindsIt) {
@@ -157,7 +166,7 @@ TEST(KernelVerb, StatusShowsTheRatioToTheFloorAtEveryShapeSet) {
           .exit_code,
       0);
   const CliRun run = run_headway(
-      {"optimize", "--workspace", ws, "--kernels", "rmsnorm", "--budget", "30s", "--json"}, "",
+      {"optimize", "--workspace", ws, "--kernels", "rmsnorm", "--budget", "60s", "--json"}, "",
       600);
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const CliRun status = run_headway({"status", "--workspace", ws, "--json"});

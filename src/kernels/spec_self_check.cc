@@ -1,8 +1,17 @@
 #include "kernels/spec_self_check.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
 #include <cmath>
+#include <cstring>
 
 #include "kernels/verify.h"
 
@@ -67,6 +76,63 @@ Result<void> self_check(const KernelContract& kernel, uint64_t seed) {
         tol.rtol));
   }
   return {};
+}
+
+Result<void> self_check_in_child(const KernelContract& kernel, uint64_t seed,
+                                 double timeout_seconds) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return environment_error("cannot make a pipe for the check");
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return environment_error("cannot fork to run the reference");
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    const auto judged = self_check(kernel, seed);
+    const std::string message = judged ? "" : judged.error().message;
+    size_t at = 0;
+    while (at < message.size()) {
+      const ssize_t w = write(fds[1], message.data() + at, message.size() - at);
+      if (w <= 0) break;
+      at += static_cast<size_t>(w);
+    }
+    _exit(judged ? 0 : 1);
+  }
+  close(fds[1]);
+  std::string message;
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_seconds);
+  bool timed_out = false;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      timed_out = true;
+      break;
+    }
+    pollfd p{fds[0], POLLIN, 0};
+    const int ready = poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count(), 1000)));
+    if (ready < 0 && errno != EINTR) break;
+    if (ready <= 0) continue;
+    char buffer[4096];
+    const ssize_t n = read(fds[0], buffer, sizeof buffer);
+    if (n <= 0) break;  // the child is done
+    message.append(buffer, static_cast<size_t>(n));
+  }
+  close(fds[0]);
+  if (timed_out) kill(pid, SIGKILL);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (timed_out)
+    return invalid_input(fmt::format("the reference ran past {:g} s", timeout_seconds));
+  if (WIFSIGNALED(status)) {
+    return invalid_input(fmt::format("the reference crashed: {}", strsignal(WTERMSIG(status))));
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return {};
+  return invalid_input(message.empty() ? "the check of the reference failed" : message);
 }
 
 }  // namespace headway

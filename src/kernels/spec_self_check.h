@@ -15,4 +15,11 @@ namespace headway {
 // three properties fails, with the region and element.
 Result<void> self_check(const KernelContract& kernel, uint64_t seed);
 
+// self_check in a child process (fork), so that a reference that crashes or hangs is an error
+// saying so ("the reference crashed: SIGSEGV", "... ran past N s") rather than the end of
+// headway. Call it while the process has one thread: the child runs the reference, which may
+// allocate.
+Result<void> self_check_in_child(const KernelContract& kernel, uint64_t seed,
+                                 double timeout_seconds = 600.0);
+
 }  // namespace headway
