@@ -28,6 +28,15 @@ std::string faster_attn_out() {
   return "";
 }
 
+// `headway optimize --json` of one kernel in `ws` with the OpenAI-protocol agent at `base_url`.
+CliRun optimize_with_agent(const std::string& ws, const std::string& kernel,
+                           const std::string& base_url, int max_calls) {
+  return run_headway({"optimize", "--workspace", ws, "--kernels", kernel, "--budget", "5m",
+                      "--agent", "openai:kernel-writer", "--agent-base-url", base_url,
+                      "--agent-jobs", "1", "--max-calls", std::to_string(max_calls), "--json"},
+                     "", 600);
+}
+
 TEST(AgentCpuOptimize, AFasterKernelTheAgentWritesBecomesTheHead) {
   const std::string answer =
       "NAME: f16 convert\nWHY: decode with vcvtph2ps\n```cpp\n" + faster_attn_out() + "```\n";
@@ -40,11 +49,7 @@ TEST(AgentCpuOptimize, AFasterKernelTheAgentWritesBecomesTheHead) {
   store::TestTempDir tmp;
   const std::string ws = (tmp.path() / "ws").string();
   ASSERT_EQ(run_headway({"init", ws}).exit_code, 0);
-  const CliRun run =
-      run_headway({"optimize", "--workspace", ws, "--kernels", "attn_out", "--budget", "5m",
-                   "--agent", "openai:kernel-writer", "--agent-base-url", server.base_url(),
-                   "--agent-jobs", "1", "--max-calls", "2", "--json"},
-                  "", 600);
+  const CliRun run = optimize_with_agent(ws, "attn_out", server.base_url(), 2);
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto j = nlohmann::json::parse(run.out);
   EXPECT_EQ(j["accepted"], 1) << run.err;
@@ -97,11 +102,7 @@ TEST(AgentCpuOptimize, AFasterKernelForASpecKernelBecomesItsHead) {
                   "", 300)
           .exit_code,
       0);
-  const CliRun run =
-      run_headway({"optimize", "--workspace", ws, "--kernels", "gemv_f8", "--budget", "5m",
-                   "--agent", "openai:kernel-writer", "--agent-base-url", server.base_url(),
-                   "--agent-jobs", "1", "--max-calls", "1", "--json"},
-                  "", 600);
+  const CliRun run = optimize_with_agent(ws, "gemv_f8", server.base_url(), 1);
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto j = nlohmann::json::parse(run.out);
   EXPECT_EQ(j["accepted"], 1) << run.err;
