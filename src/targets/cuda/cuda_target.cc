@@ -1,6 +1,7 @@
 #include "targets/cuda/cuda_target.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 #include <cstdio>
@@ -321,6 +322,12 @@ targets::TargetDocs CudaTarget::docs() const {
 }
 
 std::string CudaTarget::baseline_source(const KernelContract& kernel) const {
+  if (!is_builtin_kernel(kernel.name())) {
+    fail_with(invalid_input(fmt::format(
+        "the cuda target runs the built-in kernels ({}) only; kernel {} runs on the cpu and "
+        "command targets",
+        fmt::join(kernel_names(), ", "), kernel.name())));
+  }
   return std::string(embedded_file(fmt::format("kernels/cuda/baselines/{}.cu", kernel.name())));
 }
 

@@ -9,6 +9,7 @@
 #include <iterator>
 
 #include "cli/cli_test_support.h"
+#include "kernels/spec_kernel.h"
 #include "store/test_temp_dir.h"
 #include "targets/cuda/runner_client.h"
 #include "targets/design_library.h"
@@ -94,6 +95,24 @@ TEST(CudaTarget, ACompileErrorIsDiagnosedNotThrown) {
   EXPECT_EQ(b.status, targets::BuildOutcome::Status::kCompileError);
   EXPECT_NE(b.diagnostics.find("undefined_name"), std::string::npos) << b.diagnostics;
   EXPECT_FALSE(t.normalize_diagnostic(b.diagnostics).signature.empty());
+}
+
+TEST(CudaTarget, AKernelFromASpecIsRefusedInOneLine) {
+  store::TestTempDir cache;
+  auto kernel = load_spec_kernel(
+      std::filesystem::path(HEADWAY_SOURCE_DIR) / "kernels/specs/kv_append/kv_append.toml",
+      cache.path());
+  ASSERT_TRUE(kernel) << kernel.error().message;
+  CudaTarget t("@sm_90");
+  try {
+    (void)t.baseline_source(*kernel.value());
+    FAIL() << "a cuda baseline for a spec kernel";
+  } catch (const Failure& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidInput);
+    EXPECT_EQ(std::string(e.what()),
+              "the cuda target runs the built-in kernels (qkv, attn_out, ffn) only; kernel "
+              "kv_append runs on the cpu and command targets");
+  }
 }
 
 TEST(CudaTarget, WithoutAGpuEveryDeviceCallSaysSoInOneLine) {
