@@ -15,6 +15,16 @@
  *   dims[d]  the value of dimension d of the spec's `dims` at the shape set being checked.
  *
  * Compute in double; call the rounding helpers below where the kernel's contract rounds.
+ *
+ * A spec may also name a `generator`: a source defining, with C linkage,
+ *
+ *   void headway_generate(uint64_t seed, double* const* args, const int64_t* dims);
+ *
+ * called after the arguments' draws with every input, weight, in/out and cache decoded (outputs
+ * zeroed, and ignored after the call). It may rewrite any of them, for inputs that depend on each
+ * other (scales from the weights' magnitude, a table from one drawn position); headway stores
+ * each value rounded to its argument's type. It must be deterministic in `seed`: draw from
+ * hw_random_u64 below, seeded with it.
  */
 #ifndef HEADWAY_REFERENCE_H
 #define HEADWAY_REFERENCE_H
@@ -26,6 +36,20 @@ extern "C" {
 #endif
 
 void headway_reference(double* const* args, const int64_t* dims);
+void headway_generate(uint64_t seed, double* const* args, const int64_t* dims);
+
+/* splitmix64: the next 64 random bits of the stream *state (seed it with the generator's seed). */
+static inline uint64_t hw_random_u64(uint64_t* state) {
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* A double uniform in [0, 1) from the stream *state. */
+static inline double hw_random_uniform(uint64_t* state) {
+  return (double)(hw_random_u64(state) >> 11) * (1.0 / 9007199254740992.0);
+}
 
 /* Rounds to the nearest f32. */
 static inline double hw_round_f32(double v) { return (double)(float)v; }

@@ -204,8 +204,8 @@ KernelSpec parse_spec(const fs::path& file, const toml::table& root) {
   k.file = file;
   const fs::path base = file.parent_path();
   only_keys(root, "a kernel spec",
-            {"name", "summary", "dims", "shapes", "arguments", "reference", "tolerance", "bytes",
-             "baselines", "designs"});
+            {"name", "summary", "dims", "shapes", "arguments", "reference", "generator",
+             "tolerance", "bytes", "baselines", "designs"});
   k.name = string_at(root, "name", 1, true);
   if (auto valid = valid_kernel_name(k.name); !valid)
     fail(line_of(*root.get("name")), valid.error().message);
@@ -248,6 +248,7 @@ KernelSpec parse_spec(const fs::path& file, const toml::table& root) {
   }
   if (!writes) fail(line_of(*args), "no argument is written (an output, inout or cache)");
   k.reference = toml_fields::existing_path(base, root, "reference", 1, true, true);
+  k.generator = toml_fields::existing_path(base, root, "generator", 1, false, true);
   const toml::table* tol = toml_fields::table_at(root, "tolerance");
   if (!tol) fail(1, "missing 'tolerance = { atol = A, rtol = R }'");
   only_keys(*tol, "'tolerance'", {"atol", "rtol"});

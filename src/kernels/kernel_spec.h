@@ -58,6 +58,9 @@ struct KernelSpec {
   std::vector<ShapeSet> shapes;  // at least one
   std::vector<SpecArgument> arguments;
   std::filesystem::path reference;  // absolute
+  // Optional, absolute: a C or C++ source defining headway_generate, which may rewrite any input
+  // after the draws (include/headway/headway_reference.h); empty: the draws alone.
+  std::filesystem::path generator;
   Tolerance tolerance;
   std::optional<uint64_t> bytes;  // overrides the bytes derived from the arguments
   std::map<std::string, std::filesystem::path> baselines;  // target name -> source, absolute

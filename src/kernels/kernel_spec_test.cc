@@ -103,7 +103,7 @@ TEST_F(KernelSpecFile, BadSpecsAreRefusedWithTheFileAndLine) {
   EXPECT_EQ(error_of("colour = \"red\"\n" + std::string(kValid)),
             at(1) +
                 "unknown key 'colour' in a kernel spec (known: name, summary, dims, shapes, "
-                "arguments, reference, tolerance, bytes, baselines, designs)");
+                "arguments, reference, generator, tolerance, bytes, baselines, designs)");
   EXPECT_EQ(
       error_of(replaced(kValid, "type = \"bf16\"", "type = \"fp16\"")),
       at(13) + "unknown type 'fp16' (known: f32, f16, bf16, f8e4m3, f8e5m2, nvfp4, int8, int32)");

@@ -47,8 +47,8 @@ RegionRole region_role(ArgumentRole role) {
 }  // namespace
 
 SpecKernel::SpecKernel(std::shared_ptr<const KernelSpec> spec, size_t shape_set,
-                       ReferenceFunction function)
-    : spec_(std::move(spec)), shape_(shape_set), reference_(function) {
+                       SpecFunctions functions)
+    : spec_(std::move(spec)), shape_(shape_set), functions_(functions) {
   for (size_t a = 0; a < spec_->arguments.size(); ++a) {
     const SpecArgument& arg = spec_->arguments[a];
     extents_.push_back(spec_->extents(a, shape_).value());
@@ -62,6 +62,18 @@ SpecKernel::SpecKernel(std::shared_ptr<const KernelSpec> spec, size_t shape_set,
   }
   regions_.push_back({"dims", sizeof(int64_t) * std::max<size_t>(spec_->dims.size(), 1),
                       RegionRole::kInput, 0, ElementType::kInt32});
+}
+
+std::vector<std::vector<double>> SpecKernel::decoded(const SharedBuffers& buffers) const {
+  std::vector<std::vector<double>> values(spec_->arguments.size());
+  for (size_t a = 0; a < values.size(); ++a) {
+    values[a].assign(element_count(extents_[a]), 0.0);
+    if (spec_->arguments[a].role == ArgumentRole::kOutput) continue;
+    const std::byte* in = buffers.bytes(a).data();
+    for (size_t i = 0; i < values[a].size(); ++i)
+      values[a][i] = read_element(regions_[a].element, in, i);
+  }
+  return values;
 }
 
 void SpecKernel::generate(uint64_t seed, SharedBuffers& buffers) const {
@@ -108,21 +120,30 @@ void SpecKernel::generate(uint64_t seed, SharedBuffers& buffers) const {
       write_element(arg.type, out, i, v);
     }
   }
+  if (!functions_.generate) return;
+  std::vector<std::vector<double>> values = decoded(buffers);
+  const size_t count = values.size();
+  std::vector<double*> args(count);
+  for (size_t a = 0; a < count; ++a) args[a] = values[a].data();
+  functions_.generate(seed, args.data(), shape_set().dims.data());
+  for (size_t a = 0; a < count; ++a) {
+    if (spec_->arguments[a].role == ArgumentRole::kOutput) continue;
+    // Only what the generator changed is encoded again: a weight it only reads stays as drawn.
+    std::byte* out = buffers.bytes(a).data();
+    const ElementType type = regions_[a].element;
+    for (size_t i = 0; i < values[a].size(); ++i) {
+      const double v = values[a][i];
+      if (v != read_element(type, out, i)) write_element(type, out, i, v);
+    }
+  }
 }
 
 std::vector<ExpectedOutput> SpecKernel::reference(const SharedBuffers& buffers) const {
-  const size_t count = spec_->arguments.size();
-  std::vector<std::vector<double>> values(count);
+  std::vector<std::vector<double>> values = decoded(buffers);
+  const size_t count = values.size();
   std::vector<double*> args(count);
-  for (size_t a = 0; a < count; ++a) {
-    values[a].assign(element_count(extents_[a]), 0.0);
-    args[a] = values[a].data();
-    if (spec_->arguments[a].role == ArgumentRole::kOutput) continue;
-    const std::byte* in = buffers.bytes(a).data();
-    for (size_t i = 0; i < values[a].size(); ++i)
-      values[a][i] = read_element(regions_[a].element, in, i);
-  }
-  reference_.call(args.data(), shape_set().dims.data());
+  for (size_t a = 0; a < count; ++a) args[a] = values[a].data();
+  functions_.reference(args.data(), shape_set().dims.data());
   std::vector<ExpectedOutput> expected;
   for (size_t a = 0; a < count; ++a) {
     const ArgumentRole role = spec_->arguments[a].role;
@@ -192,9 +213,11 @@ uint64_t SpecKernel::bytes_to_move() const {
   return KernelContract::bytes_to_move() - dims;
 }
 
-Result<ReferenceFunction> build_reference(const fs::path& source, const fs::path& cache_dir) {
+Result<void*> build_spec_function(const fs::path& source, std::string_view symbol,
+                                  const fs::path& cache_dir) {
   const std::optional<std::string> text = read_file(source);
-  if (!text) return invalid_input(fmt::format("{}: cannot read the reference", source.string()));
+  const std::string_view role = symbol == "headway_generate" ? "generator" : "reference";
+  if (!text) return invalid_input(fmt::format("{}: cannot read the {}", source.string(), role));
   const std::string ext = source.extension().string();
   const bool c = ext == ".c";
   const char* env = std::getenv(c ? "CC" : "CXX");
@@ -222,12 +245,12 @@ Result<ReferenceFunction> build_reference(const fs::path& source, const fs::path
     if (!r.started) {
       fs::remove_all(work, ec);
       return environment_error(
-          fmt::format("cannot run {} to build the reference: {}", compiler, r.error));
+          fmt::format("cannot run {} to build the {}: {}", compiler, role, r.error));
     }
     if (!r.ok()) {
       fs::remove_all(work, ec);
       return invalid_input(
-          fmt::format("{}: the reference does not build:\n{}", source.string(), r.output));
+          fmt::format("{}: the {} does not build:\n{}", source.string(), role, r.output));
     }
     fs::rename(built, object, ec);  // atomic: a concurrent build of the same key wins either way
     fs::remove_all(work, ec);
@@ -239,22 +262,31 @@ Result<ReferenceFunction> build_reference(const fs::path& source, const fs::path
   if (!handle)
     return invalid_input(
         fmt::format("{}: cannot load the built reference: {}", source.string(), dlerror()));
-  void* entry = dlsym(handle, "headway_reference");
+  void* entry = dlsym(handle, std::string(symbol).c_str());
   if (!entry) {
-    return invalid_input(fmt::format(
-        "{}: defines no 'headway_reference' with C linkage (include/headway/headway_reference.h)",
-        source.string()));
+    return invalid_input(
+        fmt::format("{}: defines no '{}' with C linkage (include/headway/headway_reference.h)",
+                    source.string(), symbol));
   }
-  return ReferenceFunction{reinterpret_cast<void (*)(double* const*, const int64_t*)>(entry)};
+  return entry;
 }
 
 Result<std::vector<std::unique_ptr<SpecKernel>>> spec_kernels(
     std::shared_ptr<const KernelSpec> spec, const fs::path& cache_dir) {
-  auto reference = build_reference(spec->reference, cache_dir);
+  auto reference = build_spec_function(spec->reference, "headway_reference", cache_dir);
   if (!reference) return reference.error();
+  SpecFunctions functions;
+  functions.reference =
+      reinterpret_cast<void (*)(double* const*, const int64_t*)>(reference.value());
+  if (!spec->generator.empty()) {
+    auto generate = build_spec_function(spec->generator, "headway_generate", cache_dir);
+    if (!generate) return generate.error();
+    functions.generate =
+        reinterpret_cast<void (*)(uint64_t, double* const*, const int64_t*)>(generate.value());
+  }
   std::vector<std::unique_ptr<SpecKernel>> out;
   for (size_t s = 0; s < spec->shapes.size(); ++s)
-    out.push_back(std::make_unique<SpecKernel>(spec, s, reference.value()));
+    out.push_back(std::make_unique<SpecKernel>(spec, s, functions));
   return out;
 }
 

@@ -17,19 +17,22 @@
 
 namespace headway {
 
-// A built reference: `void headway_reference(double* const* args, const int64_t* dims)`
-// (include/headway/headway_reference.h).
-struct ReferenceFunction {
-  void (*call)(double* const* args, const int64_t* dims) = nullptr;
+// A spec's built functions (include/headway/headway_reference.h): its reference, and its
+// generator when it has one (else null).
+struct SpecFunctions {
+  void (*reference)(double* const* args, const int64_t* dims) = nullptr;
+  void (*generate)(uint64_t seed, double* const* args, const int64_t* dims) = nullptr;
 };
 
 class SpecKernel final : public KernelContract {
  public:
-  SpecKernel(std::shared_ptr<const KernelSpec> spec, size_t shape_set, ReferenceFunction function);
+  SpecKernel(std::shared_ptr<const KernelSpec> spec, size_t shape_set, SpecFunctions functions);
   std::string_view name() const override { return spec_->name; }
   std::vector<RegionSpec> regions() const override { return regions_; }
   Tolerance tolerance() const override { return spec_->tolerance; }
-  // Argument i draws from its own stream (the seed mixed with i + 1).
+  // Argument i draws from its own stream (the seed mixed with i + 1); then the spec's generator,
+  // if any, gets every input decoded to doubles and may rewrite them (headway stores its values
+  // rounded to each argument's type).
   void generate(uint64_t seed, SharedBuffers& buffers) const override;
   // Outputs and in/outs whole; of a cache, the rows the reference changed (each run of them).
   std::vector<ExpectedOutput> reference(const SharedBuffers& buffers) const override;
@@ -50,17 +53,20 @@ class SpecKernel final : public KernelContract {
  private:
   std::shared_ptr<const KernelSpec> spec_;
   size_t shape_;
-  ReferenceFunction reference_;
+  // Every argument's elements as doubles; outputs as zeros.
+  std::vector<std::vector<double>> decoded(const SharedBuffers& buffers) const;
+  SpecFunctions functions_;
   std::vector<std::vector<int64_t>> extents_;  // per argument
   std::vector<RegionSpec> regions_;
   std::vector<std::unique_ptr<SpecKernel>> others_;
 };
 
-// Builds a spec's reference source into a shared object under cache_dir (reused while the source
-// and header are unchanged) and loads it: cc for .c, c++ (C++20) for any other extension, $CC and
-// $CXX when set. An error carries the compiler's diagnostics.
-Result<ReferenceFunction> build_reference(const std::filesystem::path& source,
-                                          const std::filesystem::path& cache_dir);
+// Builds a spec's source (its reference or generator) into a shared object under cache_dir (reused
+// while the source and header are unchanged), loads it and returns its C function `symbol`: cc
+// for .c, c++ (C++20) for any other extension, $CC and $CXX when set. An error carries the
+// compiler's diagnostics, or says the symbol is missing.
+Result<void*> build_spec_function(const std::filesystem::path& source, std::string_view symbol,
+                                  const std::filesystem::path& cache_dir);
 
 // Loads the spec at `file`, builds its reference and declares the kernel at `shape_set` (its
 // name; empty: the first), owning its other shape sets, so that find_kernel returns it from then

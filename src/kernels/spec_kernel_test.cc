@@ -107,6 +107,41 @@ TEST_F(SpecKernelTest, F8WeightsMakeADecodeFormatAndF32OutputsAreJudgedAsF32) {
   EXPECT_TRUE(self_check(*k, 1)) << self_check(*k, 1).error().message;
 }
 
+TEST_F(SpecKernelTest, AGeneratorRewritesInputsAfterTheDrawsDeterministically) {
+  auto k = kernel(spec("gemv_f8"));
+  SharedBuffers a(k->regions()), b(k->regions());
+  k->generate(9, a);
+  k->generate(9, b);
+  EXPECT_TRUE(std::equal(a.bytes(2).begin(), a.bytes(2).end(), b.bytes(2).begin()));
+  // Each row's scale is u / (sqrt(K) rms(w row) rms(x)), u in [0.5, 1.5), as bf16.
+  const auto x = a.as<bf16>("x");
+  double x_sq = 0;
+  for (const bf16 v : x) x_sq += double{bf16_to_float(v)} * bf16_to_float(v);
+  const double x_rms = std::sqrt(x_sq / 3840);
+  const auto w = a.as<uint8_t>("w");
+  for (size_t r : {size_t{0}, size_t{777}, size_t{2047}}) {
+    double w_sq = 0;
+    for (size_t c = 0; c < 3840; ++c) w_sq += std::pow(f8e4m3_to_float(w[r * 3840 + c]), 2);
+    const double u =
+        bf16_to_float(a.as<bf16>("scale")[r]) * std::sqrt(3840.0) * std::sqrt(w_sq / 3840) * x_rms;
+    EXPECT_GT(u, 0.49) << r;
+    EXPECT_LT(u, 1.51) << r;
+  }
+  // The outputs come out about unit size.
+  const auto expected = k->reference(a);
+  double y_sq = 0;
+  for (const double v : expected[0].values) y_sq += v * v;
+  const double y_rms = std::sqrt(y_sq / static_cast<double>(expected[0].values.size()));
+  EXPECT_GT(y_rms, 0.5);
+  EXPECT_LT(y_rms, 2.0);
+
+  store::TestTempDir dir;
+  write_file(dir.path() / "gen.c", "void not_the_generator(void) {}\n");
+  auto missing = build_spec_function(dir.path() / "gen.c", "headway_generate", cache_.path());
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find("defines no 'headway_generate'"), std::string::npos);
+}
+
 TEST_F(SpecKernelTest, SelfCheckRefusesATolerancePastEitherEdge) {
   auto loose = spec("rmsnorm");
   loose->tolerance = {1e9, 0};
@@ -127,13 +162,13 @@ TEST_F(SpecKernelTest, AReferenceThatDoesNotBuildOrLacksItsEntryIsAnError) {
   store::TestTempDir dir;
   write_file(dir.path() / "broken.c",
              "void headway_reference(double* const* a, const long* d) { oops }\n");
-  auto built = build_reference(dir.path() / "broken.c", cache_.path());
+  auto built = build_spec_function(dir.path() / "broken.c", "headway_reference", cache_.path());
   ASSERT_FALSE(built);
   EXPECT_EQ(built.error().code, ErrorCode::kInvalidInput);
   EXPECT_NE(built.error().message.find("the reference does not build"), std::string::npos);
   EXPECT_NE(built.error().message.find("oops"), std::string::npos) << built.error().message;
   write_file(dir.path() / "other.cc", "extern \"C\" void something_else() {}\n");
-  built = build_reference(dir.path() / "other.cc", cache_.path());
+  built = build_spec_function(dir.path() / "other.cc", "headway_reference", cache_.path());
   ASSERT_FALSE(built);
   EXPECT_NE(built.error().message.find("defines no 'headway_reference'"), std::string::npos)
       << built.error().message;

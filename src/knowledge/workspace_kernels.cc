@@ -25,6 +25,7 @@ Result<fs::path> add_workspace_kernel(const store::Workspace& ws, const fs::path
   }
   const fs::path home = spec.file.parent_path();
   std::vector<fs::path> files = {spec.file, spec.reference};
+  if (!spec.generator.empty()) files.push_back(spec.generator);
   for (const auto& [target, path] : spec.baselines) files.push_back(path);
   for (const auto& [target, paths] : spec.designs)
     files.insert(files.end(), paths.begin(), paths.end());
