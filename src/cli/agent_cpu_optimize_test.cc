@@ -93,7 +93,7 @@ TEST(AgentCpuOptimize, AFasterKernelForASpecKernelBecomesItsHead) {
   ASSERT_EQ(run_headway({"init", ws}).exit_code, 0);
   // Without its [designs] table the library has nothing for it: the agent is the only proposer.
   fs::create_directories(tmp.path() / "spec");
-  for (const char* f : {"gemv_f8_reference.c", "gemv_f8_cpu.cc"})
+  for (const char* f : {"gemv_f8_reference.c", "gemv_f8_inputs.c", "gemv_f8_cpu.cc"})
     fs::copy_file(spec_dir / f, tmp.path() / "spec" / f);
   std::string text = file_text(spec_dir / "gemv_f8.toml");
   write_file(tmp.path() / "spec/gemv_f8.toml", text.substr(0, text.find("\n# The design library")));
