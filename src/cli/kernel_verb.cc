@@ -149,14 +149,14 @@ int run_check_spec(const KernelArgs& args) {
   value_or_fail(targets::spec_designs_check(*spec, args.target, target->kernel_language()));
   // The baseline, then each design at its defaults: every one must pass at every shape set.
   std::vector<std::pair<std::string, targets::Artifact>> sources;
-  sources.emplace_back(
-      "baseline",
-      build_or_throw(*target, target->baseline_source(*kernels.front()),
-                     fmt::format("the {} baseline of {}", args.target, spec->file.string())));
+  const std::string baseline = target->baseline_source(*kernels.front());
+  sources.emplace_back("baseline", build_or_throw(*target, baseline,
+                                                  fmt::format("the {} baseline of {}", args.target,
+                                                              spec->file.string())));
   for (const auto& file : targets::spec_design_files(*spec, args.target)) {
     const auto design =
         value_or_fail(targets::parse_design(spec->name, file.text, target->kernel_language()));
-    if (file.text == target->baseline_source(*kernels.front())) continue;
+    if (file.text == baseline) continue;  // the baseline declared as a design: built above
     sources.emplace_back("design " + design.name,
                          build_or_throw(*target, design.render(design.defaults()), file.path));
   }

@@ -52,8 +52,8 @@ void record_kernel_timing(store::Workspace& ws, const KernelTiming& timing) {
 }
 
 std::optional<KernelTiming> latest_kernel_timing(store::Workspace& ws, std::string_view kernel,
-                                                 std::string_view toolchain,
-                                                 std::string_view role, std::string_view shape) {
+                                                 std::string_view toolchain, std::string_view role,
+                                                 std::string_view shape) {
   auto s = ws.db().prepare(fmt::format(
       "SELECT {} FROM kernel_timings WHERE kernel = ?1 AND toolchain = ?2 AND role = ?3 "
       "AND shape = ?4 ORDER BY id DESC LIMIT 1",

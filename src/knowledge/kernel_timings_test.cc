@@ -26,9 +26,10 @@ TEST(KernelTimings, RemeasureAppendsPerToolchainAndTracksTheCurrentHead) {
   EXPECT_EQ(current_head_ms(ws, tree, "other"), 1.5);
   EXPECT_EQ(current_baseline_ms(ws, tree, "other"), 2.0);
   record_kernel_timing(
-      ws, {0, "attn_out", "old-tc", tree.root().id, kBaselineRole, 3.0, 0.01, 5, "test", "", {}, ""});
-  record_kernel_timing(ws,
-                       {0, "attn_out", "old-tc", head, kHeadRole, 2.5, 0.01, 5, "test", "", {}, ""});
+      ws,
+      {0, "attn_out", "old-tc", tree.root().id, kBaselineRole, 3.0, 0.01, 5, "test", "", {}, ""});
+  record_kernel_timing(
+      ws, {0, "attn_out", "old-tc", head, kHeadRole, 2.5, 0.01, 5, "test", "", {}, ""});
   EXPECT_EQ(current_head_ms(ws, tree, "old-tc"), 2.5);
   EXPECT_EQ(current_baseline_ms(ws, tree, "old-tc"), 3.0);
 
@@ -69,9 +70,9 @@ TEST(KernelTimings, RemeasureAppendsPerToolchainAndTracksTheCurrentHead) {
   EXPECT_EQ(kernel_timings(ws, "attn_out").size(), 6u);
 
   // Another kernel's node is refused.
-  EXPECT_THROW(
-      record_kernel_timing(ws, {0, "qkv", "t", head, kHeadRole, 1.0, std::nullopt, 1, "", "", {}, ""}),
-      store::StoreError);
+  EXPECT_THROW(record_kernel_timing(
+                   ws, {0, "qkv", "t", head, kHeadRole, 1.0, std::nullopt, 1, "", "", {}, ""}),
+               store::StoreError);
 }
 
 // The readings kept with a timing (schema 8) come back as stored; a row without them (as stored
@@ -94,7 +95,8 @@ TEST(KernelTimings, KeepTheirReadingsForTheInterval) {
   EXPECT_EQ(current_baseline_timing(ws, tree, "t")->id, t->id);
   EXPECT_FALSE(current_head_timing(ws, tree, "t")) << "no head timing was stored";
 
-  record_kernel_timing(ws, {0, "qkv", "t", tree.root().id, kHeadRole, 1.0, 0.1, 11, "", "", {}, ""});
+  record_kernel_timing(ws,
+                       {0, "qkv", "t", tree.root().id, kHeadRole, 1.0, 0.1, 11, "", "", {}, ""});
   const auto bare = latest_kernel_timing(ws, "qkv", "t", kHeadRole);
   ASSERT_TRUE(bare);
   EXPECT_TRUE(bare->readings_ms.empty());

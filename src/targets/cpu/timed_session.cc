@@ -71,8 +71,7 @@ std::shared_ptr<InputSets> shared_input_sets(const KernelContract& kernel, uint6
   // name but not its regions.
   static std::map<std::tuple<std::string, std::string, int, int>, std::shared_ptr<InputSets>> kept;
   std::lock_guard lock(mutex);
-  auto& entry =
-      kept[{std::string(kernel.name()), encode_regions(kernel.regions()), sets, draws}];
+  auto& entry = kept[{std::string(kernel.name()), encode_regions(kernel.regions()), sets, draws}];
   if (entry && entry.use_count() == 1) return entry;
   auto fresh = std::make_shared<InputSets>(kernel, seed, sets, draws);
   if (!entry || entry.use_count() == 1) entry = fresh;
