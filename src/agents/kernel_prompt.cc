@@ -72,7 +72,9 @@ nlohmann::json kernel_prompt_data(const loop::ProposalContext& ctx, const target
   const targets::KernelLanguage language = target.kernel_language();
   data["comment"] = language.comment;
   data["no_preprocessor"] = language.params == targets::KernelLanguage::Params::kPlaceholder;
-  if (ctx.kernel && ctx.kernel->spec()) data["spec"] = spec_data(*ctx.kernel->spec(), limits);
+  // A built-in kernel's contract is headway_kernel.h's, which the prompt carries already.
+  if (ctx.kernel && ctx.kernel->spec() && !is_builtin_kernel(ctx.kernel->name()))
+    data["spec"] = spec_data(*ctx.kernel->spec(), limits);
 
   nlohmann::json tried = nlohmann::json::array();
   size_t left = limits.tried;

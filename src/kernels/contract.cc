@@ -1,11 +1,11 @@
 #include "kernels/contract.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 
-#include "kernels/attn_out.h"
 #include "kernels/declared_kernel.h"
-#include "kernels/ffn.h"
-#include "kernels/qkv.h"
+#include "kernels/spec_kernel.h"
 
 namespace headway {
 
@@ -37,9 +37,8 @@ namespace {
 const std::vector<std::unique_ptr<KernelContract>>& all_kernels() {
   static const auto kernels = [] {
     std::vector<std::unique_ptr<KernelContract>> k;
-    k.push_back(std::make_unique<QkvKernel>());
-    k.push_back(std::make_unique<AttnOutKernel>());
-    k.push_back(std::make_unique<FfnKernel>());
+    for (const char* name : {"qkv", "attn_out", "ffn"})
+      k.push_back(embedded_spec_kernel(fmt::format("kernels/specs/gemma4/{}.toml", name)));
     return k;
   }();
   return kernels;

@@ -2,8 +2,9 @@
 // A kernel's contract, what every target shares: the regions (argument layout), the seeded input
 // generator, the f64 reference, the tolerance and the bytes that must move. How a target calls
 // the kernel and its baseline there belong to the target (the cpu target's:
-// targets/cpu/host_abi.h). One implementation per kernel; the three Gemma-4 decode kernels are qkv,
-// attn_out and ffn (docs/KERNELS.md).
+// targets/cpu/host_abi.h). Contracts are made from kernel specs (kernels/spec_kernel.h); the three
+// built-in Gemma-4 decode kernels, qkv, attn_out and ffn (docs/KERNELS.md), from the specs in
+// kernels/specs/gemma4/ that headway embeds.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -55,8 +56,8 @@ class KernelContract {
   // Bytes that must move: every input read once, every output written once (for a cache,
   // only the rows the kernel writes). Derived from regions() unless a spec states them.
   virtual uint64_t bytes_to_move() const;
-  // The spec the contract was made from (kernels/spec_kernel.h); nullptr for a built-in or a
-  // declared kernel.
+  // The spec the contract was made from (kernels/spec_kernel.h): for a built-in kernel, the one
+  // headway embeds (kernels/specs/gemma4/); nullptr for a declared kernel.
   virtual const KernelSpec* spec() const { return nullptr; }
   // The kernel at each of its shape sets, this one (the first) first: a candidate must be
   // correct at every one. A kernel without shape sets is its own one.

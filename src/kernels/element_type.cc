@@ -186,6 +186,27 @@ double read_element(ElementType type, const std::byte* base, size_t i) {
   return 0.0;
 }
 
+void read_elements(ElementType type, const std::byte* base, std::span<double> out) {
+  switch (type) {
+    case ElementType::kBf16:
+      for (size_t i = 0; i < out.size(); ++i) {
+        bf16 v;
+        std::memcpy(&v, base + 2 * i, 2);
+        out[i] = bf16_to_float(v);
+      }
+      return;
+    case ElementType::kF32:
+      for (size_t i = 0; i < out.size(); ++i) {
+        float v;
+        std::memcpy(&v, base + 4 * i, 4);
+        out[i] = v;
+      }
+      return;
+    default:
+      for (size_t i = 0; i < out.size(); ++i) out[i] = read_element(type, base, i);
+  }
+}
+
 void write_element(ElementType type, std::byte* base, size_t i, double v) {
   auto saturate = [](double x, double lo, double hi) {
     return std::isnan(x) ? 0.0 : std::clamp(std::nearbyint(x), lo, hi);

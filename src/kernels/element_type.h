@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 
 namespace headway {
@@ -24,6 +25,8 @@ size_t element_bytes(ElementType type, size_t count);
 
 // Element i of an array of `type` starting at base, as a double (exact for every type).
 double read_element(ElementType type, const std::byte* base, size_t i);
+// Elements 0 .. out.size() - 1, as read_element reads each (in one pass).
+void read_elements(ElementType type, const std::byte* base, std::span<double> out);
 // Stores the nearest value of `type` to v (round to nearest even; integers round and saturate,
 // f8 and e2m1 saturate to their largest finite magnitude, NaN stays NaN where the type has one).
 void write_element(ElementType type, std::byte* base, size_t i, double v);

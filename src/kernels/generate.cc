@@ -43,12 +43,19 @@ double fill_f8_normal(uint64_t seed, std::span<uint8_t> out) {
       bits >>= kTableBits;
     }
   }
-  double sum_sq = 0;
-  for (uint8_t c : table) {
-    const double v = f8e4m3_to_float(c);
-    sum_sq += v * v;
-  }
-  return std::sqrt(sum_sq / static_cast<double>(table.size()));
+  return f8_normal_rms();
+}
+
+double f8_normal_rms() {
+  static const double rms = [] {
+    double sum_sq = 0;
+    for (uint8_t c : f8_normal_table()) {
+      const double v = f8e4m3_to_float(c);
+      sum_sq += v * v;
+    }
+    return std::sqrt(sum_sq / static_cast<double>(f8_normal_table().size()));
+  }();
+  return rms;
 }
 
 void fill_f8_uniform(uint64_t seed, double lo, double hi, std::span<uint8_t> out) {
@@ -56,7 +63,7 @@ void fill_f8_uniform(uint64_t seed, double lo, double hi, std::span<uint8_t> out
   for (auto& c : out) c = float_to_f8e4m3(static_cast<float>(rng.uniform(lo, hi)));
 }
 
-void fill_e2m1_pairs(uint64_t seed, std::span<uint8_t> out) {
+void fill_random_bytes(uint64_t seed, std::span<uint8_t> out) {
   Rng rng(seed);
   size_t i = 0;
   while (i < out.size()) {

@@ -15,10 +15,14 @@ void fill_bf16_uniform(uint64_t seed, double lo, double hi, std::span<bf16> out)
 // f8e4m3fn codes of N(0,1) draws (never NaN). Returns the root mean square of the decoded
 // values of the code distribution (for choosing scales).
 double fill_f8_normal(uint64_t seed, std::span<uint8_t> out);
+// What fill_f8_normal returns: the RMS of its code distribution's values (HW_F8_NORMAL_RMS in
+// include/headway/headway_reference.h, for spec generators).
+double f8_normal_rms();
 // f8e4m3fn codes of values uniform in [lo, hi) rounded to f8 (positive scales).
 void fill_f8_uniform(uint64_t seed, double lo, double hi, std::span<uint8_t> out);
-// Random bytes: two uniform e2m1 codes per byte.
-void fill_e2m1_pairs(uint64_t seed, std::span<uint8_t> out);
+// Uniform random bytes, eight from each 64 bits of the stream (for nvfp4: two uniform e2m1
+// codes per byte).
+void fill_random_bytes(uint64_t seed, std::span<uint8_t> out);
 // Root mean square of a uniformly drawn e2m1 value.
 double e2m1_rms();
 

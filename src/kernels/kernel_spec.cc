@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <set>
@@ -82,7 +83,7 @@ Draw parse_draw(const toml::node& node, ElementType type, const std::vector<std:
   if (!t || t->size() != 1)
     fail(line_of(node),
          "'draw' is one of { normal = SIGMA }, { uniform = [LO, HI] }, { below = DIM or N }, "
-         "{ constant = V }");
+         "{ constant = V }, { codes = true }");
   Draw d;
   std::string key;
   const toml::node* node_value = nullptr;
@@ -122,9 +123,14 @@ Draw parse_draw(const toml::node& node, ElementType type, const std::vector<std:
   } else if (key == "constant") {
     d.kind = Draw::Kind::kConstant;
     d.a = number(value);
+  } else if (key == "codes") {
+    if (value.value<bool>() != std::optional<bool>(true)) fail(line, "'codes' takes true");
+    if (type != ElementType::kNvfp4)
+      fail(line, "'codes' draws every bit pattern: the argument's type must be nvfp4");
+    d.kind = Draw::Kind::kCodes;
   } else {
     fail(line_of(node),
-         fmt::format("unknown draw '{}' (known: normal, uniform, below, constant)", key));
+         fmt::format("unknown draw '{}' (known: normal, uniform, below, constant, codes)", key));
   }
   if (!is_floating(type) && d.kind != Draw::Kind::kBelow && d.kind != Draw::Kind::kConstant)
     fail(line, "an integer argument is drawn with 'below' or 'constant'");
@@ -134,7 +140,7 @@ Draw parse_draw(const toml::node& node, ElementType type, const std::vector<std:
 SpecArgument parse_argument(const toml::table& t, const std::vector<std::string>& dims) {
   SpecArgument a;
   a.line = line_of(t);
-  only_keys(t, "[[arguments]]", {"name", "role", "type", "shape", "draw"});
+  only_keys(t, "[[arguments]]", {"name", "role", "type", "shape", "draw", "stream", "pass"});
   a.name = string_at(t, "name", a.line, true);
   if (!valid_identifier(a.name))
     fail(line_of(*t.get("name")), fmt::format("'{}' is not a C identifier", a.name));
@@ -171,6 +177,21 @@ SpecArgument parse_argument(const toml::table& t, const std::vector<std::string>
   } else if (a.role != ArgumentRole::kOutput && !is_floating(a.type)) {
     fail(a.line, fmt::format("integer argument '{}' needs a 'draw' (below or constant)", a.name));
   }
+  if (const toml::node* n = t.get("stream")) {
+    const auto* i = n->as_integer();
+    if (!i || i->get() <= 0) fail(line_of(*n), "'stream' takes a positive integer");
+    a.stream = static_cast<uint64_t>(i->get());
+  }
+  if (const toml::node* n = t.get("pass")) {
+    const std::string pass = string_at(t, "pass", a.line, true);
+    if (pass != "values" && pass != "bytes")
+      fail(line_of(*n), fmt::format("unknown pass '{}' (known: values, bytes)", pass));
+    if (pass == "bytes" && written)
+      fail(line_of(*n),
+           "only inputs and weights pass as bytes: what a kernel writes is judged "
+           "in values");
+    a.pass_bytes = pass == "bytes";
+  }
   return a;
 }
 
@@ -199,10 +220,17 @@ ShapeSet parse_shape_set(const toml::table& t, const std::vector<std::string>& d
   return s;
 }
 
-KernelSpec parse_spec(const fs::path& file, const toml::table& root) {
+KernelSpec parse_spec(const fs::path& file, const toml::table& root, SpecOrigin origin) {
   KernelSpec k;
+  k.origin = origin;
   k.file = file;
   const fs::path base = file.parent_path();
+  const bool on_disk = origin == SpecOrigin::kDisk;
+  auto path_at = [&](const toml::table& t, std::string_view key, int line, bool required) {
+    if (on_disk) return toml_fields::existing_path(base, t, key, line, required, true);
+    const std::string name = string_at(t, key, line, required);
+    return name.empty() ? fs::path() : (base / name).lexically_normal();
+  };
   only_keys(root, "a kernel spec",
             {"name", "summary", "dims", "shapes", "arguments", "reference", "generator",
              "tolerance", "bytes", "baselines", "designs"});
@@ -247,8 +275,8 @@ KernelSpec parse_spec(const fs::path& file, const toml::table& root) {
     writes |= arg.role != ArgumentRole::kInput && arg.role != ArgumentRole::kWeight;
   }
   if (!writes) fail(line_of(*args), "no argument is written (an output, inout or cache)");
-  k.reference = toml_fields::existing_path(base, root, "reference", 1, true, true);
-  k.generator = toml_fields::existing_path(base, root, "generator", 1, false, true);
+  k.reference = path_at(root, "reference", 1, true);
+  k.generator = path_at(root, "generator", 1, false);
   const toml::table* tol = toml_fields::table_at(root, "tolerance");
   if (!tol) fail(1, "missing 'tolerance = { atol = A, rtol = R }'");
   only_keys(*tol, "'tolerance'", {"atol", "rtol"});
@@ -264,15 +292,16 @@ KernelSpec parse_spec(const fs::path& file, const toml::table& root) {
   if (const toml::table* baselines = toml_fields::table_at(root, "baselines")) {
     for (auto&& [target, node] : *baselines) {
       k.baselines[std::string(target.str())] =
-          toml_fields::existing_path(base, *baselines, target.str(), line_of(node), true, true);
+          path_at(*baselines, target.str(), line_of(node), true);
     }
   }
   if (const toml::table* designs = toml_fields::table_at(root, "designs")) {
     for (auto&& [target, node] : *designs) {
       auto& files = k.designs[std::string(target.str())];
       for (const auto& name : toml_fields::strings_at(*designs, target.str())) {
-        const fs::path p = fs::absolute(base / name).lexically_normal();
-        if (!fs::exists(p))
+        const fs::path p = on_disk ? fs::absolute(base / name).lexically_normal()
+                                   : (base / name).lexically_normal();
+        if (on_disk && !fs::exists(p))
           fail(line_of(node), fmt::format("design {} does not exist", p.string()));
         files.push_back(p);
       }
@@ -293,6 +322,27 @@ std::string_view argument_role_name(ArgumentRole role) {
     if (r == role) return name;
   }
   return "?";
+}
+
+std::vector<fs::path> spec_files(const KernelSpec& spec) {
+  std::vector<fs::path> files = {spec.file, spec.reference};
+  if (!spec.generator.empty()) files.push_back(spec.generator);
+  for (const fs::path& source : std::vector<fs::path>(files.begin() + 1, files.end())) {
+    std::error_code ec;
+    for (auto it = fs::directory_iterator(source.parent_path(), ec);
+         !ec && it != fs::directory_iterator(); it.increment(ec)) {
+      const std::string ext = it->path().extension().string();
+      if (ext == ".h" || ext == ".hh" || ext == ".hpp") files.push_back(it->path());
+    }
+  }
+  for (const auto& [target, path] : spec.baselines) files.push_back(path);
+  for (const auto& [target, paths] : spec.designs)
+    files.insert(files.end(), paths.begin(), paths.end());
+  std::vector<fs::path> unique;
+  for (const fs::path& f : files) {
+    if (std::find(unique.begin(), unique.end(), f) == unique.end()) unique.push_back(f);
+  }
+  return unique;
 }
 
 std::string shape_text(const SpecArgument& argument) {
@@ -334,11 +384,16 @@ Result<std::vector<int64_t>> KernelSpec::extents(size_t a, size_t s) const {
 
 Result<KernelSpec> load_kernel_spec(const fs::path& file) {
   const fs::path path = fs::absolute(file).lexically_normal();
+  const std::optional<std::string> text = read_file(path);
+  if (!text) return invalid_input(fmt::format("{}: cannot read the kernel spec", path.string()));
+  return parse_kernel_spec(*text, path, SpecOrigin::kDisk);
+}
+
+Result<KernelSpec> parse_kernel_spec(std::string_view text, const fs::path& path,
+                                     SpecOrigin origin) {
   try {
-    const std::optional<std::string> text = read_file(path);
-    if (!text) return invalid_input(fmt::format("{}: cannot read the kernel spec", path.string()));
-    const toml::table root = toml_fields::parse(*text, path);
-    return parse_spec(path, root);
+    const toml::table root = toml_fields::parse(text, path);
+    return parse_spec(path, root, origin);
   } catch (const toml::parse_error& e) {
     return invalid_input(fmt::format("{}:{}: {}", path.string(), e.source().begin.line,
                                      toml_fields::one_line(e.description())));

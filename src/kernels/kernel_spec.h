@@ -21,7 +21,8 @@ std::string_view argument_role_name(ArgumentRole role);  // "input", "weight", .
 
 // How an argument's inputs are drawn from the seed.
 struct Draw {
-  enum class Kind { kNormal, kUniform, kBelow, kConstant } kind = Kind::kNormal;
+  // kCodes: every code of the element's bit patterns equally likely (nvfp4 only).
+  enum class Kind { kNormal, kUniform, kBelow, kConstant, kCodes } kind = Kind::kNormal;
   double a = 1.0;         // normal: sigma; uniform: lo; constant: the value
   double b = 0.0;         // uniform: hi
   std::string below_dim;  // below: integers in [0, value of this dim) (or below_count)
@@ -41,6 +42,12 @@ struct SpecArgument {
   ElementType type = ElementType::kBf16;
   std::vector<Extent> shape;  // empty: a scalar (one element)
   Draw draw;
+  // The seed's stream the draw takes (the generator's hw_mix_seed(seed, stream)); 0: its
+  // position among the arguments plus one.
+  uint64_t stream = 0;
+  // The reference and the generator get the argument's encoded bytes, not decoded values: for
+  // weights too large to decode on every call (inputs and weights only).
+  bool pass_bytes = false;
   int line = 0;  // of its [[arguments]] table
 };
 
@@ -50,8 +57,13 @@ struct ShapeSet {
   int line = 0;
 };
 
+// Where a spec and the files it names live: on disk (paths absolute, checked to exist), or among
+// the files embedded in headway (paths relative, as embedded: the built-in kernels' specs).
+enum class SpecOrigin { kDisk, kEmbedded };
+
 struct KernelSpec {
-  std::filesystem::path file;  // the spec itself, absolute
+  SpecOrigin origin = SpecOrigin::kDisk;
+  std::filesystem::path file;  // the spec itself, absolute (kDisk)
   std::string name;
   std::string summary;
   std::vector<std::string> dims;
@@ -72,6 +84,10 @@ struct KernelSpec {
   Result<std::vector<int64_t>> extents(size_t a, size_t s) const;
 };
 
+// Every file of a spec on disk: the spec, its reference and generator with the headers (.h, .hh,
+// .hpp) beside them, which they may include, its baselines and designs; each once.
+std::vector<std::filesystem::path> spec_files(const KernelSpec& spec);
+
 // An argument's shape as written: "N, K/16, 2*N" ("" for a scalar).
 std::string shape_text(const SpecArgument& argument);
 
@@ -79,5 +95,8 @@ std::string shape_text(const SpecArgument& argument);
 // undeclared dimensions or that do not divide out at some shape set, a reference or baseline file
 // that does not exist. Every error reads "FILE:LINE: what".
 Result<KernelSpec> load_kernel_spec(const std::filesystem::path& file);
+// As load_kernel_spec, for a spec's text; files named in an embedded spec are not looked for.
+Result<KernelSpec> parse_kernel_spec(std::string_view text, const std::filesystem::path& file,
+                                     SpecOrigin origin);
 
 }  // namespace headway

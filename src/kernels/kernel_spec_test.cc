@@ -137,6 +137,46 @@ TEST_F(KernelSpecFile, BadSpecsAreRefusedWithTheFileAndLine) {
             at(2) + "Error while parsing table header: expected ']', saw '\\n'");
   EXPECT_EQ(error_of(replaced(kValid, "name = \"scale_row\"", "name = \"qkv\"")),
             "");  // a name; add refuses built-ins
+  // Streams, bytes and codes.
+  EXPECT_EQ(error_of(replaced(kValid, "shape = [\"N\"]\n\n", "shape = [\"N\"]\nstream = 0\n\n")),
+            at(15) + "'stream' takes a positive integer");
+  EXPECT_EQ(
+      error_of(replaced(kValid, "shape = [\"N\"]\n\n", "shape = [\"N\"]\npass = \"raw\"\n\n")),
+      at(15) + "unknown pass 'raw' (known: values, bytes)");
+  EXPECT_EQ(
+      error_of(replaced(kValid, "shape = [\"N\"]  # out", "shape = [\"N\"]\npass = \"bytes\"")),
+      at(21) +
+          "only inputs and weights pass as bytes: what a kernel writes is judged in "
+          "values");
+  EXPECT_EQ(error_of(replaced(kValid, "shape = [\"N\"]\n\n",
+                              "shape = [\"N\"]\ndraw = { codes = true }\n\n")),
+            at(15) + "'codes' draws every bit pattern: the argument's type must be nvfp4");
+}
+
+TEST_F(KernelSpecFile, StreamsBytesAndCodesAreReadAsWritten) {
+  std::string text = kValid;
+  text.replace(text.find("shape = [\"N\"]\n\n"), 13,
+               "shape = [\"N\"]\nstream = 12\npass = \"bytes\"\n");
+  text +=
+      "\n[[arguments]]\nname = \"w\"\nrole = \"weight\"\ntype = \"nvfp4\"\n"
+      "shape = [\"N\"]\ndraw = { codes = true }\n";
+  ASSERT_EQ(error_of(text), "");
+  const KernelSpec spec = load_kernel_spec(dir_.path() / "spec.toml").value();
+  EXPECT_EQ(spec.arguments[0].stream, 12u);
+  EXPECT_TRUE(spec.arguments[0].pass_bytes);
+  EXPECT_EQ(spec.arguments[1].stream, 0u);  // its position + 1 when drawn
+  EXPECT_FALSE(spec.arguments[1].pass_bytes);
+  EXPECT_EQ(spec.arguments[2].draw.kind, Draw::Kind::kCodes);
+}
+
+TEST_F(KernelSpecFile, TheFilesOfASpecIncludeTheHeadersBesideItsSources) {
+  write_file(dir_.path() / "spec.toml", kValid);
+  write_file(dir_.path() / "shared_math.h", "/* included by ref.c */\n");
+  write_file(dir_.path() / "notes.txt", "not a header\n");
+  const auto files = spec_files(load_kernel_spec(dir_.path() / "spec.toml").value());
+  std::vector<std::string> names;
+  for (const auto& f : files) names.push_back(f.filename().string());
+  EXPECT_EQ(names, (std::vector<std::string>{"spec.toml", "ref.c", "shared_math.h"}));
 }
 
 }  // namespace

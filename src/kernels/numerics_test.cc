@@ -55,15 +55,16 @@ TEST(F8e4m3, EncodeRoundTripsEveryFiniteCodeAndRoundsToNearest) {
     EXPECT_EQ(float_to_f8e4m3(f8e4m3_to_float(static_cast<uint8_t>(code))), code) << code;
   }
   EXPECT_EQ(float_to_f8e4m3(-0.0f), 0x80);
-  EXPECT_EQ(float_to_f8e4m3(1.06f), 0x38);   // 1.0 is nearer than 1.125
-  EXPECT_EQ(float_to_f8e4m3(1.07f), 0x39);   // 1.125 is nearer
-  EXPECT_EQ(float_to_f8e4m3(1.0625f), 0x38); // tie goes to the even code
-  EXPECT_EQ(float_to_f8e4m3(1000.0f), 0x7e); // saturates
+  EXPECT_EQ(float_to_f8e4m3(1.06f), 0x38);    // 1.0 is nearer than 1.125
+  EXPECT_EQ(float_to_f8e4m3(1.07f), 0x39);    // 1.125 is nearer
+  EXPECT_EQ(float_to_f8e4m3(1.0625f), 0x38);  // tie goes to the even code
+  EXPECT_EQ(float_to_f8e4m3(1000.0f), 0x7e);  // saturates
   EXPECT_EQ(float_to_f8e4m3(-1000.0f), 0xfe);
 }
 
 TEST(E2m1, EveryNibble) {
-  const float expected[16] = {0, 0.5f, 1, 1.5f, 2, 3, 4, 6, -0.0f, -0.5f, -1, -1.5f, -2, -3, -4, -6};
+  const float expected[16] = {0,     0.5f,  1,  1.5f,  2,  3,  4,  6,
+                              -0.0f, -0.5f, -1, -1.5f, -2, -3, -4, -6};
   for (int n = 0; n < 16; ++n) {
     EXPECT_EQ(e2m1_to_float(static_cast<uint8_t>(n)), expected[n]) << n;
     EXPECT_EQ(std::signbit(e2m1_to_float(static_cast<uint8_t>(n))), n >= 8) << n;

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "common/cache_dir.h"
 #include "common/embedded.h"
 #include "common/file_io.h"
 #include "common/hash.h"
@@ -46,9 +47,15 @@ RegionRole region_role(ArgumentRole role) {
 
 }  // namespace
 
+const SpecFunctions& SpecBuild::functions() const {
+  std::call_once(once_, [this] { built_.emplace(build_()); });
+  if (!*built_) fail_with(built_->error());
+  return built_->value();
+}
+
 SpecKernel::SpecKernel(std::shared_ptr<const KernelSpec> spec, size_t shape_set,
-                       SpecFunctions functions)
-    : spec_(std::move(spec)), shape_(shape_set), functions_(functions) {
+                       std::shared_ptr<const SpecBuild> build)
+    : spec_(std::move(spec)), shape_(shape_set), build_(std::move(build)) {
   for (size_t a = 0; a < spec_->arguments.size(); ++a) {
     const SpecArgument& arg = spec_->arguments[a];
     extents_.push_back(spec_->extents(a, shape_).value());
@@ -64,16 +71,26 @@ SpecKernel::SpecKernel(std::shared_ptr<const KernelSpec> spec, size_t shape_set,
                       RegionRole::kInput, 0, ElementType::kInt32});
 }
 
-std::vector<std::vector<double>> SpecKernel::decoded(const SharedBuffers& buffers) const {
-  std::vector<std::vector<double>> values(spec_->arguments.size());
+std::vector<double*> SpecKernel::arguments(const SharedBuffers& buffers,
+                                           std::vector<std::vector<double>>& values) const {
+  values.resize(spec_->arguments.size());
+  std::vector<double*> args(values.size());
   for (size_t a = 0; a < values.size(); ++a) {
-    values[a].assign(element_count(extents_[a]), 0.0);
-    if (spec_->arguments[a].role == ArgumentRole::kOutput) continue;
+    const SpecArgument& arg = spec_->arguments[a];
     const std::byte* in = buffers.bytes(a).data();
-    for (size_t i = 0; i < values[a].size(); ++i)
-      values[a][i] = read_element(regions_[a].element, in, i);
+    if (arg.pass_bytes) {
+      // Read-only by contract (include/headway/headway_reference.h, hw_bytes).
+      args[a] = reinterpret_cast<double*>(const_cast<std::byte*>(in));
+      continue;
+    }
+    values[a].resize(element_count(extents_[a]));
+    args[a] = values[a].data();
+    if (arg.role == ArgumentRole::kOutput)
+      std::fill(values[a].begin(), values[a].end(), 0.0);
+    else
+      read_elements(regions_[a].element, in, values[a]);
   }
-  return values;
+  return args;
 }
 
 void SpecKernel::generate(uint64_t seed, SharedBuffers& buffers) const {
@@ -83,7 +100,7 @@ void SpecKernel::generate(uint64_t seed, SharedBuffers& buffers) const {
   for (size_t a = 0; a < spec_->arguments.size(); ++a) {
     const SpecArgument& arg = spec_->arguments[a];
     if (arg.role == ArgumentRole::kOutput) continue;
-    const uint64_t stream = mix_seed(seed, a + 1);
+    const uint64_t stream = mix_seed(seed, arg.stream ? arg.stream : a + 1);
     const size_t n = element_count(extents_[a]);
     std::byte* out = buffers.bytes(a).data();
     const Draw& d = arg.draw;
@@ -94,6 +111,10 @@ void SpecKernel::generate(uint64_t seed, SharedBuffers& buffers) const {
     }
     if (arg.type == ElementType::kF8e4m3 && d.kind == Draw::Kind::kNormal && d.a == 1.0) {
       fill_f8_normal(stream, {reinterpret_cast<uint8_t*>(out), n});
+      continue;
+    }
+    if (d.kind == Draw::Kind::kCodes) {
+      fill_random_bytes(stream, {reinterpret_cast<uint8_t*>(out), regions_[a].bytes});
       continue;
     }
     Rng rng(stream);
@@ -115,63 +136,79 @@ void SpecKernel::generate(uint64_t seed, SharedBuffers& buffers) const {
           v = static_cast<double>(rng.below(static_cast<uint64_t>(below)));
           break;
         case Draw::Kind::kConstant:
+        case Draw::Kind::kCodes:
           break;
       }
       write_element(arg.type, out, i, v);
     }
   }
-  if (!functions_.generate) return;
-  std::vector<std::vector<double>> values = decoded(buffers);
-  const size_t count = values.size();
-  std::vector<double*> args(count);
-  for (size_t a = 0; a < count; ++a) args[a] = values[a].data();
-  functions_.generate(seed, args.data(), shape_set().dims.data());
-  for (size_t a = 0; a < count; ++a) {
-    if (spec_->arguments[a].role == ArgumentRole::kOutput) continue;
-    // Only what the generator changed is encoded again: a weight it only reads stays as drawn.
-    std::byte* out = buffers.bytes(a).data();
-    const ElementType type = regions_[a].element;
-    for (size_t i = 0; i < values[a].size(); ++i) {
-      const double v = values[a][i];
-      if (v != read_element(type, out, i)) write_element(type, out, i, v);
+  if (spec_->generator.empty()) return;
+  const SpecFunctions& functions = build_->functions();
+  with_scratch([&](Scratch& scratch) {
+    std::vector<std::vector<double>>& values = scratch.values;
+    const std::vector<double*> args = arguments(buffers, values);
+    std::vector<std::vector<double>>& drawn = scratch.given;
+    drawn.resize(values.size());
+    for (size_t a = 0; a < values.size(); ++a) drawn[a] = values[a];
+    functions.generate(seed, args.data(), shape_set().dims.data());
+    for (size_t a = 0; a < values.size(); ++a) {
+      const SpecArgument& arg = spec_->arguments[a];
+      if (arg.role == ArgumentRole::kOutput || arg.pass_bytes) continue;
+      // Only what the generator changed is encoded again: a weight it only reads stays as drawn.
+      std::byte* out = buffers.bytes(a).data();
+      const ElementType type = regions_[a].element;
+      for (size_t i = 0; i < values[a].size(); ++i) {
+        if (std::memcmp(&values[a][i], &drawn[a][i], sizeof(double)) != 0)
+          write_element(type, out, i, values[a][i]);
+      }
     }
-  }
+  });
 }
 
 std::vector<ExpectedOutput> SpecKernel::reference(const SharedBuffers& buffers) const {
-  std::vector<std::vector<double>> values = decoded(buffers);
-  const size_t count = values.size();
-  std::vector<double*> args(count);
-  for (size_t a = 0; a < count; ++a) args[a] = values[a].data();
-  functions_.reference(args.data(), shape_set().dims.data());
+  const SpecFunctions& functions = build_->functions();
   std::vector<ExpectedOutput> expected;
-  for (size_t a = 0; a < count; ++a) {
-    const ArgumentRole role = spec_->arguments[a].role;
-    if (role == ArgumentRole::kOutput || role == ArgumentRole::kInOut) {
-      expected.push_back({a, 0, std::move(values[a])});
-      continue;
+  with_scratch([&](Scratch& scratch) {
+    std::vector<std::vector<double>>& values = scratch.values;
+    const std::vector<double*> args = arguments(buffers, values);
+    std::vector<std::vector<double>>& caches = scratch.given;  // to find the rows written
+    caches.resize(values.size());
+    for (size_t a = 0; a < values.size(); ++a) {
+      if (spec_->arguments[a].role == ArgumentRole::kCache) caches[a] = values[a];
     }
-    if (role != ArgumentRole::kCache) continue;
-    const size_t rows = static_cast<size_t>(extents_[a][0]);
-    const size_t row = values[a].size() / rows;
-    const std::byte* before = buffers.bytes(a).data();
-    ExpectedOutput* run = nullptr;
-    for (size_t r = 0; r < rows; ++r) {
-      bool changed = false;
-      for (size_t i = r * row; i < (r + 1) * row && !changed; ++i) {
-        const double was = read_element(regions_[a].element, before, i);
-        changed = !(values[a][i] == was || (std::isnan(values[a][i]) && std::isnan(was)));
-      }
-      if (!changed) {
-        run = nullptr;
+    functions.reference(args.data(), shape_set().dims.data());
+    const size_t count = values.size();
+    for (size_t a = 0; a < count; ++a) {
+      const ArgumentRole role = spec_->arguments[a].role;
+      if (role == ArgumentRole::kOutput || role == ArgumentRole::kInOut) {
+        expected.push_back({a, 0, values[a]});
         continue;
       }
-      if (!run) run = &expected.emplace_back(ExpectedOutput{a, r * row, {}});
-      run->values.insert(run->values.end(), values[a].begin() + static_cast<ptrdiff_t>(r * row),
-                         values[a].begin() + static_cast<ptrdiff_t>((r + 1) * row));
+      if (role != ArgumentRole::kCache) continue;
+      const size_t rows = static_cast<size_t>(extents_[a][0]);
+      const size_t row = values[a].size() / rows;
+      ExpectedOutput* run = nullptr;
+      for (size_t r = 0; r < rows; ++r) {
+        const bool changed = std::memcmp(values[a].data() + r * row, caches[a].data() + r * row,
+                                         row * sizeof(double)) != 0;
+        if (!changed) {
+          run = nullptr;
+          continue;
+        }
+        if (!run) run = &expected.emplace_back(ExpectedOutput{a, r * row, {}});
+        run->values.insert(run->values.end(), values[a].begin() + static_cast<ptrdiff_t>(r * row),
+                           values[a].begin() + static_cast<ptrdiff_t>((r + 1) * row));
+      }
     }
-  }
+  });
   return expected;
+}
+
+void SpecKernel::with_scratch(const std::function<void(Scratch&)>& use) const {
+  std::unique_lock lock(scratch_.mutex, std::try_to_lock);
+  if (lock.owns_lock()) return use(scratch_);
+  Scratch own;
+  use(own);
 }
 
 KernelContract::WeightFormat SpecKernel::weight_format() const {
@@ -213,11 +250,46 @@ uint64_t SpecKernel::bytes_to_move() const {
   return KernelContract::bytes_to_move() - dims;
 }
 
-Result<void*> build_spec_function(const fs::path& source, std::string_view symbol,
-                                  const fs::path& cache_dir) {
-  const std::optional<std::string> text = read_file(source);
+namespace {
+
+struct SourceFile {
+  std::string name;  // a file name, no folders
+  std::string text;
+};
+
+// The headers (.h, .hh, .hpp) in the folder of `source`, which it may include: they key its build
+// and, for an embedded source, are copied beside it.
+std::vector<SourceFile> headers_beside(const fs::path& source, bool on_disk) {
+  std::vector<SourceFile> out;
+  auto is_header = [](const fs::path& p) {
+    const std::string ext = p.extension().string();
+    return ext == ".h" || ext == ".hh" || ext == ".hpp";
+  };
+  if (!on_disk) {
+    const std::string folder = source.parent_path().generic_string() + "/";
+    for (const std::string_view name : embedded_files_under(folder)) {
+      const fs::path p(name);
+      if (p.parent_path() == source.parent_path() && is_header(p))
+        out.push_back({p.filename().string(), std::string(embedded_file(name))});
+    }
+    return out;
+  }
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(source.parent_path(), ec);
+       !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    if (!is_header(it->path())) continue;
+    if (auto text = read_file(it->path())) out.push_back({it->path().filename().string(), *text});
+  }
+  std::sort(out.begin(), out.end(),
+            [](const SourceFile& a, const SourceFile& b) { return a.name < b.name; });
+  return out;
+}
+
+// Builds `text`, the source named `source` (compiled from that path when `on_disk`, else from a
+// copy in the build folder), and returns its C function `symbol`.
+Result<void*> build_spec_source(std::string_view text, const fs::path& source, bool on_disk,
+                                std::string_view symbol, const fs::path& cache_dir) {
   const std::string_view role = symbol == "headway_generate" ? "generator" : "reference";
-  if (!text) return invalid_input(fmt::format("{}: cannot read the {}", source.string(), role));
   const std::string ext = source.extension().string();
   const bool c = ext == ".c";
   const char* env = std::getenv(c ? "CC" : "CXX");
@@ -225,7 +297,9 @@ Result<void*> build_spec_function(const fs::path& source, std::string_view symbo
   const std::string_view header = embedded_file("include/headway/headway_reference.h");
   std::vector<std::string> argv = {compiler, "-O2", "-fPIC", "-shared",
                                    c ? "-std=c11" : "-std=c++20"};
-  std::string key = *text + '\0' + std::string(header) + '\0' + compiler;
+  const std::vector<SourceFile> headers = headers_beside(source, on_disk);
+  std::string key = std::string(text) + '\0' + std::string(header) + '\0' + compiler + '\0' + ext;
+  for (const auto& h : headers) key += '\0' + h.name + '\0' + h.text;
   const fs::path dir = cache_dir / "references";
   const fs::path object =
       dir / fmt::format("reference-{:016x}.so", hash_bytes(key.data(), key.size()));
@@ -233,14 +307,19 @@ Result<void*> build_spec_function(const fs::path& source, std::string_view symbo
   if (!fs::exists(object, ec)) {
     const fs::path work = dir / fmt::format("build-{:016x}-{}", hash_bytes(key.data(), key.size()),
                                             static_cast<long>(getpid()));
+    const fs::path copy = work / source.filename();
     try {
       write_file_creating_folders(work / "include/headway_reference.h", header);
+      if (!on_disk) {
+        write_file_creating_folders(copy, text);
+        for (const auto& h : headers) write_file_creating_folders(work / h.name, h.text);
+      }
     } catch (const std::runtime_error& e) {
       return environment_error(e.what());
     }
     const fs::path built = work / "reference.so";
-    argv.insert(argv.end(),
-                {"-I", (work / "include").string(), "-o", built.string(), source.string(), "-lm"});
+    argv.insert(argv.end(), {"-I", (work / "include").string(), "-o", built.string(),
+                             (on_disk ? source : copy).string(), "-lm"});
     const ProcessResult r = run_process(argv, 300.0);
     if (!r.started) {
       fs::remove_all(work, ec);
@@ -271,23 +350,65 @@ Result<void*> build_spec_function(const fs::path& source, std::string_view symbo
   return entry;
 }
 
-Result<std::vector<std::unique_ptr<SpecKernel>>> spec_kernels(
-    std::shared_ptr<const KernelSpec> spec, const fs::path& cache_dir) {
-  auto reference = build_spec_function(spec->reference, "headway_reference", cache_dir);
+// Builds the spec's reference and generator (each from disk or from the embedded files).
+Result<SpecFunctions> build_spec_functions(const KernelSpec& spec, const fs::path& cache_dir) {
+  const bool on_disk = spec.origin == SpecOrigin::kDisk;
+  auto build = [&](const fs::path& source, std::string_view symbol) -> Result<void*> {
+    if (!on_disk)
+      return build_spec_source(embedded_file(source.generic_string()), source, false, symbol,
+                               cache_dir);
+    return build_spec_function(source, symbol, cache_dir);
+  };
+  auto reference = build(spec.reference, "headway_reference");
   if (!reference) return reference.error();
   SpecFunctions functions;
   functions.reference =
       reinterpret_cast<void (*)(double* const*, const int64_t*)>(reference.value());
-  if (!spec->generator.empty()) {
-    auto generate = build_spec_function(spec->generator, "headway_generate", cache_dir);
+  if (!spec.generator.empty()) {
+    auto generate = build(spec.generator, "headway_generate");
     if (!generate) return generate.error();
     functions.generate =
         reinterpret_cast<void (*)(uint64_t, double* const*, const int64_t*)>(generate.value());
   }
+  return functions;
+}
+
+}  // namespace
+
+Result<void*> build_spec_function(const fs::path& source, std::string_view symbol,
+                                  const fs::path& cache_dir) {
+  const std::optional<std::string> text = read_file(source);
+  if (!text) {
+    return invalid_input(fmt::format("{}: cannot read the {}", source.string(),
+                                     symbol == "headway_generate" ? "generator" : "reference"));
+  }
+  return build_spec_source(*text, source, true, symbol, cache_dir);
+}
+
+Result<std::vector<std::unique_ptr<SpecKernel>>> spec_kernels(
+    std::shared_ptr<const KernelSpec> spec, const fs::path& cache_dir) {
+  auto functions = build_spec_functions(*spec, cache_dir);
+  if (!functions) return functions.error();
+  auto build = std::make_shared<const SpecBuild>([f = functions.value()] { return f; });
   std::vector<std::unique_ptr<SpecKernel>> out;
   for (size_t s = 0; s < spec->shapes.size(); ++s)
-    out.push_back(std::make_unique<SpecKernel>(spec, s, functions));
+    out.push_back(std::make_unique<SpecKernel>(spec, s, build));
   return out;
+}
+
+std::unique_ptr<SpecKernel> embedded_spec_kernel(std::string_view spec_file) {
+  auto parsed =
+      parse_kernel_spec(embedded_file(spec_file), fs::path(spec_file), SpecOrigin::kEmbedded);
+  if (!parsed) throw std::logic_error("an embedded spec is invalid: " + parsed.error().message);
+  auto spec = std::make_shared<const KernelSpec>(std::move(parsed.value()));
+  auto build = std::make_shared<const SpecBuild>(
+      [spec] { return build_spec_functions(*spec, build_cache_dir()); });
+  auto first = std::make_unique<SpecKernel>(spec, 0, build);
+  std::vector<std::unique_ptr<SpecKernel>> others;
+  for (size_t s = 1; s < spec->shapes.size(); ++s)
+    others.push_back(std::make_unique<SpecKernel>(spec, s, build));
+  first->adopt(std::move(others));
+  return first;
 }
 
 Result<const KernelContract*> load_spec_kernel(const fs::path& file, const fs::path& cache_dir,

@@ -6,7 +6,10 @@
 // move.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,15 +27,30 @@ struct SpecFunctions {
   void (*generate)(uint64_t seed, double* const* args, const int64_t* dims) = nullptr;
 };
 
+// A spec's functions, built when first called for and shared by its shape sets' contracts: a
+// process that only lays out a kernel's regions (a runner) builds nothing.
+class SpecBuild {
+ public:
+  explicit SpecBuild(std::function<Result<SpecFunctions>()> build) : build_(std::move(build)) {}
+  // The functions; throws (fail_with) the build's error, on every call.
+  const SpecFunctions& functions() const;
+
+ private:
+  std::function<Result<SpecFunctions>()> build_;
+  mutable std::once_flag once_;
+  mutable std::optional<Result<SpecFunctions>> built_;
+};
+
 class SpecKernel final : public KernelContract {
  public:
-  SpecKernel(std::shared_ptr<const KernelSpec> spec, size_t shape_set, SpecFunctions functions);
+  SpecKernel(std::shared_ptr<const KernelSpec> spec, size_t shape_set,
+             std::shared_ptr<const SpecBuild> build);
   std::string_view name() const override { return spec_->name; }
   std::vector<RegionSpec> regions() const override { return regions_; }
   Tolerance tolerance() const override { return spec_->tolerance; }
-  // Argument i draws from its own stream (the seed mixed with i + 1); then the spec's generator,
-  // if any, gets every input decoded to doubles and may rewrite them (headway stores its values
-  // rounded to each argument's type).
+  // Argument i draws from its own stream (the seed mixed with its `stream`, by default i + 1);
+  // then the spec's generator, if any, gets every input decoded to doubles (or its bytes) and may
+  // rewrite the decoded ones (headway stores its values rounded to each argument's type).
   void generate(uint64_t seed, SharedBuffers& buffers) const override;
   // Outputs and in/outs whole; of a cache, the rows the reference changed (each run of them).
   std::vector<ExpectedOutput> reference(const SharedBuffers& buffers) const override;
@@ -53,9 +71,22 @@ class SpecKernel final : public KernelContract {
  private:
   std::shared_ptr<const KernelSpec> spec_;
   size_t shape_;
-  // Every argument's elements as doubles; outputs as zeros.
-  std::vector<std::vector<double>> decoded(const SharedBuffers& buffers) const;
-  SpecFunctions functions_;
+  // Every argument's elements as doubles, outputs as zeros, into `values`; the pointers the
+  // spec's functions take (an argument passed as bytes points at its bytes in the buffers).
+  std::vector<double*> arguments(const SharedBuffers& buffers,
+                                 std::vector<std::vector<double>>& values) const;
+  std::shared_ptr<const SpecBuild> build_;
+  // The arguments decoded for the spec's functions, and a copy as given (to find what they
+  // wrote), kept between calls: decoding a cache of megabytes into fresh pages on every call
+  // costs more than the reference.
+  struct Scratch {
+    std::mutex mutex;
+    std::vector<std::vector<double>> values;
+    std::vector<std::vector<double>> given;
+  };
+  mutable Scratch scratch_;
+  // Calls `use` with the kept scratch, or with a fresh one while another thread holds it.
+  void with_scratch(const std::function<void(Scratch&)>& use) const;
   std::vector<std::vector<int64_t>> extents_;  // per argument
   std::vector<RegionSpec> regions_;
   std::vector<std::unique_ptr<SpecKernel>> others_;
@@ -76,8 +107,11 @@ Result<const KernelContract*> load_spec_kernel(const std::filesystem::path& file
                                                const std::filesystem::path& cache_dir,
                                                std::string_view shape_set = "");
 // As load_spec_kernel, for a spec already read: one contract per shape set, in the spec's order,
-// none declared.
+// none declared. The reference and generator are built now, and their errors returned.
 Result<std::vector<std::unique_ptr<SpecKernel>>> spec_kernels(
     std::shared_ptr<const KernelSpec> spec, const std::filesystem::path& cache_dir);
+// The contract of a spec embedded in headway (a built-in kernel) at its first shape set, owning
+// the others; its reference and generator are built under build_cache_dir() when first called.
+std::unique_ptr<SpecKernel> embedded_spec_kernel(std::string_view spec_file);
 
 }  // namespace headway

@@ -24,11 +24,7 @@ Result<fs::path> add_workspace_kernel(const store::Workspace& ws, const fs::path
         fmt::format("kernel {} is built in: give the spec another name", spec.name));
   }
   const fs::path home = spec.file.parent_path();
-  std::vector<fs::path> files = {spec.file, spec.reference};
-  if (!spec.generator.empty()) files.push_back(spec.generator);
-  for (const auto& [target, path] : spec.baselines) files.push_back(path);
-  for (const auto& [target, paths] : spec.designs)
-    files.insert(files.end(), paths.begin(), paths.end());
+  const std::vector<fs::path> files = spec_files(spec);
   std::vector<fs::path> relative;
   for (const auto& f : files) {
     const fs::path rel = f.lexically_relative(home);

@@ -168,7 +168,8 @@ std::string CpuTarget::baseline_source(const KernelContract& kernel) const {
 }
 
 std::vector<targets::DocFile> CpuTarget::design_files(std::string_view kernel) const {
-  if (const KernelContract* contract = find_kernel(kernel); contract && contract->spec())
+  if (const KernelContract* contract = find_kernel(kernel);
+      contract && contract->spec() && !is_builtin_kernel(kernel))
     return targets::spec_design_files(*contract->spec(), "cpu");
   std::vector<targets::DocFile> out;
   for (std::string_view path : embedded_files_under(fmt::format("kernels/designs/{}/", kernel))) {

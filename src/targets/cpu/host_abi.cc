@@ -10,7 +10,7 @@
 #include "common/file_io.h"
 #include "common/result.h"
 #include "headway/headway_kernel.h"
-#include "kernels/ffn.h"
+#include "kernels/ffn_scalars.h"
 #include "kernels/kernel_spec.h"
 #include "kernels/numerics.h"
 

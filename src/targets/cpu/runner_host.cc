@@ -147,7 +147,7 @@ std::unique_ptr<RunnerHost> RunnerHost::start(const RunnerSpec& spec, CallResult
                                         "--memory-limit",
                                         std::to_string(spec.limits.memory_limit_bytes)};
     // The runner knows only the built-in kernels; a spec kernel's regions travel with it.
-    if (spec.kernel->spec()) {
+    if (!is_builtin_kernel(spec.kernel->name())) {
       command.push_back("--regions");
       command.push_back(encode_regions(spec.kernel->regions()));
     }

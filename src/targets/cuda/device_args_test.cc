@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "headway/headway_kernel.h"
-#include "kernels/ffn.h"
+#include "kernels/ffn_scalars.h"
 
 namespace headway::cuda {
 namespace {
