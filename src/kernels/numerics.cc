@@ -1,5 +1,6 @@
 #include "kernels/numerics.h"
 
+#include <algorithm>
 #include <array>
 #include <cassert>
 #include <limits>
@@ -46,14 +47,16 @@ uint8_t float_to_f8e4m3(float f) {
   const uint8_t sign = std::signbit(f) ? 0x80 : 0x00;
   const float mag = std::fabs(f);
   const auto& values = f8_positive_values();
-  // Codes 0..126 are finite and increase monotonically with the code.
-  int best = 0;
-  for (int c = 1; c <= 126; ++c) {
-    const float err = std::fabs(values[c] - mag);
-    const float best_err = std::fabs(values[best] - mag);
-    if (err < best_err || (err == best_err && (c & 1) == 0)) best = c;
-    if (values[c] > mag) break;
-  }
+  // Codes 0..126 are finite and increase with the code: the nearest is the first at or above
+  // `mag` or the one below it, the even one on a tie.
+  const auto above = std::lower_bound(values.begin(), values.begin() + 127, mag);
+  const int up = static_cast<int>(above - values.begin());
+  if (up == 127) return static_cast<uint8_t>(sign | 126);  // beyond 448: saturates
+  if (up == 0) return sign;
+  const float up_err = values[up] - mag, down_err = mag - values[up - 1];
+  const int best = up_err < down_err   ? up
+                   : down_err < up_err ? up - 1
+                                       : (up % 2 == 0 ? up : up - 1);
   return static_cast<uint8_t>(sign | best);
 }
 

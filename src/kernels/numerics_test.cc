@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <vector>
 
 namespace headway {
@@ -60,6 +61,32 @@ TEST(F8e4m3, EncodeRoundTripsEveryFiniteCodeAndRoundsToNearest) {
   EXPECT_EQ(float_to_f8e4m3(1.0625f), 0x38);  // tie goes to the even code
   EXPECT_EQ(float_to_f8e4m3(1000.0f), 0x7e);  // saturates
   EXPECT_EQ(float_to_f8e4m3(-1000.0f), 0xfe);
+}
+
+TEST(F8e4m3, EncodeIsTheNearestCodeEverywhereBetweenCodes) {
+  // Brute force over every finite code: the nearest value, the even code on a tie.
+  auto nearest = [](float x) {
+    int best = 0;
+    for (int c = 1; c <= 126; ++c) {
+      const float err = std::fabs(f8e4m3_to_float(static_cast<uint8_t>(c)) - std::fabs(x));
+      const float best_err = std::fabs(f8e4m3_to_float(static_cast<uint8_t>(best)) - std::fabs(x));
+      if (err < best_err || (err == best_err && c % 2 == 0)) best = c;
+    }
+    return static_cast<int>(std::signbit(x) ? 0x80 | best : best);
+  };
+  for (int c = 0; c < 126; ++c) {
+    const float lo = f8e4m3_to_float(static_cast<uint8_t>(c));
+    const float hi = f8e4m3_to_float(static_cast<uint8_t>(c + 1));
+    const float mid = (lo + hi) / 2;
+    for (const float x : {lo, std::nextafter(mid, 0.0f), mid, std::nextafter(mid, 1000.0f), hi,
+                          lo + (hi - lo) / 7}) {
+      EXPECT_EQ(float_to_f8e4m3(x), nearest(x)) << x;
+      EXPECT_EQ(float_to_f8e4m3(-x), nearest(-x)) << -x;
+    }
+  }
+  EXPECT_EQ(float_to_f8e4m3(std::numeric_limits<float>::infinity()), 0x7e);
+  EXPECT_EQ(float_to_f8e4m3(std::nextafter(448.0f, 1000.0f)), 0x7e);
+  EXPECT_EQ(float_to_f8e4m3(std::numeric_limits<float>::quiet_NaN()), 0x7f);
 }
 
 TEST(E2m1, EveryNibble) {
