@@ -129,7 +129,9 @@ static inline uint64_t hw_rng_below(hw_rng* r, uint64_t n) {
 #define HW_F8_NORMAL_RMS 0x1.02083f80fa239p+0
 
 /* An argument passed as bytes (`pass = "bytes"`). */
-static inline const uint8_t* hw_bytes(const double* arg) { return (const uint8_t*)(const void*)arg; }
+static inline const uint8_t* hw_bytes(const double* arg) {
+  return (const uint8_t*)(const void*)arg;
+}
 
 /* Decoders of encoded elements. bf16: its 16 bits, the upper half of an f32. */
 static inline double hw_bf16_value(uint16_t bits) {
