@@ -8,6 +8,7 @@
 #include "agents/rule_miner.h"
 #include "cli/agent_options.h"
 #include "cli/cli_support.h"
+#include "cli/pool_options.h"
 #include "cli/progress_line.h"
 #include "cli/verbs.h"
 #include "common/duration.h"
@@ -33,6 +34,7 @@ struct OptimizeArgs {
   bool json = false;
   AgentArgs agent;
   bool library = false;  // with --agent: the design library proposes too
+  PoolArgs pool;
 };
 
 // The names in --kernels; whether the target knows them is checked once it is made.
@@ -171,6 +173,19 @@ int run_optimize(const OptimizeArgs& args) {
   };
   const auto target = workspace_target();
   options.target = target.get();
+  // Device work goes to the pool, where the target can send it there (docs/POOL.md).
+  const nlohmann::json pool = pool_config(ws, args.pool);
+  std::shared_ptr<pool::DevicePool> devices;
+  if (pool.value("kind", "local") != "local") {
+    if (const std::string why = target->pool_refusal(); !why.empty()) {
+      fmt::print(stderr, "headway: warning: no {} pool is started: {}\n",
+                 pool["kind"].get<std::string>(), why);
+    } else {
+      devices = start_pool(pool, ws);
+      fmt::print(stderr, "headway: {}\n", pool_line(pool));
+      target->use_pool(devices);
+    }
+  }
   const std::vector<std::string> known = target->kernels();
   if (args.kernels.empty()) options.kernels = known;
   for (const auto& name : options.kernels) {
@@ -313,6 +328,7 @@ void add_optimize(CLI::App& app, int* exit_code) {
   cmd->add_option("--workspace", args->workspace, "workspace directory (default: found from here)");
   cmd->add_flag("--json", args->json, "print one JSON object when done (progress goes to stderr)");
   add_agent_options(cmd, args->agent);
+  add_pool_options(*cmd, args->pool);
   cmd->add_flag("--library", args->library, "with --agent: the design library proposes too");
   cmd->callback([args, exit_code] { run_verb(exit_code, [&] { return run_optimize(*args); }); });
 }

@@ -24,6 +24,7 @@
 
 #include "common/result.h"
 #include "kernels/contract.h"
+#include "pool/device_pool.h"
 #include "statistics/calibration.h"
 #include "statistics/pair_runner.h"
 #include "targets/kernel_language.h"
@@ -270,6 +271,13 @@ class Target {
   virtual std::vector<std::string> kernels() const { return kernel_names(); }
   // The language candidates are written in: its comment, and how design parameters reach it.
   virtual KernelLanguage kernel_language() const { return {}; }
+  // ---- Devices. Empty when the target can send its device work (checks, timing, the paired
+  // device) to a device pool, else one line saying what it does instead.
+  virtual std::string pool_refusal() const {
+    return "the " + name() + " target runs its device work on this machine";
+  }
+  // Requires pool_refusal() to be empty: device work goes to `pool`'s devices from now on.
+  virtual void use_pool(std::shared_ptr<pool::DevicePool> /*pool*/) {}
   // The files a candidate source may include, under the names it includes them by (for cpu,
   // "headway_kernel.h" and "headway_support.h"), as agents are shown them. Empty: none.
   virtual std::vector<DocFile> candidate_headers() const { return {}; }

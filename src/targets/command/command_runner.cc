@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "common/sandbox.h"
+#include "targets/target.h"
 
 namespace headway::command {
 
@@ -38,8 +39,11 @@ std::string expand_command(const PackManifest& manifest, const CommandSpec& comm
   return run;
 }
 
-ProcessResult run_command(const PackManifest& manifest, const CommandSpec& command,
-                          const CommandCall& call) {
+pool::PoolJob command_job(const PackManifest& manifest, const CommandSpec& command,
+                          const CommandCall& call, std::string label) {
+  pool::PoolJob job;
+  job.label = std::move(label);
+  job.timeout_seconds = command.timeout_seconds;
   std::vector<std::pair<std::string, std::string>> env = {{"HEADWAY_PACK", manifest.pack.string()},
                                                           {"HEADWAY_REPO", manifest.repo.string()}};
   std::string arms;
@@ -52,10 +56,11 @@ ProcessResult run_command(const PackManifest& manifest, const CommandSpec& comma
   if (!command.sandbox) {
     // The user's own tool (a scheduler client, a version query): the environment is headway's
     // plus the variables above.
-    std::vector<std::string> argv = {"env"};
-    for (const auto& [k, v] : env) argv.push_back(k + "=" + v);
-    argv.insert(argv.end(), bash.begin(), bash.end());
-    return run_process(argv, command.timeout_seconds, call.working_folder.string());
+    job.argv = {"env"};
+    for (const auto& [k, v] : env) job.argv.push_back(k + "=" + v);
+    job.argv.insert(job.argv.end(), bash.begin(), bash.end());
+    job.cwd = call.working_folder.string();
+    return job;
   }
   sandbox::Policy policy;
   policy.read_only = {manifest.pack, manifest.repo};
@@ -68,7 +73,21 @@ ProcessResult run_command(const PackManifest& manifest, const CommandSpec& comma
   policy.limits.address_space_bytes = 8ull << 30;
   policy.limits.cpu_seconds = static_cast<uint64_t>(command.timeout_seconds) + 5;
   policy.limits.file_size_bytes = 1ull << 30;
-  return run_process(bash, command.timeout_seconds, policy);
+  job.argv = bash;
+  job.policy = std::move(policy);
+  job.sandbox_disabled = sandbox::mode() == sandbox::Mode::kDisabled;
+  return job;
+}
+
+ProcessResult run_command(const PackManifest& manifest, const CommandSpec& command,
+                          const CommandCall& call, pool::DevicePool* device) {
+  pool::PoolJob job = command_job(manifest, command, call, command.name);
+  if (!device) return pool::run_job_here(job);
+  try {
+    return device->run(job).process;
+  } catch (const pool::PoolStopped& e) {
+    throw targets::DeviceStopped(e.what());
+  }
 }
 
 std::string describe_failure(const ProcessResult& r, double timeout_seconds) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/subprocess.h"
+#include "pool/device_pool.h"
 #include "targets/command/pack_manifest.h"
 
 namespace headway::command {
@@ -24,9 +25,16 @@ struct CommandCall {
 std::string expand_command(const PackManifest& manifest, const CommandSpec& command,
                            const std::vector<std::filesystem::path>& arms);
 
-// Runs the command. Throws sandbox::Unavailable when the sandbox is required and cannot be set up.
+// The command as a device pool's job (pool/pool_job.h): inside the sandbox unless the command
+// says sandbox = false. `label` names it in logs and status.
+pool::PoolJob command_job(const PackManifest& manifest, const CommandSpec& command,
+                          const CommandCall& call, std::string label);
+
+// Runs the command here, or on a device of `device` when one is given. Throws
+// sandbox::Unavailable when the sandbox is required and cannot be set up, and
+// targets::DeviceStopped when the pool can run no more jobs.
 ProcessResult run_command(const PackManifest& manifest, const CommandSpec& command,
-                          const CommandCall& call);
+                          const CommandCall& call, pool::DevicePool* device = nullptr);
 
 // One line for people about a run that failed: "exited with status 2", "timed out after 60 s", ...
 std::string describe_failure(const ProcessResult& result, double timeout_seconds);

@@ -229,7 +229,7 @@ CheckOutcome CommandTarget::check(const KernelContract& kernel, const Artifact& 
                    {{"HEADWAY_KERNEL", name},
                     {"HEADWAY_ENTRY", entry == m.kernels.end() ? name : entry->second.entry},
                     {"HEADWAY_SEED", std::to_string(out.seed)}}};
-  const ProcessResult r = run_command(m, check, call);
+  const ProcessResult r = run_command(m, check, call, pool_.get());
   out.seconds = since(start);
   out.details = {{"output", r.output.substr(0, 4000)}};
   if (r.ok()) {
@@ -255,7 +255,8 @@ CheckOutcome CommandTarget::check(const KernelContract& kernel, const Artifact& 
 JobRunner& CommandTarget::job_runner(const Artifact& any) {
   if (!jobs_) {
     const fs::path root = any.path.parent_path();
-    jobs_ = std::make_unique<JobRunner>(manifest_or_throw(), root / "jobs", root / "jobs.log");
+    jobs_ = std::make_unique<JobRunner>(manifest_or_throw(), root / "jobs", root / "jobs.log",
+                                        pool_.get());
   }
   return *jobs_;
 }
@@ -379,6 +380,11 @@ std::vector<std::string> CommandTarget::kernels() const {
     if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
   }
   return out;
+}
+
+void CommandTarget::use_pool(std::shared_ptr<pool::DevicePool> pool) {
+  pool_ = std::move(pool);
+  jobs_.reset();  // the next job runner sends its jobs to the pool
 }
 
 targets::KernelLanguage CommandTarget::kernel_language() const {

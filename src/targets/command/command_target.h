@@ -67,6 +67,10 @@ class CommandTarget final : public targets::Target {
   // The manifest's kernels: the built-in ones first, in their order, then the declared ones.
   std::vector<std::string> kernels() const override;
   targets::KernelLanguage kernel_language() const override;
+  // Check and time commands run on the pool's devices; builds, static costs and the toolchain's
+  // version stay here.
+  std::string pool_refusal() const override { return ""; }
+  void use_pool(std::shared_ptr<pool::DevicePool> pool) override;
 
   // The parsed manifest; requires identity().found or a manifest that parsed.
   const PackManifest* manifest() const { return manifest_ ? &*manifest_ : nullptr; }
@@ -82,6 +86,7 @@ class CommandTarget final : public targets::Target {
   std::string spec_;
   targets::ToolchainInfo info_;
   std::optional<PackManifest> manifest_;
+  std::shared_ptr<pool::DevicePool> pool_;  // null: device work runs here
   std::unique_ptr<JobRunner> jobs_;
 };
 

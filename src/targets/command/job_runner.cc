@@ -13,8 +13,9 @@ namespace headway::command {
 
 namespace fs = std::filesystem;
 
-JobRunner::JobRunner(const PackManifest& manifest, fs::path scratch, fs::path log)
-    : manifest_(manifest), scratch_(std::move(scratch)), log_(std::move(log)) {}
+JobRunner::JobRunner(const PackManifest& manifest, fs::path scratch, fs::path log,
+                     pool::DevicePool* device)
+    : manifest_(manifest), scratch_(std::move(scratch)), log_(std::move(log)), device_(device) {}
 
 std::string JobRunner::budget_text() const {
   const std::string jobs = manifest_.budget_jobs > 0
@@ -75,7 +76,7 @@ JobResult JobRunner::run(const std::string& kernel, const std::vector<fs::path>&
                 {"HEADWAY_SEED", std::to_string(seed)},
                 {"HEADWAY_JOB", std::to_string(stats_.jobs)}};
     const auto start = std::chrono::steady_clock::now();
-    const ProcessResult r = run_command(manifest_, time, call);
+    const ProcessResult r = run_command(manifest_, time, call, device_);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     stats_.device_seconds += seconds;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/subprocess.h"
+#include "pool/device_pool.h"
 #include "targets/command/pack_manifest.h"
 
 namespace headway::command {
@@ -32,7 +33,9 @@ struct JobStats {
 class JobRunner {
  public:
   // `log` is the job log's path (its folder is created); `scratch` holds one folder per job.
-  JobRunner(const PackManifest& manifest, std::filesystem::path scratch, std::filesystem::path log);
+  // Jobs run on `device` when one is given (it outlives the runner), else here.
+  JobRunner(const PackManifest& manifest, std::filesystem::path scratch, std::filesystem::path log,
+            pool::DevicePool* device = nullptr);
 
   // Runs one job of `arms` (built artifacts' folders) in that order for `kernel`. Throws
   // targets::DeviceStopped before a job the budget has no room for, and when a job failed for the
@@ -52,6 +55,7 @@ class JobRunner {
   PackManifest manifest_;  // a copy: the target may re-read its manifest
   std::filesystem::path scratch_;
   std::filesystem::path log_;
+  pool::DevicePool* device_;
   JobStats stats_;
 };
 

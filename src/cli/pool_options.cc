@@ -1,0 +1,100 @@
+#include "cli/pool_options.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "cli/cli_support.h"
+#include "pool/slurm_launcher.h"
+#include "pool/worker_pool.h"
+
+namespace headway::cli {
+
+namespace fs = std::filesystem;
+
+void add_pool_options(CLI::App& cmd, PoolArgs& args) {
+  cmd.add_option("--pool", args.kind,
+                 "where device work runs: local (this machine) or slurm (a worker per device, "
+                 "started with sbatch; docs/POOL.md); default: the workspace's, else local")
+      ->check(CLI::IsMember({"local", "slurm"}));
+  cmd.add_option("--workers", args.workers, "with --pool slurm: devices (workers) to use")
+      ->check(CLI::Range(1, 4096));
+  cmd.add_option("--partition", args.partition, "with --pool slurm: sbatch --partition");
+  cmd.add_option("--account", args.account, "with --pool slurm: sbatch --account");
+  cmd.add_option("--gres", args.gres, "with --pool slurm: sbatch --gres per worker, e.g. gpu:1");
+  cmd.add_flag("--exclusive", args.exclusive, "with --pool slurm: a whole node per worker");
+  cmd.add_option("--worker-time", args.worker_time,
+                 "with --pool slurm: each worker's time limit, Slurm's format (e.g. 4:00:00)");
+  cmd.add_option("--pool-host", args.pool_host,
+                 "with --pool slurm: the address workers connect back to (default: host name)");
+  cmd.add_option("--lease", args.lease_seconds,
+                 "with --pool slurm: seconds a worker waits for word from the run before it "
+                 "exits (default 60)")
+      ->check(CLI::PositiveNumber);
+}
+
+nlohmann::json pool_config(store::Workspace& ws, const PoolArgs& args) {
+  nlohmann::json config = {{"kind", "local"}};
+  if (const auto stored = ws.meta("pool"); stored && !stored->empty()) {
+    auto parsed = nlohmann::json::parse(*stored, nullptr, false);
+    if (parsed.is_object()) config = parsed;
+  }
+  if (!args.kind.empty() && args.kind != config.value("kind", "local")) {
+    config = {{"kind", args.kind}};  // another kind of pool: its options start afresh
+  }
+  const bool slurm = config.value("kind", "local") == "slurm";
+  const bool slurm_options = args.workers || !args.partition.empty() || !args.account.empty() ||
+                             !args.gres.empty() || args.exclusive || !args.worker_time.empty() ||
+                             !args.pool_host.empty() || args.lease_seconds > 0;
+  if (!slurm && slurm_options) {
+    throw UsageError(
+        "--workers, --partition, --account, --gres, --exclusive, --worker-time, "
+        "--pool-host and --lease go with --pool slurm");
+  }
+  if (slurm) {
+    if (args.workers) config["workers"] = args.workers;
+    if (!args.partition.empty()) config["partition"] = args.partition;
+    if (!args.account.empty()) config["account"] = args.account;
+    if (!args.gres.empty()) config["gres"] = args.gres;
+    if (args.exclusive) config["exclusive"] = true;
+    if (!args.worker_time.empty()) config["worker_time"] = args.worker_time;
+    if (!args.pool_host.empty()) config["pool_host"] = args.pool_host;
+    if (args.lease_seconds > 0) config["lease_seconds"] = args.lease_seconds;
+    if (!config.contains("workers")) config["workers"] = 1;
+  }
+  ws.set_meta("pool", config.dump());
+  return config;
+}
+
+std::shared_ptr<pool::DevicePool> start_pool(const nlohmann::json& config, store::Workspace& ws) {
+  if (config.value("kind", "local") != "slurm") return nullptr;
+  const fs::path folder = ws.root() / ".headway" / "pool";
+  pool::SlurmOptions slurm;
+  slurm.partition = config.value("partition", "");
+  slurm.account = config.value("account", "");
+  slurm.gres = config.value("gres", "");
+  slurm.exclusive = config.value("exclusive", false);
+  slurm.time_limit = config.value("worker_time", "");
+  slurm.folder = folder;
+  pool::WorkerPoolOptions options;
+  options.workers = config.value("workers", 1);
+  options.advertise_host = config.value("pool_host", "");
+  options.folder = folder;
+  std::error_code ec;
+  options.headway_binary = fs::read_symlink("/proc/self/exe", ec).string();
+  if (ec) throw EnvironmentError("cannot find this headway's own binary: " + ec.message());
+  options.lease_seconds = config.value("lease_seconds", 60.0);
+  auto started = pool::WorkerPool::start(std::make_unique<pool::SlurmLauncher>(slurm), options);
+  if (!started) throw EnvironmentError("the slurm pool cannot start: " + started.error().message);
+  return std::shared_ptr<pool::DevicePool>(std::move(*started));
+}
+
+std::string pool_line(const nlohmann::json& config) {
+  if (config.value("kind", "local") != "slurm") return "local pool: this machine's one device";
+  std::string where =
+      config.contains("partition") ? " on partition " + config["partition"].get<std::string>() : "";
+  return fmt::format("slurm pool: {} workers{}", config.value("workers", 1), where);
+}
+
+}  // namespace headway::cli

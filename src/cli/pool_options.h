@@ -1,0 +1,37 @@
+#pragma once
+// The device pool of `headway optimize` (src/pool/, docs/POOL.md): its options, the workspace's
+// record of them (meta "pool"), so that a resumed run keeps its pool, and starting it.
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "pool/device_pool.h"
+#include "store/workspace.h"
+
+namespace headway::cli {
+
+struct PoolArgs {
+  std::string kind;  // "local" or "slurm"; empty: the workspace's, else local
+  int workers = 0;   // 0: the workspace's, else 1
+  std::string partition, account, gres, worker_time, pool_host;
+  bool exclusive = false;
+  double lease_seconds = 0.0;  // 0: the workspace's, else 60
+};
+
+void add_pool_options(CLI::App& cmd, PoolArgs& args);
+
+// The pool this run uses: the options given over the workspace's record, which is then updated.
+// Throws UsageError for options that do not fit together (--partition without --pool slurm).
+nlohmann::json pool_config(store::Workspace& ws, const PoolArgs& args);
+
+// Starts the configured pool: nullptr for local (the target's device work stays here). Worker
+// scripts, logs and the token go to <workspace>/.headway/pool/, which every node must see.
+// Throws EnvironmentError when the pool cannot start (sbatch missing or refusing).
+std::shared_ptr<pool::DevicePool> start_pool(const nlohmann::json& config, store::Workspace& ws);
+
+// One line for the progress: "slurm pool: 4 workers on partition gpu (w1..w4 submitted)".
+std::string pool_line(const nlohmann::json& config);
+
+}  // namespace headway::cli

@@ -1,0 +1,61 @@
+#include "cli/pool_options.h"
+
+#include <gtest/gtest.h>
+
+#include "cli/cli_support.h"
+#include "cli/cli_test_support.h"
+#include "store/test_temp_dir.h"
+
+namespace headway::cli {
+namespace {
+
+TEST(PoolOptions, TheWorkspaceKeepsThePoolSoThatAResumedRunUsesIt) {
+  store::TestTempDir dir;
+  auto ws = store::Workspace::create(dir.path()).value();
+  EXPECT_EQ(pool_config(ws, {})["kind"], "local");
+  PoolArgs slurm;
+  slurm.kind = "slurm";
+  slurm.workers = 4;
+  slurm.partition = "gpu";
+  slurm.gres = "gpu:1";
+  const auto first = pool_config(ws, slurm);
+  EXPECT_EQ(first["workers"], 4);
+  const auto resumed = pool_config(ws, {});
+  EXPECT_EQ(resumed, first);
+  EXPECT_EQ(pool_line(resumed), "slurm pool: 4 workers on partition gpu");
+  PoolArgs more;
+  more.workers = 8;  // a resumed run may change one option and keep the rest
+  const auto changed = pool_config(ws, more);
+  EXPECT_EQ(changed["workers"], 8);
+  EXPECT_EQ(changed["gres"], "gpu:1");
+  PoolArgs local;
+  local.kind = "local";
+  EXPECT_EQ(pool_config(ws, local), nlohmann::json({{"kind", "local"}}));
+  EXPECT_EQ(start_pool(pool_config(ws, {}), ws), nullptr) << "local: device work stays here";
+}
+
+TEST(PoolOptions, SlurmOptionsWithoutASlurmPoolAreAUsageError) {
+  store::TestTempDir dir;
+  auto ws = store::Workspace::create(dir.path()).value();
+  PoolArgs args;
+  args.partition = "gpu";
+  EXPECT_THROW(pool_config(ws, args), UsageError);
+  EXPECT_EQ(pool_config(ws, {})["kind"], "local") << "nothing was stored";
+}
+
+TEST(PoolOptions, OptimizeOnATargetThatKeepsItsDeviceWorkHereStartsNoWorkers) {
+  store::TestTempDir dir;
+  (void)store::Workspace::create(dir.path()).value();
+  const CliRun r = run_split(HEADWAY_BINARY, {"optimize", "--target", "sim", "--budget", "1s",
+                                              "--pool", "slurm", "--workers", "2", "--workspace",
+                                              dir.path().string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("no slurm pool is started: the sim target runs its device work on this "
+                       "machine"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / ".headway" / "pool" / "token"));
+}
+
+}  // namespace
+}  // namespace headway::cli

@@ -1,0 +1,75 @@
+#pragma once
+// Where device work runs: a pool of devices behind one call. `local` is this machine's one
+// device (today's behaviour: jobs run here, one at a time); a worker pool (worker_pool.h) spreads
+// jobs over long-lived workers, one per device, started through a scheduler such as Slurm.
+// Targets send their device work (a command target's check and time commands) through the pool
+// their run was given; the loop asks it how many devices there are.
+#include <cstdint>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "pool/pool_job.h"
+
+namespace headway::pool {
+
+// Thrown by run() when the pool can run no more jobs: every worker lost and no replacement left,
+// or a job lost with its worker on every attempt. Nothing measured after it counts.
+class PoolStopped : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// One device's worker as status shows it.
+struct WorkerStatus {
+  std::string name;       // "w1"
+  std::string launch_id;  // the scheduler's id (a Slurm job id); empty for local
+  std::string node;       // where it runs, once known
+  std::string state;      // "submitted", "pending", "running", "lost", "done"
+  std::string why;        // lost: what happened
+  int64_t jobs = 0;
+  double held_seconds = 0.0;  // from connecting until it ended (or now)
+  double busy_seconds = 0.0;  // running jobs
+};
+
+struct PoolStats {
+  int64_t jobs = 0;             // jobs that returned a result
+  int64_t retried = 0;          // runs lost with their worker and run again
+  int64_t workers_started = 0;  // replacements included
+  int64_t workers_lost = 0;
+  double device_seconds = 0.0;  // held by every worker, from connecting until it ended (or now)
+  double busy_seconds = 0.0;
+};
+
+class DevicePool {
+ public:
+  virtual ~DevicePool() = default;
+  virtual std::string kind() const = 0;  // "local", "slurm"
+  // Devices that can run jobs at once (workers asked for; the local pool has one).
+  virtual int devices() const = 0;
+  // Runs the job on a device and waits for its result. Thread-safe: callers on several threads
+  // run on several devices at once. A job whose worker was lost is run again on another, up to
+  // the pool's attempts, and never reported as the candidate's failure. Throws PoolStopped.
+  virtual PoolJobResult run(const PoolJob& job) = 0;
+  virtual std::vector<WorkerStatus> workers() const = 0;
+  virtual PoolStats stats() const = 0;
+  // One line each, oldest first: workers started, connected, lost and replaced.
+  virtual std::vector<std::string> events() const { return {}; }
+};
+
+// This machine as the one device: jobs run here, one at a time, in the order they arrive.
+class LocalPool final : public DevicePool {
+ public:
+  std::string kind() const override { return "local"; }
+  int devices() const override { return 1; }
+  PoolJobResult run(const PoolJob& job) override;
+  std::vector<WorkerStatus> workers() const override;
+  PoolStats stats() const override;
+
+ private:
+  mutable std::mutex mutex_;  // one job at a time, and the figures
+  PoolStats stats_;
+};
+
+}  // namespace headway::pool

@@ -1,0 +1,104 @@
+#include "pool/worker.h"
+
+#include <fmt/format.h>
+#include <unistd.h>  // getpid
+
+#include <cstdlib>
+
+#include "pool/line_channel.h"
+#include "pool/pool_job.h"
+
+namespace headway::pool {
+
+namespace {
+
+std::string env_or(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+nlohmann::json run_one(const nlohmann::json& message) {
+  nlohmann::json reply = {{"type", "result"}, {"id", message.value("id", -1)}};
+  auto job = job_from_json(message.value("job", nlohmann::json::object()));
+  if (!job) {
+    reply["error"] = job.error().message;
+    return reply;
+  }
+  if (job->policy) {
+    sandbox::set_mode(job->sandbox_disabled ? sandbox::Mode::kDisabled : sandbox::Mode::kRequired);
+  }
+  double seconds = 0.0;
+  try {
+    reply["process"] = process_result_to_json(run_job_here(*job, &seconds));
+  } catch (const std::exception& e) {
+    ProcessResult failed;
+    failed.error = e.what();
+    reply["process"] = process_result_to_json(failed);
+  }
+  reply["seconds"] = seconds;
+  return reply;
+}
+
+}  // namespace
+
+int run_worker(const WorkerOptions& options, std::ostream& log) {
+  auto connected =
+      LineChannel::connect(options.host, options.port, options.connect_timeout_seconds);
+  if (!connected) {
+    log << "worker " << options.name << ": " << connected.error().message << std::endl;
+    return 3;
+  }
+  LineChannel& run = **connected;
+  const std::string node = env_or("SLURMD_NODENAME", this_host_name());
+  run.send({{"type", "hello"},
+            {"protocol", kProtocolVersion},
+            {"token", options.token},
+            {"name", options.name},
+            {"node", node},
+            {"slurm_job", env_or("SLURM_JOB_ID", "")},
+            {"pid", getpid()}});
+  nlohmann::json message;
+  if (run.receive(&message, options.connect_timeout_seconds) != LineChannel::Received::kMessage ||
+      message.value("type", "") != "welcome") {
+    log << "worker " << options.name
+        << ": refused by the run: " << message.value("why", "no welcome") << std::endl;
+    return 2;
+  }
+  log << "worker " << options.name << " on " << node << ": connected to " << run.peer()
+      << std::endl;
+  int jobs = 0;
+  for (;;) {
+    const auto got = run.receive(&message, options.lease_seconds);
+    if (got == LineChannel::Received::kTimeout) {
+      log << fmt::format("worker {}: no word from the run for {:g} s, its lease ran out; {} jobs",
+                         options.name, options.lease_seconds, jobs)
+          << std::endl;
+      return 0;
+    }
+    if (got == LineChannel::Received::kClosed) {
+      log << fmt::format("worker {}: the run closed the connection; {} jobs", options.name, jobs)
+          << std::endl;
+      return 0;
+    }
+    const std::string type = message.value("type", "");
+    if (type == "bye") {
+      log << fmt::format("worker {}: done; {} jobs", options.name, jobs) << std::endl;
+      return 0;
+    }
+    nlohmann::json reply;
+    if (type == "ping") {
+      reply = {{"type", "pong"}};
+    } else if (type == "job") {
+      reply = run_one(message);
+      ++jobs;
+    } else {
+      reply = {{"type", "error"}, {"why", "unknown message type: " + type}};
+    }
+    if (!run.send(reply)) {
+      log << fmt::format("worker {}: the run is gone; {} jobs", options.name, jobs) << std::endl;
+      return 0;
+    }
+  }
+}
+
+}  // namespace headway::pool

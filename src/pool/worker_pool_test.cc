@@ -1,0 +1,262 @@
+#include "pool/worker_pool.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <set>
+#include <thread>
+
+#include "store/test_temp_dir.h"
+
+extern char** environ;
+
+namespace headway::pool {
+namespace {
+
+// Child processes of the test, as the launcher below starts them; the test keeps this to see
+// them after the pool (and its launcher) are gone. Kills what is left when destroyed.
+class Processes {
+ public:
+  ~Processes() {
+    for (auto& [id, pid] : pids_) kill(pid, SIGKILL);
+    reap(true);
+  }
+  Result<std::string> spawn(const std::vector<std::string>& argv) {
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    pid_t pid = 0;
+    if (posix_spawn(&pid, args[0], nullptr, nullptr, args.data(), environ) != 0) {
+      return environment_error("cannot spawn " + argv[0]);
+    }
+    std::lock_guard lock(mutex_);
+    pids_[std::to_string(pid)] = pid;
+    return std::to_string(pid);
+  }
+  void signal(const std::string& id, int sig) {
+    std::lock_guard lock(mutex_);
+    if (pids_.count(id)) kill(pids_[id], sig);
+  }
+  bool alive(const std::string& id) {
+    reap(false);
+    std::lock_guard lock(mutex_);
+    return pids_.count(id) > 0;
+  }
+  size_t count() {
+    reap(false);
+    std::lock_guard lock(mutex_);
+    return pids_.size();
+  }
+  // Waits up to `seconds` for every process to exit; true when they did.
+  bool all_exit_within(double seconds) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (count() > 0) {
+      if (std::chrono::steady_clock::now() > until) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return true;
+  }
+
+ private:
+  void reap(bool block) {
+    std::lock_guard lock(mutex_);
+    for (auto it = pids_.begin(); it != pids_.end();) {
+      int status = 0;
+      if (waitpid(it->second, &status, block ? 0 : WNOHANG) == it->second) {
+        it = pids_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  std::mutex mutex_;
+  std::map<std::string, pid_t> pids_;
+};
+
+// Workers as child processes of the test: what a scheduler does, on this machine.
+class ProcessLauncher final : public WorkerLauncher {
+ public:
+  explicit ProcessLauncher(std::shared_ptr<Processes> processes)
+      : processes_(std::move(processes)) {}
+  std::string kind() const override { return "processes"; }
+  Result<std::string> start(const std::vector<std::string>& argv, const std::string&) override {
+    return processes_->spawn(argv);
+  }
+  void stop(const std::vector<std::string>& ids) override {
+    for (const auto& id : ids) processes_->signal(id, SIGTERM);
+  }
+  Result<std::map<std::string, LaunchedWorker>> poll(const std::vector<std::string>& ids) override {
+    std::map<std::string, LaunchedWorker> out;
+    for (const auto& id : ids) {
+      if (processes_->alive(id)) out[id] = {"RUNNING", "localhost"};
+    }
+    return out;
+  }
+
+ private:
+  std::shared_ptr<Processes> processes_;
+};
+
+struct PoolFixture {
+  store::TestTempDir dir;
+  std::shared_ptr<Processes> processes = std::make_shared<Processes>();
+  std::unique_ptr<WorkerPool> pool;
+
+  explicit PoolFixture(int workers, int replacements = -1, int job_attempts = 3) {
+    auto l = std::make_unique<ProcessLauncher>(processes);
+    WorkerPoolOptions o;
+    o.workers = workers;
+    o.advertise_host = "127.0.0.1";
+    o.bind_host = "127.0.0.1";
+    o.folder = dir.path() / "pool";
+    o.headway_binary = HEADWAY_BINARY;
+    o.lease_seconds = 30;
+    o.ping_seconds = 0.5;
+    o.poll_seconds = 0.2;
+    o.replacements = replacements;
+    o.job_attempts = job_attempts;
+    auto p = WorkerPool::start(std::move(l), o);
+    if (!p) throw std::runtime_error(p.error().message);
+    pool = std::move(*p);
+  }
+  PoolJob shell(const std::string& script, double timeout = 30) const {
+    PoolJob job;
+    job.label = "test";
+    job.argv = {"sh", "-c", script};
+    job.cwd = dir.path().string();
+    job.timeout_seconds = timeout;
+    return job;
+  }
+};
+
+TEST(WorkerPool, RunsJobsFromManyThreadsOnAllItsWorkersAtOnce) {
+  PoolFixture f(4);
+  ASSERT_TRUE(f.pool->wait_for_workers(4, 30)) << f.pool->events().back();
+  std::filesystem::create_directories(f.dir.path() / "barrier");
+  // Each job waits until four jobs have started: it passes only when four run at once.
+  const PoolJob job = f.shell(
+      "touch barrier/$$; n=0; while [ $(ls barrier | wc -l) -lt 4 ]; do sleep 0.02; "
+      "n=$((n+1)); [ $n -gt 1000 ] && exit 9; done; echo ok",
+      60);
+  std::vector<PoolJobResult> results(4);
+  std::vector<std::thread> callers;
+  for (int i = 0; i < 4; ++i) callers.emplace_back([&, i] { results[i] = f.pool->run(job); });
+  for (auto& t : callers) t.join();
+  std::set<std::string> workers;
+  for (const auto& r : results) {
+    EXPECT_TRUE(r.process.ok()) << r.process.output;
+    EXPECT_EQ(r.process.output, "ok\n");
+    EXPECT_EQ(r.attempts, 1);
+    workers.insert(r.worker);
+  }
+  EXPECT_EQ(workers.size(), 4u);
+  const PoolStats s = f.pool->stats();
+  EXPECT_EQ(s.jobs, 4);
+  EXPECT_EQ(s.workers_lost, 0);
+  EXPECT_GT(s.device_seconds, 0.0);
+  int64_t jobs = 0;
+  for (const auto& w : f.pool->workers()) {
+    EXPECT_EQ(w.state, "running");
+    jobs += w.jobs;
+  }
+  EXPECT_EQ(jobs, 4);
+}
+
+TEST(WorkerPool, AJobWhoseWorkerDiesIsRunAgainElsewhereAndTheWorkerReplaced) {
+  PoolFixture f(2);
+  ASSERT_TRUE(f.pool->wait_for_workers(2, 30));
+  // The first run kills its own worker (the job's parent) with SIGKILL.
+  const PoolJobResult r = f.pool->run(
+      f.shell("if [ ! -e first ]; then touch first; kill -9 $PPID; sleep 5; fi; echo second"));
+  EXPECT_EQ(r.process.output, "second\n");
+  EXPECT_EQ(r.attempts, 2);
+  const PoolStats s = f.pool->stats();
+  EXPECT_EQ(s.jobs, 1) << "the lost run is never reported";
+  EXPECT_EQ(s.retried, 1);
+  EXPECT_EQ(s.workers_lost, 1);
+  EXPECT_EQ(s.workers_started, 3) << "a replacement";
+  ASSERT_TRUE(f.pool->wait_for_workers(2, 30)) << "the replacement connects";
+  int lost = 0;
+  for (const auto& w : f.pool->workers()) {
+    if (w.state == "lost") {
+      ++lost;
+      EXPECT_EQ(w.why, "its connection closed during a job");
+    }
+  }
+  EXPECT_EQ(lost, 1);
+}
+
+TEST(WorkerPool, WithNoWorkerLeftItStopsInsteadOfWaitingForever) {
+  PoolFixture f(1, /*replacements=*/0);
+  ASSERT_TRUE(f.pool->wait_for_workers(1, 30));
+  EXPECT_THROW(f.pool->run(f.shell("kill -9 $PPID; sleep 5")), PoolStopped);
+  EXPECT_THROW(f.pool->run(f.shell("true")), PoolStopped);
+  EXPECT_NE(f.pool->events().back().find("no replacement is left"), std::string::npos);
+}
+
+TEST(WorkerPool, AJobLostOnEveryAttemptFailsAsThePools) {
+  PoolFixture f(1, /*replacements=*/5, /*job_attempts=*/2);
+  try {
+    f.pool->run(f.shell("kill -9 $PPID; sleep 5"));
+    FAIL() << "a job that kills every worker it meets cannot succeed";
+  } catch (const PoolStopped& e) {
+    EXPECT_NE(std::string(e.what()).find("lost with its worker 2 times"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(f.pool->stats().workers_lost, 2);
+}
+
+TEST(WorkerPool, AConnectionWithoutTheTokenIsRefused) {
+  PoolFixture f(1);
+  auto ch = LineChannel::connect("127.0.0.1", f.pool->port(), 5);
+  ASSERT_TRUE(ch);
+  (*ch)->send({{"type", "hello"}, {"token", "guess"}, {"name", "w1"}, {"protocol", 1}});
+  nlohmann::json m;
+  ASSERT_EQ((*ch)->receive(&m, 10), LineChannel::Received::kMessage);
+  EXPECT_EQ(m["type"], "refused");
+  EXPECT_TRUE(f.pool->wait_for_workers(1, 30)) << "the real w1 still gets in";
+}
+
+TEST(WorkerPool, ClosingThePoolEndsEveryWorker) {
+  PoolFixture f(3);
+  ASSERT_TRUE(f.pool->wait_for_workers(3, 30));
+  ASSERT_EQ(f.processes->count(), 3u);
+  f.pool.reset();
+  EXPECT_TRUE(f.processes->all_exit_within(10));
+}
+
+TEST(WorkerPool, AWorkerThatLeavesTheSchedulerBeforeConnectingIsLostAndReplaced) {
+  store::TestTempDir dir;
+  auto processes = std::make_shared<Processes>();
+  WorkerPoolOptions o;
+  o.workers = 1;
+  o.advertise_host = "127.0.0.1";
+  o.folder = dir.path();
+  o.headway_binary = "/bin/false";  // exits at once, never connects
+  o.replacements = 2;
+  o.poll_seconds = 0.05;
+  auto pool = WorkerPool::start(std::make_unique<ProcessLauncher>(processes), o);
+  ASSERT_TRUE(pool);
+  PoolJob job;
+  job.argv = {"true"};
+  EXPECT_THROW((*pool)->run(job), PoolStopped);
+  const PoolStats s = (*pool)->stats();
+  EXPECT_EQ(s.workers_started, 3);
+  EXPECT_EQ(s.workers_lost, 3);
+  EXPECT_EQ((*pool)->workers().front().why, "its job left the scheduler before it connected");
+}
+
+TEST(WorkerPool, StartRefusesNoWorkersOrNoBinary) {
+  WorkerPoolOptions o;
+  o.workers = 0;
+  o.headway_binary = HEADWAY_BINARY;
+  auto none =
+      WorkerPool::start(std::make_unique<ProcessLauncher>(std::make_shared<Processes>()), o);
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().code, ErrorCode::kInvalidInput);
+}
+
+}  // namespace
+}  // namespace headway::pool
