@@ -17,7 +17,7 @@ std::string env_or(const char* name, const std::string& fallback) {
   return v && *v ? v : fallback;
 }
 
-nlohmann::json run_one(const nlohmann::json& message) {
+nlohmann::json run_one(const nlohmann::json& message, const std::string& device) {
   nlohmann::json reply = {{"type", "result"}, {"id", message.value("id", -1)}};
   auto job = job_from_json(message.value("job", nlohmann::json::object()));
   if (!job) {
@@ -26,6 +26,7 @@ nlohmann::json run_one(const nlohmann::json& message) {
   }
   if (job->policy) {
     sandbox::set_mode(job->sandbox_disabled ? sandbox::Mode::kDisabled : sandbox::Mode::kRequired);
+    job->policy->environment.emplace_back("HEADWAY_DEVICE", device);
   }
   double seconds = 0.0;
   try {
@@ -50,6 +51,8 @@ int run_worker(const WorkerOptions& options, std::ostream& log) {
   }
   LineChannel& run = **connected;
   const std::string node = env_or("SLURMD_NODENAME", this_host_name());
+  const std::string device = options.name + "@" + node;
+  setenv("HEADWAY_DEVICE", device.c_str(), 1);  // for jobs outside the sandbox
   run.send({{"type", "hello"},
             {"protocol", kProtocolVersion},
             {"token", options.token},
@@ -89,7 +92,7 @@ int run_worker(const WorkerOptions& options, std::ostream& log) {
     if (type == "ping") {
       reply = {{"type", "pong"}};
     } else if (type == "job") {
-      reply = run_one(message);
+      reply = run_one(message, device);
       ++jobs;
     } else {
       reply = {{"type", "error"}, {"why", "unknown message type: " + type}};

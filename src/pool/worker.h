@@ -4,6 +4,7 @@
 // the jobs it is sent one at a time on its node and sends back each result, until the run says
 // goodbye, the connection closes, or nothing arrives for a lease (the run pings an idle worker
 // well within it): so a worker whose run was killed, even with SIGKILL, exits by itself.
+// Jobs see HEADWAY_DEVICE, the device's name ("w3@dev2": the worker's name and its node).
 //
 // Protocol (line_channel.h, one JSON object a line; "type" names the message):
 //   worker -> run  {"type":"hello","token","name","node","slurm_job","pid"}

@@ -1,103 +1,18 @@
 #include "pool/worker_pool.h"
 
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 
 #include <set>
 #include <thread>
 
+#include "pool/process_launcher_test_support.h"
 #include "store/test_temp_dir.h"
-
-extern char** environ;
 
 namespace headway::pool {
 namespace {
 
-// Child processes of the test, as the launcher below starts them; the test keeps this to see
-// them after the pool (and its launcher) are gone. Kills what is left when destroyed.
-class Processes {
- public:
-  ~Processes() {
-    for (auto& [id, pid] : pids_) kill(pid, SIGKILL);
-    reap(true);
-  }
-  Result<std::string> spawn(const std::vector<std::string>& argv) {
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    pid_t pid = 0;
-    if (posix_spawn(&pid, args[0], nullptr, nullptr, args.data(), environ) != 0) {
-      return environment_error("cannot spawn " + argv[0]);
-    }
-    std::lock_guard lock(mutex_);
-    pids_[std::to_string(pid)] = pid;
-    return std::to_string(pid);
-  }
-  void signal(const std::string& id, int sig) {
-    std::lock_guard lock(mutex_);
-    if (pids_.count(id)) kill(pids_[id], sig);
-  }
-  bool alive(const std::string& id) {
-    reap(false);
-    std::lock_guard lock(mutex_);
-    return pids_.count(id) > 0;
-  }
-  size_t count() {
-    reap(false);
-    std::lock_guard lock(mutex_);
-    return pids_.size();
-  }
-  // Waits up to `seconds` for every process to exit; true when they did.
-  bool all_exit_within(double seconds) {
-    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-    while (count() > 0) {
-      if (std::chrono::steady_clock::now() > until) return false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return true;
-  }
-
- private:
-  void reap(bool block) {
-    std::lock_guard lock(mutex_);
-    for (auto it = pids_.begin(); it != pids_.end();) {
-      int status = 0;
-      if (waitpid(it->second, &status, block ? 0 : WNOHANG) == it->second) {
-        it = pids_.erase(it);
-      } else {
-        ++it;
-      }
-    }
-  }
-  std::mutex mutex_;
-  std::map<std::string, pid_t> pids_;
-};
-
-// Workers as child processes of the test: what a scheduler does, on this machine.
-class ProcessLauncher final : public WorkerLauncher {
- public:
-  explicit ProcessLauncher(std::shared_ptr<Processes> processes)
-      : processes_(std::move(processes)) {}
-  std::string kind() const override { return "processes"; }
-  Result<std::string> start(const std::vector<std::string>& argv, const std::string&) override {
-    return processes_->spawn(argv);
-  }
-  void stop(const std::vector<std::string>& ids) override {
-    for (const auto& id : ids) processes_->signal(id, SIGTERM);
-  }
-  Result<std::map<std::string, LaunchedWorker>> poll(const std::vector<std::string>& ids) override {
-    std::map<std::string, LaunchedWorker> out;
-    for (const auto& id : ids) {
-      if (processes_->alive(id)) out[id] = {"RUNNING", "localhost"};
-    }
-    return out;
-  }
-
- private:
-  std::shared_ptr<Processes> processes_;
-};
+using testing::Processes;
+using testing::ProcessLauncher;
 
 struct PoolFixture {
   store::TestTempDir dir;

@@ -30,7 +30,10 @@ struct DecisionRecord {
 
 // Runs pairs on `device` (pair i labelled label.pair_index = i) until `rule` decides, recording
 // every reading to `sink`. A pair is never re-run because of its result. Should the rule fail to
-// decide by max_pairs() the record says INCONCLUSIVE.
+// decide by max_pairs() the record says INCONCLUSIVE. A device that runs k pairs at once
+// (pairs_at_once) is told the orders of the next k pairs before the first of them; the rule
+// still sees the pairs one at a time in their order, so it decides on the same readings as it
+// would one pair at a time, and the pairs run past its decision are never looked at.
 DecisionRecord run_decision(PairedDevice& device, DecisionRule& rule, Rng& coin,
                             const PairLabel& label, ReadingSink& sink);
 

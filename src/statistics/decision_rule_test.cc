@@ -91,5 +91,54 @@ TEST(RunDecision, FixedSeedReproducesTheDecisionExactly) {
   EXPECT_NE(first, other);
 }
 
+// A SimDevice that says it runs four pairs at once and keeps what it was told.
+class PreparingDevice final : public PairedDevice {
+ public:
+  explicit PreparingDevice(const SimConfig& config) : sim_(config) {}
+  double run_once(Arm arm, nlohmann::json* clock_out) override {
+    if (position_++ % 2 == 0) firsts_run.push_back(arm);
+    return sim_.run_once(arm, clock_out);
+  }
+  int64_t now_ns() override { return sim_.now_ns(); }
+  int pairs_at_once() const override { return 4; }
+  void prepare_pairs(const std::vector<Arm>& firsts) override { prepared.push_back(firsts); }
+  std::vector<std::vector<Arm>> prepared;
+  std::vector<Arm> firsts_run;
+
+ private:
+  SimDevice sim_;
+  int position_ = 0;
+};
+
+TEST(RunDecision, ADeviceThatRunsPairsAtOnceIsToldTheirOrdersAndTheDecisionIsUnchanged) {
+  SimConfig config;
+  config.seed = 77;
+  config.effect_pct = 1.0;
+  BettingConfig betting;
+  betting.s0 = s0_for_cv(0.005);
+  for (uint64_t seed : {1, 2, 3}) {
+    SimDevice plain(config);
+    PreparingDevice ahead(config);
+    BettingRule rule_a(betting), rule_b(betting);
+    Rng coin_a(seed), coin_b(seed);
+    MemorySink sink_a, sink_b;
+    const DecisionRecord a = run_decision(plain, rule_a, coin_a, {"k", "n", 1, 0}, sink_a);
+    const DecisionRecord b = run_decision(ahead, rule_b, coin_b, {"k", "n", 1, 0}, sink_b);
+    EXPECT_EQ(a.outcome, b.outcome);
+    EXPECT_EQ(a.d, b.d);
+    EXPECT_EQ(sink_a.readings(), sink_b.readings());
+    ASSERT_FALSE(ahead.prepared.empty());
+    std::vector<Arm> announced;
+    for (const auto& batch : ahead.prepared) {
+      EXPECT_EQ(batch.size(), 4u);
+      announced.insert(announced.end(), batch.begin(), batch.end());
+    }
+    ASSERT_GE(announced.size(), ahead.firsts_run.size());
+    EXPECT_LT(announced.size() - ahead.firsts_run.size(), 4u) << "at most a batch past the end";
+    announced.resize(ahead.firsts_run.size());
+    EXPECT_EQ(announced, ahead.firsts_run) << "each pair ran in the order announced";
+  }
+}
+
 }  // namespace
 }  // namespace headway::statistics

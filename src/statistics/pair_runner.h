@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "common/rng.h"
 #include "statistics/reading.h"
@@ -23,6 +24,13 @@ class PairedDevice {
   // A pair starts: its two readings follow (run_pair_ordered calls it first). A device that
   // reads both arms at once (one job per pair) carries nothing over from before.
   virtual void begin_pair() {}
+  // Pairs the device can run at once (one on each device of a pool); run_decision then draws
+  // the orders of that many pairs ahead and announces them through prepare_pairs.
+  virtual int pairs_at_once() const { return 1; }
+  // The next pairs will be these, in order: each a begin_pair(), run_once(first) and run_once of
+  // the other arm. A device may run them all now and serve their readings in that order;
+  // what it prepared and was not asked for is dropped by the next prepare_pairs.
+  virtual void prepare_pairs(const std::vector<Arm>& /*firsts*/) {}
   // Checks what the device kept of its readings (for example sampled outputs against the
   // reference); throws ArmDisqualified when an arm is found to have broken the rules.
   virtual void verify_arms() {}

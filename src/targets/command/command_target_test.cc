@@ -9,6 +9,10 @@
 
 #include "kernels/contract.h"
 #include "kernels/kernel_spec.h"
+#include "pool/process_launcher_test_support.h"
+#include "pool/worker_pool.h"
+#include "statistics/betting_rule.h"
+#include "statistics/decision_rule.h"
 #include "statistics/pair_runner.h"
 #include "statistics/reading_sink.h"
 #include "store/test_temp_dir.h"
@@ -261,6 +265,86 @@ TEST(CommandDiagnostics, RustcStyleErrorsAreRuleSignatures) {
             "error[E0277]: vector width 128 exceeds the 64-lane datapath");
   EXPECT_EQ(t.normalize_diagnostic(d).signature,
             "error[E0277]: vector width <n> exceeds the <n>-lane datapath");
+}
+
+// The target's device work on a pool of two workers (child processes here, Slurm in
+// src/pool/slurm_pool_test.cc): pairs and race jobs run one a device at once.
+class CommandTargetOnAPoolTest : public CommandTargetTest {
+ protected:
+  std::shared_ptr<pool::DevicePool> two_workers() {
+    pool::WorkerPoolOptions o;
+    o.workers = 2;
+    o.advertise_host = "127.0.0.1";
+    o.bind_host = "127.0.0.1";
+    o.folder = dir_.path() / "pool";
+    o.headway_binary = HEADWAY_BINARY;
+    auto started =
+        pool::WorkerPool::start(std::make_unique<pool::testing::ProcessLauncher>(processes_), o);
+    EXPECT_TRUE(started) << started.error().message;
+    EXPECT_TRUE((*started)->wait_for_workers(2, 30));
+    return std::shared_ptr<pool::DevicePool>(std::move(*started));
+  }
+  std::shared_ptr<pool::testing::Processes> processes_ =
+      std::make_shared<pool::testing::Processes>();
+};
+
+TEST_F(CommandTargetOnAPoolTest, PairsRunOneADeviceAtOnceAndTheTestTakesThemInOrder) {
+  auto t = target();
+  const auto devices = two_workers();
+  t->use_pool(devices);
+  const auto head = built(*t, 1000, 100), cand = built(*t, 500, 50);
+  auto device = t->paired_device(qkv(), head, cand, 3);
+  ASSERT_TRUE(device.ok());
+  EXPECT_EQ(device.value()->pairs_at_once(), 2);
+  statistics::BettingConfig b;
+  b.s0 = 0.05;
+  statistics::BettingRule rule(b);
+  Rng coin(5);
+  Collect sink;
+  const auto record =
+      statistics::run_decision(*device.value(), rule, coin, {"qkv", "2", 1, 0}, sink);
+  EXPECT_EQ(record.outcome, statistics::Outcome::kFaster);
+  for (double d : record.d) EXPECT_NEAR(d, std::log(0.5), 1e-12);
+  // Every job ran on a worker (job 2 was lost to "node lost" and run again), both took some.
+  const auto jobs = t->jobs()->stats();
+  EXPECT_EQ(devices->stats().jobs, jobs.jobs);
+  EXPECT_EQ(jobs.retried, 1);
+  for (const auto& w : devices->workers()) EXPECT_GT(w.jobs, 0) << w.name;
+  // Pairs were prepared two at a time: at most one ran past the decision.
+  EXPECT_LE(jobs.jobs - jobs.retried, static_cast<int64_t>(record.d.size()) + 1);
+}
+
+TEST_F(CommandTargetOnAPoolTest, ARaceRunsAJobOfItsArmsOnEachDeviceAtOnce) {
+  auto t = target();
+  t->use_pool(two_workers());
+  const auto a = built(*t, 900, 90), b = built(*t, 800, 80), c = built(*t, 700, 70);
+  auto s = t->start_session(qkv(), {a, b, c}, 1);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_DOUBLE_EQ(s.value()->reading(1).value(), 800e-9);
+  const int64_t after_one = t->jobs()->stats().jobs - t->jobs()->stats().retried;
+  EXPECT_EQ(after_one, 2) << "one job on each device";
+  // Each arm has a second reading waiting: no job runs for these.
+  EXPECT_DOUBLE_EQ(s.value()->reading(1).value(), 800e-9);
+  EXPECT_DOUBLE_EQ(s.value()->reading(0).value(), 900e-9);
+  EXPECT_DOUBLE_EQ(s.value()->reading(0).value(), 900e-9);
+  EXPECT_DOUBLE_EQ(s.value()->reading(2).value(), 700e-9);
+  EXPECT_EQ(t->jobs()->stats().jobs - t->jobs()->stats().retried, after_one);
+}
+
+TEST_F(CommandTargetOnAPoolTest, TheCheckCommandRunsOnAWorkerAndSeesItsDevice) {
+  std::ofstream(dir_.path() / "target.toml") << [&] {
+    std::string text = manifest_text(0);
+    const std::string from = "run = \"if grep -q WRONG k/qkv.tk;";
+    text.replace(text.find(from), from.size(),
+                 "run = \"echo \\\"on $HEADWAY_DEVICE\\\"; if grep -q WRONG k/qkv.tk;");
+    return text;
+  }();
+  auto t = std::make_unique<CommandTarget>((dir_.path() / "target.toml").string());
+  t->use_pool(two_workers());
+  const auto c = t->check(qkv(), built(*t, 900, 90), {7, {}});
+  EXPECT_TRUE(c.correct()) << c.description;
+  EXPECT_NE(c.details["output"].get<std::string>().find("on w"), std::string::npos)
+      << c.details.dump();
 }
 
 }  // namespace

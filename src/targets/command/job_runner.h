@@ -1,12 +1,14 @@
 #pragma once
 // Time jobs on a device behind a scheduler: one job runs several built arms in the order given
-// and reports one reading per arm (the manifest's time command). Jobs count against the
+// and reports one reading per arm (the manifest's time command). Thread-safe: with a device pool,
+// jobs run at once on its devices. Jobs count against the
 // manifest's budget (jobs, device minutes: the time command's wall time); a job that fails for a
 // reason of the device (the manifest's retry policy: an output regex, exit codes) is run again,
 // up to max_attempts, and never scored. Every attempt is appended to a job log (JSON lines).
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,19 +45,31 @@ class JobRunner {
   JobResult run(const std::string& kernel, const std::vector<std::filesystem::path>& arms,
                 uint64_t seed);
 
-  const JobStats& stats() const { return stats_; }
+  // One job per element of `jobs` (its arms and seed), all at once on the pool's devices, in
+  // the order given. Throws the first targets::DeviceStopped after every job has ended.
+  struct JobSpec {
+    std::vector<std::filesystem::path> arms;
+    uint64_t seed = 0;
+  };
+  std::vector<JobResult> run_many(const std::string& kernel, const std::vector<JobSpec>& jobs);
+  // Jobs that run at once: the pool's devices, 1 without a pool.
+  int parallel_jobs() const { return device_ ? device_->devices() : 1; }
+
+  JobStats stats() const;
   // The budget left, for messages: "12 of 400 jobs, 0.4 of 30 device minutes used".
   std::string budget_text() const;
 
  private:
   bool device_fault(const ProcessResult& r) const;
-  void log(const std::string& kernel, size_t arms, int attempt, const std::string& outcome,
-           const std::string& reason, double seconds);
+  std::string budget_text_locked() const;
+  void log(int64_t job, const std::string& kernel, size_t arms, int attempt,
+           const std::string& outcome, const std::string& reason, double seconds);  // mutex_ held
 
   PackManifest manifest_;  // a copy: the target may re-read its manifest
   std::filesystem::path scratch_;
   std::filesystem::path log_;
   pool::DevicePool* device_;
+  mutable std::mutex mutex_;  // stats_ and the log, for jobs running at once
   JobStats stats_;
 };
 

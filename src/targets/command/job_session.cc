@@ -32,22 +32,35 @@ Result<double> JobSession::reading(int i) {
     for (size_t a = others.size(); a > 1; --a)
       std::swap(others[a - 1], others[rng_.next_u64() % a]);
     others.resize(std::min(others.size(), static_cast<size_t>(max_arms_ - 1)));
-    std::vector<size_t> order = others;
-    order.insert(order.begin() + static_cast<std::ptrdiff_t>(rng_.next_u64() % (order.size() + 1)),
-                 k);
-    std::vector<fs::path> paths;
-    for (size_t a : order) paths.push_back(arms_[a]);
+    // One job on each device at once, each with the same arms in an order of its own.
+    std::vector<std::vector<size_t>> orders;
+    std::vector<JobRunner::JobSpec> jobs;
+    for (int j = 0; j < runner_.parallel_jobs(); ++j) {
+      std::vector<size_t> order = others;
+      for (size_t a = order.size(); a > 1; --a) std::swap(order[a - 1], order[rng_.next_u64() % a]);
+      order.insert(
+          order.begin() + static_cast<std::ptrdiff_t>(rng_.next_u64() % (order.size() + 1)), k);
+      JobRunner::JobSpec spec;
+      for (size_t a : order) spec.arms.push_back(arms_[a]);
+      spec.seed = mix_seed(seed_, static_cast<uint64_t>(jobs_++));
+      orders.push_back(std::move(order));
+      jobs.push_back(std::move(spec));
+    }
     const auto start = Clock::now();
-    const JobResult r = runner_.run(kernel_, paths, mix_seed(seed_, static_cast<uint64_t>(jobs_)));
+    const std::vector<JobResult> results = runner_.run_many(kernel_, jobs);
     seconds_ += std::chrono::duration<double>(Clock::now() - start).count();
-    ++jobs_;
-    for (size_t j = 0; j < order.size(); ++j) {
-      if (r.seconds[j]) {
-        buffered_[order[j]].push_back(*r.seconds[j]);
-      } else {
-        out_[order[j]] = r.failure.empty()
-                             ? fmt::format("no reading in time job {}", runner_.stats().jobs)
-                             : r.failure;
+    for (size_t job = 0; job < results.size(); ++job) {
+      for (size_t j = 0; j < orders[job].size(); ++j) {
+        const size_t arm = orders[job][j];
+        if (results[job].seconds[j]) {
+          if (out_[arm].empty()) buffered_[arm].push_back(*results[job].seconds[j]);
+        } else if (out_[arm].empty()) {
+          out_[arm] = results[job].failure.empty()
+                          ? fmt::format("no reading in a time job of {} ({} jobs so far)", kernel_,
+                                        runner_.stats().jobs)
+                          : results[job].failure;
+          buffered_[arm].clear();
+        }
       }
     }
     if (!out_[k].empty()) return environment_error(out_[k]);
@@ -75,6 +88,25 @@ JobResult JobPairedDevice::job(const std::vector<fs::path>& arms) {
   return r;
 }
 
+int JobPairedDevice::pairs_at_once() const { return runner_.parallel_jobs(); }
+
+void JobPairedDevice::prepare_pairs(const std::vector<statistics::Arm>& firsts) {
+  std::vector<JobRunner::JobSpec> jobs;
+  for (statistics::Arm first : firsts) {
+    JobRunner::JobSpec spec;
+    spec.arms = first == statistics::Arm::kHead ? std::vector<fs::path>{head_, candidate_}
+                                                : std::vector<fs::path>{candidate_, head_};
+    spec.seed = mix_seed(seed_, static_cast<uint64_t>(jobs_++));
+    jobs.push_back(std::move(spec));
+  }
+  const auto start = Clock::now();
+  std::vector<JobResult> results = runner_.run_many(kernel_, jobs);
+  seconds_ += std::chrono::duration<double>(Clock::now() - start).count();
+  prepared_.clear();
+  for (size_t i = 0; i < firsts.size(); ++i)
+    prepared_.emplace_back(firsts[i], std::move(results[i]));
+}
+
 double JobPairedDevice::run_once(statistics::Arm arm, nlohmann::json* clock_out) {
   using statistics::Arm;
   if (pending_ && pending_->first == arm) {
@@ -87,7 +119,14 @@ double JobPairedDevice::run_once(statistics::Arm arm, nlohmann::json* clock_out)
   const Arm other = arm == Arm::kHead ? Arm::kCandidate : Arm::kHead;
   const fs::path& first = arm == Arm::kHead ? head_ : candidate_;
   const fs::path& second = arm == Arm::kHead ? candidate_ : head_;
-  const JobResult r = job({first, second});
+  JobResult r;
+  if (!prepared_.empty() && prepared_.front().first == arm) {
+    r = std::move(prepared_.front().second);
+    prepared_.pop_front();
+  } else {
+    prepared_.clear();  // not the pairs announced: what was prepared is not used
+    r = job({first, second});
+  }
   const std::optional<double> head = arm == Arm::kHead ? r.seconds[0] : r.seconds[1];
   const std::optional<double> cand = arm == Arm::kHead ? r.seconds[1] : r.seconds[0];
   if (!cand) {

@@ -18,7 +18,8 @@ namespace headway::command {
 
 // Arms read through jobs. A reading of an arm with none buffered runs one job of every arm
 // with no reading buffered (at most max_arms, the asked arm among them) in a seeded random
-// order; the others' readings wait in their buffers. An arm without a reading in a job is out
+// order, one such job on each device of the runner's pool at once; the others' readings wait in
+// their buffers. An arm without a reading in a job is out
 // of the session. Throws targets::DeviceStopped (the budget, a failing device).
 class JobSession final : public targets::Session {
  public:
@@ -53,6 +54,9 @@ class JobPairedDevice final : public statistics::PairedDevice {
                   std::filesystem::path candidate, uint64_t seed);
   double run_once(statistics::Arm arm, nlohmann::json* clock_out) override;
   void begin_pair() override { pending_.reset(); }
+  // One pair a device of the runner's pool: prepared pairs run at once, one job each.
+  int pairs_at_once() const override;
+  void prepare_pairs(const std::vector<statistics::Arm>& firsts) override;
   nlohmann::json accounting() const override;
   int jobs() const { return jobs_; }
 
@@ -64,6 +68,7 @@ class JobPairedDevice final : public statistics::PairedDevice {
   std::filesystem::path head_, candidate_;
   uint64_t seed_;
   std::optional<std::pair<statistics::Arm, double>> pending_;
+  std::deque<std::pair<statistics::Arm, JobResult>> prepared_;  // pairs run ahead, in order
   int jobs_ = 0;
   double seconds_ = 0.0;
 };
