@@ -288,6 +288,7 @@ int run_optimize(const OptimizeArgs& args) {
                    : "",
                stopped);
     if (agent_run) fmt::print("{}\n", agent_run_line(agent_run));
+    if (devices) fmt::print("{}", pool_text(pool::pool_status_json(*devices)));
   }
   const nlohmann::json kernels = time_heads_side_by_side(ws, *target, options.kernels);
   if (!args.json) {
@@ -303,6 +304,7 @@ int run_optimize(const OptimizeArgs& args) {
                         {"not_raced_by_static_cost", summary.cost_rejected},
                         {"stopped", stopped},
                         {"agent", nullptr},
+                        {"pool", devices ? pool::pool_status_json(*devices) : nlohmann::json()},
                         {"kernels", kernels}};
   if (agent_run) {
     const agents::Spent spent = agent_run.ledger->spent();

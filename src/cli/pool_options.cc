@@ -85,9 +85,39 @@ std::shared_ptr<pool::DevicePool> start_pool(const nlohmann::json& config, store
   options.headway_binary = fs::read_symlink("/proc/self/exe", ec).string();
   if (ec) throw EnvironmentError("cannot find this headway's own binary: " + ec.message());
   options.lease_seconds = config.value("lease_seconds", 60.0);
+  options.status_file = pool_status_path(ws);
+  fs::remove(options.status_file, ec);  // an earlier run's
   auto started = pool::WorkerPool::start(std::make_unique<pool::SlurmLauncher>(slurm), options);
   if (!started) throw EnvironmentError("the slurm pool cannot start: " + started.error().message);
   return std::shared_ptr<pool::DevicePool>(std::move(*started));
+}
+
+fs::path pool_status_path(store::Workspace& ws) {
+  return ws.root() / ".headway" / "pool" / "status.json";
+}
+
+std::string pool_text(const nlohmann::json& status) {
+  const auto& s = status["stats"];
+  const double held = s["device_seconds"].get<double>();
+  const double idle = held > 0 ? 100.0 * (1.0 - s["busy_seconds"].get<double>() / held) : 0.0;
+  std::string text = fmt::format(
+      "pool: {} with {} devices; {} jobs done, {} running, {} queued, {} run again; {} workers "
+      "started, {} lost; {:.1f} device minutes held, {:.0f}% idle\n",
+      status["kind"].get<std::string>(), status["devices"].get<int>(), s["jobs"].get<int64_t>(),
+      s["running"].get<int64_t>(), s["queued"].get<int64_t>(), s["retried"].get<int64_t>(),
+      s["workers_started"].get<int64_t>(), s["workers_lost"].get<int64_t>(), held / 60, idle);
+  for (const auto& w : status["workers"]) {
+    const double h = w["held_seconds"].get<double>();
+    text += fmt::format(
+        "  {:<5} {:>10} {:<12} {:<9} {:>6} jobs {:>4}% idle{}\n", w["name"].get<std::string>(),
+        w["launch_id"].get<std::string>(),
+        w["node"].get<std::string>().empty() ? "-" : w["node"].get<std::string>(),
+        w["state"].get<std::string>(), w["jobs"].get<int64_t>(),
+        h > 0 ? fmt::format("{:.0f}", 100.0 * (1.0 - w["busy_seconds"].get<double>() / h))
+              : std::string("-"),
+        w["why"].get<std::string>().empty() ? "" : "  (" + w["why"].get<std::string>() + ")");
+  }
+  return text;
 }
 
 std::string pool_line(const nlohmann::json& config) {

@@ -31,7 +31,13 @@ nlohmann::json pool_config(store::Workspace& ws, const PoolArgs& args);
 // Throws EnvironmentError when the pool cannot start (sbatch missing or refusing).
 std::shared_ptr<pool::DevicePool> start_pool(const nlohmann::json& config, store::Workspace& ws);
 
-// One line for the progress: "slurm pool: 4 workers on partition gpu (w1..w4 submitted)".
+// One line for the progress: "slurm pool: 4 workers on partition gpu".
 std::string pool_line(const nlohmann::json& config);
+
+// Where a run's pool writes its status (pool_status_json): <workspace>/.headway/pool/status.json.
+std::filesystem::path pool_status_path(store::Workspace& ws);
+
+// The pool's status as text: a summary line, then a line per worker and the latest events.
+std::string pool_text(const nlohmann::json& status);
 
 }  // namespace headway::cli

@@ -46,15 +46,38 @@ TEST(PoolOptions, SlurmOptionsWithoutASlurmPoolAreAUsageError) {
 TEST(PoolOptions, OptimizeOnATargetThatKeepsItsDeviceWorkHereStartsNoWorkers) {
   store::TestTempDir dir;
   (void)store::Workspace::create(dir.path()).value();
-  const CliRun r = run_split(HEADWAY_BINARY, {"optimize", "--target", "sim", "--budget", "1s",
-                                              "--pool", "slurm", "--workers", "2", "--workspace",
-                                              dir.path().string()});
+  const CliRun r =
+      run_split(HEADWAY_BINARY, {"optimize", "--target", "sim", "--budget", "1s", "--pool", "slurm",
+                                 "--workers", "2", "--workspace", dir.path().string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("no slurm pool is started: the sim target runs its device work on this "
                        "machine"),
             std::string::npos)
       << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir.path() / ".headway" / "pool" / "token"));
+}
+
+TEST(PoolOptions, ThePoolsStatusAsTextHasItsFiguresAndAWorkerALine) {
+  const auto status = nlohmann::json::parse(R"({
+    "kind": "slurm", "devices": 2,
+    "stats": {"jobs": 5, "retried": 1, "workers_started": 3, "workers_lost": 1,
+              "device_seconds": 120, "busy_seconds": 90, "running": 1, "queued": 4},
+    "workers": [
+      {"name": "w1", "launch_id": "17", "node": "dev1", "state": "running", "why": "",
+       "jobs": 3, "held_seconds": 100, "busy_seconds": 60},
+      {"name": "w2", "launch_id": "18", "node": "", "state": "lost",
+       "why": "its connection closed during a job", "jobs": 0, "held_seconds": 0,
+       "busy_seconds": 0}],
+    "events": []})");
+  const std::string text = pool_text(status);
+  EXPECT_NE(text.find("pool: slurm with 2 devices; 5 jobs done, 1 running, 4 queued, 1 run "
+                      "again; 3 workers started, 1 lost; 2.0 device minutes held, 25% idle"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("w1"), std::string::npos);
+  EXPECT_NE(text.find("dev1"), std::string::npos);
+  EXPECT_NE(text.find("40% idle"), std::string::npos) << text;
+  EXPECT_NE(text.find("(its connection closed during a job)"), std::string::npos) << text;
 }
 
 }  // namespace

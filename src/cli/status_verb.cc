@@ -11,11 +11,13 @@
 #include <optional>
 
 #include "cli/cli_support.h"
+#include "cli/pool_options.h"
 #include "cli/progress_line.h"
 #include "cli/status_figures.h"
 #include "cli/unsandboxed_runs.h"
 #include "cli/verbs.h"
 #include "common/duration.h"
+#include "common/file_io.h"
 #include "knowledge/workspace_target.h"
 #include "loop/run_record.h"
 
@@ -90,6 +92,14 @@ std::string run_text(const nlohmann::json& run) {
 nlohmann::json status_json(store::Workspace& ws, const nlohmann::json& figures) {
   nlohmann::json out = figures;
   out["run"] = run_json(loop::running_optimize(ws));
+  // The running optimize's device pool, when it has one (cli/pool_options.h).
+  out["pool"] = nullptr;
+  if (!out["run"].is_null()) {
+    if (const auto text = read_file(pool_status_path(ws))) {
+      auto pool = nlohmann::json::parse(*text, nullptr, false);
+      if (pool.is_object()) out["pool"] = std::move(pool);
+    }
+  }
   return out;
 }
 
@@ -97,6 +107,7 @@ nlohmann::json status_json(store::Workspace& ws, const nlohmann::json& figures) 
 std::string status_text(const nlohmann::json& out) {
   std::string text;
   if (!out["run"].is_null()) text += run_text(out["run"]);
+  if (!out["pool"].is_null()) text += pool_text(out["pool"]);
   if (out["kernels"].empty()) {
     text += "no kernels yet: run `headway optimize`\n";
     return text;

@@ -4,6 +4,36 @@
 
 namespace headway::pool {
 
+nlohmann::json pool_status_json(const DevicePool& pool) {
+  const PoolStats s = pool.stats();
+  nlohmann::json workers = nlohmann::json::array();
+  for (const auto& w : pool.workers()) {
+    workers.push_back({{"name", w.name},
+                       {"launch_id", w.launch_id},
+                       {"node", w.node},
+                       {"state", w.state},
+                       {"why", w.why},
+                       {"jobs", w.jobs},
+                       {"held_seconds", w.held_seconds},
+                       {"busy_seconds", w.busy_seconds}});
+  }
+  std::vector<std::string> events = pool.events();
+  if (events.size() > 20) events.erase(events.begin(), events.end() - 20);
+  return {{"kind", pool.kind()},
+          {"devices", pool.devices()},
+          {"stats",
+           {{"jobs", s.jobs},
+            {"retried", s.retried},
+            {"workers_started", s.workers_started},
+            {"workers_lost", s.workers_lost},
+            {"device_seconds", s.device_seconds},
+            {"busy_seconds", s.busy_seconds},
+            {"running", s.running},
+            {"queued", s.queued}}},
+          {"workers", workers},
+          {"events", events}};
+}
+
 PoolJobResult LocalPool::run(const PoolJob& job) {
   const auto asked = std::chrono::steady_clock::now();
   std::lock_guard lock(mutex_);

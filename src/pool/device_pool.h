@@ -6,6 +6,7 @@
 // their run was given; the loop asks it how many devices there are.
 #include <cstdint>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -40,7 +41,13 @@ struct PoolStats {
   int64_t workers_lost = 0;
   double device_seconds = 0.0;  // held by every worker, from connecting until it ended (or now)
   double busy_seconds = 0.0;
+  int64_t running = 0;  // jobs on a device now
+  int64_t queued = 0;   // jobs waiting for a device
 };
+
+// The pool as `headway status` shows it: {"kind", "devices", "stats": {...}, "workers": [...],
+// "events": [the last 20]}; the figures of PoolStats and WorkerStatus under their names.
+nlohmann::json pool_status_json(const class DevicePool& pool);
 
 class DevicePool {
  public:

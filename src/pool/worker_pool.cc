@@ -128,6 +128,16 @@ WorkerPool::~WorkerPool() {
   }
   // Workers that said goodbye end by themselves; this ends those queued or not yet connected.
   launcher_->stop(to_cancel);
+  write_status();
+}
+
+void WorkerPool::write_status() const {
+  if (options_.status_file.empty()) return;
+  try {
+    write_file_atomically(options_.status_file, pool_status_json(*this).dump(2) + "\n");
+  } catch (const std::exception&) {
+    // status is for people watching; the run goes on without it
+  }
 }
 
 Status WorkerPool::launch_one() {
@@ -334,6 +344,7 @@ void WorkerPool::monitor_loop() {
     }
     lock.unlock();
     auto known = launcher_->poll(ids);
+    write_status();
     lock.lock();
     if (!known || closing_) continue;  // the scheduler did not answer: conclude nothing
     for (size_t i = 0; i < workers_.size(); ++i) {
@@ -398,6 +409,9 @@ PoolStats WorkerPool::stats() const {
   {
     std::lock_guard lock(mutex_);
     s = stats_;
+    s.queued = static_cast<int64_t>(queue_.size());
+    s.running = std::count_if(workers_.begin(), workers_.end(),
+                              [](const auto& w) { return w->state == "busy"; });
   }
   s.device_seconds = 0.0;
   for (const auto& w : workers()) s.device_seconds += w.held_seconds;

@@ -43,6 +43,9 @@ struct WorkerPoolOptions {
   double poll_seconds = 2.0;    // how often the scheduler is asked about the workers
   // Extra seconds a worker may take beyond a job's own time limit before it counts as lost.
   double job_grace_seconds = 30.0;
+  // Where pool_status_json is written (atomically) at every poll and when the pool closes, for
+  // `headway status`; empty: nowhere.
+  std::filesystem::path status_file;
 };
 
 class WorkerPool final : public DevicePool {
@@ -80,6 +83,7 @@ class WorkerPool final : public DevicePool {
   void lose(Worker& worker, const std::string& why);
   void stop_if_hopeless();              // mutex_ held
   void event(const std::string& line);  // mutex_ held
+  void write_status() const;            // mutex_ not held
 
   std::unique_ptr<WorkerLauncher> launcher_;
   WorkerPoolOptions options_;

@@ -5,6 +5,7 @@
 #include <set>
 #include <thread>
 
+#include "common/file_io.h"
 #include "pool/process_launcher_test_support.h"
 #include "store/test_temp_dir.h"
 
@@ -32,6 +33,7 @@ struct PoolFixture {
     o.poll_seconds = 0.2;
     o.replacements = replacements;
     o.job_attempts = job_attempts;
+    o.status_file = dir.path() / "pool" / "status.json";
     auto p = WorkerPool::start(std::move(l), o);
     if (!p) throw std::runtime_error(p.error().message);
     pool = std::move(*p);
@@ -134,12 +136,29 @@ TEST(WorkerPool, AConnectionWithoutTheTokenIsRefused) {
   EXPECT_TRUE(f.pool->wait_for_workers(1, 30)) << "the real w1 still gets in";
 }
 
-TEST(WorkerPool, ClosingThePoolEndsEveryWorker) {
+TEST(WorkerPool, ClosingThePoolEndsEveryWorkerAndLeavesItsFinalStatus) {
   PoolFixture f(3);
   ASSERT_TRUE(f.pool->wait_for_workers(3, 30));
   ASSERT_EQ(f.processes->count(), 3u);
+  ASSERT_TRUE(f.pool->run(f.shell("true")).process.ok());
   f.pool.reset();
   EXPECT_TRUE(f.processes->all_exit_within(10));
+  const auto text = read_file(f.dir.path() / "pool" / "status.json");
+  ASSERT_TRUE(text);
+  const auto status = nlohmann::json::parse(*text);
+  EXPECT_EQ(status["kind"], "processes");
+  EXPECT_EQ(status["devices"], 3);
+  EXPECT_EQ(status["stats"]["jobs"], 1);
+  EXPECT_EQ(status["stats"]["running"], 0);
+  ASSERT_EQ(status["workers"].size(), 3u);
+  int64_t jobs = 0;
+  for (const auto& w : status["workers"]) {
+    EXPECT_EQ(w["state"], "done");
+    EXPECT_EQ(w["node"], this_host_name()) << "the node the worker reports";
+    jobs += w["jobs"].get<int64_t>();
+  }
+  EXPECT_EQ(jobs, 1);
+  EXPECT_GE(status["events"].size(), 6u) << "three submitted, three connected";
 }
 
 TEST(WorkerPool, AWorkerThatLeavesTheSchedulerBeforeConnectingIsLostAndReplaced) {
