@@ -1,5 +1,6 @@
 // `headway calibrate`: many decisions of the acceptance test on a device with a known truth.
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -9,7 +10,9 @@
 #include <string>
 
 #include "cli/cli_support.h"
+#include "cli/pool_options.h"
 #include "cli/verbs.h"
+#include "common/cache_dir.h"
 #include "statistics/calibration.h"
 #include "statistics/reading_sink.h"
 #include "targets/registry/registry.h"
@@ -20,6 +23,8 @@ namespace {
 
 struct CalibrateArgs {
   std::string target;
+  std::string toolchain;  // empty: the target's default
+  PoolArgs pool;
   std::string kernel;
   int decisions = 300;
   std::string noise = "normal";
@@ -113,8 +118,26 @@ int run_calibrate(const CalibrateArgs& args) {
     log = std::move(opened).value();
     request.log = log.get();
   }
-  const auto result = targets::calibrate_on_target(request);
+  const std::unique_ptr<targets::Target> target = target_or_throw(args.target, args.toolchain);
+  // A device pool of its own, in a folder of the build cache (where the artifacts are too).
+  const nlohmann::json pool = pool_config(args.pool, nlohmann::json::object());
+  std::shared_ptr<pool::DevicePool> devices;
+  if (pool["kind"] != "local") {
+    if (const std::string why = target->pool_refusal(); !why.empty()) {
+      throw UsageError(fmt::format("--pool {}: {}", pool["kind"].get<std::string>(), why));
+    }
+    devices = start_pool(pool, build_cache_dir() / "pool" / std::to_string(getpid()));
+    fmt::print(stderr, "headway: {}\n", pool_line(pool));
+    target->use_pool(devices);
+  }
+  Result<statistics::CalibrateResult> result = invalid_input("not run");
+  try {
+    result = targets::calibrate_on_target(request, *target);
+  } catch (const targets::DeviceStopped& e) {
+    throw EnvironmentError(std::string("the device stopped: ") + e.what());
+  }
   if (!result.ok()) fail_with(result.error());
+  if (devices) fmt::print(stderr, "{}", pool_text(pool::pool_status_json(*devices)));
   if (args.json) {
     fmt::print("{}\n", statistics::to_json(result.value()).dump(2));
   } else {
@@ -133,6 +156,9 @@ void add_calibrate(CLI::App& app, int* exit_code) {
       "effect) and report how often each outcome came out");
   cmd->add_option("--target", args->target, "sim, or a device target such as cpu")->required();
   cmd->add_option("--kernel", args->kernel, "kernel for a device target (default: its own)");
+  cmd->add_option("--toolchain", args->toolchain,
+                  "the target's toolchain (cpu: a compiler; command: a pack's manifest)");
+  add_pool_options(*cmd, args->pool);
   cmd->add_option("--decisions", args->decisions, "number of decisions (default 300)");
   cmd->add_option("--noise", args->noise,
                   "sim noise: normal, t3, spikes, ar1-drift or step (default normal)");

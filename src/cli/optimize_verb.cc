@@ -181,7 +181,7 @@ int run_optimize(const OptimizeArgs& args) {
       fmt::print(stderr, "headway: warning: no {} pool is started: {}\n",
                  pool["kind"].get<std::string>(), why);
     } else {
-      devices = start_pool(pool, ws);
+      devices = start_pool(pool, pool_folder(ws));
       fmt::print(stderr, "headway: {}\n", pool_line(pool));
       target->use_pool(devices);
     }

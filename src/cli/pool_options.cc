@@ -35,11 +35,20 @@ void add_pool_options(CLI::App& cmd, PoolArgs& args) {
 }
 
 nlohmann::json pool_config(store::Workspace& ws, const PoolArgs& args) {
-  nlohmann::json config = {{"kind", "local"}};
-  if (const auto stored = ws.meta("pool"); stored && !stored->empty()) {
-    auto parsed = nlohmann::json::parse(*stored, nullptr, false);
-    if (parsed.is_object()) config = parsed;
+  nlohmann::json stored = nlohmann::json::object();
+  if (const auto text = ws.meta("pool"); text && !text->empty()) {
+    auto parsed = nlohmann::json::parse(*text, nullptr, false);
+    if (parsed.is_object()) stored = parsed;
   }
+  nlohmann::json config = pool_config(args, stored);
+  ws.set_meta("pool", config.dump());
+  return config;
+}
+
+nlohmann::json pool_config(const PoolArgs& args, nlohmann::json stored) {
+  nlohmann::json config = stored.is_object() && stored.contains("kind")
+                              ? std::move(stored)
+                              : nlohmann::json{{"kind", "local"}};
   if (!args.kind.empty() && args.kind != config.value("kind", "local")) {
     config = {{"kind", args.kind}};  // another kind of pool: its options start afresh
   }
@@ -63,13 +72,13 @@ nlohmann::json pool_config(store::Workspace& ws, const PoolArgs& args) {
     if (args.lease_seconds > 0) config["lease_seconds"] = args.lease_seconds;
     if (!config.contains("workers")) config["workers"] = 1;
   }
-  ws.set_meta("pool", config.dump());
   return config;
 }
 
-std::shared_ptr<pool::DevicePool> start_pool(const nlohmann::json& config, store::Workspace& ws) {
+fs::path pool_folder(store::Workspace& ws) { return ws.root() / ".headway" / "pool"; }
+
+std::shared_ptr<pool::DevicePool> start_pool(const nlohmann::json& config, const fs::path& folder) {
   if (config.value("kind", "local") != "slurm") return nullptr;
-  const fs::path folder = ws.root() / ".headway" / "pool";
   pool::SlurmOptions slurm;
   slurm.partition = config.value("partition", "");
   slurm.account = config.value("account", "");
@@ -85,16 +94,14 @@ std::shared_ptr<pool::DevicePool> start_pool(const nlohmann::json& config, store
   options.headway_binary = fs::read_symlink("/proc/self/exe", ec).string();
   if (ec) throw EnvironmentError("cannot find this headway's own binary: " + ec.message());
   options.lease_seconds = config.value("lease_seconds", 60.0);
-  options.status_file = pool_status_path(ws);
+  options.status_file = folder / "status.json";
   fs::remove(options.status_file, ec);  // an earlier run's
   auto started = pool::WorkerPool::start(std::make_unique<pool::SlurmLauncher>(slurm), options);
   if (!started) throw EnvironmentError("the slurm pool cannot start: " + started.error().message);
   return std::shared_ptr<pool::DevicePool>(std::move(*started));
 }
 
-fs::path pool_status_path(store::Workspace& ws) {
-  return ws.root() / ".headway" / "pool" / "status.json";
-}
+fs::path pool_status_path(store::Workspace& ws) { return pool_folder(ws) / "status.json"; }
 
 std::string pool_text(const nlohmann::json& status) {
   const auto& s = status["stats"];

@@ -22,19 +22,24 @@ struct PoolArgs {
 
 void add_pool_options(CLI::App& cmd, PoolArgs& args);
 
+// The pool the options ask for, over `stored` (an earlier run's, or {}). Throws UsageError for
+// options that do not fit together (--partition without --pool slurm).
+nlohmann::json pool_config(const PoolArgs& args, nlohmann::json stored);
 // The pool this run uses: the options given over the workspace's record, which is then updated.
-// Throws UsageError for options that do not fit together (--partition without --pool slurm).
 nlohmann::json pool_config(store::Workspace& ws, const PoolArgs& args);
 
 // Starts the configured pool: nullptr for local (the target's device work stays here). Worker
-// scripts, logs and the token go to <workspace>/.headway/pool/, which every node must see.
-// Throws EnvironmentError when the pool cannot start (sbatch missing or refusing).
-std::shared_ptr<pool::DevicePool> start_pool(const nlohmann::json& config, store::Workspace& ws);
+// scripts, logs, the token and status.json go to `folder`, which every node must see. Throws
+// EnvironmentError when the pool cannot start (sbatch missing or refusing).
+std::shared_ptr<pool::DevicePool> start_pool(const nlohmann::json& config,
+                                             const std::filesystem::path& folder);
+// The workspace's pool folder: <workspace>/.headway/pool/.
+std::filesystem::path pool_folder(store::Workspace& ws);
 
 // One line for the progress: "slurm pool: 4 workers on partition gpu".
 std::string pool_line(const nlohmann::json& config);
 
-// Where a run's pool writes its status (pool_status_json): <workspace>/.headway/pool/status.json.
+// Where a run's pool writes its status (pool_status_json): status.json in pool_folder.
 std::filesystem::path pool_status_path(store::Workspace& ws);
 
 // The pool's status as text: a summary line, then a line per worker and the latest events.

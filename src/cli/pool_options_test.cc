@@ -31,7 +31,8 @@ TEST(PoolOptions, TheWorkspaceKeepsThePoolSoThatAResumedRunUsesIt) {
   PoolArgs local;
   local.kind = "local";
   EXPECT_EQ(pool_config(ws, local), nlohmann::json({{"kind", "local"}}));
-  EXPECT_EQ(start_pool(pool_config(ws, {}), ws), nullptr) << "local: device work stays here";
+  EXPECT_EQ(start_pool(pool_config(ws, {}), pool_folder(ws)), nullptr)
+      << "local: device work stays here";
 }
 
 TEST(PoolOptions, SlurmOptionsWithoutASlurmPoolAreAUsageError) {

@@ -52,17 +52,20 @@ TEST_F(SandboxVerbs, NoSandboxRunsWithAWarningAndStatusRemembersIt) {
   EXPECT_EQ(quiet.exit_code, 0) << quiet.output;
   EXPECT_EQ(quiet.output.find("not sandboxed"), std::string::npos) << quiet.output;
 
-  const auto r = headway({"--no-sandbox", "check", "--kernel", "attn_out", "--source", baseline(), "--seed", "3"}, ws);
+  const auto r = headway(
+      {"--no-sandbox", "check", "--kernel", "attn_out", "--source", baseline(), "--seed", "3"}, ws);
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("headway: warning: --no-sandbox: candidate code runs without isolation\n"),
-            std::string::npos)
+  EXPECT_NE(
+      r.output.find("headway: warning: --no-sandbox: candidate code runs without isolation\n"),
+      std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("correct (seed 3)"), std::string::npos) << r.output;
 
   // A verb that runs no candidate code records nothing, but still warns.
   const auto status = headway({"--no-sandbox", "status"}, ws);
   EXPECT_EQ(status.exit_code, 0) << status.output;
-  EXPECT_NE(status.output.find("--no-sandbox: candidate code runs without isolation"), std::string::npos);
+  EXPECT_NE(status.output.find("--no-sandbox: candidate code runs without isolation"),
+            std::string::npos);
   EXPECT_NE(status.output.find("warning: 1 run of candidate code was not sandboxed; last at 20"),
             std::string::npos)
       << status.output;

@@ -1,6 +1,7 @@
 #include "targets/command/command_target.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <random>
@@ -9,6 +10,7 @@
 
 #include "common/cache_dir.h"
 #include "common/file_io.h"
+#include "common/rng.h"
 #include "common/stats.h"
 #include "kernels/declared_kernel.h"
 #include "kernels/spec_kernel.h"
@@ -313,10 +315,34 @@ Result<std::unique_ptr<statistics::PairedDevice>> CommandTarget::paired_device(
       job_runner(head), std::string(kernel.name()), head.path, candidate.path, seed));
 }
 
-statistics::DeviceFactory CommandTarget::calibration_devices(const statistics::CalibrateRequest&) {
-  throw std::runtime_error(
-      "calibration decisions on the command target are not available: run them on the device with "
-      "the toolchain's own tools, or use --target sim");
+statistics::DeviceFactory CommandTarget::calibration_devices(
+    const statistics::CalibrateRequest& request) {
+  if (request.effect_pct != 0.0) {
+    throw std::runtime_error(
+        "the command target calibrates A/A decisions only (--effect 0): its device cannot be "
+        "given a known effect");
+  }
+  const PackManifest& m = manifest_or_throw();
+  const std::string kernel = request.kernel.empty() ? kernels().front() : request.kernel;
+  if (m.kernels.count(kernel) == 0) {
+    throw std::runtime_error(fmt::format("the pack {} has no kernel '{}' (it has: {})", m.name,
+                                         kernel, fmt::join(kernels(), ", ")));
+  }
+  const KernelContract* contract = find_kernel(kernel);
+  if (!contract) throw std::runtime_error("no contract for kernel " + kernel);
+  // Head and candidate are one build of the pack's own kernel: an A/A decision.
+  const BuildOutcome built = build(baseline_source(*contract), build_cache_dir());
+  if (!built.built()) {
+    throw std::runtime_error(
+        fmt::format("the {} baseline does not build: {}", kernel, excerpt(built.diagnostics, 300)));
+  }
+  JobRunner* runner = &job_runner(built.artifact);
+  const fs::path path = built.artifact.path;
+  const uint64_t seed = request.seed;
+  return [runner, kernel, path, seed](int decision) -> std::unique_ptr<statistics::PairedDevice> {
+    return std::make_unique<JobPairedDevice>(*runner, kernel, path, path,
+                                             mix_seed(seed, static_cast<uint64_t>(decision)));
+  };
 }
 
 std::vector<targets::ChipFact> CommandTarget::measure_facts(const targets::FactOptions&) {

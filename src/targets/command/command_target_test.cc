@@ -12,6 +12,7 @@
 #include "pool/process_launcher_test_support.h"
 #include "pool/worker_pool.h"
 #include "statistics/betting_rule.h"
+#include "statistics/calibration.h"
 #include "statistics/decision_rule.h"
 #include "statistics/pair_runner.h"
 #include "statistics/reading_sink.h"
@@ -265,6 +266,25 @@ TEST(CommandDiagnostics, RustcStyleErrorsAreRuleSignatures) {
             "error[E0277]: vector width 128 exceeds the 64-lane datapath");
   EXPECT_EQ(t.normalize_diagnostic(d).signature,
             "error[E0277]: vector width <n> exceeds the <n>-lane datapath");
+}
+
+TEST_F(CommandTargetTest, CalibrationDecisionsAreAOnTheKernelsBaselineAgainstItself) {
+  auto t = target();
+  statistics::CalibrateRequest request;
+  request.target = "command";
+  request.effect_pct = 3.0;
+  EXPECT_THROW(t->calibration_devices(request), std::runtime_error) << "no known effect";
+  request.effect_pct = 0.0;
+  request.kernel = "attn_out";
+  EXPECT_THROW(t->calibration_devices(request), std::runtime_error) << "not the pack's kernel";
+  request.kernel = "";
+  const auto devices = t->calibration_devices(request);
+  auto device = devices(0);
+  nlohmann::json clock;
+  const double head = device->run_once(statistics::Arm::kHead, &clock);
+  EXPECT_DOUBLE_EQ(device->run_once(statistics::Arm::kCandidate, &clock), head)
+      << "the same build on both arms of the pair";
+  EXPECT_DOUBLE_EQ(head, 1000e-9) << "the repository's own kernel";
 }
 
 // The target's device work on a pool of two workers (child processes here, Slurm in

@@ -77,8 +77,13 @@ Result<statistics::CalibrateResult> calibrate_on_target(
     return not_found(fmt::format("target '{}' is not available in this build (available: {})",
                                  request.target, target_names_text()));
   }
-  Target* t = target.get();
-  // The devices may outlive this call's target object: they hold what they need themselves.
+  return calibrate_on_target(request, *target);
+}
+
+Result<statistics::CalibrateResult> calibrate_on_target(const statistics::CalibrateRequest& request,
+                                                        Target& target) {
+  if (auto valid = statistics::validate(request); !valid) return valid.error();
+  Target* t = &target;
   return statistics::calibrate(
       request, [t](const statistics::CalibrateRequest& r) { return t->calibration_devices(r); },
       t->known_s0(request));

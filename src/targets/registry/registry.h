@@ -37,5 +37,8 @@ std::string target_names_text();
 // build (available: cpu, sim)").
 Result<statistics::CalibrateResult> calibrate_on_target(
     const statistics::CalibrateRequest& request);
+// The same on a target the caller made (its toolchain selected, its device pool given).
+Result<statistics::CalibrateResult> calibrate_on_target(const statistics::CalibrateRequest& request,
+                                                        Target& target);
 
 }  // namespace headway::targets
