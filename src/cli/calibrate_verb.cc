@@ -123,6 +123,7 @@ int run_calibrate(const CalibrateArgs& args) {
   const nlohmann::json pool = pool_config(args.pool, nlohmann::json::object());
   std::shared_ptr<pool::DevicePool> devices;
   if (pool["kind"] != "local") {
+    if (!target->identity().found) throw EnvironmentError(target->identity().error);
     if (const std::string why = target->pool_refusal(); !why.empty()) {
       throw UsageError(fmt::format("--pool {}: {}", pool["kind"].get<std::string>(), why));
     }

@@ -177,6 +177,7 @@ int run_optimize(const OptimizeArgs& args) {
   const nlohmann::json pool = pool_config(ws, args.pool);
   std::shared_ptr<pool::DevicePool> devices;
   if (pool.value("kind", "local") != "local") {
+    if (!target->identity().found) throw EnvironmentError(target->identity().error);
     if (const std::string why = target->pool_refusal(); !why.empty()) {
       fmt::print(stderr, "headway: warning: no {} pool is started: {}\n",
                  pool["kind"].get<std::string>(), why);

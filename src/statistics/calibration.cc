@@ -70,6 +70,8 @@ Result<double> estimate_s0(PairedDevice& device, int readings) {
     return invalid_input(fmt::format("the warm-up needs at least 3 readings, got {}", readings));
   }
   std::vector<double> ln;
+  // A device of several devices reads the warm-up at once.
+  if (device.pairs_at_once() > 1) device.prepare_pairs(std::vector<Arm>(readings, Arm::kHead));
   for (int i = 0; i < readings; ++i) {
     nlohmann::json clock;
     const double t = device.run_once(Arm::kHead, &clock);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "statistics/betting_rule.h"
+#include "statistics/calibration.h"
 #include "statistics/sim_device.h"
 
 namespace headway::statistics {
@@ -138,6 +139,19 @@ TEST(RunDecision, ADeviceThatRunsPairsAtOnceIsToldTheirOrdersAndTheDecisionIsUnc
     announced.resize(ahead.firsts_run.size());
     EXPECT_EQ(announced, ahead.firsts_run) << "each pair ran in the order announced";
   }
+}
+
+TEST(EstimateS0, ADeviceThatRunsPairsAtOnceIsToldTheWholeWarmUp) {
+  SimConfig config;
+  config.seed = 5;
+  PreparingDevice ahead(config);
+  SimDevice plain(config);
+  const auto a = estimate_s0(plain, 16);
+  const auto b = estimate_s0(ahead, 16);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a.value(), b.value()) << "the same readings";
+  ASSERT_EQ(ahead.prepared.size(), 1u);
+  EXPECT_EQ(ahead.prepared[0], std::vector<Arm>(16, Arm::kHead));
 }
 
 }  // namespace

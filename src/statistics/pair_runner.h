@@ -27,9 +27,10 @@ class PairedDevice {
   // Pairs the device can run at once (one on each device of a pool); run_decision then draws
   // the orders of that many pairs ahead and announces them through prepare_pairs.
   virtual int pairs_at_once() const { return 1; }
-  // The next pairs will be these, in order: each a begin_pair(), run_once(first) and run_once of
-  // the other arm. A device may run them all now and serve their readings in that order;
-  // what it prepared and was not asked for is dropped by the next prepare_pairs.
+  // The next pairs will begin with these arms, in order: each a begin_pair() (not in a warm-up),
+  // run_once(first) and, except in a warm-up (estimate_s0), run_once of the other arm. A device
+  // may run them all now and serve their readings in that order; what it prepared and was not
+  // asked for is dropped by the next prepare_pairs.
   virtual void prepare_pairs(const std::vector<Arm>& /*firsts*/) {}
   // Checks what the device kept of its readings (for example sampled outputs against the
   // reference); throws ArmDisqualified when an arm is found to have broken the rules.
