@@ -25,6 +25,7 @@ packages=(
   gnuplot-nox                                     # headway report: plots (SVG)
   graphviz                                        # headway report: Design Trees (dot -Tsvg)
   chromium                                        # tests: the HTML report in a headless browser
+  munge slurmctld slurmd slurm-client             # device pools: Slurm (docs/POOL.md); tests: a local cluster
 )
 missing=()
 for p in "${packages[@]}"; do

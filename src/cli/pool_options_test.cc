@@ -62,7 +62,8 @@ TEST(PoolOptions, ThePoolsStatusAsTextHasItsFiguresAndAWorkerALine) {
   const auto status = nlohmann::json::parse(R"({
     "kind": "slurm", "devices": 2,
     "stats": {"jobs": 5, "retried": 1, "workers_started": 3, "workers_lost": 1,
-              "device_seconds": 120, "busy_seconds": 90, "running": 1, "queued": 4},
+              "device_seconds": 120, "busy_seconds": 90, "transfer_seconds": 0.015,
+              "running": 1, "queued": 4},
     "workers": [
       {"name": "w1", "launch_id": "17", "node": "dev1", "state": "running", "why": "",
        "jobs": 3, "held_seconds": 100, "busy_seconds": 60},
@@ -71,9 +72,11 @@ TEST(PoolOptions, ThePoolsStatusAsTextHasItsFiguresAndAWorkerALine) {
        "busy_seconds": 0}],
     "events": []})");
   const std::string text = pool_text(status);
-  EXPECT_NE(text.find("pool: slurm with 2 devices; 5 jobs done, 1 running, 4 queued, 1 run "
-                      "again; 3 workers started, 1 lost; 2.0 device minutes held, 25% idle"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("pool: slurm with 2 devices; 5 jobs done, 1 running, 4 queued, 1 run "
+                "again; 3 workers started, 1 lost; 2.0 device minutes held, 25% idle; 3.0 ms a "
+                "job beyond its run"),
+      std::string::npos)
       << text;
   EXPECT_NE(text.find("w1"), std::string::npos);
   EXPECT_NE(text.find("dev1"), std::string::npos);

@@ -28,6 +28,7 @@ nlohmann::json pool_status_json(const DevicePool& pool) {
             {"workers_lost", s.workers_lost},
             {"device_seconds", s.device_seconds},
             {"busy_seconds", s.busy_seconds},
+            {"transfer_seconds", s.transfer_seconds},
             {"running", s.running},
             {"queued", s.queued}}},
           {"workers", workers},

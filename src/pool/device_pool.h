@@ -41,6 +41,9 @@ struct PoolStats {
   int64_t workers_lost = 0;
   double device_seconds = 0.0;  // held by every worker, from connecting until it ended (or now)
   double busy_seconds = 0.0;
+  // Summed over the jobs: the round trip beyond the job's own run (sending it, starting it on
+  // the worker, its result back): the pool's overhead per job is this over `jobs`.
+  double transfer_seconds = 0.0;
   int64_t running = 0;  // jobs on a device now
   int64_t queued = 0;   // jobs waiting for a device
 };

@@ -258,7 +258,7 @@ void WorkerPool::serve(Worker& w) {
     auto process = answered && reply.contains("process")
                        ? process_result_from_json(reply["process"])
                        : Result<ProcessResult>(invalid_input(reply.value("error", "no result")));
-    if (!answered || w.ended()) {
+    if (!answered) {  // a result that arrived counts, even from a worker lost meanwhile
       const std::string why = got == LineChannel::Received::kTimeout
                                   ? fmt::format("no result within {:g} s of its job's limit",
                                                 options_.job_grace_seconds)
@@ -293,6 +293,7 @@ void WorkerPool::serve(Worker& w) {
     w.busy_seconds += seconds_between(sent, returned);
     ++stats_.jobs;
     stats_.busy_seconds += seconds_between(sent, returned);
+    stats_.transfer_seconds += result.transfer_seconds;
     last_contact = returned;
     q->promise.set_value(std::move(result));
   }
