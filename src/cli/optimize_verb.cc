@@ -173,6 +173,15 @@ int run_optimize(const OptimizeArgs& args) {
   };
   const auto target = workspace_target();
   options.target = target.get();
+  const std::vector<std::string> known = target->kernels();
+  if (args.kernels.empty()) options.kernels = known;
+  for (const auto& name : options.kernels) {
+    kernel_or_throw(name);
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      throw UsageError(fmt::format("the {} target has no kernel '{}' (it has: {})", target->name(),
+                                   name, fmt::join(known, ", ")));
+    }
+  }
   // Device work goes to the pool, where the target can send it there (docs/POOL.md).
   const nlohmann::json pool = pool_config(ws, args.pool);
   std::shared_ptr<pool::DevicePool> devices;
@@ -185,15 +194,6 @@ int run_optimize(const OptimizeArgs& args) {
       devices = start_pool(pool, pool_folder(ws));
       fmt::print(stderr, "headway: {}\n", pool_line(pool));
       target->use_pool(devices);
-    }
-  }
-  const std::vector<std::string> known = target->kernels();
-  if (args.kernels.empty()) options.kernels = known;
-  for (const auto& name : options.kernels) {
-    kernel_or_throw(name);
-    if (std::find(known.begin(), known.end(), name) == known.end()) {
-      throw UsageError(fmt::format("the {} target has no kernel '{}' (it has: {})", target->name(),
-                                   name, fmt::join(known, ", ")));
     }
   }
   // Legality rules: learned from every screening failure, applied by the lint stage.

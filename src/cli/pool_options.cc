@@ -41,7 +41,9 @@ nlohmann::json pool_config(store::Workspace& ws, const PoolArgs& args) {
     if (parsed.is_object()) stored = parsed;
   }
   nlohmann::json config = pool_config(args, stored);
-  ws.set_meta("pool", config.dump());
+  const nlohmann::json before =
+      stored.contains("kind") ? stored : nlohmann::json{{"kind", "local"}};
+  if (config != before) ws.set_meta("pool", config.dump());
   return config;
 }
 

@@ -25,7 +25,8 @@ void add_pool_options(CLI::App& cmd, PoolArgs& args);
 // The pool the options ask for, over `stored` (an earlier run's, or {}). Throws UsageError for
 // options that do not fit together (--partition without --pool slurm).
 nlohmann::json pool_config(const PoolArgs& args, nlohmann::json stored);
-// The pool this run uses: the options given over the workspace's record, which is then updated.
+// The pool this run uses: the options given over the workspace's record, which is updated when
+// they change it.
 nlohmann::json pool_config(store::Workspace& ws, const PoolArgs& args);
 
 // Starts the configured pool: nullptr for local (the target's device work stays here). Worker

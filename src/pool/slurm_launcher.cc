@@ -30,9 +30,13 @@ SlurmLauncher::SlurmLauncher(SlurmOptions options) : options_(std::move(options)
 
 std::vector<std::string> SlurmLauncher::sbatch_argv(const std::string& name,
                                                     const fs::path& script) const {
-  std::vector<std::string> argv = {
-      "sbatch",    "--parsable", "--job-name=headway-" + name,
-      "--nodes=1", "--ntasks=1", "--output=" + (options_.folder / (name + "-%j.log")).string()};
+  std::vector<std::string> argv = {"sbatch",
+                                   "--parsable",
+                                   "--job-name=headway-" + name,
+                                   "--nodes=1",
+                                   "--ntasks=1",
+                                   "--no-requeue",  // a lost worker is the pool's to replace
+                                   "--output=" + (options_.folder / (name + "-%j.log")).string()};
   if (!options_.partition.empty()) argv.push_back("--partition=" + options_.partition);
   if (!options_.account.empty()) argv.push_back("--account=" + options_.account);
   if (!options_.gres.empty()) argv.push_back("--gres=" + options_.gres);

@@ -17,6 +17,47 @@ namespace {
 namespace fs = std::filesystem;
 using testing::SlurmCluster;
 
+TEST(SlurmLauncher, OneAllocationAWorkerWithTheUsersOptionsAndNoRequeue) {
+  SlurmOptions o;
+  o.partition = "gpu";
+  o.account = "lab";
+  o.gres = "gpu:1";
+  o.exclusive = true;
+  o.time_limit = "4:00:00";
+  o.folder = "/shared/ws/.headway/pool";
+  o.extra_arguments = {"--qos=short"};
+  const auto argv = SlurmLauncher(o).sbatch_argv("w3", "/shared/ws/.headway/pool/w3.sh");
+  const std::vector<std::string> expected = {"sbatch",
+                                             "--parsable",
+                                             "--job-name=headway-w3",
+                                             "--nodes=1",
+                                             "--ntasks=1",
+                                             "--no-requeue",
+                                             "--output=/shared/ws/.headway/pool/w3-%j.log",
+                                             "--partition=gpu",
+                                             "--account=lab",
+                                             "--gres=gpu:1",
+                                             "--exclusive",
+                                             "--time=4:00:00",
+                                             "--qos=short",
+                                             "/shared/ws/.headway/pool/w3.sh"};
+  EXPECT_EQ(argv, expected);
+}
+
+TEST(SlurmLauncher, ASbatchThatFailsIsAnEnvironmentErrorWithItsMessage) {
+  SlurmOptions o;
+  o.partition = "no-such-partition";
+  o.folder = fs::temp_directory_path() / ("headway-sbatch-" + std::to_string(getpid()));
+  setenv("SLURM_CONF", "/nonexistent/slurm.conf", 1);
+  const auto started = SlurmLauncher(o).start({"true"}, "w1");
+  unsetenv("SLURM_CONF");
+  fs::remove_all(o.folder);
+  ASSERT_FALSE(started);
+  EXPECT_EQ(started.error().code, ErrorCode::kEnvironment);
+  EXPECT_EQ(started.error().message.rfind("sbatch failed for worker w1: ", 0), 0u)
+      << started.error().message;
+}
+
 class SlurmPoolTest : public ::testing::Test {
  protected:
   void SetUp() override {

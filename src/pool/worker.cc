@@ -1,8 +1,12 @@
 #include "pool/worker.h"
 
 #include <fmt/format.h>
+#include <signal.h>
 #include <unistd.h>  // getpid
 
+#include <array>
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 
 #include "pool/line_channel.h"
@@ -11,6 +15,32 @@
 namespace headway::pool {
 
 namespace {
+
+// The signal a scheduler ends an allocation with (scancel, a node set down, the time limit,
+// preemption: SIGTERM to every process of the job, the job's own too), or 0.
+volatile std::sig_atomic_t g_ending_signal = 0;
+extern "C" void on_ending_signal(int sig) { g_ending_signal = sig; }
+
+// Catches SIGTERM, SIGINT and SIGHUP while it lives, then puts the earlier handlers back.
+class EndingSignals {
+ public:
+  EndingSignals() {
+    g_ending_signal = 0;
+    struct sigaction sa {};
+    sa.sa_handler = on_ending_signal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < kSignals.size(); ++i) sigaction(kSignals[i], &sa, &old_[i]);
+  }
+  ~EndingSignals() {
+    for (size_t i = 0; i < kSignals.size(); ++i) sigaction(kSignals[i], &old_[i], nullptr);
+  }
+  EndingSignals(const EndingSignals&) = delete;
+  EndingSignals& operator=(const EndingSignals&) = delete;
+
+ private:
+  static constexpr std::array<int, 3> kSignals = {SIGTERM, SIGINT, SIGHUP};
+  std::array<struct sigaction, 3> old_{};
+};
 
 std::string env_or(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
@@ -43,6 +73,7 @@ nlohmann::json run_one(const nlohmann::json& message, const std::string& device)
 }  // namespace
 
 int run_worker(const WorkerOptions& options, std::ostream& log) {
+  const EndingSignals signals;
   auto connected =
       LineChannel::connect(options.host, options.port, options.connect_timeout_seconds);
   if (!connected) {
@@ -60,7 +91,7 @@ int run_worker(const WorkerOptions& options, std::ostream& log) {
             {"node", node},
             {"slurm_job", env_or("SLURM_JOB_ID", "")},
             {"pid", getpid()}});
-  nlohmann::json message;
+  nlohmann::json message = nlohmann::json::object();
   if (run.receive(&message, options.connect_timeout_seconds) != LineChannel::Received::kMessage ||
       message.value("type", "") != "welcome") {
     log << "worker " << options.name
@@ -70,14 +101,26 @@ int run_worker(const WorkerOptions& options, std::ostream& log) {
   log << "worker " << options.name << " on " << node << ": connected to " << run.peer()
       << std::endl;
   int jobs = 0;
+  using Clock = std::chrono::steady_clock;
+  auto last_word = Clock::now();
+  const auto ended = [&] {
+    log << fmt::format("worker {}: ended by signal {}; {} jobs", options.name,
+                       static_cast<int>(g_ending_signal), jobs)
+        << std::endl;
+    return 128 + g_ending_signal;
+  };
   for (;;) {
-    const auto got = run.receive(&message, options.lease_seconds);
+    if (g_ending_signal) return ended();
+    const auto got = run.receive(&message, 0.25);
     if (got == LineChannel::Received::kTimeout) {
+      if (std::chrono::duration<double>(Clock::now() - last_word).count() < options.lease_seconds)
+        continue;
       log << fmt::format("worker {}: no word from the run for {:g} s, its lease ran out; {} jobs",
                          options.name, options.lease_seconds, jobs)
           << std::endl;
       return 0;
     }
+    last_word = Clock::now();
     if (got == LineChannel::Received::kClosed) {
       log << fmt::format("worker {}: the run closed the connection; {} jobs", options.name, jobs)
           << std::endl;
@@ -93,6 +136,10 @@ int run_worker(const WorkerOptions& options, std::ostream& log) {
       reply = {{"type", "pong"}};
     } else if (type == "job") {
       reply = run_one(message, device);
+      // The scheduler ended this allocation while the job ran: it killed the job's processes
+      // too, so its result says nothing of the candidate. Leaving without it makes the run give
+      // the job to another worker.
+      if (g_ending_signal) return ended();
       ++jobs;
     } else {
       reply = {{"type", "error"}, {"why", "unknown message type: " + type}};

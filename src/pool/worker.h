@@ -29,8 +29,10 @@ struct WorkerOptions {
 };
 
 // Runs a worker until it ends; returns the process exit status: 0 after a goodbye or when the
-// run is gone (closed connection, lease run out), 2 when refused, 3 when it cannot connect.
-// Writes one line per event to `log`.
+// run is gone (closed connection, lease run out), 2 when refused, 3 when it cannot connect,
+// 128 + N after signal N (SIGTERM, SIGINT or SIGHUP, caught while it runs: a scheduler ending
+// the allocation kills the job's processes with the same signal, so the result of a job that
+// signal met is never sent). Writes one line per event to `log`.
 int run_worker(const WorkerOptions& options, std::ostream& log);
 
 }  // namespace headway::pool

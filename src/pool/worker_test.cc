@@ -1,6 +1,8 @@
 #include "pool/worker.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include <sstream>
 #include <thread>
@@ -22,26 +24,36 @@ struct FakeRun {
     o.lease_seconds = 5;
     return o;
   }
+  // Takes the worker's connection, keeps its hello and answers it.
+  std::unique_ptr<LineChannel> greet(const nlohmann::json& answer) {
+    auto ch = listener->accept(10);
+    EXPECT_TRUE(ch);
+    if (!ch) return ch;
+    EXPECT_EQ(ch->receive(&hello, 10), LineChannel::Received::kMessage);
+    ch->send(answer);
+    return ch;
+  }
+  nlohmann::json hello;
 };
+
+const nlohmann::json kWelcome = {{"type", "welcome"}};
 
 TEST(Worker, RunsJobsAnswersPingsAndLeavesOnGoodbye) {
   FakeRun run;
   std::ostringstream log;
   std::thread worker([&] { EXPECT_EQ(run_worker(run.options(), log), 0); });
-  auto ch = run.listener->accept(10);
+  auto ch = run.greet(kWelcome);
   ASSERT_TRUE(ch);
+  EXPECT_EQ(run.hello["type"], "hello");
+  EXPECT_EQ(run.hello["token"], "secret");
+  EXPECT_EQ(run.hello["name"], "w1");
+  EXPECT_EQ(run.hello["protocol"], kProtocolVersion);
   nlohmann::json m;
-  ASSERT_EQ(ch->receive(&m, 10), LineChannel::Received::kMessage);
-  EXPECT_EQ(m["type"], "hello");
-  EXPECT_EQ(m["token"], "secret");
-  EXPECT_EQ(m["name"], "w1");
-  EXPECT_EQ(m["protocol"], kProtocolVersion);
-  ch->send({{"type", "welcome"}});
   ch->send({{"type", "ping"}});
   ASSERT_EQ(ch->receive(&m, 10), LineChannel::Received::kMessage);
   EXPECT_EQ(m["type"], "pong");
   PoolJob job;
-  job.argv = {"sh", "-c", "echo out; exit 4"};
+  job.argv = {"sh", "-c", "echo out $HEADWAY_DEVICE; exit 4"};
   ch->send({{"type", "job"}, {"id", 7}, {"job", job_to_json(job)}});
   ASSERT_EQ(ch->receive(&m, 10), LineChannel::Received::kMessage);
   EXPECT_EQ(m["type"], "result");
@@ -49,7 +61,7 @@ TEST(Worker, RunsJobsAnswersPingsAndLeavesOnGoodbye) {
   const auto r = process_result_from_json(m["process"]);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->exit_code, 4);
-  EXPECT_EQ(r->output, "out\n");
+  EXPECT_EQ(r->output, "out w1@" + this_host_name() + "\n") << "jobs see their device";
   ch->send({{"type", "job"}, {"id", 8}, {"job", {{"argv", "broken"}}}});
   ASSERT_EQ(ch->receive(&m, 10), LineChannel::Received::kMessage);
   EXPECT_NE(m.value("error", "").find("malformed job"), std::string::npos) << m.dump();
@@ -62,13 +74,7 @@ TEST(Worker, ExitsWhenTheRunClosesTheConnection) {
   FakeRun run;
   std::ostringstream log;
   std::thread worker([&] { EXPECT_EQ(run_worker(run.options(), log), 0); });
-  {
-    auto ch = run.listener->accept(10);
-    ASSERT_TRUE(ch);
-    nlohmann::json m;
-    ASSERT_EQ(ch->receive(&m, 10), LineChannel::Received::kMessage);
-    ch->send({{"type", "welcome"}});
-  }
+  run.greet(kWelcome);  // and closes the connection at once
   worker.join();
   EXPECT_NE(log.str().find("closed the connection"), std::string::npos) << log.str();
 }
@@ -79,24 +85,35 @@ TEST(Worker, ExitsWhenItsLeaseRunsOutWithoutWordFromTheRun) {
   o.lease_seconds = 0.2;
   std::ostringstream log;
   std::thread worker([&] { EXPECT_EQ(run_worker(o, log), 0); });
-  auto ch = run.listener->accept(10);
-  ASSERT_TRUE(ch);
-  nlohmann::json m;
-  ASSERT_EQ(ch->receive(&m, 10), LineChannel::Received::kMessage);
-  ch->send({{"type", "welcome"}});
+  auto ch = run.greet(kWelcome);
   worker.join();  // the channel is still open: only the lease ends the worker
   EXPECT_NE(log.str().find("lease ran out"), std::string::npos) << log.str();
+}
+
+TEST(Worker, ASchedulersSignalDuringAJobEndsTheWorkerWithoutItsResult) {
+  FakeRun run;
+  std::ostringstream log;
+  int status = -1;
+  std::thread worker([&] { status = run_worker(run.options(), log); });
+  auto ch = run.greet(kWelcome);
+  ASSERT_TRUE(ch);
+  PoolJob job;
+  job.argv = {"sh", "-c", "sleep 0.5; echo finished"};
+  ch->send({{"type", "job"}, {"id", 1}, {"job", job_to_json(job)}});
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  kill(getpid(), SIGTERM);  // caught by the worker's handler while it runs
+  nlohmann::json m;
+  EXPECT_EQ(ch->receive(&m, 10), LineChannel::Received::kClosed) << m.dump();
+  worker.join();
+  EXPECT_EQ(status, 128 + SIGTERM);
+  EXPECT_NE(log.str().find("ended by signal 15"), std::string::npos) << log.str();
 }
 
 TEST(Worker, ARefusalOrNoRunAtAllIsItsExitStatus) {
   FakeRun run;
   std::ostringstream log;
   std::thread worker([&] { EXPECT_EQ(run_worker(run.options(), log), 2); });
-  auto ch = run.listener->accept(10);
-  ASSERT_TRUE(ch);
-  nlohmann::json m;
-  ASSERT_EQ(ch->receive(&m, 10), LineChannel::Received::kMessage);
-  ch->send({{"type", "refused"}, {"why", "not this run's token"}});
+  auto ch = run.greet({{"type", "refused"}, {"why", "not this run's token"}});
   worker.join();
   EXPECT_NE(log.str().find("not this run's token"), std::string::npos) << log.str();
 
