@@ -1,11 +1,10 @@
 #pragma once
-// Where device work runs: a pool of devices behind one call. `local` is this machine's one
-// device (today's behaviour: jobs run here, one at a time); a worker pool (worker_pool.h) spreads
+// Where device work runs: a pool of devices behind one call. A worker pool (worker_pool.h) spreads
 // jobs over long-lived workers, one per device, started through a scheduler such as Slurm.
 // Targets send their device work (a command target's check and time commands) through the pool
-// their run was given; the loop asks it how many devices there are.
+// their run was given, and ask it how many devices there are; a run without one (`--pool local`)
+// runs its device work on this machine (run_job_here), one job at a time.
 #include <cstdint>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -55,8 +54,8 @@ nlohmann::json pool_status_json(const class DevicePool& pool);
 class DevicePool {
  public:
   virtual ~DevicePool() = default;
-  virtual std::string kind() const = 0;  // "local", "slurm"
-  // Devices that can run jobs at once (workers asked for; the local pool has one).
+  virtual std::string kind() const = 0;  // the launcher's: "slurm"
+  // Devices that can run jobs at once: the workers asked for.
   virtual int devices() const = 0;
   // Runs the job on a device and waits for its result. Thread-safe: callers on several threads
   // run on several devices at once. A job whose worker was lost is run again on another, up to
@@ -66,20 +65,6 @@ class DevicePool {
   virtual PoolStats stats() const = 0;
   // One line each, oldest first: workers started, connected, lost and replaced.
   virtual std::vector<std::string> events() const { return {}; }
-};
-
-// This machine as the one device: jobs run here, one at a time, in the order they arrive.
-class LocalPool final : public DevicePool {
- public:
-  std::string kind() const override { return "local"; }
-  int devices() const override { return 1; }
-  PoolJobResult run(const PoolJob& job) override;
-  std::vector<WorkerStatus> workers() const override;
-  PoolStats stats() const override;
-
- private:
-  mutable std::mutex mutex_;  // one job at a time, and the figures
-  PoolStats stats_;
 };
 
 }  // namespace headway::pool

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <thread>
 
 #include "pool/line_channel.h"
 #include "pool/pool_job.h"
@@ -41,6 +42,24 @@ class EndingSignals {
   static constexpr std::array<int, 3> kSignals = {SIGTERM, SIGINT, SIGHUP};
   std::array<struct sigaction, 3> old_{};
 };
+
+// A job's process ended by a signal that comes from outside it (not a crash of its own, not its
+// time limit): the scheduler may be ending the allocation, signalling the job's processes one
+// by one, so the worker waits a moment for its own signal before it believes the result.
+bool killed_from_outside(const nlohmann::json& reply) {
+  if (!reply.contains("process")) return false;
+  const nlohmann::json& p = reply["process"];
+  const int sig = p.value("signal", 0);
+  return !p.value("timed_out", false) &&
+         (sig == SIGTERM || sig == SIGKILL || sig == SIGINT || sig == SIGHUP);
+}
+
+void wait_for_ending_signal(double seconds) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (!g_ending_signal && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
 
 std::string env_or(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
@@ -136,6 +155,7 @@ int run_worker(const WorkerOptions& options, std::ostream& log) {
       reply = {{"type", "pong"}};
     } else if (type == "job") {
       reply = run_one(message, device);
+      if (killed_from_outside(reply)) wait_for_ending_signal(2.0);
       // The scheduler ended this allocation while the job ran: it killed the job's processes
       // too, so its result says nothing of the candidate. Leaving without it makes the run give
       // the job to another worker.

@@ -109,6 +109,40 @@ TEST(Worker, ASchedulersSignalDuringAJobEndsTheWorkerWithoutItsResult) {
   EXPECT_NE(log.str().find("ended by signal 15"), std::string::npos) << log.str();
 }
 
+TEST(Worker, AJobKilledFromOutsideWaitsForTheWorkersOwnSignalBeforeItCounts) {
+  PoolJob job;
+  job.argv = {"sh", "-c", "kill -TERM $$"};  // as the scheduler's signal meets the job first
+  {
+    FakeRun run;
+    std::ostringstream log;
+    int status = -1;
+    std::thread worker([&] { status = run_worker(run.options(), log); });
+    auto ch = run.greet(kWelcome);
+    ASSERT_TRUE(ch);
+    ch->send({{"type", "job"}, {"id", 1}, {"job", job_to_json(job)}});
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    kill(getpid(), SIGTERM);  // ... and the worker a moment later
+    nlohmann::json m;
+    EXPECT_EQ(ch->receive(&m, 10), LineChannel::Received::kClosed) << m.dump();
+    worker.join();
+    EXPECT_EQ(status, 128 + SIGTERM);
+  }
+  {
+    // No signal follows: the result counts (a candidate may be killed by SIGTERM of its own).
+    FakeRun run;
+    std::ostringstream log;
+    std::thread worker([&] { run_worker(run.options(), log); });
+    auto ch = run.greet(kWelcome);
+    ASSERT_TRUE(ch);
+    ch->send({{"type", "job"}, {"id", 2}, {"job", job_to_json(job)}});
+    nlohmann::json m;
+    ASSERT_EQ(ch->receive(&m, 10), LineChannel::Received::kMessage);
+    EXPECT_EQ(m["process"]["signal"], SIGTERM);
+    ch->send({{"type", "bye"}});
+    worker.join();
+  }
+}
+
 TEST(Worker, ARefusalOrNoRunAtAllIsItsExitStatus) {
   FakeRun run;
   std::ostringstream log;
