@@ -120,17 +120,9 @@ int run_calibrate(const CalibrateArgs& args) {
   }
   const std::unique_ptr<targets::Target> target = target_or_throw(args.target, args.toolchain);
   // A device pool of its own, in a folder of the build cache (where the artifacts are too).
-  const nlohmann::json pool = pool_config(args.pool, nlohmann::json::object());
-  std::shared_ptr<pool::DevicePool> devices;
-  if (pool["kind"] != "local") {
-    if (!target->identity().found) throw EnvironmentError(target->identity().error);
-    if (const std::string why = target->pool_refusal(); !why.empty()) {
-      throw UsageError(fmt::format("--pool {}: {}", pool["kind"].get<std::string>(), why));
-    }
-    devices = start_pool(pool, build_cache_dir() / "pool" / std::to_string(getpid()));
-    fmt::print(stderr, "headway: {}\n", pool_line(pool));
-    target->use_pool(devices);
-  }
+  const std::shared_ptr<pool::DevicePool> devices =
+      start_pool(pool_config(args.pool, nlohmann::json::object()), *target,
+                 build_cache_dir() / "pool" / std::to_string(getpid()));
   Result<statistics::CalibrateResult> result = invalid_input("not run");
   try {
     result = targets::calibrate_on_target(request, *target);

@@ -183,19 +183,8 @@ int run_optimize(const OptimizeArgs& args) {
     }
   }
   // Device work goes to the pool, where the target can send it there (docs/POOL.md).
-  const nlohmann::json pool = pool_config(ws, args.pool);
-  std::shared_ptr<pool::DevicePool> devices;
-  if (pool.value("kind", "local") != "local") {
-    if (!target->identity().found) throw EnvironmentError(target->identity().error);
-    if (const std::string why = target->pool_refusal(); !why.empty()) {
-      fmt::print(stderr, "headway: warning: no {} pool is started: {}\n",
-                 pool["kind"].get<std::string>(), why);
-    } else {
-      devices = start_pool(pool, pool_folder(ws));
-      fmt::print(stderr, "headway: {}\n", pool_line(pool));
-      target->use_pool(devices);
-    }
-  }
+  const std::shared_ptr<pool::DevicePool> devices =
+      start_pool(pool_config(ws, args.pool), *target, pool_folder(ws));
   // Legality rules: learned from every screening failure, applied by the lint stage.
   options.lint = knowledge::rule_lint_following_workspace(ws);
   // Progress goes to stderr, so that stdout holds only the result (text, or --json): a line per

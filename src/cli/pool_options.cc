@@ -79,8 +79,14 @@ nlohmann::json pool_config(const PoolArgs& args, nlohmann::json stored) {
 
 fs::path pool_folder(store::Workspace& ws) { return ws.root() / ".headway" / "pool"; }
 
-std::shared_ptr<pool::DevicePool> start_pool(const nlohmann::json& config, const fs::path& folder) {
+std::shared_ptr<pool::DevicePool> start_pool(const nlohmann::json& config, targets::Target& target,
+                                             const fs::path& folder) {
   if (config.value("kind", "local") != "slurm") return nullptr;
+  if (!target.identity().found) throw EnvironmentError(target.identity().error);
+  if (const std::string why = target.pool_refusal(); !why.empty()) {
+    fmt::print(stderr, "headway: warning: no slurm pool is started: {}\n", why);
+    return nullptr;
+  }
   pool::SlurmOptions slurm;
   slurm.partition = config.value("partition", "");
   slurm.account = config.value("account", "");
@@ -100,7 +106,10 @@ std::shared_ptr<pool::DevicePool> start_pool(const nlohmann::json& config, const
   fs::remove(options.status_file, ec);  // an earlier run's
   auto started = pool::WorkerPool::start(std::make_unique<pool::SlurmLauncher>(slurm), options);
   if (!started) throw EnvironmentError("the slurm pool cannot start: " + started.error().message);
-  return std::shared_ptr<pool::DevicePool>(std::move(*started));
+  std::shared_ptr<pool::DevicePool> devices(std::move(*started));
+  fmt::print(stderr, "headway: {}\n", pool_line(config));
+  target.use_pool(devices);
+  return devices;
 }
 
 fs::path pool_status_path(store::Workspace& ws) { return pool_folder(ws) / "status.json"; }

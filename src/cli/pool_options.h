@@ -9,6 +9,7 @@
 
 #include "pool/device_pool.h"
 #include "store/workspace.h"
+#include "targets/target.h"
 
 namespace headway::cli {
 
@@ -29,10 +30,11 @@ nlohmann::json pool_config(const PoolArgs& args, nlohmann::json stored);
 // they change it.
 nlohmann::json pool_config(store::Workspace& ws, const PoolArgs& args);
 
-// Starts the configured pool: nullptr for local (the target's device work stays here). Worker
-// scripts, logs, the token and status.json go to `folder`, which every node must see. Throws
-// EnvironmentError when the pool cannot start (sbatch missing or refusing).
-std::shared_ptr<pool::DevicePool> start_pool(const nlohmann::json& config,
+// Starts the configured pool and gives it to `target`: nullptr for local, or when the target keeps
+// its device work here (a warning on stderr says so). Worker scripts, logs, the token and
+// status.json go to `folder`, which every node must see. Throws EnvironmentError when the
+// target's toolchain is missing or the pool cannot start (sbatch missing or refusing).
+std::shared_ptr<pool::DevicePool> start_pool(const nlohmann::json& config, targets::Target& target,
                                              const std::filesystem::path& folder);
 // The workspace's pool folder: <workspace>/.headway/pool/.
 std::filesystem::path pool_folder(store::Workspace& ws);

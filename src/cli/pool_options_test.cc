@@ -5,6 +5,7 @@
 #include "cli/cli_support.h"
 #include "cli/cli_test_support.h"
 #include "store/test_temp_dir.h"
+#include "targets/registry/registry.h"
 
 namespace headway::cli {
 namespace {
@@ -31,7 +32,8 @@ TEST(PoolOptions, TheWorkspaceKeepsThePoolSoThatAResumedRunUsesIt) {
   PoolArgs local;
   local.kind = "local";
   EXPECT_EQ(pool_config(ws, local), nlohmann::json({{"kind", "local"}}));
-  EXPECT_EQ(start_pool(pool_config(ws, {}), pool_folder(ws)), nullptr)
+  EXPECT_EQ(start_pool(pool_config(ws, {}), *targets::make_target("command"), pool_folder(ws)),
+            nullptr)
       << "local: device work stays here";
 }
 

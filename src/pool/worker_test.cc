@@ -112,7 +112,7 @@ TEST(Worker, ASchedulersSignalDuringAJobEndsTheWorkerWithoutItsResult) {
 TEST(Worker, AJobKilledFromOutsideWaitsForTheWorkersOwnSignalBeforeItCounts) {
   PoolJob job;
   job.argv = {"sh", "-c", "kill -TERM $$"};  // as the scheduler's signal meets the job first
-  {
+  for (const bool worker_signalled : {true, false}) {
     FakeRun run;
     std::ostringstream log;
     int status = -1;
@@ -120,26 +120,21 @@ TEST(Worker, AJobKilledFromOutsideWaitsForTheWorkersOwnSignalBeforeItCounts) {
     auto ch = run.greet(kWelcome);
     ASSERT_TRUE(ch);
     ch->send({{"type", "job"}, {"id", 1}, {"job", job_to_json(job)}});
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    kill(getpid(), SIGTERM);  // ... and the worker a moment later
     nlohmann::json m;
-    EXPECT_EQ(ch->receive(&m, 10), LineChannel::Received::kClosed) << m.dump();
-    worker.join();
-    EXPECT_EQ(status, 128 + SIGTERM);
-  }
-  {
-    // No signal follows: the result counts (a candidate may be killed by SIGTERM of its own).
-    FakeRun run;
-    std::ostringstream log;
-    std::thread worker([&] { run_worker(run.options(), log); });
-    auto ch = run.greet(kWelcome);
-    ASSERT_TRUE(ch);
-    ch->send({{"type", "job"}, {"id", 2}, {"job", job_to_json(job)}});
-    nlohmann::json m;
-    ASSERT_EQ(ch->receive(&m, 10), LineChannel::Received::kMessage);
-    EXPECT_EQ(m["process"]["signal"], SIGTERM);
-    ch->send({{"type", "bye"}});
-    worker.join();
+    if (worker_signalled) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      kill(getpid(), SIGTERM);  // ... and the worker a moment later: no result is sent
+      EXPECT_EQ(ch->receive(&m, 10), LineChannel::Received::kClosed) << m.dump();
+      worker.join();
+      EXPECT_EQ(status, 128 + SIGTERM);
+    } else {
+      // No signal follows: the result counts (a candidate may be killed by SIGTERM of its own).
+      ASSERT_EQ(ch->receive(&m, 10), LineChannel::Received::kMessage);
+      EXPECT_EQ(m["process"]["signal"], SIGTERM);
+      ch->send({{"type", "bye"}});
+      worker.join();
+      EXPECT_EQ(status, 0);
+    }
   }
 }
 
