@@ -182,14 +182,16 @@ TEST(KernelVerb, StatusShowsTheRatioToTheFloorAtEveryShapeSet) {
     EXPECT_EQ(shapes[i]["bytes_to_move"], 3 * 2 * n[i]);
     ASSERT_TRUE(shapes[i]["head_ms"].is_number()) << shapes.dump(2);
     ASSERT_TRUE(shapes[i]["ratio_to_floor"].is_number()) << shapes.dump(2);
-    EXPECT_GT(shapes[i]["ratio_to_floor"].get<double>(), 1.0);
+    // Not asserted above 1: the floor follows the bandwidth the run measured, which a loaded
+    // machine reads low.
+    EXPECT_GT(shapes[i]["ratio_to_floor"].get<double>(), 0.0);
     EXPECT_NEAR(shapes[i]["ratio_to_floor"].get<double>(),
                 shapes[i]["head_ms"].get<double>() / shapes[i]["floor_ms"].get<double>(), 1e-9);
   }
   EXPECT_EQ(shapes[0]["head_ms"], j["kernels"][0]["head_ms"]);
   int tests = 0;
   for (const auto& [outcome, count] : j["kernels"][0]["tests"].items()) tests += count.get<int>();
-  EXPECT_GE(tests, 1) << j["kernels"][0].dump(2);
+  EXPECT_GE(tests, 1) << j["kernels"][0].dump(2) << run.out;
   // A candidate wrong at one shape set only is wrong.
   std::string baseline = file_text(tmp.path() / "norm/rmsnorm_cpu.cc");
   baseline.replace(baseline.find("const int n = "), 0, "if (a->dims[0] == 8192) return;\n  ");

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <fstream>
 #include <set>
 #include <thread>
 
@@ -48,7 +49,11 @@ TEST(SlurmLauncher, ASbatchThatFailsIsAnEnvironmentErrorWithItsMessage) {
   SlurmOptions o;
   o.partition = "no-such-partition";
   o.folder = fs::temp_directory_path() / ("headway-sbatch-" + std::to_string(getpid()));
-  setenv("SLURM_CONF", "/nonexistent/slurm.conf", 1);
+  // A configuration sbatch cannot read: it fails at once (a missing one has it look for a
+  // controller in DNS for a minute first).
+  fs::create_directories(o.folder);
+  std::ofstream(o.folder / "slurm.conf") << "NotASlurmKey=1\n";
+  setenv("SLURM_CONF", (o.folder / "slurm.conf").c_str(), 1);
   const auto started = SlurmLauncher(o).start({"true"}, "w1");
   unsetenv("SLURM_CONF");
   fs::remove_all(o.folder);
