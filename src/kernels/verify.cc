@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "common/hash.h"
@@ -181,6 +183,29 @@ std::optional<Violation> verify(const KernelContract& kernel, const SharedBuffer
   }
   if (worst) worst->failing = failing;
   return worst;
+}
+
+std::optional<Violation> disagreement(const KernelContract& kernel, const SharedBuffers& a,
+                                      const SharedBuffers& b, double share) {
+  const Tolerance tol = kernel.tolerance();
+  const auto& specs = a.specs();
+  for (size_t r = 0; r < specs.size(); ++r) {
+    if (specs[r].role == RegionRole::kInput) continue;
+    const auto x = a.bytes(r);
+    const auto y = b.bytes(r);
+    if (std::memcmp(x.data(), y.data(), x.size()) == 0) continue;
+    const ElementType type = specs[r].element;
+    for (size_t i = 0; i < x.size() * 8 / element_bits(type); ++i) {
+      const double got = read_element(type, x.data(), i);
+      const double other = read_element(type, y.data(), i);
+      const double allowed =
+          share * (tol.atol + tol.rtol * std::max(std::fabs(got), std::fabs(other)));
+      if (!(std::fabs(got - other) <= allowed)) {
+        return Violation{Violation::Kind::kWrongValue, specs[r].name, i, got, other, allowed};
+      }
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace headway

@@ -1,9 +1,11 @@
 // The reference-free screen of a call's writes (screen_writes): what a call that skipped its
-// work leaves behind fails it, the reference's own values pass it.
+// work leaves behind fails it, the reference's own values pass it. Two calls on the same inputs
+// compared (disagreement).
 #include "kernels/verify.h"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 
 namespace headway {
@@ -81,6 +83,53 @@ TEST(ScreenWrites, ANonFiniteValueInAnInOutRegionIsFound) {
   ASSERT_TRUE(v);
   EXPECT_EQ(v->kind, Kind::kNonFinite);
   EXPECT_EQ(v->region, "residual");
+}
+
+TEST(Disagreement, TwoCallsThatWroteTheSameAgreeAndAnyElementOffByMoreThanTheShareIsNamed) {
+  const KernelContract& kernel = *find_kernel("qkv");
+  Given a(kernel);
+  Given b(kernel);
+  a.write_expected();
+  b.write_expected();
+  EXPECT_FALSE(disagreement(kernel, a.buffers, b.buffers, 0.5));
+
+  auto q = b.buffers.as<bf16>("q_out");
+  size_t i = 0;  // an element of magnitude 1/4 to 1, where a bf16 step is at most 1/128
+  while (std::fabs(bf16_to_float(q[i])) < 0.25 || std::fabs(bf16_to_float(q[i])) > 1) ++i;
+  const double value = bf16_to_float(q[i]);
+  const Tolerance tol = kernel.tolerance();
+  // Moved by 3/8 of the tolerance (give or take the rounding): within 1/2 of it, not 1/4.
+  q[i] = double_to_bf16(value + 0.375 * (tol.atol + tol.rtol * std::fabs(value)));
+  EXPECT_FALSE(disagreement(kernel, a.buffers, b.buffers, 0.5));
+  auto v = disagreement(kernel, a.buffers, b.buffers, 0.25);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->region, "q_out");
+  EXPECT_EQ(v->index, i);
+  EXPECT_EQ(v->got, value);
+  EXPECT_EQ(v->expected, bf16_to_float(q[i]));
+
+  q[i] = double_to_bf16(value);
+  EXPECT_FALSE(disagreement(kernel, a.buffers, b.buffers, 0.25));
+  a.buffers.as<bf16>("q_out")[i + 1] = 0xffc0;  // a NaN agrees with nothing
+  v = disagreement(kernel, a.buffers, b.buffers, 0.5);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->index, i + 1);
+}
+
+TEST(Disagreement, AnInOutRegionIsComparedAndInputsAreNot) {
+  const KernelContract& kernel = *find_kernel("attn_out");
+  Given a(kernel);
+  Given b(kernel);
+  a.write_expected();
+  b.write_expected();
+  b.buffers.bytes(0)[0] ^= std::byte{0xff};  // an input: not the calls' to write
+  EXPECT_FALSE(disagreement(kernel, a.buffers, b.buffers, 0.5));
+  auto residual = b.buffers.as<bf16>("residual");
+  residual[100] = double_to_bf16(bf16_to_float(residual[100]) * 2 + 1);
+  const auto v = disagreement(kernel, a.buffers, b.buffers, 0.5);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->region, "residual");
+  EXPECT_EQ(v->index, 100u);
 }
 
 }  // namespace

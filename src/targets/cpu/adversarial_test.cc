@@ -2,6 +2,7 @@
 // Every case must end with the right status and reason, and none may show a real win over the
 // baseline it is compared with (kNoRealWin). Each source is the attn_out baseline renamed `real`
 // plus a cheating entry point around it.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -248,6 +249,46 @@ TEST_F(Adversarial, WorkSkippedAfterTheFirstCallsCannotWinInFreshProcesses) {
   const auto v = judge(cheat("static int calls;", "if (++calls > 2) return; real(a);"));
   ASSERT_TRUE(v.timed) << v.check.description;
   EXPECT_GT(v.median_d, kNoRealWin) << v.outcome;
+}
+
+// Wrong on a random share of its timed calls (per mille): there it skips the work and leaves
+// `residual` changed, finite and wrong (each element's exponent moved by one), which the screen
+// passes; the skipped calls make its readings faster. The pair's two readings run on the same
+// inputs and every call is compared with the other arm's, so a wrong call in any reading of a
+// pair is found and judged by the reference; only a test whose paired readings held no wrong call
+// lets it through, and then those readings were honest and won nothing.
+std::string wrong_on_random_calls(int per_mille) {
+  return fmt::format(
+      "keep_a_sleeping_thread(); static uint64_t s = __builtin_ia32_rdtsc() | 1;\n"
+      "if (inputs_moved(a)) {{ s ^= s << 13; s ^= s >> 7; s ^= s << 17;\n"
+      "  if (s % 1000 < {}) {{ for (int i = 0; i < HW_H; ++i) a->residual[i] ^= 0x0080; "
+      "return; }} }}\n"
+      "real(a);",
+      per_mille);
+}
+
+void expect_caught_or_no_win(const Verdict& v) {
+  ASSERT_TRUE(v.timed) << v.check.description;
+  if (v.outcome == "CHEATED") {
+    EXPECT_NE(v.reason.find("a timed call's output is wrong"), std::string::npos) << v.reason;
+  } else {
+    EXPECT_GT(v.median_d, kNoRealWin) << v.outcome;
+  }
+}
+
+TEST_F(Adversarial, WrongOnARandomFivePercentOfCallsWinsNothing) {
+  expect_caught_or_no_win(judge(cheat(kTwoCalls, wrong_on_random_calls(50))));
+}
+
+TEST_F(Adversarial, WrongOnARandomTenPercentOfCallsWinsNothing) {
+  expect_caught_or_no_win(judge(cheat(kTwoCalls, wrong_on_random_calls(100))));
+}
+
+TEST_F(Adversarial, WrongOnARandomThirtyFivePercentOfCallsIsCaught) {
+  // A pair's 8 compared calls all right: 0.65^8 = 3%; every pair of a test: never.
+  const Verdict v = judge(cheat(kTwoCalls, wrong_on_random_calls(350)));
+  expect_cheated(v, "a timed call's output is wrong");
+  EXPECT_NE(v.reason.find("disagreed with the other arm's call"), std::string::npos) << v.reason;
 }
 
 TEST_F(Adversarial, WorkFinishedInAThreadAfterReturnFails) {

@@ -10,6 +10,14 @@
 
 namespace headway::cpu {
 
+namespace {
+
+statistics::Arm arm_of(int index) {
+  return index == 0 ? statistics::Arm::kHead : statistics::Arm::kCandidate;
+}
+
+}  // namespace
+
 Result<std::unique_ptr<CpuPairedDevice>> CpuPairedDevice::start(
     const KernelContract& kernel, const std::filesystem::path& head,
     const std::filesystem::path& candidate, const ProcessLimits& limits, uint64_t seed) {
@@ -28,7 +36,11 @@ Result<std::unique_ptr<CpuPairedDevice>> CpuPairedDevice::start(
 
 double CpuPairedDevice::run_once(statistics::Arm arm, nlohmann::json* clock_out) {
   const int index = arm == statistics::Arm::kHead ? 0 : 1;
-  const SessionReading r = session_->reading(index);
+  // The second reading of a pair runs on the first's inputs, and is compared with it call by call.
+  const SessionReading r =
+      session_->reading(index, readings_in_pair_++ == 1 ? TimedSession::Inputs::kAsLastReading
+                                                        : TimedSession::Inputs::kFresh);
+  if (r.cheat) throw statistics::ArmDisqualified(arm_of(r.cheat->arm), r.cheat->reason);
   if (!r.ok()) throw statistics::ArmDisqualified(arm, r.failure());
   if (clock_out) {
     *clock_out = {{"start_ns", r.call.start_ns},
@@ -39,18 +51,22 @@ double CpuPairedDevice::run_once(statistics::Arm arm, nlohmann::json* clock_out)
 }
 
 void CpuPairedDevice::verify_arms() {
-  if (auto cheat = session_->verify_sampled()) {
-    throw statistics::ArmDisqualified(
-        cheat->arm == 0 ? statistics::Arm::kHead : statistics::Arm::kCandidate, cheat->reason);
-  }
+  if (auto cheat = session_->verify_sampled())
+    throw statistics::ArmDisqualified(arm_of(cheat->arm), cheat->reason);
 }
 
 nlohmann::json to_json(const SessionCosts& c) {
   const double total = c.inputs + c.process_start + c.warm_up + c.timed + c.guard + c.verification;
-  return {{"inputs_seconds", c.inputs},   {"process_start_seconds", c.process_start},
-          {"warm_up_seconds", c.warm_up}, {"timed_seconds", c.timed},
-          {"guard_seconds", c.guard},     {"verification_seconds", c.verification},
-          {"readings", c.readings},       {"timed_share", total > 0 ? c.timed / total : 0.0}};
+  return {{"inputs_seconds", c.inputs},
+          {"process_start_seconds", c.process_start},
+          {"warm_up_seconds", c.warm_up},
+          {"timed_seconds", c.timed},
+          {"guard_seconds", c.guard},
+          {"verification_seconds", c.verification},
+          {"readings", c.readings},
+          {"timed_share", total > 0 ? c.timed / total : 0.0},
+          {"compared_calls", c.compared_calls},
+          {"disputed_calls", c.disputed_calls}};
 }
 
 nlohmann::json CpuPairedDevice::accounting() const {

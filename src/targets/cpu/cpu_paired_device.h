@@ -1,6 +1,8 @@
 #pragma once
 // The cpu target as a statistics::PairedDevice: head (arm 0) and candidate (arm 1) of one
-// TimedSession, each reading in a fresh sandboxed process.
+// TimedSession, each reading in a fresh sandboxed process. The two readings of a pair run on the
+// same inputs, and every timed call of the second is compared with the first's
+// (TimedSession::Inputs::kAsLastReading): each call of a pair is verified.
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -23,10 +25,12 @@ class CpuPairedDevice final : public statistics::PairedDevice {
   // A device over a session that outlives it (calibration shares one across its decisions).
   explicit CpuPairedDevice(std::shared_ptr<TimedSession> session) : session_(std::move(session)) {}
 
-  // One reading of `arm`. Throws statistics::ArmDisqualified when the arm fails or breaks a rule.
+  // One reading of `arm`. Throws statistics::ArmDisqualified when the arm fails or breaks a rule,
+  // or when comparing it shows the pair's first arm wrong (then for that arm).
   // With an injected slowdown (set_injected_slowdown) the slowed arm's reading is stretched by
   // that fraction.
   double run_once(statistics::Arm arm, nlohmann::json* clock_out) override;
+  void begin_pair() override { readings_in_pair_ = 0; }
   void verify_arms() override;
   nlohmann::json accounting() const override;
 
@@ -36,6 +40,7 @@ class CpuPairedDevice final : public statistics::PairedDevice {
 
  private:
   std::shared_ptr<TimedSession> session_;
+  int readings_in_pair_ = 2;  // readings since begin_pair (none begun: every reading is fresh)
   statistics::Arm slowed_ = statistics::Arm::kHead;
   double slowdown_ = 0.0;
 };

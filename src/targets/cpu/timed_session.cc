@@ -170,7 +170,13 @@ std::byte* TimedSession::slot(int arm, int k) const {
          inputs_->slot_bytes() * static_cast<size_t>(k);
 }
 
-SessionReading TimedSession::reading(int arm) {
+SessionReading TimedSession::reading(int arm, Inputs inputs) {
+  std::optional<LastReading> same;
+  if (inputs == Inputs::kAsLastReading && last_ && last_->arm != arm &&
+      last_->patches.size() == static_cast<size_t>(calls_per_reading_)) {
+    same = std::move(last_);
+  }
+  last_.reset();
   if (const auto failed = probe_failures_.find(arm); failed != probe_failures_.end()) {
     SessionReading probed = std::move(failed->second);
     probe_failures_.erase(failed);
@@ -178,8 +184,8 @@ SessionReading TimedSession::reading(int arm) {
   }
   SessionReading out;
   const int calls = calls_per_reading_;
-  const auto [first, window] = next_sets();
-  ++next_window_;
+  const auto [first, window] = same ? std::pair{same->first, 1 + calls} : next_sets();
+  if (!same) ++next_window_;
   // A warm-up call first, unless this arm's first child showed it runs on one thread: then
   // there is no thread pool to start and its first call can be timed.
   const bool warm_up = !single_threaded_.count(arm);
@@ -225,7 +231,7 @@ SessionReading TimedSession::reading(int arm) {
   std::vector<std::unique_ptr<SharedBuffers>> views;  // per call: its set and slot
   std::vector<std::vector<uint64_t>> given;           // per call: its in/out regions as given
   for (int k = 0; k < calls; ++k) {
-    patches.push_back(secret_.next_u64());
+    patches.push_back(same ? same->patches[static_cast<size_t>(k)] : secret_.next_u64());
     inputs_->prepare(first + 1 + k, patches.back(), slot(arm, k));
     views.push_back(inputs_->view(first + 1 + k, slot(arm, k)));
     given.push_back(hash_inout_regions(*views.back()));
@@ -292,28 +298,70 @@ SessionReading TimedSession::reading(int arm) {
                                               candidate_cpu * 1e3, wall * 1e3, cores)};
   }
   for (int k = 0; k < calls; ++k) inputs_->restore(first + 1 + k, patches[static_cast<size_t>(k)]);
-  if (out.ok()) {
-    out.call.seconds /= calls;
-    out.call.runner_seconds /= calls;
-  }
   costs_.guard += since(t);
+  if (!out.ok()) return out;
+  out.call.seconds /= calls;
+  out.call.runner_seconds /= calls;
+  if (same) {
+    out.cheat = compare_with(*same, arm);
+  } else {
+    const size_t bytes = inputs_->slot_bytes();
+    last_ = LastReading{arm, first, patches,
+                        std::vector<std::byte>(slot(arm, 0), slot(arm, 0) + bytes * calls)};
+  }
   return out;
+}
+
+std::optional<Violation> TimedSession::wrong_output(int set, uint64_t patch_seed,
+                                                    const std::vector<std::byte>& writes) {
+  // Rebuilds the call's inputs, computes the reference, then judges the writes it left.
+  SharedMemory scratch("headway-verify", inputs_->slot_bytes());
+  inputs_->prepare(set, patch_seed, scratch.data());
+  auto view = inputs_->view(set, scratch.data());
+  const auto expected = kernel_.reference(*view);
+  std::memcpy(scratch.data(), writes.data(), std::min(writes.size(), inputs_->slot_bytes()));
+  const Snapshot snapshot = take_snapshot(*view);
+  auto violation = verify(kernel_, *view, snapshot, expected);
+  inputs_->restore(set, patch_seed);
+  return violation;
+}
+
+std::optional<Misbehaviour> TimedSession::compare_with(const LastReading& last, int arm) {
+  const auto t0 = Clock::now();
+  const size_t bytes = inputs_->slot_bytes();
+  std::optional<Misbehaviour> found;
+  std::vector<std::byte> other(bytes);
+  for (size_t k = 0; k < last.patches.size() && !found; ++k) {
+    const int set = last.first + 1 + static_cast<int>(k);
+    std::memcpy(other.data(), last.writes.data() + k * bytes, bytes);
+    const auto mine = inputs_->view(set, slot(arm, static_cast<int>(k)));
+    const auto theirs = inputs_->view(set, other.data());
+    ++costs_.compared_calls;
+    if (!disagreement(kernel_, *mine, *theirs, kAgreeShare)) continue;
+    ++costs_.disputed_calls;
+    const std::vector<std::byte> writes(slot(arm, static_cast<int>(k)),
+                                        slot(arm, static_cast<int>(k)) + bytes);
+    using Call = std::pair<int, const std::vector<std::byte>*>;  // an arm and what it wrote
+    for (const auto& [who, left] : {Call{arm, &writes}, Call{last.arm, &other}}) {
+      if (const auto wrong = wrong_output(set, last.patches[k], *left)) {
+        found = Misbehaviour{
+            who,
+            "a timed call's output is wrong (it disagreed with the other arm's call on the "
+            "same inputs): " +
+                wrong->describe()};
+        break;
+      }
+    }
+  }
+  costs_.verification += since(t0);
+  return found;
 }
 
 std::optional<Misbehaviour> TimedSession::verify_sampled() {
   const auto t0 = Clock::now();
   std::optional<Misbehaviour> found;
-  SharedMemory scratch("headway-verify", inputs_->slot_bytes());
   for (const auto& kept : kept_) {
-    // Rebuild the call's inputs, compute the reference, then judge the outputs it left.
-    inputs_->prepare(kept.set, kept.patch_seed, scratch.data());
-    auto view = inputs_->view(kept.set, scratch.data());
-    const auto expected = kernel_.reference(*view);
-    std::memcpy(scratch.data(), kept.writable.data(), kept.writable.size());
-    const Snapshot inputs = take_snapshot(*view);
-    const auto violation = verify(kernel_, *view, inputs, expected);
-    inputs_->restore(kept.set, kept.patch_seed);
-    if (violation) {
+    if (const auto violation = wrong_output(kept.set, kept.patch_seed, kept.writable)) {
       found = Misbehaviour{kept.arm, "a timed call's output is wrong: " + violation->describe()};
       break;
     }

@@ -25,9 +25,14 @@
 //     work is caught whether or not it is sampled below;
 //   - after each call the child must be idle (no thread running, no message unasked for), and
 //     over its life it may use no more CPU than its calls' wall time times the cores;
+//   - a reading may run on the inputs of the reading before it, another arm's (the second
+//     reading of a pair, Inputs::kAsLastReading): then every timed call's writes are compared
+//     with that reading's call on the same inputs, and where the two differ by more than
+//     kAgreeShare of the tolerance both are checked against the reference at once, so every
+//     call of such a reading is verified, exactly where the arms disagree;
 //   - every call of an arm's first reading of each length and a secret random sample of the
 //     others are kept and checked against the reference (verify_sampled), so a call that
-//     skipped or replayed work is caught.
+//     skipped or replayed work is caught, and a drift both arms share is too.
 // A breach of any of these is a Misbehaviour: it ends the arm's part in the session.
 #include <cstdint>
 #include <filesystem>
@@ -41,6 +46,7 @@
 #include "common/rng.h"
 #include "kernels/contract.h"
 #include "kernels/input_sets.h"
+#include "kernels/verify.h"
 #include "targets/cpu/runner_host.h"
 
 namespace headway::cpu {
@@ -64,9 +70,15 @@ struct SessionCosts {
   double warm_up = 0.0;        // warm-up calls
   double timed = 0.0;          // timed calls (headway's clock)
   double guard = 0.0;          // patching, idle checks, ending children
-  double verification = 0.0;   // reference and comparison of sampled calls
+  double verification = 0.0;   // comparing paired calls; reference and comparison of kept calls
   int readings = 0;
+  int compared_calls = 0;  // timed calls compared with the other arm's on the same inputs
+  int disputed_calls = 0;  // of those, calls the two arms disagreed on (checked by the reference)
 };
+
+// Two arms' calls on the same inputs agree when no written element differs by more than this
+// share of the kernel's tolerance (disagreement, kernels/verify.h).
+inline constexpr double kAgreeShare = 0.5;
 
 struct Misbehaviour {
   int arm = 0;
@@ -77,7 +89,9 @@ struct SessionReading {
   CallResult call;  // the reading: seconds and runner_seconds are means over its timed calls;
                     // !call.ok(): the run failed (the arm is done)
   int calls = 0;    // timed calls made
-  std::optional<Misbehaviour> cheat;  // set: the arm broke a rule of the session
+  // set: an arm broke a rule of the session (this reading's, or the arm of the reading it was
+  // compared with, whose wrong output this one showed)
+  std::optional<Misbehaviour> cheat;
   bool ok() const { return call.ok() && !cheat; }
   // !ok(): why the arm is out, one line.
   std::string failure() const;
@@ -90,8 +104,15 @@ class TimedSession {
   static std::unique_ptr<TimedSession> start(const KernelContract& kernel,
                                              const std::vector<std::filesystem::path>& objects,
                                              const SessionOptions& options, CallResult* failure);
+  // Where a reading's timed calls find their inputs.
+  enum class Inputs {
+    kFresh,          // the next window of sets, freshly patched
+    kAsLastReading,  // the last reading's window and patches, when that reading was another
+                     // arm's and ended well (else fresh): its calls are compared with this
+                     // reading's, and the last reading's inputs serve no third reading
+  };
   // One reading of `arm`.
-  SessionReading reading(int arm);
+  SessionReading reading(int arm, Inputs inputs = Inputs::kFresh);
   // Checks every kept call against the reference; the first wrong one, if any.
   std::optional<Misbehaviour> verify_sampled();
   const SessionCosts& costs() const { return costs_; }
@@ -114,6 +135,20 @@ class TimedSession {
     uint64_t patch_seed;
     std::vector<std::byte> writable;  // the call's slot of the writable block right after it
   };
+  // What a reading on the same inputs needs of the reading before it.
+  struct LastReading {
+    int arm = 0;
+    int first = 0;                  // its window's first set (the warm-up set)
+    std::vector<uint64_t> patches;  // per timed call
+    std::vector<std::byte> writes;  // per timed call, its slot right after the reading
+  };
+  // The call on `set` patched with `patch_seed` that left `writes` in its slot, judged against
+  // the reference: why it is wrong, or nullopt.
+  std::optional<Violation> wrong_output(int set, uint64_t patch_seed,
+                                        const std::vector<std::byte>& writes);
+  // Compares `arm`'s timed calls, still in its slots, with `last`'s on the same inputs; where
+  // two disagree, the reference judges both: the first wrong call, or nullopt.
+  std::optional<Misbehaviour> compare_with(const LastReading& last, int arm);
   TimedSession(const KernelContract& kernel, SessionOptions options)
       : kernel_(kernel), options_(options) {}
   const KernelContract& kernel_;
@@ -133,6 +168,7 @@ class TimedSession {
   int calls_per_reading_ = 1;
   std::map<int, SessionReading> probe_failures_;  // per arm
   std::vector<Kept> kept_;
+  std::optional<LastReading> last_;
   std::map<int, int> fully_kept_;  // per arm: the longest reading kept whole so far
   std::set<int> single_threaded_;  // arms whose first child ran on one thread
   std::vector<double> round_trips_;
