@@ -9,6 +9,7 @@
 #include "loop/device_time.h"
 #include "statistics/betting_rule.h"
 #include "statistics/calibration.h"
+#include "statistics/confirmation.h"
 #include "statistics/effect_estimate.h"
 #include "statistics/mixed_paired_device.h"
 #include "trees/decision_log.h"
@@ -83,8 +84,13 @@ AcceptanceResult AcceptanceTest::run(const trees::Node& head,
   const statistics::PairLabel label{name, std::to_string(candidate.id), test, 0};
   AcceptanceResult result;
   statistics::DecisionRecord record;
+  statistics::Confirmation confirmed;
   try {
     record = statistics::run_decision(device, rule, coin, label, sink);
+    if (record.outcome == statistics::Outcome::kFaster) {
+      confirmed = statistics::confirm_candidate(device, coin, options_.confirm_calls,
+                                                options_.confirm_max_pairs);
+    }
     device.verify_arms();  // before the outcome counts: a wrong timed call voids it
   } catch (const targets::DeviceStopped&) {
     (void)log.abandon_test(test);  // nothing measured after the stop counts
@@ -108,6 +114,11 @@ AcceptanceResult AcceptanceTest::run(const trees::Node& head,
   decision.ci_high = -effect.lower_pct;
   decision.note =
       statistics::early_stop_note(record.outcome, static_cast<int>(record.d.size()), config.cap);
+  if (confirmed.pairs > 0) {
+    decision.note +=
+        fmt::format("{}confirmed by {} more pairs ({} of the candidate's calls verified)",
+                    decision.note.empty() ? "" : "; ", confirmed.pairs, confirmed.verified_calls);
+  }
   decision.rule_config = statistics::to_json(config);
   if (auto finished = log.finish_test(test, decision); !finished)
     throw std::runtime_error("finish test: " + finished.error().message);

@@ -1,9 +1,9 @@
 #pragma once
 // The acceptance test of one candidate against its kernel's head: paired readings on one device
 // (Target::paired_device) in a randomized order, decided by the betting rule
-// (statistics/betting_rule.h) as FASTER, SLOWER, SAME or INCONCLUSIVE; FASTER makes the candidate
-// the head (trees::DecisionLog::finish_test, which refuses it when the head changed since the
-// test began).
+// (statistics/betting_rule.h) as FASTER, SLOWER, SAME or INCONCLUSIVE; FASTER, once enough of the
+// candidate's calls are verified (statistics/confirmation.h), makes the candidate the head
+// (trees::DecisionLog::finish_test, which refuses it when the head changed since the test began).
 //
 // An AcceptanceTest holds no state of the loop: it needs a target, the kernel and its Design
 // Tree, stores the test with every reading in the tree's decision log as it is taken, and adds
@@ -14,6 +14,7 @@
 #include <string>
 
 #include "kernels/contract.h"
+#include "statistics/confirmation.h"
 #include "statistics/outcome.h"
 #include "targets/target.h"
 #include "trees/design_tree.h"
@@ -25,6 +26,13 @@ struct AcceptanceOptions {
   int cap = 24;               // pairs at most
   int warmup_readings = 10;   // readings that estimate the betting rule's prior scale s0
   double fallback_s0 = 0.02;  // the prior when the warm-up cannot estimate one
+  // Before FASTER stands, the candidate's calls the device must have verified, more pairs run
+  // until it has, at most confirm_max_pairs of them (statistics/confirmation.h; devices that do
+  // not count run none). The pairs bound the time: a kernel whose readings make few calls (ffn
+  // makes 1) verifies fewer calls in them.
+  int64_t confirm_calls =
+      statistics::calls_to_catch(statistics::kWrongShare, statistics::kWrongEscape);
+  int confirm_max_pairs = 100;
 };
 
 struct AcceptanceResult {

@@ -1,5 +1,6 @@
 #include "statistics/mixed_paired_device.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace headway::statistics {
@@ -24,6 +25,14 @@ void MixedPairedDevice::begin_pair() {
 
 void MixedPairedDevice::verify_arms() {
   for (auto& d : devices_) d->verify_arms();
+}
+
+int64_t MixedPairedDevice::verified_calls(Arm arm) const {
+  int64_t sum = -1;
+  for (const auto& d : devices_) {
+    if (const int64_t n = d->verified_calls(arm); n >= 0) sum = std::max<int64_t>(sum, 0) + n;
+  }
+  return sum;
 }
 
 nlohmann::json MixedPairedDevice::accounting() const {

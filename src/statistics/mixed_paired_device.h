@@ -23,6 +23,8 @@ class MixedPairedDevice final : public PairedDevice {
   void begin_pair() override;
   // Every device's, the first breach found wins.
   void verify_arms() override;
+  // The devices' counts summed; -1 when none counts.
+  int64_t verified_calls(Arm arm) const override;
   // The devices' accountings with their numeric fields summed, and "pairs_per_device"; null
   // when no device accounts.
   nlohmann::json accounting() const override;

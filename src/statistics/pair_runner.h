@@ -35,6 +35,10 @@ class PairedDevice {
   // Checks what the device kept of its readings (for example sampled outputs against the
   // reference); throws ArmDisqualified when an arm is found to have broken the rules.
   virtual void verify_arms() {}
+  // Timed calls of `arm` whose output the device has verified so far (each checked against the
+  // reference or compared with the other arm's call on the same inputs), or -1 when it does not
+  // count them.
+  virtual int64_t verified_calls(Arm /*arm*/) const { return -1; }
   // Where the device's time went so far (a JSON object), or null when it does not account.
   virtual nlohmann::json accounting() const { return nullptr; }
 };

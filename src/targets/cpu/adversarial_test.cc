@@ -10,7 +10,9 @@
 #include <fstream>
 #include <string>
 
+#include "loop/acceptance.h"
 #include "statistics/betting_rule.h"
+#include "statistics/confirmation.h"
 #include "statistics/decision_rule.h"
 #include "statistics/reading_sink.h"
 #include "targets/cpu/compiler.h"
@@ -97,6 +99,11 @@ class Adversarial : public ::testing::Test {
     try {
       const auto record =
           statistics::run_decision(*device, rule, coin, {"attn_out", "cheat", 0, 0}, sink);
+      if (record.outcome == statistics::Outcome::kFaster) {  // as the acceptance test does
+        const loop::AcceptanceOptions acceptance;
+        statistics::confirm_candidate(*device, coin, acceptance.confirm_calls,
+                                      acceptance.confirm_max_pairs);
+      }
       device->verify_arms();
       v.outcome = std::string(statistics::to_string(record.outcome));
       std::vector<double> d = record.d;

@@ -37,9 +37,11 @@ Result<std::unique_ptr<CpuPairedDevice>> CpuPairedDevice::start(
 double CpuPairedDevice::run_once(statistics::Arm arm, nlohmann::json* clock_out) {
   const int index = arm == statistics::Arm::kHead ? 0 : 1;
   // The second reading of a pair runs on the first's inputs, and is compared with it call by call.
+  const int compared_before = session_->costs().compared_calls;
   const SessionReading r =
       session_->reading(index, readings_in_pair_++ == 1 ? TimedSession::Inputs::kAsLastReading
                                                         : TimedSession::Inputs::kFresh);
+  compared_calls_ += session_->costs().compared_calls - compared_before;
   if (r.cheat) throw statistics::ArmDisqualified(arm_of(r.cheat->arm), r.cheat->reason);
   if (!r.ok()) throw statistics::ArmDisqualified(arm, r.failure());
   if (clock_out) {

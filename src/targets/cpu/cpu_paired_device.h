@@ -31,6 +31,9 @@ class CpuPairedDevice final : public statistics::PairedDevice {
   // that fraction.
   double run_once(statistics::Arm arm, nlohmann::json* clock_out) override;
   void begin_pair() override { readings_in_pair_ = 0; }
+  // Calls compared with the other arm's on the same inputs (each comparison verifies one call of
+  // each arm).
+  int64_t verified_calls(statistics::Arm) const override { return compared_calls_; }
   void verify_arms() override;
   nlohmann::json accounting() const override;
 
@@ -41,6 +44,7 @@ class CpuPairedDevice final : public statistics::PairedDevice {
  private:
   std::shared_ptr<TimedSession> session_;
   int readings_in_pair_ = 2;  // readings since begin_pair (none begun: every reading is fresh)
+  int64_t compared_calls_ = 0;
   statistics::Arm slowed_ = statistics::Arm::kHead;
   double slowdown_ = 0.0;
 };

@@ -1,0 +1,36 @@
+#pragma once
+// Before a FASTER decision makes a candidate the head: more pairs, whose readings decide nothing,
+// until the device has verified enough of the candidate's timed calls that a candidate wrong on
+// a random share of its calls almost surely shows one. A test's own pairs may hold too few calls
+// for that (a decision can end after a handful of pairs), and a wrong call that no verified
+// reading held cannot be found.
+#include <cstdint>
+
+#include "common/rng.h"
+#include "statistics/pair_runner.h"
+
+namespace headway::statistics {
+
+// Verified calls that a candidate wrong on an independent random share `p` (0 < p < 1) of its
+// calls passes all of with probability at most `escape` (0 < escape < 1):
+// ceil(ln(escape) / ln(1 - p)).
+int64_t calls_to_catch(double p, double escape);
+
+// The share and escape probability the acceptance test is built for: a candidate wrong on 1% of
+// its calls or more is caught before it becomes a head in at least 99.9% of its FASTER tests
+// (688 verified calls).
+inline constexpr double kWrongShare = 0.01;
+inline constexpr double kWrongEscape = 0.001;
+
+struct Confirmation {
+  int pairs = 0;                // pairs run
+  int64_t verified_calls = -1;  // the candidate's verified calls at the end (-1: not counted)
+};
+
+// Runs pairs on `device`, their orders from `coin` and their readings kept nowhere, until
+// device.verified_calls(Arm::kCandidate) reaches `calls` or `max_pairs` pairs have run; a device
+// that does not count its verified calls runs none. Throws what the device throws
+// (ArmDisqualified when a pair shows an arm wrong).
+Confirmation confirm_candidate(PairedDevice& device, Rng& coin, int64_t calls, int max_pairs);
+
+}  // namespace headway::statistics
