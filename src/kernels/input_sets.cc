@@ -1,6 +1,7 @@
 #include "kernels/input_sets.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <random>
 
@@ -68,12 +69,19 @@ std::unique_ptr<SharedMemory> InputSets::new_writable_block(int slots) const {
 InputSets::Patch InputSets::draw_patch(uint64_t patch_seed) const {
   Patch patch;
   Rng rng(mix_seed(patch_seed, 1));
+  // Each line with probability 1/n: the gaps between chosen lines are geometric.
+  const double log_keep = std::log1p(-1.0 / static_cast<double>(kPatchedLineOneIn));
   for (size_t r = 0; r < specs_.size(); ++r) {
     if (specs_[r].role != RegionRole::kInput || specs_[r].bytes <= kSmallRegionBytes) continue;
-    const uint64_t pages = specs_[r].bytes / kPageBytes;
+    const uint64_t lines = (specs_[r].bytes + kLineBytes - 1) / kLineBytes;
     std::vector<uint64_t> chosen;
-    for (int i = 0; i < kSwappedPages && pages > 0; ++i) chosen.push_back(rng.below(pages));
-    patch.pages.emplace_back(r, std::move(chosen));
+    chosen.reserve(lines / kPatchedLineOneIn + 16);
+    for (double line = std::floor(std::log1p(-rng.uniform()) / log_keep);
+         line < static_cast<double>(lines);
+         line += 1 + std::floor(std::log1p(-rng.uniform()) / log_keep)) {
+      chosen.push_back(static_cast<uint64_t>(line));
+    }
+    patch.lines.emplace_back(r, std::move(chosen));
   }
   return patch;
 }
@@ -99,11 +107,19 @@ void InputSets::prepare(int set, uint64_t patch_seed, std::byte* writable) {
       }
     }
   }
-  for (const auto& [r, pages] : draw_patch(patch_seed).pages) {
-    auto out = target->bytes(r);
-    const auto b = alt_->bytes(r);
-    for (uint64_t page : pages) {
-      std::memcpy(out.data() + page * kPageBytes, b.data() + page * kPageBytes, kPageBytes);
+  copy_patched_lines(set, patch_seed, true);
+}
+
+void InputSets::copy_patched_lines(int set, uint64_t patch_seed, bool to_patch) {
+  std::byte* block = set_base(set);
+  const SharedBuffers& from = to_patch ? *alt_ : draw_of(set);
+  for (const auto& [r, lines] : draw_patch(patch_seed).lines) {
+    const size_t bytes = specs_[r].bytes;
+    const std::byte* source = from.bytes(r).data();
+    std::byte* out = block + layout_.offset[r];
+    for (uint64_t line : lines) {
+      const size_t at = line * kLineBytes;
+      std::memcpy(out + at, source + at, std::min(kLineBytes, bytes - at));
     }
   }
 }
@@ -120,24 +136,15 @@ void InputSets::restore(int set, uint64_t patch_seed) {
     if (specs_[r].role != RegionRole::kInput || specs_[r].bytes > kSmallRegionBytes) continue;
     std::memcpy(block + layout_.offset[r], own.bytes(r).data(), specs_[r].bytes);
   }
-  for (const auto& [r, pages] : draw_patch(patch_seed).pages) {
-    const auto a = own.bytes(r);
-    for (uint64_t page : pages) {
-      std::memcpy(block + layout_.offset[r] + page * kPageBytes, a.data() + page * kPageBytes,
-                  kPageBytes);
-    }
-  }
+  copy_patched_lines(set, patch_seed, false);
 }
 
 std::vector<std::pair<size_t, size_t>> InputSets::patched_ranges(uint64_t patch_seed) const {
+  (void)patch_seed;  // a large region's lines are too many to list: the region goes whole
   std::vector<std::pair<size_t, size_t>> ranges;
   for (size_t r = 0; r < specs_.size(); ++r) {
-    if (specs_[r].role == RegionRole::kInput && specs_[r].bytes <= kSmallRegionBytes)
+    if (specs_[r].role == RegionRole::kInput)
       ranges.emplace_back(layout_.offset[r], specs_[r].bytes);
-  }
-  for (const auto& [r, pages] : draw_patch(patch_seed).pages) {
-    for (uint64_t page : pages)
-      ranges.emplace_back(layout_.offset[r] + page * kPageBytes, kPageBytes);
   }
   return ranges;
 }

@@ -10,8 +10,11 @@
 //   - every small input region (at most kSmallRegionBytes: activations, scales, norms, scalars)
 //     and every in/out region is redrawn word by word, each 4-byte word taken from one of two
 //     draws, the set's own and a second one kept for patches (a secret coin per word);
-//   - in every large input region (the weights) kSwappedPages random pages are taken from the
-//     second draw.
+//   - in every large input region (the weights) each 64-byte line is taken from the second draw
+//     with probability 1 / kPatchedLineOneIn, by a secret coin per line: the changed lines can be
+//     found only by reading every line, so a copy of the set made before the call (by a thread
+//     of the candidate's, while it ran unstopped) saves no reading of it, and one used unread
+//     gives wrong outputs.
 // A patch is a function of its seed, so that a call can be checked against the reference later.
 #include <cstdint>
 #include <memory>
@@ -26,7 +29,8 @@ namespace headway {
 void flush_lines(const std::byte* data, size_t bytes);
 
 inline constexpr size_t kSmallRegionBytes = 64 << 10;
-inline constexpr int kSwappedPages = 16;
+inline constexpr size_t kLineBytes = 64;
+inline constexpr uint64_t kPatchedLineOneIn = 64;
 
 // Bytes from one slot of a writable block to the next (new_writable_block's, a runner's arm's):
 // the layout's writable bytes, whole pages.
@@ -65,8 +69,9 @@ class InputSets {
   // Puts set `set` back to its draw (after prepare).
   void restore(int set, uint64_t patch_seed);
   // The byte ranges of a set's input block that prepare and restore with `patch_seed` write, as
-  // (offset in the set, bytes): every small input region and every swapped page. What a copy of
-  // the set elsewhere (a device's) must take over to follow the patch.
+  // (offset in the set, bytes): every input region (a large one whole, though only some of its
+  // lines change). What a copy of the set elsewhere (a device's) must take over to follow the
+  // patch.
   std::vector<std::pair<size_t, size_t>> patched_ranges(uint64_t patch_seed) const;
   // Bytes a set occupies (the kernel's input block).
   static size_t input_block_bytes(const KernelContract& kernel);
@@ -74,8 +79,11 @@ class InputSets {
  private:
   struct Patch {
     std::vector<std::pair<size_t, std::vector<uint64_t>>>
-        pages;  // large input region, page numbers
+        lines;  // large input region, numbers of the lines taken from the patch draw
   };
+  // Copies the patch's lines of every large input region of `set` from the patch draw
+  // (`to_patch`) or from the set's own draw (to undo the patch).
+  void copy_patched_lines(int set, uint64_t patch_seed, bool to_patch);
   Patch draw_patch(uint64_t patch_seed) const;
   std::byte* set_base(int set) const {
     return memory_->data() + set_bytes_ * static_cast<size_t>(set);

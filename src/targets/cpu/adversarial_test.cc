@@ -10,6 +10,7 @@
 #include <fstream>
 #include <string>
 
+#include "kernels/input_sets.h"
 #include "loop/acceptance.h"
 #include "statistics/betting_rule.h"
 #include "statistics/confirmation.h"
@@ -19,6 +20,8 @@
 #include "targets/cpu/cpu_check.h"
 #include "targets/cpu/cpu_paired_device.h"
 #include "targets/cpu/host_abi.h"
+#include "targets/design_library.h"
+#include "targets/registry/registry.h"
 
 namespace headway::cpu {
 namespace {
@@ -67,17 +70,21 @@ class Adversarial : public ::testing::Test {
     delete baseline_;
   }
 
-  // The baseline as `real`, then `prelude` at file scope and `body` as the entry point.
-  static std::string cheat(const std::string& prelude, const std::string& body) {
-    std::string s(host_abi(*find_kernel("attn_out")).baseline_source());
+  // `base` (the baseline when empty) as `real`, then `prelude` at file scope and `body` as the
+  // entry point.
+  static std::string cheat(const std::string& prelude, const std::string& body,
+                           std::string base = "") {
+    std::string s =
+        base.empty() ? std::string(host_abi(*find_kernel("attn_out")).baseline_source()) : base;
     const std::string entry = "extern \"C\" void hw_attn_out(const hw_attn_out_args* a)";
     s.replace(s.find(entry), entry.size(), "static void real(const hw_attn_out_args* a)");
     return "#include <cstdint>\n#include <cstdlib>\n#include <cstring>\n#include <unistd.h>\n" + s +
            "\n" + prelude + "\n" + entry + " {\n" + body + "\n}\n";
   }
 
+  // Against the baseline, or the object at `head`.
   static Verdict judge(const std::string& source, double timeout = 10.0,
-                       uint64_t memory = 2ull << 30) {
+                       uint64_t memory = 2ull << 30, const fs::path& head = {}) {
     Verdict v;
     const targets::BuildOutcome built = build_candidate(Toolchain{}, *identity_, source, *cache_);
     EXPECT_EQ(built.status, targets::BuildOutcome::Status::kBuilt) << built.diagnostics;
@@ -85,8 +92,8 @@ class Adversarial : public ::testing::Test {
     v.check = check_candidate(*find_kernel("attn_out"), built.artifact.path, {}, limits);
     if (!v.check.correct()) return v;
     v.timed = true;
-    auto started = CpuPairedDevice::start(*find_kernel("attn_out"), *baseline_, built.artifact.path,
-                                          limits, 5);
+    auto started = CpuPairedDevice::start(
+        *find_kernel("attn_out"), head.empty() ? *baseline_ : head, built.artifact.path, limits, 5);
     EXPECT_TRUE(started) << (started ? "" : started.error().message);
     if (!started) return v;
     const std::unique_ptr<CpuPairedDevice> device = std::move(started).value();
@@ -296,6 +303,41 @@ TEST_F(Adversarial, WrongOnARandomThirtyFivePercentOfCallsIsCaught) {
   const Verdict v = judge(cheat(kTwoCalls, wrong_on_random_calls(350)));
   expect_cheated(v, "a timed call's output is wrong");
   EXPECT_NE(v.reason.find("disagreed with the other arm's call"), std::string::npos) << v.reason;
+}
+
+TEST_F(Adversarial, APrivateCopyOfTheTimedSetsMadeBeforeTheClockGainsNothing) {
+  // A memory-bound design (perm_bf16) that, in its warm-up call, which runs unstopped and off
+  // the clock, copies the weights of the set that follows (its first timed call's: the sets lie
+  // set_bytes apart, and the layout is public); in that timed call it probes one line of each
+  // page to find the ones a patch changed, reads only those from the set and the rest from its
+  // copy, still in the cache. Judged against the honest design. A patch that changes lines at
+  // random leaves it computing on stale lines.
+  std::string honest;
+  for (const auto& d : targets::designs_for(*targets::make_target("cpu"), "attn_out"))
+    if (d.name == "perm_bf16") honest = d.render(d.defaults());
+  ASSERT_FALSE(honest.empty());
+  const auto built = build_candidate(Toolchain{}, *identity_, honest, *cache_);
+  ASSERT_EQ(built.status, targets::BuildOutcome::Status::kBuilt) << built.diagnostics;
+  const size_t set_bytes = InputSets::input_block_bytes(*find_kernel("attn_out"));
+  const auto v = judge(
+      cheat(
+          kTwoCalls + fmt::format("#include <sys/mman.h>\nstatic const uint8_t* warm;\n"
+                                  "static uint8_t* copy;\nconstexpr size_t kSet = {};\n",
+                                  set_bytes),
+          "keep_a_sleeping_thread(); const size_t n = size_t{HW_H} * HW_QS;\n"
+          "if (!warm) { warm = a->o_weight; unsigned char in[4096];\n"
+          "  void* next = const_cast<uint8_t*>(warm + kSet - (uintptr_t(warm) % 4096));\n"
+          "  if (n <= 4096 * 4096 && mincore(next, n + 4096, in) == 0) {\n"
+          "    copy = static_cast<uint8_t*>(std::malloc(n)); std::memcpy(copy, warm + kSet, n); }\n"
+          "  real(a); return; }\n"
+          "if (!copy || a->o_weight != warm + kSet) { real(a); return; }\n"
+          "for (size_t p = 0; p < n; p += 4096)\n"
+          "  if (std::memcmp(copy + p, a->o_weight + p, 64) != 0)\n"
+          "    std::memcpy(copy + p, a->o_weight + p, n - p < 4096 ? n - p : 4096);\n"
+          "hw_attn_out_args b = *a; b.o_weight = copy; real(&b);",
+          honest),
+      10.0, 2ull << 30, built.artifact.path);
+  expect_caught_or_no_win(v);
 }
 
 TEST_F(Adversarial, WorkFinishedInAThreadAfterReturnFails) {
