@@ -28,13 +28,16 @@ std::string faster_attn_out() {
   return "";
 }
 
-// `headway optimize --json` of one kernel in `ws` with the OpenAI-protocol agent at `base_url`.
+// `headway optimize --json` of one kernel in `ws` with the OpenAI-protocol agent at `base_url`
+// (no confirming pairs after FASTER: these tests are of the agent's path, the gate's battery
+// tests the confirmation).
 CliRun optimize_with_agent(const std::string& ws, const std::string& kernel,
                            const std::string& base_url, int max_calls) {
-  return run_headway({"optimize", "--workspace", ws, "--kernels", kernel, "--budget", "5m",
-                      "--agent", "openai:kernel-writer", "--agent-base-url", base_url,
-                      "--agent-jobs", "1", "--max-calls", std::to_string(max_calls), "--json"},
-                     "", 600);
+  return run_headway(
+      {"optimize", "--workspace", ws, "--kernels", kernel, "--budget", "5m", "--confirm-calls", "0",
+       "--agent", "openai:kernel-writer", "--agent-base-url", base_url, "--agent-jobs", "1",
+       "--max-calls", std::to_string(max_calls), "--json"},
+      "", 600);
 }
 
 TEST(AgentCpuOptimize, AFasterKernelTheAgentWritesBecomesTheHead) {

@@ -165,9 +165,9 @@ TEST(KernelVerb, StatusShowsTheRatioToTheFloorAtEveryShapeSet) {
                   "", 300)
           .exit_code,
       0);
-  const CliRun run = run_headway(
-      {"optimize", "--workspace", ws, "--kernels", "rmsnorm", "--budget", "60s", "--json"}, "",
-      600);
+  const CliRun run = run_headway({"optimize", "--workspace", ws, "--kernels", "rmsnorm", "--budget",
+                                  "5m", "--confirm-calls", "0", "--json"},
+                                 "", 600);
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const CliRun status = run_headway({"status", "--workspace", ws, "--json"});
   ASSERT_EQ(status.exit_code, 0) << status.err;

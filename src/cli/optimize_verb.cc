@@ -35,6 +35,7 @@ struct OptimizeArgs {
   AgentArgs agent;
   bool library = false;  // with --agent: the design library proposes too
   PoolArgs pool;
+  int64_t confirm_calls = -1;  // -1: loop::OptimizeOptions's
 };
 
 // The names in --kernels; whether the target knows them is checked once it is made.
@@ -153,6 +154,7 @@ int run_optimize(const OptimizeArgs& args) {
     throw UsageError(
         fmt::format("--budget '{}' does not parse (examples: 90s, 12m, 1h30m)", args.budget));
   options.budget = std::chrono::duration<double>(*seconds);
+  if (args.confirm_calls >= 0) options.confirm_calls = args.confirm_calls;
   if (!args.target.empty()) target_or_throw(args.target);
   validate_agent_args(args.agent);
   if (args.library && args.agent.spec.empty())
@@ -322,6 +324,10 @@ void add_optimize(CLI::App& app, int* exit_code) {
   add_agent_options(cmd, args->agent);
   add_pool_options(*cmd, args->pool);
   cmd->add_flag("--library", args->library, "with --agent: the design library proposes too");
+  cmd->add_option("--confirm-calls", args->confirm_calls,
+                  "the candidate's calls a FASTER acceptance test verifies before it stands, "
+                  "running more pairs (default 688; 0: none)")
+      ->check(CLI::NonNegativeNumber);
   cmd->callback([args, exit_code] { run_verb(exit_code, [&] { return run_optimize(*args); }); });
 }
 

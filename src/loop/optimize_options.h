@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "loop/screen.h"
+#include "statistics/confirmation.h"
 #include "targets/target.h"
 
 namespace headway::loop {
@@ -20,6 +21,10 @@ struct OptimizeOptions {
   int race_budget = 40;  // readings per race, all survivors together
   double alpha = 0.05;
   int cap = 24;
+  // The candidate's calls a FASTER acceptance test verifies before it stands (loop/acceptance.h);
+  // 0: none.
+  int64_t confirm_calls =
+      statistics::calls_to_catch(statistics::kWrongShare, statistics::kWrongEscape);
   int baseline_readings = 11;
   // Where the target has a static cost (Target::static_cost): a screened candidate it predicts
   // slower than the head by more than this (percent) is not raced (status raced-out), while the

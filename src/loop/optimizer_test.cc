@@ -131,6 +131,7 @@ TEST(OptimizeLoop, BadInputChangesNothing) {
            {{"optimize", "--target", "tpu", "--workspace", dir.string()},
             "target 'tpu' is not available"},
            {{"optimize", "--workspace", (dir / "nowhere").string()}, "workspace"},
+           {{"optimize", "--confirm-calls", "-5", "--workspace", dir.string()}, "--confirm-calls"},
        }) {
     const auto r = headway(c.args, 30);
     EXPECT_EQ(r.exit_code, 2) << r.output;

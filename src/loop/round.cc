@@ -169,7 +169,11 @@ void Round::test(const Node& head, const Survivor& candidate) {
   events_.progress(candidate.node, "acceptance test");
   const auto head_artifact =
       builds_.artifact_of(tree_.kernel(), tree_.source(head.id).value_or(""));
-  AcceptanceTest test(builds_.target, kernel_, tree_, {options_.alpha, options_.cap});
+  AcceptanceOptions acceptance;
+  acceptance.alpha = options_.alpha;
+  acceptance.cap = options_.cap;
+  acceptance.confirm_calls = options_.confirm_calls;
+  AcceptanceTest test(builds_.target, kernel_, tree_, acceptance);
   const AcceptanceResult r = test.run(head, head_artifact, candidate.node, candidate.artifact);
   if (!r.outcome) {
     disqualify(candidate.node, r.disqualified);
