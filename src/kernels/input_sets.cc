@@ -139,8 +139,7 @@ void InputSets::restore(int set, uint64_t patch_seed) {
   copy_patched_lines(set, patch_seed, false);
 }
 
-std::vector<std::pair<size_t, size_t>> InputSets::patched_ranges(uint64_t patch_seed) const {
-  (void)patch_seed;  // a large region's lines are too many to list: the region goes whole
+std::vector<std::pair<size_t, size_t>> InputSets::patched_ranges() const {
   std::vector<std::pair<size_t, size_t>> ranges;
   for (size_t r = 0; r < specs_.size(); ++r) {
     if (specs_[r].role == RegionRole::kInput)

@@ -68,11 +68,11 @@ class InputSets {
   void flush(int set, const std::byte* writable) const;
   // Puts set `set` back to its draw (after prepare).
   void restore(int set, uint64_t patch_seed);
-  // The byte ranges of a set's input block that prepare and restore with `patch_seed` write, as
-  // (offset in the set, bytes): every input region (a large one whole, though only some of its
-  // lines change). What a copy of the set elsewhere (a device's) must take over to follow the
-  // patch.
-  std::vector<std::pair<size_t, size_t>> patched_ranges(uint64_t patch_seed) const;
+  // The byte ranges of a set's input block that prepare and restore may write, whatever the
+  // patch, as (offset in the set, bytes): every input region (a large one whole: the lines a
+  // patch changes are too many to list). What a copy of the set elsewhere (a device's) must take
+  // over to follow a patch.
+  std::vector<std::pair<size_t, size_t>> patched_ranges() const;
   // Bytes a set occupies (the kernel's input block).
   static size_t input_block_bytes(const KernelContract& kernel);
 

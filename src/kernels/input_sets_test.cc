@@ -25,7 +25,7 @@ TEST(InputSets, PatchedRangesCoverEveryByteAPatchChanges) {
   sets.prepare(1, patch, writable->data());
   const std::byte* after = sets.view(1, writable->data())->input_block();
   std::vector<bool> covered(bytes, false);
-  for (const auto& [offset, length] : sets.patched_ranges(patch)) {
+  for (const auto& [offset, length] : sets.patched_ranges()) {
     ASSERT_LE(offset + length, bytes);
     std::fill(covered.begin() + static_cast<long>(offset),
               covered.begin() + static_cast<long>(offset + length), true);

@@ -90,11 +90,18 @@ TEST(Worker, ExitsWhenItsLeaseRunsOutWithoutWordFromTheRun) {
   EXPECT_NE(log.str().find("lease ran out"), std::string::npos) << log.str();
 }
 
-TEST(Worker, ASchedulersSignalDuringAJobEndsTheWorkerWithoutItsResult) {
-  FakeRun run;
+// A worker of `run` on a thread of its own, with its log and exit status.
+struct WorkerThread {
+  explicit WorkerThread(FakeRun& run)
+      : thread([this, &run] { status = run_worker(run.options(), log); }) {}
   std::ostringstream log;
   int status = -1;
-  std::thread worker([&] { status = run_worker(run.options(), log); });
+  std::thread thread;  // last: it starts once the others are made
+};
+
+TEST(Worker, ASchedulersSignalDuringAJobEndsTheWorkerWithoutItsResult) {
+  FakeRun run;
+  WorkerThread worker(run);
   auto ch = run.greet(kWelcome);
   ASSERT_TRUE(ch);
   PoolJob job;
@@ -104,9 +111,9 @@ TEST(Worker, ASchedulersSignalDuringAJobEndsTheWorkerWithoutItsResult) {
   kill(getpid(), SIGTERM);  // caught by the worker's handler while it runs
   nlohmann::json m;
   EXPECT_EQ(ch->receive(&m, 10), LineChannel::Received::kClosed) << m.dump();
-  worker.join();
-  EXPECT_EQ(status, 128 + SIGTERM);
-  EXPECT_NE(log.str().find("ended by signal 15"), std::string::npos) << log.str();
+  worker.thread.join();
+  EXPECT_EQ(worker.status, 128 + SIGTERM);
+  EXPECT_NE(worker.log.str().find("ended by signal 15"), std::string::npos) << worker.log.str();
 }
 
 TEST(Worker, AJobKilledFromOutsideWaitsForTheWorkersOwnSignalBeforeItCounts) {
@@ -114,9 +121,7 @@ TEST(Worker, AJobKilledFromOutsideWaitsForTheWorkersOwnSignalBeforeItCounts) {
   job.argv = {"sh", "-c", "kill -TERM $$"};  // as the scheduler's signal meets the job first
   for (const bool worker_signalled : {true, false}) {
     FakeRun run;
-    std::ostringstream log;
-    int status = -1;
-    std::thread worker([&] { status = run_worker(run.options(), log); });
+    WorkerThread worker(run);
     auto ch = run.greet(kWelcome);
     ASSERT_TRUE(ch);
     ch->send({{"type", "job"}, {"id", 1}, {"job", job_to_json(job)}});
@@ -125,15 +130,15 @@ TEST(Worker, AJobKilledFromOutsideWaitsForTheWorkersOwnSignalBeforeItCounts) {
       std::this_thread::sleep_for(std::chrono::milliseconds(300));
       kill(getpid(), SIGTERM);  // ... and the worker a moment later: no result is sent
       EXPECT_EQ(ch->receive(&m, 10), LineChannel::Received::kClosed) << m.dump();
-      worker.join();
-      EXPECT_EQ(status, 128 + SIGTERM);
+      worker.thread.join();
+      EXPECT_EQ(worker.status, 128 + SIGTERM);
     } else {
       // No signal follows: the result counts (a candidate may be killed by SIGTERM of its own).
       ASSERT_EQ(ch->receive(&m, 10), LineChannel::Received::kMessage);
       EXPECT_EQ(m["process"]["signal"], SIGTERM);
       ch->send({{"type", "bye"}});
-      worker.join();
-      EXPECT_EQ(status, 0);
+      worker.thread.join();
+      EXPECT_EQ(worker.status, 0);
     }
   }
 }

@@ -305,13 +305,14 @@ TEST_F(Adversarial, WrongOnARandomThirtyFivePercentOfCallsIsCaught) {
   EXPECT_NE(v.reason.find("disagreed with the other arm's call"), std::string::npos) << v.reason;
 }
 
-TEST_F(Adversarial, APrivateCopyOfTheTimedSetsMadeBeforeTheClockGainsNothing) {
+TEST_F(Adversarial, APrivateCopyOfTheTimedSetsMadeBeforeTheClockIsCaught) {
   // A memory-bound design (perm_bf16) that, in its warm-up call, which runs unstopped and off
   // the clock, copies the weights of the set that follows (its first timed call's: the sets lie
   // set_bytes apart, and the layout is public); in that timed call it probes one line of each
   // page to find the ones a patch changed, reads only those from the set and the rest from its
   // copy, still in the cache. Judged against the honest design. A patch that changes lines at
-  // random leaves it computing on stale lines.
+  // random leaves it computing on stale lines in every such call, which the first pair's
+  // comparison finds (against whole pages swapped, it was right and never faster).
   std::string honest;
   for (const auto& d : targets::designs_for(*targets::make_target("cpu"), "attn_out"))
     if (d.name == "perm_bf16") honest = d.render(d.defaults());
@@ -337,7 +338,7 @@ TEST_F(Adversarial, APrivateCopyOfTheTimedSetsMadeBeforeTheClockGainsNothing) {
           "hw_attn_out_args b = *a; b.o_weight = copy; real(&b);",
           honest),
       10.0, 2ull << 30, built.artifact.path);
-  expect_caught_or_no_win(v);
+  expect_cheated(v, "disagreed with the other arm's call on the same inputs");
 }
 
 TEST_F(Adversarial, WorkFinishedInAThreadAfterReturnFails) {

@@ -235,9 +235,9 @@ class Server {
     uint64_t last_patch = 0;
   };
 
-  void upload_patch(int set, uint64_t patch) {
+  void upload_patch(int set) {
     const std::byte* host = sets_.view(set, host_writable_->data())->input_block();
-    for (const auto& [offset, bytes] : sets_.patched_ranges(patch))
+    for (const auto& [offset, bytes] : sets_.patched_ranges())
       gpu_.upload(device_sets_[static_cast<size_t>(set)].address() + offset, host + offset, bytes);
   }
 
@@ -272,7 +272,7 @@ class Server {
     const int set = static_cast<int>(secret_() % static_cast<uint64_t>(sets_.count()));
     const uint64_t patch = secret_();
     sets_.prepare(set, patch, host_writable_->data());
-    upload_patch(set, patch);
+    upload_patch(set);
     gpu_.upload(arm.writable.address(), host_writable_->data(), writable_bytes_);
     auto view = sets_.view(set, host_writable_->data());
     auto args = cuda::device_args(kernel_, *view, device_sets_[static_cast<size_t>(set)].address(),
@@ -297,7 +297,7 @@ class Server {
     std::string breach;
     if (secret_() % 8 == 0) breach = verify_last(arm, true);
     sets_.restore(set, patch);
-    upload_patch(set, patch);
+    upload_patch(set);
     if (!breach.empty()) return "breach " + std::to_string(i) + " " + breach;
     char reply[128];
     std::snprintf(reply, sizeof reply, "ok %.9g %u %d", seconds, clock ? clock->mhz : 0u,
