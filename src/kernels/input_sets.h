@@ -25,14 +25,8 @@
 
 namespace headway {
 
-// Writes every cache line of [data, data + bytes) back to memory and out of every cache, where
-// kFlushEvicts; elsewhere does nothing.
+// Writes every cache line of [data, data + bytes) back to memory and out of every cache.
 void flush_lines(const std::byte* data, size_t bytes);
-#if defined(__x86_64__)
-inline constexpr bool kFlushEvicts = true;
-#else
-inline constexpr bool kFlushEvicts = false;
-#endif
 
 inline constexpr size_t kSmallRegionBytes = 64 << 10;
 inline constexpr size_t kLineBytes = 64;

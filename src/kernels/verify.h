@@ -69,6 +69,10 @@ std::optional<Violation> screen_writes(const SharedBuffers& buffers,
 std::optional<Violation> disagreement(const KernelContract& kernel, const SharedBuffers& a,
                                       const SharedBuffers& b, double share);
 
+// Two arms' calls on the same inputs agree when no written element differs by more than this
+// share of the kernel's tolerance (disagreement).
+inline constexpr double kAgreeShare = 0.5;
+
 // The first forbidden write found, else the worst output element (poison and non-finite
 // count as worst), else nothing: the call was correct.
 std::optional<Violation> verify(const KernelContract& kernel, const SharedBuffers& buffers,

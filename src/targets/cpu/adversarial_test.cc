@@ -217,7 +217,7 @@ TEST_F(Adversarial, WeightsKeptFromAnEarlierCallNeverServeAgain) {
                   "hw_attn_out_args b = *a; b.o_weight = kept; real(&b);")));
 }
 
-TEST_F(Adversarial, NoCallMeetsTheWeightsOfItsProcesssPreviousCall) {
+TEST_F(Adversarial, AProcessNeverMeetsTheWeightsOfAnEarlierCall) {
   // Keeps a fingerprint of every weight page (as a cache of decoded weights that probes a line
   // per page to find the changed ones would) and says so in its output when most pages are the
   // ones it saw on its previous call: it could then have answered from what it kept. No timed
@@ -256,11 +256,13 @@ TEST_F(Adversarial, ACallThatSkipsItsWorkIsCaughtWhenItReturns) {
   EXPECT_NE(v.reason.find("left `residual` as it was given"), std::string::npos) << v.reason;
 }
 
-TEST_F(Adversarial, WorkSkippedAfterTheFirstCallsIsCaught) {
-  // Each arm's child serves all its readings: a counter that skips from the third call on (past
-  // the check's two calls) skips timed calls, which the screen catches as the reading ends.
-  expect_cheated(judge(cheat("static int calls;", "if (++calls > 2) return; real(a);")),
-                 "it skipped its work");
+TEST_F(Adversarial, WorkSkippedAfterTheFirstCallsCannotWinInFreshProcesses) {
+  // A reading is a fresh process that makes as many calls as the session's batch (plus a
+  // warm-up for a thread pool): a counter that skips from the third call on either never runs
+  // out or skips a timed call, which the screen catches.
+  const auto v = judge(cheat("static int calls;", "if (++calls > 2) return; real(a);"));
+  ASSERT_TRUE(v.timed) << v.check.description;
+  EXPECT_GT(v.median_d, kNoRealWin) << v.outcome;
 }
 
 // Wrong on a random share of its timed calls (per mille): there it skips the work and leaves
@@ -336,38 +338,6 @@ TEST_F(Adversarial, APrivateCopyOfTheTimedSetsMadeBeforeTheClockIsCaught) {
           "hw_attn_out_args b = *a; b.o_weight = copy; real(&b);",
           honest),
       10.0, 2ull << 30, built.artifact.path);
-  expect_cheated(v, "disagreed with the other arm's call on the same inputs");
-}
-
-TEST_F(Adversarial, AWeightCopyKeptPerSetAcrossReadingsIsCaught) {
-  // Each arm's child serves all its readings, and the sets come round again: in its first call
-  // (a warm-up, off the clock) this one copies the weights of every set mapped after that call's
-  // (they lie set_bytes apart), and in later calls on a copied set it probes one line of each
-  // page for the lines a patch changed and computes from its copy. The patch changes lines at
-  // random, so the copy is stale on most changed lines, and the first pair's comparison finds
-  // the wrong outputs.
-  const size_t set_bytes = InputSets::input_block_bytes(*find_kernel("attn_out"));
-  const auto v = judge(cheat(
-      kTwoCalls + fmt::format("#include <map>\n#include <sys/mman.h>\n"
-                              "static std::map<const void*, uint8_t*> copies;\n"
-                              "constexpr size_t kSet = {};\n",
-                              set_bytes),
-      "keep_a_sleeping_thread(); const size_t n = size_t{HW_H} * HW_QS;\n"
-      "static bool copied = false;\n"
-      "if (!copied) { copied = true; unsigned char in[4096];\n"
-      "  for (const uint8_t* w = a->o_weight + kSet; n <= 4096 * 4096; w += kSet) {\n"
-      "    void* page = const_cast<uint8_t*>(w - (uintptr_t(w) % 4096));\n"
-      "    if (mincore(page, n + 4096, in) != 0) break;\n"
-      "    uint8_t* c = static_cast<uint8_t*>(std::malloc(n)); std::memcpy(c, w, n); copies[w] = c;"
-      " }\n"
-      "  real(a); return; }\n"
-      "const auto found = copies.find(a->o_weight);\n"
-      "if (found == copies.end()) { real(a); return; }\n"
-      "uint8_t* copy = found->second;\n"
-      "for (size_t p = 0; p < n; p += 4096)\n"
-      "  if (std::memcmp(copy + p, a->o_weight + p, 64) != 0)\n"
-      "    std::memcpy(copy + p, a->o_weight + p, n - p < 4096 ? n - p : 4096);\n"
-      "hw_attn_out_args b = *a; b.o_weight = copy; real(&b);"));
   expect_cheated(v, "disagreed with the other arm's call on the same inputs");
 }
 

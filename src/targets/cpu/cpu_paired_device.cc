@@ -66,7 +66,6 @@ nlohmann::json to_json(const SessionCosts& c) {
           {"guard_seconds", c.guard},
           {"verification_seconds", c.verification},
           {"readings", c.readings},
-          {"children", c.children},
           {"timed_share", total > 0 ? c.timed / total : 0.0},
           {"compared_calls", c.compared_calls},
           {"disputed_calls", c.disputed_calls}};

@@ -1,6 +1,6 @@
 #pragma once
 // The cpu target as a statistics::PairedDevice: head (arm 0) and candidate (arm 1) of one
-// TimedSession, each with a sandboxed process of its own. The two readings of a pair run on the
+// TimedSession, each reading in a fresh sandboxed process. The two readings of a pair run on the
 // same inputs, and every timed call of the second is compared with the first's
 // (TimedSession::Inputs::kAsLastReading): each call of a pair is verified.
 #include <filesystem>

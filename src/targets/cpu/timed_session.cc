@@ -25,9 +25,8 @@ double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-// CPU a child may use in a reading beyond its calls' wall time times the cores: loading (in its
-// first), its empty calls and polls for the next request, and the scheduler's accounting
-// granularity.
+// CPU a child may use in its life beyond its calls' wall time times the cores: loading, the
+// empty call, and the scheduler's accounting granularity.
 constexpr double kCpuAllowanceSeconds = 0.05;
 // A thread pool may spin a while after a call before its threads sleep (under a hypervisor a
 // spin of a few thousand pauses can take milliseconds): a child has kIdleGrace to fall idle.
@@ -92,11 +91,7 @@ std::unique_ptr<TimedSession> TimedSession::start(const KernelContract& kernel,
   std::unique_ptr<TimedSession> session(new TimedSession(kernel, options));
   std::random_device entropy;
   session->secret_ = Rng((uint64_t{entropy()} << 32) ^ entropy());
-  // Where the flush evicts, a timed set is cold however recently it was used: two windows of
-  // sets serve (a reading's sets still differ from its child's previous reading's).
-  const uint64_t cold = options.cold_bytes ? options.cold_bytes
-                        : kFlushEvicts     ? 0
-                                           : 2 * last_level_cache_bytes();
+  const uint64_t cold = options.cold_bytes ? options.cold_bytes : 2 * last_level_cache_bytes();
   const size_t set_bytes = InputSets::input_block_bytes(kernel);
   const int window = 1 + max_calls_per_reading(set_bytes);
   // As many draws as the longest reading uses sets: a reading's window of consecutive sets
@@ -116,8 +111,6 @@ std::unique_ptr<TimedSession> TimedSession::start(const KernelContract& kernel,
     session->writable_.push_back(session->inputs_->new_writable_block(window - 1));
     spec.writable.push_back(session->writable_.back().get());
   }
-  session->children_.resize(objects.size());
-  session->cpu_checked_.resize(objects.size());
   session->host_ = RunnerHost::start(spec, failure);
   if (!session->host_) return nullptr;
   session->costs_.inputs = since(t0);
@@ -177,29 +170,6 @@ std::byte* TimedSession::slot(int arm, int k) const {
          inputs_->slot_bytes() * static_cast<size_t>(k);
 }
 
-RunnerChild* TimedSession::child_of(int arm, CallResult* failure) {
-  auto& child = children_[static_cast<size_t>(arm)];
-  if (child) {
-    child->resume();
-    return child.get();
-  }
-  const auto t = Clock::now();
-  // Every set is touched once, as the child is prepared: its later readings meet cold data
-  // through warm translations whichever window they use.
-  child = host_->spawn(arm, 0, inputs_->count(), failure);
-  costs_.process_start += since(t);
-  if (!child) return nullptr;
-  ++costs_.children;
-  cpu_checked_[static_cast<size_t>(arm)] = child->prepared_cpu_seconds();
-  first_reading_of_child_.insert(arm);
-  return child.get();
-}
-
-pid_t TimedSession::child_pid(int arm) const {
-  const auto& child = children_.at(static_cast<size_t>(arm));
-  return child && child->alive() ? child->pid() : -1;
-}
-
 SessionReading TimedSession::reading(int arm, Inputs inputs) {
   std::optional<LastReading> same;
   if (inputs == Inputs::kAsLastReading && last_ && last_->arm != arm &&
@@ -216,28 +186,19 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
   const int calls = calls_per_reading_;
   const auto [first, window] = same ? std::pair{same->first, 1 + calls} : next_sets();
   if (!same) ++next_window_;
-  // An arm whose reading fails or breaks a rule loses its child: a later reading starts afresh.
-  struct DropOnFailure {
-    TimedSession& session;
-    const SessionReading& reading;
-    int arm;
-    ~DropOnFailure() {
-      if (!reading.ok()) session.children_[static_cast<size_t>(arm)].reset();
-    }
-  } drop{*this, out, arm};
-  // A warm-up call first, unless this arm's child showed it runs on one thread: then there is
-  // no thread pool to wake and its first call can be timed.
+  // A warm-up call first, unless this arm's first child showed it runs on one thread: then
+  // there is no thread pool to start and its first call can be timed.
   const bool warm_up = !single_threaded_.count(arm);
-  RunnerChild* child = child_of(arm, &out.call);
-  if (!child) return out;
   auto t = Clock::now();
+  auto child = host_->spawn(arm, warm_up ? first : first + 1, warm_up ? window : calls, &out.call);
+  if (!child) return out;
   const CallResult ping = child->ping(kNextWithinUs);
   if (!ping.ok()) {
     out.call = ping;
     return out;
   }
   round_trips_.push_back(ping.seconds);
-  costs_.guard += since(t);
+  costs_.process_start += since(t);
 
   CallResult warm;
   if (warm_up) {
@@ -249,12 +210,12 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
     }
   }
   // The child is stopped while every timed set is patched, its slot poisoned and all its lines
-  // flushed from the caches: no candidate code runs from the end of the warm-up (or of its last
-  // reading) to the timed request, so none can work on a timed call's inputs early or bring
-  // them into a cache. The one request then runs all timed calls back to back, leaving no gap
-  // between them for work outside a call. A ping after the child resumes has it polling for the
-  // request, and the harness's workers spinning until its reply, so that no core the kernel
-  // uses is asleep when it comes.
+  // flushed from the caches: no candidate code runs from the end of the warm-up (or of loading)
+  // to the timed request, so none can work on a timed call's inputs early or bring them into a
+  // cache. The one request then runs all timed calls back to back, leaving no gap between them
+  // for work outside a call. A ping after the child resumes has it polling for the request, and
+  // the harness's workers spinning until its reply, so that no core the kernel uses is asleep
+  // when it comes.
   t = Clock::now();
   if (!child->pause(kPauseTimeoutSeconds)) {
     child->resume();
@@ -297,9 +258,10 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
         out.call.seconds - out.call.runner_seconds > 3 * rtt + 100e-6) {
       ++clock_disagreements_;
     }
-    // Every call of an arm's first reading of each length is kept (a drift both arms of a pair
-    // share is found there), and then a secret random fraction of the others, dropped again
-    // where the reading is compared with another arm's (compare_with verifies each of those).
+    // Every call of an arm's first reading of each length is kept (a child knows which call of
+    // its batch it is, but not which reading it serves: each is a fresh process), and then a
+    // random fraction of the others, dropped again where the reading is compared with another
+    // arm's (compare_with verifies each of those calls).
     const size_t bytes = inputs_->slot_bytes();
     const bool keep_all = fully_kept_[arm] < calls;
     fully_kept_[arm] = std::max(fully_kept_[arm], calls);
@@ -321,12 +283,20 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
       if (auto breach = idle_breach(*child)) out.cheat = Misbehaviour{arm, *breach};
     }
     if (warm_up && child->thread_count() == 1) single_threaded_.insert(arm);
-    // Held stopped until its next reading: no thread of it runs while another arm is read.
-    if (!out.cheat && !child->pause(kPauseTimeoutSeconds)) {
-      out.cheat = Misbehaviour{arm, fmt::format("could not be stopped within {} s after a reading",
-                                                kPauseTimeoutSeconds)};
-    }
-    if (!out.cheat) out.cheat = cpu_breach(arm, warm.seconds + out.call.seconds);
+  }
+  const double wall = warm.seconds + out.call.seconds;
+  const ChildFate fate = child->finish();
+  const double cores = std::max(1u, std::thread::hardware_concurrency());
+  // The runner's preparation is not the candidate's; what it cost (mostly first touches of
+  // pages, which under some hypervisors are exits of microseconds each) is allowed once more
+  // for the first touches after loading (code, stacks, output pages).
+  const double prepared = child->prepared_cpu_seconds();
+  const double candidate_cpu = fate.cpu_seconds - prepared;
+  if (out.call.ok() && !out.cheat && fate.known &&
+      candidate_cpu > wall * cores + kCpuAllowanceSeconds + prepared) {
+    out.cheat = Misbehaviour{arm, fmt::format("used {:.1f} ms of CPU in a life whose calls took "
+                                              "{:.1f} ms on {} cores: work outside its calls",
+                                              candidate_cpu * 1e3, wall * 1e3, cores)};
   }
   for (int k = 0; k < calls; ++k) inputs_->restore(first + 1 + k, patches[static_cast<size_t>(k)]);
   costs_.guard += since(t);
@@ -341,24 +311,6 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
                         std::vector<std::byte>(slot(arm, 0), slot(arm, 0) + bytes * calls)};
   }
   return out;
-}
-
-std::optional<Misbehaviour> TimedSession::cpu_breach(int arm, double wall) {
-  RunnerChild& child = *children_[static_cast<size_t>(arm)];
-  const double now = child.cpu_seconds();
-  if (now < 0) return std::nullopt;  // cannot tell
-  double& checked = cpu_checked_[static_cast<size_t>(arm)];
-  const double used = now - checked;
-  checked = now;
-  const double cores = std::max(1u, std::thread::hardware_concurrency());
-  // The first touches after loading (code, stacks, output pages) may cost what preparing the
-  // child did, under hypervisors whose first touch of a page is an exit of microseconds.
-  const double first_touches =
-      first_reading_of_child_.erase(arm) ? child.prepared_cpu_seconds() : 0.0;
-  if (used <= wall * cores + kCpuAllowanceSeconds + first_touches) return std::nullopt;
-  return Misbehaviour{arm, fmt::format("used {:.1f} ms of CPU in a reading whose calls took "
-                                       "{:.1f} ms on {} cores: work outside its calls",
-                                       used * 1e3, wall * 1e3, cores)};
 }
 
 std::optional<Violation> TimedSession::wrong_output(int set, uint64_t patch_seed,

@@ -1,20 +1,16 @@
 #pragma once
 // Readings of several built candidates ("arms") of one kernel on the host CPU, on equal terms
 // and out of their reach:
-//   - every arm has a runner child of its own (RunnerHost::spawn) that serves all its readings
-//     of the session, so no candidate shares a process with another or with the clock, and no
-//     reading pays a process start. The child is stopped (SIGSTOP) from the end of one reading
-//     to the start of the next, so no thread of it runs while another arm is read, and an arm
-//     whose reading fails or breaks a rule loses its child;
-//   - the child makes one warm-up call on one input set (skipped for an arm whose child ran on
-//     a single thread: no thread pool to wake) and then `calls_per_reading()` timed calls back
+//   - every reading runs in a fresh runner child (RunnerHost::spawn), so nothing a process
+//     keeps (its pages, its core, the order it started in) outlives one reading, and no
+//     candidate shares a process with another or with the clock;
+//   - the child makes one warm-up call on one input set (skipped for an arm whose first child
+//     ran on a single thread: nothing to start) and then `calls_per_reading()` timed calls back
 //     to back in one request, each on another set, set aside long enough to be out of the
 //     caches (InputSets), freshly patched and poisoned; the reading is their mean. The sets of
-//     one reading hold independent draws, so no call finds the weights of its process's
-//     previous call; a set met again in a later reading has its activations redrawn and its
-//     weight lines changed at secret places, so no output can be replayed and a kept copy of
-//     its weights is right only after a read of every line. The rotation starts at a secret
-//     set. The number of
+//     one reading hold independent draws, so no call finds the weights of an earlier call of
+//     its process, and the rotation starts at a secret set, so a set's place says nothing about
+//     which reading of the session it serves. The number of
 //     calls is fixed when the session starts, from a first reading of each arm (the probe): as
 //     many of the fastest arm's calls as fit in SessionOptions::timed_per_reading, at most
 //     max_calls_per_reading. It is the same
@@ -27,9 +23,8 @@
 //   - every timed call is screened as soon as the reading ends (screen_writes: no output left
 //     poisoned or not finite, no in/out region left as it was given), so a call that skipped its
 //     work is caught whether or not it is sampled below;
-//   - after each reading the child must be idle (no thread running, no message unasked for),
-//     and from the end of one reading to the end of the next it may use no more CPU than the
-//     calls' wall time times the cores;
+//   - after each call the child must be idle (no thread running, no message unasked for), and
+//     over its life it may use no more CPU than its calls' wall time times the cores;
 //   - a reading may run on the inputs of the reading before it, another arm's (the second
 //     reading of a pair, Inputs::kAsLastReading): then every timed call's writes are compared
 //     with that reading's call on the same inputs, and where the two differ by more than
@@ -59,9 +54,8 @@ namespace headway::cpu {
 
 struct SessionOptions {
   ProcessLimits limits;
-  uint64_t seed = 1;        // the inputs (see shared_input_sets)
-  uint64_t cold_bytes = 0;  // traffic between two uses of a set; 0: none where the flush evicts
-                            // (kFlushEvicts), else twice the OS's LLC
+  uint64_t seed = 1;                  // the inputs (see shared_input_sets)
+  uint64_t cold_bytes = 0;            // traffic between two uses of a set; 0: twice the OS's LLC
   double verify_fraction = 1.0 / 16;  // chance that a timed call is kept for verification
   double timed_per_reading = 0.016;   // kernel time a reading aims for, seconds (see above)
 };
@@ -79,14 +73,9 @@ struct SessionCosts {
   double guard = 0.0;          // patching, idle checks, ending children
   double verification = 0.0;   // comparing paired calls; reference and comparison of kept calls
   int readings = 0;
-  int children = 0;        // runner children started: one per arm, another after one is lost
   int compared_calls = 0;  // timed calls compared with the other arm's on the same inputs
   int disputed_calls = 0;  // of those, calls the two arms disagreed on (checked by the reference)
 };
-
-// Two arms' calls on the same inputs agree when no written element differs by more than this
-// share of the kernel's tolerance (disagreement, kernels/verify.h).
-inline constexpr double kAgreeShare = 0.5;
 
 struct Misbehaviour {
   int arm = 0;
@@ -135,8 +124,6 @@ class TimedSession {
   // The first input set of the next reading's window (its warm-up set; the timed sets follow)
   // and the window's length.
   std::pair<int, int> next_sets() const;
-  // The pid of `arm`'s child (stopped between its readings), or -1 when it has none.
-  pid_t child_pid(int arm) const;
 
  private:
   struct Kept {
@@ -167,14 +154,6 @@ class TimedSession {
   std::shared_ptr<InputSets> inputs_;
   std::vector<std::unique_ptr<SharedMemory>> writable_;
   std::unique_ptr<RunnerHost> host_;
-  std::vector<std::unique_ptr<RunnerChild>> children_;  // per arm; after host_, ended before it
-  std::vector<double> cpu_checked_;       // per arm: its child's CPU time at the last check
-  std::set<int> first_reading_of_child_;  // arms whose child has not ended a reading yet
-  // `arm`'s child, resumed, or a new one (every set touched); nullptr with *failure set.
-  RunnerChild* child_of(int arm, CallResult* failure);
-  // Whether `arm`'s stopped child used more CPU since its last check than `wall` seconds of
-  // calls on every core (and its allowances) could.
-  std::optional<Misbehaviour> cpu_breach(int arm, double wall);
   // A first reading of every arm; the fastest one's time fixes calls_per_reading_ for the
   // session, so that a short kernel timed beside a long one (a head beside its baseline) is
   // read in the same batches as beside its peers. The kept calls are verified with the others;
@@ -189,7 +168,7 @@ class TimedSession {
   std::vector<Kept> kept_;
   std::optional<LastReading> last_;
   std::map<int, int> fully_kept_;  // per arm: the longest reading kept whole so far
-  std::set<int> single_threaded_;  // arms whose child ran on one thread after a reading
+  std::set<int> single_threaded_;  // arms whose first child ran on one thread
   std::vector<double> round_trips_;
   int clock_disagreements_ = 0;
   int unstamped_ = 0;

@@ -1,7 +1,6 @@
 // Readings of several timed calls in one request (TimedSession's batches): how many calls a
-// reading makes, that every call of a batch is its own verified call, that a candidate which
-// does the work on its process's first call only is caught, and that each arm keeps one child,
-// stopped between its readings.
+// reading makes, that every call of a batch is its own verified call, and that a candidate
+// which does the work on its process's first call only is caught.
 #include "targets/cpu/timed_session.h"
 
 #include <gtest/gtest.h>
@@ -9,8 +8,6 @@
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
-#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -309,91 +306,6 @@ TEST_F(TimedSessionBatches, WhatAChildUsesBeforeItsCandidateLoadsIsTheRunners) {
   ASSERT_TRUE(child) << failure.describe();
   EXPECT_GT(child->prepared_cpu_seconds(), 0.0);
   EXPECT_GE(child->cpu_seconds(), child->prepared_cpu_seconds());
-}
-
-// The state letters of every thread of process `pid` (/proc/PID/task/TID/stat).
-std::string thread_states(pid_t pid) {
-  std::string states;
-  for (const auto& task :
-       fs::directory_iterator(fs::path("/proc") / std::to_string(pid) / "task")) {
-    std::ifstream stat(task.path() / "stat");
-    std::string line;
-    std::getline(stat, line);
-    const auto close = line.rfind(')');
-    if (close != std::string::npos && close + 2 < line.size()) states += line[close + 2];
-  }
-  return states;
-}
-
-TEST_F(TimedSessionBatches, EachArmKeepsOneChildStoppedBetweenItsReadings) {
-  auto session = start({build(baseline()), build(baseline() + "\n// a copy\n")});
-  ASSERT_TRUE(session);
-  const pid_t first[] = {session->child_pid(0), session->child_pid(1)};
-  ASSERT_GT(first[0], 0);
-  ASSERT_GT(first[1], 0);
-  for (int round = 0; round < 3; ++round) {
-    for (int arm : {1, 0}) {
-      const SessionReading r = session->reading(arm, TimedSession::Inputs::kAsLastReading);
-      ASSERT_TRUE(r.ok()) << r.failure();
-      EXPECT_EQ(session->child_pid(arm), first[arm]) << "a reading started a child of its own";
-      for (int a : {0, 1}) {
-        const std::string states = thread_states(session->child_pid(a));
-        EXPECT_EQ(states.find_first_not_of("Tt"), std::string::npos)
-            << "arm " << a << " has a thread not stopped between its readings: " << states;
-      }
-    }
-  }
-  EXPECT_EQ(session->costs().children, 2);
-  EXPECT_EQ(session->costs().readings, 8);
-}
-
-TEST_F(TimedSessionBatches, AnArmWhoseChildFailsGetsAFreshOneAtItsNextReading) {
-  // Every child of this arm crashes on its third call: the probe (a warm-up and one timed call)
-  // passes, and each later reading fails in a child of its own.
-  auto session = start(
-      {build(baseline()), build(around_baseline("static int calls = 0;\n"
-                                                "if (++calls == 3) __builtin_trap();\nreal(a);"))});
-  ASSERT_TRUE(session);
-  const pid_t probed = session->child_pid(1);
-  ASSERT_GT(probed, 0);
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    const SessionReading r = session->reading(1);
-    EXPECT_EQ(r.call.status, CallResult::Status::kCrashed) << r.failure();
-    EXPECT_EQ(session->child_pid(1), -1);
-  }
-  // The baseline's; the crashing arm's first, which died in the first reading above; and the
-  // one started for the second.
-  EXPECT_EQ(session->costs().children, 3);
-  ASSERT_TRUE(session->reading(0).ok());
-}
-
-TEST_F(TimedSessionBatches, AThreadThatWorksBetweenReadingsIsCaught) {
-  // A thread asleep through the idle check after each call, that wakes and works for 300 ms: the
-  // child is stopped until its next reading, and the CPU it then uses outside its calls is found.
-  const std::string between =
-      "#include <thread>\n#include <chrono>\n#include <atomic>\n" +
-      around_baseline(
-          "static std::atomic<int> calls{0};\n"
-          "static bool started = false;\n"
-          "if (!started) { started = true; std::thread([] {\n"
-          "  for (int seen = 0;;) {\n"
-          "    std::this_thread::sleep_for(std::chrono::milliseconds(40));\n"
-          "    if (calls.load() == seen) continue;\n"
-          "    seen = calls.load();\n"
-          "    const auto end = std::chrono::steady_clock::now() + "
-          "std::chrono::milliseconds(300);\n"
-          "    while (std::chrono::steady_clock::now() < end) {}\n"
-          "  } }).detach(); }\n"
-          "real(a); ++calls;");
-  auto session = start({build(baseline()), build(between)});
-  ASSERT_TRUE(session);
-  std::optional<Misbehaviour> cheat;
-  for (int round = 0; round < 3 && !cheat; ++round) {
-    ASSERT_TRUE(session->reading(0).ok());
-    cheat = session->reading(1).cheat;
-  }
-  ASSERT_TRUE(cheat) << "work between readings went unnoticed";
-  EXPECT_EQ(cheat->arm, 1);
 }
 
 TEST_F(TimedSessionBatches, TheRotationStartsAtASecretSet) {
