@@ -44,6 +44,22 @@ class LogSink final : public statistics::ReadingSink {
   int64_t test_, head_, candidate_;
 };
 
+// The prior scale s0 the latest finished test against `head` started from (kept in its
+// candidate's evidence), or nullopt when no such test kept one.
+std::optional<double> s0_of_last_test_against(trees::DesignTree& tree, int64_t head) {
+  const std::vector<trees::TestRecord> tests = trees::DecisionLog(tree).tests();
+  for (auto t = tests.rbegin(); t != tests.rend(); ++t) {
+    if (t->head_node != head || !t->outcome) continue;
+    const auto node = tree.node(t->candidate_node);
+    if (!node || !node->evidence.is_object()) continue;
+    const auto config = node->evidence.find("rule_config");
+    if (config == node->evidence.end() || !config->is_object()) continue;
+    const auto s0 = config->find("s0");
+    if (s0 != config->end() && s0->is_number() && s0->get<double>() > 0) return s0->get<double>();
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 AcceptanceResult AcceptanceTest::run(const trees::Node& head,
@@ -67,11 +83,19 @@ AcceptanceResult AcceptanceTest::run(const trees::Node& head,
           : std::make_unique<statistics::MixedPairedDevice>(
                 std::move(devices), mix_seed(static_cast<uint64_t>(candidate.id), kShapeStream));
   statistics::PairedDevice& device = *owned;
-  const auto s0 = statistics::estimate_s0(device, options_.warmup_readings);
+  AcceptanceResult result;
+  // The warm-up that estimates s0 runs once per head: later tests against it start from the
+  // same prior, which their pairs update as before.
+  std::optional<double> s0 = s0_of_last_test_against(tree_, head.id);
+  if (!s0) {
+    result.warmup_readings = options_.warmup_readings;
+    if (auto estimated = statistics::estimate_s0(device, options_.warmup_readings))
+      s0 = estimated.value();
+  }
   statistics::BettingConfig config;
   config.alpha = options_.alpha;
   config.cap = options_.cap;
-  config.s0 = s0 ? s0.value() : options_.fallback_s0;
+  config.s0 = s0.value_or(options_.fallback_s0);
   config.adapt_s0 = true;  // the warm-up's estimate is a prior the test's pairs update
   statistics::BettingRule rule(config);
   trees::DecisionLog log(tree_);
@@ -82,7 +106,6 @@ AcceptanceResult AcceptanceTest::run(const trees::Node& head,
   Rng coin(mix_seed(static_cast<uint64_t>(test), statistics::kCoinStream));
   const std::string name(kernel_.name());
   const statistics::PairLabel label{name, std::to_string(candidate.id), test, 0};
-  AcceptanceResult result;
   statistics::DecisionRecord record;
   statistics::Confirmation confirmed;
   try {

@@ -24,7 +24,8 @@ namespace headway::loop {
 struct AcceptanceOptions {
   double alpha = 0.05;
   int cap = 24;               // pairs at most
-  int warmup_readings = 10;   // readings that estimate the betting rule's prior scale s0
+  int warmup_readings = 10;   // readings that estimate the betting rule's prior scale s0, in
+                              // the first test against a head (later ones take its s0)
   double fallback_s0 = 0.02;  // the prior when the warm-up cannot estimate one
   // Before FASTER stands, the candidate's calls the device must have verified, more pairs run
   // until it has, at most confirm_max_pairs of them (statistics/confirmation.h; devices that do
@@ -44,6 +45,8 @@ struct AcceptanceResult {
   int pairs = 0;
   std::optional<double> effect_pct;  // candidate against head, percent time saved
   double seconds = 0.0;              // wall time of the test
+  int warmup_readings = 0;  // head readings that estimated s0: none where an earlier finished
+                            // test against the same head gave its s0
 };
 
 class AcceptanceTest {

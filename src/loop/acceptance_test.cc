@@ -40,6 +40,36 @@ TEST(AcceptanceTest, AClearlySlowerCandidateKeepsTheHead) {
   EXPECT_EQ(k.tree().node(cand.id)->status, NodeStatus::kSlower);
 }
 
+TEST(AcceptanceTest, TheWarmUpRunsOncePerHeadAndLaterTestsStartFromItsS0) {
+  SimKernel k;
+  const auto head = k.head();
+  const auto slow = k.add("slow", "sim-x 1.5\n");
+  const auto slower = k.add("slower", "sim-x 1.6\n");
+  const auto first = AcceptanceTest(k.target(), k.kernel(), k.tree(), {})
+                         .run(head, k.artifact(head), slow, k.artifact(slow));
+  ASSERT_EQ(first.outcome, statistics::Outcome::kSlower);
+  EXPECT_EQ(first.warmup_readings, AcceptanceOptions{}.warmup_readings);
+  const auto second = AcceptanceTest(k.target(), k.kernel(), k.tree(), {})
+                          .run(head, k.artifact(head), slower, k.artifact(slower));
+  ASSERT_EQ(second.outcome, statistics::Outcome::kSlower);
+  EXPECT_EQ(second.warmup_readings, 0) << "the head did not change: its s0 is known";
+  const double s0 = k.tree().node(slow.id)->evidence.at("rule_config").at("s0").get<double>();
+  EXPECT_GT(s0, 0.0);
+  EXPECT_EQ(k.tree().node(slower.id)->evidence.at("rule_config").at("s0").get<double>(), s0);
+
+  // A new head has had no test: its first one warms up again.
+  const auto fast = k.add("fast", "sim-x 0.5\n");
+  ASSERT_EQ(AcceptanceTest(k.target(), k.kernel(), k.tree(), {})
+                .run(head, k.artifact(head), fast, k.artifact(fast))
+                .outcome,
+            statistics::Outcome::kFaster);
+  const auto next = k.add("next", "sim-x 0.6\n");
+  const auto against_new_head =
+      AcceptanceTest(k.target(), k.kernel(), k.tree(), {})
+          .run(k.tree().node(fast.id).value(), k.artifact(fast), next, k.artifact(next));
+  EXPECT_EQ(against_new_head.warmup_readings, AcceptanceOptions{}.warmup_readings);
+}
+
 TEST(AcceptanceTest, ACheatingCandidateIsDisqualifiedAndItsTestDeleted) {
   SimKernel k;
   const auto head = k.head();
