@@ -56,7 +56,7 @@ class FakeDriver : public ::testing::Test {
     const fs::path dir = module_dir(name);
     std::ifstream baseline(fs::path(HEADWAY_SOURCE_DIR) / "kernels/baselines" / (kernel + ".cc"));
     std::string text((std::istreambuf_iterator<char>(baseline)), std::istreambuf_iterator<char>());
-    text += "\n#include \"headway_cuda.h\"\nstatic int calls = 0;\n";
+    text += "\n#include <time.h>\n#include \"headway_cuda.h\"\nstatic int calls = 0;\n";
     if (!plan.empty())
       text += "extern \"C\" hw_cuda_plan hw_plan;\nhw_cuda_plan hw_plan = " + plan + ";\n";
     text += "extern \"C\" void run_rows(void** p) {\n  hw_" + kernel +
@@ -190,6 +190,61 @@ TEST_F(FakeDriver, AnArmThatStopsWorkingAfterTheCheckIsCaughtAsCheating) {
     FAIL() << "the lazy arm passed verification";
   } catch (const statistics::ArmDisqualified& e) {
     EXPECT_EQ(e.arm(), statistics::Arm::kCandidate) << e.what();
+  }
+}
+
+TEST_F(FakeDriver, EveryReadingWarmsUpBeforeItsTimedCall) {
+  // 300 ms on its process's first call only: the warm-up takes it, no timed call does.
+  const auto slow_first = module(
+      "slow_first", "if (calls == 1) { timespec t{0, 300000000}; nanosleep(&t, nullptr); }\n" +
+                        std::string(kCorrect));
+  const auto timed = target_.time_side_by_side(attn_out(), {slow_first}, 3, 1);
+  ASSERT_EQ(timed.size(), 1u);
+  ASSERT_TRUE(timed[0].ok()) << timed[0].failure;
+  for (double s : timed[0].seconds) EXPECT_LT(s, 0.15) << "a timed call was its process's first";
+}
+
+TEST_F(FakeDriver, APairsSecondReadingIsComparedWithItsFirst) {
+  const auto a = module("a", kCorrect);
+  const auto b = module("b", kCorrect);
+  auto device = target_.paired_device(attn_out(), a, b, 3);
+  ASSERT_TRUE(device.ok()) << device.error().message;
+  nlohmann::json clock;
+  for (int pair = 0; pair < 3; ++pair) {
+    device.value()->begin_pair();
+    device.value()->run_once(pair % 2 ? statistics::Arm::kHead : statistics::Arm::kCandidate,
+                             &clock);
+    device.value()->run_once(pair % 2 ? statistics::Arm::kCandidate : statistics::Arm::kHead,
+                             &clock);
+  }
+  EXPECT_EQ(device.value()->verified_calls(statistics::Arm::kCandidate), 3);
+  EXPECT_EQ(device.value()->accounting().value("compared_calls", -1), 3);
+  EXPECT_NO_THROW(device.value()->verify_arms());
+}
+
+TEST_F(FakeDriver, AWrongCallIsFoundByThePairsComparisonWhicheverArmReadsFirst) {
+  // Right for the check, then wrong on every timed call (the even calls of its session: each
+  // reading is a warm-up and a timed call): finite, one element 512 (0x4400 in bf16), far from
+  // any residual the kernel writes. Only about one unpaired call in eight is verified at once;
+  // the pair's comparison finds every one.
+  const auto honest = module("honest", kCorrect);
+  const auto wrong =
+      module("wrong", "hw_attn_out(&a); if (calls % 2 == 0) a.residual[0] = 0x4400;");
+  for (const auto first : {statistics::Arm::kHead, statistics::Arm::kCandidate}) {
+    auto device = target_.paired_device(attn_out(), honest, wrong, 4);
+    ASSERT_TRUE(device.ok()) << device.error().message;
+    nlohmann::json clock;
+    device.value()->begin_pair();
+    try {
+      device.value()->run_once(first, &clock);
+      device.value()->run_once(
+          first == statistics::Arm::kHead ? statistics::Arm::kCandidate : statistics::Arm::kHead,
+          &clock);
+      FAIL() << "a wrong paired call passed";
+    } catch (const statistics::ArmDisqualified& e) {
+      EXPECT_EQ(e.arm(), statistics::Arm::kCandidate) << e.what();
+      EXPECT_NE(std::string(e.what()).find("timed call"), std::string::npos) << e.what();
+    }
   }
 }
 

@@ -43,6 +43,7 @@ struct Reply {
   double seconds = 0.0;
   unsigned sm_mhz = 0;
   bool throttled = false;
+  bool compared = false;  // the call was compared with the other arm's on the same inputs
   std::string reason;
 };
 
@@ -52,10 +53,11 @@ Reply parse_reply(const std::string& line) {
   std::string word;
   in >> word;
   if (word == "ok") {
-    int throttled = 0;
+    int throttled = 0, compared = 0;
     if (in >> r.seconds >> r.sm_mhz >> throttled && r.seconds > 0.0) {
       r.kind = Reply::Kind::kReading;
       r.throttled = throttled != 0;
+      r.compared = (in >> compared) && compared != 0;
       return r;
     }
   } else if (word == "breach" || word == "fail") {
@@ -75,8 +77,11 @@ class CudaSession final : public targets::Session {
       : runner_(std::move(runner)), arms_(arms) {}
   int arms() const override { return arms_; }
 
-  Result<double> reading(int i) override {
-    auto line = runner_->request(fmt::format("read {}", i));
+  Result<double> reading(int i) override { return reading(i, false); }
+  // `paired`: on the inputs of the reading just before, when that was another arm's, and
+  // compared with it call for call (Reply::compared says whether it was).
+  Result<double> reading(int i, bool paired) {
+    auto line = runner_->request(fmt::format("read {}{}", i, paired ? " paired" : ""));
     if (!line) {
       lost_ = true;
       return line.error();
@@ -88,6 +93,7 @@ class CudaSession final : public targets::Session {
       return environment_error(r.reason);
     }
     ++readings_;
+    compared_ += r.compared;
     if (r.throttled) ++throttled_;
     last_ = r;
     seconds_ += r.seconds;
@@ -113,6 +119,7 @@ class CudaSession final : public targets::Session {
   nlohmann::json accounting() const override {
     return {{"timed_calls_seconds", seconds_},
             {"readings", readings_},
+            {"compared_calls", compared_},
             {"throttled_readings", throttled_}};
   }
   const Reply& last() const { return last_; }
@@ -120,7 +127,7 @@ class CudaSession final : public targets::Session {
  private:
   std::unique_ptr<RunnerProcess> runner_;
   int arms_;
-  int readings_ = 0, throttled_ = 0;
+  int readings_ = 0, throttled_ = 0, compared_ = 0;
   double seconds_ = 0.0;
   Reply last_;
   std::optional<targets::ArmBreach> breach_;
@@ -154,19 +161,27 @@ class CudaPairedDevice final : public statistics::PairedDevice {
  public:
   explicit CudaPairedDevice(std::unique_ptr<CudaSession> session, double candidate_factor = 1.0)
       : session_(std::move(session)), candidate_factor_(candidate_factor) {}
+  void begin_pair() override { readings_in_pair_ = 0; }
+  // The second reading of a pair runs on the first's inputs and is compared with it.
   double run_once(statistics::Arm arm, nlohmann::json* clock_out) override {
     const int i = arm == statistics::Arm::kHead ? 0 : 1;
-    auto s = session_->reading(i);
+    auto s = session_->reading(i, readings_in_pair_++ == 1);
     if (!s) {
-      if (auto breach = session_->verify_arms(); breach && breach->arm == i)
-        throw statistics::ArmDisqualified(arm, breach->reason);
+      // A paired reading's breach may be the other arm's (its call, judged by the reference).
+      if (auto breach = session_->verify_arms()) {
+        throw statistics::ArmDisqualified(
+            breach->arm == 0 ? statistics::Arm::kHead : statistics::Arm::kCandidate,
+            breach->reason);
+      }
       throw std::runtime_error(s.error().message);
     }
     if (clock_out) {
       *clock_out = {{"sm_mhz", session_->last().sm_mhz}, {"throttled", session_->last().throttled}};
     }
+    if (session_->last().compared) ++compared_calls_;
     return i == 1 ? s.value() * candidate_factor_ : s.value();
   }
+  int64_t verified_calls(statistics::Arm) const override { return compared_calls_; }
   void verify_arms() override {
     if (auto breach = session_->verify_arms()) {
       throw statistics::ArmDisqualified(
@@ -178,6 +193,8 @@ class CudaPairedDevice final : public statistics::PairedDevice {
  private:
   std::unique_ptr<CudaSession> session_;
   double candidate_factor_;
+  int readings_in_pair_ = 2;  // readings since begin_pair (none begun: every reading is fresh)
+  int64_t compared_calls_ = 0;
 };
 
 }  // namespace

@@ -8,9 +8,16 @@
 //   headway-cuda-runner facts [--readings N]
 //
 // info, check and facts print one JSON object. serve answers one line per request line on stdin:
-//   read I   -> "ok SECONDS SM_MHZ THROTTLED" (SM_MHZ 0 when unknown), "breach I REASON" (arm I
-//               broke a rule: a wrong timed output, a write into its inputs) or "fail I REASON"
-//               (the device failed under arm I; the runner exits after it: the context is lost)
+//   read I   -> "ok SECONDS SM_MHZ THROTTLED COMPARED" (SM_MHZ 0 when unknown; COMPARED below),
+//               "breach J REASON" (arm J broke a rule: a wrong timed output, a write into its
+//               inputs) or "fail I REASON" (the device failed under arm I; the runner exits after
+//               it: the context is lost). A reading is a warm-up launch of arm I's plan on
+//               another set, then one timed launch on a set drawn at random and patched anew.
+//   read I paired -> the same, on the set and patch of the reading just before when that was
+//               another arm's and ended "ok": then the two calls' writes are compared element
+//               by element, and where they differ by more than kAgreeShare of the tolerance the
+//               reference judges both (a wrong one is a "breach" of its arm). COMPARED is 1 when
+//               the comparison was made, else 0 (the reading was a fresh one).
 //   verify   -> every arm's last timed call, unless it was verified already, is verified:
 //               "verified" or "breach I REASON"
 // Exit status: 0 done, 2 bad usage, 3 no usable GPU ("headway-cuda-runner: no GPU is present:
@@ -21,6 +28,7 @@
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -176,7 +184,7 @@ class Server {
   Server(Gpu& gpu, const KernelContract& kernel, const Options& o)
       : gpu_(gpu),
         kernel_(kernel),
-        sets_(kernel, o.seed, o.sets),
+        sets_(kernel, o.seed, o.sets, o.sets),
         host_writable_(sets_.new_writable_block(1)),
         base_writable_(sets_.new_writable_block(1)),
         secret_(std::random_device{}()),
@@ -211,13 +219,16 @@ class Server {
         continue;
       }
       int arm = -1;
-      if (std::sscanf(line.c_str(), "read %d", &arm) != 1 || arm < 0 ||
+      char mode[16] = "";
+      const int fields = std::sscanf(line.c_str(), "read %d %15s", &arm, mode);
+      const bool paired = fields == 2 && std::string(mode) == "paired";
+      if (fields < 1 || (fields == 2 && !paired) || arm < 0 ||
           arm >= static_cast<int>(arms_.size())) {
         std::cout << "error bad request '" << line << "'" << std::endl;
         continue;
       }
       try {
-        std::cout << reading(arm) << std::endl;
+        std::cout << reading(arm, paired) << std::endl;
       } catch (const DriverFailure& e) {
         std::cout << "fail " << arm << " " << e.what() << std::endl;
         return 4;
@@ -233,6 +244,13 @@ class Server {
     bool last_verified = false;  // the arm's last call was verified
     int last_set = -1;
     uint64_t last_patch = 0;
+  };
+  // The reading before this one, when it ended "ok": whose, on what, and what it wrote.
+  struct LastReading {
+    int arm = -1;
+    int set = -1;
+    uint64_t patch = 0;
+    std::vector<std::byte> writes;
   };
 
   void upload_patch(int set) {
@@ -267,10 +285,61 @@ class Server {
     return why;
   }
 
-  std::string reading(int i) {
+  // Why `writes`, left by a call on `set` patched with `patch`, are wrong, or "". The set must
+  // hold that patch on the host (prepare); host_writable_ is left holding the given values.
+  std::string wrong_writes(int set, uint64_t patch, const std::vector<std::byte>& writes) {
+    sets_.prepare(set, patch, host_writable_->data());
+    auto view = sets_.view(set, host_writable_->data());
+    const auto expected = kernel_.reference(*view);
+    std::memcpy(host_writable_->data(), writes.data(), writable_bytes_);
+    const Snapshot snapshot = take_snapshot(*view);
+    std::string why;
+    if (auto v = verify(kernel_, *view, snapshot, expected)) why = v->describe();
+    sets_.prepare(set, patch, host_writable_->data());
+    return why;
+  }
+
+  // Compares arm i's call, whose writes are `mine`, with `last`'s on the same inputs; where they
+  // disagree the reference judges both. A breach reply, or "".
+  std::string compare_with(const LastReading& last, int i, const std::vector<std::byte>& mine) {
+    std::vector<std::byte> theirs_block(writable_bytes_), mine_block(writable_bytes_);
+    std::memcpy(theirs_block.data(), last.writes.data(), writable_bytes_);
+    std::memcpy(mine_block.data(), mine.data(), writable_bytes_);
+    const auto a = sets_.view(last.set, mine_block.data());
+    const auto b = sets_.view(last.set, theirs_block.data());
+    if (!disagreement(kernel_, *a, *b, kAgreeShare)) return "";
+    using Call = std::pair<int, const std::vector<std::byte>*>;  // an arm and what it wrote
+    for (const auto& [who, writes] : {Call{i, &mine}, Call{last.arm, &last.writes}}) {
+      if (std::string why = wrong_writes(last.set, last.patch, *writes); !why.empty()) {
+        return "breach " + std::to_string(who) +
+               " a timed call's output is wrong (it disagreed with the other arm's call on the "
+               "same inputs): " +
+               why;
+      }
+    }
+    return "";
+  }
+
+  std::string reading(int i, bool paired) {
     Arm& arm = arms_[static_cast<size_t>(i)];
-    const int set = static_cast<int>(secret_() % static_cast<uint64_t>(sets_.count()));
-    const uint64_t patch = secret_();
+    std::optional<LastReading> same;
+    if (paired && last_ && last_->arm != i) same = std::move(last_);
+    last_.reset();
+    const int set =
+        same ? same->set : static_cast<int>(secret_() % static_cast<uint64_t>(sets_.count()));
+    const uint64_t patch = same ? same->patch : secret_();
+    // The warm-up: one untimed launch on the next set (its own draw, unpatched), so that the
+    // timed launch meets a loaded module and a running clock, not a first call.
+    const int warm_set = (set + 1) % sets_.count();
+    {
+      std::memcpy(host_writable_->data(), base_writable_->data(), writable_bytes_);
+      gpu_.upload(arm.writable.address(), host_writable_->data(), writable_bytes_);
+      auto view = sets_.view(warm_set, host_writable_->data());
+      auto args =
+          cuda::device_args(kernel_, *view, device_sets_[static_cast<size_t>(warm_set)].address(),
+                            arm.writable.address());
+      gpu_.launch(arm.module, args, arm.scratch.address());
+    }
     sets_.prepare(set, patch, host_writable_->data());
     upload_patch(set);
     gpu_.upload(arm.writable.address(), host_writable_->data(), writable_bytes_);
@@ -292,16 +361,25 @@ class Server {
     arm.last_set = set;
     arm.last_patch = patch;
     arm.last_verified = false;
-    // About one timed call in eight is verified at once; verify_all() verifies each arm's last
-    // call, so an arm that turns wrong after some calls is caught at the end of the session.
+    std::vector<std::byte> writes(writable_bytes_);
+    gpu_.download(writes.data(), arm.writable.address(), writable_bytes_);
+    // A paired call is compared with the other arm's; about one call in eight is also verified
+    // at once, and verify_all() verifies each arm's last call, so an arm that turns wrong after
+    // some unpaired calls is caught at the end of the session.
     std::string breach;
-    if (secret_() % 8 == 0) breach = verify_last(arm, true);
+    if (same) breach = compare_with(*same, i, writes);
+    if (breach.empty() && secret_() % 8 == 0) {
+      if (std::string why = verify_last(arm, true); !why.empty())
+        breach = "breach " + std::to_string(i) + " " + why;
+    }
     sets_.restore(set, patch);
     upload_patch(set);
-    if (!breach.empty()) return "breach " + std::to_string(i) + " " + breach;
+    std::memcpy(host_writable_->data(), base_writable_->data(), writable_bytes_);
+    if (!breach.empty()) return breach;
+    if (!same) last_ = LastReading{i, set, patch, std::move(writes)};
     char reply[128];
-    std::snprintf(reply, sizeof reply, "ok %.9g %u %d", seconds, clock ? clock->mhz : 0u,
-                  clock && clock->throttled ? 1 : 0);
+    std::snprintf(reply, sizeof reply, "ok %.9g %u %d %d", seconds, clock ? clock->mhz : 0u,
+                  clock && clock->throttled ? 1 : 0, same ? 1 : 0);
     return reply;
   }
 
@@ -324,6 +402,7 @@ class Server {
   std::mt19937_64 secret_;
   std::vector<DeviceBuffer> device_sets_;
   std::vector<Arm> arms_;
+  std::optional<LastReading> last_;
   DeviceBuffer flush_;
   uint64_t flushes_ = 0;
   EventTimer timer_;
