@@ -112,6 +112,8 @@ class TimedSession {
   SessionReading reading(int arm, Inputs inputs = Inputs::kFresh);
   // Checks every kept call against the reference; the first wrong one, if any.
   std::optional<Misbehaviour> verify_sampled();
+  // Calls kept for verify_sampled so far.
+  size_t kept_calls() const { return kept_.size(); }
   const SessionCosts& costs() const { return costs_; }
   // Median round trip of an empty call so far (seconds), and the number of readings where the
   // child's own figure was further from headway's than the round trip allows.

@@ -122,6 +122,31 @@ TEST_F(TimedSessionBatches, EveryReadingOfASessionMakesTheCallsItsProbeChose) {
   EXPECT_FALSE(session->verify_sampled()) << "an honest batch failed verification";
 }
 
+TEST_F(TimedSessionBatches, CallsComparedWithTheOtherArmsAreNotKeptForTheReference) {
+  SessionOptions options;
+  options.timed_per_reading = 10.0;
+  options.verify_fraction = 1.0;  // every call sampled
+  CallResult failure;
+  auto session = TimedSession::start(*find_kernel("attn_out"),
+                                     {build(baseline()), build(baseline() + "\n// a copy\n")},
+                                     options, &failure);
+  ASSERT_TRUE(session) << failure.describe();
+  const auto calls = static_cast<size_t>(session->calls_per_reading());
+  ASSERT_GT(calls, 1u);
+  EXPECT_EQ(session->kept_calls(), 2u) << "each probe's one call";
+  auto pair = [&] {
+    ASSERT_TRUE(session->reading(0).ok());
+    ASSERT_TRUE(session->reading(1, TimedSession::Inputs::kAsLastReading).ok());
+  };
+  pair();  // each arm's first reading of this length: kept whole, compared or not
+  EXPECT_EQ(session->kept_calls(), 2 + 2 * calls);
+  ASSERT_TRUE(session->reading(0).ok());
+  EXPECT_EQ(session->kept_calls(), 2 + 3 * calls) << "sampled until compared";
+  ASSERT_TRUE(session->reading(1, TimedSession::Inputs::kAsLastReading).ok());
+  EXPECT_EQ(session->kept_calls(), 2 + 2 * calls) << "both readings' calls were compared";
+  EXPECT_FALSE(session->verify_sampled());
+}
+
 TEST_F(TimedSessionBatches, AnArmWhoseProbeFailsReadsItsFailureNextWhileTheOthersBatch) {
   std::string crash = baseline();
   const std::string entry = "extern \"C\" void hw_attn_out(const hw_attn_out_args* a)";
