@@ -121,9 +121,9 @@ AcceptanceResult AcceptanceTest::run(const trees::Node& head,
   } catch (const statistics::ArmDisqualified& e) {
     (void)log.abandon_test(test);
     if (e.arm() == statistics::Arm::kHead)
-      throw std::runtime_error(
-          fmt::format("the head of {} failed under timing: {}", name, e.what()));
-    result.disqualified = e.what();
+      result.head_disqualified = e.what();
+    else
+      result.disqualified = e.what();
     result.seconds = elapsed();
     add_device_seconds(tree_.workspace(), name, result.seconds, "other", device.accounting());
     return result;

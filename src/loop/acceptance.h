@@ -37,10 +37,12 @@ struct AcceptanceOptions {
 };
 
 struct AcceptanceResult {
-  // The decision, or nullopt when the candidate broke a rule of timing (`disqualified` says
-  // how); a disqualified candidate's test is deleted, as it has no outcome.
+  // The decision, or nullopt when an arm broke a rule of timing: the candidate
+  // (`disqualified` says how) or the head (`head_disqualified`); then the test is deleted, as
+  // it has no outcome.
   std::optional<statistics::Outcome> outcome;
   std::string disqualified;
+  std::string head_disqualified;
   int64_t test_id = 0;  // 0 when disqualified
   int pairs = 0;
   std::optional<double> effect_pct;  // candidate against head, percent time saved
@@ -58,8 +60,8 @@ class AcceptanceTest {
 
   // Tests `candidate` against `head` (the tree's head when called). Throws
   // targets::DeviceStopped from the device, after deleting the unfinished test (nothing measured
-  // after a stop counts); std::runtime_error when the head breaks a rule of timing, the paired
-  // device cannot start, or the decision cannot be stored.
+  // after a stop counts); std::runtime_error when the paired device cannot start or the decision
+  // cannot be stored.
   AcceptanceResult run(const trees::Node& head, const targets::Artifact& head_artifact,
                        const trees::Node& candidate, const targets::Artifact& candidate_artifact);
 

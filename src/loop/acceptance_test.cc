@@ -85,16 +85,18 @@ TEST(AcceptanceTest, ACheatingCandidateIsDisqualifiedAndItsTestDeleted) {
   EXPECT_GT(device_seconds(k.ws(), "attn_out"), 0.0) << "its device time still counts";
 }
 
-TEST(AcceptanceTest, ACheatingHeadIsAnError) {
+TEST(AcceptanceTest, ACheatingHeadIsReportedAndItsTestDeleted) {
   SimKernel k;
   const auto cheat = k.add("cheat", "sim-x 0.2\nsim-cheat\n");
   const auto cand = k.add("honest", "sim-x 0.5\n");
   // The cheat is tested as if it were the head: the loop has no way to make one head, so the
   // test is given its artifact in the head's place.
   const auto head = k.head();
-  EXPECT_THROW(AcceptanceTest(k.target(), k.kernel(), k.tree(), {})
-                   .run(head, k.artifact(cheat), cand, k.artifact(cand)),
-               std::runtime_error);
+  const auto r = AcceptanceTest(k.target(), k.kernel(), k.tree(), {})
+                     .run(head, k.artifact(cheat), cand, k.artifact(cand));
+  EXPECT_FALSE(r.outcome);
+  EXPECT_NE(r.head_disqualified.find("cheats"), std::string::npos) << r.head_disqualified;
+  EXPECT_TRUE(r.disqualified.empty()) << "the candidate was not judged";
   EXPECT_TRUE(trees::DecisionLog(k.tree()).tests().empty());
   EXPECT_EQ(k.tree().node(cand.id)->status, NodeStatus::kProposed);
 }

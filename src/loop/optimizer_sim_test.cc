@@ -226,10 +226,12 @@ class ScriptedProposer final : public Proposer {
 };
 
 OptimizeSummary run_scripted(store::Workspace& ws, targets::Target& target,
-                             std::vector<std::string> sources, std::vector<Progress>* progress) {
+                             std::vector<std::string> sources, std::vector<Progress>* progress,
+                             double done_within_floor = OptimizeOptions{}.done_within_floor) {
   knowledge::set_workspace_target_name(ws, "sim");
   OptimizeOptions options;
   options.kernels = {"attn_out"};
+  options.done_within_floor = done_within_floor;
   options.target = &target;
   ScriptedProposer proposer(std::move(sources));
   return optimize(ws, proposer, options, [progress](const Progress& p) {
@@ -291,6 +293,34 @@ TEST(OptimizeOnSim, ACheatAloneIsDisqualifiedByItsAcceptanceTest) {
   auto tree = trees::DesignTree::open(r.ws, "attn_out").value();
   EXPECT_EQ(tree.head().node_id, tree.root().id);
   EXPECT_TRUE(trees::DecisionLog(tree).tests().empty());
+}
+
+// A head that got past its own test wrong is found by a later test against it: it becomes
+// cheated, the head before it is back, and the run goes on.
+TEST(OptimizeOnSim, AHeadFoundCheatingIsRevokedAndTheRunGoesOn) {
+  SimRun r;
+  run_scripted(r.ws, *r.target, {}, nullptr);  // registers the kernel
+  auto tree = trees::DesignTree::open(r.ws, "attn_out").value();
+  trees::NewNode cheat;
+  cheat.kind = trees::NodeKind::kDesign;
+  cheat.design = "cheat";
+  cheat.params = nlohmann::json::object();
+  cheat.source = "sim-x 0.9\nsim-cheat\n";  // far from the floor: the run works on it
+  cheat.proposer = "test";
+  const auto added = tree.add(cheat);
+  ASSERT_TRUE(added.ok()) << added.error().message;
+  ASSERT_TRUE(
+      tree.set_head(added->node.id, std::nullopt, std::nullopt, "as if it had passed").ok());
+
+  std::vector<Progress> progress;
+  // A cheat's readings may come near the floor: the run must not leave the kernel alone for it.
+  const auto summary = run_scripted(r.ws, *r.target, {"sim-x 0.5\n"}, &progress, 0.0);
+  EXPECT_EQ(tree.node(added->node.id)->status, NodeStatus::kCheated);
+  EXPECT_NE(tree.head().node_id, added->node.id);
+  EXPECT_GE(summary.cheated, 1);
+  EXPECT_TRUE(std::any_of(progress.begin(), progress.end(), [](const Progress& p) {
+    return p.stage.rfind("cheated as head: ", 0) == 0;
+  }));
 }
 
 // A device that stops ends the run: the summary says why, and nothing it interrupted is kept.

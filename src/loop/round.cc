@@ -175,6 +175,20 @@ void Round::test(const Node& head, const Survivor& candidate) {
   acceptance.confirm_calls = options_.confirm_calls;
   AcceptanceTest test(builds_.target, kernel_, tree_, acceptance);
   const AcceptanceResult r = test.run(head, head_artifact, candidate.node, candidate.artifact);
+  if (!r.head_disqualified.empty()) {
+    // A head that got past its own test wrong: it is cheated, and the head before it is back.
+    // The candidate was not judged and stays as it was.
+    const auto back = tree_.revoke_head(r.head_disqualified, {{"reason", r.head_disqualified}});
+    if (!back) {
+      throw std::runtime_error(fmt::format("the head of {} failed under timing: {} ({})",
+                                           tree_.kernel(), r.head_disqualified,
+                                           back.error().message));
+    }
+    ++counts_.cheated;
+    events_.progress(head, fmt::format("cheated as head: {}; head back to #{}", r.head_disqualified,
+                                       back->node_id));
+    return;
+  }
   if (!r.outcome) {
     disqualify(candidate.node, r.disqualified);
     return;

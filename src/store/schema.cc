@@ -305,7 +305,16 @@ constexpr std::string_view kV9 = R"sql(
 ALTER TABLE kernel_timings ADD COLUMN shape TEXT NOT NULL DEFAULT '';
 )sql";
 
-constexpr std::array<SchemaStep, 9> kSteps = {{
+// A head found breaking a rule of timing after it became head is cheated
+// (trees::DesignTree::revoke_head): the one way out of accepted.
+constexpr std::string_view kV10 = R"sql(
+DROP TRIGGER nodes_accepted_stays_accepted;
+CREATE TRIGGER nodes_accepted_stays_accepted BEFORE UPDATE OF status ON nodes
+WHEN OLD.status = 'accepted' AND NEW.status NOT IN ('accepted', 'cheated')
+BEGIN SELECT RAISE(ABORT, 'an accepted node stays accepted unless found cheating'); END;
+)sql";
+
+constexpr std::array<SchemaStep, 10> kSteps = {{
     {1, "kernels, design trees, heads, tests, races and readings", kV1},
     {2, "chip facts and legality rules per toolchain", kV2},
     {3, "baseline and head timings per toolchain", kV3},
@@ -315,6 +324,7 @@ constexpr std::array<SchemaStep, 9> kSteps = {{
     {7, "agent calls and the nodes they proposed", kV7},
     {8, "the readings of baseline and head timings", kV8},
     {9, "the shape set of baseline and head timings", kV9},
+    {10, "a head found cheating leaves accepted", kV10},
 }};
 
 static_assert(kApplicationId == 1751414649, "kV1 sets application_id literally");

@@ -355,6 +355,40 @@ Result<HeadRecord> DesignTree::set_head(int64_t id, std::optional<double> median
   return history.back();
 }
 
+Result<HeadRecord> DesignTree::revoke_head(std::string_view reason, const json& evidence) {
+  store::Database& db = ws_->db();
+  Transaction txn(db);
+  const std::vector<HeadRecord> history = head_history();
+  const int64_t revoked = history.back().node_id;
+  const HeadRecord* back_to = nullptr;
+  for (auto h = history.rbegin(); h != history.rend(); ++h) {
+    const auto earlier = node(h->node_id);
+    if (h->node_id != revoked && earlier && earlier->status != NodeStatus::kCheated) {
+      back_to = &*h;
+      break;
+    }
+  }
+  if (!back_to) {
+    return invalid_input(fmt::format(
+        "the head of '{}' (node #{}) has no earlier head to go back to", kernel_, revoked));
+  }
+  db.prepare(fmt::format("UPDATE nodes SET status = 'cheated', reason = ?2, evidence_json = ?3, "
+                         "updated_at = {} WHERE id = ?1",
+                         kNow))
+      .bind(1, revoked)
+      .bind(2, reason)
+      .bind(3, evidence_text(evidence))
+      .run();
+  db.prepare("INSERT INTO heads(kernel, node_id, median_ms, test_id) VALUES (?1, ?2, ?3, ?4)")
+      .bind(1, kernel_)
+      .bind(2, back_to->node_id)
+      .bind(3, back_to->median_ms)
+      .bind(4, back_to->test_id)
+      .run();
+  txn.commit();
+  return head_history().back();
+}
+
 HeadRecord DesignTree::head() const {
   Statement s = ws_->db().prepare(
       fmt::format("SELECT {} FROM heads WHERE kernel = ?1 ORDER BY id DESC LIMIT 1", kHeadColumns));

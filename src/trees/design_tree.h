@@ -121,6 +121,12 @@ class DesignTree {
   Result<HeadRecord> set_head(int64_t id, std::optional<double> median_ms,
                               std::optional<int64_t> test_id, std::string_view reason = "",
                               const nlohmann::json& evidence = nullptr);
+  // The head was found breaking a rule of timing after it became head: in one transaction it
+  // becomes cheated with this reason and evidence (the one way out of accepted), and the latest
+  // earlier head not cheated becomes the head again (a row appended to the history, with its
+  // median then). An error, changing nothing, when the head is the baseline, which is the
+  // user's and has no earlier head.
+  Result<HeadRecord> revoke_head(std::string_view reason, const nlohmann::json& evidence = nullptr);
   HeadRecord head() const;
   std::vector<HeadRecord> head_history() const;  // oldest first; the last is head()
 

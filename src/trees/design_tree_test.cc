@@ -195,6 +195,35 @@ TEST_F(TreeDesign, BadStatusesAndShortcutsAreRejected) {
                store::StoreError);
 }
 
+TEST_F(TreeDesign, ARevokedHeadIsCheatedAndTheLatestHonestEarlierHeadIsBack) {
+  const int64_t root = tree().root().id;
+  EXPECT_FALSE(tree().revoke_head("wrong").ok()) << "the baseline has no earlier head";
+  EXPECT_EQ(tree().node(root)->status, NodeStatus::kAccepted);
+  const Node a = add(NodeKind::kDesign, std::nullopt, "a");
+  const Node b = add(NodeKind::kDesign, std::nullopt, "b");
+  const Node c = add(NodeKind::kDesign, std::nullopt, "c");
+  ASSERT_TRUE(tree().set_head(a.id, 1.2, std::nullopt).ok());
+  ASSERT_TRUE(tree().set_head(b.id, 1.0, std::nullopt).ok());
+  ASSERT_TRUE(tree().set_head(c.id, 0.9, std::nullopt).ok());
+
+  auto back = tree().revoke_head("a timed call's output is wrong", {{"reason", "x"}});
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->node_id, b.id);
+  EXPECT_EQ(back->median_ms, 1.0) << "the median it had as head";
+  EXPECT_EQ(tree().head().node_id, b.id);
+  EXPECT_EQ(tree().node(c.id)->status, NodeStatus::kCheated);
+  EXPECT_EQ(tree().node(c.id)->reason, "a timed call's output is wrong");
+  EXPECT_EQ(tree().node(b.id)->status, NodeStatus::kAccepted);
+
+  // b cheats too: back past c, which is cheated, to a.
+  ASSERT_TRUE(tree().revoke_head("wrong again").ok());
+  EXPECT_EQ(tree().head().node_id, a.id);
+  ASSERT_TRUE(tree().revoke_head("and again").ok());
+  EXPECT_EQ(tree().head().node_id, root);
+  const auto history = tree().head_history();
+  EXPECT_EQ(history.size(), 7u) << "every change of head is a row of the history";
+}
+
 TEST_F(TreeDesign, HeadHistoryIsAppendOnlyInOrder) {
   const int64_t root = tree().root().id;
   const Node a = add(NodeKind::kDesign, std::nullopt, "a");
