@@ -71,6 +71,30 @@ std::optional<std::string> evidence_text(const json& evidence) {
   return evidence.dump();
 }
 
+// Writes node `id`'s status with why; the caller has checked the life cycle.
+void write_status(store::Database& db, int64_t id, NodeStatus status, std::string_view reason,
+                  const json& evidence) {
+  db.prepare(fmt::format("UPDATE nodes SET status = ?2, reason = ?3, evidence_json = ?4, "
+                         "updated_at = {} WHERE id = ?1",
+                         kNow))
+      .bind(1, id)
+      .bind(2, to_string(status))
+      .bind(3, reason)
+      .bind(4, evidence_text(evidence))
+      .run();
+}
+
+// Appends a row to `kernel`'s head history.
+void append_head(store::Database& db, const std::string& kernel, int64_t node,
+                 std::optional<double> median_ms, std::optional<int64_t> test_id) {
+  db.prepare("INSERT INTO heads(kernel, node_id, median_ms, test_id) VALUES (?1, ?2, ?3, ?4)")
+      .bind(1, kernel)
+      .bind(2, node)
+      .bind(3, median_ms)
+      .bind(4, test_id)
+      .run();
+}
+
 KernelRecord read_kernel(const Statement& s) {
   return KernelRecord{s.text(0), s.text(1), s.optional_real(2), s.optional_real(3), s.text(4)};
 }
@@ -308,14 +332,7 @@ Result<Node> DesignTree::set_status(int64_t id, NodeStatus status, std::string_v
     return invalid_input(fmt::format("node #{} of '{}' cannot go from {} to {}", id, kernel_,
                                      to_string(current->status), to_string(status)));
   }
-  db.prepare(fmt::format("UPDATE nodes SET status = ?2, reason = ?3, evidence_json = ?4, "
-                         "updated_at = {} WHERE id = ?1",
-                         kNow))
-      .bind(1, id)
-      .bind(2, to_string(status))
-      .bind(3, reason)
-      .bind(4, evidence_text(evidence))
-      .run();
+  write_status(db, id, status, reason, evidence);
   txn.commit();
   return *node(id);
 }
@@ -334,20 +351,9 @@ Result<HeadRecord> DesignTree::set_head(int64_t id, std::optional<double> median
       return invalid_input(fmt::format("node #{} of '{}' is {} and cannot become the head", id,
                                        kernel_, to_string(candidate->status)));
     }
-    db.prepare(fmt::format("UPDATE nodes SET status = 'accepted', reason = ?2, evidence_json = ?3, "
-                           "updated_at = {} WHERE id = ?1",
-                           kNow))
-        .bind(1, id)
-        .bind(2, reason)
-        .bind(3, evidence_text(evidence))
-        .run();
+    write_status(db, id, NodeStatus::kAccepted, reason, evidence);
   }
-  db.prepare("INSERT INTO heads(kernel, node_id, median_ms, test_id) VALUES (?1, ?2, ?3, ?4)")
-      .bind(1, kernel_)
-      .bind(2, id)
-      .bind(3, median_ms)
-      .bind(4, test_id)
-      .run();
+  append_head(db, kernel_, id, median_ms, test_id);
   const int64_t seq = db.last_insert_rowid();
   txn.commit();
   const auto history = head_history();
@@ -372,19 +378,8 @@ Result<HeadRecord> DesignTree::revoke_head(std::string_view reason, const json& 
     return invalid_input(fmt::format(
         "the head of '{}' (node #{}) has no earlier head to go back to", kernel_, revoked));
   }
-  db.prepare(fmt::format("UPDATE nodes SET status = 'cheated', reason = ?2, evidence_json = ?3, "
-                         "updated_at = {} WHERE id = ?1",
-                         kNow))
-      .bind(1, revoked)
-      .bind(2, reason)
-      .bind(3, evidence_text(evidence))
-      .run();
-  db.prepare("INSERT INTO heads(kernel, node_id, median_ms, test_id) VALUES (?1, ?2, ?3, ?4)")
-      .bind(1, kernel_)
-      .bind(2, back_to->node_id)
-      .bind(3, back_to->median_ms)
-      .bind(4, back_to->test_id)
-      .run();
+  write_status(db, revoked, NodeStatus::kCheated, reason, evidence);
+  append_head(db, kernel_, back_to->node_id, back_to->median_ms, back_to->test_id);
   txn.commit();
   return head_history().back();
 }
