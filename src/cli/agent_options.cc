@@ -44,7 +44,8 @@ void add_agent_options(CLI::App* cmd, AgentArgs& args) {
                   "seconds per HTTP attempt or per command run");
   cmd->add_option("--agent-record", args.record,
                   "append every answer to this transcript (replay:FILE plays it)");
-  cmd->add_option("--agent-jobs", args.jobs, "agent calls in flight at once (default 2)");
+  cmd->add_option("--agent-jobs", args.jobs,
+                  "agent calls in flight at once (default 2; optimize on a pool: 2 per device)");
   cmd->add_option("--agent-price", args.price, "IN,OUT: USD per million input and output tokens");
   cmd->add_option("--max-calls", args.max_calls, "stop asking the agent after this many calls");
   cmd->add_option("--max-tokens", args.max_tokens, "stop asking the agent after this many tokens");
@@ -64,8 +65,8 @@ void validate_agent_args(const AgentArgs& args) {
     }
     return;
   }
-  if (args.jobs < 1 || args.jobs > 64)
-    throw UsageError(fmt::format("--agent-jobs {}: expected 1 to 64", args.jobs));
+  if (args.jobs && (*args.jobs < 1 || *args.jobs > 64))
+    throw UsageError(fmt::format("--agent-jobs {}: expected 1 to 64", *args.jobs));
   if (args.max_calls && *args.max_calls < 1) throw UsageError("--max-calls must be at least 1");
   if (args.max_tokens && *args.max_tokens < 1) throw UsageError("--max-tokens must be at least 1");
   if (args.max_cost && !(*args.max_cost > 0)) throw UsageError("--max-cost must be more than 0");
@@ -95,8 +96,8 @@ AgentRun start_agent_run(store::Workspace& ws, const AgentArgs& args) {
   budget.max_calls = args.max_calls;
   budget.max_tokens = args.max_tokens;
   budget.max_cost_usd = args.max_cost;
-  run.ledger = std::make_unique<agents::AgentLedger>(ws, *run.agent, budget,
-                                                     parse_price(args.price), args.jobs);
+  run.ledger = std::make_unique<agents::AgentLedger>(
+      ws, *run.agent, budget, parse_price(args.price), args.jobs.value_or(2));
   return run;
 }
 

@@ -22,8 +22,8 @@ struct AgentArgs {
   std::optional<int64_t> max_calls;
   std::optional<int64_t> max_tokens;
   std::optional<double> max_cost;
-  int jobs = 2;
-  std::string price;  // "IN,OUT" USD per million tokens
+  std::optional<int> jobs;  // calls in flight at once; unset: 2 (optimize: 2 per round at once)
+  std::string price;        // "IN,OUT" USD per million tokens
 };
 
 void add_agent_options(CLI::App* cmd, AgentArgs& args);

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -187,6 +188,8 @@ int run_optimize(const OptimizeArgs& args) {
   // Device work goes to the pool, where the target can send it there (docs/POOL.md).
   const std::shared_ptr<pool::DevicePool> devices =
       start_pool(pool_config(ws, args.pool), *target, pool_folder(ws));
+  // A round per device at once, each on another kernel.
+  if (devices) options.concurrent_rounds = devices->devices();
   // Legality rules: learned from every screening failure, applied by the lint stage.
   options.lint = knowledge::rule_lint_following_workspace(ws);
   // Progress goes to stderr, so that stdout holds only the result (text, or --json): a line per
@@ -205,28 +208,38 @@ int run_optimize(const OptimizeArgs& args) {
     }
     if (rule_miner) rule_miner->mine();
   };
+  // The proposers' reads of the workspace (facts, the cheat sheet) may come from several rounds'
+  // threads at once: they go through a connection of their own, one at a time.
+  store::Workspace proposers_ws = open_workspace_or_throw(ws.root().string());
+  std::mutex proposers_ws_mutex;
   // Designs that need an instruction set are proposed only where the facts of the workspace's
   // toolchain say the chip and compiler have it (the loop measures the facts before proposing).
   loop::LibraryProposer library(
       *target,
-      [&ws, &target](const std::string& name) -> std::optional<double> {
-        const auto f = knowledge::find_fact(ws, name, knowledge::toolchain_id_of(*target));
+      [&](const std::string& name) -> std::optional<double> {
+        std::lock_guard lock(proposers_ws_mutex);
+        const auto f =
+            knowledge::find_fact(proposers_ws, name, knowledge::toolchain_id_of(*target));
         return f ? std::optional<double>(f->value) : std::nullopt;
       },
       log_line);
   // With --agent, the agent proposes (and the library too with --library), shown the cheat sheet
   // onboarding wrote, or one rendered from the workspace's facts and rules.
-  AgentRun agent_run = start_agent_run(ws, args.agent);
+  // Each round in flight asks for its own proposals: agent calls scale with the rounds.
+  AgentArgs agent_args = args.agent;
+  if (!agent_args.jobs) agent_args.jobs = std::min(64, 2 * options.concurrent_rounds);
+  AgentRun agent_run = start_agent_run(ws, agent_args);
   std::unique_ptr<agents::AgentProposer> agent_proposer;
   std::unique_ptr<agents::CombinedProposer> combined;
   loop::Proposer* proposer = &library;
   if (agent_run) {
     agents::AgentProposerOptions o;
     o.prompts_dir = prompts_dir(ws);
-    o.cheat_sheet = [&ws, &target] {
+    o.cheat_sheet = [&] {
       if (auto written = read_file(knowledge::knowledge_dir(ws) / "cheatsheet.md"))
         return std::move(*written);
-      return knowledge::render_cheatsheet(ws, knowledge::toolchain_id_of(*target));
+      std::lock_guard lock(proposers_ws_mutex);
+      return knowledge::render_cheatsheet(proposers_ws, knowledge::toolchain_id_of(*target));
     };
     rule_miner = std::make_unique<agents::AgentRuleMiner>(*agent_run.ledger, ws, *target,
                                                           prompts_dir(ws), log_line);
@@ -273,7 +286,10 @@ int run_optimize(const OptimizeArgs& args) {
                         options.done_within_floor, fmt::join(summary.near_floor, ", "))
           : "nothing left to try";
   if (!args.json) {
-    fmt::print("optimize: {} rounds, {} proposed, {} tests, {} accepted{}; {}\n", summary.rounds,
+    fmt::print("optimize: {} rounds{}, {} proposed, {} tests, {} accepted{}; {}\n", summary.rounds,
+               summary.most_rounds_at_once > 1
+                   ? fmt::format(" (up to {} at once)", summary.most_rounds_at_once)
+                   : "",
                summary.proposed, summary.tests, summary.accepted,
                summary.cost_rejected
                    ? fmt::format(", {} not raced by static cost", summary.cost_rejected)
@@ -294,6 +310,7 @@ int run_optimize(const OptimizeArgs& args) {
                         {"accepted", summary.accepted},
                         {"cheated", summary.cheated},
                         {"not_raced_by_static_cost", summary.cost_rejected},
+                        {"most_rounds_at_once", summary.most_rounds_at_once},
                         {"stopped", stopped},
                         {"agent", nullptr},
                         {"pool", devices ? pool::pool_status_json(*devices) : nlohmann::json()},

@@ -36,7 +36,8 @@ std::vector<Proposal> LibraryProposer::propose(const ProposalContext& ctx) {
     const std::string unmet = unmet_requirements(d);
     if (unmet.empty()) {
       designs.push_back(d);
-    } else if (skip_logged_.insert(fmt::format("{}/{}", d.kernel, d.name)).second && log_) {
+    } else if (std::lock_guard lock(skip_mutex_);
+               skip_logged_.insert(fmt::format("{}/{}", d.kernel, d.name)).second && log_) {
       log_(fmt::format("library: {} design {} skipped: {}", d.kernel, d.name, unmet));
     }
   }

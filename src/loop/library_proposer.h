@@ -1,5 +1,6 @@
 #pragma once
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -11,7 +12,8 @@
 namespace headway::loop {
 
 // A chip fact's value by name (e.g. "isa.avx512bw"), as stored for the current toolchain;
-// nullopt when it was not measured.
+// nullopt when it was not measured. Thread-safe, as the proposer is (loop/proposer.h), as is the
+// log below.
 using FactLookup = std::function<std::optional<double>(const std::string& name)>;
 // Where a proposer writes a line for the run's log.
 using ProposerLog = std::function<void(const std::string& line)>;
@@ -43,6 +45,7 @@ class LibraryProposer final : public Proposer {
   const targets::Target& target_;
   FactLookup facts_;
   ProposerLog log_;
+  std::mutex skip_mutex_;              // proposals for several kernels may be asked for at once
   std::set<std::string> skip_logged_;  // "<kernel>/<design>" already reported as skipped
 };
 

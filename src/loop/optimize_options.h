@@ -39,6 +39,12 @@ struct OptimizeOptions {
   // threads to build proposals while `target` times (only where !target->times_on_host()). Null:
   // every build waits for the loop's thread.
   targets::Target* build_target = nullptr;
+  // Rounds on different kernels at once, each on its own thread with its own connection to the
+  // workspace (never two on one kernel). Above 1 only for a target whose device work is
+  // thread-safe: one given a device pool (Target::use_pool), whose devices this usually is.
+  int concurrent_rounds = 1;
+  // The CLI's, called with the workspace's connection: the loop calls lint and on_screen_failure
+  // one at a time, holding the run's lock on that connection.
   LintHook lint;
   // Called after a candidate failed screening and its status was recorded (a legality rule can
   // be learned from it before the next candidate is linted).

@@ -3,10 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <condition_variable>
+#include <exception>
 #include <mutex>
 #include <optional>
 #include <set>
 #include <stdexcept>
+#include <thread>
 
 #include "knowledge/kernel_timings.h"
 #include "knowledge/workspace_target.h"
@@ -30,7 +33,7 @@ targets::Target& target_or_throw(const OptimizeOptions& options) {
   return *options.target;
 }
 
-class Loop final : public RoundEvents {
+class Loop final {
  public:
   Loop(store::Workspace& ws, Proposer& proposer, const OptimizeOptions& options,
        const std::function<void(const Progress&)>& on_progress)
@@ -44,6 +47,18 @@ class Loop final : public RoundEvents {
         start_(Clock::now()),
         lock_(ws, [this](const PausableLock::Event& e) { on_pause_event(e); }) {
     if (!target_.identity().found) throw std::runtime_error(target_.identity().error);
+  }
+  Loop(const Loop&) = delete;
+  Loop& operator=(const Loop&) = delete;
+  // Rounds still in flight (the run failed on this thread) stop at their next candidate.
+  ~Loop() {
+    {
+      std::lock_guard lock(mu_);
+      stopping_ = true;
+    }
+    for (auto& [name, r] : in_flight_) {
+      if (r.thread.joinable()) r.thread.join();
+    }
   }
 
   OptimizeSummary run() {
@@ -60,32 +75,49 @@ class Loop final : public RoundEvents {
   }
 
  private:
+  // Starts rounds until the budget is spent, the device stops or no kernel has anything left to
+  // try; up to concurrent_rounds at once, on kernels that have none in flight. Pauses and the
+  // end wait for the rounds in flight. Rethrows a round's failure once every round has ended.
   void rounds() {
+    std::unique_lock lock(mu_);
     for (;;) {
-      collect_prefetch();  // before a pause: its proposals belong to the trees of now
-      if (auto waited = lock_.pause_if_requested()) {
-        resume(*waited);
-        exhausted_.clear();  // a head may have fallen back: there may be new things to try
+      end_rounds();
+      if (stopping_) {
+        if (in_flight_.empty()) break;
+        round_ended_.wait(lock);
+        continue;
+      }
+      if (in_flight_.empty()) {
+        collect_prefetch();  // before a pause: its proposals belong to the trees of now
+        if (auto waited = lock_.pause_if_requested()) {
+          resume(*waited);
+          exhausted_.clear();  // a head may have fallen back: there may be new things to try
+        }
+      } else if (lock_.pause_requested()) {
+        round_ended_.wait(lock);  // the rounds in flight stop at their next candidate
+        continue;
       }
       if (budget_spent()) {
         summary_.budget_spent = true;
-        return;
+        stopping_ = true;
+        continue;
       }
-      const std::string* next = next_kernel(&summary_.near_floor);
-      if (!next) {
-        summary_.proposer_stopped = proposer_.stopped();
-        return;
+      if (static_cast<int>(in_flight_.size()) < concurrency()) {
+        if (const std::string* next = next_kernel(&summary_.near_floor)) {
+          start_round(*next);
+          continue;
+        }
+        if (in_flight_.empty()) {
+          summary_.proposer_stopped = proposer_.stopped();
+          break;
+        }
       }
-      try {
-        if (!round(*next)) exhausted_.insert(*next);
-      } catch (const targets::DeviceStopped& e) {
-        summary_.device_stopped = e.what();
-        event("device stopped", e.what());
-        return;
-      }
-      ++summary_.rounds;
+      round_ended_.wait(lock);
     }
+    if (failure_) std::rethrow_exception(failure_);
   }
+
+  int concurrency() const { return std::max(1, options_.concurrent_rounds); }
 
   // The kernel the next round goes to: the one whose head could save the most time per decode
   // step (its head's time over its floor, in milliseconds); a kernel within done_within_floor of
@@ -95,7 +127,7 @@ class Loop final : public RoundEvents {
     double most = -1.0;
     if (near_floor) near_floor->clear();
     for (const auto& name : options_.kernels) {
-      if (exhausted_.count(name)) continue;
+      if (exhausted_.count(name) || in_flight_.count(name)) continue;
       if (head_ms(name) <= options_.done_within_floor * floor_ms(name)) {
         if (near_floor) near_floor->push_back(name);
         continue;
@@ -192,9 +224,10 @@ class Loop final : public RoundEvents {
   }
   double floor_ms(const std::string& name) { return tree(name).record().floor_ms.value_or(1.0); }
   // The head's time under the current toolchain (re-measured by a migration) when known.
-  double head_ms(const std::string& name) {
-    return knowledge::current_head_ms(ws_, tree(name), target_.identity().id)
-        .value_or(floor_ms(name));
+  double head_ms(const std::string& name) { return head_ms_of(ws_, tree(name)); }
+  double head_ms_of(store::Workspace& ws, const DesignTree& t) {
+    return knowledge::current_head_ms(ws, t, target_.identity().id)
+        .value_or(t.record().floor_ms.value_or(1.0));
   }
   const KernelContract& kernel_of(const std::string& name) {
     const KernelContract* kernel = find_kernel(name);
@@ -218,26 +251,32 @@ class Loop final : public RoundEvents {
 
   targets::BuildOutcome build(const std::string& source) { return builds_.build(source); }
 
-  // What a proposer is told for up to `max_proposals` candidates of kernel `name`.
-  ProposalContext context_for(const std::string& name, int max_proposals) {
-    DesignTree& t = tree(name);
+  // What a proposer is told for up to `max_proposals` candidates of `t`'s kernel, read through
+  // `ws`, the connection `t` uses (which must outlive the proposals' wait()).
+  ProposalContext context_of(store::Workspace& ws, DesignTree& t, int max_proposals) {
     const Node head = *t.node(t.head().node_id);
     ProposalContext ctx;
-    ctx.kernel = &kernel_of(name);
+    ctx.kernel = &kernel_of(t.kernel());
     ctx.head_source = t.source(head.id).value_or("");
     ctx.head_design = head.design;
     ctx.head_params = targets::params_from_json(head.params);
-    // By name: the trees are reopened after a pause, and a prefetch's check comes later.
-    ctx.already_tried = [this, name](const std::string& s) {
-      return tree(name).find_by_source(s).has_value();
-    };
+    ctx.already_tried = [&t](const std::string& s) { return t.find_by_source(s).has_value(); };
     ctx.max_proposals = max_proposals;
-    ctx.head_ms = head_ms(name);
+    ctx.head_ms = head_ms_of(ws, t);
     ctx.floor_ms = t.record().floor_ms;
     ctx.tried = tried_candidates(t);
     if (options_.build_target && !target_.times_on_host()) {
       ctx.prebuild = [this](const std::string& source) { prebuild(source); };
     }
+    return ctx;
+  }
+  // The same for kernel `name` on the loop's thread, when the proposals may be waited for after a
+  // pause (a prefetch): its check of what was tried goes by name, since a pause reopens the trees.
+  ProposalContext context_for(const std::string& name, int max_proposals) {
+    ProposalContext ctx = context_of(ws_, tree(name), max_proposals);
+    ctx.already_tried = [this, name](const std::string& s) {
+      return tree(name).find_by_source(s).has_value();
+    };
     return ctx;
   }
 
@@ -252,7 +291,9 @@ class Loop final : public RoundEvents {
   // changed nothing (if it does change something, they wait in that kernel's tree). `deciding`:
   // the nodes this round races and tests, still proposed until it decides them.
   void begin_prefetch(const std::set<int64_t>& deciding) {
-    if (prefetch_ || !proposer_.works_in_background() || !proposer_.stopped().empty()) return;
+    if (concurrency() > 1 || prefetch_ || !proposer_.works_in_background() ||
+        !proposer_.stopped().empty())
+      return;
     const std::string* next = next_kernel();
     if (!next) return;
     int waiting = 0;
@@ -281,35 +322,161 @@ class Loop final : public RoundEvents {
     }
   }
 
-  // One round on one kernel (loop/round.h) after asking for proposals. False when the kernel has
-  // nothing left to try.
-  bool round(const std::string& name) {
-    DesignTree& t = tree(name);
-    const Node head = *t.node(t.head().node_id);
-    // Nodes proposed earlier come first; then new proposals.
+  // The nodes a round on `t`'s kernel decides, `ws` being the connection `t` uses: those
+  // proposed earlier, then new proposals (asked for on the round's thread; an agent's may take
+  // minutes).
+  std::vector<Node> pending_of(store::Workspace& ws, DesignTree& t) {
     std::vector<Node> pending = proposed_nodes(t);
-    if (static_cast<int>(pending.size()) < options_.batch) {
-      progress(name, head, "propose");  // may take minutes (an agent): shown on the head
-      const auto ctx = context_for(name, options_.batch - static_cast<int>(pending.size()));
-      for (auto& n : take(name, proposer_.begin(ctx)->wait())) pending.push_back(n);
+    if (static_cast<int>(pending.size()) >= options_.batch) return pending;
+    const Node head = *t.node(t.head().node_id);
+    {
+      std::lock_guard lock(mu_);
+      progress(t.kernel(), head, "propose");
     }
-    if (pending.empty()) return false;
-    round_kernel_ = name;
-    const RoundCounts c = Round(ws_, builds_, t, options_, *this).run(pending);
+    const auto ctx = context_of(ws, t, options_.batch - static_cast<int>(pending.size()));
+    const auto added = add_proposals(t, proposer_, proposer_.begin(ctx)->wait());
+    {
+      std::lock_guard lock(mu_);
+      summary_.proposed += static_cast<int>(added.size());
+    }
+    pending.insert(pending.end(), added.begin(), added.end());
+    return pending;
+  }
+
+  // One round on `name` (loop/round.h) after asking for proposals: here when rounds run one at a
+  // time, else on a thread of its own with its own connection to the workspace. A kernel with
+  // nothing left to try is marked exhausted.
+  void start_round(const std::string& name) {
+    if (concurrency() == 1) {
+      summary_.most_rounds_at_once = 1;
+      try {
+        std::vector<Node> pending = pending_of(ws_, tree(name));
+        if (pending.empty()) {
+          exhausted_.insert(name);
+          ++summary_.rounds;
+          return;
+        }
+        KernelRound events(*this, name);
+        add(Round(ws_, builds_, tree(name), options_, events).run(pending));
+      } catch (const targets::DeviceStopped& e) {
+        stop_for_device(e.what());
+      }
+      return;
+    }
+    InFlight& r = in_flight_[name];
+    summary_.most_rounds_at_once =
+        std::max(summary_.most_rounds_at_once, static_cast<int>(in_flight_.size()));
+    r.options = options_for_threads();
+    r.thread = std::thread([this, &r, name, root = ws_.root()] {
+      std::optional<RoundCounts> counts;
+      std::exception_ptr error;
+      try {
+        auto ws = store::Workspace::open(root);
+        if (!ws) throw std::runtime_error("open the workspace: " + ws.error().message);
+        auto t = DesignTree::open(ws.value(), name);
+        if (!t) throw std::runtime_error("open tree: " + t.error().message);
+        const std::vector<Node> pending = pending_of(ws.value(), t.value());
+        if (!pending.empty()) {
+          KernelRound events(*this, name);
+          counts = Round(ws.value(), builds_, t.value(), r.options, events).run(pending);
+        }
+      } catch (...) {
+        error = std::current_exception();
+      }
+      std::lock_guard lock(mu_);
+      r.counts = counts;
+      r.error = error;
+      r.done = true;
+      round_ended_.notify_all();
+    });
+  }
+
+  // Joins the rounds in flight that ended and adds what they decided; the first failure stops
+  // the run (a stopped device as at the end of a round here, anything else rethrown by rounds()).
+  void end_rounds() {
+    for (auto it = in_flight_.begin(); it != in_flight_.end();) {
+      if (!it->second.done) {
+        ++it;
+        continue;
+      }
+      it->second.thread.join();
+      if (!it->second.error) {
+        if (it->second.counts) {
+          add(*it->second.counts);
+        } else {
+          exhausted_.insert(it->first);  // nothing was proposed
+          ++summary_.rounds;
+        }
+      } else {
+        try {
+          std::rethrow_exception(it->second.error);
+        } catch (const targets::DeviceStopped& e) {
+          stop_for_device(e.what());
+        } catch (...) {
+          if (!failure_) failure_ = std::current_exception();
+          stopping_ = true;
+        }
+      }
+      it = in_flight_.erase(it);
+    }
+  }
+
+  void add(const RoundCounts& c) {
+    ++summary_.rounds;
     summary_.tests += c.tests;
     summary_.accepted += c.accepted;
     summary_.cheated += c.cheated;
     summary_.cost_rejected += c.cost_rejected;
-    return true;
   }
 
-  // RoundEvents of the round in progress, on kernel round_kernel_.
-  void progress(const Node& node, const std::string& stage) override {
-    progress(round_kernel_, node, stage);
+  void stop_for_device(const std::string& why) {
+    stopping_ = true;
+    if (!summary_.device_stopped.empty()) return;  // another round's device stopped first
+    summary_.device_stopped = why;
+    event("device stopped", why);
   }
-  // A pause request or the spent budget ends the round.
-  bool should_stop() override { return budget_spent() || lock_.pause_requested(); }
-  void timing_starts(const std::set<int64_t>& deciding) override { begin_prefetch(deciding); }
+
+  // The options of a round on another thread: the CLI's hooks use this run's connection, so they
+  // are called holding the run's lock.
+  OptimizeOptions options_for_threads() {
+    OptimizeOptions o = options_;
+    if (o.lint) {
+      o.lint = [this](const std::string& source) {
+        std::lock_guard lock(mu_);
+        return options_.lint(source);
+      };
+    }
+    if (o.on_screen_failure) {
+      o.on_screen_failure = [this](const std::string& kernel, int64_t node) {
+        std::lock_guard lock(mu_);
+        options_.on_screen_failure(kernel, node);
+      };
+    }
+    return o;
+  }
+
+  // What a round on one kernel tells the run, from whichever thread it runs on.
+  class KernelRound final : public RoundEvents {
+   public:
+    KernelRound(Loop& loop, std::string kernel) : loop_(loop), kernel_(std::move(kernel)) {}
+    void progress(const Node& node, const std::string& stage) override {
+      std::lock_guard lock(loop_.mu_);
+      loop_.progress(kernel_, node, stage);
+    }
+    // A pause request, the spent budget or the run stopping ends the round.
+    bool should_stop() override {
+      std::lock_guard lock(loop_.mu_);
+      return loop_.stopping_ || loop_.budget_spent() || loop_.lock_.pause_requested();
+    }
+    void timing_starts(const std::set<int64_t>& deciding) override {
+      std::lock_guard lock(loop_.mu_);
+      loop_.begin_prefetch(deciding);
+    }
+
+   private:
+    Loop& loop_;
+    std::string kernel_;
+  };
 
   store::Workspace& ws_;
   Proposer& proposer_;
@@ -331,9 +498,23 @@ class Loop final : public RoundEvents {
   std::optional<Prefetch> prefetch_;  // the next round's proposals, asked for while timing
   std::mutex build_mu_;
   SerialBuilds builds_{target_, cache_, build_mu_};
-  std::string round_kernel_;           // the kernel of the round in progress
   std::optional<RunRecorder> record_;  // from the moment the lock is held
   OptimizeSummary summary_;
+  // The run's lock: the loop's state (the summary, trees_, the rounds in flight) and the
+  // workspace's connection ws_ with what uses it (the run record, the progress callback, the
+  // CLI's hooks). Recursive: a round on the loop's thread reports its progress through it too.
+  std::recursive_mutex mu_;
+  std::condition_variable_any round_ended_;
+  struct InFlight {
+    OptimizeOptions options;
+    std::thread thread;
+    bool done = false;
+    std::optional<RoundCounts> counts;  // none: nothing left to try
+    std::exception_ptr error;
+  };
+  std::map<std::string, InFlight> in_flight_;  // by kernel
+  bool stopping_ = false;       // no round starts again: budget spent, device stopped, failure
+  std::exception_ptr failure_;  // a round's, rethrown once every round has ended
 };
 
 }  // namespace

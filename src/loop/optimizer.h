@@ -51,6 +51,8 @@ struct OptimizeSummary {
   std::string device_stopped;  // non-empty: the run ended because the device stopped (its
                                // budget of jobs or minutes is spent, it keeps failing): why
   std::vector<std::string> near_floor;  // kernels left alone at the end: within done_within_floor
+  int most_rounds_at_once = 0;          // rounds in flight together at some moment (at most
+                                        // OptimizeOptions::concurrent_rounds)
   std::string proposer_stopped;  // non-empty: the proposer stopped before it ran out of ideas
                                  // (Proposer::stopped, e.g. an agent budget is spent): why
 };
@@ -79,10 +81,16 @@ struct OptimizeSummary {
 // as they arrive, so builds overlap the timing too; checks stay serial (they use the device).
 // Where the target has a static cost, the head is timed in every race too, and every raced or
 // tested candidate's predicted and measured effect is recorded (loop/screen_calibration.h).
-// A targets::DeviceStopped from the target ends the run (summary.device_stopped); an
-// acceptance test it interrupted is discarded.
-// Throws std::runtime_error for environment failures (no compiler, database errors), when
-// options.target is null, and when another process holds the workspace's workspace lock.
+// With concurrent_rounds above 1, up to that many rounds run at once on different kernels (the
+// next kernel is the first by the rule above that has no round in flight), each on its own
+// thread and connection, asking for its own proposals there (the proposer is called from
+// several threads at once: loop/proposer.h); the next round's are not asked for ahead. A pause
+// request, the spent budget or a stopped device lets the rounds in flight end at their next
+// candidate (a race or test under way finishes) before the loop pauses or ends. A
+// targets::DeviceStopped from the target ends the run (summary.device_stopped); an acceptance test
+// it interrupted is discarded. Throws std::runtime_error for environment failures (no compiler,
+// database errors), when options.target is null, and when another process holds the workspace's
+// workspace lock.
 OptimizeSummary optimize(store::Workspace& ws, Proposer& proposer, const OptimizeOptions& options,
                          const std::function<void(const Progress&)>& on_progress);
 

@@ -54,6 +54,7 @@ TEST(OptimizeOnSim, RunsEveryStageToTheEndOfTheLibrary) {
   EXPECT_GT(summary.proposed, 0);
   EXPECT_GT(summary.tests, 0);
   EXPECT_GE(summary.accepted, 1);
+  EXPECT_EQ(summary.most_rounds_at_once, 1) << "one round at a time, on the loop's thread";
 
   auto tree = trees::DesignTree::open(r.ws, "attn_out").value();
   EXPECT_EQ(tree.record().target, "sim");

@@ -79,11 +79,10 @@ std::vector<Round::Survivor> Round::screen(const std::vector<Node>& pending, boo
     }
     events_.progress(n, "screen");
     const auto source = tree_.source(n.id);
-    const ScreenResult s = [&] {
-      std::lock_guard lock(builds_.mutex);
-      return screen_candidate(kernel_, source.value_or(""), builds_.target, builds_.cache,
-                              options_.lint);
-    }();
+    // Only the build waits for the other builds; the check runs on the device meanwhile.
+    const ScreenResult s =
+        screen_candidate(kernel_, source.value_or(""), builds_.target, builds_.cache, options_.lint,
+                         [this](const std::string& src) { return builds_.build(src); });
     add_device_seconds(ws_, tree_.kernel(), s.seconds, "screen");
     if (s.passed) {
       survivors.push_back({n, s.artifact, std::nullopt});

@@ -8,7 +8,7 @@ using trees::NodeStatus;
 
 ScreenResult screen_candidate(const KernelContract& kernel, const std::string& source,
                               targets::Target& target, const std::filesystem::path& cache_dir,
-                              const LintHook& lint) {
+                              const LintHook& lint, const BuildSource& build) {
   const auto start = std::chrono::steady_clock::now();
   ScreenResult r;
   auto done = [&] {
@@ -23,7 +23,7 @@ ScreenResult screen_candidate(const KernelContract& kernel, const std::string& s
     }
   }
   const targets::ToolchainInfo& identity = target.identity();
-  const targets::BuildOutcome built = target.build(source, cache_dir);
+  const targets::BuildOutcome built = build ? build(source) : target.build(source, cache_dir);
   if (!built.built()) {
     r.status = NodeStatus::kBuildFailed;
     r.reason = "does not build with " + identity.version;

@@ -1,6 +1,7 @@
 #pragma once
 // The cheap checks before any timing: lint (legality rules), build, correctness.
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -24,11 +25,16 @@ struct ScreenResult {
 // A lint hook: a reason to reject a source before it is built, or nullopt.
 using knowledge::LintHook;
 
-// Lints, builds with the target (into cache_dir) and checks `source` on fresh inputs. Failures
-// map to the node statuses lint-rejected, build-failed, incorrect (also forbidden writes and
-// artifacts that do not load), crashed (signals, exits, memory) and timed-out.
+// How a source is built: the target's build into a cache folder, or the caller's (which may
+// hold a lock around it).
+using BuildSource = std::function<targets::BuildOutcome(const std::string& source)>;
+
+// Lints, builds (with `build`, else the target into cache_dir) and checks `source` on fresh
+// inputs. Failures map to the node statuses lint-rejected, build-failed, incorrect (also
+// forbidden writes and artifacts that do not load), crashed (signals, exits, memory) and
+// timed-out.
 ScreenResult screen_candidate(const KernelContract& kernel, const std::string& source,
                               targets::Target& target, const std::filesystem::path& cache_dir,
-                              const LintHook& lint);
+                              const LintHook& lint, const BuildSource& build = nullptr);
 
 }  // namespace headway::loop

@@ -9,7 +9,9 @@
 // toolchain's diagnostics for the legality rules, and carries its docs, baselines and design
 // library. Artifacts are opaque to callers: an id, a location and target-specific metadata.
 //
-// Thread-safety: a Target is used by one thread at a time. Expected failures (a compile error, a
+// Thread-safety: a Target is used by one thread at a time, except that one given a device pool
+// (use_pool) takes check, start_session, time_side_by_side, paired_device and static_cost from
+// several threads at once, also while another thread builds. Expected failures (a compile error, a
 // wrong result, a crash of the candidate) are values; exceptions are for environment failures.
 #include <cstdint>
 #include <filesystem>
@@ -276,7 +278,8 @@ class Target {
   virtual std::string pool_refusal() const {
     return "the " + name() + " target runs its device work on this machine";
   }
-  // Requires pool_refusal() to be empty: device work goes to `pool`'s devices from now on.
+  // Requires pool_refusal() to be empty: device work goes to `pool`'s devices from now on, and
+  // may come from several threads (see Thread-safety above).
   virtual void use_pool(std::shared_ptr<pool::DevicePool> /*pool*/) {}
   // The files a candidate source may include, under the names it includes them by (for cpu,
   // "headway_kernel.h" and "headway_support.h"), as agents are shown them. Empty: none.

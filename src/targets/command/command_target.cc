@@ -255,6 +255,7 @@ CheckOutcome CommandTarget::check(const KernelContract& kernel, const Artifact& 
 }
 
 JobRunner& CommandTarget::job_runner(const Artifact& any) {
+  std::lock_guard lock(jobs_mutex_);
   if (!jobs_) {
     const fs::path root = any.path.parent_path();
     jobs_ = std::make_unique<JobRunner>(manifest_or_throw(), root / "jobs", root / "jobs.log",

@@ -12,6 +12,7 @@
 // kernel's bytes (the manifest's, else the contract's). Chip facts are what the manifest
 // declares: nothing is measured by headway itself.
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -88,6 +89,7 @@ class CommandTarget final : public targets::Target {
   std::optional<PackManifest> manifest_;
   std::shared_ptr<pool::DevicePool> pool_;  // null: device work runs here
   std::unique_ptr<JobRunner> jobs_;
+  std::mutex jobs_mutex_;  // jobs_ is made by the first of the threads that time
 };
 
 }  // namespace headway::command

@@ -1,0 +1,177 @@
+// The optimize loop with rounds on several kernels at once (OptimizeOptions::concurrent_rounds),
+// on the stand-in pack through a pool of worker processes: every round's decisions reach the
+// workspace, and a device that stops in one round ends the run without losing the others'.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "common/sandbox.h"
+#include "loop/library_proposer.h"
+#include "loop/optimizer.h"
+#include "pool/process_launcher_test_support.h"
+#include "pool/worker_pool.h"
+#include "store/test_temp_dir.h"
+#include "targets/command/command_target.h"
+#include "trees/design_tree.h"
+
+namespace headway::command {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The design library, slow to answer as an agent is, counting the proposals asked for at once.
+class SlowLibrary final : public loop::Proposer {
+ public:
+  explicit SlowLibrary(const targets::Target& target) : library_(target) {}
+  std::string name() const override { return "library"; }
+  std::vector<loop::Proposal> propose(const loop::ProposalContext& ctx) override {
+    const int now = ++asking_;
+    for (int most = most_at_once.load(); now > most;) {
+      if (most_at_once.compare_exchange_weak(most, now)) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    auto proposals = library_.propose(ctx);
+    --asking_;
+    return proposals;
+  }
+  std::atomic<int> most_at_once{0};
+
+ private:
+  loop::LibraryProposer library_;
+  std::atomic<int> asking_{0};
+};
+
+class RoundsAtOnceTest : public ::testing::Test {
+ protected:
+  // A copy of packs/standin whose device never fails a job, with `budget` as its [budget].
+  std::unique_ptr<CommandTarget> pack(const std::string& budget) {
+    const fs::path where = dir_.path() / "pack";
+    fs::copy(fs::path(HEADWAY_SOURCE_DIR) / "packs/standin", where, fs::copy_options::recursive);
+    std::stringstream text;
+    text << std::ifstream(where / "target.toml").rdbuf();
+    std::string manifest = text.str();
+    for (const auto& [from, to] : {std::pair<std::string, std::string>{
+                                       "STANDIN_FAIL_RATE = \"0.05\"", "STANDIN_FAIL_RATE = \"0\""},
+                                   {"jobs = 0 ", budget + " "}}) {
+      const size_t at = manifest.find(from);
+      EXPECT_NE(at, std::string::npos) << from;
+      if (at != std::string::npos) manifest.replace(at, from.size(), to);
+    }
+    std::ofstream(where / "target.toml") << manifest;
+    auto t = std::make_unique<CommandTarget>((where / "target.toml").string());
+    EXPECT_TRUE(t->identity().found) << t->identity().error;
+    return t;
+  }
+
+  std::shared_ptr<pool::DevicePool> workers(int n) {
+    pool::WorkerPoolOptions o;
+    o.workers = n;
+    o.advertise_host = "127.0.0.1";
+    o.bind_host = "127.0.0.1";
+    o.folder = dir_.path() / "pool";
+    o.headway_binary = HEADWAY_BINARY;
+    auto started =
+        pool::WorkerPool::start(std::make_unique<pool::testing::ProcessLauncher>(processes_), o);
+    EXPECT_TRUE(started) << started.error().message;
+    EXPECT_TRUE((*started)->wait_for_workers(n, 30));
+    return std::shared_ptr<pool::DevicePool>(std::move(*started));
+  }
+
+  // Runs the loop on the three kernels with a round per worker at once; skips without a sandbox.
+  loop::OptimizeSummary optimize(CommandTarget& target, double budget_s) {
+    loop::OptimizeOptions o;
+    o.target = &target;
+    o.budget = std::chrono::duration<double>(budget_s);
+    o.concurrent_rounds = 3;
+    o.baseline_readings = 3;
+    o.lint = [this](const std::string&) -> std::optional<std::string> {
+      ++linted_;  // the hook is called one at a time (holding the run's lock)
+      return std::nullopt;
+    };
+    SlowLibrary library(target);
+    const auto summary = loop::optimize(ws_, library, o, [this](const loop::Progress& p) {
+      if (!p.kernel.empty()) kernels_seen_.insert(p.kernel);
+    });
+    proposals_at_once_ = library.most_at_once;
+    return summary;
+  }
+
+  // Per kernel: heads after the baseline, and candidates the acceptance test decided.
+  struct Decided {
+    int64_t heads = 0;
+    int64_t tests = 0;
+  };
+  Decided decided() {
+    Decided d;
+    for (const char* name : {"qkv", "attn_out", "ffn"}) {
+      auto tree = trees::DesignTree::open(ws_, name);
+      EXPECT_TRUE(tree.ok()) << name;
+      if (!tree.ok()) continue;
+      const auto heads = static_cast<int64_t>(tree->head_history().size()) - 1;
+      const auto n = tree->count_by_status();
+      d.heads += heads;
+      d.tests += heads + n.at(trees::NodeStatus::kSlower) + n.at(trees::NodeStatus::kSame) +
+                 n.at(trees::NodeStatus::kInconclusive);
+    }
+    return d;
+  }
+
+  store::TestTempDir dir_;
+  store::Workspace ws_ = store::Workspace::create(dir_.path() / "ws").value();
+  std::shared_ptr<pool::testing::Processes> processes_ =
+      std::make_shared<pool::testing::Processes>();
+  int linted_ = 0;
+  int proposals_at_once_ = 0;
+  std::set<std::string> kernels_seen_;
+};
+
+TEST_F(RoundsAtOnceTest, ThreeKernelsAdvanceAtOnceAndEveryDecisionIsStored) {
+  auto target = pack("jobs = 0");
+  const auto devices = workers(3);
+  target->use_pool(devices);
+  loop::OptimizeSummary s;
+  try {
+    s = optimize(*target, 15.0);
+  } catch (const sandbox::Unavailable& e) {
+    GTEST_SKIP() << "no sandbox: " << e.what();
+  }
+  EXPECT_EQ(s.most_rounds_at_once, 3);
+  EXPECT_EQ(kernels_seen_, (std::set<std::string>{"qkv", "attn_out", "ffn"}));
+  EXPECT_TRUE(s.device_stopped.empty()) << s.device_stopped;
+  EXPECT_GE(s.accepted, 3) << "the stand-in's library beats each baseline at once: " << s.rounds
+                           << " rounds, " << s.tests << " tests";
+  EXPECT_GT(linted_, 0);
+  EXPECT_GE(proposals_at_once_, 2) << "each round asks for its proposals on its own thread";
+  // What the rounds counted on their threads is what their connections stored.
+  const Decided d = decided();
+  EXPECT_EQ(d.heads, s.accepted);
+  EXPECT_EQ(d.tests, s.tests);
+  for (const auto& w : devices->workers()) EXPECT_GT(w.jobs, 0) << w.name;
+}
+
+TEST_F(RoundsAtOnceTest, ADeviceThatStopsInOneRoundEndsTheRunAndKeepsTheOthersDecisions) {
+  auto target = pack("jobs = 150");
+  target->use_pool(workers(3));
+  loop::OptimizeSummary s;
+  try {
+    s = optimize(*target, 120.0);
+  } catch (const sandbox::Unavailable& e) {
+    GTEST_SKIP() << "no sandbox: " << e.what();
+  }
+  EXPECT_FALSE(s.device_stopped.empty()) << "the job budget ran out";
+  EXPECT_FALSE(s.budget_spent);
+  EXPECT_EQ(s.most_rounds_at_once, 3);
+  const Decided d = decided();
+  EXPECT_EQ(d.heads, s.accepted);
+  EXPECT_EQ(d.tests, s.tests);
+  EXPECT_LE(target->jobs()->stats().jobs, 150);
+}
+
+}  // namespace
+}  // namespace headway::command
