@@ -7,6 +7,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -14,6 +15,7 @@
 #include "common/sandbox.h"
 #include "loop/library_proposer.h"
 #include "loop/optimizer.h"
+#include "loop/workspace_pause.h"
 #include "pool/process_launcher_test_support.h"
 #include "pool/worker_pool.h"
 #include "store/test_temp_dir.h"
@@ -96,6 +98,8 @@ class RoundsAtOnceTest : public ::testing::Test {
     };
     SlowLibrary library(target);
     const auto summary = loop::optimize(ws_, library, o, [this](const loop::Progress& p) {
+      std::lock_guard lock(lines_mutex_);
+      lines_.push_back(p.kernel.empty() ? p.stage : p.kernel);
       if (!p.kernel.empty()) kernels_seen_.insert(p.kernel);
     });
     proposals_at_once_ = library.most_at_once;
@@ -128,6 +132,8 @@ class RoundsAtOnceTest : public ::testing::Test {
       std::make_shared<pool::testing::Processes>();
   int linted_ = 0;
   int proposals_at_once_ = 0;
+  std::mutex lines_mutex_;
+  std::vector<std::string> lines_;  // per progress line: its kernel, or the loop's own stage
   std::set<std::string> kernels_seen_;
 };
 
@@ -171,6 +177,53 @@ TEST_F(RoundsAtOnceTest, ADeviceThatStopsInOneRoundEndsTheRunAndKeepsTheOthersDe
   EXPECT_EQ(d.heads, s.accepted);
   EXPECT_EQ(d.tests, s.tests);
   EXPECT_LE(target->jobs()->stats().jobs, 150);
+}
+
+TEST_F(RoundsAtOnceTest, APauseWaitsForEveryRoundInFlightAndNoDeviceWorkRunsUntilItEnds) {
+  auto target = pack("jobs = 0");
+  const auto devices = workers(3);
+  target->use_pool(devices);
+  loop::OptimizeSummary s;
+  std::string error;
+  std::atomic<bool> ended{false};
+  std::thread run([&] {
+    try {
+      s = optimize(*target, 15.0);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    ended = true;
+  });
+  // Once every kernel has a round under way, another process (a migration) asks for a pause.
+  const auto all_under_way = [&] {
+    std::lock_guard lock(lines_mutex_);
+    return kernels_seen_.size() == 3;
+  };
+  while (!ended && !all_under_way()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (ended) {
+    run.join();
+    if (error.find("sandbox") != std::string::npos) GTEST_SKIP() << error;
+    FAIL() << "the run ended before its rounds were under way: " << error;
+  }
+  auto other = store::Workspace::open(dir_.path() / "ws").value();
+  auto pause =
+      loop::WorkspacePause::acquire(other, "migrate", "test", std::chrono::seconds(60), nullptr);
+  ASSERT_TRUE(pause) << pause.error().message;
+  const int64_t jobs = devices->stats().jobs;
+  EXPECT_EQ(devices->stats().running, 0) << "every round in flight ended first";
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  EXPECT_EQ(devices->stats().jobs, jobs) << "no job ran while paused";
+  {
+    std::lock_guard lock(lines_mutex_);
+    EXPECT_EQ(lines_.back(), "paused");
+  }
+  pause->release();
+  run.join();
+  ASSERT_TRUE(error.empty()) << error;
+  EXPECT_GT(devices->stats().jobs, jobs) << "the run resumed";
+  const Decided d = decided();
+  EXPECT_EQ(d.heads, s.accepted);
+  EXPECT_EQ(d.tests, s.tests);
 }
 
 }  // namespace
