@@ -350,14 +350,7 @@ class Loop final {
     if (concurrency() == 1) {
       summary_.most_rounds_at_once = 1;
       try {
-        std::vector<Node> pending = pending_of(ws_, tree(name));
-        if (pending.empty()) {
-          exhausted_.insert(name);
-          ++summary_.rounds;
-          return;
-        }
-        KernelRound events(*this, name);
-        add(Round(ws_, builds_, tree(name), options_, events).run(pending));
+        round_ended(name, run_round(ws_, tree(name), options_));
       } catch (const targets::DeviceStopped& e) {
         stop_for_device(e.what());
       }
@@ -375,11 +368,7 @@ class Loop final {
         if (!ws) throw std::runtime_error("open the workspace: " + ws.error().message);
         auto t = DesignTree::open(ws.value(), name);
         if (!t) throw std::runtime_error("open tree: " + t.error().message);
-        const std::vector<Node> pending = pending_of(ws.value(), t.value());
-        if (!pending.empty()) {
-          KernelRound events(*this, name);
-          counts = Round(ws.value(), builds_, t.value(), r.options, events).run(pending);
-        }
+        counts = run_round(ws.value(), t.value(), r.options);
       } catch (...) {
         error = std::current_exception();
       }
@@ -401,12 +390,7 @@ class Loop final {
       }
       it->second.thread.join();
       if (!it->second.error) {
-        if (it->second.counts) {
-          add(*it->second.counts);
-        } else {
-          exhausted_.insert(it->first);  // nothing was proposed
-          ++summary_.rounds;
-        }
+        round_ended(it->first, it->second.counts);
       } else {
         try {
           std::rethrow_exception(it->second.error);
@@ -421,8 +405,24 @@ class Loop final {
     }
   }
 
-  void add(const RoundCounts& c) {
+  // Proposals, then a round (loop/round.h) on `t`'s kernel through `ws`, the connection `t`
+  // uses; nullopt when nothing was left to decide.
+  std::optional<RoundCounts> run_round(store::Workspace& ws, DesignTree& t,
+                                       const OptimizeOptions& options) {
+    const std::vector<Node> pending = pending_of(ws, t);
+    if (pending.empty()) return std::nullopt;
+    KernelRound events(*this, t.kernel());
+    return Round(ws, builds_, t, options, events).run(pending);
+  }
+
+  // What a round on `name` decided, or nullopt: it had nothing left to try.
+  void round_ended(const std::string& name, const std::optional<RoundCounts>& counts) {
     ++summary_.rounds;
+    if (!counts) {
+      exhausted_.insert(name);
+      return;
+    }
+    const RoundCounts& c = *counts;
     summary_.tests += c.tests;
     summary_.accepted += c.accepted;
     summary_.cheated += c.cheated;
