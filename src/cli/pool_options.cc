@@ -120,10 +120,14 @@ std::string pool_text(const nlohmann::json& status) {
   const double idle = held > 0 ? 100.0 * (1.0 - s["busy_seconds"].get<double>() / held) : 0.0;
   std::string text = fmt::format(
       "pool: {} with {} devices; {} jobs done, {} running, {} queued, {} run again; {} workers "
-      "started, {} lost; {:.1f} device minutes held, {:.0f}% idle{}\n",
+      "started, {} lost; {:.1f} device minutes held{}, {:.0f}% idle{}\n",
       status["kind"].get<std::string>(), status["devices"].get<int>(), s["jobs"].get<int64_t>(),
       s["running"].get<int64_t>(), s["queued"].get<int64_t>(), s["retried"].get<int64_t>(),
-      s["workers_started"].get<int64_t>(), s["workers_lost"].get<int64_t>(), held / 60, idle,
+      s["workers_started"].get<int64_t>(), s["workers_lost"].get<int64_t>(), held / 60,
+      s.value("scheduler_seconds", 0.0) > 0
+          ? fmt::format(" ({:.1f} by the scheduler)", s["scheduler_seconds"].get<double>() / 60)
+          : std::string(),
+      idle,
       s["jobs"].get<int64_t>() > 0
           ? fmt::format("; {:.1f} ms a job beyond its run",
                         1e3 * s.value("transfer_seconds", 0.0) / s["jobs"].get<double>())

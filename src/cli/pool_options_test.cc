@@ -84,6 +84,12 @@ TEST(PoolOptions, ThePoolsStatusAsTextHasItsFiguresAndAWorkerALine) {
   EXPECT_NE(text.find("dev1"), std::string::npos);
   EXPECT_NE(text.find("40% idle"), std::string::npos) << text;
   EXPECT_NE(text.find("(its connection closed during a job)"), std::string::npos) << text;
+  // With the scheduler's own count of what the workers held (Slurm's elapsed time).
+  auto counted = status;
+  counted["stats"]["scheduler_seconds"] = 126.0;
+  EXPECT_NE(pool_text(counted).find("2.0 device minutes held (2.1 by the scheduler), 25% idle"),
+            std::string::npos)
+      << pool_text(counted);
 }
 
 }  // namespace

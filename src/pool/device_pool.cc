@@ -13,7 +13,8 @@ nlohmann::json pool_status_json(const DevicePool& pool) {
                        {"why", w.why},
                        {"jobs", w.jobs},
                        {"held_seconds", w.held_seconds},
-                       {"busy_seconds", w.busy_seconds}});
+                       {"busy_seconds", w.busy_seconds},
+                       {"scheduler_seconds", w.scheduler_seconds}});
   }
   std::vector<std::string> events = pool.events();
   if (events.size() > 20) events.erase(events.begin(), events.end() - 20);
@@ -25,6 +26,7 @@ nlohmann::json pool_status_json(const DevicePool& pool) {
             {"workers_started", s.workers_started},
             {"workers_lost", s.workers_lost},
             {"device_seconds", s.device_seconds},
+            {"scheduler_seconds", s.scheduler_seconds},
             {"busy_seconds", s.busy_seconds},
             {"transfer_seconds", s.transfer_seconds},
             {"running", s.running},

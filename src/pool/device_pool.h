@@ -31,6 +31,9 @@ struct WorkerStatus {
   int64_t jobs = 0;
   double held_seconds = 0.0;  // from connecting until it ended (or now)
   double busy_seconds = 0.0;  // running jobs
+  // Held as the scheduler counts it (Slurm's elapsed time, from its allocation), as last seen
+  // while the scheduler listed it: up to one poll interval short of the end. 0: never said.
+  double scheduler_seconds = 0.0;
 };
 
 struct PoolStats {
@@ -38,7 +41,8 @@ struct PoolStats {
   int64_t retried = 0;          // runs lost with their worker and run again
   int64_t workers_started = 0;  // replacements included
   int64_t workers_lost = 0;
-  double device_seconds = 0.0;  // held by every worker, from connecting until it ended (or now)
+  double device_seconds = 0.0;     // held by every worker, from connecting until it ended (or now)
+  double scheduler_seconds = 0.0;  // the same as the scheduler counts it (WorkerStatus)
   double busy_seconds = 0.0;
   // Summed over the jobs: the round trip beyond the job's own run (sending it, starting it on
   // the worker, its result back): the pool's overhead per job is this over `jobs`.

@@ -94,7 +94,8 @@ class ProcessLauncher final : public WorkerLauncher {
   Result<std::map<std::string, LaunchedWorker>> poll(const std::vector<std::string>& ids) override {
     std::map<std::string, LaunchedWorker> out;
     for (const auto& id : ids) {
-      if (processes_->alive(id)) out[id] = {"RUNNING", ""};  // the worker says where it is
+      if (processes_->alive(id))
+        out[id] = {"RUNNING", "", std::nullopt};  // the worker says where it is
     }
     return out;
   }

@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <optional>
 #include <set>
 #include <sstream>
+#include <string_view>
+#include <vector>
 
 #include "common/file_io.h"
 #include "common/subprocess.h"
@@ -23,6 +26,17 @@ std::string shell_quoted(const std::string& s) {
 }
 
 std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+// A non-empty run of decimal digits, as a number; nullopt for anything else.
+std::optional<double> parse_count(std::string_view text) {
+  if (text.empty() || text.size() > 9) return std::nullopt;
+  double n = 0.0;
+  for (const char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + (c - '0');
+  }
+  return n;
+}
 
 }  // namespace
 
@@ -80,22 +94,50 @@ void SlurmLauncher::stop(const std::vector<std::string>& ids) {
   (void)run_process(argv, kClientTimeoutSeconds);
 }
 
+std::optional<double> parse_slurm_elapsed(std::string_view text) {
+  double days = 0.0;
+  if (const size_t dash = text.find('-'); dash != std::string_view::npos) {
+    const auto d = parse_count(text.substr(0, dash));
+    if (!d) return std::nullopt;
+    days = *d;
+    text.remove_prefix(dash + 1);
+  }
+  // Up to three fields from the right: seconds, minutes, hours.
+  std::vector<double> fields;
+  for (size_t start = 0;;) {
+    const size_t colon = text.find(':', start);
+    const auto v = parse_count(text.substr(start, colon - start));
+    if (!v) return std::nullopt;
+    fields.push_back(*v);
+    if (colon == std::string_view::npos) break;
+    start = colon + 1;
+  }
+  if (fields.size() < 2 || fields.size() > 3) return std::nullopt;
+  double seconds = 0.0;
+  for (const double f : fields) seconds = seconds * 60 + f;
+  return seconds + days * 86400;
+}
+
 Result<std::map<std::string, LaunchedWorker>> SlurmLauncher::poll(
     const std::vector<std::string>& ids) {
   std::map<std::string, LaunchedWorker> out;
   if (ids.empty()) return out;
   // Every job of this user: a finished job's id given with -j makes squeue fail.
   const ProcessResult r =
-      run_process({"squeue", "--me", "--noheader", "--format=%i|%T|%N"}, kClientTimeoutSeconds);
+      run_process({"squeue", "--me", "--noheader", "--format=%i|%T|%N|%M"}, kClientTimeoutSeconds);
   if (!r.ok()) return environment_error("squeue failed: " + first_line(r.output + r.error));
   const std::set<std::string> wanted(ids.begin(), ids.end());
   std::istringstream lines(r.output);
   for (std::string line; std::getline(lines, line);) {
     const size_t a = line.find('|');
     const size_t b = line.find('|', a + 1);
-    if (a == std::string::npos || b == std::string::npos) continue;
+    const size_t c = line.find('|', b + 1);
+    if (a == std::string::npos || b == std::string::npos || c == std::string::npos) continue;
     const std::string id = line.substr(0, a);
-    if (wanted.count(id)) out[id] = {line.substr(a + 1, b - a - 1), line.substr(b + 1)};
+    if (wanted.count(id)) {
+      out[id] = {line.substr(a + 1, b - a - 1), line.substr(b + 1, c - b - 1),
+                 parse_slurm_elapsed(std::string_view(line).substr(c + 1))};
+    }
   }
   return out;
 }

@@ -5,7 +5,9 @@
 // log (NAME-JOBID.log) are written to a folder every node must see (a shared filesystem).
 // SLURM_CONF and the rest of the environment reach sbatch, squeue and scancel unchanged.
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pool/worker_launcher.h"
@@ -21,6 +23,10 @@ struct SlurmOptions {
   std::filesystem::path folder;  // batch scripts and worker logs (shared with the nodes)
   std::vector<std::string> extra_arguments;  // passed to sbatch as they are
 };
+
+// Slurm's elapsed time as squeue prints it ("[days-][hours:]minutes:seconds": "0:07", "1:02:03",
+// "2-01:00:00") in seconds; nullopt for anything else ("INVALID", "UNLIMITED", "").
+std::optional<double> parse_slurm_elapsed(std::string_view text);
 
 class SlurmLauncher final : public WorkerLauncher {
  public:

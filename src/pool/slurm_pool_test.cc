@@ -63,6 +63,17 @@ TEST(SlurmLauncher, ASbatchThatFailsIsAnEnvironmentErrorWithItsMessage) {
       << started.error().message;
 }
 
+TEST(SlurmLauncher, ElapsedTimesReadAsSqueuePrintsThem) {
+  EXPECT_EQ(parse_slurm_elapsed("0:07"), 7.0);
+  EXPECT_EQ(parse_slurm_elapsed("12:34"), 754.0);
+  EXPECT_EQ(parse_slurm_elapsed("1:02:03"), 3723.0);
+  EXPECT_EQ(parse_slurm_elapsed("2-01:00:00"), 2 * 86400 + 3600.0);
+  for (const char* bad :
+       {"", "INVALID", "UNLIMITED", "7", "1:2:3:4", "1-", "-1:00", "a:00", "1::00", "0:07 "}) {
+    EXPECT_FALSE(parse_slurm_elapsed(bad)) << bad;
+  }
+}
+
 class SlurmPoolTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -137,6 +148,12 @@ TEST_F(SlurmPoolTest, FourWorkersRunJobsAtOnceOnFourNodes) {
   }
   EXPECT_EQ(nodes, (std::set<std::string>{"dev1\n", "dev2\n", "dev3\n", "dev4\n"}));
   for (const auto& w : pool.workers()) EXPECT_EQ(w.node.substr(0, 3), "dev");
+  // The scheduler's count of what the workers held comes with the pool's polls of squeue.
+  for (int i = 0; i < 100 && pool.stats().scheduler_seconds < 4; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_GE(pool.stats().scheduler_seconds, 4) << "each of 4 workers held its node a second";
+  EXPECT_LE(pool.stats().scheduler_seconds, pool.stats().device_seconds + 4 * 2)
+      << "Slurm counts from the allocation, a little before the worker connects";
   pool_.reset();
   EXPECT_TRUE(cluster_->queue_empties_within(20)) << "every worker leaves after the goodbye";
 }

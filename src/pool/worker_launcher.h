@@ -2,6 +2,7 @@
 // How a worker pool (worker_pool.h) gets its workers: a scheduler that starts a `headway worker`
 // on a device node, stops it, and says what became of it. slurm_launcher.h is Slurm's.
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,9 @@ namespace headway::pool {
 struct LaunchedWorker {
   std::string state;  // the scheduler's word: "PENDING", "RUNNING", "COMPLETING", ...
   std::string node;   // empty until placed
+  // The time the scheduler counts the worker's allocation as used (Slurm's elapsed time);
+  // nullopt when the scheduler does not say.
+  std::optional<double> elapsed_seconds;
 };
 
 class WorkerLauncher {

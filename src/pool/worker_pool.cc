@@ -21,6 +21,7 @@ struct WorkerPool::Worker {
   std::thread thread;
   int64_t jobs = 0;
   double busy_seconds = 0.0;
+  double scheduler_seconds = 0.0;  // as last polled
   std::optional<Clock::time_point> connected_at, ended_at;
   bool ended() const { return state == "lost" || state == "done"; }
 };
@@ -358,6 +359,7 @@ void WorkerPool::monitor_loop() {
         continue;
       }
       if (!it->second.node.empty()) w.node = it->second.node;
+      if (it->second.elapsed_seconds) w.scheduler_seconds = *it->second.elapsed_seconds;
       if (!w.channel) w.state = it->second.state == "PENDING" ? "pending" : "starting";
     }
   }
@@ -398,6 +400,7 @@ std::vector<WorkerStatus> WorkerPool::workers() const {
     s.why = w->why;
     s.jobs = w->jobs;
     s.busy_seconds = w->busy_seconds;
+    s.scheduler_seconds = w->scheduler_seconds;
     if (w->connected_at)
       s.held_seconds = seconds_between(*w->connected_at, w->ended_at.value_or(now));
     out.push_back(s);
@@ -415,7 +418,10 @@ PoolStats WorkerPool::stats() const {
                               [](const auto& w) { return w->state == "busy"; });
   }
   s.device_seconds = 0.0;
-  for (const auto& w : workers()) s.device_seconds += w.held_seconds;
+  for (const auto& w : workers()) {
+    s.device_seconds += w.held_seconds;
+    s.scheduler_seconds += w.scheduler_seconds;
+  }
   return s;
 }
 
