@@ -189,6 +189,7 @@ bool AgentProposer::works_in_background() const { return ledger_.max_in_flight()
 std::unique_ptr<loop::PendingProposals> AgentProposer::begin(const loop::ProposalContext& ctx) {
   std::vector<std::string> roles;
   if (stopped().empty() && ctx.kernel != nullptr) {
+    std::lock_guard lock(mu_);  // rounds on other kernels may ask at the same time
     int& calls = calls_by_kernel_[std::string(ctx.kernel->name())];
     for (int i = 0; i < ctx.max_proposals; ++i, ++calls) {
       const bool designer =

@@ -63,8 +63,8 @@ class AgentProposer final : public loop::Proposer {
   AgentLedger& ledger_;
   AgentProposerOptions options_;
   loop::ProposerLog log_;
+  mutable std::mutex mu_;  // guards calls_by_kernel_ and stopped_: rounds ask at once
   std::map<std::string, int> calls_by_kernel_;
-  mutable std::mutex mu_;
   std::string stopped_;
 };
 

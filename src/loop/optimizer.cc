@@ -115,6 +115,7 @@ class Loop final {
       round_ended_.wait(lock);
     }
     if (failure_) std::rethrow_exception(failure_);
+    next_kernel(&summary_.near_floor);  // with no round in flight left out
   }
 
   int concurrency() const { return std::max(1, options_.concurrent_rounds); }

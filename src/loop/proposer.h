@@ -51,7 +51,8 @@ struct ProposalContext {
   std::function<void(const std::string& source)> prebuild;
 };
 
-// Proposals on their way (Proposer::begin). wait() is called once, on the loop's thread.
+// Proposals on their way (Proposer::begin). wait() is called once, on the thread that called
+// begin() (the loop's, or with rounds at once the round's).
 class PendingProposals {
  public:
   virtual ~PendingProposals() = default;
@@ -72,9 +73,12 @@ class Proposer {
   // times the current round.
   virtual bool works_in_background() const { return false; }
   // Starts proposing for `ctx` (copied) and returns what wait() will give: what propose(ctx)
-  // would. Called on the loop's thread, which may meanwhile use the workspace; the work in other
-  // threads must not touch the loop's workspace connection (ctx.already_tried is called only
-  // from wait()). The default proposes here and now.
+  // would. Called on the thread of the round it proposes for, which may meanwhile use the
+  // workspace; the work in other threads must not touch that thread's workspace connection
+  // (ctx.already_tried is called only from wait()). With rounds on several kernels at once
+  // (OptimizeOptions::concurrent_rounds), begin(), wait(), proposed() and stopped() are called
+  // from several threads at once: a proposer is thread-safe, and what it reads of the workspace
+  // goes through its own connection. The default proposes here and now.
   virtual std::unique_ptr<PendingProposals> begin(const ProposalContext& ctx);
   // The loop stored the node a proposal with an agent_call became (duplicate: the source was
   // already a node, node_id is that node).

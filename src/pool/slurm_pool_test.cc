@@ -152,7 +152,7 @@ TEST_F(SlurmPoolTest, FourWorkersRunJobsAtOnceOnFourNodes) {
   for (int i = 0; i < 100 && pool.stats().scheduler_seconds < 4; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   EXPECT_GE(pool.stats().scheduler_seconds, 4) << "each of 4 workers held its node a second";
-  EXPECT_LE(pool.stats().scheduler_seconds, pool.stats().device_seconds + 4 * 2)
+  EXPECT_LE(pool.stats().scheduler_seconds, pool.stats().device_seconds + 4 * 15)
       << "Slurm counts from the allocation, a little before the worker connects";
   pool_.reset();
   EXPECT_TRUE(cluster_->queue_empties_within(20)) << "every worker leaves after the goodbye";
