@@ -351,7 +351,7 @@ class Loop final {
     if (concurrency() == 1) {
       summary_.most_rounds_at_once = 1;
       try {
-        round_ended(name, run_round(ws_, tree(name), options_));
+        tally_round(name, run_round(ws_, tree(name), options_));
       } catch (const targets::DeviceStopped& e) {
         stop_for_device(e.what());
       }
@@ -391,7 +391,7 @@ class Loop final {
       }
       it->second.thread.join();
       if (!it->second.error) {
-        round_ended(it->first, it->second.counts);
+        tally_round(it->first, it->second.counts);
       } else {
         try {
           std::rethrow_exception(it->second.error);
@@ -417,7 +417,7 @@ class Loop final {
   }
 
   // What a round on `name` decided, or nullopt: it had nothing left to try.
-  void round_ended(const std::string& name, const std::optional<RoundCounts>& counts) {
+  void tally_round(const std::string& name, const std::optional<RoundCounts>& counts) {
     ++summary_.rounds;
     if (!counts) {
       exhausted_.insert(name);

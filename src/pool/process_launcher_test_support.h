@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "pool/worker_launcher.h"
+#include "pool/worker_pool.h"
 
 extern char** environ;
 
@@ -103,5 +105,24 @@ class ProcessLauncher final : public WorkerLauncher {
  private:
   std::shared_ptr<Processes> processes_;
 };
+
+// A pool of `workers` workers started by a ProcessLauncher on `processes` (the headway binary
+// under test), its files in `folder`, every worker connected; an error when it does not start or
+// a worker does not connect within 30 s.
+inline Result<std::shared_ptr<DevicePool>> start_process_pool(std::shared_ptr<Processes> processes,
+                                                              int workers,
+                                                              const std::filesystem::path& folder) {
+  WorkerPoolOptions o;
+  o.workers = workers;
+  o.advertise_host = "127.0.0.1";
+  o.bind_host = "127.0.0.1";
+  o.folder = folder;
+  o.headway_binary = HEADWAY_BINARY;
+  auto started = WorkerPool::start(std::make_unique<ProcessLauncher>(std::move(processes)), o);
+  if (!started) return started.error();
+  if (!(*started)->wait_for_workers(workers, 30))
+    return environment_error("the pool's workers did not all connect within 30 s");
+  return std::shared_ptr<DevicePool>(std::move(*started));
+}
 
 }  // namespace headway::pool::testing

@@ -10,7 +10,6 @@
 #include "kernels/contract.h"
 #include "kernels/kernel_spec.h"
 #include "pool/process_launcher_test_support.h"
-#include "pool/worker_pool.h"
 #include "statistics/betting_rule.h"
 #include "statistics/calibration.h"
 #include "statistics/decision_rule.h"
@@ -292,17 +291,9 @@ TEST_F(CommandTargetTest, CalibrationDecisionsAreAOnTheKernelsBaselineAgainstIts
 class CommandTargetOnAPoolTest : public CommandTargetTest {
  protected:
   std::shared_ptr<pool::DevicePool> two_workers() {
-    pool::WorkerPoolOptions o;
-    o.workers = 2;
-    o.advertise_host = "127.0.0.1";
-    o.bind_host = "127.0.0.1";
-    o.folder = dir_.path() / "pool";
-    o.headway_binary = HEADWAY_BINARY;
-    auto started =
-        pool::WorkerPool::start(std::make_unique<pool::testing::ProcessLauncher>(processes_), o);
-    EXPECT_TRUE(started) << started.error().message;
-    EXPECT_TRUE((*started)->wait_for_workers(2, 30));
-    return std::shared_ptr<pool::DevicePool>(std::move(*started));
+    auto started = pool::testing::start_process_pool(processes_, 2, dir_.path() / "pool");
+    if (!started) throw std::runtime_error(started.error().message);
+    return *started;
   }
   std::shared_ptr<pool::testing::Processes> processes_ =
       std::make_shared<pool::testing::Processes>();

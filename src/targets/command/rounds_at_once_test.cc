@@ -1,6 +1,7 @@
 // The optimize loop with rounds on several kernels at once (OptimizeOptions::concurrent_rounds),
 // on the stand-in pack through a pool of worker processes: every round's decisions reach the
-// workspace, and a device that stops in one round ends the run without losing the others'.
+// workspace, a pause waits for every round in flight, and a device that stops in one round ends
+// the run without losing the others'.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -18,7 +19,6 @@
 #include "loop/optimizer.h"
 #include "loop/workspace_pause.h"
 #include "pool/process_launcher_test_support.h"
-#include "pool/worker_pool.h"
 #include "store/test_temp_dir.h"
 #include "targets/command/command_target.h"
 #include "trees/design_tree.h"
@@ -73,17 +73,9 @@ class RoundsAtOnceTest : public ::testing::Test {
   }
 
   std::shared_ptr<pool::DevicePool> workers(int n) {
-    pool::WorkerPoolOptions o;
-    o.workers = n;
-    o.advertise_host = "127.0.0.1";
-    o.bind_host = "127.0.0.1";
-    o.folder = dir_.path() / "pool";
-    o.headway_binary = HEADWAY_BINARY;
-    auto started =
-        pool::WorkerPool::start(std::make_unique<pool::testing::ProcessLauncher>(processes_), o);
-    EXPECT_TRUE(started) << started.error().message;
-    EXPECT_TRUE((*started)->wait_for_workers(n, 30));
-    return std::shared_ptr<pool::DevicePool>(std::move(*started));
+    auto started = pool::testing::start_process_pool(processes_, n, dir_.path() / "pool");
+    if (!started) throw std::runtime_error(started.error().message);
+    return *started;
   }
 
   // Runs the loop on the three kernels with a round per worker at once; skips without a sandbox.
@@ -138,29 +130,6 @@ class RoundsAtOnceTest : public ::testing::Test {
   std::set<std::string> kernels_screened_;
 };
 
-TEST_F(RoundsAtOnceTest, ThreeKernelsAdvanceAtOnceAndEveryDecisionIsStored) {
-  auto target = pack("jobs = 0");
-  const auto devices = workers(3);
-  target->use_pool(devices);
-  loop::OptimizeSummary s;
-  try {
-    s = optimize(*target, 15.0);
-  } catch (const sandbox::Unavailable& e) {
-    GTEST_SKIP() << "no sandbox: " << e.what();
-  }
-  EXPECT_EQ(s.most_rounds_at_once, 3);
-  EXPECT_EQ(kernels_screened_, (std::set<std::string>{"qkv", "attn_out", "ffn"}));
-  EXPECT_TRUE(s.device_stopped.empty()) << s.device_stopped;
-  EXPECT_GE(s.tests, 1) << s.rounds << " rounds";
-  EXPECT_GT(linted_, 0);
-  EXPECT_GE(proposals_at_once_, 2) << "each round asks for its proposals on its own thread";
-  // What the rounds counted on their threads is what their connections stored.
-  const Decided d = decided();
-  EXPECT_EQ(d.heads, s.accepted);
-  EXPECT_EQ(d.tests, s.tests);
-  for (const auto& w : devices->workers()) EXPECT_GT(w.jobs, 0) << w.name;
-}
-
 TEST_F(RoundsAtOnceTest, ADeviceThatStopsInOneRoundEndsTheRunAndKeepsTheOthersDecisions) {
   auto target = pack("jobs = 150");
   target->use_pool(workers(3));
@@ -179,7 +148,7 @@ TEST_F(RoundsAtOnceTest, ADeviceThatStopsInOneRoundEndsTheRunAndKeepsTheOthersDe
   EXPECT_LE(target->jobs()->stats().jobs, 150);
 }
 
-TEST_F(RoundsAtOnceTest, APauseWaitsForEveryRoundInFlightAndNoDeviceWorkRunsUntilItEnds) {
+TEST_F(RoundsAtOnceTest, KernelsAdvanceAtOnceAndAPauseWaitsForEveryRoundInFlight) {
   auto target = pack("jobs = 0");
   const auto devices = workers(3);
   target->use_pool(devices);
@@ -235,6 +204,13 @@ TEST_F(RoundsAtOnceTest, APauseWaitsForEveryRoundInFlightAndNoDeviceWorkRunsUnti
   run.join();
   ASSERT_TRUE(error.empty()) << error;
   EXPECT_GT(devices->stats().jobs, jobs) << "the run resumed";
+  // Three rounds at once, each asking for its proposals on its own thread.
+  EXPECT_EQ(s.most_rounds_at_once, 3);
+  EXPECT_EQ(kernels_screened_, (std::set<std::string>{"qkv", "attn_out", "ffn"}));
+  EXPECT_GE(proposals_at_once_, 2);
+  EXPECT_GT(linted_, 0);
+  for (const auto& w : devices->workers()) EXPECT_GT(w.jobs, 0) << w.name;
+  // What the rounds counted on their threads is what their connections stored.
   const Decided d = decided();
   EXPECT_EQ(d.heads, s.accepted);
   EXPECT_EQ(d.tests, s.tests);
