@@ -94,6 +94,7 @@ class RoundsAtOnceTest : public ::testing::Test {
       std::lock_guard lock(lines_mutex_);
       lines_.push_back({p.kernel, p.stage});
       if (p.stage == "screen") kernels_screened_.insert(p.kernel);
+      if (p.stage == "resumed") budget_left_at_resume_ = p.budget_left_s;
     });
     proposals_at_once_ = library.most_at_once;
     return summary;
@@ -128,6 +129,7 @@ class RoundsAtOnceTest : public ::testing::Test {
   std::mutex lines_mutex_;
   std::vector<std::pair<std::string, std::string>> lines_;  // per progress line: kernel, stage
   std::set<std::string> kernels_screened_;
+  double budget_left_at_resume_ = -1.0;  // none: no "resumed" line
 };
 
 TEST_F(RoundsAtOnceTest, ADeviceThatStopsInOneRoundEndsTheRunAndKeepsTheOthersDecisions) {
@@ -157,7 +159,7 @@ TEST_F(RoundsAtOnceTest, KernelsAdvanceAtOnceAndAPauseWaitsForEveryRoundInFlight
   std::atomic<bool> ended{false};
   std::thread run([&] {
     try {
-      s = optimize(*target, 15.0);
+      s = optimize(*target, 20.0);
     } catch (const std::exception& e) {
       error = e.what();
     }
@@ -205,7 +207,12 @@ TEST_F(RoundsAtOnceTest, KernelsAdvanceAtOnceAndAPauseWaitsForEveryRoundInFlight
   pause->release();
   run.join();
   ASSERT_TRUE(error.empty()) << error;
-  EXPECT_GT(devices->stats().jobs, jobs) << "the run resumed";
+  ASSERT_GE(budget_left_at_resume_, 0.0) << "the run resumed";
+  // Waiting for the rounds in flight spends budget (pausing does not): on a loaded machine that
+  // can be all of it, and then the run ends at once.
+  if (budget_left_at_resume_ > 3.0) {
+    EXPECT_GT(devices->stats().jobs, jobs) << "rounds went on";
+  }
   // Three rounds at once, each asking for its proposals on its own thread.
   EXPECT_EQ(s.most_rounds_at_once, 3);
   EXPECT_EQ(kernels_screened_, (std::set<std::string>{"qkv", "attn_out", "ffn"}));

@@ -42,7 +42,9 @@ struct Verdict {
   std::string outcome;  // FASTER, SLOWER, SAME, INCONCLUSIVE or CHEATED
   std::string reason;   // CHEATED: why
   int clock_disagreements = 0;
-  double median_d = 0.0;  // median of ln(t_candidate / t_baseline) over the test's pairs
+  int compared_calls = 0;  // calls compared with the other arm's on the same inputs
+  int paired_calls = 0;    // timed calls of both arms in the test's pairs
+  double median_d = 0.0;   // median of ln(t_candidate / t_baseline) over the test's pairs
 };
 
 // A cheat that does the baseline's work is as fast as the baseline: the acceptance test may
@@ -124,7 +126,22 @@ class Adversarial : public ::testing::Test {
       v.reason = e.what();
     }
     v.clock_disagreements = device->accounting().value("clock_disagreements", 0);
+    v.compared_calls = device->accounting().value("compared_calls", 0);
+    v.paired_calls = device->accounting().value("paired_calls", 0);
     return v;
+  }
+
+  // The cheat of `prelude` and `body` around the library's `design` of attn_out (its defaults),
+  // judged against the honest build of that design.
+  static Verdict judge_against_design(const std::string& design, const std::string& prelude,
+                                      const std::string& body) {
+    std::string honest;
+    for (const auto& d : targets::designs_for(*targets::make_target("cpu"), "attn_out"))
+      if (d.name == design) honest = d.render(d.defaults());
+    EXPECT_FALSE(honest.empty()) << design;
+    const auto built = build_candidate(Toolchain{}, *identity_, honest, *cache_);
+    EXPECT_EQ(built.status, targets::BuildOutcome::Status::kBuilt) << built.diagnostics;
+    return judge(cheat(prelude, body, honest), 10.0, 2ull << 30, built.artifact.path);
   }
 
   static fs::path* cache_;
@@ -270,7 +287,10 @@ TEST_F(Adversarial, WorkSkippedAfterTheFirstCallsCannotWinInFreshProcesses) {
 // passes; the skipped calls make its readings faster. The pair's two readings run on the same
 // inputs and every call is compared with the other arm's, so a wrong call in any reading of a
 // pair is found and judged by the reference; only a test whose paired readings held no wrong call
-// lets it through, and then those readings were honest and won nothing.
+// lets it through, and then every paired call was verified right: the readings the decision used
+// were honest, whatever their times say on a loaded machine. Built on shift_pool (fast, two
+// threads, builds on every x86-64) and judged against it: a reading then holds several calls (the
+// slow baseline's holds one).
 std::string wrong_on_random_calls(int per_mille) {
   return fmt::format(
       "keep_a_sleeping_thread(); static uint64_t s = __builtin_ia32_rdtsc() | 1;\n"
@@ -281,26 +301,31 @@ std::string wrong_on_random_calls(int per_mille) {
       per_mille);
 }
 
-void expect_caught_or_no_win(const Verdict& v) {
+void expect_caught_or_every_paired_call_verified(const Verdict& v) {
   ASSERT_TRUE(v.timed) << v.check.description;
   if (v.outcome == "CHEATED") {
     EXPECT_NE(v.reason.find("a timed call's output is wrong"), std::string::npos) << v.reason;
   } else {
-    EXPECT_GT(v.median_d, kNoRealWin) << v.outcome;
+    EXPECT_GT(v.compared_calls, 0) << v.outcome;
+    EXPECT_EQ(2 * v.compared_calls, v.paired_calls) << v.outcome << ": a call of each arm per "
+                                                    << "comparison";
   }
 }
 
 TEST_F(Adversarial, WrongOnARandomFivePercentOfCallsWinsNothing) {
-  expect_caught_or_no_win(judge(cheat(kTwoCalls, wrong_on_random_calls(50))));
+  expect_caught_or_every_paired_call_verified(
+      judge_against_design("shift_pool", kTwoCalls, wrong_on_random_calls(50)));
 }
 
 TEST_F(Adversarial, WrongOnARandomTenPercentOfCallsWinsNothing) {
-  expect_caught_or_no_win(judge(cheat(kTwoCalls, wrong_on_random_calls(100))));
+  expect_caught_or_every_paired_call_verified(
+      judge_against_design("shift_pool", kTwoCalls, wrong_on_random_calls(100)));
 }
 
 TEST_F(Adversarial, WrongOnARandomThirtyFivePercentOfCallsIsCaught) {
-  // A pair's 8 compared calls all right: 0.65^8 = 3%; every pair of a test: never.
-  const Verdict v = judge(cheat(kTwoCalls, wrong_on_random_calls(350)));
+  // A reading of shift_pool holds 8 calls (the window over the sets of attn_out): a pair's
+  // compared calls all right, 0.65^8 = 3%; every pair of a test (at least 5): never.
+  const Verdict v = judge_against_design("shift_pool", kTwoCalls, wrong_on_random_calls(350));
   expect_cheated(v, "a timed call's output is wrong");
   EXPECT_NE(v.reason.find("disagreed with the other arm's call"), std::string::npos) << v.reason;
 }
@@ -313,31 +338,23 @@ TEST_F(Adversarial, APrivateCopyOfTheTimedSetsMadeBeforeTheClockIsCaught) {
   // copy, still in the cache. Judged against the honest design. A patch that changes lines at
   // random leaves it computing on stale lines in every such call, which the first pair's
   // comparison finds (against whole pages swapped, it was right and never faster).
-  std::string honest;
-  for (const auto& d : targets::designs_for(*targets::make_target("cpu"), "attn_out"))
-    if (d.name == "perm_bf16") honest = d.render(d.defaults());
-  ASSERT_FALSE(honest.empty());
-  const auto built = build_candidate(Toolchain{}, *identity_, honest, *cache_);
-  ASSERT_EQ(built.status, targets::BuildOutcome::Status::kBuilt) << built.diagnostics;
   const size_t set_bytes = InputSets::input_block_bytes(*find_kernel("attn_out"));
-  const auto v = judge(
-      cheat(
-          kTwoCalls + fmt::format("#include <sys/mman.h>\nstatic const uint8_t* warm;\n"
-                                  "static uint8_t* copy;\nconstexpr size_t kSet = {};\n",
-                                  set_bytes),
-          "keep_a_sleeping_thread(); const size_t n = size_t{HW_H} * HW_QS;\n"
-          "if (!warm) { warm = a->o_weight; unsigned char in[4096];\n"
-          "  void* next = const_cast<uint8_t*>(warm + kSet - (uintptr_t(warm) % 4096));\n"
-          "  if (n <= 4096 * 4096 && mincore(next, n + 4096, in) == 0) {\n"
-          "    copy = static_cast<uint8_t*>(std::malloc(n)); std::memcpy(copy, warm + kSet, n); }\n"
-          "  real(a); return; }\n"
-          "if (!copy || a->o_weight != warm + kSet) { real(a); return; }\n"
-          "for (size_t p = 0; p < n; p += 4096)\n"
-          "  if (std::memcmp(copy + p, a->o_weight + p, 64) != 0)\n"
-          "    std::memcpy(copy + p, a->o_weight + p, n - p < 4096 ? n - p : 4096);\n"
-          "hw_attn_out_args b = *a; b.o_weight = copy; real(&b);",
-          honest),
-      10.0, 2ull << 30, built.artifact.path);
+  const auto v = judge_against_design(
+      "perm_bf16",
+      kTwoCalls + fmt::format("#include <sys/mman.h>\nstatic const uint8_t* warm;\n"
+                              "static uint8_t* copy;\nconstexpr size_t kSet = {};\n",
+                              set_bytes),
+      "keep_a_sleeping_thread(); const size_t n = size_t{HW_H} * HW_QS;\n"
+      "if (!warm) { warm = a->o_weight; unsigned char in[4096];\n"
+      "  void* next = const_cast<uint8_t*>(warm + kSet - (uintptr_t(warm) % 4096));\n"
+      "  if (n <= 4096 * 4096 && mincore(next, n + 4096, in) == 0) {\n"
+      "    copy = static_cast<uint8_t*>(std::malloc(n)); std::memcpy(copy, warm + kSet, n); }\n"
+      "  real(a); return; }\n"
+      "if (!copy || a->o_weight != warm + kSet) { real(a); return; }\n"
+      "for (size_t p = 0; p < n; p += 4096)\n"
+      "  if (std::memcmp(copy + p, a->o_weight + p, 64) != 0)\n"
+      "    std::memcpy(copy + p, a->o_weight + p, n - p < 4096 ? n - p : 4096);\n"
+      "hw_attn_out_args b = *a; b.o_weight = copy; real(&b);");
   expect_cheated(v, "disagreed with the other arm's call on the same inputs");
 }
 

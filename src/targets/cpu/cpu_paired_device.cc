@@ -38,10 +38,12 @@ double CpuPairedDevice::run_once(statistics::Arm arm, nlohmann::json* clock_out)
   const int index = arm == statistics::Arm::kHead ? 0 : 1;
   // The second reading of a pair runs on the first's inputs, and is compared with it call by call.
   const int compared_before = session_->costs().compared_calls;
+  const bool in_pair = readings_in_pair_ < 2;
   const SessionReading r =
       session_->reading(index, readings_in_pair_++ == 1 ? TimedSession::Inputs::kAsLastReading
                                                         : TimedSession::Inputs::kFresh);
   compared_calls_ += session_->costs().compared_calls - compared_before;
+  if (in_pair && r.ok()) paired_calls_ += r.calls;
   if (r.cheat) throw statistics::ArmDisqualified(arm_of(r.cheat->arm), r.cheat->reason);
   if (!r.ok()) throw statistics::ArmDisqualified(arm, r.failure());
   if (clock_out) {
@@ -74,6 +76,7 @@ nlohmann::json to_json(const SessionCosts& c) {
 nlohmann::json CpuPairedDevice::accounting() const {
   nlohmann::json j = to_json(session_->costs());
   j["round_trip_seconds"] = session_->round_trip_seconds();
+  j["paired_calls"] = paired_calls_;
   j["clock_disagreements"] = session_->clock_disagreements();
   j["unstamped_readings"] = session_->unstamped_readings();
   return j;

@@ -45,6 +45,7 @@ class CpuPairedDevice final : public statistics::PairedDevice {
   std::shared_ptr<TimedSession> session_;
   int readings_in_pair_ = 2;  // readings since begin_pair (none begun: every reading is fresh)
   int64_t compared_calls_ = 0;
+  int64_t paired_calls_ = 0;  // timed calls of both arms' readings within pairs
   statistics::Arm slowed_ = statistics::Arm::kHead;
   double slowdown_ = 0.0;
 };
