@@ -22,6 +22,7 @@
 #include "knowledge/rules.h"
 #include "loop/library_proposer.h"
 #include "loop/optimizer.h"
+#include "store/pool_runs.h"
 #include "trees/design_tree.h"
 
 namespace headway::cli {
@@ -37,6 +38,29 @@ struct OptimizeArgs {
   bool library = false;  // with --agent: the design library proposes too
   PoolArgs pool;
   int64_t confirm_calls = -1;  // -1: loop::OptimizeOptions's
+};
+
+// Records a run's device pool and its use over time in the workspace when the run ends, by an
+// exception too (store/pool_runs.h, for the report). Failing to write it is a warning.
+class PoolUseRecorder {
+ public:
+  PoolUseRecorder(store::Workspace& ws, std::shared_ptr<pool::DevicePool> devices)
+      : ws_(ws), devices_(std::move(devices)) {}
+  PoolUseRecorder(const PoolUseRecorder&) = delete;
+  PoolUseRecorder& operator=(const PoolUseRecorder&) = delete;
+  ~PoolUseRecorder() {
+    if (!devices_) return;
+    try {
+      store::record_pool_run(ws_.db(), devices_->kind(), pool::pool_use_json(*devices_));
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "headway: warning: cannot record the pool's use in the workspace: {}\n",
+                 e.what());
+    }
+  }
+
+ private:
+  store::Workspace& ws_;
+  std::shared_ptr<pool::DevicePool> devices_;
 };
 
 // The names in --kernels; whether the target knows them is checked once it is made.
@@ -190,6 +214,7 @@ int run_optimize(const OptimizeArgs& args) {
       start_pool(pool_config(ws, args.pool), *target, pool_folder(ws));
   // A round per device at once, each on another kernel.
   if (devices) options.concurrent_rounds = devices->devices();
+  const PoolUseRecorder pool_use(ws, devices);
   // Legality rules: learned from every screening failure, applied by the lint stage.
   options.lint = knowledge::rule_lint_following_workspace(ws);
   // Progress goes to stderr, so that stdout holds only the result (text, or --json): a line per

@@ -35,4 +35,23 @@ nlohmann::json pool_status_json(const DevicePool& pool) {
           {"events", events}};
 }
 
+nlohmann::json pool_use_json(const DevicePool& pool) {
+  nlohmann::json workers = nlohmann::json::array();
+  const auto at = [](double s) { return s < 0 ? nlohmann::json() : nlohmann::json(s); };
+  for (const auto& w : pool.workers()) {
+    nlohmann::json busy = nlohmann::json::array();
+    for (const auto& [start, end] : w.busy_spans) busy.push_back({start, end});
+    workers.push_back({{"name", w.name},
+                       {"node", w.node},
+                       {"jobs", w.jobs},
+                       {"connected_s", at(w.connected_at)},
+                       {"ended_s", at(w.ended_at)},
+                       {"busy", std::move(busy)}});
+  }
+  return {{"kind", pool.kind()},
+          {"devices", pool.devices()},
+          {"elapsed_s", pool.stats().elapsed_seconds},
+          {"workers", std::move(workers)}};
+}
+
 }  // namespace headway::pool

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pool/pool_job.h"
@@ -34,6 +35,12 @@ struct WorkerStatus {
   // Held as the scheduler counts it (Slurm's elapsed time, from its allocation), as last seen
   // while the scheduler listed it: up to one poll interval short of the end. 0: never said.
   double scheduler_seconds = 0.0;
+  // On the pool's clock (seconds since it started): when it connected and when it ended (-1: not
+  // yet), and the spans in which it ran jobs, oldest first, spans less than a millisecond apart
+  // merged into one.
+  double connected_at = -1.0;
+  double ended_at = -1.0;
+  std::vector<std::pair<double, double>> busy_spans;
 };
 
 struct PoolStats {
@@ -47,13 +54,19 @@ struct PoolStats {
   // Summed over the jobs: the round trip beyond the job's own run (sending it, starting it on
   // the worker, its result back): the pool's overhead per job is this over `jobs`.
   double transfer_seconds = 0.0;
-  int64_t running = 0;  // jobs on a device now
-  int64_t queued = 0;   // jobs waiting for a device
+  int64_t running = 0;           // jobs on a device now
+  int64_t queued = 0;            // jobs waiting for a device
+  double elapsed_seconds = 0.0;  // since the pool started
 };
 
 // The pool as `headway status` shows it: {"kind", "devices", "stats": {...}, "workers": [...],
 // "events": [the last 20]}; the figures of PoolStats and WorkerStatus under their names.
 nlohmann::json pool_status_json(const class DevicePool& pool);
+
+// Each worker's use of its device over the run, for the report: {"kind", "devices",
+// "elapsed_s", "workers": [{"name", "node", "jobs", "connected_s", "ended_s" (null: not yet),
+// "busy": [[start_s, end_s], ...]}]} on the pool's clock (WorkerStatus).
+nlohmann::json pool_use_json(const class DevicePool& pool);
 
 class DevicePool {
  public:

@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
 
@@ -236,9 +237,9 @@ TEST_F(SlurmPoolTest, ARestartedControllerLosesNoWorkerAndNoJob) {
   EXPECT_EQ(cluster_->queue().size(), 2u);
 }
 
-TEST_F(SlurmPoolTest, WorkersOfARunKilledWithSigkillLeaveTheQueue) {
-  // The run is `headway calibrate` on a pack whose time command sleeps: killed mid-run.
-  const fs::path dir = cluster_->folder();
+// A command pack in `dir` whose time command sleeps 0.2 s and whose kernel has no designs to try;
+// returns its manifest.
+fs::path write_sleepy_pack(const fs::path& dir) {
   fs::create_directories(dir / "repo/k");
   write_file(dir / "repo/k/qkv.tk", "speed 1000\n");
   write_file(dir / "pack.toml", R"(name = "sleepy"
@@ -266,6 +267,54 @@ sandbox = false
 parse = { regex = 'arm ([0-9]+): ([0-9]+)' }
 example = "arm 0: 5"
 )");
+  return dir / "pack.toml";
+}
+
+TEST_F(SlurmPoolTest, AnOptimizeRecordsEachWorkersUseOverTimeForTheReport) {
+  const fs::path dir = cluster_->folder();
+  const fs::path manifest = write_sleepy_pack(dir), ws = dir / "ws";
+  const auto headway = [&](std::vector<std::string> args) {
+    args.insert(args.begin(),
+                {"env", "HEADWAY_CACHE_DIR=" + (dir / "cache").string(), HEADWAY_BINARY});
+    return run_process(args, 300);
+  };
+  ProcessResult r =
+      headway({"init", ws.string(), "--target", "command", "--manifest", manifest.string()});
+  ASSERT_TRUE(r.ok()) << r.output;
+  r = headway({"optimize", "--workspace", ws.string(), "--budget", "5s", "--pool", "slurm",
+               "--workers", "2", "--pool-host", "127.0.0.1"});
+  ASSERT_TRUE(r.ok()) << r.output;
+  r = headway({"report", "--workspace", ws.string(), "--format", "json"});
+  ASSERT_TRUE(r.ok()) << r.output;
+  const auto report = nlohmann::json::parse(r.output, nullptr, false);
+  ASSERT_TRUE(report.is_object()) << r.output;
+  ASSERT_EQ(report["pools"].size(), 1u) << r.output;
+  const auto& pool = report["pools"][0];
+  EXPECT_EQ(pool["kind"], "slurm");
+  EXPECT_EQ(pool["devices"], 2);
+  ASSERT_GE(pool["workers"].size(), 2u);
+  int64_t jobs = 0;
+  for (const auto& w : pool["workers"]) {
+    jobs += w["jobs"].get<int64_t>();
+    EXPECT_EQ(w["node"].get<std::string>().substr(0, 3), "dev") << w;
+    double busy = 0, last_end = w["connected_s"].get<double>();
+    for (const auto& span : w["busy"]) {
+      EXPECT_GE(span[0].get<double>(), last_end) << w;
+      last_end = span[1].get<double>();
+      busy += span[1].get<double>() - span[0].get<double>();
+    }
+    EXPECT_LE(last_end, pool["elapsed_s"].get<double>()) << w;
+    EXPECT_NEAR(busy, w["busy_seconds"].get<double>(), 1e-6);
+    EXPECT_EQ(busy > 0, w["jobs"].get<int64_t>() > 0) << w;
+  }
+  EXPECT_GT(jobs, 0) << "the baseline was timed on the pool";
+  EXPECT_GT(pool["busy_share"].get<double>(), 0.0);
+}
+
+TEST_F(SlurmPoolTest, WorkersOfARunKilledWithSigkillLeaveTheQueue) {
+  // The run is `headway calibrate` on a pack whose time command sleeps: killed mid-run.
+  const fs::path dir = cluster_->folder();
+  write_sleepy_pack(dir);
   const std::string log = (dir / "run.log").string();
   const pid_t run = fork();
   if (run == 0) {

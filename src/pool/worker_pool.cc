@@ -21,7 +21,8 @@ struct WorkerPool::Worker {
   std::thread thread;
   int64_t jobs = 0;
   double busy_seconds = 0.0;
-  double scheduler_seconds = 0.0;  // as last polled
+  double scheduler_seconds = 0.0;                     // as last polled
+  std::vector<std::pair<double, double>> busy_spans;  // WorkerStatus::busy_spans
   std::optional<Clock::time_point> connected_at, ended_at;
   bool ended() const { return state == "lost" || state == "done"; }
 };
@@ -292,6 +293,12 @@ void WorkerPool::serve(Worker& w) {
     result.transfer_seconds = std::max(0.0, seconds_between(sent, returned) - result.run_seconds);
     ++w.jobs;
     w.busy_seconds += seconds_between(sent, returned);
+    const double from = seconds_between(started_, sent), to = seconds_between(started_, returned);
+    if (!w.busy_spans.empty() && from - w.busy_spans.back().second < 1e-3) {
+      w.busy_spans.back().second = to;
+    } else {
+      w.busy_spans.emplace_back(from, to);
+    }
     ++stats_.jobs;
     stats_.busy_seconds += seconds_between(sent, returned);
     stats_.transfer_seconds += result.transfer_seconds;
@@ -401,6 +408,9 @@ std::vector<WorkerStatus> WorkerPool::workers() const {
     s.jobs = w->jobs;
     s.busy_seconds = w->busy_seconds;
     s.scheduler_seconds = w->scheduler_seconds;
+    s.busy_spans = w->busy_spans;
+    if (w->connected_at) s.connected_at = seconds_between(started_, *w->connected_at);
+    if (w->ended_at) s.ended_at = seconds_between(started_, *w->ended_at);
     if (w->connected_at)
       s.held_seconds = seconds_between(*w->connected_at, w->ended_at.value_or(now));
     out.push_back(s);
@@ -416,6 +426,7 @@ PoolStats WorkerPool::stats() const {
     s.queued = static_cast<int64_t>(queue_.size());
     s.running = std::count_if(workers_.begin(), workers_.end(),
                               [](const auto& w) { return w->state == "busy"; });
+    s.elapsed_seconds = seconds_between(started_, Clock::now());
   }
   s.device_seconds = 0.0;
   for (const auto& w : workers()) {

@@ -74,11 +74,54 @@ TEST(WorkerPool, RunsJobsFromManyThreadsOnAllItsWorkersAtOnce) {
   EXPECT_EQ(s.workers_lost, 0);
   EXPECT_GT(s.device_seconds, 0.0);
   int64_t jobs = 0;
+  double last_start = 0.0, first_end = 1e9;  // of the workers' busy spans
   for (const auto& w : f.pool->workers()) {
     EXPECT_EQ(w.state, "running");
     jobs += w.jobs;
+    ASSERT_EQ(w.busy_spans.size(), 1u) << w.name;
+    EXPECT_GE(w.busy_spans[0].first, w.connected_at) << w.name;
+    last_start = std::max(last_start, w.busy_spans[0].first);
+    first_end = std::min(first_end, w.busy_spans[0].second);
   }
   EXPECT_EQ(jobs, 4);
+  EXPECT_LT(last_start, first_end) << "the four workers' spans overlap: they ran at once";
+}
+
+TEST(WorkerPool, AWorkersUseOverTimeIsTheSpansOfItsJobs) {
+  PoolFixture f(1);
+  ASSERT_TRUE(f.pool->wait_for_workers(1, 30));
+  const PoolJob job = f.shell("sleep 0.3");
+  ASSERT_TRUE(f.pool->run(job).process.ok());
+  ASSERT_TRUE(f.pool->run(job).process.ok());  // right after the first: one span, or two
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_TRUE(f.pool->run(job).process.ok());
+  const auto workers = f.pool->workers();
+  ASSERT_EQ(workers.size(), 1u);
+  const auto& spans = workers[0].busy_spans;
+  ASSERT_GE(spans.size(), 2u);
+  ASSERT_LE(spans.size(), 3u);
+  double busy = 0.0;
+  for (size_t i = 0; i < spans.size(); ++i) {
+    EXPECT_LT(spans[i].first, spans[i].second);
+    if (i > 0) {
+      EXPECT_GE(spans[i].first, spans[i - 1].second) << "oldest first, apart";
+    }
+    busy += spans[i].second - spans[i].first;
+  }
+  EXPECT_GE(spans.back().first - spans[spans.size() - 2].second, 0.3) << "the pause";
+  EXPECT_GE(busy, 0.9);
+  EXPECT_NEAR(busy, workers[0].busy_seconds, 0.02);
+  EXPECT_GE(spans[0].first, workers[0].connected_at);
+  EXPECT_LE(spans.back().second, f.pool->stats().elapsed_seconds);
+  EXPECT_EQ(workers[0].ended_at, -1.0);
+
+  const nlohmann::json use = pool_use_json(*f.pool);
+  EXPECT_EQ(use["devices"], 1);
+  ASSERT_EQ(use["workers"].size(), 1u);
+  EXPECT_EQ(use["workers"][0]["jobs"], 3);
+  EXPECT_TRUE(use["workers"][0]["ended_s"].is_null());
+  ASSERT_EQ(use["workers"][0]["busy"].size(), spans.size());
+  EXPECT_DOUBLE_EQ(use["workers"][0]["busy"].back()[0].get<double>(), spans.back().first);
 }
 
 TEST(WorkerPool, AJobWhoseWorkerDiesIsRunAgainElsewhereAndTheWorkerReplaced) {

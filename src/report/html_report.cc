@@ -277,6 +277,28 @@ std::string test_details(const KernelReport& k, const TestReport& t, const Figur
   return out + "</div>";
 }
 
+// Each run's device pool: its line, a row per worker and the plot of their use over the run.
+std::string pools_section(const Report& r, const Figures& f) {
+  if (r.pools.empty()) return "";
+  std::string out = "<section id=\"pools\"><h2>Device pools</h2>";
+  for (const auto& p : r.pools) {
+    out += "<h3>" + html_escape(pool_use_line(p)) + "</h3>";
+    out +=
+        "<table><tr><th class=\"l\">worker</th><th class=\"l\">node</th><th>jobs</th>"
+        "<th>held s</th><th>busy s</th><th>busy</th></tr>";
+    for (const auto& w : p.workers) {
+      const double held = w.held_seconds(p.elapsed_s);
+      out += fmt::format(
+          "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{:.1f}</td>"
+          "<td>{:.1f}</td><td>{}</td></tr>",
+          html_escape(w.name), html_escape(w.node), w.jobs, held, w.busy_seconds(),
+          held > 0 ? fmt::format("{:.0f}%", 100 * w.busy_seconds() / held) : "-");
+    }
+    out += "</table>" + figure(f, pool_use_name(p.id), "pool", "each device's use over the run");
+  }
+  return out + "</section>";
+}
+
 std::string kernel_section(const KernelReport& k, const Figures& f) {
   std::string out =
       fmt::format("<section class=\"kernel\" id=\"kernel-{0}\"><h2>{0}</h2>", html_escape(k.name));
@@ -364,6 +386,7 @@ std::string render_html(const Report& r, const Figures& f) {
   if (r.kernels.empty()) {
     out += "<section><p>No kernels yet: run <code>headway optimize</code>.</p></section>";
   }
+  out += pools_section(r, f);
   for (const auto& k : r.kernels) out += kernel_section(k, f);
   out +=
       "</main><footer><span id=\"script-status\">page script did not run</span>"

@@ -59,6 +59,26 @@ TEST(HtmlReport, EveryPartHasItsPlace) {
   EXPECT_LT(html.find("window.onerror"), html.find("<style>")) << "the error hook comes first";
 }
 
+TEST(HtmlReport, EachRunsPoolHasARowPerWorkerAndItsPlot) {
+  Report r = sample_report();
+  EXPECT_EQ(render_html(r, fake_figures()).find("Device pools"), std::string::npos) << "no pool";
+  r.pools = {sample_pool()};
+  Figures f = fake_figures();
+  f.plots[pool_use_name(7)] = "<svg id='pool'></svg>";
+  const std::string html = render_html(r, f);
+  EXPECT_NE(html.find("<h2>Device pools</h2><h3>slurm pool of 2 devices (run ended "
+                      "2026-11-30T12:00:00.000Z): 10 jobs; busy 65% of the 2.3 device-minutes "
+                      "held</h3>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<td class=\"l\">w1</td><td class=\"l\">dev1</td><td>7</td><td>98.0</td>"
+                      "<td>60.0</td><td>61%</td>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<td>40.0</td><td>30.0</td><td>75%</td>"), std::string::npos) << "w2";
+  EXPECT_EQ(count(html, "<svg id='pool'>"), 1u);
+  EXPECT_LT(html.find("id=\"pools\""), html.find("id=\"kernel-qkv\""));
+}
+
 TEST(HtmlReport, NothingComesFromElsewhere) {
   const std::string html = render_html(sample_report(), fake_figures());
   EXPECT_FALSE(std::regex_search(html, std::regex(R"((src|href)\s*=\s*["']?(https?:|//))")));

@@ -119,6 +119,31 @@ json kernel_json(const KernelReport& k) {
       {"tests", tests}};
 }
 
+json pool_json(const PoolUseReport& p) {
+  json workers = json::array();
+  for (const auto& w : p.workers) {
+    json busy = json::array();
+    for (const auto& [start, end] : w.busy) busy.push_back({start, end});
+    workers.push_back({{"name", w.name},
+                       {"node", w.node},
+                       {"jobs", w.jobs},
+                       {"connected_s", w.connected_s < 0 ? json(nullptr) : json(w.connected_s)},
+                       {"ended_s", w.ended_s < 0 ? json(nullptr) : json(w.ended_s)},
+                       {"held_seconds", w.held_seconds(p.elapsed_s)},
+                       {"busy_seconds", w.busy_seconds()},
+                       {"busy", busy}});
+  }
+  return {{"id", p.id},
+          {"kind", p.kind},
+          {"at", p.at},
+          {"devices", p.devices},
+          {"elapsed_s", p.elapsed_s},
+          {"held_seconds", p.held_seconds()},
+          {"busy_seconds", p.busy_seconds()},
+          {"busy_share", p.busy_share()},
+          {"workers", workers}};
+}
+
 }  // namespace
 
 json to_json(const Report& r) {
@@ -135,6 +160,8 @@ json to_json(const Report& r) {
   }
   json kernels = json::array();
   for (const auto& k : r.kernels) kernels.push_back(kernel_json(k));
+  json pools = json::array();
+  for (const auto& p : r.pools) pools.push_back(pool_json(p));
   const auto& kn = r.knowledge;
   return {
       {"schema", kReportSchema},
@@ -172,6 +199,7 @@ json to_json(const Report& r) {
       {"calibration", r.calibration},
       {"calibration_from", r.calibration_from.empty() ? json(nullptr) : json(r.calibration_from)},
       {"unsandboxed_runs", r.unsandboxed_runs},
+      {"pools", pools},
       {"kernels", kernels}};
 }
 

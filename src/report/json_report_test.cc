@@ -7,6 +7,23 @@
 namespace headway::report {
 namespace {
 
+TEST(JsonReport, PoolsCarryEachWorkersSpans) {
+  Report r = sample_report();
+  EXPECT_EQ(to_json(r)["pools"], nlohmann::json::array());
+  r.pools = {sample_pool()};
+  const auto p = to_json(r)["pools"][0];
+  EXPECT_EQ(p["id"], 7);
+  EXPECT_EQ(p["kind"], "slurm");
+  EXPECT_EQ(p["devices"], 2);
+  EXPECT_DOUBLE_EQ(p["held_seconds"].get<double>(), 138.0);
+  EXPECT_DOUBLE_EQ(p["busy_seconds"].get<double>(), 90.0);
+  ASSERT_EQ(p["workers"].size(), 2u);
+  EXPECT_TRUE(p["workers"][0]["ended_s"].is_null());
+  EXPECT_EQ(p["workers"][1]["ended_s"], 50.0);
+  EXPECT_EQ(p["workers"][0]["busy"], nlohmann::json({{10.0, 40.0}, {50.0, 80.0}}));
+  EXPECT_DOUBLE_EQ(p["workers"][1]["held_seconds"].get<double>(), 40.0);
+}
+
 TEST(JsonReport, PerKernelPerNodePerTest) {
   Report r = sample_report();
   r.kernels[0].decode_ms = NAN;
@@ -14,7 +31,7 @@ TEST(JsonReport, PerKernelPerNodePerTest) {
   EXPECT_EQ(j["schema"], "headway-report/1");
   for (const char* key : {"workspace", "target", "toolchain", "headway", "generated_at",
                           "geomean_speedup", "device_seconds", "agents", "knowledge", "calibration",
-                          "calibration_from", "unsandboxed_runs", "kernels"})
+                          "calibration_from", "unsandboxed_runs", "pools", "kernels"})
     EXPECT_TRUE(j.contains(key)) << key;
   const auto& k = j["kernels"][0];
   EXPECT_EQ(k["name"], "qkv");

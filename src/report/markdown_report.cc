@@ -66,6 +66,19 @@ std::string render_markdown(const Report& r) {
     }
     out += "\n";
   }
+  if (!r.pools.empty()) out += "### Device pools\n\n";
+  for (const auto& p : r.pools) {
+    out += pool_use_line(p) +
+           "\n\n| worker | node | jobs | held s | busy s | busy |\n"
+           "|---|---|---:|---:|---:|---:|\n";
+    for (const auto& w : p.workers) {
+      const double held = w.held_seconds(p.elapsed_s);
+      out += fmt::format("| {} | {} | {} | {:.1f} | {:.1f} | {} |\n", cell(w.name), cell(w.node),
+                         w.jobs, held, w.busy_seconds(),
+                         held > 0 ? fmt::format("{:.0f}%", 100 * w.busy_seconds() / held) : "-");
+    }
+    out += "\n";
+  }
   out += "**Agents:** " + agents_line(r.agents) + "\n\n";
   out += "**Knowledge:** " + knowledge_line(r.knowledge) + "\n\n";
   out += "**Calibration:** " + calibration_line(r) + "\n";

@@ -32,6 +32,20 @@ TEST(MarkdownReport, SummaryTableAcceptedChangesAndTheRest) {
   EXPECT_NE(none.find("no calibration given"), std::string::npos);
 }
 
+TEST(MarkdownReport, EachRunsPoolHasARowPerWorker) {
+  Report r = sample_report();
+  EXPECT_EQ(render_markdown(r).find("Device pools"), std::string::npos);
+  r.pools = {sample_pool()};
+  const std::string md = render_markdown(r);
+  EXPECT_NE(
+      md.find("### Device pools\n\nslurm pool of 2 devices (run ended "
+              "2026-11-30T12:00:00.000Z): 10 jobs; busy 65% of the 2.3 device-minutes held\n"
+              "\n| worker | node | jobs | held s | busy s | busy |\n|---|---|---:|---:|---:|---:|\n"
+              "| w1 | dev1 | 7 | 98.0 | 60.0 | 61% |\n| w2 | dev2 | 3 | 40.0 | 30.0 | 75% |\n"),
+      std::string::npos)
+      << md;
+}
+
 TEST(MarkdownReport, LeadsWithTheDecodeStepAndSaysWhatTheRunCannotSupport) {
   Report r = sample_report();
   r.decode_step = DecodeStepSummary{3.0, 9.0, 1.5, MedianInterval{2.8, 3.3, 0, 0.85}};

@@ -158,6 +158,10 @@ void add_plots(const Report& report, Gnuplot& gnuplot) {
       if (auto p = wealth_plot(t)) gnuplot.add(wealth_name(k.name, t.record.id), *p, 520, 220);
     }
   }
+  for (const auto& pool : report.pools) {
+    const int rows = static_cast<int>(pool.workers.size());
+    if (auto p = pool_use_plot(pool)) gnuplot.add(pool_use_name(pool.id), *p, 640, 120 + 24 * rows);
+  }
 }
 
 }  // namespace headway::report

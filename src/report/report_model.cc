@@ -236,6 +236,7 @@ Report collect_report(store::Workspace& ws, targets::Target& target,
   r.calibration = options.calibration;
   r.calibration_from = options.calibration.is_null() ? "" : options.calibration_from;
   r.unsandboxed_runs = ws.db().query_int64("SELECT COUNT(*) FROM unsandboxed_runs");
+  r.pools = pool_use_reports(ws);
   return r;
 }
 

@@ -13,6 +13,7 @@
 
 #include "agents/agent_ledger.h"
 #include "report/kernel_summary.h"
+#include "report/pool_use.h"
 #include "statistics/betting_rule.h"
 #include "store/workspace.h"
 #include "targets/target.h"
@@ -87,6 +88,7 @@ struct Report {
   nlohmann::json calibration;    // `headway calibrate --json` output given to the report; or null
   std::string calibration_from;  // where it was read from; empty when null
   int64_t unsandboxed_runs = 0;
+  std::vector<PoolUseReport> pools;  // the runs that had a device pool, oldest first
 };
 
 struct CollectOptions {

@@ -145,4 +145,24 @@ inline Report sample_report() {
   return r;
 }
 
+// A run's slurm pool (#7) of two workers over 100 s: w1 on dev1 held 98 s and busy 60 s (7 jobs),
+// w2 on dev2 lost at 50 s after 30 s busy (3 jobs).
+inline PoolUseReport sample_pool() {
+  return parse_pool_use(7, "slurm", "2026-11-30T12:00:00.000Z",
+                        {{"devices", 2},
+                         {"elapsed_s", 100.0},
+                         {"workers",
+                          {{{"name", "w1"},
+                            {"node", "dev1"},
+                            {"jobs", 7},
+                            {"connected_s", 2.0},
+                            {"busy", {{10.0, 40.0}, {50.0, 80.0}}}},
+                           {{"name", "w2"},
+                            {"node", "dev2"},
+                            {"jobs", 3},
+                            {"connected_s", 10.0},
+                            {"ended_s", 50.0},
+                            {"busy", {{10.0, 40.0}}}}}}});
+}
+
 }  // namespace headway::report

@@ -314,7 +314,23 @@ WHEN OLD.status = 'accepted' AND NEW.status NOT IN ('accepted', 'cheated')
 BEGIN SELECT RAISE(ABORT, 'an accepted node stays accepted unless found cheating'); END;
 )sql";
 
-constexpr std::array<SchemaStep, 10> kSteps = {{
+// A run's device pool as the run ended: each worker's use of its device over time (its busy
+// spans), as pool::pool_use_json writes it. One row per run that had a pool; append-only.
+constexpr std::string_view kV11 = R"sql(
+CREATE TABLE pool_runs(
+  id INTEGER PRIMARY KEY,
+  kind TEXT NOT NULL,
+  use_json TEXT NOT NULL CHECK (json_valid(use_json)),
+  at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
+
+CREATE TRIGGER pool_runs_append_only_update BEFORE UPDATE ON pool_runs
+BEGIN SELECT RAISE(ABORT, 'pool runs are append-only'); END;
+CREATE TRIGGER pool_runs_append_only_delete BEFORE DELETE ON pool_runs
+BEGIN SELECT RAISE(ABORT, 'pool runs are append-only'); END;
+)sql";
+
+constexpr std::array<SchemaStep, 11> kSteps = {{
     {1, "kernels, design trees, heads, tests, races and readings", kV1},
     {2, "chip facts and legality rules per toolchain", kV2},
     {3, "baseline and head timings per toolchain", kV3},
@@ -325,6 +341,7 @@ constexpr std::array<SchemaStep, 10> kSteps = {{
     {8, "the readings of baseline and head timings", kV8},
     {9, "the shape set of baseline and head timings", kV9},
     {10, "a head found cheating leaves accepted", kV10},
+    {11, "device pools' use over time", kV11},
 }};
 
 static_assert(kApplicationId == 1751414649, "kV1 sets application_id literally");
