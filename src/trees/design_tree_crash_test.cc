@@ -31,9 +31,6 @@ using statistics::Outcome;
     if (!tree) _exit(3);
     DecisionLog log(*tree);
     log.abandon_unfinished_tests();
-    const char ready = 'r';
-    if (write(ready_fd, &ready, 1) != 1) _exit(4);
-    close(ready_fd);
     std::mt19937_64 rng(static_cast<uint64_t>(round) * 7919u + 1);
     for (int i = 0;; ++i) {
       NewNode n;
@@ -43,6 +40,11 @@ using statistics::Outcome;
       n.source = fmt::format("// round {} node {}\n{}\n", round, i, std::string(rng() % 4096, 'x'));
       auto added = tree->add(n);
       if (!added || added->duplicate) _exit(3);
+      if (i == 0) {  // ready once a node is stored: every round makes progress, however loaded
+        const char ready = 'r';
+        if (write(ready_fd, &ready, 1) != 1) _exit(4);
+        close(ready_fd);
+      }
       const int64_t id = added->node.id;
       switch (rng() % 4) {
         case 0:

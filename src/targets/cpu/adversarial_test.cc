@@ -1,7 +1,8 @@
 // The adversarial battery: candidates written to fool the check or the timing, one test each.
-// Every case must end with the right status and reason, and none may show a real win over the
-// baseline it is compared with (kNoRealWin). Each source is the attn_out baseline renamed `real`
-// plus a cheating entry point around it.
+// Every case must end with the right status and reason; a case that may go uncaught must show
+// that what the decision read was honest (every paired call compared with the other arm's on the
+// same inputs), not a timing margin, which a loaded machine breaks. Each source is the attn_out
+// baseline renamed `real` plus a cheating entry point around it.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -47,11 +48,10 @@ struct Verdict {
   double median_d = 0.0;   // median of ln(t_candidate / t_baseline) over the test's pairs
 };
 
-// A cheat that does the baseline's work is as fast as the baseline: the acceptance test may
-// still say FASTER for it by chance (at most alpha of the time, by design) or by a code-layout
-// difference of a few percent, so what it must never show is a real win. A cheat that fooled
-// the clock or skipped work would show tens of percent.
-constexpr double kNoRealWin = -0.05;
+// A call the clock was fooled on reads as (nearly) free: the median of ln(candidate / head) of a
+// cheat that fooled it lies far below this. Honest arms of the same work stay above it even on a
+// loaded machine (their medians over a few pairs were seen down to -0.38 there).
+constexpr double kFooledClock = -0.7;
 
 class Adversarial : public ::testing::Test {
  protected:
@@ -273,13 +273,27 @@ TEST_F(Adversarial, ACallThatSkipsItsWorkIsCaughtWhenItReturns) {
   EXPECT_NE(v.reason.find("left `residual` as it was given"), std::string::npos) << v.reason;
 }
 
+// Caught with `reason`, or else every paired call of the test was compared with the other arm's
+// on the same inputs: a call that skipped or botched its work would have disagreed and been
+// judged, so the readings the decision used were honest.
+void expect_caught_or_every_paired_call_verified(const Verdict& v, const std::string& reason) {
+  ASSERT_TRUE(v.timed) << v.check.description;
+  if (v.outcome == "CHEATED") {
+    EXPECT_NE(v.reason.find(reason), std::string::npos) << v.reason;
+  } else {
+    EXPECT_GT(v.compared_calls, 0) << v.outcome;
+    EXPECT_EQ(2 * v.compared_calls, v.paired_calls)
+        << v.outcome << ": a call of each arm per comparison";
+  }
+}
+
 TEST_F(Adversarial, WorkSkippedAfterTheFirstCallsCannotWinInFreshProcesses) {
   // A reading is a fresh process that makes as many calls as the session's batch (plus a
   // warm-up for a thread pool): a counter that skips from the third call on either never runs
   // out or skips a timed call, which the screen catches.
-  const auto v = judge(cheat("static int calls;", "if (++calls > 2) return; real(a);"));
-  ASSERT_TRUE(v.timed) << v.check.description;
-  EXPECT_GT(v.median_d, kNoRealWin) << v.outcome;
+  expect_caught_or_every_paired_call_verified(
+      judge(cheat("static int calls;", "if (++calls > 2) return; real(a);")),
+      "it skipped its work");
 }
 
 // Wrong on a random share of its timed calls (per mille): there it skips the work and leaves
@@ -301,25 +315,16 @@ std::string wrong_on_random_calls(int per_mille) {
       per_mille);
 }
 
-void expect_caught_or_every_paired_call_verified(const Verdict& v) {
-  ASSERT_TRUE(v.timed) << v.check.description;
-  if (v.outcome == "CHEATED") {
-    EXPECT_NE(v.reason.find("a timed call's output is wrong"), std::string::npos) << v.reason;
-  } else {
-    EXPECT_GT(v.compared_calls, 0) << v.outcome;
-    EXPECT_EQ(2 * v.compared_calls, v.paired_calls) << v.outcome << ": a call of each arm per "
-                                                    << "comparison";
-  }
-}
-
 TEST_F(Adversarial, WrongOnARandomFivePercentOfCallsWinsNothing) {
   expect_caught_or_every_paired_call_verified(
-      judge_against_design("shift_pool", kTwoCalls, wrong_on_random_calls(50)));
+      judge_against_design("shift_pool", kTwoCalls, wrong_on_random_calls(50)),
+      "a timed call's output is wrong");
 }
 
 TEST_F(Adversarial, WrongOnARandomTenPercentOfCallsWinsNothing) {
   expect_caught_or_every_paired_call_verified(
-      judge_against_design("shift_pool", kTwoCalls, wrong_on_random_calls(100)));
+      judge_against_design("shift_pool", kTwoCalls, wrong_on_random_calls(100)),
+      "a timed call's output is wrong");
 }
 
 TEST_F(Adversarial, WrongOnARandomThirtyFivePercentOfCallsIsCaught) {
@@ -383,7 +388,7 @@ TEST_F(Adversarial, APatchedClockFoolsNothing) {
       "0) { f[0] = 0x31; f[1] = 0xc0; f[2] = 0xc3; } }\n"
       "real(a);"));
   ASSERT_TRUE(v.timed) << v.check.description;
-  EXPECT_GT(v.median_d, kNoRealWin) << v.outcome;
+  EXPECT_GT(v.median_d, kFooledClock) << v.outcome;
   EXPECT_NE(v.outcome, "CHEATED") << v.reason;
   EXPECT_GT(v.clock_disagreements, 0);
 }
