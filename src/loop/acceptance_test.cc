@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "loop/device_time.h"
-#include "loop/sim_kernel_test_support.h"
+#include "loop/loop_kernel_test_support.h"
 #include "trees/decision_log.h"
 
 namespace headway::loop {
@@ -12,9 +12,9 @@ namespace {
 using trees::NodeStatus;
 
 TEST(AcceptanceTest, AClearlyFasterCandidateBecomesTheHeadWithEveryReadingStored) {
-  SimKernel k;
+  LoopKernel k;
   const auto head = k.head();
-  const auto cand = k.add("fast", "sim-x 0.5\n");
+  const auto cand = k.add("fast", "time: 0.5\n");
   AcceptanceTest test(k.target(), k.kernel(), k.tree(), {});
   const auto r = test.run(head, k.artifact(head), cand, k.artifact(cand));
   ASSERT_EQ(r.outcome, statistics::Outcome::kFaster);
@@ -30,9 +30,9 @@ TEST(AcceptanceTest, AClearlyFasterCandidateBecomesTheHeadWithEveryReadingStored
 }
 
 TEST(AcceptanceTest, AClearlySlowerCandidateKeepsTheHead) {
-  SimKernel k;
+  LoopKernel k;
   const auto head = k.head();
-  const auto cand = k.add("slow", "sim-x 1.5\n");
+  const auto cand = k.add("slow", "time: 1.5\n");
   const auto r = AcceptanceTest(k.target(), k.kernel(), k.tree(), {})
                      .run(head, k.artifact(head), cand, k.artifact(cand));
   EXPECT_EQ(r.outcome, statistics::Outcome::kSlower);
@@ -41,10 +41,10 @@ TEST(AcceptanceTest, AClearlySlowerCandidateKeepsTheHead) {
 }
 
 TEST(AcceptanceTest, TheWarmUpRunsOncePerHeadAndLaterTestsStartFromItsS0) {
-  SimKernel k;
+  LoopKernel k;
   const auto head = k.head();
-  const auto slow = k.add("slow", "sim-x 1.5\n");
-  const auto slower = k.add("slower", "sim-x 1.6\n");
+  const auto slow = k.add("slow", "time: 1.5\n");
+  const auto slower = k.add("slower", "time: 1.6\n");
   const auto first = AcceptanceTest(k.target(), k.kernel(), k.tree(), {})
                          .run(head, k.artifact(head), slow, k.artifact(slow));
   ASSERT_EQ(first.outcome, statistics::Outcome::kSlower);
@@ -58,12 +58,12 @@ TEST(AcceptanceTest, TheWarmUpRunsOncePerHeadAndLaterTestsStartFromItsS0) {
   EXPECT_EQ(k.tree().node(slower.id)->evidence.at("rule_config").at("s0").get<double>(), s0);
 
   // A new head has had no test: its first one warms up again.
-  const auto fast = k.add("fast", "sim-x 0.5\n");
+  const auto fast = k.add("fast", "time: 0.5\n");
   ASSERT_EQ(AcceptanceTest(k.target(), k.kernel(), k.tree(), {})
                 .run(head, k.artifact(head), fast, k.artifact(fast))
                 .outcome,
             statistics::Outcome::kFaster);
-  const auto next = k.add("next", "sim-x 0.6\n");
+  const auto next = k.add("next", "time: 0.6\n");
   const auto against_new_head =
       AcceptanceTest(k.target(), k.kernel(), k.tree(), {})
           .run(k.tree().node(fast.id).value(), k.artifact(fast), next, k.artifact(next));
@@ -71,9 +71,9 @@ TEST(AcceptanceTest, TheWarmUpRunsOncePerHeadAndLaterTestsStartFromItsS0) {
 }
 
 TEST(AcceptanceTest, ACheatingCandidateIsDisqualifiedAndItsTestDeleted) {
-  SimKernel k;
+  LoopKernel k;
   const auto head = k.head();
-  const auto cand = k.add("cheat", "sim-x 0.2\nsim-cheat\n");
+  const auto cand = k.add("cheat", "time: 0.2\ncheats: yes\n");
   const auto r = AcceptanceTest(k.target(), k.kernel(), k.tree(), {})
                      .run(head, k.artifact(head), cand, k.artifact(cand));
   EXPECT_FALSE(r.outcome);
@@ -86,9 +86,9 @@ TEST(AcceptanceTest, ACheatingCandidateIsDisqualifiedAndItsTestDeleted) {
 }
 
 TEST(AcceptanceTest, ACheatingHeadIsReportedAndItsTestDeleted) {
-  SimKernel k;
-  const auto cheat = k.add("cheat", "sim-x 0.2\nsim-cheat\n");
-  const auto cand = k.add("honest", "sim-x 0.5\n");
+  LoopKernel k;
+  const auto cheat = k.add("cheat", "time: 0.2\ncheats: yes\n");
+  const auto cand = k.add("honest", "time: 0.5\n");
   // The cheat is tested as if it were the head: the loop has no way to make one head, so the
   // test is given its artifact in the head's place.
   const auto head = k.head();
@@ -103,9 +103,9 @@ TEST(AcceptanceTest, ACheatingHeadIsReportedAndItsTestDeleted) {
 
 TEST(AcceptanceTest, ADeviceThatStopsLeavesNoTestBehind) {
   // Registration (13 readings: 2 warm-up, 11 timed), then the warm-up and a few pairs.
-  SimKernel k("attn_out", "sim-1:stop-after=25");
+  LoopKernel k("attn_out", "test-1:stop-after=25");
   const auto head = k.head();
-  const auto cand = k.add("same", "sim-x 1.0\n");
+  const auto cand = k.add("same", "time: 1.0\n");
   EXPECT_THROW(AcceptanceTest(k.target(), k.kernel(), k.tree(), {})
                    .run(head, k.artifact(head), cand, k.artifact(cand)),
                targets::DeviceStopped);

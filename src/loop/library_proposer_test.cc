@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <set>
 
+#include "loop/loop_test_target_test_support.h"
 #include "store/test_temp_dir.h"
-#include "targets/registry/registry.h"
 #include "targets/registry/test_targets.h"
 #include "trees/design_tree.h"
 
@@ -150,20 +150,20 @@ namespace {
 TEST(UntriedLibraryCandidates, CountsWhatTheLibraryWouldStillProposeAndDropsWhatWasTried) {
   store::TestTempDir dir;
   auto ws = store::Workspace::create(dir.path()).value();
-  const auto sim = targets::make_target("sim");
+  const auto target = testing::make_loop_test_target();
   const KernelContract& kernel = *find_kernel("qkv");
-  auto tree =
-      trees::DesignTree::create(ws, {"qkv", "sim", {}, {}, ""}, sim->baseline_source(kernel))
-          .value();
-  const int before = untried_library_candidates(*sim, {}, tree);
+  auto tree = trees::DesignTree::create(ws, {"qkv", target->name(), {}, {}, ""},
+                                        target->baseline_source(kernel))
+                  .value();
+  const int before = untried_library_candidates(*target, {}, tree);
   ASSERT_GT(before, 0);
 
   // The same count the proposer gives when asked for everything.
   std::set<std::string> none;
-  LibraryProposer proposer(*sim);
+  LibraryProposer proposer(*target);
   ProposalContext ctx;
   ctx.kernel = &kernel;
-  ctx.head_source = sim->baseline_source(kernel);
+  ctx.head_source = target->baseline_source(kernel);
   ctx.head_design = "baseline";
   ctx.already_tried = [](const std::string&) { return false; };
   ctx.max_proposals = 1000;
@@ -175,7 +175,7 @@ TEST(UntriedLibraryCandidates, CountsWhatTheLibraryWouldStillProposeAndDropsWhat
   n.source = all.front().source;
   n.proposer = "library";
   ASSERT_TRUE(tree.add(n).ok());
-  EXPECT_EQ(untried_library_candidates(*sim, {}, tree), before - 1);
+  EXPECT_EQ(untried_library_candidates(*target, {}, tree), before - 1);
 }
 
 }  // namespace

@@ -9,9 +9,9 @@
 
 #include "knowledge/workspace_target.h"
 #include "loop/library_proposer.h"
+#include "loop/loop_test_target_test_support.h"
 #include "loop/optimizer.h"
 #include "store/test_temp_dir.h"
-#include "targets/registry/registry.h"
 #include "trees/design_tree.h"
 
 namespace headway::loop {
@@ -19,8 +19,8 @@ namespace {
 
 using trees::NodeStatus;
 
-// The sim design library, presented as a proposer that works in the background or not: begin()
-// records what the loop last reported and whether it may prebuild, and prebuilds what it
+// The test target's design library, presented as a proposer that works in the background or not:
+// begin() records what the loop last reported and whether it may prebuild, and prebuilds what it
 // proposes when it may.
 class RecordingProposer final : public Proposer {
  public:
@@ -57,12 +57,12 @@ class RecordingProposer final : public Proposer {
 struct PrefetchRun {
   store::TestTempDir dir;
   store::Workspace ws = store::Workspace::create(dir.path()).value();
-  std::unique_ptr<targets::Target> target = targets::make_target("sim");
-  std::unique_ptr<targets::Target> build_target = targets::make_target("sim");
+  std::unique_ptr<targets::Target> target = testing::make_loop_test_target();
+  std::unique_ptr<targets::Target> build_target = testing::make_loop_test_target();
   std::vector<Progress> progress;
 
   OptimizeSummary run(RecordingProposer& proposer, bool with_build_target) {
-    knowledge::set_workspace_target_name(ws, "sim");
+    knowledge::set_workspace_target_name(ws, testing::kLoopTestTargetName);
     OptimizeOptions options;
     options.kernels = {"attn_out", "qkv"};
     options.target = target.get();
@@ -95,7 +95,7 @@ TEST(OptimizePrefetch, ABackgroundProposerIsAskedForTheNextRoundWhileTheDeviceTi
   PrefetchRun r;
   RecordingProposer proposer(*r.target, /*background=*/true, r.progress);
   const OptimizeSummary summary = r.run(proposer, /*with_build_target=*/false);
-  EXPECT_FALSE(summary.budget_spent) << "the sim library runs out first";
+  EXPECT_FALSE(summary.budget_spent) << "the test library runs out first";
   EXPECT_GE(summary.accepted, 1);
   // Asked right after a round's screening, before its race or acceptance test: the loop's last
   // report then is a screened candidate, not "propose".
@@ -128,7 +128,7 @@ TEST(OptimizePrefetch, WhereTheDeviceIsNotTheHostTheBuildTargetBuildsProposalsMe
   // A source the build target built before comes back from it as cached; from another instance
   // of the same target it does not.
   ASSERT_FALSE(proposer.prebuilt.empty());
-  const auto elsewhere = targets::make_target("sim");
+  const auto elsewhere = testing::make_loop_test_target();
   int built = 0;
   for (const auto& source :
        std::set<std::string>(proposer.prebuilt.begin(), proposer.prebuilt.end())) {

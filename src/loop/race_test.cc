@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "loop/device_time.h"
-#include "loop/sim_kernel_test_support.h"
+#include "loop/loop_kernel_test_support.h"
 #include "trees/race_log.h"
 
 namespace headway::loop {
@@ -14,10 +14,10 @@ namespace {
 using trees::RaceLog;
 
 TEST(Race, RanksTheFastestFirstAndStoresEveryReadingAsTaken) {
-  SimKernel k;
-  const auto slow = k.add("slow", "sim-x 0.9\n");
-  const auto fast = k.add("fast", "sim-x 0.3\n");
-  const auto mid = k.add("mid", "sim-x 0.6\n");
+  LoopKernel k;
+  const auto slow = k.add("slow", "time: 0.9\n");
+  const auto fast = k.add("fast", "time: 0.3\n");
+  const auto mid = k.add("mid", "time: 0.6\n");
   Race race(k.target(), k.kernel(), k.tree(), {3, 24});
   const auto r = race.run(
       {{slow.id, k.artifact(slow)}, {fast.id, k.artifact(fast)}, {mid.id, k.artifact(mid)}},
@@ -53,16 +53,16 @@ TEST(Race, RanksTheFastestFirstAndStoresEveryReadingAsTaken) {
 }
 
 TEST(Race, TheHeadRunsUnrankedAndItsReadingsAreKept) {
-  SimKernel k;
-  const auto a = k.add("a", "sim-x 0.5\n");
-  const auto b = k.add("b", "sim-x 0.7\n");
+  LoopKernel k;
+  const auto a = k.add("a", "time: 0.5\n");
+  const auto b = k.add("b", "time: 0.7\n");
   const auto head = k.head();
   Race race(k.target(), k.kernel(), k.tree(), {3, 6});
   const auto r = race.run({{a.id, k.artifact(a)}, {b.id, k.artifact(b)}},
                           RaceEntrant{head.id, k.artifact(head)});
   ASSERT_TRUE(r.ok()) << r.error().message;
   ASSERT_TRUE(r.value().head_median);
-  // The sim baseline (the head) is twice as slow as a.
+  // The baseline (the head) is twice as slow as a.
   EXPECT_NEAR(*r.value().head_median / r.value().medians[0], 2.0, 0.1);
   EXPECT_EQ(r.value().ranking.size(), 2u) << "the head is not ranked";
   int head_readings = 0;
@@ -76,9 +76,9 @@ TEST(Race, TheHeadRunsUnrankedAndItsReadingsAreKept) {
 }
 
 TEST(Race, ACheatThatReadsFastestIsFoundOutAndRankedLast) {
-  SimKernel k;
-  const auto cheat = k.add("cheat", "sim-x 0.1\nsim-cheat\n");
-  const auto honest = k.add("honest", "sim-x 0.5\n");
+  LoopKernel k;
+  const auto cheat = k.add("cheat", "time: 0.1\ncheats: yes\n");
+  const auto honest = k.add("honest", "time: 0.5\n");
   Race race(k.target(), k.kernel(), k.tree(), {3, 12});
   const auto r =
       race.run({{cheat.id, k.artifact(cheat)}, {honest.id, k.artifact(honest)}}, std::nullopt);
@@ -93,9 +93,9 @@ TEST(Race, ACheatThatReadsFastestIsFoundOutAndRankedLast) {
 }
 
 TEST(Race, ADeviceThatStopsLeavesAnUnfinishedRaceThatIsDiscarded) {
-  SimKernel k("attn_out", "sim-1:stop-after=13");  // registration (2 warm-up, 11 timed) spends it
-  const auto a = k.add("a", "sim-x 0.5\n");
-  const auto b = k.add("b", "sim-x 0.7\n");
+  LoopKernel k("attn_out", "test-1:stop-after=13");  // registration (2 warm-up, 11 timed) spends it
+  const auto a = k.add("a", "time: 0.5\n");
+  const auto b = k.add("b", "time: 0.7\n");
   Race race(k.target(), k.kernel(), k.tree(), {3, 12});
   EXPECT_THROW(race.run({{a.id, k.artifact(a)}, {b.id, k.artifact(b)}}, std::nullopt),
                targets::DeviceStopped);
@@ -107,10 +107,10 @@ TEST(Race, ADeviceThatStopsLeavesAnUnfinishedRaceThatIsDiscarded) {
 }
 
 TEST(Race, AnArtifactThatCannotRunIsAnError) {
-  SimKernel k;
-  const auto a = k.add("a", "sim-x 0.5\n");
+  LoopKernel k;
+  const auto a = k.add("a", "time: 0.5\n");
   targets::Artifact broken = k.artifact(a);
-  broken.meta["behaviour"] = "crash";
+  broken.meta["fails"] = "crash";
   Race race(k.target(), k.kernel(), k.tree(), {3, 12});
   const auto r = race.run({{a.id, k.artifact(a)}, {a.id, broken}}, std::nullopt);
   ASSERT_FALSE(r.ok());

@@ -1,26 +1,26 @@
 #pragma once
-// For tests of the loop's parts: a workspace with one kernel registered on a sim target, made
-// through the registry and used through the Target interface only, and candidates added to its
-// tree and built.
+// For tests of the loop's parts: a workspace with one kernel registered on the loop's test target
+// (loop_test_target_test_support.h), made through the registry and used through the Target
+// interface only, and candidates added to its tree and built.
 #include <memory>
 #include <stdexcept>
 #include <string>
 
 #include "kernels/contract.h"
 #include "loop/kernel_registration.h"
+#include "loop/loop_test_target_test_support.h"
 #include "store/test_temp_dir.h"
 #include "store/workspace.h"
-#include "targets/registry/registry.h"
 #include "trees/design_tree.h"
 
 namespace headway::loop {
 
-class SimKernel {
+class LoopKernel {
  public:
-  // `toolchain`: the sim's toolchain spec, e.g. "sim-1:stop-after=13" for a device
+  // `toolchain`: the test target's toolchain spec, e.g. "test-1:stop-after=13" for a device
   // that stops once the kernel is registered (2 warm-up and 11 timed readings).
-  explicit SimKernel(const std::string& kernel = "attn_out", const std::string& toolchain = "")
-      : target_(targets::make_target("sim", toolchain)),
+  explicit LoopKernel(const std::string& kernel = "attn_out", const std::string& toolchain = "")
+      : target_(testing::make_loop_test_target(toolchain)),
         kernel_(*find_kernel(kernel)),
         tree_(*register_kernel(
             ws_, *target_, kernel_,
@@ -32,13 +32,14 @@ class SimKernel {
   const KernelContract& kernel() const { return kernel_; }
   trees::DesignTree& tree() { return tree_; }
 
-  // A new design node whose sim source is `directives` (e.g. "sim-x 0.5\n"), labelled `design`.
-  trees::Node add(const std::string& design, const std::string& directives) {
+  // A new design node whose source is `lines` in the test target's format (e.g. "time: 0.5\n"),
+  // labelled `design`.
+  trees::Node add(const std::string& design, const std::string& lines) {
     trees::NewNode n;
     n.kind = trees::NodeKind::kDesign;
     n.design = design;
     n.params = nlohmann::json::object();
-    n.source = "// " + design + "\n" + directives;
+    n.source = "// " + design + "\n" + lines;
     n.proposer = "test";
     auto added = tree_.add(n);
     if (!added.ok()) throw std::runtime_error(added.error().message);

@@ -1,5 +1,6 @@
-// The optimize loop in-process on the sim target: every stage (register, screen, race,
-// acceptance test, rules learned from failures, resume) with no compiler and no timing.
+// The optimize loop in-process on the loop's test target (loop_test_target_test_support.h): every
+// stage (register, screen, race, acceptance test, rules learned from failures, resume) with no
+// compiler and no timing.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -12,11 +13,11 @@
 #include "knowledge/rules.h"
 #include "knowledge/workspace_target.h"
 #include "loop/library_proposer.h"
+#include "loop/loop_test_target_test_support.h"
 #include "loop/optimizer.h"
 #include "loop/run_record.h"
 #include "statistics/betting_rule.h"
 #include "store/test_temp_dir.h"
-#include "targets/registry/registry.h"
 #include "trees/decision_log.h"
 #include "trees/design_tree.h"
 #include "trees/race_log.h"
@@ -26,14 +27,14 @@ namespace {
 
 using trees::NodeStatus;
 
-struct SimRun {
+struct LoopTargetRun {
   store::TestTempDir dir;
   store::Workspace ws = store::Workspace::create(dir.path()).value();
-  std::unique_ptr<targets::Target> target = targets::make_target("sim");
+  std::unique_ptr<targets::Target> target = testing::make_loop_test_target();
   std::vector<Progress> progress;
 
   OptimizeSummary run(std::vector<std::string> kernels, double done_within_floor = 1.10) {
-    knowledge::set_workspace_target_name(ws, "sim");
+    knowledge::set_workspace_target_name(ws, testing::kLoopTestTargetName);
     OptimizeOptions options;
     options.kernels = std::move(kernels);
     options.done_within_floor = done_within_floor;
@@ -47,18 +48,18 @@ struct SimRun {
   }
 };
 
-TEST(OptimizeOnSim, RunsEveryStageToTheEndOfTheLibrary) {
-  SimRun r;
+TEST(OptimizeOnLoopTarget, RunsEveryStageToTheEndOfTheLibrary) {
+  LoopTargetRun r;
   const OptimizeSummary summary = r.run({"attn_out"});
-  EXPECT_FALSE(summary.budget_spent) << "the sim library is small: it runs out first";
+  EXPECT_FALSE(summary.budget_spent) << "the test library is small: it runs out first";
   EXPECT_GT(summary.proposed, 0);
   EXPECT_GT(summary.tests, 0);
   EXPECT_GE(summary.accepted, 1);
   EXPECT_EQ(summary.most_rounds_at_once, 1) << "one round at a time, on the loop's thread";
 
   auto tree = trees::DesignTree::open(r.ws, "attn_out").value();
-  EXPECT_EQ(tree.record().target, "sim");
-  // The floor is the sim target's memory floor, the baseline baseline_over_floor (6) above it.
+  EXPECT_EQ(tree.record().target, testing::kLoopTestTargetName);
+  // The floor is the test target's memory floor, the baseline 6 times above it.
   ASSERT_TRUE(tree.record().floor_ms && tree.record().baseline_ms);
   EXPECT_NEAR(*tree.record().baseline_ms / *tree.record().floor_ms, 6.0, 0.6);
 
@@ -74,7 +75,7 @@ TEST(OptimizeOnSim, RunsEveryStageToTheEndOfTheLibrary) {
   EXPECT_EQ(rules.front().signature, "error: '<id>' was not declared in this scope");
 
   // Every head was accepted and is faster than the one before it; the final head is a
-  // threaded design (the fastest region of the landscape).
+  // threaded design (the fastest of the test library).
   const auto history = tree.head_history();
   ASSERT_GE(history.size(), 2u);
   for (size_t i = 1; i < history.size(); ++i) {
@@ -112,11 +113,11 @@ TEST(OptimizeOnSim, RunsEveryStageToTheEndOfTheLibrary) {
   EXPECT_TRUE(stages.count("acceptance test"));
 }
 
-// Rounds go to the kernel whose head is the most milliseconds above its floor: with every sim
-// baseline at 6x its floor, the one that moves the most bytes (ffn) comes first, whatever the
-// order the kernels are given in.
-TEST(OptimizeOnSim, TheFirstRoundGoesWhereTheMostTimeCanBeSaved) {
-  SimRun r;
+// Rounds go to the kernel whose head is the most milliseconds above its floor: with every
+// baseline of the test target at 6x its floor, the one that moves the most bytes (ffn) comes first,
+// whatever the order the kernels are given in.
+TEST(OptimizeOnLoopTarget, TheFirstRoundGoesWhereTheMostTimeCanBeSaved) {
+  LoopTargetRun r;
   r.run({"qkv", "attn_out", "ffn"});
   const auto first_screen = std::find_if(r.progress.begin(), r.progress.end(),
                                          [](const Progress& p) { return p.stage == "screen"; });
@@ -126,10 +127,10 @@ TEST(OptimizeOnSim, TheFirstRoundGoesWhereTheMostTimeCanBeSaved) {
 
 // Every progress carries the budget left and the heads of the kernels registered so far, and the
 // workspace's run record follows it while the loop runs (and is gone when it ends).
-TEST(OptimizeOnSim, ProgressCarriesTheBudgetLeftAndEveryHeadAndIsRecorded) {
-  SimRun r;
+TEST(OptimizeOnLoopTarget, ProgressCarriesTheBudgetLeftAndEveryHeadAndIsRecorded) {
+  LoopTargetRun r;
   std::vector<std::optional<RunRecord>> recorded;
-  knowledge::set_workspace_target_name(r.ws, "sim");
+  knowledge::set_workspace_target_name(r.ws, testing::kLoopTestTargetName);
   OptimizeOptions options;
   options.kernels = {"qkv", "attn_out"};
   options.budget = std::chrono::seconds(600);
@@ -165,7 +166,7 @@ TEST(OptimizeOnSim, ProgressCarriesTheBudgetLeftAndEveryHeadAndIsRecorded) {
     auto tree = trees::DesignTree::open(r.ws, k.name).value();
     EXPECT_EQ(k.floor_ms, *tree.record().floor_ms);
     EXPECT_GT(k.head_ms, 0);
-    EXPECT_LT(k.head_ms, *tree.record().baseline_ms) << k.name << " improved on the sim";
+    EXPECT_LT(k.head_ms, *tree.record().baseline_ms) << k.name << " improved";
     if (k.name == last.kernel) {
       EXPECT_EQ(k.head_ms, last.head_ms);
     }
@@ -173,16 +174,16 @@ TEST(OptimizeOnSim, ProgressCarriesTheBudgetLeftAndEveryHeadAndIsRecorded) {
 }
 
 // A kernel whose head is within done_within_floor of its floor gets no proposals.
-TEST(OptimizeOnSim, AKernelNearItsFloorIsLeftAlone) {
-  SimRun r;
-  const OptimizeSummary summary = r.run({"qkv"}, 7.0);  // the sim baseline is 6x its floor
+TEST(OptimizeOnLoopTarget, AKernelNearItsFloorIsLeftAlone) {
+  LoopTargetRun r;
+  const OptimizeSummary summary = r.run({"qkv"}, 7.0);  // the baseline is 6x its floor
   EXPECT_EQ(summary.proposed, 0);
   EXPECT_EQ(summary.near_floor, std::vector<std::string>{"qkv"});
   EXPECT_FALSE(summary.budget_spent);
 }
 
-TEST(OptimizeOnSim, AResumedRunKeepsEverythingAndTriesNothingTwice) {
-  SimRun r;
+TEST(OptimizeOnLoopTarget, AResumedRunKeepsEverythingAndTriesNothingTwice) {
+  LoopTargetRun r;
   r.run({"qkv"});
   auto before = trees::DesignTree::open(r.ws, "qkv").value();
   const size_t nodes = before.nodes().size();
@@ -195,8 +196,8 @@ TEST(OptimizeOnSim, AResumedRunKeepsEverythingAndTriesNothingTwice) {
   EXPECT_EQ(after.head().node_id, head);
 }
 
-TEST(OptimizeOnSim, IsDeterministic) {
-  SimRun a, b;
+TEST(OptimizeOnLoopTarget, IsDeterministic) {
+  LoopTargetRun a, b;
   a.run({"ffn"});
   b.run({"ffn"});
   auto ta = trees::DesignTree::open(a.ws, "ffn").value();
@@ -209,7 +210,7 @@ TEST(OptimizeOnSim, IsDeterministic) {
   EXPECT_EQ(ta.head().node_id, tb.head().node_id);
 }
 
-// Proposes the given sim sources once, as new designs; then nothing.
+// Proposes the given sources once, as new designs; then nothing.
 class ScriptedProposer final : public Proposer {
  public:
   explicit ScriptedProposer(std::vector<std::string> sources) : sources_(std::move(sources)) {}
@@ -229,7 +230,7 @@ class ScriptedProposer final : public Proposer {
 OptimizeSummary run_scripted(store::Workspace& ws, targets::Target& target,
                              std::vector<std::string> sources, std::vector<Progress>* progress,
                              double done_within_floor = OptimizeOptions{}.done_within_floor) {
-  knowledge::set_workspace_target_name(ws, "sim");
+  knowledge::set_workspace_target_name(ws, testing::kLoopTestTargetName);
   OptimizeOptions options;
   options.kernels = {"attn_out"};
   options.done_within_floor = done_within_floor;
@@ -242,13 +243,13 @@ OptimizeSummary run_scripted(store::Workspace& ws, targets::Target& target,
 
 // Every race of a run is in the workspace: finished, its readings stored under its id, one per
 // reading it spent, and each raced node's median as the report reads it.
-TEST(OptimizeOnSim, EveryRaceIsStoredWithItsReadings) {
-  SimRun r;
+TEST(OptimizeOnLoopTarget, EveryRaceIsStoredWithItsReadings) {
+  LoopTargetRun r;
   r.run({"attn_out"});
   auto tree = trees::DesignTree::open(r.ws, "attn_out").value();
   trees::RaceLog log(tree);
   const auto races = log.races();
-  ASSERT_FALSE(races.empty()) << "the sim library's rounds race several survivors";
+  ASSERT_FALSE(races.empty()) << "the test library's rounds race several survivors";
   for (const auto& race : races) {
     ASSERT_TRUE(race.finished_at) << "race " << race.id;
     EXPECT_EQ(static_cast<int64_t>(log.readings(race.id).size()), *race.spent);
@@ -268,17 +269,17 @@ TEST(OptimizeOnSim, EveryRaceIsStoredWithItsReadings) {
 
 // A candidate that reads fastest but cheats is disqualified in its race; the honest runner-up
 // goes on to the acceptance test and becomes the head.
-TEST(OptimizeOnSim, ACheatIsDisqualifiedInTheRaceAndTheHonestRunnerUpTested) {
-  SimRun r;
+TEST(OptimizeOnLoopTarget, ACheatIsDisqualifiedInTheRaceAndTheHonestRunnerUpTested) {
+  LoopTargetRun r;
   std::vector<Progress> progress;
   const auto summary =
-      run_scripted(r.ws, *r.target, {"sim-x 0.1\nsim-cheat\n", "sim-x 0.5\n"}, &progress);
+      run_scripted(r.ws, *r.target, {"time: 0.1\ncheats: yes\n", "time: 0.5\n"}, &progress);
   EXPECT_EQ(summary.cheated, 1);
   EXPECT_EQ(summary.tests, 1);
   EXPECT_EQ(summary.accepted, 1);
   auto tree = trees::DesignTree::open(r.ws, "attn_out").value();
   const auto head = tree.node(tree.head().node_id).value();
-  EXPECT_EQ(tree.source(head.id).value(), "sim-x 0.5\n");
+  EXPECT_EQ(tree.source(head.id).value(), "time: 0.5\n");
   const auto counts = tree.count_by_status();
   EXPECT_EQ(counts.at(NodeStatus::kCheated), 1);
   EXPECT_TRUE(std::any_of(progress.begin(), progress.end(),
@@ -286,9 +287,9 @@ TEST(OptimizeOnSim, ACheatIsDisqualifiedInTheRaceAndTheHonestRunnerUpTested) {
 }
 
 // Alone in its round, a cheat goes straight to the acceptance test, where verification finds it.
-TEST(OptimizeOnSim, ACheatAloneIsDisqualifiedByItsAcceptanceTest) {
-  SimRun r;
-  const auto summary = run_scripted(r.ws, *r.target, {"sim-x 0.1\nsim-cheat\n"}, nullptr);
+TEST(OptimizeOnLoopTarget, ACheatAloneIsDisqualifiedByItsAcceptanceTest) {
+  LoopTargetRun r;
+  const auto summary = run_scripted(r.ws, *r.target, {"time: 0.1\ncheats: yes\n"}, nullptr);
   EXPECT_EQ(summary.cheated, 1);
   EXPECT_EQ(summary.tests, 0) << "a disqualified test has no outcome";
   auto tree = trees::DesignTree::open(r.ws, "attn_out").value();
@@ -298,15 +299,15 @@ TEST(OptimizeOnSim, ACheatAloneIsDisqualifiedByItsAcceptanceTest) {
 
 // A head that got past its own test wrong is found by a later test against it: it becomes
 // cheated, the head before it is back, and the run goes on.
-TEST(OptimizeOnSim, AHeadFoundCheatingIsRevokedAndTheRunGoesOn) {
-  SimRun r;
+TEST(OptimizeOnLoopTarget, AHeadFoundCheatingIsRevokedAndTheRunGoesOn) {
+  LoopTargetRun r;
   run_scripted(r.ws, *r.target, {}, nullptr);  // registers the kernel
   auto tree = trees::DesignTree::open(r.ws, "attn_out").value();
   trees::NewNode cheat;
   cheat.kind = trees::NodeKind::kDesign;
   cheat.design = "cheat";
   cheat.params = nlohmann::json::object();
-  cheat.source = "sim-x 0.9\nsim-cheat\n";  // far from the floor: the run works on it
+  cheat.source = "time: 0.9\ncheats: yes\n";  // far from the floor: the run works on it
   cheat.proposer = "test";
   const auto added = tree.add(cheat);
   ASSERT_TRUE(added.ok()) << added.error().message;
@@ -315,7 +316,7 @@ TEST(OptimizeOnSim, AHeadFoundCheatingIsRevokedAndTheRunGoesOn) {
 
   std::vector<Progress> progress;
   // A cheat's readings may come near the floor: the run must not leave the kernel alone for it.
-  const auto summary = run_scripted(r.ws, *r.target, {"sim-x 0.5\n"}, &progress, 0.0);
+  const auto summary = run_scripted(r.ws, *r.target, {"time: 0.5\n"}, &progress, 0.0);
   EXPECT_EQ(tree.node(added->node.id)->status, NodeStatus::kCheated);
   EXPECT_NE(tree.head().node_id, added->node.id);
   EXPECT_GE(summary.cheated, 1);
@@ -325,14 +326,14 @@ TEST(OptimizeOnSim, AHeadFoundCheatingIsRevokedAndTheRunGoesOn) {
 }
 
 // A device that stops ends the run: the summary says why, and nothing it interrupted is kept.
-TEST(OptimizeOnSim, ADeviceThatStopsEndsTheRunAndLeavesNothingHalfDone) {
+TEST(OptimizeOnLoopTarget, ADeviceThatStopsEndsTheRunAndLeavesNothingHalfDone) {
   // Registering the baseline, then part of the first race.
-  const auto target_made = targets::make_target("sim", "sim-1:stop-after=31");
+  const auto target_made = testing::make_loop_test_target("test-1:stop-after=31");
   targets::Target& target = *target_made;
-  SimRun r;
+  LoopTargetRun r;
   std::vector<Progress> progress;
   const auto summary = run_scripted(
-      r.ws, target, {"sim-x 0.5\n", "sim-x 0.6\n", "sim-x 0.7\n", "sim-x 0.8\n"}, &progress);
+      r.ws, target, {"time: 0.5\n", "time: 0.6\n", "time: 0.7\n", "time: 0.8\n"}, &progress);
   EXPECT_NE(summary.device_stopped.find("budget of 31 readings"), std::string::npos)
       << summary.device_stopped;
   EXPECT_FALSE(summary.budget_spent);
@@ -358,19 +359,19 @@ TEST(OptimizeOnSim, ADeviceThatStopsEndsTheRunAndLeavesNothingHalfDone) {
   EXPECT_EQ(r.ws.db().query_int64("SELECT count(*) FROM readings WHERE race_id IS NOT NULL"), 0);
 }
 
-TEST(OptimizeOnSim, NoTargetIsAnError) {
+TEST(OptimizeOnLoopTarget, NoTargetIsAnError) {
   store::TestTempDir dir;
   auto ws = store::Workspace::create(dir.path()).value();
-  auto target = targets::make_target("sim");
+  auto target = testing::make_loop_test_target();
   LibraryProposer proposer(*target);
   OptimizeOptions options;
   EXPECT_THROW(optimize(ws, proposer, options, nullptr), std::runtime_error);
 }
 
-TEST(OptimizeOnSim, AMissingToolchainIsAnError) {
+TEST(OptimizeOnLoopTarget, AMissingToolchainIsAnError) {
   store::TestTempDir dir;
   auto ws = store::Workspace::create(dir.path()).value();
-  auto target = targets::make_target("sim", "missing-1");
+  auto target = testing::make_loop_test_target("missing-1");
   LibraryProposer proposer(*target);
   OptimizeOptions options;
   options.target = target.get();

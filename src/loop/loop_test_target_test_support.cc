@@ -1,0 +1,420 @@
+#include "loop/loop_test_target_test_support.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "common/hash.h"
+#include "common/rng.h"
+#include "statistics/sim_device.h"
+#include "targets/error_diagnostics.h"
+#include "targets/fact_names.h"
+#include "targets/registry/registry.h"
+#include "targets/side_by_side.h"
+
+namespace headway::loop::testing {
+
+// Names here are unique within src/loop: the folder's test files may be compiled as one unit.
+namespace {
+
+constexpr double kLoopTestReadGbps = 50.0;
+constexpr double kLoopTestBaselineOverFloor = 6.0;
+constexpr double kLoopTestCv = 0.01;
+constexpr const char* kLoopTestCheatFound =
+    "output is wrong in a timed call (the candidate cheats: `cheats: yes`)";
+
+constexpr const char* kLoopTestBlocked = R"(// headway-design: blocked
+// summary: rows in blocks of P_BLOCK
+// param P_BLOCK 1 2 4 8 default 2
+//
+time: 0.7
+scale: P_BLOCK 1=1.4 2=1.2 8=1.2
+)";
+constexpr const char* kLoopTestThreaded = R"(// headway-design: threaded
+// summary: P_THREADS threads over chunks of P_CHUNK rows
+// param P_THREADS 1 2 4 default 1
+// param P_CHUNK 8 16 32 default 8
+//
+time: 0.3
+scale: P_THREADS 1=2.2 2=1.6
+scale: P_CHUNK 8=1.05 32=1.05
+fails: wrong if P_CHUNK=32
+)";
+constexpr const char* kLoopTestWide = R"(// headway-design: wide
+// summary: 512-bit vectors
+// param P_UNROLL 1 2 default 1
+//
+time: 0.5
+build-error: '__m512' was not declared in this scope
+)";
+
+// What a candidate's lines say (kLoopTestTargetFormat).
+struct LoopTestCandidate {
+  double time = 1.0;
+  std::string build_error;  // the diagnostic; empty: it builds
+  std::string fails;        // "wrong", "crash", "hang"; empty: it runs correctly
+  bool cheats = false;
+};
+
+std::vector<std::string> loop_test_words(std::string_view text) {
+  std::istringstream in{std::string(text)};
+  std::vector<std::string> words;
+  for (std::string w; in >> w;) words.push_back(w);
+  return words;
+}
+
+std::string loop_test_trimmed(std::string_view s) {
+  const size_t a = s.find_first_not_of(" \t\r");
+  if (a == std::string_view::npos) return "";
+  return std::string(s.substr(a, s.find_last_not_of(" \t\r") - a + 1));
+}
+
+// Takes a trailing "if P_NAME=v" off `value`; false when the condition does not hold.
+bool loop_test_condition_holds(std::string& value, const std::map<std::string, int>& params) {
+  const size_t at = value.rfind(" if P_");
+  if (at == std::string::npos) return true;
+  const std::string condition = value.substr(at + 4);
+  value = loop_test_trimmed(value.substr(0, at));
+  const size_t eq = condition.find('=');
+  if (eq == std::string::npos) return false;
+  const auto it = params.find(condition.substr(0, eq));
+  return it != params.end() && std::to_string(it->second) == condition.substr(eq + 1);
+}
+
+LoopTestCandidate read_loop_test_candidate(std::string_view source) {
+  std::vector<std::string> lines;
+  {
+    std::istringstream in{std::string(source)};
+    for (std::string line; std::getline(in, line);) lines.push_back(loop_test_trimmed(line));
+  }
+  std::map<std::string, int> params;  // first: conditions and scales may name any of them
+  for (const auto& line : lines) {
+    const auto w = loop_test_words(line);
+    if (w.size() == 3 && w[0] == "#define" && w[1].rfind("P_", 0) == 0)
+      params[w[1]] = std::atoi(w[2].c_str());
+  }
+  LoopTestCandidate c;
+  double scale = 1.0;
+  for (size_t i = 0; i < lines.size() && c.build_error.empty(); ++i) {
+    const std::string& line = lines[i];
+    auto error = [&](std::string_view message) {
+      c.build_error = fmt::format("candidate:{}:1: error: {}\n", i + 1, message);
+    };
+    if (line.empty() || line.rfind("//", 0) == 0 || line.rfind("#define ", 0) == 0) continue;
+    const size_t colon = line.find(':');
+    const std::string key = line.substr(0, colon);
+    std::string value = colon == std::string::npos ? "" : loop_test_trimmed(line.substr(colon + 1));
+    if (key == "time") {
+      const double f = std::strtod(value.c_str(), nullptr);
+      if (!(f > 0.0 && std::isfinite(f)))
+        error(fmt::format("time '{}' is not a number > 0", value));
+      c.time = f;
+    } else if (key == "scale") {
+      const auto w = loop_test_words(value);
+      const auto param = w.empty() ? params.end() : params.find(w[0]);
+      for (size_t k = 1; k < w.size(); ++k) {
+        const size_t eq = w[k].find('=');
+        if (eq == std::string::npos) error(fmt::format("scale '{}' is not v=f", w[k]));
+        if (param != params.end() && w[k].substr(0, eq) == std::to_string(param->second))
+          scale *= std::strtod(w[k].c_str() + eq + 1, nullptr);
+      }
+    } else if (key == "build-error" || key == "fails" || key == "cheats") {
+      if (!loop_test_condition_holds(value, params)) continue;
+      if (key == "build-error") {
+        error(value);
+      } else if (key == "cheats") {
+        if (value != "yes") error(fmt::format("cheats: '{}' is not yes", value));
+        c.cheats = true;
+      } else if (value == "wrong" || value == "crash" || value == "hang") {
+        c.fails = value;
+      } else {
+        error(fmt::format("fails: '{}' is none of wrong, crash, hang", value));
+      }
+    } else {
+      error(fmt::format("unknown line '{}'", line));
+    }
+  }
+  c.time *= scale;
+  return c;
+}
+
+// The device's readings, shared by the target and every session and paired device it started.
+class LoopTestReadingBudget {
+ public:
+  explicit LoopTestReadingBudget(std::optional<int64_t> limit) : limit_(limit) {}
+  // Counts a reading; throws targets::DeviceStopped once the budget is spent.
+  void take() {
+    std::lock_guard lock(mu_);
+    if (limit_ && served_ >= *limit_) {
+      throw targets::DeviceStopped(fmt::format(
+          "the loop's test device stopped: its budget of {} readings is spent", *limit_));
+    }
+    ++served_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::optional<int64_t> limit_;
+  int64_t served_ = 0;
+};
+
+bool loop_test_runs(const targets::Artifact& a) { return a.meta.value("fails", "").empty(); }
+bool loop_test_cheats(const targets::Artifact& a) { return a.meta.value("cheats", false); }
+
+class LoopTestSession final : public targets::Session {
+ public:
+  LoopTestSession(std::vector<double> seconds, std::vector<bool> cheats, uint64_t seed,
+                  std::shared_ptr<LoopTestReadingBudget> budget)
+      : seconds_(std::move(seconds)), cheats_(std::move(cheats)), budget_(std::move(budget)) {
+    for (size_t i = 0; i < seconds_.size(); ++i) rngs_.emplace_back(mix_seed(seed, i));
+  }
+  int arms() const override { return static_cast<int>(seconds_.size()); }
+  Result<double> reading(int i) override {
+    budget_->take();
+    const auto k = static_cast<size_t>(i);
+    read_.insert(k);
+    return seconds_.at(k) * std::exp(kLoopTestCv * rngs_.at(k).normal());
+  }
+  std::optional<targets::ArmBreach> verify_arms() override {
+    for (const size_t k : read_) {
+      if (cheats_[k]) return targets::ArmBreach{static_cast<int>(k), kLoopTestCheatFound};
+    }
+    return std::nullopt;
+  }
+
+ private:
+  std::vector<double> seconds_;
+  std::vector<bool> cheats_;
+  std::shared_ptr<LoopTestReadingBudget> budget_;
+  std::vector<Rng> rngs_;
+  std::set<size_t> read_;  // the arms read so far
+};
+
+class LoopTestPairedDevice final : public statistics::PairedDevice {
+ public:
+  LoopTestPairedDevice(const statistics::SimConfig& config, bool head_cheats, bool candidate_cheats,
+                       std::shared_ptr<LoopTestReadingBudget> budget)
+      : device_(config),
+        head_cheats_(head_cheats),
+        candidate_cheats_(candidate_cheats),
+        budget_(std::move(budget)) {}
+  double run_once(statistics::Arm arm, nlohmann::json* clock_out) override {
+    budget_->take();
+    return device_.run_once(arm, clock_out);
+  }
+  int64_t now_ns() override { return device_.now_ns(); }
+  void verify_arms() override {
+    if (head_cheats_)
+      throw statistics::ArmDisqualified(statistics::Arm::kHead, kLoopTestCheatFound);
+    if (candidate_cheats_)
+      throw statistics::ArmDisqualified(statistics::Arm::kCandidate, kLoopTestCheatFound);
+  }
+
+ private:
+  statistics::SimDevice device_;
+  bool head_cheats_, candidate_cheats_;
+  std::shared_ptr<LoopTestReadingBudget> budget_;
+};
+
+class LoopTestTarget final : public targets::Target {
+ public:
+  explicit LoopTestTarget(const std::string& spec) { select_toolchain(spec); }
+
+  std::string name() const override { return std::string(kLoopTestTargetName); }
+  std::string toolchain() const override { return spec_; }
+  const targets::ToolchainInfo& identity() const override { return info_; }
+
+  targets::ToolchainInfo select_toolchain(const std::string& spec) override {
+    spec_ = spec.empty() ? "test-1" : spec;
+    info_ = {};
+    budget_ = std::make_shared<LoopTestReadingBudget>(std::nullopt);
+    constexpr std::string_view kStopAfter = ":stop-after=";
+    if (const size_t at = spec_.find(kStopAfter); at != std::string::npos) {
+      const std::string n = spec_.substr(at + kStopAfter.size());
+      int64_t readings = 0;
+      const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), readings);
+      if (ec != std::errc() || end != n.data() + n.size() || readings < 1) {
+        info_.error = fmt::format("toolchain '{}': stop-after needs a number >= 1", spec_);
+        info_.error_code = ErrorCode::kInvalidInput;
+        return info_;
+      }
+      budget_ = std::make_shared<LoopTestReadingBudget>(readings);
+    }
+    if (spec_.rfind("missing", 0) == 0) {
+      info_.error = fmt::format("loop test toolchain '{}' not found", spec_);
+    } else {
+      info_.found = true;
+      info_.version = fmt::format("loop test toolchain {}", spec_);
+      info_.id = fmt::format("{}:{}", kLoopTestTargetName, spec_);
+    }
+    return info_;
+  }
+
+  targets::BuildOutcome build(const std::string& source, const std::filesystem::path&) override {
+    targets::BuildOutcome out;
+    if (!info_.found) {
+      out.status = targets::BuildOutcome::Status::kToolchainMissing;
+      out.diagnostics = info_.error;
+      return out;
+    }
+    const LoopTestCandidate c = read_loop_test_candidate(source);
+    if (!c.build_error.empty()) {
+      out.diagnostics = c.build_error;
+      return out;
+    }
+    const std::string key = info_.id + '\n' + source;
+    const std::string id = fmt::format("{:016x}", hash_bytes(key.data(), key.size()));
+    out.status = targets::BuildOutcome::Status::kBuilt;
+    out.cached = !built_.insert(id).second;
+    out.artifact = {id, {}, {{"time", c.time}, {"fails", c.fails}, {"cheats", c.cheats}}};
+    return out;
+  }
+
+  bool times_on_host() const override { return false; }
+
+  targets::CheckOutcome check(const KernelContract& kernel, const targets::Artifact& artifact,
+                              const targets::CheckOptions& options) override {
+    targets::CheckOutcome out;
+    out.seed = options.seed.value_or(hash_bytes(artifact.id.data(), artifact.id.size()));
+    const std::string fails = artifact.meta.value("fails", "");
+    out.kind = fails.empty() ? "correct" : fails;
+    if (fails == "wrong") {
+      out.status = targets::CheckOutcome::Status::kIncorrect;
+      out.description = fmt::format(
+          "call 1 (seed {}): out[0] = 1 but the reference is 0 "
+          "(`fails: wrong`)",
+          out.seed);
+    } else if (fails == "crash") {
+      out.status = targets::CheckOutcome::Status::kCrashed;
+      out.description = "call 1 crashed (`fails: crash`)";
+    } else if (fails == "hang") {
+      out.status = targets::CheckOutcome::Status::kTimedOut;
+      out.description = "call 1 timed out (`fails: hang`)";
+    } else {
+      out.description = fmt::format("correct: {} on seed {} and another", kernel.name(), out.seed);
+    }
+    return out;
+  }
+
+  Result<std::unique_ptr<targets::Session>> start_session(
+      const KernelContract& kernel, const std::vector<targets::Artifact>& artifacts,
+      uint64_t seed) override {
+    std::vector<double> seconds;
+    std::vector<bool> cheating;
+    for (const auto& a : artifacts) {
+      if (!loop_test_runs(a))
+        return invalid_input(fmt::format("cannot start {}: it does not run correctly", a.id));
+      seconds.push_back(true_seconds(kernel, a));
+      cheating.push_back(loop_test_cheats(a));
+    }
+    return std::unique_ptr<targets::Session>(
+        std::make_unique<LoopTestSession>(std::move(seconds), std::move(cheating), seed, budget_));
+  }
+
+  std::vector<targets::Timing> time_side_by_side(const KernelContract& kernel,
+                                                 const std::vector<targets::Artifact>& artifacts,
+                                                 int readings, uint64_t seed) override {
+    auto session = start_session(kernel, artifacts, seed);
+    if (!session) {
+      std::vector<targets::Timing> out(artifacts.size());
+      for (auto& t : out) t.failure = session.error().message;
+      return out;
+    }
+    return targets::read_side_by_side(*session.value(), artifacts, readings);
+  }
+
+  Result<std::unique_ptr<statistics::PairedDevice>> paired_device(
+      const KernelContract& kernel, const targets::Artifact& head,
+      const targets::Artifact& candidate, uint64_t seed) override {
+    if (!loop_test_runs(head) || !loop_test_runs(candidate))
+      return invalid_input("an arm does not run correctly");
+    statistics::SimConfig c;
+    c.head_seconds = true_seconds(kernel, head);
+    c.effect_pct = 100.0 * (1.0 - true_seconds(kernel, candidate) / c.head_seconds);
+    c.cv = kLoopTestCv;
+    c.seed = seed;
+    if (auto valid = statistics::validate(c); !valid) return valid.error();
+    return std::unique_ptr<statistics::PairedDevice>(std::make_unique<LoopTestPairedDevice>(
+        c, loop_test_cheats(head), loop_test_cheats(candidate), budget_));
+  }
+
+  statistics::DeviceFactory calibration_devices(const statistics::CalibrateRequest&) override {
+    throw std::runtime_error("the loop's test target does not calibrate");
+  }
+  std::optional<double> known_s0(const statistics::CalibrateRequest&) const override {
+    return std::nullopt;
+  }
+
+  std::vector<targets::ChipFact> measure_facts(const targets::FactOptions&) override {
+    return {{targets::kReadBandwidth, kLoopTestReadGbps, "GB/s", 0.0,
+             "the loop's test target: a constant"}};
+  }
+  std::vector<std::string> floor_facts() const override { return {targets::kReadBandwidth}; }
+  targets::KernelFloors floors(const KernelContract& kernel,
+                               const std::map<std::string, double>& facts) const override {
+    return {memory_seconds(kernel, facts.at(targets::kReadBandwidth)) * 1e3, std::nullopt};
+  }
+
+  targets::Diagnostic normalize_diagnostic(std::string_view diagnostics) const override {
+    return {targets::normalize_diagnostic(diagnostics), targets::first_error_line(diagnostics)};
+  }
+  targets::TargetDocs docs() const override {
+    targets::TargetDocs d;
+    d.files.push_back({"docs/targets/loop-test.md", std::string(kLoopTestTargetFormat)});
+    return d;
+  }
+  std::string baseline_source(const KernelContract& kernel) const override {
+    return fmt::format("// the plain {} baseline\ntime: 1\n", kernel.name());
+  }
+  std::vector<targets::DocFile> design_files(std::string_view kernel) const override {
+    std::vector<targets::DocFile> out;
+    for (const auto& [name, text] : {std::pair{"blocked", kLoopTestBlocked},
+                                     {"threaded", kLoopTestThreaded},
+                                     {"wide", kLoopTestWide}}) {
+      out.push_back({fmt::format("loop-test/designs/{}/{}.txt", kernel, name), text});
+    }
+    return out;
+  }
+
+ private:
+  static double memory_seconds(const KernelContract& kernel, double read_gbps) {
+    return static_cast<double>(kernel.bytes_to_move()) / (read_gbps * 1e9);
+  }
+  static double true_seconds(const KernelContract& kernel, const targets::Artifact& a) {
+    return kLoopTestBaselineOverFloor * memory_seconds(kernel, kLoopTestReadGbps) *
+           a.meta.value("time", 1.0);
+  }
+
+  std::string spec_;
+  targets::ToolchainInfo info_;
+  std::shared_ptr<LoopTestReadingBudget> budget_;
+  std::set<std::string> built_;  // the ids built so far: built again, they come back cached
+};
+
+}  // namespace
+
+void register_loop_test_target() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    targets::register_target(std::string(kLoopTestTargetName), [](const std::string& spec) {
+      return std::unique_ptr<targets::Target>(std::make_unique<LoopTestTarget>(spec));
+    });
+  });
+}
+
+std::unique_ptr<targets::Target> make_loop_test_target(const std::string& toolchain) {
+  register_loop_test_target();
+  return targets::make_target(kLoopTestTargetName, toolchain);
+}
+
+}  // namespace headway::loop::testing

@@ -1,0 +1,67 @@
+#pragma once
+// For the loop's tests: a small in-process target of their own, whose candidates say in plain
+// lines how they behave, so that the whole loop (register, screen, race, acceptance test, rules,
+// resume) runs with no compiler and no timing. The tests make it through the registry
+// (targets/registry/registry.h) under kLoopTestTargetName and use it through the Target interface
+// only. Everything it does is a deterministic function of sources, seeds and its toolchain spec.
+//
+// Times: a kernel's baseline takes 6 times its memory floor, the time to move its bytes at the
+// target's one chip fact, a read bandwidth of 50 GB/s (floor_facts, measure_facts). A reading is
+// the candidate's true time with log-normal noise of coefficient 1%; the acceptance test pairs
+// head and candidate on a statistics::SimDevice. Every reading counts against the toolchain's
+// budget (below), sessions and paired devices alike.
+//
+// Artifacts are kept in memory (their path is empty); their meta holds what the check and the
+// device read: "time" (the factor over the baseline), "fails" ("wrong", "crash", "hang"; "" when
+// the candidate runs correctly) and "cheats".
+//
+// The design library (design_files) is the same three designs for every kernel: "blocked" (P_BLOCK
+// 1 2 4 8, fastest at 4), "threaded" (the fastest: P_THREADS 1 2 4 and P_CHUNK 8 16 32, fastest
+// at 4 and 16, wrong at P_CHUNK=32) and "wide" (P_UNROLL 1 2), which never builds: its error is
+// "'__m512' was not declared in this scope".
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "targets/target.h"
+
+namespace headway::loop::testing {
+
+inline constexpr std::string_view kLoopTestTargetName = "loop-test";
+
+// The target's documentation (Target::docs gives it): its candidates and toolchains.
+inline constexpr std::string_view kLoopTestTargetFormat = R"(# The loop's test target
+
+A candidate is text, read line by line:
+
+- `// ...`: a comment (a design's header, a label).
+- `#define P_NAME v`: a parameter's value, as the design library writes parameters.
+- `time: F`: the candidate takes F (> 0) times the kernel's baseline time; 1 without this line.
+- `scale: P_NAME v1=f1 v2=f2 ...`: its time is multiplied by f when P_NAME is v (a value not
+  listed: 1).
+- `build-error: MESSAGE`: it does not build; the diagnostic is
+  `candidate:LINE:1: error: MESSAGE`.
+- `fails: wrong`, `fails: crash`, `fails: hang`: it builds and fails its check (an incorrect
+  output, a crash, a time-out).
+- `cheats: yes`: it passes its check and reads as fast as its time says, but the verification of
+  its timed calls finds it out: a session's verify_arms names it, a paired device's verify_arms
+  throws statistics::ArmDisqualified.
+
+`build-error`, `fails` and `cheats` may end in `if P_NAME=v`: the line then holds only when the
+parameter has that value. Any other line does not build (`unknown line`), so that a mistyped
+candidate is seen as one.
+
+The toolchain spec is a name, `test-1` by default; one that starts with `missing` is not found.
+It may end in `:stop-after=N`: the device then serves N readings, over every session and paired
+device of the target, and every later one throws targets::DeviceStopped.
+)";
+
+// Registers the target's maker under kLoopTestTargetName (once per process; later calls do
+// nothing). Thread-safe.
+void register_loop_test_target();
+
+// Registers the target, then makes one through the registry with `toolchain` selected (empty:
+// "test-1"). Never null.
+std::unique_ptr<targets::Target> make_loop_test_target(const std::string& toolchain = "");
+
+}  // namespace headway::loop::testing
