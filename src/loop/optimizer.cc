@@ -155,6 +155,7 @@ class Loop final {
     paused_ +=
         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(paused_seconds));
     trees_.clear();
+    figures_.clear();  // a migration may have re-measured them
     const std::string now = knowledge::workspace_toolchain(ws_, target_.name());
     std::string note = fmt::format("after {:.1f} s paused; toolchain {}", paused_seconds,
                                    target_.identity().version);
@@ -204,6 +205,8 @@ class Loop final {
     p.elapsed_s = elapsed();  // one clock reading gives both figures
     p.budget_left_s = std::max(0.0, options_.budget.count() - p.elapsed_s);
     if (!record_ && !on_progress_) return;
+    // The kernel of this progress may have a new head in its round in flight: read it again.
+    if (!p.kernel.empty()) figures_.erase(p.kernel);
     for (const auto& name : options_.kernels) {
       if (!registered_.count(name)) continue;
       p.kernels.push_back({name, head_ms(name), floor_ms(name)});
@@ -223,9 +226,26 @@ class Loop final {
     if (!opened) throw std::runtime_error("open tree: " + opened.error().message);
     return trees_.emplace(name, std::move(opened).value()).first->second;
   }
-  double floor_ms(const std::string& name) { return tree(name).record().floor_ms.value_or(1.0); }
-  // The head's time under the current toolchain (re-measured by a migration) when known.
-  double head_ms(const std::string& name) { return head_ms_of(ws_, tree(name)); }
+  // A kernel's floor, and its head's time under the current toolchain (re-measured by a
+  // migration) when known, as last read: reading them takes several queries, and the loop asks
+  // for every kernel's at each round it starts and each progress. A kernel's head changes only
+  // in its own round, after which (and after its progress) its figures are read again, or in a
+  // migration, after which all are.
+  struct Figures {
+    double head_ms = 0.0;
+    double floor_ms = 0.0;
+  };
+  const Figures& figures(const std::string& name) {
+    auto it = figures_.find(name);
+    if (it == figures_.end()) {
+      DesignTree& t = tree(name);
+      it = figures_.emplace(name, Figures{head_ms_of(ws_, t), t.record().floor_ms.value_or(1.0)})
+               .first;
+    }
+    return it->second;
+  }
+  double floor_ms(const std::string& name) { return figures(name).floor_ms; }
+  double head_ms(const std::string& name) { return figures(name).head_ms; }
   double head_ms_of(store::Workspace& ws, const DesignTree& t) {
     return knowledge::current_head_ms(ws, t, target_.identity().id)
         .value_or(t.record().floor_ms.value_or(1.0));
@@ -419,6 +439,7 @@ class Loop final {
   // What a round on `name` decided, or nullopt: it had nothing left to try.
   void tally_round(const std::string& name, const std::optional<RoundCounts>& counts) {
     ++summary_.rounds;
+    figures_.erase(name);
     if (!counts) {
       exhausted_.insert(name);
       return;
@@ -487,6 +508,7 @@ class Loop final {
   std::string workspace_toolchain_;  // the workspace's toolchain spec (meta) as last seen
   std::filesystem::path cache_;
   Clock::time_point start_;
+  std::map<std::string, Figures> figures_;  // figures()
   Clock::duration paused_{};
   PausableLock lock_;
   std::map<std::string, DesignTree> trees_;

@@ -12,8 +12,14 @@
 // (SimTargetConfig::stop_after_readings) stops once it is spent: every later reading of any
 // session or paired device of the target throws targets::DeviceStopped.
 //
+// With SimTargetConfig::devices, the device is a pool of that many simulated devices
+// (sim_devices.h): each reading holds one for its simulated time, so that the loop's rounds at once
+// (OptimizeOptions::concurrent_rounds) can be run and measured at the scale of a cluster,
+// in-process. Sessions and paired devices may be used from several threads at once.
+//
 // Toolchains: any spec (default "sim-1") identifies as id "sim:<spec>", except one that starts
 // with "missing", which is not found. Artifacts are kept in memory; their path is empty.
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -21,6 +27,7 @@
 #include <string>
 
 #include "statistics/sim_device.h"
+#include "targets/sim/sim_devices.h"
 #include "targets/target.h"
 
 namespace headway::sim {
@@ -34,15 +41,21 @@ struct SimTargetConfig {
   // Readings the device serves, over every session and paired device, before it stops; nullopt:
   // it never stops.
   std::optional<int64_t> stop_after_readings;
+  // 0: readings take no time. N: a pool of N simulated devices, each reading holding one for its
+  // simulated time times device_time_scale, in real time.
+  int devices = 0;
+  double device_time_scale = 1.0;
 };
 
 // The acceptance test's pairs of the sim target: a statistics::SimDevice within the device's budget
 // of readings, whose cheating arms the verification of kept outputs finds out.
 class SimTargetDevice final : public statistics::PairedDevice {
  public:
-  // Counts every run in *served; throws targets::DeviceStopped at `stop_after` runs served.
+  // Counts every run in *served; throws targets::DeviceStopped at `stop_after` runs served. With
+  // `devices`, each run holds one of them for its reading.
   SimTargetDevice(const statistics::SimConfig& config, bool head_cheats, bool candidate_cheats,
-                  std::shared_ptr<int64_t> served, std::optional<int64_t> stop_after);
+                  std::shared_ptr<std::atomic<int64_t>> served, std::optional<int64_t> stop_after,
+                  std::shared_ptr<SimDevices> devices = nullptr);
   double run_once(statistics::Arm arm, nlohmann::json* clock_out) override;
   int64_t now_ns() override { return device_.now_ns(); }
   void verify_arms() override;
@@ -51,8 +64,9 @@ class SimTargetDevice final : public statistics::PairedDevice {
  private:
   statistics::SimDevice device_;
   bool head_cheats_, candidate_cheats_;
-  std::shared_ptr<int64_t> served_;
+  std::shared_ptr<std::atomic<int64_t>> served_;
   std::optional<int64_t> stop_after_;
+  std::shared_ptr<SimDevices> devices_;
 };
 
 class SimTarget final : public targets::Target {
@@ -98,7 +112,9 @@ class SimTarget final : public targets::Target {
   // Builds so far that were not served from the in-memory cache.
   int builds() const { return builds_; }
   // Readings served so far, over every session and paired device.
-  int64_t readings() const { return *readings_; }
+  int64_t readings() const { return readings_->load(); }
+  // The simulated pool's use so far; nullopt without one (SimTargetConfig::devices 0).
+  std::optional<SimDeviceUse> device_use() const;
   // Sets SimTargetConfig::stop_after_readings for the sessions and devices started from now on.
   void set_stop_after_readings(std::optional<int64_t> readings) {
     config_.stop_after_readings = readings;
@@ -110,7 +126,9 @@ class SimTarget final : public targets::Target {
   targets::ToolchainInfo info_;
   std::set<std::string> built_;
   int builds_ = 0;
-  std::shared_ptr<int64_t> readings_ = std::make_shared<int64_t>(0);  // shared with its devices
+  // Shared with its sessions and paired devices.
+  std::shared_ptr<std::atomic<int64_t>> readings_ = std::make_shared<std::atomic<int64_t>>(0);
+  std::shared_ptr<SimDevices> devices_;
 };
 
 }  // namespace headway::sim
