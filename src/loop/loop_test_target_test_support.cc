@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -21,6 +22,7 @@
 #include "targets/fact_names.h"
 #include "targets/registry/registry.h"
 #include "targets/side_by_side.h"
+#include "targets/simulated_device.h"
 
 namespace headway::loop::testing {
 
@@ -148,83 +150,8 @@ LoopTestCandidate read_loop_test_candidate(std::string_view source) {
   return c;
 }
 
-// The device's readings, shared by the target and every session and paired device it started.
-class LoopTestReadingBudget {
- public:
-  explicit LoopTestReadingBudget(std::optional<int64_t> limit) : limit_(limit) {}
-  // Counts a reading; throws targets::DeviceStopped once the budget is spent.
-  void take() {
-    std::lock_guard lock(mu_);
-    if (limit_ && served_ >= *limit_) {
-      throw targets::DeviceStopped(fmt::format(
-          "the loop's test device stopped: its budget of {} readings is spent", *limit_));
-    }
-    ++served_;
-  }
-
- private:
-  std::mutex mu_;
-  std::optional<int64_t> limit_;
-  int64_t served_ = 0;
-};
-
 bool loop_test_runs(const targets::Artifact& a) { return a.meta.value("fails", "").empty(); }
 bool loop_test_cheats(const targets::Artifact& a) { return a.meta.value("cheats", false); }
-
-class LoopTestSession final : public targets::Session {
- public:
-  LoopTestSession(std::vector<double> seconds, std::vector<bool> cheats, uint64_t seed,
-                  std::shared_ptr<LoopTestReadingBudget> budget)
-      : seconds_(std::move(seconds)), cheats_(std::move(cheats)), budget_(std::move(budget)) {
-    for (size_t i = 0; i < seconds_.size(); ++i) rngs_.emplace_back(mix_seed(seed, i));
-  }
-  int arms() const override { return static_cast<int>(seconds_.size()); }
-  Result<double> reading(int i) override {
-    budget_->take();
-    const auto k = static_cast<size_t>(i);
-    read_.insert(k);
-    return seconds_.at(k) * std::exp(kLoopTestCv * rngs_.at(k).normal());
-  }
-  std::optional<targets::ArmBreach> verify_arms() override {
-    for (const size_t k : read_) {
-      if (cheats_[k]) return targets::ArmBreach{static_cast<int>(k), kLoopTestCheatFound};
-    }
-    return std::nullopt;
-  }
-
- private:
-  std::vector<double> seconds_;
-  std::vector<bool> cheats_;
-  std::shared_ptr<LoopTestReadingBudget> budget_;
-  std::vector<Rng> rngs_;
-  std::set<size_t> read_;  // the arms read so far
-};
-
-class LoopTestPairedDevice final : public statistics::PairedDevice {
- public:
-  LoopTestPairedDevice(const statistics::SimConfig& config, bool head_cheats, bool candidate_cheats,
-                       std::shared_ptr<LoopTestReadingBudget> budget)
-      : device_(config),
-        head_cheats_(head_cheats),
-        candidate_cheats_(candidate_cheats),
-        budget_(std::move(budget)) {}
-  double run_once(statistics::Arm arm, nlohmann::json* clock_out) override {
-    budget_->take();
-    return device_.run_once(arm, clock_out);
-  }
-  int64_t now_ns() override { return device_.now_ns(); }
-  void verify_arms() override {
-    if (head_cheats_)
-      throw statistics::ArmDisqualified(statistics::Arm::kHead, kLoopTestCheatFound);
-    if (candidate_cheats_)
-      throw statistics::ArmDisqualified(statistics::Arm::kCandidate, kLoopTestCheatFound);
-  }
-
- private:
-  statistics::SimDevice device_;
-  bool head_cheats_, candidate_cheats_;
-  std::shared_ptr<LoopTestReadingBudget> budget_;
-};
 
 class LoopTestTarget final : public targets::Target {
  public:
@@ -237,7 +164,8 @@ class LoopTestTarget final : public targets::Target {
   targets::ToolchainInfo select_toolchain(const std::string& spec) override {
     spec_ = spec.empty() ? "test-1" : spec;
     info_ = {};
-    budget_ = std::make_shared<LoopTestReadingBudget>(std::nullopt);
+    served_ = std::make_shared<std::atomic<int64_t>>(0);
+    limit_.reset();
     constexpr std::string_view kStopAfter = ":stop-after=";
     if (const size_t at = spec_.find(kStopAfter); at != std::string::npos) {
       const std::string n = spec_.substr(at + kStopAfter.size());
@@ -248,7 +176,7 @@ class LoopTestTarget final : public targets::Target {
         info_.error_code = ErrorCode::kInvalidInput;
         return info_;
       }
-      budget_ = std::make_shared<LoopTestReadingBudget>(readings);
+      limit_ = readings;
     }
     if (spec_.rfind("missing", 0) == 0) {
       info_.error = fmt::format("loop test toolchain '{}' not found", spec_);
@@ -317,8 +245,8 @@ class LoopTestTarget final : public targets::Target {
       seconds.push_back(true_seconds(kernel, a));
       cheating.push_back(loop_test_cheats(a));
     }
-    return std::unique_ptr<targets::Session>(
-        std::make_unique<LoopTestSession>(std::move(seconds), std::move(cheating), seed, budget_));
+    return std::unique_ptr<targets::Session>(std::make_unique<targets::SimulatedSession>(
+        std::move(seconds), std::move(cheating), kLoopTestCv, seed, budget(), kLoopTestCheatFound));
   }
 
   std::vector<targets::Timing> time_side_by_side(const KernelContract& kernel,
@@ -344,8 +272,9 @@ class LoopTestTarget final : public targets::Target {
     c.cv = kLoopTestCv;
     c.seed = seed;
     if (auto valid = statistics::validate(c); !valid) return valid.error();
-    return std::unique_ptr<statistics::PairedDevice>(std::make_unique<LoopTestPairedDevice>(
-        c, loop_test_cheats(head), loop_test_cheats(candidate), budget_));
+    return std::unique_ptr<statistics::PairedDevice>(
+        std::make_unique<targets::SimulatedPairedDevice>(
+            c, loop_test_cheats(head), loop_test_cheats(candidate), budget(), kLoopTestCheatFound));
   }
 
   statistics::DeviceFactory calibration_devices(const statistics::CalibrateRequest&) override {
@@ -395,9 +324,16 @@ class LoopTestTarget final : public targets::Target {
            a.meta.value("time", 1.0);
   }
 
+  // The device's readings, counted over every session and paired device started under the
+  // toolchain selected, within its stop-after limit.
+  targets::ReadingBudget budget() const {
+    return targets::ReadingBudget(served_, limit_, "loop's test device");
+  }
+
   std::string spec_;
   targets::ToolchainInfo info_;
-  std::shared_ptr<LoopTestReadingBudget> budget_;
+  std::shared_ptr<std::atomic<int64_t>> served_;
+  std::optional<int64_t> limit_;
   std::set<std::string> built_;  // the ids built so far: built again, they come back cached
 };
 

@@ -2,35 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include "report/report_test_support.h"
 #include "store/pool_runs.h"
 #include "store/test_temp_dir.h"
 
 namespace headway::report {
 namespace {
 
-// Two workers over a 100 s run: w1 held its device from 2 s to the end and ran jobs for 60 s; w2
-// was lost at 50 s after 30 s of jobs.
-nlohmann::json two_workers() {
-  return {{"kind", "slurm"},
-          {"devices", 2},
-          {"elapsed_s", 100.0},
-          {"workers",
-           {{{"name", "w1"},
-             {"node", "dev1"},
-             {"jobs", 7},
-             {"connected_s", 2.0},
-             {"ended_s", nullptr},
-             {"busy", {{10.0, 40.0}, {50.0, 80.0}}}},
-            {{"name", "w2"},
-             {"node", "dev2"},
-             {"jobs", 3},
-             {"connected_s", 10.0},
-             {"ended_s", 50.0},
-             {"busy", {{10.0, 40.0}}}}}}};
-}
-
 TEST(PoolUse, HeldAndBusyTimesComeFromTheSpans) {
-  const PoolUseReport p = parse_pool_use(4, "slurm", "2026-12-05T01:00:00.000Z", two_workers());
+  const PoolUseReport p = parse_pool_use(4, "slurm", "2026-12-05T01:00:00.000Z", sample_pool_use());
   ASSERT_EQ(p.workers.size(), 2u);
   EXPECT_DOUBLE_EQ(p.workers[0].held_seconds(p.elapsed_s), 98.0) << "until the run ended";
   EXPECT_DOUBLE_EQ(p.workers[1].held_seconds(p.elapsed_s), 40.0) << "until it was lost";
@@ -44,7 +24,7 @@ TEST(PoolUse, HeldAndBusyTimesComeFromTheSpans) {
 }
 
 TEST(PoolUse, MalformedFieldsReadAsNothingAndBadSpansAreDropped) {
-  nlohmann::json use = two_workers();
+  nlohmann::json use = sample_pool_use();
   use["workers"][0]["busy"] = {{5.0, 1.0}, {"a", 2.0}, {1.0}, {-1.0, 2.0}, {3.0, 4.0}};
   use["workers"][1]["connected_s"] = "soon";
   use["elapsed_s"] = "long";
@@ -58,7 +38,7 @@ TEST(PoolUse, MalformedFieldsReadAsNothingAndBadSpansAreDropped) {
 }
 
 TEST(PoolUse, ThePlotHasARowPerConnectedWorkerWithItsSpans) {
-  nlohmann::json use = two_workers();
+  nlohmann::json use = sample_pool_use();
   use["workers"].push_back({{"name", "w3"}, {"connected_s", nullptr}});  // never connected
   const auto plot = pool_use_plot(parse_pool_use(1, "slurm", "", use));
   ASSERT_TRUE(plot);
@@ -78,7 +58,7 @@ TEST(PoolUse, TheWorkspacesRunsAreReadInOrder) {
   store::TestTempDir dir;
   auto ws = store::Workspace::create(dir.path()).value();
   EXPECT_TRUE(pool_use_reports(ws).empty());
-  store::record_pool_run(ws.db(), "slurm", two_workers());
+  store::record_pool_run(ws.db(), "slurm", sample_pool_use());
   store::record_pool_run(ws.db(), "process",
                          {{"devices", 1}, {"workers", nlohmann::json::array()}});
   const auto pools = pool_use_reports(ws);

@@ -145,24 +145,31 @@ inline Report sample_report() {
   return r;
 }
 
-// A run's slurm pool (#7) of two workers over 100 s: w1 on dev1 held 98 s and busy 60 s (7 jobs),
-// w2 on dev2 lost at 50 s after 30 s busy (3 jobs).
+// A slurm pool of two workers over 100 s, as pool::pool_use_json writes it: w1 on dev1 held its
+// device from 2 s to the end and was busy 60 s (7 jobs), w2 on dev2 from 10 s until it was lost at
+// 50 s, busy 30 s (3 jobs).
+inline nlohmann::json sample_pool_use() {
+  return {{"kind", "slurm"},
+          {"devices", 2},
+          {"elapsed_s", 100.0},
+          {"workers",
+           {{{"name", "w1"},
+             {"node", "dev1"},
+             {"jobs", 7},
+             {"connected_s", 2.0},
+             {"ended_s", nullptr},
+             {"busy", {{10.0, 40.0}, {50.0, 80.0}}}},
+            {{"name", "w2"},
+             {"node", "dev2"},
+             {"jobs", 3},
+             {"connected_s", 10.0},
+             {"ended_s", 50.0},
+             {"busy", {{10.0, 40.0}}}}}}};
+}
+
+// That pool as run #7's, ended 2026-11-30T12:00:00.000Z.
 inline PoolUseReport sample_pool() {
-  return parse_pool_use(7, "slurm", "2026-11-30T12:00:00.000Z",
-                        {{"devices", 2},
-                         {"elapsed_s", 100.0},
-                         {"workers",
-                          {{{"name", "w1"},
-                            {"node", "dev1"},
-                            {"jobs", 7},
-                            {"connected_s", 2.0},
-                            {"busy", {{10.0, 40.0}, {50.0, 80.0}}}},
-                           {{"name", "w2"},
-                            {"node", "dev2"},
-                            {"jobs", 3},
-                            {"connected_s", 10.0},
-                            {"ended_s", 50.0},
-                            {"busy", {{10.0, 40.0}}}}}}});
+  return parse_pool_use(7, "slurm", "2026-11-30T12:00:00.000Z", sample_pool_use());
 }
 
 }  // namespace headway::report

@@ -82,89 +82,7 @@ constexpr const char* kCheatFound =
 
 bool cheats(const Artifact& a) { return a.meta.value("cheats", false); }
 
-// Counts the device's readings; throws targets::DeviceStopped once its budget is spent.
-class ReadingBudget {
- public:
-  ReadingBudget(std::shared_ptr<std::atomic<int64_t>> served, std::optional<int64_t> limit)
-      : served_(std::move(served)), limit_(limit) {}
-  void take() {
-    int64_t n = served_->load();
-    do {
-      if (limit_ && n >= *limit_) {
-        throw targets::DeviceStopped(
-            fmt::format("the sim device stopped: its budget of {} readings is spent", *limit_));
-      }
-    } while (!served_->compare_exchange_weak(n, n + 1));
-  }
-
- private:
-  std::shared_ptr<std::atomic<int64_t>> served_;
-  std::optional<int64_t> limit_;
-};
-
-class SimSession final : public targets::Session {
- public:
-  SimSession(std::vector<double> seconds, std::vector<bool> cheats, double cv, uint64_t seed,
-             ReadingBudget budget, std::shared_ptr<SimDevices> devices)
-      : seconds_(std::move(seconds)),
-        cheats_(std::move(cheats)),
-        cv_(cv),
-        budget_(std::move(budget)),
-        devices_(std::move(devices)) {
-    for (size_t i = 0; i < seconds_.size(); ++i) rngs_.emplace_back(mix_seed(seed, i));
-  }
-  int arms() const override { return static_cast<int>(seconds_.size()); }
-  Result<double> reading(int i) override {
-    budget_.take();
-    const auto k = static_cast<size_t>(i);
-    read_.insert(k);
-    const double seconds = seconds_.at(k) * std::exp(cv_ * rngs_.at(k).normal());
-    if (devices_) devices_->read(seconds);
-    return seconds;
-  }
-  std::optional<targets::ArmBreach> verify_arms() override {
-    for (const size_t k : read_) {
-      if (cheats_[k]) return targets::ArmBreach{static_cast<int>(k), kCheatFound};
-    }
-    return std::nullopt;
-  }
-
- private:
-  std::vector<double> seconds_;
-  std::vector<bool> cheats_;
-  double cv_;
-  ReadingBudget budget_;
-  std::shared_ptr<SimDevices> devices_;
-  std::vector<Rng> rngs_;
-  std::set<size_t> read_;  // arms read so far
-};
-
 }  // namespace
-
-SimTargetDevice::SimTargetDevice(const statistics::SimConfig& config, bool head_cheats,
-                                 bool candidate_cheats,
-                                 std::shared_ptr<std::atomic<int64_t>> served,
-                                 std::optional<int64_t> stop_after,
-                                 std::shared_ptr<SimDevices> devices)
-    : device_(config),
-      head_cheats_(head_cheats),
-      candidate_cheats_(candidate_cheats),
-      served_(std::move(served)),
-      stop_after_(stop_after),
-      devices_(std::move(devices)) {}
-
-double SimTargetDevice::run_once(statistics::Arm arm, nlohmann::json* clock_out) {
-  ReadingBudget(served_, stop_after_).take();
-  const double seconds = device_.run_once(arm, clock_out);
-  if (devices_) devices_->read(seconds);
-  return seconds;
-}
-
-void SimTargetDevice::verify_arms() {
-  if (head_cheats_) throw statistics::ArmDisqualified(statistics::Arm::kHead, kCheatFound);
-  if (candidate_cheats_)
-    throw statistics::ArmDisqualified(statistics::Arm::kCandidate, kCheatFound);
-}
 
 SimTarget::SimTarget(const std::string& toolchain_spec, const SimTargetConfig& config)
     : config_(config),
@@ -172,6 +90,15 @@ SimTarget::SimTarget(const std::string& toolchain_spec, const SimTargetConfig& c
                    ? std::make_shared<SimDevices>(config.devices, config.device_time_scale)
                    : nullptr) {
   select_toolchain(toolchain_spec);
+}
+
+targets::ReadingBudget SimTarget::reading_budget() const {
+  return targets::ReadingBudget(readings_, config_.stop_after_readings, "sim device");
+}
+
+targets::HoldDevice SimTarget::hold_device() const {
+  if (!devices_) return {};
+  return [devices = devices_](double seconds) { devices->read(seconds); };
 }
 
 std::optional<SimDeviceUse> SimTarget::device_use() const {
@@ -268,9 +195,9 @@ Result<std::unique_ptr<targets::Session>> SimTarget::start_session(
     seconds.push_back(true_seconds(kernel, a));
     cheating.push_back(cheats(a));
   }
-  return std::unique_ptr<targets::Session>(std::make_unique<SimSession>(
-      std::move(seconds), std::move(cheating), config_.cv, seed,
-      ReadingBudget(readings_, config_.stop_after_readings), devices_));
+  return std::unique_ptr<targets::Session>(std::make_unique<targets::SimulatedSession>(
+      std::move(seconds), std::move(cheating), config_.cv, seed, reading_budget(), kCheatFound,
+      hold_device()));
 }
 
 std::vector<targets::Timing> SimTarget::time_side_by_side(const KernelContract& kernel,
@@ -294,8 +221,8 @@ Result<std::unique_ptr<statistics::PairedDevice>> SimTarget::paired_device(
   c.cv = config_.cv;
   c.seed = seed;
   if (auto valid = statistics::validate(c); !valid) return valid.error();
-  return std::unique_ptr<statistics::PairedDevice>(std::make_unique<SimTargetDevice>(
-      c, cheats(head), cheats(candidate), readings_, config_.stop_after_readings, devices_));
+  return std::unique_ptr<statistics::PairedDevice>(std::make_unique<targets::SimulatedPairedDevice>(
+      c, cheats(head), cheats(candidate), reading_budget(), kCheatFound, hold_device()));
 }
 
 statistics::DeviceFactory SimTarget::calibration_devices(

@@ -26,8 +26,8 @@
 #include <set>
 #include <string>
 
-#include "statistics/sim_device.h"
 #include "targets/sim/sim_devices.h"
+#include "targets/simulated_device.h"
 #include "targets/target.h"
 
 namespace headway::sim {
@@ -45,28 +45,6 @@ struct SimTargetConfig {
   // simulated time times device_time_scale, in real time.
   int devices = 0;
   double device_time_scale = 1.0;
-};
-
-// The acceptance test's pairs of the sim target: a statistics::SimDevice within the device's budget
-// of readings, whose cheating arms the verification of kept outputs finds out.
-class SimTargetDevice final : public statistics::PairedDevice {
- public:
-  // Counts every run in *served; throws targets::DeviceStopped at `stop_after` runs served. With
-  // `devices`, each run holds one of them for its reading.
-  SimTargetDevice(const statistics::SimConfig& config, bool head_cheats, bool candidate_cheats,
-                  std::shared_ptr<std::atomic<int64_t>> served, std::optional<int64_t> stop_after,
-                  std::shared_ptr<SimDevices> devices = nullptr);
-  double run_once(statistics::Arm arm, nlohmann::json* clock_out) override;
-  int64_t now_ns() override { return device_.now_ns(); }
-  void verify_arms() override;
-  const statistics::SimDevice& device() const { return device_; }
-
- private:
-  statistics::SimDevice device_;
-  bool head_cheats_, candidate_cheats_;
-  std::shared_ptr<std::atomic<int64_t>> served_;
-  std::optional<int64_t> stop_after_;
-  std::shared_ptr<SimDevices> devices_;
 };
 
 class SimTarget final : public targets::Target {
@@ -121,6 +99,10 @@ class SimTarget final : public targets::Target {
   }
 
  private:
+  // For the sessions and paired devices started now.
+  targets::ReadingBudget reading_budget() const;
+  targets::HoldDevice hold_device() const;
+
   SimTargetConfig config_;
   std::string spec_;
   targets::ToolchainInfo info_;

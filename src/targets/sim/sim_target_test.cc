@@ -106,7 +106,7 @@ TEST(SimTarget, PairsArmsOnASimDeviceWithTheirTrueEffect) {
   const auto fast = built(t, "sim-x 0.8\n");
   auto device = t.paired_device(qkv(), base, fast, 5);
   ASSERT_TRUE(device.ok()) << device.error().message;
-  auto* sim = dynamic_cast<SimTargetDevice*>(device.value().get());
+  auto* sim = dynamic_cast<targets::SimulatedPairedDevice*>(device.value().get());
   ASSERT_NE(sim, nullptr);
   EXPECT_NEAR(sim->device().true_seconds(statistics::Arm::kCandidate) /
                   sim->device().true_seconds(statistics::Arm::kHead),
