@@ -21,7 +21,6 @@
 #include "targets/error_diagnostics.h"
 #include "targets/fact_names.h"
 #include "targets/registry/registry.h"
-#include "targets/side_by_side.h"
 #include "targets/simulated_device.h"
 
 namespace headway::loop::testing {
@@ -237,44 +236,23 @@ class LoopTestTarget final : public targets::Target {
   Result<std::unique_ptr<targets::Session>> start_session(
       const KernelContract& kernel, const std::vector<targets::Artifact>& artifacts,
       uint64_t seed) override {
-    std::vector<double> seconds;
-    std::vector<bool> cheating;
-    for (const auto& a : artifacts) {
-      if (!loop_test_runs(a))
-        return invalid_input(fmt::format("cannot start {}: it does not run correctly", a.id));
-      seconds.push_back(true_seconds(kernel, a));
-      cheating.push_back(loop_test_cheats(a));
-    }
-    return std::unique_ptr<targets::Session>(std::make_unique<targets::SimulatedSession>(
-        std::move(seconds), std::move(cheating), kLoopTestCv, seed, budget(), kLoopTestCheatFound));
+    std::vector<targets::SimulatedArm> arms;
+    for (const auto& a : artifacts) arms.push_back(arm(kernel, a));
+    return targets::simulated_session(artifacts, arms, seed, readings());
   }
 
   std::vector<targets::Timing> time_side_by_side(const KernelContract& kernel,
                                                  const std::vector<targets::Artifact>& artifacts,
                                                  int readings, uint64_t seed) override {
-    auto session = start_session(kernel, artifacts, seed);
-    if (!session) {
-      std::vector<targets::Timing> out(artifacts.size());
-      for (auto& t : out) t.failure = session.error().message;
-      return out;
-    }
-    return targets::read_side_by_side(*session.value(), artifacts, readings);
+    return targets::time_simulated_side_by_side(start_session(kernel, artifacts, seed), artifacts,
+                                                readings);
   }
 
   Result<std::unique_ptr<statistics::PairedDevice>> paired_device(
       const KernelContract& kernel, const targets::Artifact& head,
       const targets::Artifact& candidate, uint64_t seed) override {
-    if (!loop_test_runs(head) || !loop_test_runs(candidate))
-      return invalid_input("an arm does not run correctly");
-    statistics::SimConfig c;
-    c.head_seconds = true_seconds(kernel, head);
-    c.effect_pct = 100.0 * (1.0 - true_seconds(kernel, candidate) / c.head_seconds);
-    c.cv = kLoopTestCv;
-    c.seed = seed;
-    if (auto valid = statistics::validate(c); !valid) return valid.error();
-    return std::unique_ptr<statistics::PairedDevice>(
-        std::make_unique<targets::SimulatedPairedDevice>(
-            c, loop_test_cheats(head), loop_test_cheats(candidate), budget(), kLoopTestCheatFound));
+    return targets::simulated_paired_device(arm(kernel, head), arm(kernel, candidate), seed,
+                                            readings());
   }
 
   statistics::DeviceFactory calibration_devices(const statistics::CalibrateRequest&) override {
@@ -326,8 +304,14 @@ class LoopTestTarget final : public targets::Target {
 
   // The device's readings, counted over every session and paired device started under the
   // toolchain selected, within its stop-after limit.
-  targets::ReadingBudget budget() const {
-    return targets::ReadingBudget(served_, limit_, "loop's test device");
+  targets::SimulatedReadings readings() const {
+    return {kLoopTestCv,
+            targets::ReadingBudget(served_, limit_, "loop's test device"),
+            kLoopTestCheatFound,
+            {}};
+  }
+  targets::SimulatedArm arm(const KernelContract& kernel, const targets::Artifact& a) const {
+    return {loop_test_runs(a), true_seconds(kernel, a), loop_test_cheats(a)};
   }
 
   std::string spec_;

@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "targets/side_by_side.h"
+
 namespace headway::targets {
 
 ReadingBudget::ReadingBudget(std::shared_ptr<std::atomic<int64_t>> served,
@@ -69,6 +71,50 @@ void SimulatedPairedDevice::verify_arms() {
   if (head_cheats_) throw statistics::ArmDisqualified(statistics::Arm::kHead, cheat_found_);
   if (candidate_cheats_)
     throw statistics::ArmDisqualified(statistics::Arm::kCandidate, cheat_found_);
+}
+
+Result<std::unique_ptr<Session>> simulated_session(const std::vector<Artifact>& artifacts,
+                                                   const std::vector<SimulatedArm>& arms,
+                                                   uint64_t seed, SimulatedReadings readings) {
+  std::vector<double> seconds;
+  std::vector<bool> cheating;
+  for (size_t i = 0; i < arms.size(); ++i) {
+    if (!arms[i].runs) {
+      return invalid_input(
+          fmt::format("cannot start {}: it does not run correctly", artifacts.at(i).id));
+    }
+    seconds.push_back(arms[i].seconds);
+    cheating.push_back(arms[i].cheats);
+  }
+  return std::unique_ptr<Session>(std::make_unique<SimulatedSession>(
+      std::move(seconds), std::move(cheating), readings.cv, seed, std::move(readings.budget),
+      std::move(readings.cheat_found), std::move(readings.hold)));
+}
+
+Result<std::unique_ptr<statistics::PairedDevice>> simulated_paired_device(
+    const SimulatedArm& head, const SimulatedArm& candidate, uint64_t seed,
+    SimulatedReadings readings) {
+  if (!head.runs || !candidate.runs) return invalid_input("an arm does not run correctly");
+  statistics::SimConfig c;
+  c.head_seconds = head.seconds;
+  c.effect_pct = 100.0 * (1.0 - candidate.seconds / head.seconds);
+  c.cv = readings.cv;
+  c.seed = seed;
+  if (auto valid = statistics::validate(c); !valid) return valid.error();
+  return std::unique_ptr<statistics::PairedDevice>(std::make_unique<SimulatedPairedDevice>(
+      c, head.cheats, candidate.cheats, std::move(readings.budget), std::move(readings.cheat_found),
+      std::move(readings.hold)));
+}
+
+std::vector<Timing> time_simulated_side_by_side(Result<std::unique_ptr<Session>> started,
+                                                const std::vector<Artifact>& artifacts,
+                                                int readings) {
+  if (!started) {
+    std::vector<Timing> out(artifacts.size());
+    for (auto& t : out) t.failure = started.error().message;
+    return out;
+  }
+  return read_side_by_side(*started.value(), artifacts, readings);
 }
 
 }  // namespace headway::targets

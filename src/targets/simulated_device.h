@@ -59,6 +59,37 @@ class SimulatedSession final : public Session {
   std::set<size_t> read_;  // arms read so far
 };
 
+// What a simulated target knows of an artifact: whether it runs correctly, its true time, and
+// whether it cheats.
+struct SimulatedArm {
+  bool runs = true;
+  double seconds = 0.0;
+  bool cheats = false;
+};
+
+// How a simulated target's device reads: its noise, its budget, what finds a cheat out, and
+// what holds a device for a reading (may be empty).
+struct SimulatedReadings {
+  double cv = 0.01;
+  ReadingBudget budget;
+  std::string cheat_found;
+  HoldDevice hold;
+};
+
+// A session of `arms` (the artifacts', in order); an error naming an artifact that does not run.
+Result<std::unique_ptr<Session>> simulated_session(const std::vector<Artifact>& artifacts,
+                                                   const std::vector<SimulatedArm>& arms,
+                                                   uint64_t seed, SimulatedReadings readings);
+// A paired device of `head` and `candidate`; an error when an arm does not run.
+Result<std::unique_ptr<statistics::PairedDevice>> simulated_paired_device(
+    const SimulatedArm& head, const SimulatedArm& candidate, uint64_t seed,
+    SimulatedReadings readings);
+// Target::time_side_by_side on the session `started` (read_side_by_side), or its error as every
+// artifact's failure.
+std::vector<Timing> time_simulated_side_by_side(Result<std::unique_ptr<Session>> started,
+                                                const std::vector<Artifact>& artifacts,
+                                                int readings);
+
 // The acceptance test's pairs on a statistics::SimDevice, within the budget.
 class SimulatedPairedDevice final : public statistics::PairedDevice {
  public:

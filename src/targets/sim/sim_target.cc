@@ -14,7 +14,6 @@
 #include "targets/error_diagnostics.h"
 #include "targets/fact_names.h"
 #include "targets/floors.h"
-#include "targets/side_by_side.h"
 #include "targets/sim/sim_landscape.h"
 
 namespace headway::sim {
@@ -92,13 +91,15 @@ SimTarget::SimTarget(const std::string& toolchain_spec, const SimTargetConfig& c
   select_toolchain(toolchain_spec);
 }
 
-targets::ReadingBudget SimTarget::reading_budget() const {
-  return targets::ReadingBudget(readings_, config_.stop_after_readings, "sim device");
+targets::SimulatedArm SimTarget::arm(const KernelContract& kernel, const Artifact& a) const {
+  return {runs(a), true_seconds(kernel, a), cheats(a)};
 }
 
-targets::HoldDevice SimTarget::hold_device() const {
-  if (!devices_) return {};
-  return [devices = devices_](double seconds) { devices->read(seconds); };
+targets::SimulatedReadings SimTarget::how_it_reads() const {
+  targets::HoldDevice hold;
+  if (devices_) hold = [devices = devices_](double seconds) { devices->read(seconds); };
+  return {config_.cv, targets::ReadingBudget(readings_, config_.stop_after_readings, "sim device"),
+          kCheatFound, std::move(hold)};
 }
 
 std::optional<SimDeviceUse> SimTarget::device_use() const {
@@ -187,42 +188,22 @@ double SimTarget::true_seconds(const KernelContract& kernel, const Artifact& art
 
 Result<std::unique_ptr<targets::Session>> SimTarget::start_session(
     const KernelContract& kernel, const std::vector<Artifact>& artifacts, uint64_t seed) {
-  std::vector<double> seconds;
-  std::vector<bool> cheating;
-  for (const auto& a : artifacts) {
-    if (!runs(a))
-      return invalid_input(fmt::format("cannot start {}: it does not run correctly", a.id));
-    seconds.push_back(true_seconds(kernel, a));
-    cheating.push_back(cheats(a));
-  }
-  return std::unique_ptr<targets::Session>(std::make_unique<targets::SimulatedSession>(
-      std::move(seconds), std::move(cheating), config_.cv, seed, reading_budget(), kCheatFound,
-      hold_device()));
+  std::vector<targets::SimulatedArm> arms;
+  for (const auto& a : artifacts) arms.push_back(arm(kernel, a));
+  return targets::simulated_session(artifacts, arms, seed, how_it_reads());
 }
 
 std::vector<targets::Timing> SimTarget::time_side_by_side(const KernelContract& kernel,
                                                           const std::vector<Artifact>& artifacts,
                                                           int readings, uint64_t seed) {
-  auto session = start_session(kernel, artifacts, seed);
-  if (!session) {
-    std::vector<targets::Timing> out(artifacts.size());
-    for (auto& t : out) t.failure = session.error().message;
-    return out;
-  }
-  return targets::read_side_by_side(*session.value(), artifacts, readings);
+  return targets::time_simulated_side_by_side(start_session(kernel, artifacts, seed), artifacts,
+                                              readings);
 }
 
 Result<std::unique_ptr<statistics::PairedDevice>> SimTarget::paired_device(
     const KernelContract& kernel, const Artifact& head, const Artifact& candidate, uint64_t seed) {
-  if (!runs(head) || !runs(candidate)) return invalid_input("an arm does not run correctly");
-  statistics::SimConfig c;
-  c.head_seconds = true_seconds(kernel, head);
-  c.effect_pct = 100.0 * (1.0 - true_seconds(kernel, candidate) / c.head_seconds);
-  c.cv = config_.cv;
-  c.seed = seed;
-  if (auto valid = statistics::validate(c); !valid) return valid.error();
-  return std::unique_ptr<statistics::PairedDevice>(std::make_unique<targets::SimulatedPairedDevice>(
-      c, cheats(head), cheats(candidate), reading_budget(), kCheatFound, hold_device()));
+  return targets::simulated_paired_device(arm(kernel, head), arm(kernel, candidate), seed,
+                                          how_it_reads());
 }
 
 statistics::DeviceFactory SimTarget::calibration_devices(

@@ -99,9 +99,9 @@ class SimTarget final : public targets::Target {
   }
 
  private:
-  // For the sessions and paired devices started now.
-  targets::ReadingBudget reading_budget() const;
-  targets::HoldDevice hold_device() const;
+  targets::SimulatedArm arm(const KernelContract& kernel, const targets::Artifact& a) const;
+  // How the sessions and paired devices started now read.
+  targets::SimulatedReadings how_it_reads() const;
 
   SimTargetConfig config_;
   std::string spec_;
