@@ -20,9 +20,21 @@ namespace {
 // The signal a scheduler ends an allocation with (scancel, a node set down, the time limit,
 // preemption: SIGTERM to every process of the job, the job's own too), or 0.
 volatile std::sig_atomic_t g_ending_signal = 0;
-extern "C" void on_ending_signal(int sig) { g_ending_signal = sig; }
+// Set by SIGCONT, which Slurm sends to every process of a job before it sends SIGTERM to any
+// when it ends the job: a job whose own processes were signalled first may still end normally
+// (a shell goes on past its killed child), so a SIGCONT during a job means the worker waits for
+// its own ending signal before it believes the result.
+volatile std::sig_atomic_t g_continued = 0;
+extern "C" void on_ending_signal(int sig) {
+  if (sig == SIGCONT) {
+    g_continued = 1;
+  } else {
+    g_ending_signal = sig;
+  }
+}
 
-// Catches SIGTERM, SIGINT and SIGHUP while it lives, then puts the earlier handlers back.
+// Catches SIGTERM, SIGINT, SIGHUP and SIGCONT while it lives, then puts the earlier handlers
+// back.
 class EndingSignals {
  public:
   EndingSignals() {
@@ -39,8 +51,8 @@ class EndingSignals {
   EndingSignals& operator=(const EndingSignals&) = delete;
 
  private:
-  static constexpr std::array<int, 3> kSignals = {SIGTERM, SIGINT, SIGHUP};
-  std::array<struct sigaction, 3> old_{};
+  static constexpr std::array<int, 4> kSignals = {SIGTERM, SIGINT, SIGHUP, SIGCONT};
+  std::array<struct sigaction, 4> old_{};
 };
 
 // A job's process ended by a signal that comes from outside it (not a crash of its own, not its
@@ -154,8 +166,9 @@ int run_worker(const WorkerOptions& options, std::ostream& log) {
     if (type == "ping") {
       reply = {{"type", "pong"}};
     } else if (type == "job") {
+      g_continued = 0;
       reply = run_one(message, device);
-      if (killed_from_outside(reply)) wait_for_ending_signal(2.0);
+      if (killed_from_outside(reply) || g_continued) wait_for_ending_signal(2.0);
       // The scheduler ended this allocation while the job ran: it killed the job's processes
       // too, so its result says nothing of the candidate. Leaving without it makes the run give
       // the job to another worker.

@@ -143,6 +143,37 @@ TEST(Worker, AJobKilledFromOutsideWaitsForTheWorkersOwnSignalBeforeItCounts) {
   }
 }
 
+TEST(Worker, ASigcontDuringAJobThatEndsNormallyWaitsForTheWorkersOwnSignal) {
+  // Slurm ends a job with SIGCONT to all its processes, then SIGTERM to each: a shell whose child
+  // was killed first goes on and ends normally, and the worker's SIGTERM comes after.
+  PoolJob job;
+  job.argv = {"sh", "-c", "sleep 0.3; echo finished"};
+  for (const bool worker_signalled : {true, false}) {
+    FakeRun run;
+    WorkerThread worker(run);
+    auto ch = run.greet(kWelcome);
+    ASSERT_TRUE(ch);
+    ch->send({{"type", "job"}, {"id", 1}, {"job", job_to_json(job)}});
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    kill(getpid(), SIGCONT);
+    nlohmann::json m;
+    if (worker_signalled) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the job has ended
+      kill(getpid(), SIGTERM);
+      EXPECT_EQ(ch->receive(&m, 10), LineChannel::Received::kClosed) << m.dump();
+      worker.thread.join();
+      EXPECT_EQ(worker.status, 128 + SIGTERM);
+    } else {
+      // No ending signal follows within the wait: the result counts.
+      ASSERT_EQ(ch->receive(&m, 10), LineChannel::Received::kMessage);
+      EXPECT_EQ(m["process"]["output"], "finished\n");
+      ch->send({{"type", "bye"}});
+      worker.thread.join();
+      EXPECT_EQ(worker.status, 0);
+    }
+  }
+}
+
 TEST(Worker, ARefusalOrNoRunAtAllIsItsExitStatus) {
   FakeRun run;
   std::ostringstream log;
