@@ -36,7 +36,6 @@ BENCHMARK(LoopOnSimulatedDevices)
     ->Args({512, 50, 120})
     ->Args({64, 500, 150})
     ->Args({512, 500, 150})
-    ->Args({512, 500, 300})
     ->Iterations(1)
     ->UseRealTime()
     ->Unit(benchmark::kSecond);
