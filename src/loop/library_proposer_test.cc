@@ -7,7 +7,6 @@
 
 #include "loop/loop_test_target_test_support.h"
 #include "store/test_temp_dir.h"
-#include "targets/registry/test_targets.h"
 #include "trees/design_tree.h"
 
 namespace headway::loop {
@@ -24,14 +23,20 @@ ProposalContext context(std::set<std::string>* tried, const std::string& head_de
   return ctx;
 }
 
+// The loop tests' target whose "threaded" design requires the extension vec512.
+const targets::Target& library_target() {
+  static const auto target = testing::make_loop_test_target("test-1:requires=vec512");
+  return *target;
+}
+
 // A chip and toolchain that have every extension.
 std::optional<double> has_everything(const std::string&) { return 1.0; }
 
 TEST(LibraryProposer, NewDesignsFirstThenNeverTheSameSourceTwice) {
-  const auto& designs = targets::designs_for(targets::test_cpu_target(), "attn_out");
+  const auto& designs = targets::designs_for(library_target(), "attn_out");
   ASSERT_GE(designs.size(), 3u) << "the issue asks for at least three designs per kernel";
   std::set<std::string> tried;
-  LibraryProposer proposer(targets::test_cpu_target(), has_everything);
+  LibraryProposer proposer(library_target(), has_everything);
   const auto first = proposer.propose(context(&tried));
   ASSERT_GE(first.size(), designs.size());
   for (size_t i = 0; i < designs.size(); ++i) {
@@ -46,11 +51,11 @@ TEST(LibraryProposer, NewDesignsFirstThenNeverTheSameSourceTwice) {
 }
 
 TEST(LibraryProposer, VariantsOfTheHeadChangeOneParameterAndNameTheHeadAsParent) {
-  const targets::Design& d = targets::designs_for(targets::test_cpu_target(), "attn_out").front();
+  const targets::Design& d = targets::designs_for(library_target(), "attn_out").front();
   std::set<std::string> tried;
-  for (const auto& x : targets::designs_for(targets::test_cpu_target(), "attn_out"))
+  for (const auto& x : targets::designs_for(library_target(), "attn_out"))
     tried.insert(x.render(x.defaults()));
-  LibraryProposer proposer(targets::test_cpu_target(), has_everything);
+  LibraryProposer proposer(library_target(), has_everything);
   ProposalContext ctx = context(&tried, d.name, d.defaults());
   ctx.head_source = d.render(d.defaults());
   const auto out = proposer.propose(ctx);
@@ -64,9 +69,9 @@ TEST(LibraryProposer, VariantsOfTheHeadChangeOneParameterAndNameTheHeadAsParent)
 }
 
 TEST(LibraryProposer, StaleHeadParametersAreSkippedNotFatal) {
-  const targets::Design& d = targets::designs_for(targets::test_cpu_target(), "attn_out").front();
+  const targets::Design& d = targets::designs_for(library_target(), "attn_out").front();
   std::set<std::string> tried;
-  LibraryProposer proposer(targets::test_cpu_target());
+  LibraryProposer proposer(library_target());
   targets::Params stale = d.defaults();
   stale["P_NO_SUCH_PARAMETER"] = 7;
   stale.begin()->second = -12345;  // a value no design lists
@@ -90,20 +95,20 @@ std::set<std::string> proposed_designs(LibraryProposer& proposer, const char* ke
 
 TEST(LibraryProposer, DesignsTheChipCannotRunAreSkippedOnceLoggedAndAcceptedWhenItCan) {
   for (const char* kernel : {"qkv", "attn_out"}) {
-    const auto& designs = targets::designs_for(targets::test_cpu_target(), kernel);
+    const auto& designs = targets::designs_for(library_target(), kernel);
     const auto needs_bw =
         std::find_if(designs.begin(), designs.end(), [](const targets::Design& d) {
-          return std::find(d.requires_isa.begin(), d.requires_isa.end(), "avx512bw") !=
+          return std::find(d.requires_isa.begin(), d.requires_isa.end(), "vec512") !=
                  d.requires_isa.end();
         });
-    ASSERT_NE(needs_bw, designs.end()) << kernel << " has no design that requires avx512bw";
+    ASSERT_NE(needs_bw, designs.end()) << kernel << " has no design that requires vec512";
 
-    // A chip without AVX-512BW (a forced fact): the design is skipped and said so once.
+    // A chip without vec512 (a forced fact): the design is skipped and said so once.
     std::vector<std::string> lines;
     LibraryProposer without(
-        targets::test_cpu_target(),
+        library_target(),
         [](const std::string& name) -> std::optional<double> {
-          return name == "isa.avx512bw" ? 0.0 : 1.0;
+          return name == "isa.vec512" ? 0.0 : 1.0;
         },
         [&lines](const std::string& line) { lines.push_back(line); });
     EXPECT_EQ(proposed_designs(without, kernel).count(needs_bw->name), 0u) << needs_bw->name;
@@ -113,8 +118,8 @@ TEST(LibraryProposer, DesignsTheChipCannotRunAreSkippedOnceLoggedAndAcceptedWhen
     });
     EXPECT_EQ(about, 1) << "skipping is said once, not once per round";
     ASSERT_FALSE(lines.empty());
-    EXPECT_NE(lines.front().find("isa.avx512bw = 0"), std::string::npos) << lines.front();
-    EXPECT_NE(without.unmet_requirements(*needs_bw).find("avx512bw"), std::string::npos);
+    EXPECT_NE(lines.front().find("isa.vec512 = 0"), std::string::npos) << lines.front();
+    EXPECT_NE(without.unmet_requirements(*needs_bw).find("vec512"), std::string::npos);
     // Designs without a `requires:` line are still proposed.
     const auto offered = proposed_designs(without, kernel);
     for (const auto& d : designs) {
@@ -124,15 +129,14 @@ TEST(LibraryProposer, DesignsTheChipCannotRunAreSkippedOnceLoggedAndAcceptedWhen
     }
 
     // The same library on a chip that has it (forced to 1): the design is proposed.
-    LibraryProposer with(targets::test_cpu_target(), has_everything);
+    LibraryProposer with(library_target(), has_everything);
     EXPECT_TRUE(with.unmet_requirements(*needs_bw).empty());
     EXPECT_EQ(proposed_designs(with, kernel).count(needs_bw->name), 1u) << needs_bw->name;
 
     // Facts never measured: skipped, and the line says why.
     std::vector<std::string> unknown_lines;
     LibraryProposer unknown(
-        targets::test_cpu_target(),
-        [](const std::string&) -> std::optional<double> { return std::nullopt; },
+        library_target(), [](const std::string&) -> std::optional<double> { return std::nullopt; },
         [&unknown_lines](const std::string& line) { unknown_lines.push_back(line); });
     EXPECT_EQ(proposed_designs(unknown, kernel).count(needs_bw->name), 0u);
     ASSERT_FALSE(unknown_lines.empty());

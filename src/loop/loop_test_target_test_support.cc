@@ -56,7 +56,7 @@ constexpr const char* kLoopTestWide = R"(// headway-design: wide
 // param P_UNROLL 1 2 default 1
 //
 time: 0.5
-build-error: '__m512' was not declared in this scope
+build-error: 'wide_lanes' was not declared in this scope
 )";
 
 // What a candidate's lines say (kLoopTestTargetFormat).
@@ -165,17 +165,30 @@ class LoopTestTarget final : public targets::Target {
     info_ = {};
     served_ = std::make_shared<std::atomic<int64_t>>(0);
     limit_.reset();
-    constexpr std::string_view kStopAfter = ":stop-after=";
-    if (const size_t at = spec_.find(kStopAfter); at != std::string::npos) {
-      const std::string n = spec_.substr(at + kStopAfter.size());
+    requires_.clear();
+    // The options after the name, each `:key=value`.
+    for (size_t at = spec_.find(':'); at != std::string::npos;) {
+      const size_t next = spec_.find(':', at + 1);
+      const std::string option =
+          spec_.substr(at + 1, next == std::string::npos ? next : next - at - 1);
+      at = next;
+      const size_t eq = option.find('=');
+      const std::string key = option.substr(0, eq);
+      const std::string value = eq == std::string::npos ? "" : option.substr(eq + 1);
       int64_t readings = 0;
-      const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), readings);
-      if (ec != std::errc() || end != n.data() + n.size() || readings < 1) {
-        info_.error = fmt::format("toolchain '{}': stop-after needs a number >= 1", spec_);
+      const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), readings);
+      if (key == "stop-after" && ec == std::errc() && end == value.data() + value.size() &&
+          readings >= 1) {
+        limit_ = readings;
+      } else if (key == "requires" && !value.empty()) {
+        requires_ = value;
+      } else {
+        info_.error =
+            fmt::format("toolchain '{}': '{}' is neither stop-after=N (N >= 1) nor requires=EXT",
+                        spec_, option);
         info_.error_code = ErrorCode::kInvalidInput;
         return info_;
       }
-      limit_ = readings;
     }
     if (spec_.rfind("missing", 0) == 0) {
       info_.error = fmt::format("loop test toolchain '{}' not found", spec_);
@@ -288,7 +301,12 @@ class LoopTestTarget final : public targets::Target {
     for (const auto& [name, text] : {std::pair{"blocked", kLoopTestBlocked},
                                      {"threaded", kLoopTestThreaded},
                                      {"wide", kLoopTestWide}}) {
-      out.push_back({fmt::format("loop-test/designs/{}/{}.txt", kernel, name), text});
+      std::string design = text;
+      if (!requires_.empty() && std::string_view(name) == "threaded") {
+        const size_t after_summary = design.find('\n', design.find("// summary:")) + 1;
+        design.insert(after_summary, "// requires: " + requires_ + "\n");
+      }
+      out.push_back({fmt::format("loop-test/designs/{}/{}.txt", kernel, name), design});
     }
     return out;
   }
@@ -318,6 +336,7 @@ class LoopTestTarget final : public targets::Target {
   targets::ToolchainInfo info_;
   std::shared_ptr<std::atomic<int64_t>> served_;
   std::optional<int64_t> limit_;
+  std::string requires_;         // `:requires=EXT`: the instruction-set extension "threaded" needs
   std::set<std::string> built_;  // the ids built so far: built again, they come back cached
 };
 

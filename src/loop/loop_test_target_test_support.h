@@ -18,7 +18,7 @@
 // The design library (design_files) is the same three designs for every kernel: "blocked" (P_BLOCK
 // 1 2 4 8, fastest at 4), "threaded" (the fastest: P_THREADS 1 2 4 and P_CHUNK 8 16 32, fastest
 // at 4 and 16, wrong at P_CHUNK=32) and "wide" (P_UNROLL 1 2), which never builds: its error is
-// "'__m512' was not declared in this scope".
+// "'wide_lanes' was not declared in this scope".
 #include <memory>
 #include <string>
 #include <string_view>
@@ -52,7 +52,9 @@ parameter has that value. Any other line does not build (`unknown line`), so tha
 candidate is seen as one.
 
 The toolchain spec is a name, `test-1` by default; one that starts with `missing` is not found.
-It may end in `:stop-after=N`: the device then serves N readings, over every session and paired
+It may go on with options, each `:key=value`: `:requires=EXT` makes the `threaded` design need the
+instruction-set extension EXT (a `// requires: EXT` line: the library proposes it only where the
+fact `isa.EXT` is 1), and `:stop-after=N` makes the device serve N readings, over every session and paired
 device of the target, and every later one throws targets::DeviceStopped.
 )";
 

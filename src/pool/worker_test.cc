@@ -4,6 +4,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <functional>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -116,31 +119,45 @@ TEST(Worker, ASchedulersSignalDuringAJobEndsTheWorkerWithoutItsResult) {
   EXPECT_NE(worker.log.str().find("ended by signal 15"), std::string::npos) << worker.log.str();
 }
 
+// Runs `job` on a worker, calling `during` while it runs. With `term_after`, the worker gets
+// SIGTERM that long after the job was sent (the job has ended by then) and must leave without
+// sending the result; without, the result comes and is returned.
+std::optional<nlohmann::json> result_unless_signalled(
+    const PoolJob& job, std::optional<std::chrono::milliseconds> term_after,
+    const std::function<void()>& during = [] {}) {
+  FakeRun run;
+  WorkerThread worker(run);
+  auto ch = run.greet(kWelcome);
+  EXPECT_TRUE(ch);
+  if (!ch) return std::nullopt;
+  const auto sent = std::chrono::steady_clock::now();
+  ch->send({{"type", "job"}, {"id", 1}, {"job", job_to_json(job)}});
+  during();
+  nlohmann::json m;
+  if (term_after) {
+    std::this_thread::sleep_until(sent + *term_after);
+    kill(getpid(), SIGTERM);
+    EXPECT_EQ(ch->receive(&m, 10), LineChannel::Received::kClosed) << m.dump();
+    worker.thread.join();
+    EXPECT_EQ(worker.status, 128 + SIGTERM);
+    return std::nullopt;
+  }
+  EXPECT_EQ(ch->receive(&m, 10), LineChannel::Received::kMessage);
+  ch->send({{"type", "bye"}});
+  worker.thread.join();
+  EXPECT_EQ(worker.status, 0);
+  return m;
+}
+
 TEST(Worker, AJobKilledFromOutsideWaitsForTheWorkersOwnSignalBeforeItCounts) {
   PoolJob job;
   job.argv = {"sh", "-c", "kill -TERM $$"};  // as the scheduler's signal meets the job first
-  for (const bool worker_signalled : {true, false}) {
-    FakeRun run;
-    WorkerThread worker(run);
-    auto ch = run.greet(kWelcome);
-    ASSERT_TRUE(ch);
-    ch->send({{"type", "job"}, {"id", 1}, {"job", job_to_json(job)}});
-    nlohmann::json m;
-    if (worker_signalled) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(300));
-      kill(getpid(), SIGTERM);  // ... and the worker a moment later: no result is sent
-      EXPECT_EQ(ch->receive(&m, 10), LineChannel::Received::kClosed) << m.dump();
-      worker.thread.join();
-      EXPECT_EQ(worker.status, 128 + SIGTERM);
-    } else {
-      // No signal follows: the result counts (a candidate may be killed by SIGTERM of its own).
-      ASSERT_EQ(ch->receive(&m, 10), LineChannel::Received::kMessage);
-      EXPECT_EQ(m["process"]["signal"], SIGTERM);
-      ch->send({{"type", "bye"}});
-      worker.thread.join();
-      EXPECT_EQ(worker.status, 0);
-    }
-  }
+  // ... and the worker a moment later: no result is sent.
+  result_unless_signalled(job, std::chrono::milliseconds(300));
+  // No signal follows: the result counts (a candidate may be killed by SIGTERM of its own).
+  const auto result = result_unless_signalled(job, std::nullopt);
+  ASSERT_TRUE(result);
+  EXPECT_EQ((*result)["process"]["signal"], SIGTERM);
 }
 
 TEST(Worker, ASigcontDuringAJobThatEndsNormallyWaitsForTheWorkersOwnSignal) {
@@ -148,30 +165,15 @@ TEST(Worker, ASigcontDuringAJobThatEndsNormallyWaitsForTheWorkersOwnSignal) {
   // was killed first goes on and ends normally, and the worker's SIGTERM comes after.
   PoolJob job;
   job.argv = {"sh", "-c", "sleep 0.3; echo finished"};
-  for (const bool worker_signalled : {true, false}) {
-    FakeRun run;
-    WorkerThread worker(run);
-    auto ch = run.greet(kWelcome);
-    ASSERT_TRUE(ch);
-    ch->send({{"type", "job"}, {"id", 1}, {"job", job_to_json(job)}});
+  const auto sigcont = [] {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     kill(getpid(), SIGCONT);
-    nlohmann::json m;
-    if (worker_signalled) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the job has ended
-      kill(getpid(), SIGTERM);
-      EXPECT_EQ(ch->receive(&m, 10), LineChannel::Received::kClosed) << m.dump();
-      worker.thread.join();
-      EXPECT_EQ(worker.status, 128 + SIGTERM);
-    } else {
-      // No ending signal follows within the wait: the result counts.
-      ASSERT_EQ(ch->receive(&m, 10), LineChannel::Received::kMessage);
-      EXPECT_EQ(m["process"]["output"], "finished\n");
-      ch->send({{"type", "bye"}});
-      worker.thread.join();
-      EXPECT_EQ(worker.status, 0);
-    }
-  }
+  };
+  result_unless_signalled(job, std::chrono::milliseconds(600), sigcont);
+  // No ending signal follows within the wait: the result counts.
+  const auto result = result_unless_signalled(job, std::nullopt, sigcont);
+  ASSERT_TRUE(result);
+  EXPECT_EQ((*result)["process"]["output"], "finished\n");
 }
 
 TEST(Worker, ARefusalOrNoRunAtAllIsItsExitStatus) {
