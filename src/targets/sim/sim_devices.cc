@@ -37,6 +37,7 @@ void SimDevices::read(double simulated_seconds) {
 SimDeviceUse SimDevices::use() const {
   std::lock_guard lock(mutex_);
   SimDeviceUse u = use_;
+  u.busy_now = busy_;
   u.held_seconds = devices_ * std::chrono::duration<double>(Clock::now() - made_).count();
   return u;
 }

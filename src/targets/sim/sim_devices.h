@@ -17,6 +17,7 @@ struct SimDeviceUse {
   double held_seconds = 0;  // devices times the time since the devices were made
   double busy_seconds = 0;  // readings' simulated time
   int most_busy_at_once = 0;
+  int busy_now = 0;  // devices busy at the moment the use was read
   double busy_share() const { return held_seconds > 0 ? busy_seconds / held_seconds : 0; }
 };
 

@@ -19,6 +19,10 @@ TEST(SimPoolLoop, ARoundPerDeviceRunsAtOnceAndEveryDeviceIsUsed) {
   EXPECT_GT(r.busy_share(), 0.0);
   EXPECT_LE(r.busy_share(), 1.0);
   EXPECT_GT(r.loop_cpu_seconds, 0.0);
+  EXPECT_EQ(r.drain_seconds, 0.0) << "the run ended before its budget";
+  EXPECT_LE(r.ramp_seconds, r.wall_seconds);
+  EXPECT_NEAR(r.busy_share_within_budget, r.busy_share(), 0.15)
+      << "the sampled busy devices agree with the devices' own accounting";
 }
 
 TEST(SimPoolLoop, WithoutDevicesReadingsTakeNoTimeAndNoUseIsKept) {

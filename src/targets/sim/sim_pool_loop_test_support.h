@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -28,9 +29,75 @@ struct PoolLoopRun {
   SimDeviceUse use;             // from the first round to the end
   double wall_seconds = 0;      // the same span
   double loop_cpu_seconds = 0;  // this process's CPU time in that span (the devices sleep)
+  // From devices busy at once sampled every 20 ms over the same span: the time until 90% of the
+  // devices were first busy at once, the busy share until the budget was spent, and the time
+  // from then to the end (the rounds in flight finishing) with the busy share over it.
+  double ramp_seconds = 0;
+  double busy_share_within_budget = 0;
+  double drain_seconds = 0;
+  double busy_share_in_drain = 0;
   double busy_share() const {
     return wall_seconds > 0 ? use.busy_seconds / (use.devices * wall_seconds) : 0;
   }
+};
+
+// Samples how many of the devices are busy, every 20 ms from start() to stop(), and integrates.
+class BusySampler {
+ public:
+  using Clock = std::chrono::steady_clock;
+  explicit BusySampler(const SimTarget& target) : target_(target) {}
+  BusySampler(const BusySampler&) = delete;
+  BusySampler& operator=(const BusySampler&) = delete;
+  ~BusySampler() { stop(); }
+
+  void start() {
+    thread_ = std::thread([this] {
+      std::unique_lock lock(mutex_);
+      while (!stopping_) {
+        samples_.push_back({Clock::now(), target_.device_use()->busy_now});
+        stop_asked_.wait_for(lock, std::chrono::milliseconds(20));
+      }
+    });
+  }
+  void stop() {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    stop_asked_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+
+  // After stop(): devices-seconds busy over [from, to) over devices * (to - from).
+  double busy_share(Clock::time_point from, Clock::time_point to, int devices) const {
+    double busy = 0;
+    for (size_t i = 0; i + 1 < samples_.size(); ++i) {
+      const auto a = std::max(samples_[i].at, from);
+      const auto b = std::min(samples_[i + 1].at, to);
+      if (b > a) busy += samples_[i].busy * std::chrono::duration<double>(b - a).count();
+    }
+    const double span = std::chrono::duration<double>(to - from).count();
+    return span > 0 ? busy / (devices * span) : 0;
+  }
+  // After stop(): the first sample at or after `from` with at least `busy` devices busy.
+  std::optional<Clock::time_point> first_busy(Clock::time_point from, int busy) const {
+    for (const auto& s : samples_) {
+      if (s.at >= from && s.busy >= busy) return s.at;
+    }
+    return std::nullopt;
+  }
+
+ private:
+  struct Sample {
+    Clock::time_point at;
+    int busy = 0;
+  };
+  const SimTarget& target_;
+  std::mutex mutex_;
+  std::condition_variable stop_asked_;
+  bool stopping_ = false;
+  std::vector<Sample> samples_;
+  std::thread thread_;
 };
 
 // Optimizes `kernels` kernels of `bytes` each on a sim target of `devices` devices whose readings
@@ -95,6 +162,10 @@ inline PoolLoopRun run_loop_on_sim_devices(int devices, int kernels, uint64_t by
   double first_cpu = 0;
   loop::LibraryProposer proposer(target);
   PoolLoopRun run;
+  BusySampler sampler(target);
+  sampler.start();
+  const Clock::time_point budget_ends =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(budget);
   run.summary = loop::optimize(ws, proposer, options, [&](const loop::Progress& p) {
     if (!first_use && p.stage == "screen") {
       first_use = target.device_use();
@@ -103,8 +174,17 @@ inline PoolLoopRun run_loop_on_sim_devices(int devices, int kernels, uint64_t by
     }
   });
   const SimDeviceUse end = *target.device_use();
+  const Clock::time_point ended = Clock::now();
+  sampler.stop();
   if (!first_use) return run;
-  run.wall_seconds = std::chrono::duration<double>(Clock::now() - first_at).count();
+  const auto seconds = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
+  run.wall_seconds = seconds(ended - first_at);
+  const auto busy_at_once = sampler.first_busy(first_at, (9 * devices + 9) / 10);
+  run.ramp_seconds = seconds(busy_at_once.value_or(ended) - first_at);
+  const Clock::time_point within = std::min(budget_ends, ended);
+  run.busy_share_within_budget = sampler.busy_share(first_at, within, devices);
+  run.drain_seconds = seconds(ended - within);
+  run.busy_share_in_drain = sampler.busy_share(within, ended, devices);
   run.loop_cpu_seconds = cpu_seconds() - first_cpu;
   run.use = end;
   run.use.readings -= first_use->readings;
