@@ -64,7 +64,7 @@ void print_human(const statistics::CalibrateResult& result) {
     rule += fmt::format(", cap {}, s0 {} ({}{})", q.cap, pct(result.s0, 3), result.s0_source,
                         result.s0_adapted ? ", a prior each decision's pairs update" : "");
   } else {
-    rule += ", looks at 5 and 11 pairs, fixed ABBA order";
+    rule += fmt::format(": {}", statistics::describe(q.rule));
   }
   fmt::print("{}, {} decisions, seed {}\n\n", rule, r.decisions, q.seed);
   fmt::print("{:<13} {:>7} {:>8}   {}\n", "outcome", "count", "rate", "95% interval");
@@ -158,7 +158,8 @@ void add_calibrate(CLI::App& app, int* exit_code) {
   cmd->add_option("--cv", args->cv_pct, "sim head CV in percent (default 0.5)");
   cmd->add_option("--effect", args->effect_pct,
                   "candidate truly this % faster; negative: slower (default 0, A/A)");
-  cmd->add_option("--rule", args->rule, "betting or reference (default betting)");
+  cmd->add_option("--rule", args->rule,
+                  "betting, reference, threshold or lowest-mean (default betting)");
   cmd->add_option("--alpha", args->alpha, "FASTER/SLOWER error level (default 0.05)");
   cmd->add_option("--cap", args->cap, "betting: INCONCLUSIVE after this many pairs (default 24)");
   cmd->add_option("--seed", args->seed, "seed of the coins and the simulation (default 1)");

@@ -102,6 +102,30 @@ TEST_F(JsonVerbs, TreeListsTheKernelItsHeadsAndEveryNode) {
   EXPECT_EQ(both.exit_code, 2) << both.err;
 }
 
+// The loop's parts switched off or swapped (docs/ABLATIONS.md) are taken, run and reported; a
+// part or rule it does not know is a usage error that touches nothing.
+TEST_F(JsonVerbs, OptimizeRunsWithPartsOfTheLoopSwitchedOff) {
+  for (const auto& [option, value] :
+       {std::pair{"--without", "racing,screening"}, std::pair{"--acceptance-rule", "t-test"}}) {
+    const CliRun bad = run_headway(
+        {"optimize", "--target", "sim", "--kernels", "qkv", option, value, "--workspace", ws_});
+    EXPECT_EQ(bad.exit_code, 2) << bad.err;
+    EXPECT_NE(bad.err.find(option), std::string::npos) << bad.err;
+  }
+  EXPECT_TRUE(json_of(run_headway({"status", "--json", "--workspace", ws_}))["kernels"].empty());
+  const auto j = json_of(
+      run_headway({"optimize", "--target", "sim", "--kernels", "qkv", "--budget", "5m", "--without",
+                   "racing", "--acceptance-rule", "threshold", "--json", "--workspace", ws_},
+                  "", 300.0));
+  EXPECT_EQ(j["acceptance_rule"], "threshold");
+  EXPECT_EQ(j["switched_off"], "racing");
+  EXPECT_GT(j["tests"].get<int>(), 0);
+  const auto tree = json_of(run_headway({"tree", "qkv", "--json", "--workspace", ws_}));
+  for (const auto& n : tree["nodes"]) {
+    EXPECT_NE(n["status"], "raced-out") << "nothing races: " << n.dump();
+  }
+}
+
 TEST_F(JsonVerbs, OptimizeOnTheSimTargetKeepsProgressOnStderr) {
   const auto j = json_of(run_headway({"optimize", "--target", "sim", "--kernels", "qkv", "--budget",
                                       "5m", "--json", "--workspace", ws_},

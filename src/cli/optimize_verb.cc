@@ -1,4 +1,5 @@
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <mutex>
@@ -21,7 +22,9 @@
 #include "knowledge/rule_lint.h"
 #include "knowledge/rules.h"
 #include "loop/library_proposer.h"
+#include "loop/optimize_switches.h"
 #include "loop/optimizer.h"
+#include "statistics/rule_kind.h"
 #include "store/pool_runs.h"
 #include "trees/design_tree.h"
 
@@ -38,6 +41,8 @@ struct OptimizeArgs {
   bool library = false;  // with --agent: the design library proposes too
   PoolArgs pool;
   int64_t confirm_calls = -1;  // -1: loop::OptimizeOptions's
+  std::string acceptance_rule = "betting";
+  std::string without;  // parts of the loop switched off (loop/optimize_switches.h)
 };
 
 // Records a run's device pool and its use over time in the workspace when the run ends, by an
@@ -180,6 +185,11 @@ int run_optimize(const OptimizeArgs& args) {
         fmt::format("--budget '{}' does not parse (examples: 90s, 12m, 1h30m)", args.budget));
   options.budget = std::chrono::duration<double>(*seconds);
   if (args.confirm_calls >= 0) options.confirm_calls = args.confirm_calls;
+  const auto rule = statistics::parse_rule_kind(args.acceptance_rule);
+  if (!rule) throw UsageError("--acceptance-rule: " + rule.error().message);
+  options.acceptance_rule = rule.value();
+  if (auto off = loop::switch_off(args.without, &options); !off)
+    throw UsageError("--without: " + off.error().message);
   if (!args.target.empty()) target_or_throw(args.target);
   validate_agent_args(args.agent);
   if (args.library && args.agent.spec.empty())
@@ -322,6 +332,11 @@ int run_optimize(const OptimizeArgs& args) {
                stopped);
     if (agent_run) fmt::print("{}\n", agent_run_line(agent_run));
     if (devices) fmt::print("{}", pool_text(pool::pool_status_json(*devices)));
+    if (const std::string off = loop::switched_off(options);
+        !off.empty() || options.acceptance_rule != statistics::RuleKind::kBetting) {
+      fmt::print("loop: acceptance rule {}{}\n", statistics::to_string(options.acceptance_rule),
+                 off.empty() ? "" : "; switched off: " + off);
+    }
   }
   const nlohmann::json kernels = time_heads_side_by_side(ws, *target, options.kernels);
   if (!args.json) {
@@ -336,6 +351,8 @@ int run_optimize(const OptimizeArgs& args) {
                         {"cheated", summary.cheated},
                         {"not_raced_by_static_cost", summary.cost_rejected},
                         {"most_rounds_at_once", summary.most_rounds_at_once},
+                        {"acceptance_rule", statistics::to_string(options.acceptance_rule)},
+                        {"switched_off", loop::switched_off(options)},
                         {"stopped", stopped},
                         {"agent", nullptr},
                         {"pool", devices ? pool::pool_status_json(*devices) : nlohmann::json()},
@@ -370,6 +387,13 @@ void add_optimize(CLI::App& app, int* exit_code) {
                   "the candidate's calls a FASTER acceptance test verifies before it stands, "
                   "running more pairs (default 688; 0: none)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--acceptance-rule", args->acceptance_rule,
+                  "how an acceptance test decides: betting (default); reference, threshold or "
+                  "lowest-mean, kept to measure what betting buys (docs/ABLATIONS.md)");
+  cmd->add_option("--without", args->without,
+                  fmt::format("parts of the loop to switch off, comma-separated: {} "
+                              "(docs/ABLATIONS.md)",
+                              fmt::join(loop::switchable_parts(), ", ")));
   cmd->callback([args, exit_code] { run_verb(exit_code, [&] { return run_optimize(*args); }); });
 }
 

@@ -7,7 +7,6 @@
 
 #include "common/rng.h"
 #include "loop/device_time.h"
-#include "statistics/betting_rule.h"
 #include "statistics/calibration.h"
 #include "statistics/confirmation.h"
 #include "statistics/effect_estimate.h"
@@ -86,20 +85,26 @@ AcceptanceResult AcceptanceTest::run(const trees::Node& head,
   AcceptanceResult result;
   // The warm-up that estimates s0 runs once per head: later tests against it start from the
   // same prior, which their pairs update as before.
-  std::optional<double> s0 = s0_of_last_test_against(tree_, head.id);
-  if (!s0) {
-    result.warmup_readings = options_.warmup_readings;
-    if (auto estimated = statistics::estimate_s0(device, options_.warmup_readings))
-      s0 = estimated.value();
+  std::optional<double> s0;
+  if (statistics::takes_s0(options_.rule)) {
+    s0 = s0_of_last_test_against(tree_, head.id);
+    if (!s0) {
+      result.warmup_readings = options_.warmup_readings;
+      if (auto estimated = statistics::estimate_s0(device, options_.warmup_readings))
+        s0 = estimated.value();
+    }
   }
-  statistics::BettingConfig config;
-  config.alpha = options_.alpha;
-  config.cap = options_.cap;
-  config.s0 = s0.value_or(options_.fallback_s0);
-  config.adapt_s0 = true;  // the warm-up's estimate is a prior the test's pairs update
-  statistics::BettingRule rule(config);
+  statistics::RuleSettings settings;
+  settings.kind = options_.rule;
+  settings.alpha = options_.alpha;
+  settings.cap = options_.cap;
+  settings.s0 = s0.value_or(options_.fallback_s0);
+  settings.adapt_s0 = true;  // the warm-up's estimate is a prior the test's pairs update
+  const auto factory = statistics::rule_factory(settings);
+  if (!factory) throw std::runtime_error("acceptance rule: " + factory.error().message);
+  const std::unique_ptr<statistics::DecisionRule> rule = factory.value()();
   trees::DecisionLog log(tree_);
-  auto begun = log.begin_test(candidate.id, "betting");
+  auto begun = log.begin_test(candidate.id, std::string(statistics::to_string(options_.rule)));
   if (!begun) throw std::runtime_error("begin test: " + begun.error().message);
   const int64_t test = begun.value();
   LogSink sink(log, test, head.id, candidate.id);
@@ -109,7 +114,7 @@ AcceptanceResult AcceptanceTest::run(const trees::Node& head,
   statistics::DecisionRecord record;
   statistics::Confirmation confirmed;
   try {
-    record = statistics::run_decision(device, rule, coin, label, sink);
+    record = statistics::run_decision(device, *rule, coin, label, sink);
     if (record.outcome == statistics::Outcome::kFaster) {
       confirmed = statistics::confirm_candidate(device, coin, options_.confirm_calls,
                                                 options_.confirm_max_pairs);
@@ -135,14 +140,14 @@ AcceptanceResult AcceptanceTest::run(const trees::Node& head,
   decision.effect_pct = -effect.median_pct;
   decision.ci_low = -effect.upper_pct;
   decision.ci_high = -effect.lower_pct;
-  decision.note =
-      statistics::early_stop_note(record.outcome, static_cast<int>(record.d.size()), config.cap);
+  decision.note = statistics::early_stop_note(record.outcome, static_cast<int>(record.d.size()),
+                                              rule->max_pairs());
   if (confirmed.pairs > 0) {
     decision.note +=
         fmt::format("{}confirmed by {} more pairs ({} of the candidate's calls verified)",
                     decision.note.empty() ? "" : "; ", confirmed.pairs, confirmed.verified_calls);
   }
-  decision.rule_config = statistics::to_json(config);
+  decision.rule_config = statistics::rule_config_json(settings);
   if (auto finished = log.finish_test(test, decision); !finished)
     throw std::runtime_error("finish test: " + finished.error().message);
   result.outcome = record.outcome;

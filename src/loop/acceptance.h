@@ -1,9 +1,10 @@
 #pragma once
 // The acceptance test of one candidate against its kernel's head: paired readings on one device
 // (Target::paired_device) in a randomized order, decided by the betting rule
-// (statistics/betting_rule.h) as FASTER, SLOWER, SAME or INCONCLUSIVE; FASTER, once enough of the
-// candidate's calls are verified (statistics/confirmation.h), makes the candidate the head
-// (trees::DecisionLog::finish_test, which refuses it when the head changed since the test began).
+// (statistics/betting_rule.h; or another of statistics/rule_kind.h) as FASTER, SLOWER, SAME or
+// INCONCLUSIVE; FASTER, once enough of the candidate's calls are verified
+// (statistics/confirmation.h), makes the candidate the head (trees::DecisionLog::finish_test, which
+// refuses it when the head changed since the test began).
 //
 // An AcceptanceTest holds no state of the loop: it needs a target, the kernel and its Design
 // Tree, stores the test with every reading in the tree's decision log as it is taken, and adds
@@ -16,14 +17,17 @@
 #include "kernels/contract.h"
 #include "statistics/confirmation.h"
 #include "statistics/outcome.h"
+#include "statistics/rule_kind.h"
 #include "targets/target.h"
 #include "trees/design_tree.h"
 
 namespace headway::loop {
 
 struct AcceptanceOptions {
+  // The decision rule; the others than betting are kept for ablations (statistics/rule_kind.h).
+  statistics::RuleKind rule = statistics::RuleKind::kBetting;
   double alpha = 0.05;
-  int cap = 24;               // pairs at most
+  int cap = 24;               // pairs at most (betting)
   int warmup_readings = 10;   // readings that estimate the betting rule's prior scale s0, in
                               // the first test against a head (later ones take its s0)
   double fallback_s0 = 0.02;  // the prior when the warm-up cannot estimate one
@@ -48,7 +52,7 @@ struct AcceptanceResult {
   std::optional<double> effect_pct;  // candidate against head, percent time saved
   double seconds = 0.0;              // wall time of the test
   int warmup_readings = 0;  // head readings that estimated s0: none where an earlier finished
-                            // test against the same head gave its s0
+                            // test against the same head gave its s0, or the rule takes none
 };
 
 class AcceptanceTest {

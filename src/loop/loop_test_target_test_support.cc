@@ -62,6 +62,7 @@ build-error: 'wide_lanes' was not declared in this scope
 // What a candidate's lines say (kLoopTestTargetFormat).
 struct LoopTestCandidate {
   double time = 1.0;
+  std::optional<double> static_cost;
   std::string build_error;  // the diagnostic; empty: it builds
   std::string fails;        // "wrong", "crash", "hang"; empty: it runs correctly
   bool cheats = false;
@@ -120,6 +121,11 @@ LoopTestCandidate read_loop_test_candidate(std::string_view source) {
       if (!(f > 0.0 && std::isfinite(f)))
         error(fmt::format("time '{}' is not a number > 0", value));
       c.time = f;
+    } else if (key == "static-cost") {
+      const double cost = std::strtod(value.c_str(), nullptr);
+      if (!(cost > 0.0 && std::isfinite(cost)))
+        error(fmt::format("static-cost '{}' is not a number > 0", value));
+      c.static_cost = cost;
     } else if (key == "scale") {
       const auto w = loop_test_words(value);
       const auto param = w.empty() ? params.end() : params.find(w[0]);
@@ -217,10 +223,16 @@ class LoopTestTarget final : public targets::Target {
     out.status = targets::BuildOutcome::Status::kBuilt;
     out.cached = !built_.insert(id).second;
     out.artifact = {id, {}, {{"time", c.time}, {"fails", c.fails}, {"cheats", c.cheats}}};
+    if (c.static_cost) out.artifact.meta["static_cost"] = *c.static_cost;
     return out;
   }
 
   bool times_on_host() const override { return false; }
+  std::optional<double> static_cost(const targets::Artifact& artifact) const override {
+    const auto cost = artifact.meta.find("static_cost");
+    if (cost == artifact.meta.end()) return std::nullopt;
+    return cost->get<double>();
+  }
 
   targets::CheckOutcome check(const KernelContract& kernel, const targets::Artifact& artifact,
                               const targets::CheckOptions& options) override {
@@ -294,7 +306,7 @@ class LoopTestTarget final : public targets::Target {
     return d;
   }
   std::string baseline_source(const KernelContract& kernel) const override {
-    return fmt::format("// the plain {} baseline\ntime: 1\n", kernel.name());
+    return fmt::format("// the plain {} baseline\ntime: 1\nstatic-cost: 1\n", kernel.name());
   }
   std::vector<targets::DocFile> design_files(std::string_view kernel) const override {
     std::vector<targets::DocFile> out;

@@ -39,6 +39,8 @@ A candidate is text, read line by line:
 - `time: F`: the candidate takes F (> 0) times the kernel's baseline time; 1 without this line.
 - `scale: P_NAME v1=f1 v2=f2 ...`: its time is multiplied by f when P_NAME is v (a value not
   listed: 1).
+- `static-cost: C`: the target's static cost of the candidate (Target::static_cost) is C (> 0);
+  without this line it has none. The baselines' is 1.
 - `build-error: MESSAGE`: it does not build; the diagnostic is
   `candidate:LINE:1: error: MESSAGE`.
 - `fails: wrong`, `fails: crash`, `fails: hang`: it builds and fails its check (an incorrect

@@ -9,6 +9,7 @@
 
 #include "loop/screen.h"
 #include "statistics/confirmation.h"
+#include "statistics/rule_kind.h"
 #include "targets/target.h"
 
 namespace headway::loop {
@@ -30,6 +31,14 @@ struct OptimizeOptions {
   // slower than the head by more than this (percent) is not raced (status raced-out), while the
   // screen calibration trusts the static cost (loop/screen_calibration.h).
   double static_cost_reject_pct = 10.0;
+  // The loop's parts that a run can switch off or swap (loop/optimize_switches.h), each at the
+  // full loop's setting by default.
+  statistics::RuleKind acceptance_rule = statistics::RuleKind::kBetting;
+  // false: static-cost predictions are still recorded, but never keep a candidate from the race.
+  bool static_cost_screen = true;
+  // false: every survivor of the screen takes an acceptance test, in the order proposed, each
+  // against the head of the moment.
+  bool racing = true;
   // A kernel whose head is within this ratio of its floor gets no more proposals.
   double done_within_floor = 1.10;
   // Required, not owned: the target the loop builds, checks and times on, with the toolchain to

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <set>
 
@@ -16,6 +17,7 @@
 #include "loop/loop_test_target_test_support.h"
 #include "loop/optimizer.h"
 #include "loop/run_record.h"
+#include "loop/screen_calibration.h"
 #include "statistics/betting_rule.h"
 #include "store/test_temp_dir.h"
 #include "trees/decision_log.h"
@@ -229,12 +231,14 @@ class ScriptedProposer final : public Proposer {
 
 OptimizeSummary run_scripted(store::Workspace& ws, targets::Target& target,
                              std::vector<std::string> sources, std::vector<Progress>* progress,
-                             double done_within_floor = OptimizeOptions{}.done_within_floor) {
+                             double done_within_floor = OptimizeOptions{}.done_within_floor,
+                             const std::function<void(OptimizeOptions&)>& change = {}) {
   knowledge::set_workspace_target_name(ws, testing::kLoopTestTargetName);
   OptimizeOptions options;
   options.kernels = {"attn_out"};
   options.done_within_floor = done_within_floor;
   options.target = &target;
+  if (change) change(options);
   ScriptedProposer proposer(std::move(sources));
   return optimize(ws, proposer, options, [progress](const Progress& p) {
     if (progress) progress->push_back(p);
@@ -284,6 +288,67 @@ TEST(OptimizeOnLoopTarget, ACheatIsDisqualifiedInTheRaceAndTheHonestRunnerUpTest
   EXPECT_EQ(counts.at(NodeStatus::kCheated), 1);
   EXPECT_TRUE(std::any_of(progress.begin(), progress.end(),
                           [](const Progress& p) { return p.stage.rfind("cheated: ", 0) == 0; }));
+}
+
+// The static-cost screen keeps a candidate predicted twice as slow out of the race; switched
+// off, the prediction is still recorded but the candidate races, wins and becomes the head.
+TEST(OptimizeOnLoopTarget, WithoutTheStaticCostScreenAMispredictedCandidateRaces) {
+  const std::vector<std::string> sources{"time: 0.5\nstatic-cost: 2\n",
+                                         "time: 0.8\nstatic-cost: 0.9\n"};
+  const auto head_source = [](store::Workspace& ws) {
+    auto tree = trees::DesignTree::open(ws, "attn_out").value();
+    return tree.source(tree.head().node_id).value();
+  };
+  LoopTargetRun with;
+  const auto screened = run_scripted(with.ws, *with.target, sources, nullptr);
+  EXPECT_EQ(screened.cost_rejected, 1);
+  EXPECT_EQ(head_source(with.ws), sources[1]);
+  LoopTargetRun without;
+  const auto raced = run_scripted(without.ws, *without.target, sources, nullptr, 1.10,
+                                  [](OptimizeOptions& o) { o.static_cost_screen = false; });
+  EXPECT_EQ(raced.cost_rejected, 0);
+  EXPECT_EQ(raced.accepted, 1);
+  EXPECT_EQ(head_source(without.ws), sources[0]);
+  EXPECT_EQ(summarize_screen_calibration(without.ws, "attn_out").candidates, 2)
+      << "both predictions met the race";
+}
+
+// Without racing every survivor takes an acceptance test, each against the head of the moment.
+TEST(OptimizeOnLoopTarget, WithoutRacingEverySurvivorIsTestedAgainstTheHeadOfTheMoment) {
+  LoopTargetRun r;
+  std::vector<Progress> progress;
+  const auto summary = run_scripted(r.ws, *r.target, {"time: 0.8\n", "time: 0.5\n", "time: 0.9\n"},
+                                    &progress, 1.10, [](OptimizeOptions& o) { o.racing = false; });
+  EXPECT_EQ(summary.tests, 3);
+  EXPECT_EQ(summary.accepted, 2) << "0.8 over the baseline, then 0.5 over 0.8; 0.9 is slower";
+  auto tree = trees::DesignTree::open(r.ws, "attn_out").value();
+  EXPECT_TRUE(trees::RaceLog(tree).races().empty());
+  EXPECT_EQ(tree.source(tree.head().node_id).value(), "time: 0.5\n");
+  const auto tests = trees::DecisionLog(tree).tests();
+  ASSERT_EQ(tests.size(), 3u);
+  EXPECT_EQ(tests[0].head_node, tree.root().id);
+  EXPECT_EQ(tests[1].head_node, tests[0].candidate_node) << "the first one's win is the head";
+  EXPECT_EQ(tests[2].head_node, tests[1].candidate_node);
+  EXPECT_EQ(tests[2].outcome, statistics::Outcome::kSlower);
+  EXPECT_FALSE(std::any_of(progress.begin(), progress.end(),
+                           [](const Progress& p) { return p.stage.rfind("race of", 0) == 0; }));
+}
+
+// Another acceptance rule decides, and the decision log says which and with what settings.
+TEST(OptimizeOnLoopTarget, AnotherAcceptanceRuleDecidesAndIsRecorded) {
+  LoopTargetRun r;
+  const auto summary = run_scripted(
+      r.ws, *r.target, {"time: 0.8\n"}, nullptr, 1.10,
+      [](OptimizeOptions& o) { o.acceptance_rule = statistics::RuleKind::kLowestMean; });
+  EXPECT_EQ(summary.accepted, 1);
+  auto tree = trees::DesignTree::open(r.ws, "attn_out").value();
+  const auto tests = trees::DecisionLog(tree).tests();
+  ASSERT_EQ(tests.size(), 1u);
+  EXPECT_EQ(tests[0].rule, "lowest-mean");
+  EXPECT_EQ(tests[0].pairs, 7);
+  const auto node = tree.node(tests[0].candidate_node).value();
+  EXPECT_EQ(node.evidence["rule_config"]["rule"], "lowest-mean");
+  EXPECT_FALSE(node.evidence["rule_config"].contains("s0")) << "no warm-up for a prior";
 }
 
 // Alone in its round, a cheat goes straight to the acceptance test, where verification finds it.

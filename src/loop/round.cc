@@ -64,10 +64,25 @@ RoundCounts Round::run(const std::vector<Node>& pending) {
   std::set<int64_t> deciding;
   for (const auto& s : survivors) deciding.insert(s.node.id);
   events_.timing_starts(deciding);
+  if (!options_.racing) {
+    test_each(head.id, survivors);
+    return counts_;
+  }
   const auto winner =
       survivors.size() > 1 ? race(head, survivors, head_artifact) : std::optional<size_t>(0);
   if (winner) test(head, survivors[*winner]);
   return counts_;
+}
+
+// Without racing: every survivor takes an acceptance test against the head of the moment, until
+// the run asks the round to stop. A prediction against a head that has since changed is dropped.
+void Round::test_each(int64_t predicted_against, std::vector<Survivor>& survivors) {
+  for (auto& s : survivors) {
+    if (events_.should_stop()) return;
+    const Node head = *tree_.node(tree_.head().node_id);
+    if (head.id != predicted_against) s.predicted_pct.reset();
+    test(head, s);
+  }
 }
 
 std::vector<Round::Survivor> Round::screen(const std::vector<Node>& pending, bool* stopped) {
@@ -101,7 +116,8 @@ std::vector<Round::Survivor> Round::screen_by_static_cost(const targets::Artifac
                                                           std::vector<Survivor> survivors) {
   const auto head_cost = builds_.target.static_cost(head);
   if (!head_cost || *head_cost <= 0) return survivors;
-  const bool trusted = static_cost_trusted(summarize_screen_calibration(ws_, tree_.kernel()));
+  const bool trusted = options_.static_cost_screen &&
+                       static_cost_trusted(summarize_screen_calibration(ws_, tree_.kernel()));
   std::vector<Survivor> kept;
   for (auto& s : survivors) {
     const auto cost = builds_.target.static_cost(s.artifact);
@@ -169,6 +185,7 @@ void Round::test(const Node& head, const Survivor& candidate) {
   const auto head_artifact =
       builds_.artifact_of(tree_.kernel(), tree_.source(head.id).value_or(""));
   AcceptanceOptions acceptance;
+  acceptance.rule = options_.acceptance_rule;
   acceptance.alpha = options_.alpha;
   acceptance.cap = options_.cap;
   acceptance.confirm_calls = options_.confirm_calls;

@@ -2,10 +2,12 @@
 // One round of the loop on one kernel: the proposed candidates are screened (loop/screen.h),
 // where the target has a static cost the survivors it predicts clearly slower are not raced,
 // the rest race (loop/race.h), and the winner's acceptance test (loop/acceptance.h) decides
-// whether it replaces the head. Every status, race and test is stored as it is decided.
+// whether it replaces the head. Every status, race and test is stored as it is decided. With
+// OptimizeOptions::racing off, every survivor takes a test instead.
 //
 // A Round knows nothing of scheduling, budgets or pauses: it asks its events whether to stop
-// before each screened candidate, and says when the device starts timing.
+// before each screened candidate and each test without racing, and says when the device starts
+// timing.
 #include <cstdint>
 #include <filesystem>
 #include <mutex>
@@ -72,6 +74,7 @@ class Round {
   std::optional<size_t> race(const trees::Node& head, const std::vector<Survivor>& survivors,
                              const std::optional<targets::Artifact>& head_artifact);
   void test(const trees::Node& head, const Survivor& candidate);
+  void test_each(int64_t predicted_against, std::vector<Survivor>& survivors);
   void disqualify(const trees::Node& node, const std::string& reason);
 
   store::Workspace& ws_;

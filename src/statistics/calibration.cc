@@ -93,16 +93,6 @@ double s0_from_log_times(std::span<const double> ln) {
   return kNormalSdPerMad * median(diffs);
 }
 
-std::string_view to_string(RuleKind kind) {
-  return kind == RuleKind::kBetting ? "betting" : "reference";
-}
-
-Result<RuleKind> parse_rule_kind(std::string_view name) {
-  if (name == "betting") return RuleKind::kBetting;
-  if (name == "reference") return RuleKind::kReference;
-  return invalid_input(fmt::format("unknown rule '{}' (valid: betting, reference)", name));
-}
-
 Status validate(const CalibrateRequest& r) {
   if (r.decisions < 1)
     return invalid_input(fmt::format("decisions must be at least 1, got {}", r.decisions));
@@ -140,6 +130,8 @@ Result<CalibrateResult> calibrate(const CalibrateRequest& request,
     if (request.s0) {
       result.s0 = *request.s0;
       result.s0_source = "--s0";
+    } else if (!takes_s0(request.rule)) {
+      result.s0_source = "not used by the rule";
     } else if (known_s0) {
       result.s0 = *known_s0;
       result.s0_source = "configured cv";
@@ -152,27 +144,21 @@ Result<CalibrateResult> calibrate(const CalibrateRequest& request,
       result.s0_source = fmt::format("warm-up of {} head readings", request.warmup_readings);
     }
     result.s0_adapted = request.adapt_s0.value_or(!request.s0 && !known_s0);
-    RuleFactory rule;
-    if (request.rule == RuleKind::kBetting) {
-      BettingConfig betting;
-      betting.s0 = result.s0;
-      betting.alpha = request.alpha;
-      betting.cap = request.cap;
-      betting.adapt_s0 = result.s0_adapted;
-      if (auto valid = validate(betting); !valid) return valid.error();
-      rule = [betting] { return std::make_unique<BettingRule>(betting); };
-    } else {
-      ReferenceConfig reference;
-      reference.alpha = request.alpha;
-      rule = [reference] { return std::make_unique<ReferenceRule>(reference); };
-    }
+    RuleSettings settings;
+    settings.kind = request.rule;
+    settings.alpha = request.alpha;
+    settings.cap = request.cap;
+    settings.s0 = result.s0;
+    settings.adapt_s0 = result.s0_adapted;
+    const Result<RuleFactory> rule = rule_factory(settings);
+    if (!rule.ok()) return rule.error();
     CalibrationConfig config;
     config.decisions = request.decisions;
     config.seed = request.seed;
     config.kernel = request.kernel.empty() ? request.target : request.kernel;
     config.node = request.target;
     config.log = request.log;
-    result.report = run_calibration(config, factory, rule);
+    result.report = run_calibration(config, factory, rule.value());
   } catch (const sandbox::Unavailable&) {
     throw;  // not a calibration error: the verb refuses to run candidate code
   } catch (const std::exception& e) {

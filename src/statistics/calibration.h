@@ -17,14 +17,13 @@
 #include "statistics/clopper_pearson.h"
 #include "statistics/decision_rule.h"
 #include "statistics/reading_stats.h"
+#include "statistics/rule_kind.h"
 #include "statistics/sim_device.h"
 
 namespace headway::statistics {
 
 // A fresh device for decision `decision_index` (0-based). Never returns null.
 using DeviceFactory = std::function<std::unique_ptr<PairedDevice>(int decision_index)>;
-// A fresh, undecided rule per decision.
-using RuleFactory = std::function<std::unique_ptr<DecisionRule>()>;
 
 struct CalibrationConfig {
   int decisions = 300;  // >= 1
@@ -69,11 +68,6 @@ Result<double> estimate_s0(PairedDevice& device, int readings);
 // (0 with fewer than two).
 double s0_from_log_times(std::span<const double> ln);
 
-enum class RuleKind { kBetting, kReference };
-std::string_view to_string(RuleKind kind);
-// "betting" or "reference"; the error lists both.
-Result<RuleKind> parse_rule_kind(std::string_view name);
-
 // What `headway calibrate` asks for.
 struct CalibrateRequest {
   std::string target = "sim";
@@ -84,7 +78,7 @@ struct CalibrateRequest {
   double effect_pct = 0.0;  // candidate truly this % faster (negative: slower); < 100
   RuleKind rule = RuleKind::kBetting;
   double alpha = 0.05;  // betting: FASTER/SLOWER level; reference: per-look level
-  int cap = 24;         // betting only; the reference rule looks at 5 and 11 pairs
+  int cap = 24;         // betting only (statistics/rule_kind.h has the others' pairs)
   uint64_t seed = 1;
   std::optional<double> s0;  // default: sqrt(2) * cv on sim, estimate_s0 elsewhere
   int warmup_readings = 16;

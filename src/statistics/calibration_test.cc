@@ -223,13 +223,6 @@ TEST(EstimateS0, ConstantReadingsAreAnError) {
   EXPECT_FALSE(estimate_s0(device, 2).ok());
 }
 
-TEST(RuleKind, Parse) {
-  EXPECT_EQ(parse_rule_kind("betting").value(), RuleKind::kBetting);
-  EXPECT_EQ(parse_rule_kind("reference").value(), RuleKind::kReference);
-  EXPECT_EQ(parse_rule_kind("bayes").error().message,
-            "unknown rule 'bayes' (valid: betting, reference)");
-}
-
 TEST(CalibrateRequest, BadInputIsAOneLineError) {
   auto bad = [](auto edit) {
     CalibrateRequest r;
