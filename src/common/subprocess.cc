@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <optional>
 #include <string_view>
 #include <thread>
 
@@ -233,11 +234,19 @@ CommandResult run_command(const CommandSpec& spec) {
         .count();
   };
   bool exited = false;
+  std::optional<std::chrono::steady_clock::time_point> cancelled_at;
+  const auto cancel_grace = std::chrono::seconds(5);
   pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
   char buf[65536];
   while (fds[0].fd >= 0 || fds[1].fd >= 0) {
     const auto left = ms_left();
     if (left <= 0) break;
+    if (!exited && !cancelled_at && spec.cancel && spec.cancel->load()) {
+      cancelled_at = std::chrono::steady_clock::now();
+      result.cancelled = true;
+      kill(-pid, SIGTERM);
+    }
+    if (cancelled_at && std::chrono::steady_clock::now() - *cancelled_at > cancel_grace) break;
     // Until the command exits, look every 50 ms whether it has (a process it left running may
     // hold the pipes open).
     const int ready = poll(fds, 2, static_cast<int>(exited ? left : std::min<int64_t>(left, 50)));
@@ -268,6 +277,12 @@ CommandResult run_command(const CommandSpec& spec) {
   }
   // The pipes are closed (or the time is up); the command itself may still run.
   while (!exited && !has_exited(pid)) {
+    if (cancelled_at && std::chrono::steady_clock::now() - *cancelled_at > cancel_grace) break;
+    if (!cancelled_at && spec.cancel && spec.cancel->load()) {
+      cancelled_at = std::chrono::steady_clock::now();
+      result.cancelled = true;
+      kill(-pid, SIGTERM);
+    }
     if (ms_left() <= 0) {
       result.timed_out = true;
       break;

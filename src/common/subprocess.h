@@ -1,5 +1,6 @@
 #pragma once
 // Runs an external program and captures its output, with a wall-clock limit.
+#include <atomic>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -42,6 +43,9 @@ struct CommandSpec {
   double timeout_seconds = 600.0;
   size_t stdout_limit = 4u << 20;  // stdout bytes kept; the rest is read and dropped
   size_t stderr_tail = 16u << 10;  // the last stderr bytes kept
+  // Optional, not owned: once it reads true, the command's process group gets SIGTERM, and
+  // SIGKILL 5 s later if it still runs (looked at every 50 ms).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct CommandResult {
@@ -49,6 +53,7 @@ struct CommandResult {
   int exit_code = -1;      // valid when exited normally
   int signal = 0;          // non-zero when killed by a signal (not by the time limit)
   bool timed_out = false;  // killed because it ran past the limit
+  bool cancelled = false;  // stopped because CommandSpec::cancel read true
   std::string out;         // stdout, at most stdout_limit bytes
   bool out_cut = false;    // stdout held more than stdout_limit bytes
   std::string err_tail;    // the last stderr_tail bytes of stderr

@@ -3,11 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <thread>
 
 #include "store/test_temp_dir.h"
 
@@ -76,6 +78,48 @@ TEST(RunCommand, TimesOut) {
   EXPECT_EQ(r.signal, 0);
   EXPECT_EQ(r.out, "early\n");
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
+}
+
+// A cancel flag that turns true stops the command with SIGTERM (it may clean up and say so); one
+// that ignores SIGTERM is killed after the grace.
+TEST(RunCommand, ACancelledCommandGetsSigtermThenSigkill) {
+  for (const bool ignores : {false, true}) {
+    std::atomic<bool> cancel{false};
+    CommandSpec spec;
+    spec.argv = {"/bin/sh", "-c",
+                 ignores ? "trap '' TERM; echo up; sleep 30; sleep 30"
+                         : "trap 'echo stopping; exit 7' TERM; echo up; sleep 30 & wait"};
+    spec.timeout_seconds = 60;
+    spec.cancel = &cancel;
+    std::thread canceller([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      cancel = true;
+    });
+    const auto start = std::chrono::steady_clock::now();
+    const CommandResult r = run_command(spec);
+    canceller.join();
+    const double took =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_TRUE(r.cancelled) << ignores;
+    EXPECT_FALSE(r.timed_out);
+    EXPECT_FALSE(r.ok());
+    if (ignores) {
+      EXPECT_EQ(r.signal, SIGKILL);
+      EXPECT_GT(took, 5.0) << "the grace before SIGKILL";
+      EXPECT_LT(took, 15.0);
+    } else {
+      EXPECT_EQ(r.exit_code, 7);
+      EXPECT_EQ(r.out, "up\nstopping\n");
+      EXPECT_LT(took, 5.0);
+    }
+  }
+  CommandSpec never;
+  never.argv = {"/bin/sh", "-c", "echo fine"};
+  const std::atomic<bool> stays_false{false};
+  never.cancel = &stays_false;
+  const CommandResult r = run_command(never);
+  EXPECT_TRUE(r.ok());
+  EXPECT_FALSE(r.cancelled);
 }
 
 TEST(RunCommand, ABackgroundProcessHoldingTheOutputDoesNotHoldTheCall) {
