@@ -43,6 +43,7 @@ struct OptimizeArgs {
   int64_t confirm_calls = -1;  // -1: loop::OptimizeOptions's
   std::string acceptance_rule = "betting";
   std::string without;  // parts of the loop switched off (loop/optimize_switches.h)
+  uint64_t seed = 0;    // loop::OptimizeOptions::seed
 };
 
 // Records a run's device pool and its use over time in the workspace when the run ends, by an
@@ -108,6 +109,8 @@ nlohmann::json time_heads_side_by_side(store::Workspace& ws, targets::Target& ta
                      {"baseline_ms", nullptr},
                      {"head_ms", nullptr},
                      {"speedup", nullptr},
+                     {"floor_ms", nullptr},
+                     {"ratio_to_floor", nullptr},
                      {"baseline_interval_ms", nullptr},
                      {"head_interval_ms", nullptr},
                      {"head_bimodal", false},
@@ -116,6 +119,7 @@ nlohmann::json time_heads_side_by_side(store::Workspace& ws, targets::Target& ta
                      {"failure", r.failure}});
       continue;
     }
+    const std::optional<double> floor_ms = tree.value().record().floor_ms;
     // What the run supports: each median's 95% interval, and the speedup's interval from the
     // two (common/median_interval.h); a head that is the baseline claims nothing.
     const auto baseline_interval = knowledge::median_interval_of(*r.baseline);
@@ -136,6 +140,9 @@ nlohmann::json time_heads_side_by_side(store::Workspace& ws, targets::Target& ta
          {"baseline_ms", r.baseline->median_ms},
          {"head_ms", r.head->median_ms},
          {"speedup", r.baseline->median_ms / r.head->median_ms},
+         {"floor_ms", floor_ms ? nlohmann::json(*floor_ms) : nlohmann::json(nullptr)},
+         {"ratio_to_floor",
+          floor_ms ? nlohmann::json(r.head->median_ms / *floor_ms) : nlohmann::json(nullptr)},
          {"baseline_interval_ms", interval_json(baseline_interval)},
          {"head_interval_ms", interval_json(head_interval)},
          {"head_bimodal", knowledge::bimodality_of(*r.head).bimodal},
@@ -190,6 +197,7 @@ int run_optimize(const OptimizeArgs& args) {
   options.acceptance_rule = rule.value();
   if (auto off = loop::switch_off(args.without, &options); !off)
     throw UsageError("--without: " + off.error().message);
+  options.seed = args.seed;
   if (!args.target.empty()) target_or_throw(args.target);
   validate_agent_args(args.agent);
   if (args.library && args.agent.spec.empty())
@@ -353,6 +361,7 @@ int run_optimize(const OptimizeArgs& args) {
                         {"most_rounds_at_once", summary.most_rounds_at_once},
                         {"acceptance_rule", statistics::to_string(options.acceptance_rule)},
                         {"switched_off", loop::switched_off(options)},
+                        {"seed", options.seed},
                         {"stopped", stopped},
                         {"agent", nullptr},
                         {"pool", devices ? pool::pool_status_json(*devices) : nlohmann::json()},
@@ -394,6 +403,10 @@ void add_optimize(CLI::App& app, int* exit_code) {
                   fmt::format("parts of the loop to switch off, comma-separated: {} "
                               "(docs/ABLATIONS.md)",
                               fmt::join(loop::switchable_parts(), ", ")));
+  cmd->add_option("--seed", args->seed,
+                  "mixed into every seed of the loop's races and acceptance tests, so that runs "
+                  "with different seeds differ on a deterministic target (default 0: the loop's "
+                  "fixed seeds)");
   cmd->callback([args, exit_code] { run_verb(exit_code, [&] { return run_optimize(*args); }); });
 }
 

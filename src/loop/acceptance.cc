@@ -7,6 +7,7 @@
 
 #include "common/rng.h"
 #include "loop/device_time.h"
+#include "loop/optimize_options.h"
 #include "statistics/calibration.h"
 #include "statistics/confirmation.h"
 #include "statistics/effect_estimate.h"
@@ -71,8 +72,9 @@ AcceptanceResult AcceptanceTest::run(const trees::Node& head,
   // over the shape sets together (statistics/mixed_paired_device.h).
   std::vector<std::unique_ptr<statistics::PairedDevice>> devices;
   for (const KernelContract* at : kernel_.shape_sets()) {
-    auto paired = target_.paired_device(*at, head_artifact, candidate_artifact,
-                                        static_cast<uint64_t>(candidate.id));
+    auto paired =
+        target_.paired_device(*at, head_artifact, candidate_artifact,
+                              run_seeded(static_cast<uint64_t>(candidate.id), options_.run_seed));
     if (!paired) throw std::runtime_error(paired.error().message);
     devices.push_back(std::move(paired.value()));
   }
@@ -108,7 +110,8 @@ AcceptanceResult AcceptanceTest::run(const trees::Node& head,
   if (!begun) throw std::runtime_error("begin test: " + begun.error().message);
   const int64_t test = begun.value();
   LogSink sink(log, test, head.id, candidate.id);
-  Rng coin(mix_seed(static_cast<uint64_t>(test), statistics::kCoinStream));
+  Rng coin(mix_seed(run_seeded(static_cast<uint64_t>(test), options_.run_seed),
+                    statistics::kCoinStream));
   const std::string name(kernel_.name());
   const statistics::PairLabel label{name, std::to_string(candidate.id), test, 0};
   statistics::DecisionRecord record;

@@ -38,6 +38,9 @@ struct AcceptanceOptions {
   int64_t confirm_calls =
       statistics::calls_to_catch(statistics::kWrongShare, statistics::kWrongEscape);
   int confirm_max_pairs = 100;
+  // Mixed into the paired device's seed and the coin of each pair's order (OptimizeOptions::seed);
+  // 0: the candidate's id and the test's id alone.
+  uint64_t run_seed = 0;
 };
 
 struct AcceptanceResult {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/rng.h"
 #include "loop/screen.h"
 #include "statistics/confirmation.h"
 #include "statistics/rule_kind.h"
@@ -39,6 +40,11 @@ struct OptimizeOptions {
   // false: every survivor of the screen takes an acceptance test, in the order proposed, each
   // against the head of the moment.
   bool racing = true;
+  // 0: the loop's fixed seeds, so that a run on a deterministic target (sim) is a function of its
+  // inputs. N: every seed the loop gives the target (races, acceptance tests) and every coin of a
+  // pair's order is mixed with N (run_seeded), so that runs with different seeds draw different
+  // inputs, noise and orders (`headway ablate` runs each run of an arm with its own).
+  uint64_t seed = 0;
   // A kernel whose head is within this ratio of its floor gets no more proposals.
   double done_within_floor = 1.10;
   // Required, not owned: the target the loop builds, checks and times on, with the toolchain to
@@ -59,5 +65,10 @@ struct OptimizeOptions {
   // be learned from it before the next candidate is linted).
   std::function<void(const std::string& kernel, int64_t node)> on_screen_failure;
 };
+
+// `seed` itself when run_seed is 0, else both mixed (OptimizeOptions::seed).
+inline uint64_t run_seeded(uint64_t seed, uint64_t run_seed) {
+  return run_seed == 0 ? seed : mix_seed(seed, run_seed);
+}
 
 }  // namespace headway::loop

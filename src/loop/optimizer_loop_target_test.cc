@@ -212,6 +212,32 @@ TEST(OptimizeOnLoopTarget, IsDeterministic) {
   EXPECT_EQ(ta.head().node_id, tb.head().node_id);
 }
 
+// A run's seed changes every reading and pair order the loop draws; the same seed again gives the
+// same run.
+TEST(OptimizeOnLoopTarget, ARunsSeedChangesItsReadingsAndTheSameSeedRepeatsThem) {
+  const auto readings = [](uint64_t seed) {
+    LoopTargetRun r;
+    knowledge::set_workspace_target_name(r.ws, testing::kLoopTestTargetName);
+    OptimizeOptions options;
+    options.kernels = {"ffn"};
+    options.target = r.target.get();
+    options.seed = seed;
+    LibraryProposer proposer(*r.target);
+    optimize(r.ws, proposer, options, [](const Progress&) {});
+    std::vector<double> out;
+    auto rows = r.ws.db().prepare(
+        "SELECT seconds FROM readings WHERE test_id IS NOT NULL OR race_id IS NOT NULL ORDER BY "
+        "id");
+    while (rows.step()) out.push_back(rows.real(0));
+    return out;
+  };
+  const auto a = readings(7);
+  ASSERT_FALSE(a.empty());
+  EXPECT_EQ(readings(7), a);
+  EXPECT_NE(readings(8), a);
+  EXPECT_NE(readings(0), a);
+}
+
 // Proposes the given sources once, as new designs; then nothing.
 class ScriptedProposer final : public Proposer {
  public:

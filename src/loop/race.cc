@@ -43,7 +43,7 @@ Result<RaceResult> Race::run(const std::vector<RaceEntrant>& entrants,
     artifacts.push_back(head->artifact);
     nodes.push_back(head->node_id);
   }
-  auto session = target_.start_session(kernel_, artifacts, 1);
+  auto session = target_.start_session(kernel_, artifacts, options_.seed);
   if (!session)
     return Error{session.error().code, "cannot start the race: " + session.error().message};
 

@@ -23,6 +23,7 @@ namespace headway::loop {
 struct RaceOptions {
   int initial_readings = 3;  // readings of every entrant in the first round; >= 1
   int64_t budget = 40;       // readings, all entrants together; raised to entrants x initial
+  uint64_t seed = 1;         // of the race's session (Target::start_session)
 };
 
 struct RaceEntrant {

@@ -151,7 +151,8 @@ std::optional<size_t> Round::race(const Node& head, const std::vector<Survivor>&
   for (const auto& s : survivors) entrants.push_back({s.node.id, s.artifact});
   std::optional<RaceEntrant> head_entrant;
   if (head_artifact) head_entrant = RaceEntrant{head.id, *head_artifact};
-  Race race(builds_.target, kernel_, tree_, {options_.race_initial_readings, options_.race_budget});
+  Race race(builds_.target, kernel_, tree_,
+            {options_.race_initial_readings, options_.race_budget, run_seeded(1, options_.seed)});
   auto raced = race.run(entrants, head_entrant);
   if (!raced) throw std::runtime_error(raced.error().message);
   const RaceResult& r = raced.value();
@@ -186,6 +187,7 @@ void Round::test(const Node& head, const Survivor& candidate) {
       builds_.artifact_of(tree_.kernel(), tree_.source(head.id).value_or(""));
   AcceptanceOptions acceptance;
   acceptance.rule = options_.acceptance_rule;
+  acceptance.run_seed = options_.seed;
   acceptance.alpha = options_.alpha;
   acceptance.cap = options_.cap;
   acceptance.confirm_calls = options_.confirm_calls;
