@@ -90,6 +90,7 @@ std::unique_ptr<CLI::App> make_app(int* exit_code) {
   add_agents(*app, exit_code);
   add_report(*app, exit_code);
   add_worker(*app, exit_code);
+  add_ablate(*app, exit_code);
   add_version(*app, exit_code);
   add_completion(*app, exit_code);
   add_man(*app, exit_code);

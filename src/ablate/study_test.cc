@@ -1,0 +1,122 @@
+#include "ablate/study.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "common/file_io.h"
+#include "store/test_temp_dir.h"
+
+namespace headway::ablate {
+namespace {
+
+TEST(AblateArms, EveryPartAndRuleHasAnArmThatAddsItsOption) {
+  const auto arms = known_arms();
+  EXPECT_EQ(arms,
+            (std::vector<std::string>{"full", "without-static-cost-screen", "without-racing",
+                                      "rule-reference", "rule-threshold", "rule-lowest-mean"}));
+  EXPECT_TRUE(parse_arm("full").value().optimize_args.empty());
+  EXPECT_EQ(parse_arm("without-racing").value().optimize_args,
+            (std::vector<std::string>{"--without", "racing"}));
+  EXPECT_EQ(parse_arm("rule-lowest-mean").value().optimize_args,
+            (std::vector<std::string>{"--acceptance-rule", "lowest-mean"}));
+  const auto unknown = parse_arm("rule-betting");
+  ASSERT_FALSE(unknown.ok()) << "betting is the full loop's rule";
+  EXPECT_NE(unknown.error().message.find("known: full, "), std::string::npos);
+  EXPECT_FALSE(parse_arm("without-").ok());
+}
+
+TEST(AblateStudySpec, BadSpecsAreOneLineErrors) {
+  const auto error = [](auto edit) {
+    StudySpec s;
+    edit(s);
+    const Status v = validate(s);
+    return v.ok() ? std::string() : v.error().message;
+  };
+  EXPECT_EQ(error([](StudySpec&) {}), "");
+  EXPECT_NE(error([](StudySpec& s) { s.arms = {}; }), "");
+  EXPECT_NE(error([](StudySpec& s) {
+              s.arms = {"full", "full"};
+            }).find("named twice"),
+            std::string::npos);
+  EXPECT_NE(error([](StudySpec& s) { s.arms = {"nope"}; }).find("unknown arm 'nope'"),
+            std::string::npos);
+  EXPECT_NE(error([](StudySpec& s) { s.runs = 0; }).find("runs"), std::string::npos);
+  EXPECT_NE(error([](StudySpec& s) { s.budget = "soon"; }).find("'soon'"), std::string::npos);
+  EXPECT_NE(error([](StudySpec& s) { s.target = "command"; }).find("manifest"), std::string::npos);
+  EXPECT_NE(error([](StudySpec& s) { s.manifest = "/x.toml"; }).find("manifest"),
+            std::string::npos);
+  StudySpec s;
+  s.arms = {"full", "without-racing"};
+  s.runs = 7;
+  EXPECT_EQ(to_json(study_spec_from_json(to_json(s)).value()), to_json(s));
+  EXPECT_FALSE(study_spec_from_json({{"target", "sim"}}).ok());
+}
+
+TEST(AblateStudy, IsCreatedOnceAndReopenedOnlyWithTheSameSpec) {
+  store::TestTempDir tmp;
+  const auto dir = tmp.path() / "study";
+  StudySpec spec;
+  spec.arms = {"full", "without-racing"};
+  spec.runs = 3;
+  ASSERT_TRUE(Study::create_or_open(dir, spec).ok());
+  EXPECT_TRUE(std::filesystem::exists(dir / "study.json"));
+  const auto reopened = Study::create_or_open(dir, std::nullopt);
+  ASSERT_TRUE(reopened.ok());
+  EXPECT_EQ(to_json(reopened.value().spec()), to_json(spec));
+  EXPECT_TRUE(Study::create_or_open(dir, spec).ok());
+  StudySpec more = spec;
+  more.runs = 4;
+  const auto differs = Study::create_or_open(dir, more);
+  ASSERT_FALSE(differs.ok());
+  EXPECT_NE(differs.error().message.find("runs 3, not 4"), std::string::npos)
+      << differs.error().message;
+  EXPECT_EQ(Study::create_or_open(dir, std::nullopt).value().spec().runs, 3) << "left as it was";
+
+  StudySpec bad = spec;
+  bad.runs = 0;
+  EXPECT_FALSE(Study::create_or_open(tmp.path() / "bad", bad).ok());
+  EXPECT_FALSE(std::filesystem::exists(tmp.path() / "bad")) << "an invalid spec writes nothing";
+  EXPECT_FALSE(Study::create_or_open(tmp.path() / "none", std::nullopt).ok());
+  write_file(tmp.path() / "broken.json", "{");
+  std::filesystem::create_directories(tmp.path() / "broken");
+  write_file(tmp.path() / "broken" / "study.json", "{");
+  EXPECT_FALSE(Study::create_or_open(tmp.path() / "broken", std::nullopt).ok());
+}
+
+TEST(AblateStudy, RunSeedsAreSharedByTheArmsAndDifferBetweenRuns) {
+  store::TestTempDir tmp;
+  StudySpec spec;
+  spec.runs = 50;
+  const Study study = Study::create_or_open(tmp.path(), spec).value();
+  std::set<uint64_t> seeds;
+  for (int run = 0; run < spec.runs; ++run) {
+    EXPECT_NE(study.run_seed(run), 0u);
+    seeds.insert(study.run_seed(run));
+  }
+  EXPECT_EQ(seeds.size(), 50u);
+  store::TestTempDir other;
+  spec.seed = 2;
+  EXPECT_NE(Study::create_or_open(other.path(), spec).value().run_seed(0), study.run_seed(0));
+}
+
+TEST(AblateStudy, PendingRunsInterleaveTheArmsAndSkipStoredResults) {
+  store::TestTempDir tmp;
+  StudySpec spec;
+  spec.arms = {"full", "rule-threshold"};
+  spec.runs = 2;
+  const Study study = Study::create_or_open(tmp.path(), spec).value();
+  using Runs = std::vector<std::pair<std::string, int>>;
+  EXPECT_EQ(study.pending(),
+            (Runs{{"full", 0}, {"rule-threshold", 0}, {"full", 1}, {"rule-threshold", 1}}));
+  write_file_creating_folders(study.run_dir("full", 0) / "result.json", R"({"tests": 3})");
+  write_file_creating_folders(study.run_dir("rule-threshold", 1) / "result.json", "not json");
+  write_file_creating_folders(study.run_dir("full", 1) / "optimize.log", "killed");
+  EXPECT_EQ(study.pending(), (Runs{{"rule-threshold", 0}, {"full", 1}, {"rule-threshold", 1}}));
+  EXPECT_EQ(study.result("full", 0).value()["tests"], 3);
+  EXPECT_FALSE(study.result("rule-threshold", 1));
+}
+
+}  // namespace
+}  // namespace headway::ablate

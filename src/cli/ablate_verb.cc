@@ -1,0 +1,179 @@
+// `headway ablate`: an ablation study of the loop's parts (docs/ABLATIONS.md).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <atomic>
+#include <csignal>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <system_error>
+
+#include "ablate/study.h"
+#include "ablate/study_runner.h"
+#include "ablate/study_summary.h"
+#include "cli/cli_support.h"
+#include "cli/verbs.h"
+#include "common/sandbox.h"
+
+namespace headway::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct AblateArgs {
+  std::string study;
+  ablate::StudySpec spec;
+  std::string arms;
+  int jobs = 1;
+  bool report_only = false;
+  std::string format = "text";
+  bool json = false;
+  // The spec's options given on the command line: only these are checked against a stored study.
+  std::vector<std::string> given;
+};
+
+// SIGINT and SIGTERM stop the study: no run starts, and those in flight are stopped
+// (ablate/study_runner.h). Lock-free atomics: safe to store from a handler.
+std::atomic<bool> g_ablate_stopping{false};
+std::atomic<int> g_ablate_stop_signal{0};
+extern "C" void on_ablate_stop(int sig) {
+  g_ablate_stop_signal = sig;
+  g_ablate_stopping = true;
+}
+
+void catch_ablate_stop_signals() {
+  struct sigaction sa {};
+  sa.sa_handler = on_ablate_stop;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+std::vector<std::string> split_arms(const std::string& list) {
+  std::vector<std::string> out;
+  std::stringstream in(list);
+  for (std::string arm; std::getline(in, arm, ',');) {
+    if (!arm.empty()) out.push_back(arm);
+  }
+  return out;
+}
+
+// The study at args.study: created from the given options when it has no study.json yet, else
+// opened, and each given option must agree with what it holds.
+ablate::Study open_study(const AblateArgs& args) {
+  ablate::StudySpec spec = args.spec;
+  if (!args.arms.empty()) spec.arms = split_arms(args.arms);
+  if (!spec.manifest.empty())
+    spec.manifest = fs::absolute(spec.manifest).lexically_normal().string();
+  std::error_code ec;
+  const bool exists = fs::exists(fs::path(args.study) / "study.json", ec);
+  if (!exists) {
+    if (args.report_only) throw UsageError(args.study + " holds no study (no study.json)");
+    auto created = ablate::Study::create_or_open(args.study, spec);
+    if (!created) fail_with(created.error());
+    return std::move(created.value());
+  }
+  auto opened = ablate::Study::create_or_open(args.study, std::nullopt);
+  if (!opened) fail_with(opened.error());
+  const nlohmann::json stored = ablate::to_json(opened.value().spec()),
+                       want = ablate::to_json(spec);
+  for (const auto& key : args.given) {
+    if (stored.at(key) != want.at(key)) {
+      throw UsageError(fmt::format(
+          "the study in {} has {} {}, not {}: resume it without --{}, or use another folder",
+          args.study, key, stored.at(key).dump(), want.at(key).dump(), key));
+    }
+  }
+  return std::move(opened.value());
+}
+
+int run_ablate(const AblateArgs& args) {
+  if (args.format != "text" && args.format != "md")
+    throw UsageError(fmt::format("--format '{}' is not text or md", args.format));
+  if (args.jobs < 1) throw UsageError("--jobs must be 1 or more");
+  if (!args.spec.manifest.empty() && !fs::exists(args.spec.manifest))
+    throw UsageError("--manifest " + args.spec.manifest + " does not exist");
+  const ablate::Study study = open_study(args);
+  ablate::RunnerReport ran;
+  if (!args.report_only) {
+    ablate::RunnerOptions options;
+    std::error_code ec;
+    options.headway = fs::read_symlink("/proc/self/exe", ec);
+    if (ec) throw EnvironmentError("cannot find this headway's own binary: " + ec.message());
+    if (sandbox::mode() == sandbox::Mode::kDisabled) options.global_args = {"--no-sandbox"};
+    options.jobs = args.jobs;
+    options.log = [](const std::string& line) { fmt::print(stderr, "ablate: {}\n", line); };
+    options.cancel = &g_ablate_stopping;
+    catch_ablate_stop_signals();
+    ran = ablate::run_pending(study, options);
+  }
+  const auto arms = ablate::summarize(study);
+  if (args.json) {
+    const nlohmann::json out = {{"study", study.dir().string()},
+                                {"spec", ablate::to_json(study.spec())},
+                                {"ran", ran.ran},
+                                {"stopped", ran.stopped},
+                                {"failures", ran.failures},
+                                {"pending", study.pending().size()},
+                                {"arms", ablate::to_json(arms)}};
+    fmt::print("{}\n", out.dump(2));
+  } else {
+    fmt::print("{}", ablate::render(study, arms, args.format == "md"));
+  }
+  for (const auto& f : ran.failures) fmt::print(stderr, "headway: {}\n", f);
+  if (g_ablate_stopping) {
+    fmt::print(stderr,
+               "headway: stopped by a signal ({} runs in flight stopped); `headway ablate --study "
+               "{}` goes on with the {} runs left\n",
+               ran.stopped, args.study, study.pending().size());
+    return 128 + g_ablate_stop_signal.load();
+  }
+  if (!ran.failures.empty()) {
+    fmt::print(stderr,
+               "headway: {} of the study's runs failed; `headway ablate --study {}` runs them "
+               "again\n",
+               ran.failures.size(), args.study);
+    return kExitNegative;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_ablate(CLI::App& app, int* exit_code) {
+  auto args = std::make_shared<AblateArgs>();
+  auto* cmd = app.add_subcommand(
+      "ablate",
+      "Run an ablation study: optimize runs per arm (the full loop, parts switched off or "
+      "swapped) in fresh workspaces, and what each part buys (resumes where a killed study "
+      "stopped)");
+  cmd->add_option("--study", args->study, "the study's folder (created on the first call)")
+      ->required();
+  const auto spec_option = [&](const std::string& name, auto* value, const std::string& help) {
+    cmd->add_option("--" + name, *value, help)->each([args, name](const std::string&) {
+      args->given.push_back(name);
+    });
+  };
+  spec_option("target", &args->spec.target, "the target the runs optimize on (default sim)");
+  spec_option("manifest", &args->spec.manifest, "the command target's manifest");
+  spec_option("kernels", &args->spec.kernels, "comma-separated kernels (default: the target's)");
+  spec_option("budget", &args->spec.budget, "each run's optimize budget (default 60s)");
+  spec_option("runs", &args->spec.runs, "runs per arm (default 5)");
+  spec_option("seed", &args->spec.seed,
+              "the study's seed: run i of every arm gets the same seed from it (default 1)");
+  cmd->add_option("--arms", args->arms,
+                  fmt::format("comma-separated arms (default full): {}",
+                              fmt::join(ablate::known_arms(), ", ")))
+      ->each([args](const std::string&) { args->given.push_back("arms"); });
+  cmd->add_option("--jobs", args->jobs, "runs at once (default 1)");
+  cmd->add_flag("--report-only", args->report_only, "run nothing; summarize the stored runs");
+  cmd->add_option("--format", args->format, "text (default) or md");
+  cmd->add_flag("--json", args->json, "print one JSON object (progress goes to stderr)");
+  cmd->callback([args, exit_code] { run_verb(exit_code, [&] { return run_ablate(*args); }); });
+}
+
+}  // namespace headway::cli

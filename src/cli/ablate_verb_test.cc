@@ -1,0 +1,63 @@
+// `headway ablate` as a user runs it: a small study on the sim target, resumed, summarized.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_test_support.h"
+
+namespace headway::cli {
+namespace {
+
+TEST(AblateVerb, RunsASmallStudyOnSimResumesItAndRefusesAnotherSpec) {
+  store::TestTempDir tmp;
+  const std::string study = (tmp.path() / "study").string();
+  const CliRun first = run_headway(
+      {"ablate", "--study", study, "--target", "sim", "--kernels", "qkv", "--budget", "60s",
+       "--runs", "2", "--arms", "full,rule-lowest-mean", "--jobs", "2", "--json"},
+      "", 600);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const auto j = nlohmann::json::parse(first.out);
+  EXPECT_EQ(j["ran"], 4);
+  EXPECT_EQ(j["pending"], 0);
+  ASSERT_EQ(j["arms"].size(), 2u);
+  EXPECT_EQ(j["arms"][1]["arm"], "rule-lowest-mean");
+  for (const auto& arm : j["arms"]) {
+    EXPECT_EQ(arm["runs_done"], 2);
+    const auto& ratio = arm["figures"]["ratio_to_floor"];
+    EXPECT_EQ(ratio["runs"], 2);
+    EXPECT_GT(ratio["median"].get<double>(), 1.0) << "no head beats its floor";
+  }
+  EXPECT_TRUE(j["arms"][1]["figures"]["tests"].contains("difference_from_full"));
+  EXPECT_NE(first.err.find("ablate: full run 1: done"), std::string::npos) << first.err;
+
+  // Again: nothing to run; the summary in Markdown.
+  const CliRun again = run_headway({"ablate", "--study", study, "--format", "md"});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(again.err.find("started"), std::string::npos) << again.err;
+  EXPECT_NE(again.out.find("| rule-lowest-mean | 2 |"), std::string::npos) << again.out;
+
+  const CliRun more = run_headway({"ablate", "--study", study, "--runs", "3"});
+  EXPECT_EQ(more.exit_code, 2);
+  EXPECT_NE(more.err.find("has runs 2, not 3"), std::string::npos) << more.err;
+  EXPECT_EQ(run_headway({"ablate", "--study", study, "--runs", "2", "--report-only"}).exit_code, 0)
+      << "an option that agrees with the study is fine";
+}
+
+TEST(AblateVerb, BadInputIsAUsageErrorThatCreatesNothing) {
+  store::TestTempDir tmp;
+  const auto study = tmp.path() / "study";
+  for (const std::vector<std::string>& extra :
+       {std::vector<std::string>{"--arms", "full,without-everything"},
+        std::vector<std::string>{"--runs", "0"}, std::vector<std::string>{"--budget", "later"},
+        std::vector<std::string>{"--format", "pdf"}, std::vector<std::string>{"--report-only"}}) {
+    std::vector<std::string> args{"ablate", "--study", study.string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const CliRun r = run_headway(args);
+    EXPECT_EQ(r.exit_code, 2) << extra[0] << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("headway: ", 0), 0u) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(study)) << extra[0];
+  }
+}
+
+}  // namespace
+}  // namespace headway::cli
