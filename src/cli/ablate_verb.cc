@@ -127,8 +127,8 @@ int run_ablate(const AblateArgs& args) {
   for (const auto& f : ran.failures) fmt::print(stderr, "headway: {}\n", f);
   if (g_ablate_stopping) {
     fmt::print(stderr,
-               "headway: stopped by a signal ({} runs in flight stopped); `headway ablate --study "
-               "{}` goes on with the {} runs left\n",
+               "headway: stopped by a signal, and the runs in flight with it: {}; `headway ablate "
+               "--study {}` goes on with the runs left: {}\n",
                ran.stopped, args.study, study.pending().size());
     return 128 + g_ablate_stop_signal.load();
   }

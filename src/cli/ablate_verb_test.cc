@@ -1,7 +1,10 @@
 // `headway ablate` as a user runs it: a small study on the sim target, resumed, summarized.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <csignal>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "cli/cli_test_support.h"
 
@@ -57,6 +60,36 @@ TEST(AblateVerb, BadInputIsAUsageErrorThatCreatesNothing) {
     EXPECT_EQ(r.err.rfind("headway: ", 0), 0u) << r.err;
     EXPECT_FALSE(std::filesystem::exists(study)) << extra[0];
   }
+}
+
+// SIGTERM stops the study and the optimize it runs (on the cpu target, still measuring its chip
+// facts when the signal comes); nothing of the study runs on after it, and it resumes later.
+TEST(AblateVerb, ASignalStopsTheStudyAndItsRunsInFlight) {
+  store::TestTempDir tmp;
+  const std::string study = (tmp.path() / "study").string();
+  PipedHeadway ablate({"ablate", "--study", study, "--target", "cpu", "--kernels", "attn_out",
+                       "--budget", "60s", "--runs", "2"},
+                      "", true);
+  ASSERT_TRUE(ablate.started());
+  ASSERT_TRUE(ablate.read_until(
+      [](const std::string& out) { return out.find("full run 0: started") != std::string::npos; },
+      60))
+      << ablate.out();
+  std::this_thread::sleep_for(std::chrono::seconds(1));  // the optimize is under way
+  ablate.signal(SIGTERM);
+  EXPECT_EQ(ablate.wait(30), 128 + SIGTERM) << ablate.out();
+  EXPECT_NE(ablate.out().find("stopped by a signal, and the runs in flight with it: 1"),
+            std::string::npos)
+      << ablate.out();
+  EXPECT_NE(ablate.out().find("the runs left: 2"), std::string::npos) << ablate.out();
+  // No process of the study is left.
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string cmdline = file_text(entry.path() / "cmdline");
+    EXPECT_EQ(cmdline.find(study), std::string::npos) << entry.path() << ": " << cmdline;
+  }
+  const CliRun report = run_headway({"ablate", "--study", study, "--report-only", "--json"});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_EQ(nlohmann::json::parse(report.out)["pending"], 2);
 }
 
 }  // namespace
