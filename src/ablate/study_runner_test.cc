@@ -65,6 +65,30 @@ TEST(AblateRunner, RunsEveryArmsRunsOnceWithItsOptionsAndSeed) {
   EXPECT_EQ(run_pending(study, runner(&lines, &mutex)).ran, 0) << "nothing left to run";
 }
 
+// What the sim landscape makes matter moves the result: its cost model thinks the tuned design's
+// best prefetch and tile slower, so the full loop's static-cost screen keeps them out of the race
+// and the loop without it ends closer to the floor.
+TEST(AblateRunner, WithoutTheStaticCostScreenTheSimLoopEndsCloserToTheFloor) {
+  store::TestTempDir tmp;
+  StudySpec spec = small_sim_study();
+  spec.arms = {"full", "without-static-cost-screen"};
+  spec.runs = 3;
+  const Study study = Study::create_or_open(tmp.path() / "s", spec).value();
+  std::vector<std::string> lines;
+  std::mutex mutex;
+  const RunnerReport report = run_pending(study, runner(&lines, &mutex));
+  ASSERT_TRUE(report.failures.empty()) << report.failures.front();
+  for (int run = 0; run < spec.runs; ++run) {
+    EXPECT_GT(study.result("full", run).value()["not_raced_by_static_cost"].get<int>(), 0);
+    EXPECT_EQ(study.result("without-static-cost-screen", run).value()["not_raced_by_static_cost"],
+              0);
+  }
+  const auto arms = summarize(study);
+  EXPECT_LT(arms[1].figures.at("ratio_to_floor").median,
+            arms[0].figures.at("ratio_to_floor").median);
+  EXPECT_LT(*arms[1].figures.at("ratio_to_floor").difference, 0.0);
+}
+
 TEST(AblateRunner, AFailedRunIsReportedAndLeavesNoResult) {
   store::TestTempDir tmp;
   StudySpec spec = small_sim_study();

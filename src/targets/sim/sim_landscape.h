@@ -9,8 +9,16 @@
 //   sim-wrong | sim-crash | sim-hang the built candidate computes wrong results, crashes, hangs
 //   sim-cheat                        it passes its check and reads as fast as its factor says,
 //                                    but the verification of its timed calls finds it out
-// Each of the last four kinds may end in "when P_NAME=v" (it then applies only with that
-// value). Without sim-x, F is drawn from the text's hash, uniform in [0.8, 1.2).
+//   sim-cost C                       the toolchain's cost model believes C instead of F
+//   sim-cost-best P_NAME v PENALTY   and this penalty for P_NAME instead of its sim-best one
+// Each of sim-build-error, sim-wrong, sim-crash, sim-hang and sim-cheat may end in
+// "when P_NAME=v" (it then applies only with that value). Without sim-x, F is drawn from the
+// text's hash, uniform in [0.8, 1.2).
+//
+// Every source that builds has a static cost (Target::static_cost), a factor of the baseline's:
+// C (else F) times the parameters' penalties (sim-cost-best's where a parameter has one, else
+// sim-best's), times an error of the cost model drawn from the text's hash, uniform in
+// [0.93, 1.07). sim-cost and sim-cost-best make a design whose static cost misleads.
 #include <map>
 #include <optional>
 #include <string>
@@ -22,6 +30,7 @@ struct SimModel {
   enum class Behaviour { kCorrect, kWrong, kCrash, kHang } behaviour = Behaviour::kCorrect;
   std::optional<std::string> build_error;  // the diagnostic, when it does not build
   double time_factor = 1.0;                // true time over the kernel's sim baseline time
+  double static_cost = 1.0;                // what the cost model predicts, the same way
   std::map<std::string, int> params;       // the #define P_ values
   bool cheats = false;                     // sim-cheat: breaks a rule of timing
 };

@@ -25,6 +25,32 @@ TEST(SimLandscape, ParametersMoveTheTimeAroundTheirBestValue) {
   EXPECT_DOUBLE_EQ(simulate_source(design).time_factor, 0.5);
 }
 
+TEST(SimLandscape, TheStaticCostFollowsTheTimeWithinTheCostModelsError) {
+  for (const char* params : {"#define P_T 4\n", "#define P_T 1\n", "#define P_T 32\n", ""}) {
+    const SimModel m = simulate_source(std::string(params) + "sim-x 0.5\nsim-best P_T 4 0.5\n");
+    EXPECT_GE(m.static_cost / m.time_factor, 0.93) << params;
+    EXPECT_LT(m.static_cost / m.time_factor, 1.07) << params;
+  }
+  // The error is the source's own: two texts of the same time get different costs.
+  EXPECT_NE(simulate_source("sim-x 0.5\n").static_cost,
+            simulate_source("sim-x  0.5\n").static_cost);
+}
+
+TEST(SimLandscape, SimCostLinesMakeTheStaticCostMislead) {
+  const std::string design =
+      "sim-x 0.5\nsim-cost 0.9\nsim-best P_T 4 0.5\nsim-best P_U 4 0.5\nsim-cost-best P_T 1 1\n";
+  const SimModel best = simulate_source("#define P_T 4\n#define P_U 4\n" + design);
+  const SimModel first = simulate_source("#define P_T 1\n#define P_U 4\n" + design);
+  EXPECT_DOUBLE_EQ(best.time_factor, 0.5);
+  EXPECT_DOUBLE_EQ(first.time_factor, 0.5 * 2.0);
+  // The cost model: 0.9 instead of 0.5, P_T best at 1 with 1 a step, P_U as it truly is.
+  EXPECT_NEAR(best.static_cost, 0.9 * 3.0, 0.07 * 0.9 * 3.0);
+  EXPECT_NEAR(first.static_cost, 0.9, 0.07 * 0.9);
+  EXPECT_LT(first.static_cost, best.static_cost) << "the model ranks them the wrong way round";
+  const SimModel off = simulate_source("#define P_T 1\n#define P_U 1\n" + design);
+  EXPECT_NEAR(off.static_cost / first.static_cost, 2.0, 0.3) << "P_U's penalty is the true one";
+}
+
 TEST(SimLandscape, BuildErrorsAndFailuresFollowTheirConditions) {
   const SimModel broken = simulate_source("x\nsim-build-error 'foo' was not declared\n");
   ASSERT_TRUE(broken.build_error);

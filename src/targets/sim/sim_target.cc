@@ -33,13 +33,21 @@ A simulated device for tests. A candidate is text; its lines steer the model:
   `when P_NAME=v`.
 - `sim-cheat`: the candidate passes its check, but the verification of its timed calls
   disqualifies it; it may end in `when P_NAME=v` too.
+- `sim-cost C`, `sim-cost-best P_NAME v PENALTY`: what the toolchain's cost model believes in
+  place of `sim-x` and of P_NAME's `sim-best` line. Every candidate that builds has a static cost:
+  its factor by the cost model's beliefs, within a few percent of error drawn from its text.
+
+The design library (the same for every kernel) has the structure of real kernels': two large
+gains (`blocked`, then `threaded`, about 3x in all), many small ones (the `tuned` design's three
+knobs, 1.5-2.5% a step), a design that never builds (`wide`), and a cost model that is honest but
+for two knobs of `tuned`, whose best values it believes slower.
 
 The toolchain spec is a name (default `sim-1`; one starting with `missing` is not found), and
 may end in `:stop-after=N`: the device stops (targets::DeviceStopped) once it has served N
 readings.
 )";
 
-// The design library of every kernel: the same three designs.
+// The design library of every kernel: the same four designs (kDocs says what they stand for).
 constexpr const char* kBlocked = R"(// headway-design: blocked
 // summary: rows in blocks of P_BLOCK, one activation load per block
 // param P_BLOCK 1 2 4 8 default 2
@@ -56,6 +64,21 @@ sim-x 0.3
 sim-best P_THREADS 4 0.6
 sim-best P_CHUNK 16 0.05
 sim-wrong when P_CHUNK=32
+)";
+// Knobs of the threaded kernel, each worth 1.5-2.5% a step from its default to its best (12% in
+// all); the cost model thinks prefetching further and larger tiles cost time.
+constexpr const char* kTuned = R"(// headway-design: tuned
+// summary: P_THREADS threads with tuned prefetch distance, unroll and tile
+// param P_PREFETCH 1 2 4 8 default 1
+// param P_UNROLL 1 2 4 8 default 1
+// param P_TILE 16 32 64 128 default 16
+//
+sim-x 0.26
+sim-best P_PREFETCH 4 0.02
+sim-best P_UNROLL 4 0.015
+sim-best P_TILE 64 0.025
+sim-cost-best P_PREFETCH 1 0.1
+sim-cost-best P_TILE 16 0.1
 )";
 constexpr const char* kWide = R"(// headway-design: wide
 // summary: 512-bit vectors
@@ -154,6 +177,7 @@ targets::BuildOutcome SimTarget::build(const std::string& source, const std::fil
                   {},
                   {{"toolchain", info_.id},
                    {"time_factor", model.time_factor},
+                   {"static_cost", model.static_cost},
                    {"behaviour", std::string(to_string(model.behaviour))},
                    {"cheats", model.cheats}}};
   return out;
@@ -242,14 +266,22 @@ targets::TargetDocs SimTarget::docs() const {
   return d;
 }
 
+std::optional<double> SimTarget::static_cost(const targets::Artifact& artifact) const {
+  const auto cost = artifact.meta.find("static_cost");
+  if (cost == artifact.meta.end() || !cost->is_number()) return std::nullopt;
+  return cost->get<double>();
+}
+
 std::string SimTarget::baseline_source(const KernelContract& kernel) const {
   return fmt::format("// the plain {} baseline (simulated)\nsim-x 1\n", kernel.name());
 }
 
 std::vector<targets::DocFile> SimTarget::design_files(std::string_view kernel) const {
   std::vector<targets::DocFile> out;
-  for (const auto& [name, text] :
-       {std::pair{"blocked", kBlocked}, {"threaded", kThreaded}, {"wide", kWide}}) {
+  for (const auto& [name, text] : {std::pair{"blocked", kBlocked},
+                                   {"threaded", kThreaded},
+                                   {"tuned", kTuned},
+                                   {"wide", kWide}}) {
     out.push_back({fmt::format("sim/designs/{}/{}.sim", kernel, name), text});
   }
   return out;

@@ -58,6 +58,8 @@ class SimTarget final : public targets::Target {
 
   targets::BuildOutcome build(const std::string& source,
                               const std::filesystem::path& cache_dir) override;
+  // The cost model's prediction for a built source (sim_landscape.h).
+  std::optional<double> static_cost(const targets::Artifact& artifact) const override;
   // Its times come from a model of a device, not from the host's cores.
   bool times_on_host() const override { return false; }
   targets::CheckOutcome check(const KernelContract& kernel, const targets::Artifact& artifact,

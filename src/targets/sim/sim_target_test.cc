@@ -1,11 +1,16 @@
 #include "targets/sim/sim_target.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <map>
+#include <sstream>
 
 #include "statistics/calibration.h"
 #include "targets/fact_names.h"
+#include "targets/sim/sim_landscape.h"
 
 namespace headway::sim {
 namespace {
@@ -136,12 +141,77 @@ TEST(SimTarget, CalibratesOnSimDevicesWithTheConfiguredNoise) {
   ASSERT_NE(dynamic_cast<statistics::SimDevice*>(device.get()), nullptr);
 }
 
+// A design of the library with its parameters set (defaults for those not given).
+SimModel design_at(const std::string& text, std::map<std::string, int> params) {
+  std::istringstream in(text);
+  std::string defines;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream w(line);
+    std::string slashes, param, name;
+    w >> slashes >> param >> name;
+    if (param != "param") continue;
+    std::string word;
+    while (w >> word && word != "default") {
+    }
+    int value = 0;
+    w >> value;
+    params.emplace(name, value);
+  }
+  for (const auto& [name, value] : params) defines += fmt::format("#define {} {}\n", name, value);
+  return simulate_source(defines + text);
+}
+
+// The library has the structure of the real kernels' (docs/ABLATIONS.md): a few large gains, many
+// small ones, a design the chip cannot run, and a static cost that misleads on some parameters.
+TEST(SimTarget, TheDesignLibraryHasTheStructureOfTheRealKernels) {
+  std::map<std::string, std::string> designs;
+  for (const auto& d : SimTarget().design_files("qkv")) {
+    designs[std::filesystem::path(d.path).stem().string()] = d.text;
+  }
+  ASSERT_EQ(designs.size(), 4u);
+  // Large gains: each new design at its best is far from the baseline and the one before.
+  const double blocked = design_at(designs["blocked"], {{"P_BLOCK", 4}}).time_factor;
+  const double threaded =
+      design_at(designs["threaded"], {{"P_THREADS", 4}, {"P_CHUNK", 16}}).time_factor;
+  EXPECT_LT(blocked, 0.75);
+  EXPECT_LT(threaded / blocked, 0.5);
+  // Many small gains: each step of a tuned knob from its default toward its best gains 1.5-3%,
+  // and the tuned design at its defaults edges out the threaded one at its best.
+  const std::string& tuned = designs["tuned"];
+  const double tuned_default = design_at(tuned, {}).time_factor;
+  EXPECT_LT(tuned_default, threaded);
+  EXPECT_GT(tuned_default, 0.95 * threaded);
+  int small_steps = 0;
+  for (const auto& [knob, path] : std::map<std::string, std::vector<int>>{
+           {"P_PREFETCH", {1, 2, 4}}, {"P_UNROLL", {1, 2, 4}}, {"P_TILE", {16, 32, 64}}}) {
+    for (size_t i = 1; i < path.size(); ++i) {
+      const double before = design_at(tuned, {{knob, path[i - 1]}}).time_factor;
+      const double after = design_at(tuned, {{knob, path[i]}}).time_factor;
+      EXPECT_GE(1 - after / before, 0.014) << knob << " " << path[i];
+      EXPECT_LE(1 - after / before, 0.03) << knob << " " << path[i];
+      ++small_steps;
+    }
+  }
+  EXPECT_EQ(small_steps, 6);
+  // A design the chip cannot run, whatever its parameters.
+  for (int unroll : {1, 2})
+    EXPECT_TRUE(design_at(designs["wide"], {{"P_UNROLL", unroll}}).build_error);
+  // A static cost that misleads: prefetching further is truly faster, predicted slower.
+  const SimModel near = design_at(tuned, {{"P_PREFETCH", 1}});
+  const SimModel far = design_at(tuned, {{"P_PREFETCH", 4}});
+  EXPECT_LT(far.time_factor, near.time_factor);
+  EXPECT_GT(far.static_cost, 1.1 * near.static_cost);
+  // Elsewhere it ranks honestly.
+  EXPECT_LT(design_at(designs["threaded"], {{"P_THREADS", 4}}).static_cost,
+            design_at(designs["threaded"], {{"P_THREADS", 1}}).static_cost);
+}
+
 TEST(SimTarget, CarriesDocsBaselinesAndADesignLibrary) {
   SimTarget t;
   EXPECT_FALSE(t.docs().files.empty());
   EXPECT_NE(t.baseline_source(qkv()).find("sim-x 1"), std::string::npos);
   const auto designs = t.design_files("qkv");
-  ASSERT_EQ(designs.size(), 3u);
+  ASSERT_EQ(designs.size(), 4u);
   for (const auto& d : designs) {
     EXPECT_EQ(d.text.rfind("// headway-design: ", 0), 0u) << d.path;
   }
