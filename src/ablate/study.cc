@@ -93,14 +93,13 @@ Result<StudySpec> study_spec_from_json(const nlohmann::json& j) {
   }
 }
 
-Result<Study> Study::create_or_open(const fs::path& dir, const std::optional<StudySpec>& spec) {
+Result<Study> Study::create_or_open(const fs::path& dir, const std::optional<StudySpec>& spec,
+                                    const std::optional<std::vector<std::string>>& compared) {
   const fs::path file = dir / "study.json";
-  if (spec) {
-    if (auto valid = validate(*spec); !valid) return valid.error();
-  }
   std::error_code ec;
   if (!fs::exists(file, ec)) {
     if (!spec) return invalid_input(fmt::format("{} holds no study (no study.json)", dir.string()));
+    if (auto valid = validate(*spec); !valid) return valid.error();
     try {
       write_file_creating_folders(file, to_json(*spec).dump(2) + "\n");
     } catch (const std::exception& e) {
@@ -117,7 +116,9 @@ Result<Study> Study::create_or_open(const fs::path& dir, const std::optional<Stu
   if (spec) {
     const nlohmann::json want = to_json(*spec), have = to_json(stored.value());
     for (const auto& [key, value] : have.items()) {
-      if (want[key] != value) {
+      const bool checked =
+          !compared || std::find(compared->begin(), compared->end(), key) != compared->end();
+      if (checked && want[key] != value) {
         return invalid_input(fmt::format(
             "the study in {} has {} {}, not {}: resume it without that option, or use another "
             "folder",

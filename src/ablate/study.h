@@ -54,11 +54,13 @@ Result<StudySpec> study_spec_from_json(const nlohmann::json& j);
 
 class Study {
  public:
-  // Creates the study's folder and study.json from `spec` when DIR has no study.json; else opens
-  // it, and a `spec` that differs from the stored one is an error that names the first field
-  // that differs (nullopt: take the stored one). An invalid spec is an error that writes nothing.
-  static Result<Study> create_or_open(const std::filesystem::path& dir,
-                                      const std::optional<StudySpec>& spec);
+  // Creates the study's folder and study.json from `spec` when DIR has no study.json (an invalid
+  // spec is an error that writes nothing); else opens it, and a field of `spec` named in
+  // `compared` (to_json's keys; nullopt: every field) that differs from the stored one is an
+  // error naming it. A `spec` of nullopt: open only.
+  static Result<Study> create_or_open(
+      const std::filesystem::path& dir, const std::optional<StudySpec>& spec,
+      const std::optional<std::vector<std::string>>& compared = std::nullopt);
 
   const std::filesystem::path& dir() const { return dir_; }
   const StudySpec& spec() const { return spec_; }

@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <system_error>
 
@@ -17,6 +16,7 @@
 #include "cli/cli_support.h"
 #include "cli/verbs.h"
 #include "common/sandbox.h"
+#include "common/split_fields.h"
 
 namespace headway::cli {
 
@@ -53,42 +53,23 @@ void catch_ablate_stop_signals() {
   sigaction(SIGTERM, &sa, nullptr);
 }
 
-std::vector<std::string> split_arms(const std::string& list) {
-  std::vector<std::string> out;
-  std::stringstream in(list);
-  for (std::string arm; std::getline(in, arm, ',');) {
-    if (!arm.empty()) out.push_back(arm);
-  }
-  return out;
-}
-
 // The study at args.study: created from the given options when it has no study.json yet, else
 // opened, and each given option must agree with what it holds.
 ablate::Study open_study(const AblateArgs& args) {
   ablate::StudySpec spec = args.spec;
-  if (!args.arms.empty()) spec.arms = split_arms(args.arms);
-  if (!spec.manifest.empty())
-    spec.manifest = fs::absolute(spec.manifest).lexically_normal().string();
-  std::error_code ec;
-  const bool exists = fs::exists(fs::path(args.study) / "study.json", ec);
-  if (!exists) {
-    if (args.report_only) throw UsageError(args.study + " holds no study (no study.json)");
-    auto created = ablate::Study::create_or_open(args.study, spec);
-    if (!created) fail_with(created.error());
-    return std::move(created.value());
-  }
-  auto opened = ablate::Study::create_or_open(args.study, std::nullopt);
-  if (!opened) fail_with(opened.error());
-  const nlohmann::json stored = ablate::to_json(opened.value().spec()),
-                       want = ablate::to_json(spec);
-  for (const auto& key : args.given) {
-    if (stored.at(key) != want.at(key)) {
-      throw UsageError(fmt::format(
-          "the study in {} has {} {}, not {}: resume it without --{}, or use another folder",
-          args.study, key, stored.at(key).dump(), want.at(key).dump(), key));
+  if (!args.arms.empty()) {
+    spec.arms.clear();
+    for (auto& arm : split_fields(args.arms, ',')) {
+      if (!arm.empty()) spec.arms.push_back(std::move(arm));
     }
   }
-  return std::move(opened.value());
+  if (!spec.manifest.empty())
+    spec.manifest = fs::absolute(spec.manifest).lexically_normal().string();
+  if (args.report_only && !fs::exists(fs::path(args.study) / "study.json"))
+    throw UsageError(args.study + " holds no study (no study.json)");
+  auto study = ablate::Study::create_or_open(args.study, spec, args.given);
+  if (!study) fail_with(study.error());
+  return std::move(study.value());
 }
 
 int run_ablate(const AblateArgs& args) {

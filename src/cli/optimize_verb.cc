@@ -4,7 +4,6 @@
 
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "agents/agent_proposer.h"
 #include "agents/rule_miner.h"
@@ -16,6 +15,7 @@
 #include "common/duration.h"
 #include "common/file_io.h"
 #include "common/median_interval.h"
+#include "common/split_fields.h"
 #include "knowledge/facts.h"
 #include "knowledge/kernel_timings.h"
 #include "knowledge/onboard.h"
@@ -72,9 +72,7 @@ class PoolUseRecorder {
 // The names in --kernels; whether the target knows them is checked once it is made.
 std::vector<std::string> split_kernels(const std::string& list) {
   std::vector<std::string> out;
-  std::stringstream in(list);
-  std::string name;
-  while (std::getline(in, name, ',')) {
+  for (const std::string& name : split_fields(list, ',')) {
     if (name.empty()) throw UsageError("--kernels has an empty name");
     if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
   }

@@ -1,10 +1,10 @@
-// Per-toolchain kernel timings in a real workspace, measured with real builds and runners.
+// Per-toolchain kernel timings in a real workspace, remeasured through the Target interface.
 #include "knowledge/kernel_timings.h"
 
 #include <gtest/gtest.h>
 
+#include "loop/loop_test_target_test_support.h"
 #include "store/test_temp_dir.h"
-#include "targets/registry/registry.h"
 
 namespace headway::knowledge {
 namespace {
@@ -14,8 +14,11 @@ TEST(KernelTimings, RemeasureAppendsPerToolchainAndTracksTheCurrentHead) {
   auto ws = store::Workspace::create(dir.path() / "w").value();
   const KernelContract* kernel = find_kernel("attn_out");
   ASSERT_NE(kernel, nullptr);
-  const std::string baseline = targets::make_target("cpu")->baseline_source(*kernel);
-  auto tree = trees::DesignTree::create(ws, {"attn_out", "cpu", 0.1, 2.0, ""}, baseline).value();
+  // The loop tests' own target (timed in-process, through the Target interface only).
+  const auto tc = loop::testing::make_loop_test_target();
+  const std::string baseline = tc->baseline_source(*kernel);
+  auto tree =
+      trees::DesignTree::create(ws, {"attn_out", tc->name(), 0.1, 2.0, ""}, baseline).value();
   trees::NewNode n;
   n.design = "copy";
   n.source = baseline + "\n// the same kernel\n";
@@ -33,7 +36,6 @@ TEST(KernelTimings, RemeasureAppendsPerToolchainAndTracksTheCurrentHead) {
   EXPECT_EQ(current_head_ms(ws, tree, "old-tc"), 2.5);
   EXPECT_EQ(current_baseline_ms(ws, tree, "old-tc"), 3.0);
 
-  const auto tc = targets::make_target("cpu");
   const auto id = tc->identity();
   ASSERT_TRUE(id.found);
   const Remeasured r = remeasure_baseline_and_head(ws, tree, *kernel, *tc, cache.path(), 5);

@@ -3,8 +3,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <sstream>
 #include <utility>
+
+#include "common/split_fields.h"
 
 namespace headway::loop {
 
@@ -34,12 +35,8 @@ const std::vector<std::string>& switchable_parts() {
 
 Status switch_off(std::string_view list, OptimizeOptions* options) {
   OptimizeOptions changed = *options;
-  std::stringstream in{std::string(list)};
-  std::string raw;
-  while (std::getline(in, raw, ',')) {
-    const size_t first = raw.find_first_not_of(' ');
-    if (first == std::string::npos) continue;
-    const std::string name = raw.substr(first, raw.find_last_not_of(' ') + 1 - first);
+  for (const std::string& name : split_fields(list, ',')) {
+    if (name.empty()) continue;
     const Part* part = nullptr;
     for (const auto& p : parts()) {
       if (p.name == name) part = &p;
