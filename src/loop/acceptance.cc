@@ -151,14 +151,15 @@ AcceptanceResult AcceptanceTest::run(const trees::Node& head,
                     decision.note.empty() ? "" : "; ", confirmed.pairs, confirmed.verified_calls);
   }
   decision.rule_config = statistics::rule_config_json(settings);
+  result.seconds = elapsed();
+  add_device_seconds(tree_.workspace(), name, result.seconds, "other", device.accounting());
+  decision.device_seconds = total_device_seconds(tree_.workspace());
   if (auto finished = log.finish_test(test, decision); !finished)
     throw std::runtime_error("finish test: " + finished.error().message);
   result.outcome = record.outcome;
   result.test_id = test;
   result.pairs = static_cast<int>(record.d.size());
   result.effect_pct = decision.effect_pct;
-  result.seconds = elapsed();
-  add_device_seconds(tree_.workspace(), name, result.seconds, "other", device.accounting());
   return result;
 }
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace headway::loop {
 
 namespace {
@@ -23,8 +25,8 @@ std::string activity_key(const std::string& kernel, const std::string& activity)
 
 void add_device_seconds(store::Workspace& ws, const std::string& kernel, double seconds,
                         const std::string& activity, const nlohmann::json& accounting) {
-  add_meta_seconds(ws, "device_seconds." + kernel, seconds);
   if (!accounting.is_object()) {
+    add_meta_seconds(ws, "device_seconds." + kernel, seconds);
     add_meta_seconds(ws, activity_key(kernel, activity), seconds);
     return;
   }
@@ -35,11 +37,19 @@ void add_device_seconds(store::Workspace& ws, const std::string& kernel, double 
     add_meta_seconds(ws, activity_key(kernel, a), v);
     covered += v;
   }
+  add_meta_seconds(ws, "device_seconds." + kernel, std::max(seconds, covered));
   if (seconds > covered) add_meta_seconds(ws, activity_key(kernel, "other"), seconds - covered);
 }
 
 double device_seconds(store::Workspace& ws, const std::string& kernel) {
   return meta_seconds(ws, "device_seconds." + kernel);
+}
+
+double total_device_seconds(store::Workspace& ws) {
+  store::Statement s = ws.db().prepare(
+      "SELECT COALESCE(SUM(CAST(m.value AS REAL)), 0) FROM kernels k "
+      "JOIN meta m ON m.key = 'device_seconds.' || k.name");
+  return s.step() ? s.real(0) : 0.0;
 }
 
 std::map<std::string, double> device_seconds_split(store::Workspace& ws,

@@ -18,12 +18,16 @@ inline constexpr const char* kDeviceActivities[] = {
 
 // Adds `seconds` of wall time to the kernel's device time. `accounting` (a session's or paired
 // device's, null when it has none) splits it by activity ("<activity>_seconds" members); what it
-// does not cover counts as "other". Without accounting it all counts as `activity`.
+// does not cover counts as "other". Without accounting it all counts as `activity`. Where the
+// accounting covers more than the wall time (a simulated device's time, which passes in no time),
+// the kernel's device time grows by what it covers.
 void add_device_seconds(store::Workspace& ws, const std::string& kernel, double seconds,
                         const std::string& activity, const nlohmann::json& accounting = nullptr);
 
 // The device seconds spent on a kernel so far, from the workspace.
 double device_seconds(store::Workspace& ws, const std::string& kernel);
+// The device seconds spent on every registered kernel so far.
+double total_device_seconds(store::Workspace& ws);
 // The same seconds by activity; empty when none were recorded.
 std::map<std::string, double> device_seconds_split(store::Workspace& ws, const std::string& kernel);
 

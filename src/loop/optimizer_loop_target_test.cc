@@ -18,6 +18,7 @@
 #include "loop/optimizer.h"
 #include "loop/run_record.h"
 #include "loop/screen_calibration.h"
+#include "loop/scripted_run_test_support.h"
 #include "statistics/betting_rule.h"
 #include "store/test_temp_dir.h"
 #include "trees/decision_log.h"
@@ -236,39 +237,6 @@ TEST(OptimizeOnLoopTarget, ARunsSeedChangesItsReadingsAndTheSameSeedRepeatsThem)
   EXPECT_EQ(readings(7), a);
   EXPECT_NE(readings(8), a);
   EXPECT_NE(readings(0), a);
-}
-
-// Proposes the given sources once, as new designs; then nothing.
-class ScriptedProposer final : public Proposer {
- public:
-  explicit ScriptedProposer(std::vector<std::string> sources) : sources_(std::move(sources)) {}
-  std::string name() const override { return "script"; }
-  std::vector<Proposal> propose(const ProposalContext&) override {
-    std::vector<Proposal> out;
-    for (size_t i = 0; i < sources_.size(); ++i)
-      out.push_back({"scripted" + std::to_string(i), {}, sources_[i], "", "", "", std::nullopt});
-    sources_.clear();
-    return out;
-  }
-
- private:
-  std::vector<std::string> sources_;
-};
-
-OptimizeSummary run_scripted(store::Workspace& ws, targets::Target& target,
-                             std::vector<std::string> sources, std::vector<Progress>* progress,
-                             double done_within_floor = OptimizeOptions{}.done_within_floor,
-                             const std::function<void(OptimizeOptions&)>& change = {}) {
-  knowledge::set_workspace_target_name(ws, testing::kLoopTestTargetName);
-  OptimizeOptions options;
-  options.kernels = {"attn_out"};
-  options.done_within_floor = done_within_floor;
-  options.target = &target;
-  if (change) change(options);
-  ScriptedProposer proposer(std::move(sources));
-  return optimize(ws, proposer, options, [progress](const Progress& p) {
-    if (progress) progress->push_back(p);
-  });
 }
 
 // Every race of a run is in the workspace: finished, its readings stored under its id, one per

@@ -14,9 +14,9 @@ KernelReport kernel() {
   k.head_ms = 1.5;
   k.floor_ms = 0.9;
   k.decode_ms = NAN;
-  trees::HeadRecord first{1, 1, "2026-11-30T10:00:00.000Z", 25.0, std::nullopt};
-  trees::HeadRecord second{2, 4, "2026-11-30T10:00:30.000Z", 3.0, 1};
-  trees::HeadRecord third{3, 9, "2026-11-30T10:01:00.000Z", 1.5, 2};
+  trees::HeadRecord first{1, 1, "2026-11-30T10:00:00.000Z", 25.0, std::nullopt, std::nullopt};
+  trees::HeadRecord second{2, 4, "2026-11-30T10:00:30.000Z", 3.0, 1, 4.0};
+  trees::HeadRecord third{3, 9, "2026-11-30T10:01:00.000Z", 1.5, 2, 9.0};
   k.heads = {first, second, third};
   NodeReport late;
   late.node.id = 12;

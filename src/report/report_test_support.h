@@ -59,8 +59,8 @@ inline Report sample_report() {
   k.speedup = 4.0;
   k.device_seconds = 42.0;
   k.head_node = 2;
-  k.heads = {{1, 1, "2026-11-30T11:00:00.000Z", 8.0, std::nullopt},
-             {2, 2, "2026-11-30T11:30:00.000Z", 2.0, 1}};
+  k.heads = {{1, 1, "2026-11-30T11:00:00.000Z", 8.0, std::nullopt, std::nullopt},
+             {2, 2, "2026-11-30T11:30:00.000Z", 2.0, 1, 30.0}};
   NodeReport root, head, failed;
   root.node.id = 1;
   root.node.kind = trees::NodeKind::kBaseline;

@@ -330,7 +330,14 @@ CREATE TRIGGER pool_runs_append_only_delete BEFORE DELETE ON pool_runs
 BEGIN SELECT RAISE(ABORT, 'pool runs are append-only'); END;
 )sql";
 
-constexpr std::array<SchemaStep, 11> kSteps = {{
+// The workspace's device seconds, over every kernel, when a head was set by an acceptance test:
+// the x of the curve of head time against device time (`headway ablate`). NULL for the
+// baseline (set before any device time went to rounds) and heads set otherwise.
+constexpr std::string_view kV12 = R"sql(
+ALTER TABLE heads ADD COLUMN device_seconds REAL;
+)sql";
+
+constexpr std::array<SchemaStep, 12> kSteps = {{
     {1, "kernels, design trees, heads, tests, races and readings", kV1},
     {2, "chip facts and legality rules per toolchain", kV2},
     {3, "baseline and head timings per toolchain", kV3},
@@ -342,6 +349,7 @@ constexpr std::array<SchemaStep, 11> kSteps = {{
     {9, "the shape set of baseline and head timings", kV9},
     {10, "a head found cheating leaves accepted", kV10},
     {11, "device pools' use over time", kV11},
+    {12, "the device time when each head was set", kV12},
 }};
 
 static_assert(kApplicationId == 1751414649, "kV1 sets application_id literally");

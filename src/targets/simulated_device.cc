@@ -40,7 +40,12 @@ Result<double> SimulatedSession::reading(int i) {
   read_.insert(k);
   const double seconds = seconds_.at(k) * std::exp(cv_ * rngs_.at(k).normal());
   if (hold_) hold_(seconds);
+  simulated_seconds_ += seconds;
   return seconds;
+}
+
+nlohmann::json SimulatedSession::accounting() const {
+  return {{"timed_seconds", simulated_seconds_}};
 }
 
 std::optional<ArmBreach> SimulatedSession::verify_arms() {
@@ -64,7 +69,12 @@ double SimulatedPairedDevice::run_once(statistics::Arm arm, nlohmann::json* cloc
   budget_.take();
   const double seconds = device_.run_once(arm, clock_out);
   if (hold_) hold_(seconds);
+  simulated_seconds_ += seconds;
   return seconds;
+}
+
+nlohmann::json SimulatedPairedDevice::accounting() const {
+  return {{"timed_seconds", simulated_seconds_}};
 }
 
 void SimulatedPairedDevice::verify_arms() {

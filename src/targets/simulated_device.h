@@ -47,6 +47,8 @@ class SimulatedSession final : public Session {
   int arms() const override { return static_cast<int>(seconds_.size()); }
   Result<double> reading(int i) override;
   std::optional<ArmBreach> verify_arms() override;
+  // {"timed_seconds": the simulated seconds of its readings so far}: the device time it took.
+  nlohmann::json accounting() const override;
 
  private:
   std::vector<double> seconds_;
@@ -57,6 +59,7 @@ class SimulatedSession final : public Session {
   HoldDevice hold_;
   std::vector<Rng> rngs_;
   std::set<size_t> read_;  // arms read so far
+  double simulated_seconds_ = 0.0;
 };
 
 // What a simulated target knows of an artifact: whether it runs correctly, its true time, and
@@ -99,6 +102,8 @@ class SimulatedPairedDevice final : public statistics::PairedDevice {
   double run_once(statistics::Arm arm, nlohmann::json* clock_out) override;
   int64_t now_ns() override { return device_.now_ns(); }
   void verify_arms() override;
+  // {"timed_seconds": the simulated seconds of its readings so far}: the device time it took.
+  nlohmann::json accounting() const override;
   const statistics::SimDevice& device() const { return device_; }
 
  private:
@@ -107,6 +112,7 @@ class SimulatedPairedDevice final : public statistics::PairedDevice {
   ReadingBudget budget_;
   std::string cheat_found_;
   HoldDevice hold_;
+  double simulated_seconds_ = 0.0;
 };
 
 }  // namespace headway::targets

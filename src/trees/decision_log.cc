@@ -185,7 +185,8 @@ Result<TestRecord> DecisionLog::finish_test(int64_t test_id, const TestDecision&
     for (const auto& r : readings(test_id)) {
       if (r.node_id == t->candidate_node) ms.push_back(r.seconds * 1e3);
     }
-    auto made = tree_->set_head(t->candidate_node, median(ms), test_id, reason, evidence);
+    auto made =
+        tree_->set_head(t->candidate_node, median(ms), test_id, reason, evidence, d.device_seconds);
     if (!made) return made.error();
   } else {
     auto moved = tree_->set_status(t->candidate_node, status_after(d.outcome), reason, evidence);

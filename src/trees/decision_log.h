@@ -55,6 +55,9 @@ struct TestDecision {
   // candidate's evidence as "rule_config" so its wealth can be replayed from the readings; null:
   // not kept.
   nlohmann::json rule_config;
+  // The workspace's device seconds at the decision, stored with the head a FASTER makes
+  // (HeadRecord::device_seconds); nullopt: not stored.
+  std::optional<double> device_seconds;
 };
 
 struct TestCounts {

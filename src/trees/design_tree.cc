@@ -61,10 +61,11 @@ HeadRecord read_head(const Statement& s) {
   h.since = s.text(2);
   h.median_ms = s.optional_real(3);
   h.test_id = s.optional_int64(4);
+  h.device_seconds = s.optional_real(5);
   return h;
 }
 
-constexpr std::string_view kHeadColumns = "id, node_id, since, median_ms, test_id";
+constexpr std::string_view kHeadColumns = "id, node_id, since, median_ms, test_id, device_seconds";
 
 std::optional<std::string> evidence_text(const json& evidence) {
   if (evidence.is_null()) return std::nullopt;
@@ -86,12 +87,16 @@ void write_status(store::Database& db, int64_t id, NodeStatus status, std::strin
 
 // Appends a row to `kernel`'s head history.
 void append_head(store::Database& db, const std::string& kernel, int64_t node,
-                 std::optional<double> median_ms, std::optional<int64_t> test_id) {
-  db.prepare("INSERT INTO heads(kernel, node_id, median_ms, test_id) VALUES (?1, ?2, ?3, ?4)")
+                 std::optional<double> median_ms, std::optional<int64_t> test_id,
+                 std::optional<double> device_seconds = std::nullopt) {
+  db.prepare(
+        "INSERT INTO heads(kernel, node_id, median_ms, test_id, device_seconds) "
+        "VALUES (?1, ?2, ?3, ?4, ?5)")
       .bind(1, kernel)
       .bind(2, node)
       .bind(3, median_ms)
       .bind(4, test_id)
+      .bind(5, device_seconds)
       .run();
 }
 
@@ -339,7 +344,8 @@ Result<Node> DesignTree::set_status(int64_t id, NodeStatus status, std::string_v
 
 Result<HeadRecord> DesignTree::set_head(int64_t id, std::optional<double> median_ms,
                                         std::optional<int64_t> test_id, std::string_view reason,
-                                        const json& evidence) {
+                                        const json& evidence,
+                                        std::optional<double> device_seconds) {
   store::Database& db = ws_->db();
   Transaction txn(db);
   auto candidate = node(id);
@@ -353,7 +359,7 @@ Result<HeadRecord> DesignTree::set_head(int64_t id, std::optional<double> median
     }
     write_status(db, id, NodeStatus::kAccepted, reason, evidence);
   }
-  append_head(db, kernel_, id, median_ms, test_id);
+  append_head(db, kernel_, id, median_ms, test_id, device_seconds);
   const int64_t seq = db.last_insert_rowid();
   txn.commit();
   const auto history = head_history();

@@ -70,6 +70,8 @@ struct HeadRecord {
   std::string since;
   std::optional<double> median_ms;  // the head's median time when it became head
   std::optional<int64_t> test_id;   // the acceptance test that made it head, if any
+  // The workspace's device seconds (every kernel's) when it became head, where the caller said.
+  std::optional<double> device_seconds;
 };
 
 class DesignTree {
@@ -120,7 +122,8 @@ class DesignTree {
   // the head, or in a status that cannot become accepted.
   Result<HeadRecord> set_head(int64_t id, std::optional<double> median_ms,
                               std::optional<int64_t> test_id, std::string_view reason = "",
-                              const nlohmann::json& evidence = nullptr);
+                              const nlohmann::json& evidence = nullptr,
+                              std::optional<double> device_seconds = std::nullopt);
   // The head was found breaking a rule of timing after it became head: in one transaction it
   // becomes cheated with this reason and evidence (the one way out of accepted), and the latest
   // earlier head not cheated becomes the head again (a row appended to the history, with its
