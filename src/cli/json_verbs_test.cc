@@ -149,6 +149,25 @@ TEST_F(JsonVerbs, OptimizeOnTheSimTargetKeepsProgressOnStderr) {
   EXPECT_LE(k["head_interval_ms"][0].get<double>(), k["head_ms"].get<double>());
   EXPECT_GE(k["head_interval_ms"][1].get<double>(), k["head_ms"].get<double>());
   EXPECT_EQ(k["speedup_verdict"], "faster") << k.dump();
+  // How the run went: the head's steps against device time, judged against the sim's truth.
+  const auto& curve = k["curve"];
+  ASSERT_GE(curve.size(), 2u) << k.dump();
+  EXPECT_EQ(curve[0][0], 0.0);
+  EXPECT_NEAR(curve[0][1].get<double>(), k["baseline_ms"].get<double>(),
+              0.05 * k["baseline_ms"].get<double>())
+      << "the baseline, at device time 0";
+  for (size_t i = 1; i < curve.size(); ++i) {
+    EXPECT_GT(curve[i][0].get<double>(), curve[i - 1][0].get<double>());
+    EXPECT_LT(curve[i][1].get<double>(), curve[i - 1][1].get<double>());
+  }
+  EXPECT_GE(j["device_seconds"].get<double>(), curve.back()[0].get<double>());
+  EXPECT_EQ(j["device_seconds_to_1_25x"].is_null(),
+            curve.back()[1].get<double>() > 1.25 * k["floor_ms"].get<double>())
+      << j.dump();
+  const auto& truth = k["truth"];
+  EXPECT_EQ(truth["judged"], j["tests"]);
+  EXPECT_EQ(j["truth"], truth) << "one kernel: the run's truth is its own";
+  EXPECT_GE(truth["true_gains"].get<int>(), 1);
 
   const auto status = json_of(run_headway({"status", "--json", "--workspace", ws_}));
   expect_fields(status, {"kernels", "toolchain", "geomean_speedup", "unsandboxed_runs", "run"});

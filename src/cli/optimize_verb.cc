@@ -9,6 +9,7 @@
 #include "agents/rule_miner.h"
 #include "cli/agent_options.h"
 #include "cli/cli_support.h"
+#include "cli/optimize_run_figures.h"
 #include "cli/pool_options.h"
 #include "cli/progress_line.h"
 #include "cli/verbs.h"
@@ -264,6 +265,7 @@ int run_optimize(const OptimizeArgs& args) {
         return f ? std::optional<double>(f->value) : std::nullopt;
       },
       log_line);
+  library.gate_on_isa_facts(options.isa_gating);
   // With --agent, the agent proposes (and the library too with --library), shown the cheat sheet
   // onboarding wrote, or one rendered from the workspace's facts and rules.
   // Each round in flight asks for its own proposals: agent calls scale with the rounds.
@@ -276,12 +278,14 @@ int run_optimize(const OptimizeArgs& args) {
   if (agent_run) {
     agents::AgentProposerOptions o;
     o.prompts_dir = prompts_dir(ws);
-    o.cheat_sheet = [&] {
-      if (auto written = read_file(knowledge::knowledge_dir(ws) / "cheatsheet.md"))
-        return std::move(*written);
-      std::lock_guard lock(proposers_ws_mutex);
-      return knowledge::render_cheatsheet(proposers_ws, knowledge::toolchain_id_of(*target));
-    };
+    if (options.cheat_sheet) {
+      o.cheat_sheet = [&] {
+        if (auto written = read_file(knowledge::knowledge_dir(ws) / "cheatsheet.md"))
+          return std::move(*written);
+        std::lock_guard lock(proposers_ws_mutex);
+        return knowledge::render_cheatsheet(proposers_ws, knowledge::toolchain_id_of(*target));
+      };
+    }
     rule_miner = std::make_unique<agents::AgentRuleMiner>(*agent_run.ledger, ws, *target,
                                                           prompts_dir(ws), log_line);
     agent_proposer =
@@ -364,6 +368,7 @@ int run_optimize(const OptimizeArgs& args) {
                         {"agent", nullptr},
                         {"pool", devices ? pool::pool_status_json(*devices) : nlohmann::json()},
                         {"kernels", kernels}};
+  add_run_figures(ws, *target, ws.root() / ".headway" / "builds", &out);
   if (agent_run) {
     const agents::Spent spent = agent_run.ledger->spent();
     out["agent"] = {{"agent", args.agent.spec},

@@ -18,6 +18,7 @@ std::string describe(const targets::Params& p) {
 
 std::string LibraryProposer::unmet_requirements(const targets::Design& design) const {
   std::string missing;
+  if (!gate_) return missing;
   for (const auto& ext : design.requires_isa) {
     const std::string fact = targets::isa_fact_name(ext);
     const std::optional<double> v = facts_ ? facts_(fact) : std::nullopt;

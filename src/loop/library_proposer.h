@@ -38,13 +38,17 @@ class LibraryProposer final : public Proposer {
   std::vector<Proposal> propose(const ProposalContext& ctx) override;
 
   // Why `design` cannot run here, e.g. "needs avx512vbmi (fact isa.avx512vbmi = 0)"; empty when
-  // every extension it requires is available.
+  // every extension it requires is available, or when requirements are not gated.
   std::string unmet_requirements(const targets::Design& design) const;
+  // false: designs are proposed whatever their `requires:` line and the facts say (the loop's
+  // isa-gating switched off, OptimizeOptions::isa_gating). Call before proposing.
+  void gate_on_isa_facts(bool gate) { gate_ = gate; }
 
  private:
   const targets::Target& target_;
   FactLookup facts_;
   ProposerLog log_;
+  bool gate_ = true;
   std::mutex skip_mutex_;              // proposals for several kernels may be asked for at once
   std::set<std::string> skip_logged_;  // "<kernel>/<design>" already reported as skipped
 };

@@ -142,6 +142,15 @@ TEST(LibraryProposer, DesignsTheChipCannotRunAreSkippedOnceLoggedAndAcceptedWhen
     ASSERT_FALSE(unknown_lines.empty());
     EXPECT_NE(unknown_lines.front().find("not measured"), std::string::npos)
         << unknown_lines.front();
+
+    // With the gate off (optimize --without isa-gating) the facts are not asked: it is proposed.
+    LibraryProposer ungated(library_target(), [](const std::string&) -> std::optional<double> {
+      ADD_FAILURE() << "a fact asked with the gate off";
+      return 0.0;
+    });
+    ungated.gate_on_isa_facts(false);
+    EXPECT_TRUE(ungated.unmet_requirements(*needs_bw).empty());
+    EXPECT_EQ(proposed_designs(ungated, kernel).count(needs_bw->name), 1u) << needs_bw->name;
   }
 }
 

@@ -322,14 +322,15 @@ class LoopTestTarget final : public targets::Target {
     }
     return out;
   }
+  std::optional<double> true_seconds(const KernelContract& kernel,
+                                     const targets::Artifact& a) const override {
+    return kLoopTestBaselineOverFloor * memory_seconds(kernel, kLoopTestReadGbps) *
+           a.meta.value("time", 1.0);
+  }
 
  private:
   static double memory_seconds(const KernelContract& kernel, double read_gbps) {
     return static_cast<double>(kernel.bytes_to_move()) / (read_gbps * 1e9);
-  }
-  static double true_seconds(const KernelContract& kernel, const targets::Artifact& a) {
-    return kLoopTestBaselineOverFloor * memory_seconds(kernel, kLoopTestReadGbps) *
-           a.meta.value("time", 1.0);
   }
 
   // The device's readings, counted over every session and paired device started under the
@@ -341,7 +342,7 @@ class LoopTestTarget final : public targets::Target {
             {}};
   }
   targets::SimulatedArm arm(const KernelContract& kernel, const targets::Artifact& a) const {
-    return {loop_test_runs(a), true_seconds(kernel, a), loop_test_cheats(a)};
+    return {loop_test_runs(a), *true_seconds(kernel, a), loop_test_cheats(a)};
   }
 
   std::string spec_;

@@ -40,6 +40,16 @@ struct OptimizeOptions {
   // false: every survivor of the screen takes an acceptance test, in the order proposed, each
   // against the head of the moment.
   bool racing = true;
+  // The knowledge the loop is given (chip facts, learned rules, the cheat sheet). Applied by the
+  // loop: floor_guidance (false: rounds go to the kernels in turn, the one with the fewest rounds
+  // first, and no kernel is left alone near its floor) and rule_lint (false: candidates are not
+  // linted against the learned legality rules, which are still learned). Applied by whoever
+  // makes the proposer (the CLI): isa_gating (false: designs are proposed whatever the
+  // instruction-set facts say) and cheat_sheet (false: agent prompts get none).
+  bool floor_guidance = true;
+  bool isa_gating = true;
+  bool rule_lint = true;
+  bool cheat_sheet = true;
   // 0: the loop's fixed seeds, so that a run on a deterministic target (sim) is a function of its
   // inputs. N: every seed the loop gives the target (races, acceptance tests) and every coin of a
   // pair's order is mixed with N (run_seeded), so that runs with different seeds draw different

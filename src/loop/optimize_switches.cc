@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "common/split_fields.h"
@@ -11,14 +12,23 @@ namespace headway::loop {
 
 namespace {
 
+// A part is one switch of OptimizeOptions, or a group of them (knowledge).
 struct Part {
   std::string name;
-  bool OptimizeOptions::*on;
+  std::vector<bool OptimizeOptions::*> switches;
 };
 
 const std::vector<Part>& parts() {
-  static const std::vector<Part> all{{"static-cost-screen", &OptimizeOptions::static_cost_screen},
-                                     {"racing", &OptimizeOptions::racing}};
+  static const std::vector<Part> all{
+      {"knowledge",
+       {&OptimizeOptions::floor_guidance, &OptimizeOptions::isa_gating, &OptimizeOptions::rule_lint,
+        &OptimizeOptions::cheat_sheet}},
+      {"floor-guidance", {&OptimizeOptions::floor_guidance}},
+      {"isa-gating", {&OptimizeOptions::isa_gating}},
+      {"rule-lint", {&OptimizeOptions::rule_lint}},
+      {"cheat-sheet", {&OptimizeOptions::cheat_sheet}},
+      {"static-cost-screen", {&OptimizeOptions::static_cost_screen}},
+      {"racing", {&OptimizeOptions::racing}}};
   return all;
 }
 
@@ -45,7 +55,7 @@ Status switch_off(std::string_view list, OptimizeOptions* options) {
       return invalid_input(fmt::format("unknown part of the loop '{}' (valid: {})", name,
                                        fmt::join(switchable_parts(), ", ")));
     }
-    changed.*(part->on) = false;
+    for (const auto on : part->switches) changed.*on = false;
   }
   *options = std::move(changed);
   return {};
@@ -53,8 +63,16 @@ Status switch_off(std::string_view list, OptimizeOptions* options) {
 
 std::string switched_off(const OptimizeOptions& options) {
   std::vector<std::string> off;
+  std::vector<bool OptimizeOptions::*> named;  // switches a listed group already names
   for (const auto& p : parts()) {
-    if (!(options.*(p.on))) off.push_back(p.name);
+    const bool all_off =
+        std::all_of(p.switches.begin(), p.switches.end(), [&](auto on) { return !(options.*on); });
+    const bool all_named = std::all_of(p.switches.begin(), p.switches.end(), [&](auto on) {
+      return std::find(named.begin(), named.end(), on) != named.end();
+    });
+    if (!all_off || all_named) continue;
+    off.push_back(p.name);
+    named.insert(named.end(), p.switches.begin(), p.switches.end());
   }
   return fmt::format("{}", fmt::join(off, ","));
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <exception>
+#include <limits>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -122,13 +123,23 @@ class Loop final {
 
   // The kernel the next round goes to: the one whose head could save the most time per decode
   // step (its head's time over its floor, in milliseconds); a kernel within done_within_floor of
-  // its floor (listed in *near_floor), or with nothing left to try, gets no more. nullptr: none.
+  // its floor (listed in *near_floor), or with nothing left to try, gets no more. Without
+  // floor guidance (OptimizeOptions::floor_guidance), the kernel with the fewest rounds so far
+  // (the first of them in the run's order), and none is left alone near its floor. nullptr: none.
   const std::string* next_kernel(std::vector<std::string>* near_floor = nullptr) {
     const std::string* next = nullptr;
     double most = -1.0;
+    int fewest = std::numeric_limits<int>::max();
     if (near_floor) near_floor->clear();
     for (const auto& name : options_.kernels) {
       if (exhausted_.count(name) || in_flight_.count(name)) continue;
+      if (!options_.floor_guidance) {
+        if (const int rounds = rounds_started_[name]; rounds < fewest) {
+          fewest = rounds;
+          next = &name;
+        }
+        continue;
+      }
       if (head_ms(name) <= options_.done_within_floor * floor_ms(name)) {
         if (near_floor) near_floor->push_back(name);
         continue;
@@ -368,6 +379,7 @@ class Loop final {
   // time, else on a thread of its own with its own connection to the workspace. A kernel with
   // nothing left to try is marked exhausted.
   void start_round(const std::string& name) {
+    ++rounds_started_[name];
     if (concurrency() == 1) {
       summary_.most_rounds_at_once = 1;
       try {
@@ -512,8 +524,9 @@ class Loop final {
   Clock::duration paused_{};
   PausableLock lock_;
   std::map<std::string, DesignTree> trees_;
-  std::set<std::string> registered_;  // kernels of this run set up so far
-  std::set<std::string> exhausted_;   // kernels whose proposer had nothing left to try
+  std::set<std::string> registered_;           // kernels of this run set up so far
+  std::set<std::string> exhausted_;            // kernels whose proposer had nothing left to try
+  std::map<std::string, int> rounds_started_;  // by kernel
   struct Prefetch {
     std::string kernel;
     std::unique_ptr<PendingProposals> pending;

@@ -96,7 +96,8 @@ std::vector<Round::Survivor> Round::screen(const std::vector<Node>& pending, boo
     const auto source = tree_.source(n.id);
     // Only the build waits for the other builds; the check runs on the device meanwhile.
     const ScreenResult s =
-        screen_candidate(kernel_, source.value_or(""), builds_.target, builds_.cache, options_.lint,
+        screen_candidate(kernel_, source.value_or(""), builds_.target, builds_.cache,
+                         options_.rule_lint ? options_.lint : LintHook(),
                          [this](const std::string& src) { return builds_.build(src); });
     add_device_seconds(ws_, tree_.kernel(), s.seconds, "screen");
     if (s.passed) {

@@ -215,6 +215,12 @@ class Target {
   virtual std::optional<double> static_cost(const Artifact& /*artifact*/) const {
     return std::nullopt;
   }
+  // A simulated device's truth: the noise-free seconds of one reading of a built artifact, for
+  // judging the loop's decisions against it (loop/truth_audit.h); nullopt on real devices.
+  virtual std::optional<double> true_seconds(const KernelContract& /*kernel*/,
+                                             const Artifact& /*artifact*/) const {
+    return std::nullopt;
+  }
   // Checks a built artifact against the kernel's reference, isolated from this process, on
   // inputs from options.seed (fresh ones otherwise) and again on different inputs.
   virtual CheckOutcome check(const KernelContract& kernel, const Artifact& artifact,

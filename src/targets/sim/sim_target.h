@@ -88,7 +88,8 @@ class SimTarget final : public targets::Target {
   std::vector<targets::DocFile> design_files(std::string_view kernel) const override;
 
   // The true (noise-free) seconds of a built artifact on `kernel`.
-  double true_seconds(const KernelContract& kernel, const targets::Artifact& artifact) const;
+  std::optional<double> true_seconds(const KernelContract& kernel,
+                                     const targets::Artifact& artifact) const override;
   // Builds so far that were not served from the in-memory cache.
   int builds() const { return builds_; }
   // Readings served so far, over every session and paired device.

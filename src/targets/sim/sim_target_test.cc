@@ -87,8 +87,8 @@ TEST(SimTarget, TimesAreTrueTimesWithNoise) {
   const auto base = built(t, t.baseline_source(qkv()));
   const auto fast = built(t, "sim-x 0.5\n");
   const double floor_s = static_cast<double>(qkv().bytes_to_move()) / (config.read_gbps * 1e9);
-  EXPECT_DOUBLE_EQ(t.true_seconds(qkv(), base), config.baseline_over_floor * floor_s);
-  EXPECT_DOUBLE_EQ(t.true_seconds(qkv(), fast), 0.5 * t.true_seconds(qkv(), base));
+  EXPECT_DOUBLE_EQ(*t.true_seconds(qkv(), base), config.baseline_over_floor * floor_s);
+  EXPECT_DOUBLE_EQ(*t.true_seconds(qkv(), fast), 0.5 * *t.true_seconds(qkv(), base));
   const auto timed = t.time_side_by_side(qkv(), {base, fast}, 21, 3);
   ASSERT_EQ(timed.size(), 2u);
   ASSERT_TRUE(timed[0].ok() && timed[1].ok());
@@ -193,9 +193,26 @@ TEST(SimTarget, TheDesignLibraryHasTheStructureOfTheRealKernels) {
     }
   }
   EXPECT_EQ(small_steps, 6);
-  // A design the chip cannot run, whatever its parameters.
+  // From the baseline (6x the floor) the large gains reach 1.2x the floor, the small ones 1.05x.
+  EXPECT_NEAR(6 * threaded, 1.2, 1e-9);
+  EXPECT_NEAR(
+      6 * design_at(tuned, {{"P_PREFETCH", 4}, {"P_UNROLL", 4}, {"P_TILE", 64}}).time_factor, 1.05,
+      1e-9);
+  // Variants that gain nothing: P_ALIGN changes no time, P_SPLIT=2 costs 1%.
+  for (int align : {32, 64}) {
+    EXPECT_EQ(design_at(tuned, {{"P_ALIGN", align}}).time_factor, tuned_default) << align;
+  }
+  EXPECT_NEAR(design_at(tuned, {{"P_SPLIT", 2}}).time_factor / tuned_default, 1.01, 1e-3);
+  // A design the chip cannot run, whatever its parameters: it needs an instruction set the
+  // simulated chip's facts say it lacks.
   for (int unroll : {1, 2})
     EXPECT_TRUE(design_at(designs["wide"], {{"P_UNROLL", unroll}}).build_error);
+  EXPECT_NE(designs["wide"].find("// requires: avx512f"), std::string::npos);
+  bool lacks_it = false;
+  for (const auto& f : SimTarget().measure_facts({})) {
+    if (f.name == "isa.avx512f") lacks_it = f.value == 0.0;
+  }
+  EXPECT_TRUE(lacks_it);
   // A static cost that misleads: prefetching further is truly faster, predicted slower.
   const SimModel near = design_at(tuned, {{"P_PREFETCH", 1}});
   const SimModel far = design_at(tuned, {{"P_PREFETCH", 4}});
