@@ -4,18 +4,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+
+#include "common/stats.h"
 
 namespace headway::ablate {
 
 namespace {
 
 constexpr double kDifferenceArmConfidence = 0.975;
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+constexpr double kNever = std::numeric_limits<double>::infinity();
 
 std::optional<double> geomean_of(const nlohmann::json& kernels, const char* key) {
   if (!kernels.is_array() || kernels.empty()) return std::nullopt;
@@ -29,6 +27,7 @@ std::optional<double> geomean_of(const nlohmann::json& kernels, const char* key)
 }
 
 std::string number(double x) {
+  if (x == kNever) return "never";
   return std::fabs(x) >= 100 || x == std::floor(x) ? fmt::format("{:.0f}", x)
                                                    : fmt::format("{:.3g}", x);
 }
@@ -40,10 +39,24 @@ std::map<std::string, double> run_figures(const nlohmann::json& result) {
   const auto kernels = result.value("kernels", nlohmann::json());
   if (auto r = geomean_of(kernels, "ratio_to_floor")) out["ratio_to_floor"] = *r;
   if (auto s = geomean_of(kernels, "speedup")) out["speedup"] = *s;
-  for (const char* count : {"tests", "accepted"}) {
-    if (result.contains(count) && result[count].is_number())
-      out[count] = result[count].get<double>();
+  const auto number_at = [&](const nlohmann::json& object, const char* key, const char* as) {
+    if (object.is_object() && object.contains(key) && object[key].is_number())
+      out[as] = object[key].get<double>();
+  };
+  number_at(result, "tests", "tests");
+  number_at(result, "accepted", "accepted");
+  number_at(result, "device_seconds", "device_seconds");
+  for (const char* key : {"device_seconds_to_1_25x", "device_seconds_to_1_10x"}) {
+    if (!result.contains(key) || !result.contains("device_seconds")) continue;  // an older result
+    out[key] = result[key].is_number() ? result[key].get<double>()
+                                       : std::numeric_limits<double>::infinity();
   }
+  const auto truth = result.value("truth", nlohmann::json());
+  number_at(truth, "false_accepts", "false_accepts");
+  number_at(truth, "false_rejects", "false_rejects");
+  const auto agent = result.value("agent", nlohmann::json());
+  number_at(agent, "calls", "agent_calls");
+  number_at(agent, "cost_usd", "agent_cost_usd");
   return out;
 }
 
@@ -62,7 +75,8 @@ std::vector<ArmSummary> summarize(const Study& study) {
     for (const auto& [figure, v] : values[arm]) {
       FigureSummary f;
       f.runs = static_cast<int>(v.size());
-      f.median = median_of(v);
+      f.never = static_cast<int>(std::count(v.begin(), v.end(), kNever));
+      f.median = median(v);
       f.interval = median_interval(v);
       a.figures[figure] = f;
     }
@@ -77,7 +91,9 @@ std::vector<ArmSummary> summarize(const Study& study) {
       if (base == full->second.end()) continue;
       const MedianInterval mine = median_interval(values[a.arm][figure], kDifferenceArmConfidence);
       const MedianInterval theirs = median_interval(base->second, kDifferenceArmConfidence);
-      f.difference = f.median - median_of(base->second);
+      const double full_median = median(base->second);
+      if (!std::isfinite(f.median) || !std::isfinite(full_median)) continue;
+      f.difference = f.median - full_median;
       f.difference_low = mine.low - theirs.high;
       f.difference_high = mine.high - theirs.low;
       f.difference_coverage = std::max(0.0, mine.coverage + theirs.coverage - 1.0);
@@ -91,7 +107,9 @@ nlohmann::json to_json(const std::vector<ArmSummary>& arms) {
   for (const auto& a : arms) {
     nlohmann::json figures = nlohmann::json::object();
     for (const auto& [name, f] : a.figures) {
+      // JSON has no infinity: a median or bound that never got there is null.
       nlohmann::json j = {{"runs", f.runs},
+                          {"never", f.never},
                           {"median", f.median},
                           {"interval", {f.interval.low, f.interval.high}},
                           {"coverage", f.interval.coverage}};
@@ -113,6 +131,9 @@ std::string render(const Study& study, const std::vector<ArmSummary>& arms, bool
       "study {}: target {}{}, budget {} a run, {} runs an arm, seed {}\n", study.dir().string(),
       s.target, s.kernels.empty() ? "" : ", kernels " + s.kernels, s.budget, s.runs, s.seed);
   for (const char* figure : kFigures) {
+    if (std::none_of(arms.begin(), arms.end(),
+                     [&](const ArmSummary& a) { return a.figures.count(figure) > 0; }))
+      continue;  // e.g. no agent, no truth
     out += markdown ? fmt::format(
                           "\n### {}\n\n| arm | runs | median | 95% interval | "
                           "difference from full [interval, coverage] |\n|---|---|---|---|---|\n",
@@ -134,9 +155,11 @@ std::string render(const Study& study, const std::vector<ArmSummary>& arms, bool
               ? fmt::format("{:+.3g} [{:+.3g}, {:+.3g}, {:.0f}%]", *v.difference, v.difference_low,
                             v.difference_high, 100 * v.difference_coverage)
               : "";
-      out += markdown ? fmt::format("| {} | {} | {} | {} | {} |\n", a.arm, v.runs, number(v.median),
+      const std::string runs =
+          v.never ? fmt::format("{} ({} never)", v.runs, v.never) : fmt::format("{}", v.runs);
+      out += markdown ? fmt::format("| {} | {} | {} | {} | {} |\n", a.arm, runs, number(v.median),
                                     interval, difference)
-                      : fmt::format("  {:<28} {:>4} {:>9}  {:<22} {}\n", a.arm, v.runs,
+                      : fmt::format("  {:<28} {:>4} {:>9}  {:<22} {}\n", a.arm, runs,
                                     number(v.median), interval, difference);
     }
   }

@@ -74,6 +74,60 @@ TEST(AblateSummary, MediansIntervalsAndTheDifferenceFromTheFullLoop) {
   EXPECT_EQ(text.find("|"), std::string::npos);
 }
 
+TEST(AblateSummary, DeviceTimeToTheFloorTruthAndAgentFiguresComeFromTheResult) {
+  auto r = result(1.2, 1.2, 4, 1);
+  r["device_seconds"] = 30.0;
+  r["device_seconds_to_1_25x"] = 12.5;
+  r["device_seconds_to_1_10x"] = nullptr;  // never got there
+  r["truth"] = {{"judged", 4}, {"false_accepts", 1}, {"true_gains", 2}, {"false_rejects", 1}};
+  r["agent"] = {{"calls", 7}, {"cost_usd", 0.25}};
+  const auto f = run_figures(r);
+  EXPECT_EQ(f.at("device_seconds"), 30.0);
+  EXPECT_EQ(f.at("device_seconds_to_1_25x"), 12.5);
+  EXPECT_TRUE(std::isinf(f.at("device_seconds_to_1_10x")));
+  EXPECT_EQ(f.at("false_accepts"), 1);
+  EXPECT_EQ(f.at("false_rejects"), 1);
+  EXPECT_EQ(f.at("agent_calls"), 7);
+  EXPECT_EQ(f.at("agent_cost_usd"), 0.25);
+  // A real target (no truth), no agent, and an older result without device time give none.
+  const auto g = run_figures(result(1.2, 1.2, 4, 1));
+  for (const char* absent :
+       {"device_seconds", "device_seconds_to_1_10x", "false_accepts", "agent_calls"}) {
+    EXPECT_FALSE(g.contains(absent)) << absent;
+  }
+}
+
+TEST(AblateSummary, RunsThatNeverGetWithinARatioAreCountedAndTheMedianSaysNever) {
+  store::TestTempDir tmp;
+  StudySpec spec;
+  spec.arms = {"full", "without-knowledge"};
+  spec.runs = 3;
+  const Study study = Study::create_or_open(tmp.path(), spec).value();
+  for (int run = 0; run < 3; ++run) {
+    auto full = result(1.1, 1.1, 4, 2);
+    full["device_seconds"] = 20.0;
+    full["device_seconds_to_1_25x"] = 10.0 + run;
+    full["device_seconds_to_1_10x"] = nullptr;
+    write_file_creating_folders(study.run_dir("full", run) / "result.json", full.dump());
+    auto off = full;
+    off["device_seconds_to_1_25x"] = run == 0 ? nlohmann::json(15.0) : nlohmann::json(nullptr);
+    write_file_creating_folders(study.run_dir("without-knowledge", run) / "result.json",
+                                off.dump());
+  }
+  const auto arms = summarize(study);
+  const FigureSummary& full = arms[0].figures.at("device_seconds_to_1_25x");
+  EXPECT_EQ(full.never, 0);
+  EXPECT_EQ(full.median, 11.0);
+  const FigureSummary& off = arms[1].figures.at("device_seconds_to_1_25x");
+  EXPECT_EQ(off.never, 2);
+  EXPECT_TRUE(std::isinf(off.median));
+  EXPECT_FALSE(off.difference) << "no difference from an infinite median";
+  const std::string md = render(study, arms, true);
+  EXPECT_NE(md.find("| without-knowledge | 3 (2 never) | never |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("### false_accepts"), std::string::npos) << "no arm has truth: no table";
+  EXPECT_EQ(to_json(arms)[1]["figures"]["device_seconds_to_1_25x"]["never"], 2);
+}
+
 TEST(AblateSummary, AnArmWithNoRunsYetIsShownEmpty) {
   store::TestTempDir tmp;
   StudySpec spec;

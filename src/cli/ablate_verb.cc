@@ -11,12 +11,15 @@
 #include <system_error>
 
 #include "ablate/study.h"
+#include "ablate/study_html.h"
 #include "ablate/study_runner.h"
 #include "ablate/study_summary.h"
 #include "cli/cli_support.h"
 #include "cli/verbs.h"
+#include "common/file_io.h"
 #include "common/sandbox.h"
 #include "common/split_fields.h"
+#include "report/tools.h"
 
 namespace headway::cli {
 
@@ -32,6 +35,7 @@ struct AblateArgs {
   bool report_only = false;
   std::string format = "text";
   bool json = false;
+  std::string html;  // where to write the study's HTML page; empty: none
   // The spec's options given on the command line: only these are checked against a stored study.
   std::vector<std::string> given;
 };
@@ -93,6 +97,15 @@ int run_ablate(const AblateArgs& args) {
     ran = ablate::run_pending(study, options);
   }
   const auto arms = ablate::summarize(study);
+  if (!args.html.empty()) {
+    try {
+      write_file_atomically(args.html, ablate::study_html(study, arms));
+    } catch (const report::ToolMissing& e) {
+      throw EnvironmentError(e.what());
+    } catch (const report::ToolFailed& e) {
+      throw EnvironmentError(e.what());
+    }
+  }
   if (args.json) {
     const nlohmann::json out = {{"study", study.dir().string()},
                                 {"spec", ablate::to_json(study.spec())},
@@ -154,6 +167,9 @@ void add_ablate(CLI::App& app, int* exit_code) {
   cmd->add_flag("--report-only", args->report_only, "run nothing; summarize the stored runs");
   cmd->add_option("--format", args->format, "text (default) or md");
   cmd->add_flag("--json", args->json, "print one JSON object (progress goes to stderr)");
+  cmd->add_option("--html", args->html,
+                  "also write the summary and its plots (ratio to the floor against device time "
+                  "per arm; false accepts per arm) to this HTML file");
   cmd->callback([args, exit_code] { run_verb(exit_code, [&] { return run_ablate(*args); }); });
 }
 
