@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <iterator>
 #include <set>
 #include <system_error>
 
@@ -21,6 +22,12 @@ namespace {
 
 constexpr std::string_view kWithout = "without-";
 constexpr std::string_view kRule = "rule-";
+constexpr std::string_view kBeam = "beam-";
+constexpr int kBeamWidths[] = {2, 3, 4};
+// The optimize options a study or its arms set on each run.
+constexpr std::string_view kOwnOptions[] = {"--workspace", "--budget",  "--seed",
+                                            "--json",      "--kernels", "--target",
+                                            "--without",   "--beam",    "--acceptance-rule"};
 constexpr uint64_t kRunSeedStream = 0xab1a7e;
 
 }  // namespace
@@ -32,6 +39,7 @@ std::vector<std::string> known_arms() {
     if (kind != statistics::RuleKind::kBetting)
       out.push_back(std::string(kRule) + std::string(statistics::to_string(kind)));
   }
+  for (const int k : kBeamWidths) out.push_back(fmt::format("{}{}", kBeam, k));
   return out;
 }
 
@@ -45,6 +53,8 @@ Result<Arm> parse_arm(std::string_view name) {
     arm.optimize_args = {"--without", std::string(name.substr(kWithout.size()))};
   } else if (name.substr(0, kRule.size()) == kRule) {
     arm.optimize_args = {"--acceptance-rule", std::string(name.substr(kRule.size()))};
+  } else if (name.substr(0, kBeam.size()) == kBeam) {
+    arm.optimize_args = {"--beam", std::string(name.substr(kBeam.size()))};
   }
   return arm;
 }
@@ -67,13 +77,22 @@ Status validate(const StudySpec& s) {
     return invalid_input("the command target needs a manifest (e.g. packs/standin/target.toml)");
   if (s.target != "command" && !s.manifest.empty())
     return invalid_input("a manifest is for the command target");
+  for (const auto& a : s.optimize_args) {
+    const std::string option = a.substr(0, a.find('='));
+    if (std::find(std::begin(kOwnOptions), std::end(kOwnOptions), option) !=
+        std::end(kOwnOptions)) {
+      return invalid_input(fmt::format(
+          "{} is the study's or an arm's to give, not one of the options every run gets", option));
+    }
+  }
   return {};
 }
 
 nlohmann::json to_json(const StudySpec& s) {
-  return {{"target", s.target}, {"manifest", s.manifest}, {"kernels", s.kernels},
-          {"budget", s.budget}, {"runs", s.runs},         {"seed", s.seed},
-          {"arms", s.arms}};
+  return {{"target", s.target},   {"manifest", s.manifest},
+          {"kernels", s.kernels}, {"budget", s.budget},
+          {"runs", s.runs},       {"seed", s.seed},
+          {"arms", s.arms},       {"optimize_args", s.optimize_args}};
 }
 
 Result<StudySpec> study_spec_from_json(const nlohmann::json& j) {
@@ -86,6 +105,7 @@ Result<StudySpec> study_spec_from_json(const nlohmann::json& j) {
     s.runs = j.at("runs").get<int>();
     s.seed = j.at("seed").get<uint64_t>();
     s.arms = j.at("arms").get<std::vector<std::string>>();
+    s.optimize_args = j.value("optimize_args", std::vector<std::string>{});
     if (auto valid = validate(s); !valid) return valid.error();
     return s;
   } catch (const nlohmann::json::exception& e) {

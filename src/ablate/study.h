@@ -26,6 +26,7 @@ namespace headway::ablate {
 //   without-PART          --without PART, for each part of loop/optimize_switches.h
 //   rule-RULE             --acceptance-rule RULE, for each rule of statistics/rule_kind.h but
 //                         betting (the full loop's)
+//   beam-K                --beam K, for K of 2, 3 and 4 (loop/beam.h)
 struct Arm {
   std::string name;
   std::vector<std::string> optimize_args;
@@ -44,10 +45,16 @@ struct StudySpec {
   int runs = 5;
   uint64_t seed = 1;
   std::vector<std::string> arms{"full"};
+  // Options every run's optimize gets too, e.g. a device pool that the study's runs share
+  // through its scheduler: {"--pool", "slurm", "--workers", "4"}. Not the options the study sets
+  // itself (--workspace, --budget, --seed, --json, --kernels, --target) or an arm does (--without,
+  // --acceptance-rule, --beam).
+  std::vector<std::string> optimize_args;
 };
 
 // nullopt when valid, else a one-line message: arms known and each once, runs >= 1, a budget
-// that parses, a manifest only for the command target and there required.
+// that parses, a manifest only for the command target and there required, optimize_args without
+// an option the study or an arm sets.
 Status validate(const StudySpec& spec);
 nlohmann::json to_json(const StudySpec& spec);
 Result<StudySpec> study_spec_from_json(const nlohmann::json& j);

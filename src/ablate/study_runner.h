@@ -2,6 +2,7 @@
 // Runs a study's pending runs (ablate/study.h), each as the commands a user would type:
 //   headway init RUN_DIR --target T [--manifest M]
 //   headway optimize --workspace RUN_DIR --budget B [--kernels K] --seed S --json ARM'S ARGS
+//                    STUDY'S OPTIMIZE ARGS (e.g. a device pool: --pool slurm --workers 4)
 // `jobs` runs at once, each in processes of its own. A run starts from an empty folder (what an
 // earlier, unfinished attempt left is removed); its result.json is written, atomically, only
 // when optimize exits 0 with its JSON, and its progress goes to optimize.log beside it.

@@ -113,6 +113,27 @@ TEST(AblateRunner, AFailedRunIsReportedAndLeavesNoResult) {
   EXPECT_EQ(run_pending(study, missing).failures.size(), 1u);
 }
 
+// The study's optimize options reach every run's optimize: here a pool that does not exist, which
+// each run's optimize refuses.
+TEST(AblateRunner, TheStudysOptimizeArgsReachEveryRun) {
+  store::TestTempDir tmp;
+  StudySpec spec = small_sim_study();
+  spec.arms = {"full", "without-racing"};
+  spec.runs = 1;
+  spec.optimize_args = {"--pool", "cloud"};
+  const Study study = Study::create_or_open(tmp.path() / "s", spec).value();
+  std::vector<std::string> lines;
+  std::mutex mutex;
+  const RunnerReport report = run_pending(study, runner(&lines, &mutex));
+  EXPECT_EQ(report.ran, 0);
+  ASSERT_EQ(report.failures.size(), 2u);
+  for (const char* arm : {"full", "without-racing"}) {
+    const std::string log = read_file(study.run_dir(arm, 0) / "optimize.log").value_or("");
+    EXPECT_NE(log.find("--pool"), std::string::npos) << arm << ": " << log;
+    EXPECT_NE(log.find("cloud"), std::string::npos) << arm << ": " << log;
+  }
+}
+
 // Cancelling stops the runs in flight (here a stand-in for headway whose optimize takes long) and
 // starts no other; none keeps a result.
 TEST(AblateRunner, CancellingStopsTheRunsInFlightAndStartsNoMore) {

@@ -13,14 +13,18 @@ namespace {
 
 TEST(AblateArms, EveryPartAndRuleHasAnArmThatAddsItsOption) {
   const auto arms = known_arms();
-  EXPECT_EQ(arms,
-            (std::vector<std::string>{"full", "without-static-cost-screen", "without-racing",
-                                      "rule-reference", "rule-threshold", "rule-lowest-mean"}));
+  EXPECT_EQ(arms, (std::vector<std::string>{"full", "without-knowledge", "without-floor-guidance",
+                                            "without-isa-gating", "without-rule-lint",
+                                            "without-cheat-sheet", "without-static-cost-screen",
+                                            "without-racing", "rule-reference", "rule-threshold",
+                                            "rule-lowest-mean", "beam-2", "beam-3", "beam-4"}));
   EXPECT_TRUE(parse_arm("full").value().optimize_args.empty());
   EXPECT_EQ(parse_arm("without-racing").value().optimize_args,
             (std::vector<std::string>{"--without", "racing"}));
   EXPECT_EQ(parse_arm("rule-lowest-mean").value().optimize_args,
             (std::vector<std::string>{"--acceptance-rule", "lowest-mean"}));
+  EXPECT_EQ(parse_arm("beam-3").value().optimize_args, (std::vector<std::string>{"--beam", "3"}));
+  EXPECT_FALSE(parse_arm("beam-1").ok()) << "one head is the full loop";
   const auto unknown = parse_arm("rule-betting");
   ASSERT_FALSE(unknown.ok()) << "betting is the full loop's rule";
   EXPECT_NE(unknown.error().message.find("known: full, "), std::string::npos);
@@ -47,11 +51,24 @@ TEST(AblateStudySpec, BadSpecsAreOneLineErrors) {
   EXPECT_NE(error([](StudySpec& s) { s.target = "command"; }).find("manifest"), std::string::npos);
   EXPECT_NE(error([](StudySpec& s) { s.manifest = "/x.toml"; }).find("manifest"),
             std::string::npos);
+  for (const char* own : {"--budget", "--json", "--beam=3", "--without", "--workspace"}) {
+    EXPECT_NE(error([&](StudySpec& s) {
+                s.optimize_args = {"--pool", "local", own};
+              }).find(std::string(own).substr(0, std::string(own).find('=')) + " is the study's"),
+              std::string::npos)
+        << own;
+  }
   StudySpec s;
   s.arms = {"full", "without-racing"};
   s.runs = 7;
+  s.optimize_args = {"--pool", "slurm", "--workers", "4"};
+  EXPECT_EQ(error([&](StudySpec& t) { t = s; }), "");
   EXPECT_EQ(to_json(study_spec_from_json(to_json(s)).value()), to_json(s));
   EXPECT_FALSE(study_spec_from_json({{"target", "sim"}}).ok());
+  // A study written before optimize_args existed opens with none.
+  auto older = to_json(s);
+  older.erase("optimize_args");
+  EXPECT_TRUE(study_spec_from_json(older).value().optimize_args.empty());
 }
 
 TEST(AblateStudy, IsCreatedOnceAndReopenedOnlyWithTheSameSpec) {

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <system_error>
 
@@ -31,6 +32,7 @@ struct AblateArgs {
   std::string study;
   ablate::StudySpec spec;
   std::string arms;
+  std::string optimize_args;  // whitespace-separated
   int jobs = 1;
   bool report_only = false;
   std::string format = "text";
@@ -69,6 +71,8 @@ ablate::Study open_study(const AblateArgs& args) {
   }
   if (!spec.manifest.empty())
     spec.manifest = fs::absolute(spec.manifest).lexically_normal().string();
+  std::istringstream words(args.optimize_args);
+  for (std::string word; words >> word;) spec.optimize_args.push_back(word);
   if (args.report_only && !fs::exists(fs::path(args.study) / "study.json"))
     throw UsageError(args.study + " holds no study (no study.json)");
   auto study = ablate::Study::create_or_open(args.study, spec, args.given);
@@ -163,6 +167,10 @@ void add_ablate(CLI::App& app, int* exit_code) {
                   fmt::format("comma-separated arms (default full): {}",
                               fmt::join(ablate::known_arms(), ", ")))
       ->each([args](const std::string&) { args->given.push_back("arms"); });
+  cmd->add_option("--optimize-args", args->optimize_args,
+                  "options every run's optimize gets too, e.g. a device pool the runs share: "
+                  "'--pool slurm --workers 4'")
+      ->each([args](const std::string&) { args->given.push_back("optimize_args"); });
   cmd->add_option("--jobs", args->jobs, "runs at once (default 1)");
   cmd->add_flag("--report-only", args->report_only, "run nothing; summarize the stored runs");
   cmd->add_option("--format", args->format, "text (default) or md");

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "cli/cli_test_support.h"
+#include "common/file_io.h"
 
 namespace headway::cli {
 namespace {
@@ -33,11 +34,20 @@ TEST(AblateVerb, RunsASmallStudyOnSimResumesItAndRefusesAnotherSpec) {
   EXPECT_TRUE(j["arms"][1]["figures"]["tests"].contains("difference_from_full"));
   EXPECT_NE(first.err.find("ablate: full run 1: done"), std::string::npos) << first.err;
 
-  // Again: nothing to run; the summary in Markdown.
-  const CliRun again = run_headway({"ablate", "--study", study, "--format", "md"});
+  for (const auto& arm : j["arms"]) {
+    EXPECT_EQ(arm["figures"]["false_accepts"]["runs"], 2) << "the sim's truth judges every run";
+    EXPECT_GT(arm["figures"]["device_seconds"]["median"].get<double>(), 0.0);
+  }
+
+  // Again: nothing to run; the summary in Markdown, and the page with its two plots.
+  const std::string page = (tmp.path() / "study.html").string();
+  const CliRun again = run_headway({"ablate", "--study", study, "--format", "md", "--html", page});
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(again.err.find("started"), std::string::npos) << again.err;
   EXPECT_NE(again.out.find("| rule-lowest-mean | 2 |"), std::string::npos) << again.out;
+  const std::string html = read_file(page).value_or("");
+  EXPECT_NE(html.find("ratio to the floor against device time"), std::string::npos);
+  EXPECT_NE(html.find("judged wrong against the truth"), std::string::npos);
 
   const CliRun more = run_headway({"ablate", "--study", study, "--runs", "3"});
   EXPECT_EQ(more.exit_code, 2);

@@ -246,6 +246,26 @@ TEST_P(AgentOptimize, ARecordedRunReplaysExactly) {
   EXPECT_GE(recorded_outcomes.size(), 3u);
 }
 
+// The cheat sheet goes into every kernel prompt, unless the run switched it off.
+TEST_P(AgentOptimize, WithoutTheCheatSheetThePromptsCarryNone) {
+  for (const bool with : {true, false}) {
+    store::TestTempDir tmp;
+    const std::string ws = (tmp.path() / "ws").string();
+    ASSERT_EQ(run_headway({"init", ws}).exit_code, 0);
+    ScriptedProvider provider(GetParam(), {{200, "```\nsim-x 0.4\n```\n", false, false, ""}});
+    ws_ = ws;
+    auto args = optimize_args(provider, 1);
+    if (!with) args.insert(args.end(), {"--without", "cheat-sheet"});
+    const CliRun run = run_headway(args, "", 300);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_EQ(stdout_json(run)["switched_off"], with ? "" : "cheat-sheet");
+    const auto received = provider.received();
+    ASSERT_EQ(received.size(), 1u);
+    EXPECT_EQ(received[0].body.find("# Cheat sheet") != std::string::npos, with)
+        << received[0].body.substr(0, 2000);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Protocols, AgentOptimize, ::testing::Values("openai", "anthropic"));
 
 TEST(AgentOptions, BadAgentOptionsAreUsageErrorsThatChangeNothing) {

@@ -44,7 +44,8 @@ struct OptimizeArgs {
   int64_t confirm_calls = -1;  // -1: loop::OptimizeOptions's
   std::string acceptance_rule = "betting";
   std::string without;  // parts of the loop switched off (loop/optimize_switches.h)
-  uint64_t seed = 0;    // loop::OptimizeOptions::seed
+  int beam = 1;
+  uint64_t seed = 0;  // loop::OptimizeOptions::seed
 };
 
 // Records a run's device pool and its use over time in the workspace when the run ends, by an
@@ -197,6 +198,7 @@ int run_optimize(const OptimizeArgs& args) {
   if (auto off = loop::switch_off(args.without, &options); !off)
     throw UsageError("--without: " + off.error().message);
   options.seed = args.seed;
+  options.beam = args.beam;
   if (!args.target.empty()) target_or_throw(args.target);
   validate_agent_args(args.agent);
   if (args.library && args.agent.spec.empty())
@@ -343,8 +345,10 @@ int run_optimize(const OptimizeArgs& args) {
     if (agent_run) fmt::print("{}\n", agent_run_line(agent_run));
     if (devices) fmt::print("{}", pool_text(pool::pool_status_json(*devices)));
     if (const std::string off = loop::switched_off(options);
-        !off.empty() || options.acceptance_rule != statistics::RuleKind::kBetting) {
-      fmt::print("loop: acceptance rule {}{}\n", statistics::to_string(options.acceptance_rule),
+        !off.empty() || options.acceptance_rule != statistics::RuleKind::kBetting ||
+        options.beam > 1) {
+      fmt::print("loop: acceptance rule {}{}{}\n", statistics::to_string(options.acceptance_rule),
+                 options.beam > 1 ? fmt::format("; a beam of {}", options.beam) : "",
                  off.empty() ? "" : "; switched off: " + off);
     }
   }
@@ -364,6 +368,7 @@ int run_optimize(const OptimizeArgs& args) {
                         {"acceptance_rule", statistics::to_string(options.acceptance_rule)},
                         {"switched_off", loop::switched_off(options)},
                         {"seed", options.seed},
+                        {"beam", options.beam},
                         {"stopped", stopped},
                         {"agent", nullptr},
                         {"pool", devices ? pool::pool_status_json(*devices) : nlohmann::json()},
@@ -406,6 +411,10 @@ void add_optimize(CLI::App& app, int* exit_code) {
                   fmt::format("parts of the loop to switch off, comma-separated: {} "
                               "(docs/ABLATIONS.md)",
                               fmt::join(loop::switchable_parts(), ", ")));
+  cmd->add_option("--beam", args->beam,
+                  "vary the K fastest designs measured so far in turn, not the head alone (default "
+                  "1; the head still changes only through the acceptance test)")
+      ->check(CLI::Range(1, 64));
   cmd->add_option("--seed", args->seed,
                   "mixed into every seed of the loop's races and acceptance tests, so that runs "
                   "with different seeds differ on a deterministic target (default 0: the loop's "

@@ -50,6 +50,10 @@ struct OptimizeOptions {
   bool isa_gating = true;
   bool rule_lint = true;
   bool cheat_sheet = true;
+  // Heads whose variants are proposed (loop/beam.h): 1, the head alone; k > 1, the head and the
+  // k - 1 fastest other designs measured so far, in turn. The head still changes only through
+  // the acceptance test.
+  int beam = 1;
   // 0: the loop's fixed seeds, so that a run on a deterministic target (sim) is a function of its
   // inputs. N: every seed the loop gives the target (races, acceptance tests) and every coin of a
   // pair's order is mixed with N (run_seeded), so that runs with different seeds draw different

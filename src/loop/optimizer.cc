@@ -14,6 +14,7 @@
 
 #include "knowledge/kernel_timings.h"
 #include "knowledge/workspace_target.h"
+#include "loop/beam.h"
 #include "loop/kernel_registration.h"
 #include "loop/proposals.h"
 #include "loop/round.h"
@@ -365,14 +366,39 @@ class Loop final {
       std::lock_guard lock(mu_);
       progress(t.kernel(), head, "propose");
     }
-    const auto ctx = context_of(ws, t, options_.batch - static_cast<int>(pending.size()));
-    const auto added = add_proposals(t, proposer_, proposer_.begin(ctx)->wait());
+    std::vector<Node> added;
+    for (const Node& parent : parents_of(ws, t)) {
+      ProposalContext ctx = context_of(ws, t, options_.batch - static_cast<int>(pending.size()));
+      ctx.head_source = t.source(parent.id).value_or("");
+      ctx.head_design = parent.design;
+      ctx.head_params = targets::params_from_json(parent.params);
+      added = add_proposals(t, proposer_, proposer_.begin(ctx)->wait());
+      if (!added.empty()) break;
+    }
     {
       std::lock_guard lock(mu_);
       summary_.proposed += static_cast<int>(added.size());
     }
     pending.insert(pending.end(), added.begin(), added.end());
     return pending;
+  }
+
+  // The nodes a round's proposals vary, in the order asked: the head alone, or with a beam
+  // (OptimizeOptions::beam) the beam's member whose turn it is (the head and the runners-up,
+  // loop/beam.h, by the kernel's rounds), then the head when that one has nothing new.
+  std::vector<Node> parents_of(store::Workspace& ws, DesignTree& t) {
+    const Node head = *t.node(t.head().node_id);
+    if (options_.beam <= 1) return {head};
+    std::vector<Node> beam{head};
+    for (auto& n : beam_runners_up(ws, t, options_.beam - 1)) beam.push_back(std::move(n));
+    int round = 0;
+    {
+      std::lock_guard lock(mu_);
+      round = std::max(0, rounds_started_[t.kernel()] - 1);
+    }
+    const Node& turn = beam[static_cast<size_t>(round) % beam.size()];
+    if (turn.id == head.id) return {head};
+    return {turn, head};
   }
 
   // One round on `name` (loop/round.h) after asking for proposals: here when rounds run one at a

@@ -1,9 +1,11 @@
 // The optimize loop with its knowledge switched off (OptimizeOptions::floor_guidance, rule_lint;
-// `headway optimize --without knowledge`), in-process on the loop's test target.
+// `headway optimize --without knowledge`) and with a beam of heads (OptimizeOptions::beam),
+// in-process on the loop's test target.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -84,6 +86,58 @@ TEST(OptimizeWithoutKnowledge, WithoutTheRuleLintNoCandidateIsLinted) {
     EXPECT_EQ(asked, rule_lint ? 1 : 0) << rule_lint;
     EXPECT_EQ(linted, rule_lint ? 1 : 0) << rule_lint;
     EXPECT_EQ(summary.accepted, rule_lint ? 0 : 1) << rule_lint;
+  }
+}
+
+}  // namespace
+}  // namespace headway::loop
+
+namespace headway::loop {
+namespace {
+
+// Records the node each round's proposals vary (ProposalContext::head_source), then proposes
+// from the library.
+class ParentRecordingProposer final : public Proposer {
+ public:
+  explicit ParentRecordingProposer(const targets::Target& target) : library_(target) {}
+  std::string name() const override { return "library"; }
+  std::vector<Proposal> propose(const ProposalContext& ctx) override {
+    varied.push_back(ctx.head_source);
+    return library_.propose(ctx);
+  }
+  std::vector<std::string> varied;
+
+ private:
+  LibraryProposer library_;
+};
+
+// With one head every round varies a head of the moment; with a beam of 3 some rounds vary a
+// design that never was head, and the head still changes only through acceptance tests.
+TEST(OptimizeWithABeam, RoundsVaryTheBeamsDesignsInTurnAndOnlyTestsMoveTheHead) {
+  for (const int beam : {1, 3}) {
+    store::TestTempDir dir;
+    auto ws = store::Workspace::create(dir.path()).value();
+    auto target = testing::make_loop_test_target();
+    knowledge::set_workspace_target_name(ws, testing::kLoopTestTargetName);
+    OptimizeOptions options;
+    options.kernels = {"attn_out"};
+    options.target = target.get();
+    options.beam = beam;
+    ParentRecordingProposer proposer(*target);
+    const auto summary = optimize(ws, proposer, options, [](const Progress&) {});
+    auto tree = trees::DesignTree::open(ws, "attn_out").value();
+    std::set<std::string> head_sources;
+    for (const auto& h : tree.head_history()) head_sources.insert(*tree.source(h.node_id));
+    const auto not_heads =
+        std::count_if(proposer.varied.begin(), proposer.varied.end(),
+                      [&](const std::string& s) { return !head_sources.count(s); });
+    if (beam == 1) {
+      EXPECT_EQ(not_heads, 0);
+    } else {
+      EXPECT_GT(not_heads, 0) << "a runner-up's turn";
+    }
+    EXPECT_EQ(static_cast<int>(tree.head_history().size()), 1 + summary.accepted) << beam;
+    EXPECT_FALSE(summary.budget_spent) << "the library runs out either way";
   }
 }
 
