@@ -90,9 +90,13 @@ std::optional<std::string> ratio_curve_plot(const Study& study) {
   return blocks + fmt::format(
                       "set title \"ratio to the floor against device time (median run per "
                       "arm)\"\nset logscale y\nset format y '%g'\nset yrange [{:.6g}:{:.6g}]\n"
+                      "set ytics (1, 1.1, 1.25, 1.5, 2, 3, 4, 6, 8, 12, 16, 32, 64)\n"
                       "set xrange [0:{:.6g}]\nset xlabel 'device seconds'\n"
                       "set ylabel 'head over floor, geomean (log scale)'\nset grid\n"
-                      "set key outside right top font ',9'\n{}\n",
+                      "set key outside right top font ',9'\n"
+                      "set arrow from graph 0, first 1.25 to graph 1, first 1.25 nohead dt 2 lw 2\n"
+                      "set arrow from graph 0, first 1.1 to graph 1, first 1.1 nohead dt 3 lw 2\n"
+                      "{}\n",
                       std::max(1.0, lo / 1.1), hi * 1.1, longest, series);
 }
 
@@ -121,13 +125,14 @@ std::optional<std::string> truth_errors_plot(const std::vector<ArmSummary>& arms
   return fmt::format("$errors << EOD\n{}EOD\n", rows) +
          fmt::format(
              "set title \"acceptance tests judged wrong against the truth, per run (mean)\"\n"
-             "set style data histograms\nset style histogram clustered gap 1\n"
-             "set style fill solid 0.85 border -1\nset boxwidth 0.9\nset xtics rotate by -30\n"
-             "set ylabel 'tests per run'\nset yrange [0:*]\nset grid ytics\n"
-             "set key outside right top font ',9'\n"
-             "plot $errors using 3:xtic(2) lc rgb '#c0392b' title 'false accepts', \\\n"
-             "  $errors using 4 lc rgb '#7f8c8d' title 'false rejects (truly 1% faster or more)'\n",
-             row);
+             "set style fill solid 0.85 border -1\nset yrange [{:.1f}:-0.6]\n"
+             "set xrange [0:*]\nset ytics font ',9'\nset xlabel 'tests per run'\n"
+             "set grid xtics\nset key outside right top font ',9'\n"
+             "plot $errors using (0):($1-0.2):(0):3:($1-0.38):($1-0.02):ytic(2) with "
+             "boxxyerror lc rgb '#c0392b' title 'false accepts', \\\n"
+             "  $errors using (0):($1+0.2):(0):4:($1+0.02):($1+0.38) with boxxyerror lc rgb "
+             "'#7f8c8d' title 'false rejects (truly 1% faster or more)'\n",
+             row - 0.4);
 }
 
 }  // namespace headway::ablate
