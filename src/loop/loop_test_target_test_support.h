@@ -56,8 +56,9 @@ candidate is seen as one.
 The toolchain spec is a name, `test-1` by default; one that starts with `missing` is not found.
 It may go on with options, each `:key=value`: `:requires=EXT` makes the `threaded` design need the
 instruction-set extension EXT (a `// requires: EXT` line: the library proposes it only where the
-fact `isa.EXT` is 1), and `:stop-after=N` makes the device serve N readings, over every session and paired
-device of the target, and every later one throws targets::DeviceStopped.
+fact `isa.EXT` is 1), `:stop-after=N` makes the device serve N readings, over every session and paired
+device of the target, and every later one throws targets::DeviceStopped, and `:truth=hidden` keeps
+its true times to itself (Target::true_seconds gives none, as a real device's would).
 )";
 
 // Registers the target's maker under kLoopTestTargetName (once per process; later calls do

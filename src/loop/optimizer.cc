@@ -367,8 +367,8 @@ class Loop final {
       progress(t.kernel(), head, "propose");
     }
     std::vector<Node> added;
+    ProposalContext ctx = context_of(ws, t, options_.batch - static_cast<int>(pending.size()));
     for (const Node& parent : parents_of(ws, t)) {
-      ProposalContext ctx = context_of(ws, t, options_.batch - static_cast<int>(pending.size()));
       ctx.head_source = t.source(parent.id).value_or("");
       ctx.head_design = parent.design;
       ctx.head_params = targets::params_from_json(parent.params);

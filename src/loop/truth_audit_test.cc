@@ -4,7 +4,6 @@
 
 #include "loop/loop_kernel_test_support.h"
 #include "store/test_temp_dir.h"
-#include "targets/registry/registry.h"
 #include "trees/decision_log.h"
 
 namespace headway::loop {
@@ -42,10 +41,13 @@ TEST(TruthAudit, EachTestIsJudgedAgainstTheTrueTimesOfItsHeadAndCandidate) {
 }
 
 TEST(TruthAudit, ATargetThatKnowsNoTruthOrAnUnknownKernelGivesNone) {
+  LoopKernel hidden("attn_out", "test-1:truth=hidden");
+  decide(hidden, hidden.add("half", "time: 0.5\n"), Outcome::kFaster);
+  EXPECT_FALSE(
+      audit_against_truth(hidden.ws(), hidden.target(), "attn_out", hidden.ws().root() / "b"));
   LoopKernel k("attn_out");
   decide(k, k.add("half", "time: 0.5\n"), Outcome::kFaster);
-  const auto cpu = targets::make_target("cpu");
-  EXPECT_FALSE(audit_against_truth(k.ws(), *cpu, "attn_out", k.ws().root() / "b"));
+  EXPECT_TRUE(audit_against_truth(k.ws(), k.target(), "attn_out", k.ws().root() / "b"));
   EXPECT_FALSE(audit_against_truth(k.ws(), k.target(), "qkv", k.ws().root() / "b"))
       << "not registered";
 }
