@@ -110,10 +110,14 @@ int run_compare(const CompareArgs& args) {
     if (!note.empty()) fmt::print("note: {}\n", note);
     const auto time = device->accounting();
     fmt::print(
-        "device time: timed calls {:.0f}% ({:.3f} s of {} readings), round trip of an empty call "
-        "{:.1f} us\n",
-        100 * time.value("timed_share", 0.0), time.value("timed_seconds", 0.0),
-        time.value("readings", 0), 1e6 * time.value("round_trip_seconds", 0.0));
+        "device time: timed calls {:.3f} s in {} readings, {:.0f}% of the {:.3f} s the readings "
+        "took and {:.0f}% with the inputs ({:.3f} s, {:.0f}% on 2 MiB pages); round trip of an "
+        "empty call {:.1f} us\n",
+        time.value("timed_seconds", 0.0), time.value("readings", 0),
+        100 * time.value("timed_share_of_readings", 0.0), time.value("reading_phase_seconds", 0.0),
+        100 * time.value("timed_share", 0.0), time.value("inputs_seconds", 0.0),
+        100 * time.value("input_huge_page_share", 0.0),
+        1e6 * time.value("round_trip_seconds", 0.0));
   }
   return 0;
 }

@@ -234,6 +234,19 @@ TEST(JsonVerbsNoWorkspace, CompareABaselineWithItself) {
   EXPECT_EQ(j["kernel"], "attn_out");
   EXPECT_LE(j["pairs"].get<int>(), 4);
   EXPECT_EQ(j["s0_adapted"], true) << "the warm-up's s0 is a prior the pairs update";
+  // The readings' time is its parts, and the timed calls' share of it is theirs.
+  const auto& time = j["device_time"];
+  const double phase = time["reading_phase_seconds"].get<double>();
+  EXPECT_NEAR(phase,
+              time["process_start_seconds"].get<double>() + time["warm_up_seconds"].get<double>() +
+                  time["timed_seconds"].get<double>() + time["guard_seconds"].get<double>() +
+                  time["verification_seconds"].get<double>(),
+              1e-9);
+  ASSERT_GT(phase, 0.0);
+  EXPECT_NEAR(time["timed_share_of_readings"].get<double>(),
+              time["timed_seconds"].get<double>() / phase, 1e-9);
+  const double huge = time["input_huge_page_share"].get<double>();
+  EXPECT_TRUE(huge >= 0.0 && huge <= 1.0) << huge;
 }
 
 }  // namespace

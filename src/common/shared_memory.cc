@@ -8,13 +8,25 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "common/huge_page_file.h"
+
 namespace headway {
 
-SharedMemory::SharedMemory(const std::string& name, size_t bytes) : size_(round_up_to_page(bytes)) {
-  fd_ = memfd_create(name.c_str(), MFD_CLOEXEC);
+SharedMemory::SharedMemory(const std::string& name, size_t bytes, Pages pages)
+    : size_(round_up_to_page(bytes)) {
+  if (size_ == 0) size_ = kPageBytes;
+  if (pages == Pages::kHugeWherePossible) {
+    size_ = (size_ + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+    Result<int> huge = huge_page_file(size_);
+    if (huge) {
+      fd_ = *huge;
+    } else {
+      small_pages_reason_ = huge.error().message;
+    }
+  }
+  if (fd_ < 0) fd_ = memfd_create(name.c_str(), MFD_CLOEXEC);
   if (fd_ < 0)
     throw std::runtime_error("cannot create shared memory: " + std::string(std::strerror(errno)));
-  if (size_ == 0) size_ = kPageBytes;
   if (ftruncate(fd_, static_cast<off_t>(size_)) != 0) {
     const int e = errno;
     close(fd_);
@@ -31,6 +43,11 @@ SharedMemory::SharedMemory(const std::string& name, size_t bytes) : size_(round_
                              " bytes of shared memory: " + std::strerror(e));
   }
   base_ = static_cast<std::byte*>(p);
+  if (pages == Pages::kHugeWherePossible) {
+    huge_share_ = headway::huge_page_share(base_, size_);
+    if (huge_share_ == 0.0 && small_pages_reason_.empty())
+      small_pages_reason_ = "the kernel backed the huge-page tmpfs with small pages";
+  }
 }
 
 SharedMemory::~SharedMemory() {

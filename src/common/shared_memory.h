@@ -9,9 +9,13 @@ namespace headway {
 
 class SharedMemory {
  public:
+  enum class Pages {
+    kSmall,              // a memfd, on the kernel's tmpfs
+    kHugeWherePossible,  // a file on a tmpfs of 2 MiB pages (huge_page_file), else a memfd
+  };
   // Creates `bytes` of zeroed memory (rounded up to whole pages) and maps it read-write here.
   // Throws std::runtime_error when the memfd or the mapping cannot be made.
-  SharedMemory(const std::string& name, size_t bytes);
+  SharedMemory(const std::string& name, size_t bytes, Pages pages = Pages::kSmall);
   ~SharedMemory();
   SharedMemory(const SharedMemory&) = delete;
   SharedMemory& operator=(const SharedMemory&) = delete;
@@ -23,11 +27,17 @@ class SharedMemory {
   // A new read-only descriptor of the same memory, without close-on-exec: the caller owns it.
   // -1 with errno set on failure.
   int open_read_only() const;
+  // The share of the memory on 2 MiB pages, measured when it was mapped.
+  double huge_page_share() const { return huge_share_; }
+  // Why Pages::kHugeWherePossible gave small pages; empty when it did not ask or did not fail.
+  const std::string& small_pages_reason() const { return small_pages_reason_; }
 
  private:
   int fd_ = -1;
   std::byte* base_ = nullptr;
   size_t size_ = 0;
+  double huge_share_ = 0.0;
+  std::string small_pages_reason_;
 };
 
 inline constexpr size_t kPageBytes = 4096;

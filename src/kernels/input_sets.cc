@@ -46,7 +46,8 @@ InputSets::InputSets(const KernelContract& kernel, uint64_t seed, int sets, int 
   alt_ = std::make_unique<SharedBuffers>(specs_);
   kernel.generate(mix_seed(seed, 0x5e75), *alt_);
   memory_ =
-      std::make_unique<SharedMemory>("headway-input-sets", set_bytes_ * static_cast<size_t>(sets_));
+      std::make_unique<SharedMemory>("headway-input-sets", set_bytes_ * static_cast<size_t>(sets_),
+                                     SharedMemory::Pages::kHugeWherePossible);
   for (int s = 0; s < sets_; ++s) std::memcpy(set_base(s), draw_of(s).input_block(), set_bytes_);
 }
 

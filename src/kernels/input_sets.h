@@ -30,7 +30,7 @@ void flush_lines(const std::byte* data, size_t bytes);
 
 inline constexpr size_t kSmallRegionBytes = 64 << 10;
 inline constexpr size_t kLineBytes = 64;
-inline constexpr uint64_t kPatchedLineOneIn = 64;
+inline constexpr uint64_t kPatchedLineOneIn = 256;
 
 // Bytes from one slot of a writable block to the next (new_writable_block's, a runner's arm's):
 // the layout's writable bytes, whole pages.

@@ -120,9 +120,11 @@ TEST(InputSets, EveryTimedCallSeesInputsThatNoEarlierCallSaw) {
     changed_pairs += line > 0 && changed[line] && changed[line - 1];
   }
   const double share = static_cast<double>(changed_lines) / static_cast<double>(lines);
-  EXPECT_NEAR(share, 1.0 / kPatchedLineOneIn, 0.01) << changed_lines << " of " << lines;
-  EXPECT_NEAR(static_cast<double>(changed_pairs) / static_cast<double>(lines), share * share,
-              0.002);
+  const double p = 1.0 / kPatchedLineOneIn;  // about 960 of 245,760 lines, sd 31
+  EXPECT_NEAR(share, p, 0.1 * p) << changed_lines << " of " << lines;
+  // Neighbours both changed about lines * p^2 (3.8) times; lines changed in runs would give
+  // hundreds.
+  EXPECT_LE(changed_pairs, 20u) << changed_pairs << " neighbouring pairs";
   // The output region is poisoned, the same patch seed gives the same inputs, restore undoes it.
   for (uint16_t v : first->as<uint16_t>("residual")) ASSERT_NE(v, 0u);
   sets.restore(1, 11);

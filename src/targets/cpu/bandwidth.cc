@@ -5,9 +5,10 @@
 #include <cstring>
 #include <thread>
 
+#include "common/shared_memory.h"
 #include "common/stats.h"
-#include "targets/cpu/runner_host.h"
 #include "targets/cpu/parallel_readings.h"
+#include "targets/cpu/runner_host.h"
 
 #if defined(__AVX2__)
 #include <immintrin.h>
@@ -69,17 +70,23 @@ BandwidthAtThreads measure_at(const std::byte* buffer, size_t bytes, int threads
 }  // namespace
 
 BandwidthProfile measure_read_bandwidth(int max_threads, int readings) {
-  if (max_threads <= 0) max_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (max_threads <= 0)
+    max_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   BandwidthProfile profile;
-  profile.method = kMethod;
   profile.buffer_bytes = std::max<uint64_t>(4 * last_level_cache_bytes(), 256ull << 20);
-  auto* buffer = static_cast<std::byte*>(std::aligned_alloc(4096, profile.buffer_bytes));
-  if (!buffer) throw std::bad_alloc();
-  // Touch every page from the threads that will read it (first-touch placement).
+  // On the pages the timed calls' input sets get (SharedMemory::Pages::kHugeWherePossible), so
+  // that a floor and the kernels measured against it stream through the same kind of pages.
+  SharedMemory memory("headway-bandwidth", profile.buffer_bytes,
+                      SharedMemory::Pages::kHugeWherePossible);
+  std::byte* buffer = memory.data();
+  profile.method = std::string(kMethod) +
+                   (memory.huge_page_share() == 1.0 ? ", on 2 MiB pages" : ", on 4 KiB pages");
+  // Filled by the threads that will read it.
   std::vector<std::thread> init;
   const size_t share = profile.buffer_bytes / static_cast<size_t>(max_threads);
   for (int t = 0; t < max_threads; ++t) {
-    init.emplace_back([&, t] { std::memset(buffer + static_cast<size_t>(t) * share, t + 1, share); });
+    init.emplace_back(
+        [&, t] { std::memset(buffer + static_cast<size_t>(t) * share, t + 1, share); });
   }
   for (auto& t : init) t.join();
   for (int threads = 1; threads <= max_threads; ++threads) {
@@ -89,7 +96,6 @@ BandwidthProfile measure_read_bandwidth(int max_threads, int readings) {
       profile.best_threads = threads;
     }
   }
-  std::free(buffer);
   return profile;
 }
 

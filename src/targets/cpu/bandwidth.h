@@ -1,6 +1,7 @@
 #pragma once
 // Streaming read bandwidth of the host, the denominator of the cpu target's floor.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace headway::cpu {
@@ -17,7 +18,7 @@ struct BandwidthProfile {
   double best_gbps = 0.0;                      // the highest median
   int best_threads = 0;
   uint64_t buffer_bytes = 0;
-  const char* method = "";  // how the buffer was read (instruction set)
+  std::string method;  // how the buffer was read (instruction set) and on what pages
 };
 
 // Reads a buffer of max(4 x last-level cache, 256 MiB) with 1..max_threads threads, each

@@ -60,8 +60,12 @@ void CpuPairedDevice::verify_arms() {
 }
 
 nlohmann::json to_json(const SessionCosts& c) {
-  const double total = c.inputs + c.process_start + c.warm_up + c.timed + c.guard + c.verification;
+  const double readings = c.reading_phase();
+  const double total = c.inputs + readings;
   return {{"inputs_seconds", c.inputs},
+          {"input_huge_page_share", c.input_huge_page_share},
+          {"reading_phase_seconds", readings},
+          {"timed_share_of_readings", readings > 0 ? c.timed / readings : 0.0},
           {"process_start_seconds", c.process_start},
           {"warm_up_seconds", c.warm_up},
           {"timed_seconds", c.timed},

@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "common/rng.h"
+#include "common/shared_memory.h"
 #include "headway/headway_kernel.h"
 #include "kernels/numerics.h"
 
@@ -23,22 +24,24 @@ namespace headway::cpu {
 
 namespace {
 
-// 64-byte aligned storage for one peer's elements (bf16 or f32), filled once.
+// Storage for one peer's elements (bf16 or f32), filled once: on 2 MiB pages where headway's
+// input sets are (SharedMemory::Pages::kHugeWherePossible), so that peers and heads stream their
+// weights through the same kind of pages.
 struct PeerBuffer {
-  struct Free {
-    void operator()(std::byte* p) const { ::operator delete[](p, std::align_val_t{64}); }
-  };
-  std::unique_ptr<std::byte[], Free> data;
+  std::unique_ptr<SharedMemory> memory;
+  std::byte* data = nullptr;
   uint64_t bytes = 0;
 
   static Result<PeerBuffer> allocate(uint64_t bytes) {
     PeerBuffer b;
     try {
-      b.data.reset(static_cast<std::byte*>(::operator new[](bytes, std::align_val_t{64})));
-    } catch (const std::bad_alloc&) {
+      b.memory = std::make_unique<SharedMemory>("headway-peer", bytes,
+                                                SharedMemory::Pages::kHugeWherePossible);
+    } catch (const std::runtime_error& e) {
       return environment_error(
-          fmt::format("cannot allocate {} MiB for a peer's copies", bytes >> 20));
+          fmt::format("cannot allocate {} MiB for a peer's copies: {}", bytes >> 20, e.what()));
     }
+    b.data = b.memory->data();
     b.bytes = bytes;
     return b;
   }
@@ -131,7 +134,7 @@ class PeerRunImpl final : public PeerRun {
     buffer_ = std::move(buffer).value();
     const uint64_t element = peer_element_bytes(peer_);
     for (uint64_t c = 0; c < copies_; ++c) {
-      std::byte* set = buffer_.data.get() + c * set_bytes_;
+      std::byte* set = buffer_.data + c * set_bytes_;
       for (size_t i = 0; i < products_.size(); ++i) {
         const auto& p = products_[i];
         fill_random(peer_, set + places_[i].weights, p.rows * p.cols, mix_seed(seed, 2 * c));
@@ -157,7 +160,7 @@ class PeerRunImpl final : public PeerRun {
         onednn_.push_back(std::move(op));
       }
       for (uint64_t c = 0; c < copies_; ++c) {
-        std::byte* set = buffer_.data.get() + c * set_bytes_;
+        std::byte* set = buffer_.data + c * set_bytes_;
         for (size_t i = 0; i < products_.size(); ++i) {
           const auto& op = onednn_[i];
           onednn_args_.push_back(
@@ -175,7 +178,7 @@ class PeerRunImpl final : public PeerRun {
   Result<double> reading() override {
     const uint64_t copy = next_;
     next_ = (next_ + 1) % copies_;
-    std::byte* set = buffer_.data.get() + copy * set_bytes_;
+    std::byte* set = buffer_.data + copy * set_bytes_;
     try {
       const auto t0 = std::chrono::steady_clock::now();
       for (size_t i = 0; i < products_.size(); ++i) {
@@ -204,7 +207,7 @@ class PeerRunImpl final : public PeerRun {
   uint64_t copies() const override { return copies_; }
 
   // The first copy's bytes, for peer_matvec.
-  std::byte* first_set() { return buffer_.data.get(); }
+  std::byte* first_set() { return buffer_.data; }
   const Placement& place(size_t i) const { return places_[i]; }
 
  private:

@@ -24,6 +24,7 @@
 #include <tuple>
 #include <utility>
 
+#include "common/huge_page_file.h"
 #include "common/sandbox.h"
 #include "common/subprocess.h"
 #include "targets/cpu/cache_latency.h"
@@ -135,17 +136,20 @@ std::unique_ptr<RunnerHost> RunnerHost::start(const RunnerSpec& spec, CallResult
   try {
     sandbox::Policy policy;
     policy.read_only.push_back(runner);
-    std::vector<std::string> command = {runner.string(),
-                                        "--kernel",
-                                        std::string(spec.kernel->name()),
-                                        "--set-bytes",
-                                        std::to_string(spec.set_bytes),
-                                        "--sets",
-                                        std::to_string(spec.sets),
-                                        "--arms",
-                                        std::to_string(spec.objects.size()),
-                                        "--memory-limit",
-                                        std::to_string(spec.limits.memory_limit_bytes)};
+    std::vector<std::string> command = {
+        runner.string(),
+        "--kernel",
+        std::string(spec.kernel->name()),
+        "--set-bytes",
+        std::to_string(spec.set_bytes),
+        "--sets",
+        std::to_string(spec.sets),
+        "--arms",
+        std::to_string(spec.objects.size()),
+        "--memory-limit",
+        std::to_string(spec.limits.memory_limit_bytes),
+        "--page-bytes",
+        std::to_string(spec.inputs->huge_page_share() == 1.0 ? kHugePageBytes : kPageBytes)};
     // The runner knows only the built-in kernels; a spec kernel's regions travel with it.
     if (!is_builtin_kernel(spec.kernel->name())) {
       command.push_back("--regions");
@@ -466,8 +470,8 @@ CallResult RunnerChild::exchange(const Command& command) {
   return result;
 }
 
-CallResult RunnerChild::call(int set, int next_within_us, int count) {
-  return exchange({Op::kCall, set, count, next_within_us, 0});
+CallResult RunnerChild::call(int set, int next_within_us, int count, bool hot_workers) {
+  return exchange({Op::kCall, set, count, next_within_us, hot_workers ? 1 : 0});
 }
 CallResult RunnerChild::ping(int next_within_us, bool hot_workers) {
   return exchange({Op::kPing, -1, 1, next_within_us, hot_workers ? 1 : 0});

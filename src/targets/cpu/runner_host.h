@@ -115,8 +115,9 @@ class RunnerChild {
   // (SO_TIMESTAMPNS, a stamp the child cannot write). headway sleeps meanwhile: every core is
   // the kernel's, and headway's own wake-up is not in the reading. After a failed call the
   // child is gone and every later call fails the same way. With next_within_us > 0 the child
-  // polls that long for the next request after replying.
-  CallResult call(int set, int next_within_us = 0, int count = 1);
+  // polls that long for the next request after replying. With hot_workers, the harness's
+  // workers spin from before the reply until the next request's reply (see ping).
+  CallResult call(int set, int next_within_us = 0, int count = 1, bool hot_workers = false);
   // An empty call: the round trip of a request and its reply (the child then polls for
   // next_within_us as above). With hot_workers, the harness's workers that the candidate started
   // (runner/harness_pool.h) spin before the reply comes and until the next request's reply.

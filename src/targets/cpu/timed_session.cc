@@ -114,6 +114,7 @@ std::unique_ptr<TimedSession> TimedSession::start(const KernelContract& kernel,
   session->host_ = RunnerHost::start(spec, failure);
   if (!session->host_) return nullptr;
   session->costs_.inputs = since(t0);
+  session->costs_.input_huge_page_share = session->inputs_->memory().huge_page_share();
   session->probe();
   return session;
 }
@@ -202,7 +203,9 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
 
   CallResult warm;
   if (warm_up) {
-    warm = child->call(first, kNextWithinUs);
+    // Its workers, if it starts the harness's, stay hot through the stop below, so that the
+    // timed request does not wait for them to wake.
+    warm = child->call(first, kNextWithinUs, 1, /*hot_workers=*/true);
     costs_.warm_up += warm.seconds;
     if (!warm.ok()) {
       out.call = warm;

@@ -75,6 +75,9 @@ struct SessionCosts {
   int readings = 0;
   int compared_calls = 0;  // timed calls compared with the other arm's on the same inputs
   int disputed_calls = 0;  // of those, calls the two arms disagreed on (checked by the reference)
+  double input_huge_page_share = 0.0;  // of the input sets' memory, on 2 MiB pages
+  // Everything but the inputs: the readings and what they need, first to last.
+  double reading_phase() const { return process_start + warm_up + timed + guard + verification; }
 };
 
 struct Misbehaviour {

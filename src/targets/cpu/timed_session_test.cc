@@ -318,6 +318,37 @@ TEST_F(TimedSessionBatches, NoThreadOfAPausedChildRuns) {
   EXPECT_GT(cpu_over(40), 0.015) << "the thread did not run again";
 }
 
+TEST_F(TimedSessionBatches, AWarmUpCallLeavesTheHarnessWorkersHotThroughThePause) {
+  // The warm-up call asks for hot workers: the pool the candidate's first call started spins
+  // from its reply on, stops while the child is paused, spins again when it resumes (so the
+  // timed request finds it awake), and sleeps once a call that does not ask has replied.
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "a pool needs two CPUs";
+  const fs::path parallel = build(
+      "#include \"headway_kernel.h\"\n"
+      "extern \"C\" void hw_attn_out(const hw_attn_out_args*) {\n"
+      "  hw_parallel_run(hw_parallel_threads(), [](void*, int) {}, nullptr);\n}\n");
+  SharedBuffers buffers(find_kernel("attn_out")->regions());
+  CallResult failure;
+  auto host = start_host(buffers.input_memory(), buffers.layout().input_bytes, 1,
+                         buffers.writable_memory(), parallel, &failure);
+  ASSERT_TRUE(host) << failure.describe();
+  auto child = host->spawn(0, 0, 1, &failure);
+  ASSERT_TRUE(child) << failure.describe();
+  auto cpu_over = [&](int ms) {
+    const double before = child->cpu_seconds();
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    return child->cpu_seconds() - before;
+  };
+  ASSERT_TRUE(child->call(0, 0, 1, /*hot_workers=*/true).ok());
+  EXPECT_GT(cpu_over(40), 0.015) << "the workers did not stay hot after the warm-up";
+  ASSERT_TRUE(child->pause(1.0));
+  EXPECT_LT(cpu_over(60), 0.005) << "a worker ran while the child was paused";
+  child->resume();
+  EXPECT_GT(cpu_over(40), 0.015) << "the workers were not hot when the child resumed";
+  ASSERT_TRUE(child->call(0).ok());
+  EXPECT_LT(cpu_over(60), 0.005) << "the workers spun on after a call that did not ask";
+}
+
 TEST_F(TimedSessionBatches, WhatAChildUsesBeforeItsCandidateLoadsIsTheRunners) {
   // Mapping and touching four sets of inputs costs the runner CPU before any candidate code is
   // in the child; headway reads it then, so that the life's CPU check does not count it.

@@ -77,7 +77,8 @@ struct Command {
   int32_t poll_after_us = 0;
   // Non-zero: the harness's workers (harness_pool.h), where the candidate started them, spin from
   // before this request's reply until the reply of the next request; zero: they go to sleep
-  // before this request's reply. Asked for by the request just before a timed one.
+  // before this request's reply. Asked for by the warm-up call and by the ping just before a
+  // timed request, so that the workers are hot when it comes (the child is stopped in between).
   int32_t hot_workers = 0;
 };
 

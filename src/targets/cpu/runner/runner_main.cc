@@ -62,6 +62,7 @@ struct Options {
   int sets = 1;
   int arms = 1;
   uint64_t memory_limit = 2ull << 30;
+  size_t page_bytes = 4096;  // the pages backing the input sets (2 MiB where huge)
 };
 
 [[noreturn]] void die(const std::string& message) {
@@ -86,6 +87,8 @@ Options parse(int argc, char** argv) {
       o.arms = std::stoi(value);
     else if (key == "--memory-limit")
       o.memory_limit = std::stoull(value);
+    else if (key == "--page-bytes")
+      o.page_bytes = std::max<size_t>(std::stoull(value), 4096);
     else
       die("unknown argument " + key);
   }
@@ -138,7 +141,8 @@ uint64_t address_space_now() {
   if (in == MAP_FAILED || out == MAP_FAILED)
     load_failed(channel, std::string("cannot map the buffers: ") + std::strerror(errno));
   auto* inputs = static_cast<std::byte*>(in);
-  // Fill the page tables of the sets this child will use, then touch one word of every page: no
+  // Fill the page tables of the sets this child will use, then touch one word of every page (of
+  // the backing's size, 2 MiB where the sets are on huge pages): no
   // call pays for this process's first touch of a page (a fault, a page-table walk that sets the
   // accessed bit, and under a hypervisor that shadows page tables an exit of microseconds per
   // page: 7 ms for 16 MiB on one VM). The lines this brings into the caches are headway's to
@@ -148,7 +152,7 @@ uint64_t address_space_now() {
     const size_t bytes = o.set_bytes * static_cast<size_t>(request.populate_count);
     madvise(first, bytes, MADV_POPULATE_READ);
     uint64_t sum = 0;
-    for (size_t off = 0; off < bytes; off += 4096)
+    for (size_t off = 0; off < bytes; off += o.page_bytes)
       sum += *reinterpret_cast<const volatile uint64_t*>(first + off);
     asm volatile("" : : "r"(sum));
   }
@@ -206,8 +210,6 @@ uint64_t address_space_now() {
     }
     if (r != sizeof command) _exit(0);
     poll_us = std::min(command.poll_after_us, 10'000);
-    HarnessPool* pool = started_harness.load(std::memory_order_acquire);
-    if (pool && command.hot_workers) pool->set_hot(true, kHotWaitUs);
     if (command.op == Op::kCall && command.set >= 0 && command.count >= 1 &&
         command.count <= std::max(slots, 1) && command.set <= o.sets - command.count) {
       views.clear();
@@ -223,7 +225,14 @@ uint64_t address_space_now() {
     } else {
       reply.runner_ns = 0;
     }
-    if (pool && !command.hot_workers) pool->set_hot(false);
+    // Read after the call: the candidate's first call may have started the pool.
+    if (HarnessPool* pool = started_harness.load(std::memory_order_acquire)) {
+      if (command.hot_workers) {
+        pool->set_hot(true, kHotWaitUs);
+      } else {
+        pool->set_hot(false);
+      }
+    }
     if (!send_message(channel, &reply, sizeof reply)) _exit(0);
   }
 }
