@@ -149,6 +149,12 @@ std::optional<Violation> verify(const KernelContract& kernel, const SharedBuffer
       }
     }
   }
+  return verify_values(kernel, buffers, expected);
+}
+
+std::optional<Violation> verify_values(const KernelContract& kernel, const SharedBuffers& buffers,
+                                       const std::vector<ExpectedOutput>& expected) {
+  const auto& specs = buffers.specs();
   const Tolerance tol = kernel.tolerance();
   std::optional<Violation> worst;
   double worst_excess = -1.0;

@@ -78,5 +78,9 @@ inline constexpr double kAgreeShare = 0.5;
 std::optional<Violation> verify(const KernelContract& kernel, const SharedBuffers& buffers,
                                 const Snapshot& before,
                                 const std::vector<ExpectedOutput>& expected);
+// Only the last part of verify: the worst output element against `expected`, or nothing. For
+// writes judged apart from the call that made them, on inputs rebuilt for the judgement.
+std::optional<Violation> verify_values(const KernelContract& kernel, const SharedBuffers& buffers,
+                                       const std::vector<ExpectedOutput>& expected);
 
 }  // namespace headway

@@ -91,13 +91,12 @@ std::unique_ptr<TimedSession> TimedSession::start(const KernelContract& kernel,
   std::unique_ptr<TimedSession> session(new TimedSession(kernel, options));
   std::random_device entropy;
   session->secret_ = Rng((uint64_t{entropy()} << 32) ^ entropy());
-  const uint64_t cold = options.cold_bytes ? options.cold_bytes : 2 * last_level_cache_bytes();
   const size_t set_bytes = InputSets::input_block_bytes(kernel);
   const int window = 1 + max_calls_per_reading(set_bytes);
   // As many draws as the longest reading uses sets: a reading's window of consecutive sets
   // then holds a different draw in every set.
   session->inputs_ =
-      shared_input_sets(kernel, options.seed, input_sets_for(set_bytes, cold, window), window);
+      shared_input_sets(kernel, options.seed, input_sets_for(set_bytes, options.cold_bytes, window), window);
   session->next_window_ =
       static_cast<int>(session->secret_.below(static_cast<uint64_t>(session->inputs_->count())));
   RunnerSpec spec;
@@ -202,6 +201,10 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
   costs_.process_start += since(t);
 
   CallResult warm;
+  // Wall time in which the harness's workers may spin outside a call: from the warm-up's reply
+  // to the stop, and from the resume to the timed request. Their CPU then is headway's, so the
+  // life's CPU check below allows for it.
+  double hot_seconds = 0.0;
   if (warm_up) {
     // Its workers, if it starts the harness's, stay hot through the stop below, so that the
     // timed request does not wait for them to wake.
@@ -220,7 +223,9 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
   // the harness's workers spinning until its reply, so that no core the kernel uses is asleep
   // when it comes.
   t = Clock::now();
-  if (!child->pause(kPauseTimeoutSeconds)) {
+  const bool paused = child->pause(kPauseTimeoutSeconds);
+  if (warm_up) hot_seconds += since(t);
+  if (!paused) {
     child->resume();
     out.call = child->ping();  // a child that died after its warm-up fails as it died
     if (out.call.ok()) {
@@ -240,8 +245,10 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
     given.push_back(hash_inout_regions(*views.back()));
     inputs_->flush(first + 1 + k, slot(arm, k));
   }
+  const auto resumed = Clock::now();
   child->resume();
   const CallResult awake = child->ping(kNextWithinUs, /*hot_workers=*/true);
+  hot_seconds += since(resumed);
   costs_.guard += since(t);
   if (!awake.ok()) {
     out.call = awake;
@@ -287,7 +294,7 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
     }
     if (warm_up && child->thread_count() == 1) single_threaded_.insert(arm);
   }
-  const double wall = warm.seconds + out.call.seconds;
+  const double wall = warm.seconds + out.call.seconds + hot_seconds;
   const ChildFate fate = child->finish();
   const double cores = std::max(1u, std::thread::hardware_concurrency());
   // The runner's preparation is not the candidate's; what it cost (mostly first touches of
@@ -297,8 +304,9 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
   const double candidate_cpu = fate.cpu_seconds - prepared;
   if (out.call.ok() && !out.cheat && fate.known &&
       candidate_cpu > wall * cores + kCpuAllowanceSeconds + prepared) {
-    out.cheat = Misbehaviour{arm, fmt::format("used {:.1f} ms of CPU in a life whose calls took "
-                                              "{:.1f} ms on {} cores: work outside its calls",
+    out.cheat = Misbehaviour{arm, fmt::format("used {:.1f} ms of CPU in a life whose calls (and "
+                                              "the harness's hot spells) took {:.1f} ms on {} "
+                                              "cores: work outside its calls",
                                               candidate_cpu * 1e3, wall * 1e3, cores)};
   }
   for (int k = 0; k < calls; ++k) inputs_->restore(first + 1 + k, patches[static_cast<size_t>(k)]);
@@ -316,18 +324,20 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
   return out;
 }
 
-std::optional<Violation> TimedSession::wrong_output(int set, uint64_t patch_seed,
-                                                    const std::vector<std::byte>& writes) {
-  // Rebuilds the call's inputs, computes the reference, then judges the writes it left.
+std::vector<std::optional<Violation>> TimedSession::wrong_outputs(
+    int set, uint64_t patch_seed, const std::vector<const std::vector<std::byte>*>& writes) {
+  // Rebuilds the calls' inputs and computes the reference once, then judges each call's writes.
   SharedMemory scratch("headway-verify", inputs_->slot_bytes());
   inputs_->prepare(set, patch_seed, scratch.data());
   auto view = inputs_->view(set, scratch.data());
   const auto expected = kernel_.reference(*view);
-  std::memcpy(scratch.data(), writes.data(), std::min(writes.size(), inputs_->slot_bytes()));
-  const Snapshot snapshot = take_snapshot(*view);
-  auto violation = verify(kernel_, *view, snapshot, expected);
+  std::vector<std::optional<Violation>> judged;
+  for (const auto* w : writes) {
+    std::memcpy(scratch.data(), w->data(), std::min(w->size(), inputs_->slot_bytes()));
+    judged.push_back(verify_values(kernel_, *view, expected));
+  }
   inputs_->restore(set, patch_seed);
-  return violation;
+  return judged;
 }
 
 std::optional<Misbehaviour> TimedSession::compare_with(const LastReading& last, int arm) {
@@ -345,9 +355,9 @@ std::optional<Misbehaviour> TimedSession::compare_with(const LastReading& last, 
     ++costs_.disputed_calls;
     const std::vector<std::byte> writes(slot(arm, static_cast<int>(k)),
                                         slot(arm, static_cast<int>(k)) + bytes);
-    using Call = std::pair<int, const std::vector<std::byte>*>;  // an arm and what it wrote
-    for (const auto& [who, left] : {Call{arm, &writes}, Call{last.arm, &other}}) {
-      if (const auto wrong = wrong_output(set, last.patches[k], *left)) {
+    const auto judged = wrong_outputs(set, last.patches[k], {&writes, &other});
+    for (const auto& [who, wrong] : {std::pair{arm, judged[0]}, std::pair{last.arm, judged[1]}}) {
+      if (wrong) {
         found = Misbehaviour{
             who,
             "a timed call's output is wrong (it disagreed with the other arm's call on the "
@@ -370,7 +380,7 @@ std::optional<Misbehaviour> TimedSession::verify_sampled() {
   const auto t0 = Clock::now();
   std::optional<Misbehaviour> found;
   for (const auto& kept : kept_) {
-    if (const auto violation = wrong_output(kept.set, kept.patch_seed, kept.writable)) {
+    if (const auto violation = wrong_outputs(kept.set, kept.patch_seed, {&kept.writable})[0]) {
       found = Misbehaviour{kept.arm, "a timed call's output is wrong: " + violation->describe()};
       break;
     }

@@ -6,8 +6,8 @@
 //     candidate shares a process with another or with the clock;
 //   - the child makes one warm-up call on one input set (skipped for an arm whose first child
 //     ran on a single thread: nothing to start) and then `calls_per_reading()` timed calls back
-//     to back in one request, each on another set, set aside long enough to be out of the
-//     caches (InputSets), freshly patched and poisoned; the reading is their mean. The sets of
+//     to back in one request, each on another set (InputSets), freshly patched, poisoned and
+//     flushed from every cache; the reading is their mean. The sets of
 //     one reading hold independent draws, so no call finds the weights of an earlier call of
 //     its process, and the rotation starts at a secret set, so a set's place says nothing about
 //     which reading of the session it serves. The number of
@@ -24,7 +24,9 @@
 //     poisoned or not finite, no in/out region left as it was given), so a call that skipped its
 //     work is caught whether or not it is sampled below;
 //   - after each call the child must be idle (no thread running, no message unasked for), and
-//     over its life it may use no more CPU than its calls' wall time times the cores;
+//     over its life it may use no more CPU than the cores times the wall time of its calls and
+//     of the spells in which the harness's workers spin outside them (warm-up to stop, resume
+//     to the timed request);
 //   - a reading may run on the inputs of the reading before it, another arm's (the second
 //     reading of a pair, Inputs::kAsLastReading): then every timed call's writes are compared
 //     with that reading's call on the same inputs, and where the two differ by more than
@@ -55,7 +57,9 @@ namespace headway::cpu {
 struct SessionOptions {
   ProcessLimits limits;
   uint64_t seed = 1;                  // the inputs (see shared_input_sets)
-  uint64_t cold_bytes = 0;            // traffic between two uses of a set; 0: twice the OS's LLC
+  // Traffic of other sets between two uses of a set. Every timed set is flushed from the caches
+  // before its call, so none is needed: 0 gives the fewest sets, two readings' windows.
+  uint64_t cold_bytes = 0;
   double verify_fraction = 1.0 / 16;  // chance that a timed call is kept for verification
   double timed_per_reading = 0.016;   // kernel time a reading aims for, seconds (see above)
 };
@@ -145,10 +149,10 @@ class TimedSession {
     std::vector<uint64_t> patches;  // per timed call
     std::vector<std::byte> writes;  // per timed call, its slot right after the reading
   };
-  // The call on `set` patched with `patch_seed` that left `writes` in its slot, judged against
-  // the reference: why it is wrong, or nullopt.
-  std::optional<Violation> wrong_output(int set, uint64_t patch_seed,
-                                        const std::vector<std::byte>& writes);
+  // Calls on `set` patched with `patch_seed`, each of which left one of `writes` in its slot,
+  // judged against one computation of the reference: per call, why it is wrong, or nullopt.
+  std::vector<std::optional<Violation>> wrong_outputs(
+      int set, uint64_t patch_seed, const std::vector<const std::vector<std::byte>*>& writes);
   // Compares `arm`'s timed calls, still in its slots, with `last`'s on the same inputs; where
   // two disagree, the reference judges both: the first wrong call, or nullopt.
   std::optional<Misbehaviour> compare_with(const LastReading& last, int arm);
