@@ -95,8 +95,8 @@ std::unique_ptr<TimedSession> TimedSession::start(const KernelContract& kernel,
   const int window = 1 + max_calls_per_reading(set_bytes);
   // As many draws as the longest reading uses sets: a reading's window of consecutive sets
   // then holds a different draw in every set.
-  session->inputs_ =
-      shared_input_sets(kernel, options.seed, input_sets_for(set_bytes, options.cold_bytes, window), window);
+  session->inputs_ = shared_input_sets(
+      kernel, options.seed, input_sets_for(set_bytes, options.cold_bytes, window), window);
   session->next_window_ =
       static_cast<int>(session->secret_.below(static_cast<uint64_t>(session->inputs_->count())));
   RunnerSpec spec;

@@ -56,7 +56,7 @@ namespace headway::cpu {
 
 struct SessionOptions {
   ProcessLimits limits;
-  uint64_t seed = 1;                  // the inputs (see shared_input_sets)
+  uint64_t seed = 1;  // the inputs (see shared_input_sets)
   // Traffic of other sets between two uses of a set. Every timed set is flushed from the caches
   // before its call, so none is needed: 0 gives the fewest sets, two readings' windows.
   uint64_t cold_bytes = 0;
