@@ -33,11 +33,12 @@ struct AcceptanceOptions {
   double fallback_s0 = 0.02;  // the prior when the warm-up cannot estimate one
   // Before FASTER stands, the candidate's calls the device must have verified, more pairs run
   // until it has, at most confirm_max_pairs of them (statistics/confirmation.h; devices that do
-  // not count run none). The pairs bound the time: a kernel whose readings make few calls (ffn
-  // makes 1) verifies fewer calls in them.
+  // not count run none). The default pairs reach the default calls at one call a reading (ffn's
+  // batches), so that every kernel meets the bound of kWrongShare and kWrongEscape.
   int64_t confirm_calls =
       statistics::calls_to_catch(statistics::kWrongShare, statistics::kWrongEscape);
-  int confirm_max_pairs = 100;
+  int confirm_max_pairs = static_cast<int>(
+      statistics::calls_to_catch(statistics::kWrongShare, statistics::kWrongEscape));
   // Mixed into the paired device's seed and the coin of each pair's order (OptimizeOptions::seed);
   // 0: the candidate's id and the test's id alone.
   uint64_t run_seed = 0;

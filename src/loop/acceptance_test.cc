@@ -29,6 +29,14 @@ TEST(AcceptanceTest, AClearlyFasterCandidateBecomesTheHeadWithEveryReadingStored
   EXPECT_GT(device_seconds(k.ws(), "attn_out"), 0.0);
 }
 
+TEST(AcceptanceTest, TheDefaultConfirmationReachesItsCallsAtOneCallAReading) {
+  // A kernel whose readings make one call (ffn's) verifies one of the candidate's calls a pair.
+  const AcceptanceOptions options;
+  EXPECT_GE(options.confirm_max_pairs, options.confirm_calls);
+  EXPECT_EQ(options.confirm_calls,
+            statistics::calls_to_catch(statistics::kWrongShare, statistics::kWrongEscape));
+}
+
 TEST(AcceptanceTest, AClearlySlowerCandidateKeepsTheHead) {
   LoopKernel k;
   const auto head = k.head();

@@ -97,11 +97,12 @@ struct ConfirmationTally {
 };
 
 // 1000 acceptance tests (a fixed s0 of 0.02, cap 24) of a candidate wrong on `wrong_share` of
-// its 8-call readings and truly 3% faster besides, each confirmed up to `confirm_calls`.
-ConfirmationTally simulate(double wrong_share, int64_t confirm_calls) {
+// its calls, `calls` a reading, and truly 3% faster besides, each confirmed up to
+// `confirm_calls` in as many pairs at most.
+ConfirmationTally simulate(double wrong_share, int64_t confirm_calls, int calls = 8) {
   ConfirmationTally t;
   for (uint64_t seed = 1; seed <= 1000; ++seed) {
-    WrongOnSomeCalls device(seed, wrong_share, 0.03, 8);
+    WrongOnSomeCalls device(seed, wrong_share, 0.03, calls);
     BettingConfig config;
     config.s0 = 0.02;
     BettingRule rule(config);
@@ -133,6 +134,17 @@ TEST(Confirmation, ACandidateWrongOnOnePercentOfCallsBecomesAHeadAtMostAsOftenAs
   EXPECT_GT(confirmed.faster, 300) << "too few FASTER decisions to say anything";
   EXPECT_LE(confirmed.escaped, 3) << confirmed.faster << " FASTER, " << confirmed.caught
                                   << " caught, " << confirmed.pairs << " pairs a test";
+}
+
+TEST(Confirmation, TheBoundHoldsAtOneCallAReading) {
+  // ffn's readings make one call: its confirmation needs 688 pairs, which the pair bound allows.
+  const int64_t calls = calls_to_catch(kWrongShare, kWrongEscape);
+  const ConfirmationTally confirmed = simulate(kWrongShare, calls, 1);
+  EXPECT_GT(confirmed.faster, 300) << "too few FASTER decisions to say anything";
+  EXPECT_LE(confirmed.escaped, 3) << confirmed.faster << " FASTER, " << confirmed.pairs
+                                  << " pairs a test";
+  // Capped at 100 pairs, as it was, about 0.99^100 = 37% of them escape.
+  EXPECT_GT(simulate(kWrongShare, 100, 1).escaped, 60);
 }
 
 }  // namespace
