@@ -16,6 +16,8 @@
 #include <sstream>
 #include <string>
 
+#include "common/descriptor_passing.h"
+
 namespace headway {
 
 namespace {
@@ -93,21 +95,9 @@ struct Report {
       fail(kSize);
     }
   }
-  char control[CMSG_SPACE(sizeof(int))] = {};
-  iovec iov{&report, sizeof report};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  if (report.step == kDone) {
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof control;
-    cmsghdr* c = CMSG_FIRSTHDR(&msg);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int));
-    std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
-  }
-  const bool sent = sendmsg(channel, &msg, MSG_NOSIGNAL) == static_cast<ssize_t>(sizeof report);
+  const bool sent =
+      send_with_descriptor(channel, &report, sizeof report, report.step == kDone ? fd : -1) ==
+      static_cast<ssize_t>(sizeof report);
   _exit(sent ? 0 : 1);
 }
 
@@ -139,25 +129,11 @@ Result<int> huge_page_file(size_t bytes) {
     return environment_error(std::string("cannot fork for a huge-page file: ") + std::strerror(e));
   }
   Report report{-1, 0};
-  char control[CMSG_SPACE(sizeof(int))] = {};
-  iovec iov{&report, sizeof report};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  ssize_t got;
-  do {
-    got = recvmsg(channel[0], &msg, MSG_CMSG_CLOEXEC);
-  } while (got < 0 && errno == EINTR);
+  int fd = -1;
+  const ssize_t got = receive_with_descriptor(channel[0], &report, sizeof report, &fd);
   close(channel[0]);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  int fd = -1;
-  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); got > 0 && c; c = CMSG_NXTHDR(&msg, c)) {
-    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-      std::memcpy(&fd, CMSG_DATA(c), sizeof fd);
   }
   if (got != static_cast<ssize_t>(sizeof report)) {
     return environment_error("the helper that makes a huge-page file ended without a report");

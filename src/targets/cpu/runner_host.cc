@@ -24,6 +24,7 @@
 #include <tuple>
 #include <utility>
 
+#include "common/descriptor_passing.h"
 #include "common/huge_page_file.h"
 #include "common/sandbox.h"
 #include "common/subprocess.h"
@@ -265,22 +266,7 @@ std::unique_ptr<RunnerChild> RunnerHost::spawn(int arm, int populate_first, int 
   request.arm = static_cast<uint32_t>(arm);
   request.populate_first = populate_first;
   request.populate_count = populate_count;
-  char control[CMSG_SPACE(sizeof(int))] = {};
-  iovec iov{&request, sizeof request};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  cmsghdr* c = CMSG_FIRSTHDR(&msg);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(c), &channel[1], sizeof(int));
-  ssize_t sent;
-  do {
-    sent = sendmsg(control_, &msg, MSG_NOSIGNAL);
-  } while (sent < 0 && errno == EINTR);
+  const ssize_t sent = send_with_descriptor(control_, &request, sizeof request, channel[1]);
   close(channel[1]);
   auto host_failed = [&](const std::string& why) {
     close(channel[0]);

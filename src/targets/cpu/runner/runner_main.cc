@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "common/descriptor_passing.h"
 #include "headway/headway_kernel.h"
 #include "kernels/contract.h"
 #include "targets/cpu/host_abi.h"
@@ -241,22 +242,13 @@ uint64_t address_space_now() {
 
 // Receives one spawn request and the child's channel descriptor; -1 at end of input.
 int receive_spawn(SpawnRequest* request) {
-  char control[CMSG_SPACE(sizeof(int))];
-  iovec iov{request, sizeof *request};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  ssize_t r;
-  do {
-    r = recvmsg(kControlFd, &msg, MSG_CMSG_CLOEXEC);
-  } while (r < 0 && errno == EINTR);
+  int fd = -1;
+  const ssize_t r = receive_with_descriptor(kControlFd, request, sizeof *request, &fd);
   if (r <= 0) return -1;
-  cmsghdr* c = CMSG_FIRSTHDR(&msg);
-  if (r != sizeof *request || !c || c->cmsg_type != SCM_RIGHTS) return -2;
-  int fd;
-  std::memcpy(&fd, CMSG_DATA(c), sizeof fd);
+  if (r != sizeof *request || fd < 0) {
+    if (fd >= 0) close(fd);
+    return -2;
+  }
   return fd;
 }
 
