@@ -92,6 +92,29 @@ class TimedSessionBatches : public ::testing::Test {
     spec.objects = {object};
     return RunnerHost::start(spec, failure);
   }
+  // One child of a host of `object` over one set of attn_out's inputs, with what it needs.
+  struct OneChild {
+    std::unique_ptr<SharedBuffers> buffers;
+    std::unique_ptr<RunnerHost> host;
+    std::unique_ptr<RunnerChild> child;
+  };
+  static OneChild spawn_one(const fs::path& object) {
+    OneChild one;
+    one.buffers = std::make_unique<SharedBuffers>(find_kernel("attn_out")->regions());
+    CallResult failure;
+    one.host = start_host(one.buffers->input_memory(), one.buffers->layout().input_bytes, 1,
+                          one.buffers->writable_memory(), object, &failure);
+    EXPECT_TRUE(one.host) << failure.describe();
+    if (one.host) one.child = one.host->spawn(0, 0, 1, &failure);
+    EXPECT_TRUE(one.child) << failure.describe();
+    return one;
+  }
+  // The CPU `child` uses while this thread sleeps `ms` milliseconds.
+  static double cpu_over(RunnerChild& child, int ms) {
+    const double before = child.cpu_seconds();
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    return child.cpu_seconds() - before;
+  }
   static fs::path* cache_;
 };
 fs::path* TimedSessionBatches::cache_ = nullptr;
@@ -298,24 +321,15 @@ TEST_F(TimedSessionBatches, NoThreadOfAPausedChildRuns) {
       "  static bool started = false;\n"
       "  if (!started) { started = true; std::thread([] { for (volatile int i = 0;; i = i + 1) {} "
       "}).detach(); }\n}\n");
-  SharedBuffers buffers(find_kernel("attn_out")->regions());
-  CallResult failure;
-  auto host = start_host(buffers.input_memory(), buffers.layout().input_bytes, 1,
-                         buffers.writable_memory(), spinner, &failure);
-  ASSERT_TRUE(host) << failure.describe();
-  auto child = host->spawn(0, 0, 1, &failure);
-  ASSERT_TRUE(child) << failure.describe();
-  ASSERT_TRUE(child->call(0).ok());
-  auto cpu_over = [&](int ms) {
-    const double before = child->cpu_seconds();
-    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
-    return child->cpu_seconds() - before;
-  };
-  EXPECT_GT(cpu_over(40), 0.015) << "the thread did not spin";
-  ASSERT_TRUE(child->pause(1.0));
-  EXPECT_LT(cpu_over(60), 0.005) << "a thread ran while the child was paused";
-  child->resume();
-  EXPECT_GT(cpu_over(40), 0.015) << "the thread did not run again";
+  OneChild one = spawn_one(spinner);
+  ASSERT_TRUE(one.child);
+  RunnerChild& child = *one.child;
+  ASSERT_TRUE(child.call(0).ok());
+  EXPECT_GT(cpu_over(child, 40), 0.015) << "the thread did not spin";
+  ASSERT_TRUE(child.pause(1.0));
+  EXPECT_LT(cpu_over(child, 60), 0.005) << "a thread ran while the child was paused";
+  child.resume();
+  EXPECT_GT(cpu_over(child, 40), 0.015) << "the thread did not run again";
 }
 
 TEST_F(TimedSessionBatches, AWarmUpCallLeavesTheHarnessWorkersHotThroughThePause) {
@@ -327,26 +341,17 @@ TEST_F(TimedSessionBatches, AWarmUpCallLeavesTheHarnessWorkersHotThroughThePause
       "#include \"headway_kernel.h\"\n"
       "extern \"C\" void hw_attn_out(const hw_attn_out_args*) {\n"
       "  hw_parallel_run(hw_parallel_threads(), [](void*, int) {}, nullptr);\n}\n");
-  SharedBuffers buffers(find_kernel("attn_out")->regions());
-  CallResult failure;
-  auto host = start_host(buffers.input_memory(), buffers.layout().input_bytes, 1,
-                         buffers.writable_memory(), parallel, &failure);
-  ASSERT_TRUE(host) << failure.describe();
-  auto child = host->spawn(0, 0, 1, &failure);
-  ASSERT_TRUE(child) << failure.describe();
-  auto cpu_over = [&](int ms) {
-    const double before = child->cpu_seconds();
-    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
-    return child->cpu_seconds() - before;
-  };
-  ASSERT_TRUE(child->call(0, 0, 1, /*hot_workers=*/true).ok());
-  EXPECT_GT(cpu_over(40), 0.015) << "the workers did not stay hot after the warm-up";
-  ASSERT_TRUE(child->pause(1.0));
-  EXPECT_LT(cpu_over(60), 0.005) << "a worker ran while the child was paused";
-  child->resume();
-  EXPECT_GT(cpu_over(40), 0.015) << "the workers were not hot when the child resumed";
-  ASSERT_TRUE(child->call(0).ok());
-  EXPECT_LT(cpu_over(60), 0.005) << "the workers spun on after a call that did not ask";
+  OneChild one = spawn_one(parallel);
+  ASSERT_TRUE(one.child);
+  RunnerChild& child = *one.child;
+  ASSERT_TRUE(child.call(0, 0, 1, /*hot_workers=*/true).ok());
+  EXPECT_GT(cpu_over(child, 40), 0.015) << "the workers did not stay hot after the warm-up";
+  ASSERT_TRUE(child.pause(1.0));
+  EXPECT_LT(cpu_over(child, 60), 0.005) << "a worker ran while the child was paused";
+  child.resume();
+  EXPECT_GT(cpu_over(child, 40), 0.015) << "the workers were not hot when the child resumed";
+  ASSERT_TRUE(child.call(0).ok());
+  EXPECT_LT(cpu_over(child, 60), 0.005) << "the workers spun on after a call that did not ask";
 }
 
 TEST_F(TimedSessionBatches, WhatAChildUsesBeforeItsCandidateLoadsIsTheRunners) {
