@@ -317,23 +317,21 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
   if (same) {
     out.cheat = compare_with(*same, arm);
   } else {
-    const size_t bytes = inputs_->slot_bytes();
-    last_ = LastReading{arm, first, patches,
-                        std::vector<std::byte>(slot(arm, 0), slot(arm, 0) + bytes * calls)};
+    last_ = LastReading{arm, first, patches};
   }
   return out;
 }
 
 std::vector<std::optional<Violation>> TimedSession::wrong_outputs(
-    int set, uint64_t patch_seed, const std::vector<const std::vector<std::byte>*>& writes) {
+    int set, uint64_t patch_seed, const std::vector<std::span<const std::byte>>& writes) {
   // Rebuilds the calls' inputs and computes the reference once, then judges each call's writes.
   SharedMemory scratch("headway-verify", inputs_->slot_bytes());
   inputs_->prepare(set, patch_seed, scratch.data());
   auto view = inputs_->view(set, scratch.data());
   const auto expected = kernel_.reference(*view);
   std::vector<std::optional<Violation>> judged;
-  for (const auto* w : writes) {
-    std::memcpy(scratch.data(), w->data(), std::min(w->size(), inputs_->slot_bytes()));
+  for (const auto& w : writes) {
+    std::memcpy(scratch.data(), w.data(), std::min(w.size(), inputs_->slot_bytes()));
     judged.push_back(verify_values(kernel_, *view, expected));
   }
   inputs_->restore(set, patch_seed);
@@ -344,18 +342,17 @@ std::optional<Misbehaviour> TimedSession::compare_with(const LastReading& last, 
   const auto t0 = Clock::now();
   const size_t bytes = inputs_->slot_bytes();
   std::optional<Misbehaviour> found;
-  std::vector<std::byte> other(bytes);
   for (size_t k = 0; k < last.patches.size() && !found; ++k) {
     const int set = last.first + 1 + static_cast<int>(k);
-    std::memcpy(other.data(), last.writes.data() + k * bytes, bytes);
-    const auto mine = inputs_->view(set, slot(arm, static_cast<int>(k)));
-    const auto theirs = inputs_->view(set, other.data());
+    std::byte* mine_slot = slot(arm, static_cast<int>(k));
+    std::byte* their_slot = slot(last.arm, static_cast<int>(k));
+    const auto mine = inputs_->view(set, mine_slot);
+    const auto theirs = inputs_->view(set, their_slot);
     ++costs_.compared_calls;
     if (!disagreement(kernel_, *mine, *theirs, kAgreeShare)) continue;
     ++costs_.disputed_calls;
-    const std::vector<std::byte> writes(slot(arm, static_cast<int>(k)),
-                                        slot(arm, static_cast<int>(k)) + bytes);
-    const auto judged = wrong_outputs(set, last.patches[k], {&writes, &other});
+    const auto judged =
+        wrong_outputs(set, last.patches[k], {{mine_slot, bytes}, {their_slot, bytes}});
     for (const auto& [who, wrong] : {std::pair{arm, judged[0]}, std::pair{last.arm, judged[1]}}) {
       if (wrong) {
         found = Misbehaviour{
@@ -380,7 +377,7 @@ std::optional<Misbehaviour> TimedSession::verify_sampled() {
   const auto t0 = Clock::now();
   std::optional<Misbehaviour> found;
   for (const auto& kept : kept_) {
-    if (const auto violation = wrong_outputs(kept.set, kept.patch_seed, {&kept.writable})[0]) {
+    if (const auto violation = wrong_outputs(kept.set, kept.patch_seed, {kept.writable})[0]) {
       found = Misbehaviour{kept.arm, "a timed call's output is wrong: " + violation->describe()};
       break;
     }

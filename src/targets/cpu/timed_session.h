@@ -43,6 +43,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -143,16 +144,16 @@ class TimedSession {
     std::vector<std::byte> writable;  // the call's slot of the writable block right after it
   };
   // What a reading on the same inputs needs of the reading before it.
+  // Its writes stay in its arm's slots until that arm's next reading, after this one's.
   struct LastReading {
     int arm = 0;
     int first = 0;                  // its window's first set (the warm-up set)
     std::vector<uint64_t> patches;  // per timed call
-    std::vector<std::byte> writes;  // per timed call, its slot right after the reading
   };
   // Calls on `set` patched with `patch_seed`, each of which left one of `writes` in its slot,
   // judged against one computation of the reference: per call, why it is wrong, or nullopt.
   std::vector<std::optional<Violation>> wrong_outputs(
-      int set, uint64_t patch_seed, const std::vector<const std::vector<std::byte>*>& writes);
+      int set, uint64_t patch_seed, const std::vector<std::span<const std::byte>>& writes);
   // Compares `arm`'s timed calls, still in its slots, with `last`'s on the same inputs; where
   // two disagree, the reference judges both: the first wrong call, or nullopt.
   std::optional<Misbehaviour> compare_with(const LastReading& last, int arm);
