@@ -1,11 +1,12 @@
-// Chip facts in a real workspace database, measured by the real cpu microbenchmarks.
+// Chip facts in a real workspace database, measured through the Target interface.
 #include "knowledge/facts.h"
 
 #include <gtest/gtest.h>
 
 #include "kernels/contract.h"
+#include "loop/loop_test_target_test_support.h"
 #include "store/test_temp_dir.h"
-#include "targets/registry/registry.h"
+#include "targets/fact_names.h"
 
 namespace headway::knowledge {
 namespace {
@@ -36,66 +37,19 @@ TEST(FactsStore, StoresReplacesAndListsPerToolchain) {
   EXPECT_THROW(store_fact(ws, {"", "tc-a", 1.0, "", std::nullopt, "", ""}), std::invalid_argument);
 }
 
-TEST(FactsMeasure, CpuMicrobenchmarksBecomeStoredFacts) {
+TEST(FactsMeasure, ATargetsMeasuredFactsAreStoredUnderTheToolchain) {
+  // Through the Target interface only: the loop tests' target reports one constant fact.
   store::TestTempDir dir;
   auto ws = store::Workspace::create(dir.path()).value();
-  const auto cpu = targets::make_target("cpu");
-  const auto facts = measure_and_store_facts(ws, *cpu, "tc", {1, 3, 2, {}});
-  auto value = [&](const std::string& name) {
-    const auto f = find_fact(ws, name, "tc");
-    EXPECT_TRUE(f) << name;
-    return f ? f->value : -1.0;
-  };
-  EXPECT_GT(value(kReadBandwidth), 0.1);
-  EXPECT_DOUBLE_EQ(value(read_bandwidth_at(1)), value(kReadBandwidth));  // one thread measured
-  EXPECT_FALSE(find_fact(ws, read_bandwidth_at(2), "tc"));
-  EXPECT_GT(value(kDecodeF8), 0.1);
-  EXPECT_GT(value(kDecodeNvfp4), 0.1);
-  EXPECT_GT(value(kTimerOverhead), 0.0);
-  EXPECT_LT(value(kTimerOverhead), 100000.0);
-  EXPECT_GE(value(kNoiseFloor), 0.0);
-  EXPECT_LT(value(kNoiseFloor), 100.0);
-  EXPECT_EQ(find_fact(ws, kTimerOverhead, "tc")->unit, "ns");
-  EXPECT_NE(find_fact(ws, kNoiseFloor, "tc")->method.find("2 repeated"), std::string::npos);
-  // The sweep's steps: at least L1 on any real host, with ordered sizes and latencies.
-  EXPECT_GT(value(kCacheL1d), 0.0);
-  EXPECT_EQ(find_fact(ws, kCacheL1d, "tc")->unit, "KiB");
-  EXPECT_NE(find_fact(ws, kCacheL1d, "tc")->method.find("OS reports"), std::string::npos);
-  EXPECT_GT(value(kLatencyL1d), 0.0);
-  EXPECT_GT(value(kLatencyDram), value(kLatencyL1d));
-  size_t levels = 0;
-  for (const auto& f : facts) levels += f.name.rfind("cache.", 0) == 0;
-  for (int level = 2; level <= static_cast<int>(levels); ++level) {
-    EXPECT_GT(value(cache_size_name(level)), value(cache_size_name(level - 1)));
-    EXPECT_TRUE(find_fact(ws, cache_latency_name(level), "tc")) << level;
-  }
-  EXPECT_EQ(cache_size_name(2), kCacheL2);
-  EXPECT_EQ(cache_latency_name(3), kLatencyL3);
-  EXPECT_GT(value(kFmaThroughput), 0.0);
-  EXPECT_DOUBLE_EQ(value(fma_throughput_at(1)), value(kFmaThroughput));  // one thread measured
-  EXPECT_FALSE(find_fact(ws, fma_throughput_at(2), "tc"));
-  EXPECT_EQ(find_fact(ws, kFmaThroughput, "tc")->unit, "GFLOP/s");
-  const std::string fma_method = find_fact(ws, kFmaThroughput, "tc")->method;
-  EXPECT_TRUE(fma_method.find("avx2+fma") != std::string::npos ||
-              fma_method.find("scalar") != std::string::npos)
-      << fma_method;
-  EXPECT_GT(value(kFmaLatency), 0.0);
-  // The cold inputs of timed calls, with their evidence.
-  EXPECT_GT(value(kColdInputLatency), 0.0);
-  EXPECT_NE(find_fact(ws, kColdInputLatency, "tc")->method.find("into a set just read"),
-            std::string::npos);
-  // One instruction-set fact per extension, each 0 or 1.
-  size_t isa = 0;
-  for (const auto& f : facts) {
-    if (f.name.rfind(targets::kIsaPrefix, 0) != 0) continue;
-    ++isa;
-    EXPECT_TRUE(f.value == 0.0 || f.value == 1.0) << f.name;
-  }
-  EXPECT_GT(isa, 0u);  // one per extension (the cpu target's isa_facts_test counts them)
-  EXPECT_EQ(find_fact(ws, targets::isa_fact_name("avx2"), "tc")->unit, "bool");
-  // 6 bandwidth, decode, timer and noise facts; 2 per cache level and DRAM latency; cold
-  // inputs; 3 FMA facts; the instruction-set facts.
-  EXPECT_EQ(facts.size(), 6u + 2 * levels + 1 + 1 + 3 + isa);
+  const auto target = loop::testing::make_loop_test_target();
+  const auto facts = measure_and_store_facts(ws, *target, "tc", {1, 3, 2, {}});
+  ASSERT_EQ(facts.size(), 1u);
+  const auto stored = find_fact(ws, targets::kReadBandwidth, "tc");
+  ASSERT_TRUE(stored);
+  EXPECT_DOUBLE_EQ(stored->value, 50.0);
+  EXPECT_EQ(stored->unit, "GB/s");
+  EXPECT_EQ(stored->method, facts[0].method);
+  EXPECT_FALSE(find_fact(ws, targets::kReadBandwidth, "another toolchain"));
 }
 
 }  // namespace
