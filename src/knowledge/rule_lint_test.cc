@@ -8,6 +8,7 @@
 #include "kernels/contract.h"
 #include "knowledge/facts.h"
 #include "knowledge/rules.h"
+#include "loop/loop_test_target_test_support.h"
 #include "loop/screen.h"
 #include "targets/registry/registry.h"
 #include "trees/tree_test_support.h"
@@ -110,10 +111,12 @@ TEST(RuleLintTest, ScreenRejectsBeforeBuilding) {
   ASSERT_TRUE(record_build_failure(f.ws(), "qkv", 1, kRepro, kMissingHeader, "tc").ok());
   const KernelContract* qkv = find_kernel("qkv");
   ASSERT_NE(qkv, nullptr);
-  const auto cpu = targets::make_target("cpu");
+  // Any target: a candidate the lint rejects never reaches it (the loop tests' target would
+  // fail this one's build as "unknown line").
+  const auto target = loop::testing::make_loop_test_target();
   const auto cache = f.dir() / "builds";
   const loop::ScreenResult r =
-      loop::screen_candidate(*qkv, kRepro, *cpu, cache, rule_lint(f.ws(), "tc"));
+      loop::screen_candidate(*qkv, kRepro, *target, cache, rule_lint(f.ws(), "tc"));
   EXPECT_FALSE(r.passed);
   EXPECT_EQ(r.status, trees::NodeStatus::kLintRejected);
   EXPECT_NE(r.reason.find("matches line 2: `#include <omp.h>`"), std::string::npos) << r.reason;
