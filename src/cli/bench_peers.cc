@@ -15,6 +15,7 @@
 #include "targets/cpu/runner_host.h"
 #include "targets/design_library.h"
 #include "targets/fact_names.h"
+#include "targets/floor_facts.h"
 
 namespace headway::cli {
 
@@ -85,7 +86,7 @@ int run_bench_peers(const BenchPeersArgs& args) {
   if (args.kernels.empty()) throw UsageError("--peers needs at least one kernel");
   auto target = target_or_throw(args.target, args.toolchain);
 
-  const FloorFacts floor_facts = measure_floor_facts(*target);
+  const targets::FloorFacts floor_facts = value_or_fail(targets::measure_floor_facts(*target));
   const std::vector<targets::ChipFact>& facts = floor_facts.measured;
   const std::map<std::string, double>& values = floor_facts.values;
   const double bandwidth_gbs = values.at(targets::kReadBandwidth);

@@ -16,6 +16,7 @@
 #include "common/median_interval.h"
 #include "common/stats.h"
 #include "targets/decode_step.h"
+#include "targets/floor_facts.h"
 #include "trees/design_tree.h"
 
 namespace headway::cli {
@@ -77,7 +78,7 @@ int run_bench_step(const BenchStepArgs& args) {
     kernels.push_back(std::move(k));
   }
 
-  const FloorFacts floor_facts = measure_floor_facts(*target);
+  const targets::FloorFacts floor_facts = value_or_fail(targets::measure_floor_facts(*target));
   const std::vector<targets::ChipFact>& measured = floor_facts.measured;
   const std::map<std::string, double>& facts = floor_facts.values;
   double floor_sum_ms = 0.0;

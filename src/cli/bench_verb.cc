@@ -11,6 +11,7 @@
 #include "cli/json_null.h"
 #include "cli/readings_view.h"
 #include "cli/verbs.h"
+#include "targets/floor_facts.h"
 
 namespace headway::cli {
 
@@ -59,9 +60,11 @@ int run_bench(const BenchArgs& args) {
         source.empty() ? fmt::format("the {} baseline", k->name()) : args.source;
     artifacts.push_back(build_or_throw(*target, text, label));
   }
-  const FloorFacts floor_facts = measure_floor_facts(*target);
-  const std::vector<targets::ChipFact>& facts = floor_facts.measured;
-  const std::map<std::string, double>& values = floor_facts.values;
+  targets::FloorFacts floor_facts = value_or_fail(targets::measure_floor_facts(*target));
+  const std::vector<targets::ChipFact> facts = floor_facts.measured;
+  // Where the floor moves with the hour (timing on this machine's shared cores), each kernel's
+  // floor is from the floor facts measured just before and just after its readings.
+  const bool floor_beside = target->times_on_host();
   nlohmann::json out = {{"target", args.target},
                         {"toolchain", target->identity().id},
                         {"facts", nlohmann::json::array()},
@@ -78,9 +81,18 @@ int run_bench(const BenchArgs& args) {
   int rc = 0;
   for (size_t i = 0; i < kernels.size(); ++i) {
     const auto& k = *kernels[i];
-    const targets::KernelFloors floors = target->floors(k, values);
     const targets::Timing t =
         target->time_side_by_side(k, {artifacts[i]}, args.readings, seed).front();
+    std::map<std::string, double> values = floor_facts.values;
+    nlohmann::json facts_after = nullptr;
+    if (floor_beside) {
+      targets::FloorFacts after = value_or_fail(targets::measure_floor_facts(*target));
+      values = targets::mean_floor_facts(floor_facts, after);
+      facts_after = nlohmann::json::array();
+      for (const auto& f : after.measured) facts_after.push_back(fact_json(f));
+      floor_facts = std::move(after);
+    }
+    const targets::KernelFloors floors = target->floors(k, values);
     if (!t.ok()) {
       fmt::print(stderr, "headway: {} {}\n", k.name(), t.failure);
       rc = 1;
@@ -93,6 +105,7 @@ int run_bench(const BenchArgs& args) {
     j.update({{"name", k.name()},
               {"bytes", k.bytes_to_move()},
               {"floor_ms", floors.memory_ms},
+              {"floor_facts_after", facts_after},
               {"instruction_floor_ms", or_null(floors.instruction_ms)},
               {"median_ms", median_ms},
               {"ratio_to_floor", median_ms / floors.memory_ms},
@@ -106,7 +119,14 @@ int run_bench(const BenchArgs& args) {
                  median_ms / floors.memory_ms, 100 * t.cv, bimodal.empty() ? "" : "  " + bimodal);
     }
   }
-  if (args.json) fmt::print("{}\n", out.dump(2));
+  if (args.json) {
+    fmt::print("{}\n", out.dump(2));
+  } else if (floor_beside) {
+    fmt::print(
+        "each floor: the facts above measured again just before and just after the "
+        "kernel's readings, the mean of the two\n");
+    for (const auto& f : floor_facts.measured) fmt::print("  last: {}\n", fact_line(f));
+  }
   return rc;
 }
 }  // namespace

@@ -6,26 +6,6 @@
 
 namespace headway::cli {
 
-Result<FloorFacts> floor_facts_from(std::vector<targets::ChipFact> measured,
-                                    const std::vector<std::string>& needed,
-                                    const std::string& target_name) {
-  FloorFacts facts;
-  for (const auto& f : measured) facts.values[f.name] = f.value;
-  for (const auto& name : needed) {
-    if (!facts.values.count(name))
-      return environment_error(fmt::format("the {} target did not measure {}", target_name, name));
-  }
-  facts.measured = std::move(measured);
-  return facts;
-}
-
-FloorFacts measure_floor_facts(targets::Target& target) {
-  targets::FactOptions options;
-  options.only = target.floor_facts();
-  return value_or_fail(
-      floor_facts_from(target.measure_facts(options), options.only, target.name()));
-}
-
 nlohmann::json fact_json(const targets::ChipFact& fact) {
   return {{"name", fact.name},
           {"value", fact.value},

@@ -100,9 +100,9 @@ nlohmann::json time_heads_side_by_side(store::Workspace& ws, targets::Target& ta
   for (const auto& name : kernels) {
     auto tree = trees::DesignTree::open(ws, name);
     if (!tree) continue;  // never registered (the budget ran out first)
-    const auto r =
-        knowledge::remeasure_baseline_and_head(ws, tree.value(), kernel_or_throw(name), target,
-                                               ws.root() / ".headway" / "builds", kReadings);
+    const auto r = knowledge::remeasure_baseline_and_head(ws, tree.value(), kernel_or_throw(name),
+                                                          target, ws.root() / ".headway" / "builds",
+                                                          kReadings, target.times_on_host());
     if (!r.failure.empty() || !r.baseline || !r.head) {
       out.push_back({{"name", name},
                      {"head_node", r.head_node},
@@ -119,7 +119,10 @@ nlohmann::json time_heads_side_by_side(store::Workspace& ws, targets::Target& ta
                      {"failure", r.failure}});
       continue;
     }
-    const std::optional<double> floor_ms = tree.value().record().floor_ms;
+    // The floor measured beside these readings where the target's floor moves with the hour,
+    // else the one the kernel was registered with.
+    const std::optional<double> floor_ms =
+        r.head->floor_ms ? r.head->floor_ms : tree.value().record().floor_ms;
     // What the run supports: each median's 95% interval, and the speedup's interval from the
     // two (common/median_interval.h); a head that is the baseline claims nothing.
     const auto baseline_interval = knowledge::median_interval_of(*r.baseline);

@@ -46,13 +46,20 @@ nlohmann::json shape_figures(store::Workspace& ws, const targets::Target& target
     const std::string shape = at->shape_set_name();
     // NAN where there is no figure (yet).
     const auto timed = [&](const char* role) {
-      if (first) return std::string(role) == knowledge::kHeadRole ? k.head_ms : k.baseline_ms;
-      const auto t = knowledge::latest_kernel_timing(ws, k.name, toolchain, role, shape);
-      return t ? t->median_ms : NAN;
+      return first ? std::nullopt
+                   : knowledge::latest_kernel_timing(ws, k.name, toolchain, role, shape);
     };
-    const double baseline = timed(knowledge::kBaselineRole);
-    const double head = timed(knowledge::kHeadRole);
-    const double floor = facts ? target.floors(*at, *facts).memory_ms : NAN;
+    const auto baseline_timing = timed(knowledge::kBaselineRole);
+    const auto head_timing = timed(knowledge::kHeadRole);
+    const double baseline = first             ? k.baseline_ms
+                            : baseline_timing ? baseline_timing->median_ms
+                                              : NAN;
+    const double head = first ? k.head_ms : head_timing ? head_timing->median_ms : NAN;
+    // The floor measured beside the head's readings where there is one (the first set's is the
+    // summary's), else from the workspace's facts.
+    double floor = facts ? target.floors(*at, *facts).memory_ms : NAN;
+    if (first && k.floor_beside_head) floor = k.floor_ms;
+    if (head_timing && head_timing->floor_ms) floor = *head_timing->floor_ms;
     const auto json_of = [](double v) {
       return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
     };
@@ -121,6 +128,7 @@ nlohmann::json status_figures(store::Workspace& ws, targets::Target& target) {
          {"speedup_verdict", k.speedup_verdict().empty() ? nlohmann::json(nullptr)
                                                          : nlohmann::json(k.speedup_verdict())},
          {"floor_ms", k.floor_ms},
+         {"floor_beside_head", k.floor_beside_head},
          {"ratio_to_floor", k.ratio_to_floor()},
          {"decode_floor_ms", k.decode_ms},
          {"ratio_to_decode_ceiling", k.ratio_to_decode()},

@@ -183,6 +183,16 @@ std::string status_text(const nlohmann::json& out) {
         fmt::format("* baseline and head re-measured side by side with the current toolchain: {}\n",
                     out["toolchain"].get<std::string>());
   }
+  std::string floors_beside;
+  for (const auto& k : out["kernels"]) {
+    if (k["floor_beside_head"].get<bool>())
+      floors_beside += (floors_beside.empty() ? "" : ", ") + k["name"].get<std::string>();
+  }
+  if (!floors_beside.empty()) {
+    text +=
+        fmt::format("floors measured just before and just after the side-by-side readings: {}\n",
+                    floors_beside);
+  }
   return text;
 }
 

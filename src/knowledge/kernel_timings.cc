@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "store/transaction.h"
+#include "targets/floor_facts.h"
 
 namespace headway::knowledge {
 
@@ -12,7 +13,7 @@ namespace {
 
 constexpr const char* kTimingColumns =
     "id, kernel, toolchain, node_id, role, median_ms, cv, readings, method, measured_at, "
-    "readings_ms_json, shape";
+    "readings_ms_json, shape, floor_ms";
 
 KernelTiming read_timing(const store::Statement& s) {
   KernelTiming t;
@@ -30,6 +31,7 @@ KernelTiming read_timing(const store::Statement& s) {
     t.readings_ms = nlohmann::json::parse(*json).get<std::vector<double>>();
   }
   t.shape = s.text(11);
+  t.floor_ms = s.optional_real(12);
   return t;
 }
 
@@ -38,8 +40,8 @@ KernelTiming read_timing(const store::Statement& s) {
 void record_kernel_timing(store::Workspace& ws, const KernelTiming& timing) {
   auto s = ws.db().prepare(
       "INSERT INTO kernel_timings(kernel, toolchain, node_id, role, median_ms, cv, readings, "
-      "method, readings_ms_json, shape) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+      "method, readings_ms_json, shape, floor_ms) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
   s.bind(1, timing.kernel).bind(2, timing.toolchain).bind(3, timing.node_id).bind(4, timing.role);
   s.bind(5, timing.median_ms).bind(6, timing.cv).bind(7, timing.readings).bind(8, timing.method);
   if (timing.readings_ms.empty()) {
@@ -47,7 +49,7 @@ void record_kernel_timing(store::Workspace& ws, const KernelTiming& timing) {
   } else {
     s.bind(9, nlohmann::json(timing.readings_ms).dump());
   }
-  s.bind(10, timing.shape);
+  s.bind(10, timing.shape).bind(11, timing.floor_ms);
   s.run();
 }
 
@@ -110,7 +112,8 @@ std::optional<double> current_baseline_ms(store::Workspace& ws, const trees::Des
 
 Remeasured remeasure_baseline_and_head(store::Workspace& ws, trees::DesignTree& tree,
                                        const KernelContract& kernel, targets::Target& target,
-                                       const std::filesystem::path& cache_dir, int readings) {
+                                       const std::filesystem::path& cache_dir, int readings,
+                                       bool floor_beside) {
   const targets::ToolchainInfo identity = target.identity();
   Remeasured out;
   out.kernel = tree.kernel();
@@ -133,11 +136,6 @@ Remeasured remeasure_baseline_and_head(store::Workspace& ws, trees::DesignTree& 
     }
     artifacts.push_back(built.artifact);
   }
-  const auto timed = target.time_side_by_side(kernel, artifacts, readings, 1);
-  if (!timed.front().ok()) {
-    out.failure = "timing failed: " + timed.front().failure;
-    return out;
-  }
   const std::string method = fmt::format("median of {} readings after 2 warm-ups, {}", readings,
                                          same ? "one session (the head is the baseline)"
                                               : "baseline and head interleaved in one session");
@@ -154,24 +152,49 @@ Remeasured remeasure_baseline_and_head(store::Workspace& ws, trees::DesignTree& 
     for (const double sec : r.seconds) t.readings_ms.push_back(sec * 1e3);
     return t;
   };
-  {
-    store::Transaction txn(ws.db());
-    record_kernel_timing(ws, timing(timed.front(), out.baseline_node, kBaselineRole));
-    record_kernel_timing(ws, timing(timed.back(), out.head_node, kHeadRole));
-    txn.commit();
+  // With floor_beside: the floor facts measured before the first shape set's readings and after
+  // each set's; a set's floor is from the two measurements around its readings.
+  std::optional<targets::FloorFacts> before;
+  if (floor_beside) {
+    auto measured = targets::measure_floor_facts(target);
+    if (!measured) {
+      out.failure = "cannot measure the floor: " + measured.error().message;
+      return out;
+    }
+    before = std::move(measured).value();
   }
-  // A kernel with several shape sets: the same two at each of the others, recorded by its name.
+  // The kernel's own shape set first, then the others, each stored under its name.
   const auto shapes = kernel.shape_sets();
-  for (size_t i = 1; i < shapes.size(); ++i) {
-    const auto at = target.time_side_by_side(*shapes[i], artifacts, readings, 1);
-    if (!at.front().ok() || !at.back().ok()) {
-      out.failure = fmt::format("timing at shape set {} failed: {}", shapes[i]->shape_set_name(),
-                                at.front().ok() ? at.back().failure : at.front().failure);
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const KernelContract& at = i == 0 ? kernel : *shapes[i];
+    const auto timed = target.time_side_by_side(at, artifacts, readings, 1);
+    if (!timed.front().ok() || !timed.back().ok()) {
+      const std::string why = timed.front().ok() ? timed.back().failure : timed.front().failure;
+      if (i == 0) {
+        out.failure = "timing failed: " + why;
+        return out;
+      }
+      out.failure = fmt::format("timing at shape set {} failed: {}", at.shape_set_name(), why);
       break;
     }
-    KernelTiming baseline = timing(at.front(), out.baseline_node, kBaselineRole);
-    KernelTiming head = timing(at.back(), out.head_node, kHeadRole);
-    baseline.shape = head.shape = shapes[i]->shape_set_name();
+    KernelTiming baseline = timing(timed.front(), out.baseline_node, kBaselineRole);
+    KernelTiming head = timing(timed.back(), out.head_node, kHeadRole);
+    if (i > 0) baseline.shape = head.shape = at.shape_set_name();
+    if (before) {
+      auto after = targets::measure_floor_facts(target);
+      if (!after) {
+        out.failure = "cannot measure the floor: " + after.error().message;
+        if (i == 0) return out;
+        break;
+      }
+      baseline.floor_ms = head.floor_ms =
+          target.floors(at, targets::mean_floor_facts(*before, after.value())).memory_ms;
+      const std::string facts = "; floor facts measured just before and just after: " +
+                                targets::before_and_after_text(*before, after.value());
+      baseline.method += facts;
+      head.method += facts;
+      before = std::move(after).value();
+    }
     store::Transaction txn(ws.db());
     record_kernel_timing(ws, baseline);
     record_kernel_timing(ws, head);

@@ -38,6 +38,9 @@ struct KernelTiming {
   std::vector<double> readings_ms;
   // The shape set it was measured at (schema 9): empty for the kernel's first or only one.
   std::string shape;
+  // The memory floor at `shape` from floor facts measured just before and just after the
+  // readings (schema 13); nullopt where none was (the kernel's record has the floor then).
+  std::optional<double> floor_ms;
 };
 
 // The 95% interval of the timing's median (common/median_interval.h); nullopt when it kept no
@@ -94,8 +97,13 @@ struct Remeasured {
 // toolchain's id in one transaction. A build or timing failure stores nothing and is returned in
 // `failure`. A kernel with several shape sets is then timed at each of the others likewise, each
 // pair stored under its shape set's name (a failure there leaves the figures stored before it).
+// With `floor_beside` each shape set's timings also carry its memory floor (floor_ms) from the
+// target's floor facts measured just before and just after its readings: for targets whose
+// floor facts move with the hour (Target::times_on_host), so that a ratio to the floor compares
+// figures of the same minutes. A fact the target fails to measure fails as a timing does.
 Remeasured remeasure_baseline_and_head(store::Workspace& ws, trees::DesignTree& tree,
                                        const KernelContract& kernel, targets::Target& target,
-                                       const std::filesystem::path& cache_dir, int readings = 11);
+                                       const std::filesystem::path& cache_dir, int readings = 11,
+                                       bool floor_beside = false);
 
 }  // namespace headway::knowledge

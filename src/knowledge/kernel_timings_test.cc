@@ -28,11 +28,22 @@ TEST(KernelTimings, RemeasureAppendsPerToolchainAndTracksTheCurrentHead) {
   // Nothing measured yet: the head history's and the kernel record's figures.
   EXPECT_EQ(current_head_ms(ws, tree, "other"), 1.5);
   EXPECT_EQ(current_baseline_ms(ws, tree, "other"), 2.0);
+  record_kernel_timing(ws, {0,
+                            "attn_out",
+                            "old-tc",
+                            tree.root().id,
+                            kBaselineRole,
+                            3.0,
+                            0.01,
+                            5,
+                            "test",
+                            "",
+                            {},
+                            "",
+                            std::nullopt});
   record_kernel_timing(
       ws,
-      {0, "attn_out", "old-tc", tree.root().id, kBaselineRole, 3.0, 0.01, 5, "test", "", {}, ""});
-  record_kernel_timing(
-      ws, {0, "attn_out", "old-tc", head, kHeadRole, 2.5, 0.01, 5, "test", "", {}, ""});
+      {0, "attn_out", "old-tc", head, kHeadRole, 2.5, 0.01, 5, "test", "", {}, "", std::nullopt});
   EXPECT_EQ(current_head_ms(ws, tree, "old-tc"), 2.5);
   EXPECT_EQ(current_baseline_ms(ws, tree, "old-tc"), 3.0);
 
@@ -72,9 +83,59 @@ TEST(KernelTimings, RemeasureAppendsPerToolchainAndTracksTheCurrentHead) {
   EXPECT_EQ(kernel_timings(ws, "attn_out").size(), 6u);
 
   // Another kernel's node is refused.
-  EXPECT_THROW(record_kernel_timing(
-                   ws, {0, "qkv", "t", head, kHeadRole, 1.0, std::nullopt, 1, "", "", {}, ""}),
-               store::StoreError);
+  EXPECT_THROW(
+      record_kernel_timing(
+          ws, {0, "qkv", "t", head, kHeadRole, 1.0, std::nullopt, 1, "", "", {}, "", std::nullopt}),
+      store::StoreError);
+}
+
+// Where the floor moves with the hour, each timing carries the floor of its own minutes: from the
+// floor facts measured just before and just after its readings (here the loop tests' target reads
+// 50 GB/s, then 25, then 50 ...), never from the stored facts of another hour.
+TEST(KernelTimings, TheFloorBesideTheReadingsIsMeasuredAroundThem) {
+  store::TestTempDir dir, cache;
+  auto ws = store::Workspace::create(dir.path() / "w").value();
+  const KernelContract* kernel = find_kernel("attn_out");
+  ASSERT_NE(kernel, nullptr);
+  const auto tc = loop::testing::make_loop_test_target("test-1:bandwidths=50,25");
+  ASSERT_TRUE(tc->identity().found) << tc->identity().error;
+  const std::string baseline = tc->baseline_source(*kernel);
+  auto tree =
+      trees::DesignTree::create(ws, {"attn_out", tc->name(), 0.1, 2.0, ""}, baseline).value();
+  trees::NewNode n;
+  n.design = "half";
+  n.source = baseline + "time: 0.5\n";
+  const int64_t head = tree.add(n).value().node.id;
+  ASSERT_TRUE(tree.set_head(head, 1.0, std::nullopt, "test").ok());
+
+  const Remeasured plain = remeasure_baseline_and_head(ws, tree, *kernel, *tc, cache.path(), 3);
+  ASSERT_TRUE(plain.failure.empty()) << plain.failure;
+  EXPECT_FALSE(plain.head->floor_ms) << "measured without the floor";
+  EXPECT_FALSE(plain.baseline->floor_ms);
+
+  const double bytes = static_cast<double>(kernel->bytes_to_move());
+  const double at_mean_ms = bytes / (37.5 * 1e9) * 1e3;  // (50 + 25) / 2 GB/s
+  const Remeasured beside =
+      remeasure_baseline_and_head(ws, tree, *kernel, *tc, cache.path(), 3, true);
+  ASSERT_TRUE(beside.failure.empty()) << beside.failure;
+  ASSERT_TRUE(beside.head->floor_ms && beside.baseline->floor_ms);
+  EXPECT_NEAR(*beside.head->floor_ms, at_mean_ms, 1e-9 * at_mean_ms);
+  EXPECT_EQ(*beside.baseline->floor_ms, *beside.head->floor_ms);
+  EXPECT_NE(beside.head->method.find("read_bandwidth 50 then 25 GB/s"), std::string::npos)
+      << beside.head->method;
+  // Stored with the timing: the current head's figure carries its floor.
+  const auto current = current_head_timing(ws, tree, tc->identity().id);
+  ASSERT_TRUE(current);
+  EXPECT_EQ(current->floor_ms, beside.head->floor_ms);
+
+  // A target that cannot measure its floor facts fails the re-measurement and stores nothing.
+  const size_t stored = kernel_timings(ws, "attn_out").size();
+  const auto broken = loop::testing::make_loop_test_target("test-1:bandwidths=none");
+  const Remeasured failed =
+      remeasure_baseline_and_head(ws, tree, *kernel, *broken, cache.path(), 3, true);
+  EXPECT_NE(failed.failure.find("cannot measure the floor"), std::string::npos) << failed.failure;
+  EXPECT_FALSE(failed.head);
+  EXPECT_EQ(kernel_timings(ws, "attn_out").size(), stored);
 }
 
 // The readings kept with a timing (schema 8) come back as stored; a row without them (as stored
@@ -85,8 +146,8 @@ TEST(KernelTimings, KeepTheirReadingsForTheInterval) {
   auto tree = trees::DesignTree::create(ws, {"qkv", "sim", 0.1, 2.0, ""}, "sim-x 1\n").value();
   const std::vector<double> readings = {1.0, 1.1,  0.9,  1.05, 0.95, 1.2,
                                         0.8, 1.02, 0.98, 1.01, 0.99};
-  record_kernel_timing(
-      ws, {0, "qkv", "t", tree.root().id, kBaselineRole, 1.0, 0.1, 11, "", "", readings, ""});
+  record_kernel_timing(ws, {0, "qkv", "t", tree.root().id, kBaselineRole, 1.0, 0.1, 11, "", "",
+                            readings, "", std::nullopt});
   const auto t = latest_kernel_timing(ws, "qkv", "t", kBaselineRole);
   ASSERT_TRUE(t);
   EXPECT_EQ(t->readings_ms, readings);
@@ -97,8 +158,8 @@ TEST(KernelTimings, KeepTheirReadingsForTheInterval) {
   EXPECT_EQ(current_baseline_timing(ws, tree, "t")->id, t->id);
   EXPECT_FALSE(current_head_timing(ws, tree, "t")) << "no head timing was stored";
 
-  record_kernel_timing(ws,
-                       {0, "qkv", "t", tree.root().id, kHeadRole, 1.0, 0.1, 11, "", "", {}, ""});
+  record_kernel_timing(
+      ws, {0, "qkv", "t", tree.root().id, kHeadRole, 1.0, 0.1, 11, "", "", {}, "", std::nullopt});
   const auto bare = latest_kernel_timing(ws, "qkv", "t", kHeadRole);
   ASSERT_TRUE(bare);
   EXPECT_TRUE(bare->readings_ms.empty());

@@ -17,6 +17,7 @@
 
 #include "common/hash.h"
 #include "common/rng.h"
+#include "common/split_fields.h"
 #include "statistics/sim_device.h"
 #include "targets/error_diagnostics.h"
 #include "targets/fact_names.h"
@@ -173,6 +174,8 @@ class LoopTestTarget final : public targets::Target {
     limit_.reset();
     requires_.clear();
     truth_hidden_ = false;
+    bandwidths_ = {kLoopTestReadGbps};
+    bandwidths_measured_ = 0;
     // The options after the name, each `:key=value`.
     for (size_t at = spec_.find(':'); at != std::string::npos;) {
       const size_t next = spec_.find(':', at + 1);
@@ -191,9 +194,12 @@ class LoopTestTarget final : public targets::Target {
         requires_ = value;
       } else if (key == "truth" && value == "hidden") {
         truth_hidden_ = true;
+      } else if (key == "bandwidths" && read_bandwidths(value)) {
+        // read into bandwidths_
       } else {
         info_.error = fmt::format(
-            "toolchain '{}': '{}' is neither stop-after=N (N >= 1), requires=EXT nor truth=hidden",
+            "toolchain '{}': '{}' is neither stop-after=N (N >= 1), requires=EXT, truth=hidden "
+            "nor bandwidths=B1,B2,... (each > 0, or none)",
             spec_, option);
         info_.error_code = ErrorCode::kInvalidInput;
         return info_;
@@ -228,6 +234,19 @@ class LoopTestTarget final : public targets::Target {
     out.artifact = {id, {}, {{"time", c.time}, {"fails", c.fails}, {"cheats", c.cheats}}};
     if (c.static_cost) out.artifact.meta["static_cost"] = *c.static_cost;
     return out;
+  }
+
+  // `:bandwidths=` as the toolchain spec gives it: "none" or positive GB/s separated by commas.
+  bool read_bandwidths(const std::string& value) {
+    bandwidths_.clear();
+    if (value == "none") return true;
+    for (const std::string& field : split_fields(value, ',')) {
+      double gbps = 0.0;
+      const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), gbps);
+      if (ec != std::errc() || end != field.data() + field.size() || !(gbps > 0)) return false;
+      bandwidths_.push_back(gbps);
+    }
+    return !bandwidths_.empty();
   }
 
   bool times_on_host() const override { return false; }
@@ -291,8 +310,10 @@ class LoopTestTarget final : public targets::Target {
   }
 
   std::vector<targets::ChipFact> measure_facts(const targets::FactOptions&) override {
-    return {{targets::kReadBandwidth, kLoopTestReadGbps, "GB/s", 0.0,
-             "the loop's test target: a constant"}};
+    if (bandwidths_.empty()) return {};
+    const double gbps = bandwidths_[bandwidths_measured_++ % bandwidths_.size()];
+    return {{targets::kReadBandwidth, gbps, "GB/s", 0.0,
+             "the loop's test target: the toolchain's bandwidths in turn"}};
   }
   std::vector<std::string> floor_facts() const override { return {targets::kReadBandwidth}; }
   targets::KernelFloors floors(const KernelContract& kernel,
@@ -357,7 +378,9 @@ class LoopTestTarget final : public targets::Target {
   targets::ToolchainInfo info_;
   std::shared_ptr<std::atomic<int64_t>> served_;
   std::optional<int64_t> limit_;
-  bool truth_hidden_ = false;    // `:truth=hidden`: true_seconds knows nothing, as on real devices
+  bool truth_hidden_ = false;  // `:truth=hidden`: true_seconds knows nothing, as on real devices
+  std::vector<double> bandwidths_;  // `:bandwidths=`: what measure_facts gives in turn
+  size_t bandwidths_measured_ = 0;
   std::string requires_;         // `:requires=EXT`: the instruction-set extension "threaded" needs
   std::set<std::string> built_;  // the ids built so far: built again, they come back cached
 };

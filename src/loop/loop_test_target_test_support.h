@@ -57,8 +57,11 @@ The toolchain spec is a name, `test-1` by default; one that starts with `missing
 It may go on with options, each `:key=value`: `:requires=EXT` makes the `threaded` design need the
 instruction-set extension EXT (a `// requires: EXT` line: the library proposes it only where the
 fact `isa.EXT` is 1), `:stop-after=N` makes the device serve N readings, over every session and paired
-device of the target, and every later one throws targets::DeviceStopped, and `:truth=hidden` keeps
-its true times to itself (Target::true_seconds gives none, as a real device's would).
+device of the target, and every later one throws targets::DeviceStopped, `:truth=hidden` keeps
+its true times to itself (Target::true_seconds gives none, as a real device's would), and
+`:bandwidths=B1,B2,...` makes its measurements of the read bandwidth give B1, B2, ... GB/s in turn,
+starting over after the last (`:bandwidths=none`: they measure nothing). Timings do not change with
+it.
 )";
 
 // Registers the target's maker under kLoopTestTargetName (once per process; later calls do

@@ -22,7 +22,6 @@ KernelSummary summarize_kernel(store::Workspace& ws, const targets::Target& targ
   k.remeasured =
       knowledge::latest_kernel_timing(ws, record.name, toolchain, knowledge::kBaselineRole)
           .has_value();
-  k.floor_ms = record.floor_ms.value_or(NAN);
   const KernelContract* contract = find_kernel(record.name);
   k.decode_ms =
       facts && contract ? target.floors(*contract, *facts).instruction_ms.value_or(NAN) : NAN;
@@ -31,9 +30,14 @@ KernelSummary summarize_kernel(store::Workspace& ws, const targets::Target& targ
     k.baseline_interval = knowledge::median_interval_of(*t);
     k.baseline_bimodal = knowledge::bimodality_of(*t).bimodal;
   }
+  k.floor_ms = record.floor_ms.value_or(NAN);
   if (const auto t = knowledge::current_head_timing(ws, tree, toolchain)) {
     k.head_interval = knowledge::median_interval_of(*t);
     k.head_bimodal = knowledge::bimodality_of(*t).bimodal;
+    if (t->floor_ms) {
+      k.floor_ms = *t->floor_ms;
+      k.floor_beside_head = true;
+    }
   }
   if (k.baseline_interval && k.head_interval && tree.head().node_id != tree.root().id) {
     k.speedup_interval = ratio_interval(*k.baseline_interval, *k.head_interval);

@@ -24,9 +24,12 @@ namespace headway::report {
 struct KernelSummary {
   std::string name;
   std::string target;
-  double baseline_ms = 0;   // NaN when unknown
-  double head_ms = 0;       // the baseline's figure when the head has none
-  double floor_ms = 0;      // memory floor; NaN when unknown
+  double baseline_ms = 0;  // NaN when unknown
+  double head_ms = 0;      // the baseline's figure when the head has none
+  // Memory floor; NaN when unknown. The one measured beside the head's re-measured figure where
+  // there is one (floor_beside_head), else the kernel's record's.
+  double floor_ms = 0;
+  bool floor_beside_head = false;
   double decode_ms = 0;     // decode (instruction) ceiling; NaN when the target has none
   double speedup = 0;       // baseline_ms / head_ms
   bool remeasured = false;  // baseline and head re-measured under the current toolchain

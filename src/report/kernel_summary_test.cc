@@ -129,6 +129,17 @@ TEST(KernelSummary, HasTheTreesHeadCountsAndTheFloors) {
   EXPECT_LE(m.speedup_interval->low, m.speedup);
   EXPECT_GE(m.speedup_interval->high, m.speedup);
   EXPECT_EQ(m.speedup_verdict(), "faster");
+  EXPECT_FALSE(m.floor_beside_head) << "the sim's floor was not measured beside the readings";
+  EXPECT_DOUBLE_EQ(m.floor_ms, k.floor_ms);
+
+  // A head timing that carries the floor of its own minutes: the ratio is to that floor.
+  knowledge::KernelTiming beside = *r.head;
+  beside.floor_ms = k.floor_ms / 2;
+  knowledge::record_kernel_timing(ws, beside);
+  const KernelSummary b = summarize_kernel(ws, *target, records[0], tree, log, toolchain, facts);
+  EXPECT_TRUE(b.floor_beside_head);
+  EXPECT_DOUBLE_EQ(b.floor_ms, k.floor_ms / 2);
+  EXPECT_DOUBLE_EQ(b.ratio_to_floor(), b.head_ms / (k.floor_ms / 2));
 }
 
 }  // namespace

@@ -337,7 +337,14 @@ constexpr std::string_view kV12 = R"sql(
 ALTER TABLE heads ADD COLUMN device_seconds REAL;
 )sql";
 
-constexpr std::array<SchemaStep, 12> kSteps = {{
+// The memory floor measured beside a kernel timing's readings (knowledge/kernel_timings.h): on a
+// host whose bandwidth moves with the hour, the floor of the same minutes. NULL where the floor
+// was not measured with it (the kernel's record has the floor then).
+constexpr std::string_view kV13 = R"sql(
+ALTER TABLE kernel_timings ADD COLUMN floor_ms REAL CHECK (floor_ms IS NULL OR floor_ms > 0);
+)sql";
+
+constexpr std::array<SchemaStep, 13> kSteps = {{
     {1, "kernels, design trees, heads, tests, races and readings", kV1},
     {2, "chip facts and legality rules per toolchain", kV2},
     {3, "baseline and head timings per toolchain", kV3},
@@ -350,6 +357,7 @@ constexpr std::array<SchemaStep, 12> kSteps = {{
     {10, "a head found cheating leaves accepted", kV10},
     {11, "device pools' use over time", kV11},
     {12, "the device time when each head was set", kV12},
+    {13, "the memory floor measured beside baseline and head timings", kV13},
 }};
 
 static_assert(kApplicationId == 1751414649, "kV1 sets application_id literally");
