@@ -189,8 +189,9 @@ Remeasured remeasure_baseline_and_head(store::Workspace& ws, trees::DesignTree& 
       }
       baseline.floor_ms = head.floor_ms =
           target.floors(at, targets::mean_floor_facts(*before, after.value())).memory_ms;
-      const std::string facts = "; floor facts measured just before and just after: " +
-                                targets::before_and_after_text(*before, after.value());
+      const std::string facts =
+          "; floor facts measured just before and just after: " +
+          targets::before_and_after_text(*before, after.value(), target.floor_facts());
       baseline.method += facts;
       head.method += facts;
       before = std::move(after).value();

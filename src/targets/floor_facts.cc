@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace headway::targets {
 
 Result<FloorFacts> floor_facts_from(std::vector<ChipFact> measured,
@@ -29,11 +31,13 @@ std::map<std::string, double> mean_floor_facts(const FloorFacts& before, const F
   return mean;
 }
 
-std::string before_and_after_text(const FloorFacts& before, const FloorFacts& after) {
+std::string before_and_after_text(const FloorFacts& before, const FloorFacts& after,
+                                  const std::vector<std::string>& names) {
   std::string text;
   for (const ChipFact& f : before.measured) {
     const auto later = after.values.find(f.name);
-    if (later == after.values.end()) continue;
+    if (later == after.values.end() || std::find(names.begin(), names.end(), f.name) == names.end())
+      continue;
     text += fmt::format("{}{} {:.4g} then {:.4g} {}", text.empty() ? "" : ", ", f.name, f.value,
                         later->second, f.unit);
   }

@@ -29,8 +29,9 @@ Result<FloorFacts> measure_floor_facts(Target& target);
 // (std::out_of_range otherwise).
 std::map<std::string, double> mean_floor_facts(const FloorFacts& before, const FloorFacts& after);
 
-// "read_bandwidth 63.1 then 60.2 GB/s, decode_ceiling.f8 ...": the two measurements, for a
-// method line.
-std::string before_and_after_text(const FloorFacts& before, const FloorFacts& after);
+// "read_bandwidth 63.1 then 60.2 GB/s, decode_ceiling.f8 ...": the two measurements of the facts
+// in `names` (e.g. Target::floor_facts), in the target's order, for a method line.
+std::string before_and_after_text(const FloorFacts& before, const FloorFacts& after,
+                                  const std::vector<std::string>& names);
 
 }  // namespace headway::targets
