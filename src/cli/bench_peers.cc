@@ -86,7 +86,8 @@ int run_bench_peers(const BenchPeersArgs& args) {
   if (args.kernels.empty()) throw UsageError("--peers needs at least one kernel");
   auto target = target_or_throw(args.target, args.toolchain);
 
-  const targets::FloorFacts floor_facts = value_or_fail(targets::measure_floor_facts(*target));
+  const targets::FloorFacts floor_facts =
+      value_or_fail(targets::measure_floor_facts(*target, targets::floor_measurements(*target)));
   const std::vector<targets::ChipFact>& facts = floor_facts.measured;
   const std::map<std::string, double>& values = floor_facts.values;
   const double bandwidth_gbs = values.at(targets::kReadBandwidth);

@@ -78,7 +78,8 @@ int run_bench_step(const BenchStepArgs& args) {
     kernels.push_back(std::move(k));
   }
 
-  const targets::FloorFacts floor_facts = value_or_fail(targets::measure_floor_facts(*target));
+  const targets::FloorFacts floor_facts =
+      value_or_fail(targets::measure_floor_facts(*target, targets::floor_measurements(*target)));
   const std::vector<targets::ChipFact>& measured = floor_facts.measured;
   const std::map<std::string, double>& facts = floor_facts.values;
   double floor_sum_ms = 0.0;

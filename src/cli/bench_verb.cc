@@ -60,11 +60,10 @@ int run_bench(const BenchArgs& args) {
         source.empty() ? fmt::format("the {} baseline", k->name()) : args.source;
     artifacts.push_back(build_or_throw(*target, text, label));
   }
-  targets::FloorFacts floor_facts = value_or_fail(targets::measure_floor_facts(*target));
-  const std::vector<targets::ChipFact> facts = floor_facts.measured;
-  // Where the floor moves with the hour (timing on this machine's shared cores), each kernel's
-  // floor is from the floor facts measured just before and just after its readings.
-  const bool floor_beside = target->times_on_host();
+  const targets::FloorFacts floor_facts =
+      value_or_fail(targets::measure_floor_facts(*target, targets::floor_measurements(*target)));
+  const std::vector<targets::ChipFact>& facts = floor_facts.measured;
+  const std::map<std::string, double>& values = floor_facts.values;
   nlohmann::json out = {{"target", args.target},
                         {"toolchain", target->identity().id},
                         {"facts", nlohmann::json::array()},
@@ -81,18 +80,9 @@ int run_bench(const BenchArgs& args) {
   int rc = 0;
   for (size_t i = 0; i < kernels.size(); ++i) {
     const auto& k = *kernels[i];
+    const targets::KernelFloors floors = target->floors(k, values);
     const targets::Timing t =
         target->time_side_by_side(k, {artifacts[i]}, args.readings, seed).front();
-    std::map<std::string, double> values = floor_facts.values;
-    nlohmann::json facts_after = nullptr;
-    if (floor_beside) {
-      targets::FloorFacts after = value_or_fail(targets::measure_floor_facts(*target));
-      values = targets::mean_floor_facts(floor_facts, after);
-      facts_after = nlohmann::json::array();
-      for (const auto& f : after.measured) facts_after.push_back(fact_json(f));
-      floor_facts = std::move(after);
-    }
-    const targets::KernelFloors floors = target->floors(k, values);
     if (!t.ok()) {
       fmt::print(stderr, "headway: {} {}\n", k.name(), t.failure);
       rc = 1;
@@ -105,7 +95,6 @@ int run_bench(const BenchArgs& args) {
     j.update({{"name", k.name()},
               {"bytes", k.bytes_to_move()},
               {"floor_ms", floors.memory_ms},
-              {"floor_facts_after", facts_after},
               {"instruction_floor_ms", or_null(floors.instruction_ms)},
               {"median_ms", median_ms},
               {"ratio_to_floor", median_ms / floors.memory_ms},
@@ -119,14 +108,7 @@ int run_bench(const BenchArgs& args) {
                  median_ms / floors.memory_ms, 100 * t.cv, bimodal.empty() ? "" : "  " + bimodal);
     }
   }
-  if (args.json) {
-    fmt::print("{}\n", out.dump(2));
-  } else if (floor_beside) {
-    fmt::print(
-        "each floor: the facts above measured again just before and just after the "
-        "kernel's readings, the mean of the two\n");
-    for (const auto& f : floor_facts.measured) fmt::print("  last: {}\n", fact_line(f));
-  }
+  if (args.json) fmt::print("{}\n", out.dump(2));
   return rc;
 }
 }  // namespace

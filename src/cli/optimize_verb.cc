@@ -27,6 +27,7 @@
 #include "loop/optimizer.h"
 #include "statistics/rule_kind.h"
 #include "store/pool_runs.h"
+#include "targets/floor_facts.h"
 #include "trees/design_tree.h"
 
 namespace headway::cli {
@@ -93,6 +94,21 @@ nlohmann::json time_heads_side_by_side(store::Workspace& ws, targets::Target& ta
       target.select_toolchain(knowledge::workspace_toolchain(ws, target.name()));
   if (!identity.found) throw EnvironmentError(identity.error);
   constexpr int kReadings = 11;
+  // Where the floor moves with the hour, the floor of these minutes: the floor facts measured
+  // again now, several times in a row (targets/floor_facts.h), stored with each timing.
+  std::optional<targets::FloorFacts> floor_now;
+  if (target.times_on_host()) {
+    const int times = targets::floor_measurements(target);
+    fmt::print(stderr, "measuring the floor facts {} times ...\n", times);
+    auto measured = targets::measure_floor_facts(target, times);
+    if (measured) {
+      floor_now = std::move(measured).value();
+    } else {
+      fmt::print(stderr,
+                 "headway: warning: the floors stay those the kernels were registered with: {}\n",
+                 measured.error().message);
+    }
+  }
   fmt::print(stderr,
              "timing every baseline and head side by side ({} interleaved readings each) ...\n",
              kReadings);
@@ -100,9 +116,9 @@ nlohmann::json time_heads_side_by_side(store::Workspace& ws, targets::Target& ta
   for (const auto& name : kernels) {
     auto tree = trees::DesignTree::open(ws, name);
     if (!tree) continue;  // never registered (the budget ran out first)
-    const auto r = knowledge::remeasure_baseline_and_head(ws, tree.value(), kernel_or_throw(name),
-                                                          target, ws.root() / ".headway" / "builds",
-                                                          kReadings, target.times_on_host());
+    const auto r = knowledge::remeasure_baseline_and_head(
+        ws, tree.value(), kernel_or_throw(name), target, ws.root() / ".headway" / "builds",
+        kReadings, floor_now ? &*floor_now : nullptr);
     if (!r.failure.empty() || !r.baseline || !r.head) {
       out.push_back({{"name", name},
                      {"head_node", r.head_node},
@@ -119,8 +135,8 @@ nlohmann::json time_heads_side_by_side(store::Workspace& ws, targets::Target& ta
                      {"failure", r.failure}});
       continue;
     }
-    // The floor measured beside these readings where the target's floor moves with the hour,
-    // else the one the kernel was registered with.
+    // The floor measured just before these readings where the target's floor moves with the
+    // hour, else the one the kernel was registered with.
     const std::optional<double> floor_ms =
         r.head->floor_ms ? r.head->floor_ms : tree.value().record().floor_ms;
     // What the run supports: each median's 95% interval, and the speedup's interval from the

@@ -189,9 +189,8 @@ std::string status_text(const nlohmann::json& out) {
       floors_beside += (floors_beside.empty() ? "" : ", ") + k["name"].get<std::string>();
   }
   if (!floors_beside.empty()) {
-    text +=
-        fmt::format("floors measured just before and just after the side-by-side readings: {}\n",
-                    floors_beside);
+    text += fmt::format("floors measured again just before the side-by-side readings: {}\n",
+                        floors_beside);
   }
   return text;
 }

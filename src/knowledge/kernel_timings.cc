@@ -5,7 +5,6 @@
 #include <nlohmann/json.hpp>
 
 #include "store/transaction.h"
-#include "targets/floor_facts.h"
 
 namespace headway::knowledge {
 
@@ -113,7 +112,7 @@ std::optional<double> current_baseline_ms(store::Workspace& ws, const trees::Des
 Remeasured remeasure_baseline_and_head(store::Workspace& ws, trees::DesignTree& tree,
                                        const KernelContract& kernel, targets::Target& target,
                                        const std::filesystem::path& cache_dir, int readings,
-                                       bool floor_beside) {
+                                       const targets::FloorFacts* floor_now) {
   const targets::ToolchainInfo identity = target.identity();
   Remeasured out;
   out.kernel = tree.kernel();
@@ -136,9 +135,13 @@ Remeasured remeasure_baseline_and_head(store::Workspace& ws, trees::DesignTree& 
     }
     artifacts.push_back(built.artifact);
   }
-  const std::string method = fmt::format("median of {} readings after 2 warm-ups, {}", readings,
-                                         same ? "one session (the head is the baseline)"
-                                              : "baseline and head interleaved in one session");
+  std::string method = fmt::format("median of {} readings after 2 warm-ups, {}", readings,
+                                   same ? "one session (the head is the baseline)"
+                                        : "baseline and head interleaved in one session");
+  if (floor_now) {
+    method += "; floor from the floor facts measured just before the readings: " +
+              targets::median_text(*floor_now, target.floor_facts());
+  }
   auto timing = [&](const targets::Timing& r, int64_t node, const char* role) {
     KernelTiming t;
     t.kernel = out.kernel;
@@ -152,17 +155,6 @@ Remeasured remeasure_baseline_and_head(store::Workspace& ws, trees::DesignTree& 
     for (const double sec : r.seconds) t.readings_ms.push_back(sec * 1e3);
     return t;
   };
-  // With floor_beside: the floor facts measured before the first shape set's readings and after
-  // each set's; a set's floor is from the two measurements around its readings.
-  std::optional<targets::FloorFacts> before;
-  if (floor_beside) {
-    auto measured = targets::measure_floor_facts(target);
-    if (!measured) {
-      out.failure = "cannot measure the floor: " + measured.error().message;
-      return out;
-    }
-    before = std::move(measured).value();
-  }
   // The kernel's own shape set first, then the others, each stored under its name.
   const auto shapes = kernel.shape_sets();
   for (size_t i = 0; i < shapes.size(); ++i) {
@@ -180,22 +172,8 @@ Remeasured remeasure_baseline_and_head(store::Workspace& ws, trees::DesignTree& 
     KernelTiming baseline = timing(timed.front(), out.baseline_node, kBaselineRole);
     KernelTiming head = timing(timed.back(), out.head_node, kHeadRole);
     if (i > 0) baseline.shape = head.shape = at.shape_set_name();
-    if (before) {
-      auto after = targets::measure_floor_facts(target);
-      if (!after) {
-        out.failure = "cannot measure the floor: " + after.error().message;
-        if (i == 0) return out;
-        break;
-      }
-      baseline.floor_ms = head.floor_ms =
-          target.floors(at, targets::mean_floor_facts(*before, after.value())).memory_ms;
-      const std::string facts =
-          "; floor facts measured just before and just after: " +
-          targets::before_and_after_text(*before, after.value(), target.floor_facts());
-      baseline.method += facts;
-      head.method += facts;
-      before = std::move(after).value();
-    }
+    if (floor_now)
+      baseline.floor_ms = head.floor_ms = target.floors(at, floor_now->values).memory_ms;
     store::Transaction txn(ws.db());
     record_kernel_timing(ws, baseline);
     record_kernel_timing(ws, head);

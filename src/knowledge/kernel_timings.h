@@ -18,6 +18,7 @@
 #include "common/median_interval.h"
 #include "kernels/contract.h"
 #include "store/workspace.h"
+#include "targets/floor_facts.h"
 #include "targets/target.h"
 #include "trees/design_tree.h"
 
@@ -97,13 +98,13 @@ struct Remeasured {
 // toolchain's id in one transaction. A build or timing failure stores nothing and is returned in
 // `failure`. A kernel with several shape sets is then timed at each of the others likewise, each
 // pair stored under its shape set's name (a failure there leaves the figures stored before it).
-// With `floor_beside` each shape set's timings also carry its memory floor (floor_ms) from the
-// target's floor facts measured just before and just after its readings: for targets whose
-// floor facts move with the hour (Target::times_on_host), so that a ratio to the floor compares
-// figures of the same minutes. A fact the target fails to measure fails as a timing does.
+// With `floor_now` (the target's floor facts, measured by the caller just before) each timing
+// also carries its shape set's memory floor from them (floor_ms): for targets whose floor facts
+// move with the hour (Target::times_on_host), so that a ratio to the floor compares figures of
+// the same minutes.
 Remeasured remeasure_baseline_and_head(store::Workspace& ws, trees::DesignTree& tree,
                                        const KernelContract& kernel, targets::Target& target,
                                        const std::filesystem::path& cache_dir, int readings = 11,
-                                       bool floor_beside = false);
+                                       const targets::FloorFacts* floor_now = nullptr);
 
 }  // namespace headway::knowledge

@@ -89,15 +89,14 @@ TEST(KernelTimings, RemeasureAppendsPerToolchainAndTracksTheCurrentHead) {
       store::StoreError);
 }
 
-// Where the floor moves with the hour, each timing carries the floor of its own minutes: from the
-// floor facts measured just before and just after its readings (here the loop tests' target reads
-// 50 GB/s, then 25, then 50 ...), never from the stored facts of another hour.
-TEST(KernelTimings, TheFloorBesideTheReadingsIsMeasuredAroundThem) {
+// Given the floor facts of now, each timing carries the floor of its own minutes, never one from
+// the stored facts of another hour; without them, none.
+TEST(KernelTimings, CarryTheFloorOfTheFactsMeasuredJustBefore) {
   store::TestTempDir dir, cache;
   auto ws = store::Workspace::create(dir.path() / "w").value();
   const KernelContract* kernel = find_kernel("attn_out");
   ASSERT_NE(kernel, nullptr);
-  const auto tc = loop::testing::make_loop_test_target("test-1:bandwidths=50,25");
+  const auto tc = loop::testing::make_loop_test_target("test-1:bandwidths=25,100,40");
   ASSERT_TRUE(tc->identity().found) << tc->identity().error;
   const std::string baseline = tc->baseline_source(*kernel);
   auto tree =
@@ -110,32 +109,29 @@ TEST(KernelTimings, TheFloorBesideTheReadingsIsMeasuredAroundThem) {
 
   const Remeasured plain = remeasure_baseline_and_head(ws, tree, *kernel, *tc, cache.path(), 3);
   ASSERT_TRUE(plain.failure.empty()) << plain.failure;
-  EXPECT_FALSE(plain.head->floor_ms) << "measured without the floor";
+  EXPECT_FALSE(plain.head->floor_ms) << "no floor facts given";
   EXPECT_FALSE(plain.baseline->floor_ms);
 
-  const double bytes = static_cast<double>(kernel->bytes_to_move());
-  const double at_mean_ms = bytes / (37.5 * 1e9) * 1e3;  // (50 + 25) / 2 GB/s
+  const auto now = targets::measure_floor_facts(*tc, 3);  // 25, 100, 40: the median is 40
+  ASSERT_TRUE(now) << now.error().message;
+  const double at_40_ms = static_cast<double>(kernel->bytes_to_move()) / 40e9 * 1e3;
   const Remeasured beside =
-      remeasure_baseline_and_head(ws, tree, *kernel, *tc, cache.path(), 3, true);
+      remeasure_baseline_and_head(ws, tree, *kernel, *tc, cache.path(), 3, &now.value());
   ASSERT_TRUE(beside.failure.empty()) << beside.failure;
   ASSERT_TRUE(beside.head->floor_ms && beside.baseline->floor_ms);
-  EXPECT_NEAR(*beside.head->floor_ms, at_mean_ms, 1e-9 * at_mean_ms);
+  EXPECT_NEAR(*beside.head->floor_ms, at_40_ms, 1e-9 * at_40_ms);
   EXPECT_EQ(*beside.baseline->floor_ms, *beside.head->floor_ms);
-  EXPECT_NE(beside.head->method.find("read_bandwidth 50 then 25 GB/s"), std::string::npos)
+  EXPECT_NE(beside.head->method.find("read_bandwidth 40 GB/s (the median of 25, 100, 40)"),
+            std::string::npos)
       << beside.head->method;
   // Stored with the timing: the current head's figure carries its floor.
   const auto current = current_head_timing(ws, tree, tc->identity().id);
   ASSERT_TRUE(current);
   EXPECT_EQ(current->floor_ms, beside.head->floor_ms);
-
-  // A target that cannot measure its floor facts fails the re-measurement and stores nothing.
-  const size_t stored = kernel_timings(ws, "attn_out").size();
-  const auto broken = loop::testing::make_loop_test_target("test-1:bandwidths=none");
-  const Remeasured failed =
-      remeasure_baseline_and_head(ws, tree, *kernel, *broken, cache.path(), 3, true);
-  EXPECT_NE(failed.failure.find("cannot measure the floor"), std::string::npos) << failed.failure;
-  EXPECT_FALSE(failed.head);
-  EXPECT_EQ(kernel_timings(ws, "attn_out").size(), stored);
+  // The table refuses a floor that is not positive.
+  KernelTiming bad = *current;
+  bad.floor_ms = 0.0;
+  EXPECT_THROW(record_kernel_timing(ws, bad), store::StoreError);
 }
 
 // The readings kept with a timing (schema 8) come back as stored; a row without them (as stored

@@ -243,8 +243,8 @@ Result<MigrationReport> migrate_toolchain(store::Workspace& ws, targets::Target&
       if (!contract) {
         t.failure = "unknown to this headway: cannot be timed";
       } else {
-        const Remeasured r = remeasure_baseline_and_head(ws, *tree, *contract, to, cache,
-                                                         options.readings, to.times_on_host());
+        const Remeasured r =
+            remeasure_baseline_and_head(ws, *tree, *contract, to, cache, options.readings);
         t.failure = r.failure;
         if (r.baseline) t.baseline_ms = r.baseline->median_ms;
         if (r.head) t.head_ms = r.head->median_ms;

@@ -106,6 +106,7 @@ json kernel_json(const KernelReport& k) {
                                : json(nullptr)},
       {"speedup_verdict", k.speedup_verdict().empty() ? json(nullptr) : json(k.speedup_verdict())},
       {"floor_ms", number(k.floor_ms)},
+      {"floor_beside_head", k.floor_beside_head},
       {"ratio_to_floor", number(k.ratio_to_floor())},
       {"decode_floor_ms", number(k.decode_ms)},
       {"ratio_to_decode_ceiling", number(k.ratio_to_decode())},

@@ -4,13 +4,18 @@
 
 #include <algorithm>
 
+#include "common/stats.h"
+
 namespace headway::targets {
 
 Result<FloorFacts> floor_facts_from(std::vector<ChipFact> measured,
                                     const std::vector<std::string>& needed,
                                     const std::string& target_name) {
   FloorFacts facts;
-  for (const auto& f : measured) facts.values[f.name] = f.value;
+  for (const auto& f : measured) {
+    facts.values[f.name] = f.value;
+    facts.repeats[f.name] = {f.value};
+  }
   for (const auto& name : needed) {
     if (!facts.values.count(name))
       return environment_error(fmt::format("the {} target did not measure {}", target_name, name));
@@ -19,27 +24,39 @@ Result<FloorFacts> floor_facts_from(std::vector<ChipFact> measured,
   return facts;
 }
 
-Result<FloorFacts> measure_floor_facts(Target& target) {
+Result<FloorFacts> measure_floor_facts(Target& target, int times) {
   FactOptions options;
   options.only = target.floor_facts();
-  return floor_facts_from(target.measure_facts(options), options.only, target.name());
+  auto first = floor_facts_from(target.measure_facts(options), options.only, target.name());
+  if (!first || times <= 1) return first;
+  FloorFacts facts = std::move(first).value();
+  for (int i = 1; i < times; ++i) {
+    auto again = floor_facts_from(target.measure_facts(options), options.only, target.name());
+    if (!again) return again.error();
+    for (auto& [name, values] : facts.repeats) {
+      if (const auto v = again->values.find(name); v != again->values.end())
+        values.push_back(v->second);
+    }
+  }
+  for (ChipFact& f : facts.measured) {
+    const std::vector<double>& values = facts.repeats.at(f.name);
+    f.value = facts.values[f.name] = median(values);
+    f.method += fmt::format("; the median of {} measurements in a row", values.size());
+  }
+  return facts;
 }
 
-std::map<std::string, double> mean_floor_facts(const FloorFacts& before, const FloorFacts& after) {
-  std::map<std::string, double> mean;
-  for (const auto& [name, value] : before.values) mean[name] = (value + after.values.at(name)) / 2;
-  return mean;
-}
+int floor_measurements(const Target& target) { return target.times_on_host() ? 5 : 1; }
 
-std::string before_and_after_text(const FloorFacts& before, const FloorFacts& after,
-                                  const std::vector<std::string>& names) {
+std::string median_text(const FloorFacts& facts, const std::vector<std::string>& names) {
   std::string text;
-  for (const ChipFact& f : before.measured) {
-    const auto later = after.values.find(f.name);
-    if (later == after.values.end() || std::find(names.begin(), names.end(), f.name) == names.end())
-      continue;
-    text += fmt::format("{}{} {:.4g} then {:.4g} {}", text.empty() ? "" : ", ", f.name, f.value,
-                        later->second, f.unit);
+  for (const ChipFact& f : facts.measured) {
+    if (std::find(names.begin(), names.end(), f.name) == names.end()) continue;
+    const std::vector<double>& values = facts.repeats.at(f.name);
+    std::string each;
+    for (const double v : values) each += fmt::format("{}{:.4g}", each.empty() ? "" : ", ", v);
+    text += fmt::format("{}{} {:.4g} {}", text.empty() ? "" : "; ", f.name, f.value, f.unit);
+    if (values.size() > 1) text += fmt::format(" (the median of {})", each);
   }
   return text;
 }

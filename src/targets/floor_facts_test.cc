@@ -1,9 +1,10 @@
 // The floor facts measured now: every needed fact by name, a missing one named in an environment
-// error, and the mean of two measurements taken around some readings.
+// error, and the median of several measurements in a row.
 #include "targets/floor_facts.h"
 
 #include <gtest/gtest.h>
 
+#include "loop/loop_test_target_test_support.h"
 #include "targets/fact_names.h"
 #include "targets/registry/registry.h"
 
@@ -42,22 +43,35 @@ TEST(FloorFacts, TheSimTargetsFloorFactsAreMeasured) {
   for (const auto& name : target->floor_facts()) EXPECT_EQ(facts->values.count(name), 1u) << name;
 }
 
-TEST(FloorFacts, AroundSomeReadingsEachFactIsTheMeanOfItsTwoMeasurements) {
-  const FloorFacts before = floor_facts_from(two_facts(), {}, "cpu").value();
-  std::vector<ChipFact> later = two_facts();
-  later[0].value = 40.0;
-  const FloorFacts after = floor_facts_from(later, {}, "cpu").value();
-  const auto mean = mean_floor_facts(before, after);
-  ASSERT_EQ(mean.size(), 2u);
-  EXPECT_DOUBLE_EQ(mean.at("read_bandwidth"), (61.14 + 40.0) / 2);
-  EXPECT_DOUBLE_EQ(mean.at("decode_ceiling_f8"), 40.5);
-  EXPECT_EQ(before_and_after_text(before, after, {"decode_ceiling_f8", "read_bandwidth"}),
-            "read_bandwidth 61.14 then 40 GB/s, decode_ceiling_f8 40.5 then 40.5 GB/s");
-  EXPECT_EQ(before_and_after_text(before, after, {"read_bandwidth"}),
-            "read_bandwidth 61.14 then 40 GB/s");
-  // A fact missing from the later measurement is a bug of the caller's, not a silent half.
-  const FloorFacts partial = floor_facts_from({later[1]}, {}, "cpu").value();
-  EXPECT_THROW(mean_floor_facts(before, partial), std::out_of_range);
+// Several measurements in a row: each fact is their median, so that one spell of the machine
+// (here the loop tests' target reading 25 GB/s, then 100) does not become the floor.
+TEST(FloorFacts, MeasuredSeveralTimesEachFactIsTheMedian) {
+  const auto target = loop::testing::make_loop_test_target("test-1:bandwidths=50,25,100");
+  ASSERT_TRUE(target->identity().found) << target->identity().error;
+  const Result<FloorFacts> facts = measure_floor_facts(*target, 3);
+  ASSERT_TRUE(facts) << facts.error().message;
+  EXPECT_DOUBLE_EQ(facts->values.at(kReadBandwidth), 50.0);
+  EXPECT_EQ(facts->repeats.at(kReadBandwidth), (std::vector<double>{50.0, 25.0, 100.0}));
+  ASSERT_EQ(facts->measured.size(), 1u);
+  EXPECT_DOUBLE_EQ(facts->measured[0].value, 50.0);
+  EXPECT_NE(facts->measured[0].method.find("the median of 3 measurements"), std::string::npos)
+      << facts->measured[0].method;
+  EXPECT_EQ(median_text(*facts, {kReadBandwidth}),
+            "read_bandwidth 50 GB/s (the median of 50, 25, 100)");
+  EXPECT_EQ(median_text(*facts, {}), "") << "only the facts named";
+
+  // Once is one measurement: the next in turn, unchanged.
+  const Result<FloorFacts> once = measure_floor_facts(*target);
+  ASSERT_TRUE(once) << once.error().message;
+  EXPECT_DOUBLE_EQ(once->values.at(kReadBandwidth), 50.0);
+  EXPECT_EQ(median_text(*once, {kReadBandwidth}), "read_bandwidth 50 GB/s");
+
+  // A target that measures nothing fails, naming the fact.
+  const auto silent = loop::testing::make_loop_test_target("test-1:bandwidths=none");
+  const Result<FloorFacts> none = measure_floor_facts(*silent, 3);
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().code, ErrorCode::kEnvironment);
+  EXPECT_EQ(none.error().message, "the loop-test target did not measure read_bandwidth");
 }
 
 }  // namespace
