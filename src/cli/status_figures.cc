@@ -55,8 +55,8 @@ nlohmann::json shape_figures(store::Workspace& ws, const targets::Target& target
                             : baseline_timing ? baseline_timing->median_ms
                                               : NAN;
     const double head = first ? k.head_ms : head_timing ? head_timing->median_ms : NAN;
-    // The floor measured beside the head's readings where there is one (the first set's is the
-    // summary's), else from the workspace's facts.
+    // The floor measured just before the head's readings where there is one (the first set's is
+    // the summary's), else from the workspace's facts.
     double floor = facts ? target.floors(*at, *facts).memory_ms : NAN;
     if (first && k.floor_beside_head) floor = k.floor_ms;
     if (head_timing && head_timing->floor_ms) floor = *head_timing->floor_ms;

@@ -39,8 +39,8 @@ struct KernelTiming {
   std::vector<double> readings_ms;
   // The shape set it was measured at (schema 9): empty for the kernel's first or only one.
   std::string shape;
-  // The memory floor at `shape` from floor facts measured just before and just after the
-  // readings (schema 13); nullopt where none was (the kernel's record has the floor then).
+  // The memory floor at `shape` from the floor facts measured just before the readings (schema
+  // 13); nullopt where none were (the kernel's record has the floor then).
   std::optional<double> floor_ms;
 };
 

@@ -26,8 +26,8 @@ struct KernelSummary {
   std::string target;
   double baseline_ms = 0;  // NaN when unknown
   double head_ms = 0;      // the baseline's figure when the head has none
-  // Memory floor; NaN when unknown. The one measured beside the head's re-measured figure where
-  // there is one (floor_beside_head), else the kernel's record's.
+  // Memory floor; NaN when unknown. The one stored with the head's re-measured figure (measured
+  // just before it) where there is one (floor_beside_head), else the kernel's record's.
   double floor_ms = 0;
   bool floor_beside_head = false;
   double decode_ms = 0;     // decode (instruction) ceiling; NaN when the target has none
