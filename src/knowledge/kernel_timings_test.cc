@@ -9,6 +9,17 @@
 namespace headway::knowledge {
 namespace {
 
+// Adds a node of `design` with `source` to the tree and makes it head at `ms`; its id.
+int64_t add_head(trees::DesignTree& tree, const std::string& design, const std::string& source,
+                 double ms) {
+  trees::NewNode n;
+  n.design = design;
+  n.source = source;
+  const int64_t id = tree.add(n).value().node.id;
+  EXPECT_TRUE(tree.set_head(id, ms, std::nullopt, "test").ok());
+  return id;
+}
+
 TEST(KernelTimings, RemeasureAppendsPerToolchainAndTracksTheCurrentHead) {
   store::TestTempDir dir, cache;
   auto ws = store::Workspace::create(dir.path() / "w").value();
@@ -19,11 +30,7 @@ TEST(KernelTimings, RemeasureAppendsPerToolchainAndTracksTheCurrentHead) {
   const std::string baseline = tc->baseline_source(*kernel);
   auto tree =
       trees::DesignTree::create(ws, {"attn_out", tc->name(), 0.1, 2.0, ""}, baseline).value();
-  trees::NewNode n;
-  n.design = "copy";
-  n.source = baseline + "\n// the same kernel\n";
-  const int64_t head = tree.add(n).value().node.id;
-  ASSERT_TRUE(tree.set_head(head, 1.5, std::nullopt, "test").ok());
+  const int64_t head = add_head(tree, "copy", baseline + "\n// the same kernel\n", 1.5);
 
   // Nothing measured yet: the head history's and the kernel record's figures.
   EXPECT_EQ(current_head_ms(ws, tree, "other"), 1.5);
@@ -101,11 +108,7 @@ TEST(KernelTimings, CarryTheFloorOfTheFactsMeasuredJustBefore) {
   const std::string baseline = tc->baseline_source(*kernel);
   auto tree =
       trees::DesignTree::create(ws, {"attn_out", tc->name(), 0.1, 2.0, ""}, baseline).value();
-  trees::NewNode n;
-  n.design = "half";
-  n.source = baseline + "time: 0.5\n";
-  const int64_t head = tree.add(n).value().node.id;
-  ASSERT_TRUE(tree.set_head(head, 1.0, std::nullopt, "test").ok());
+  add_head(tree, "half", baseline + "time: 0.5\n", 1.0);
 
   const Remeasured plain = remeasure_baseline_and_head(ws, tree, *kernel, *tc, cache.path(), 3);
   ASSERT_TRUE(plain.failure.empty()) << plain.failure;
