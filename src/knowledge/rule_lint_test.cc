@@ -10,7 +10,6 @@
 #include "knowledge/rules.h"
 #include "loop/loop_test_target_test_support.h"
 #include "loop/screen.h"
-#include "targets/registry/registry.h"
 #include "trees/tree_test_support.h"
 
 namespace headway::knowledge {
@@ -40,23 +39,6 @@ TEST(RuleLintTest, RejectsWhatALearnedRuleDetectsUnderItsToolchainOnly) {
   set_rule_status(f.ws(), rec->rule.id, "tc-a", RuleState::kRetired);
   EXPECT_FALSE(lint("#include <omp.h>\n").has_value());
   set_rule_status(f.ws(), rec->rule.id, "tc-a", RuleState::kCarriedUnverified);
-  EXPECT_TRUE(lint("#include <omp.h>\n").has_value());
-}
-
-// After `headway migrate` moves the workspace to another compiler, the hook follows it: rules
-// that hold only under the previous toolchain stop applying.
-TEST(RuleLintTest, FollowingTheWorkspaceSwitchesWithItsToolchain) {
-  trees::TreeFixture f;
-  const std::string gxx = current_toolchain_id(f.ws());
-  auto rec = record_build_failure(f.ws(), "qkv", 1, kRepro, kMissingHeader, gxx);
-  ASSERT_TRUE(rec.ok());
-  auto lint = rule_lint_following_workspace(f.ws());
-  EXPECT_TRUE(lint("#include <omp.h>\n").has_value());
-  const auto clang_id = targets::make_target("cpu", "clang++")->identity();
-  if (!clang_id.found) GTEST_SKIP() << "no clang++ here";
-  f.ws().set_meta("cpu.toolchain", "clang++");
-  EXPECT_FALSE(lint("#include <omp.h>\n").has_value());
-  set_rule_status(f.ws(), rec->rule.id, clang_id.id, RuleState::kVerified);
   EXPECT_TRUE(lint("#include <omp.h>\n").has_value());
 }
 
