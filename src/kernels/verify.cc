@@ -191,6 +191,35 @@ std::optional<Violation> verify_values(const KernelContract& kernel, const Share
   return worst;
 }
 
+ErrorShare error_share(const KernelContract& kernel, const SharedBuffers& buffers,
+                       const std::vector<ExpectedOutput>& expected) {
+  const auto& specs = buffers.specs();
+  const Tolerance tol = kernel.tolerance();
+  constexpr double kInfinity = std::numeric_limits<double>::infinity();
+  ErrorShare out;
+  for (const auto& e : expected) {
+    const ElementType type = specs[e.region].element;
+    const std::byte* region = buffers.bytes(e.region).data();
+    for (size_t i = 0; i < e.values.size(); ++i) {
+      const double g = read_element(type, region, e.first_element + i);
+      const double allowed = tol.atol + tol.rtol * std::fabs(e.values[i]);
+      const double error = std::fabs(g - e.values[i]);
+      double share = allowed > 0 ? error / allowed : error > 0 ? kInfinity : 0.0;
+      if (!std::isfinite(g) || is_poison(type, region, e.first_element + i))
+        share = kInfinity;
+      if (out.at && !(share > out.share)) continue;
+      out.share = share;
+      out.at = Violation{Violation::Kind::kWrongValue,
+                         specs[e.region].name,
+                         e.first_element + i,
+                         g,
+                         e.values[i],
+                         allowed};
+    }
+  }
+  return out;
+}
+
 std::optional<Violation> disagreement(const KernelContract& kernel, const SharedBuffers& a,
                                       const SharedBuffers& b, double share) {
   const Tolerance tol = kernel.tolerance();

@@ -59,6 +59,17 @@ std::vector<uint64_t> hash_inout_regions(const SharedBuffers& buffers);
 std::optional<Violation> screen_writes(const SharedBuffers& buffers,
                                        const std::vector<uint64_t>& given);
 
+// How close a call's writes came to failing: the largest |got - expected| / (atol + rtol *
+// |expected|) over the elements of `expected` (below 1 where verify_values finds nothing; infinity
+// for a poison or non-finite element; 0 when nothing is expected), with the element it was found
+// at as a kWrongValue Violation (`tolerance` the allowed error there).
+struct ErrorShare {
+  double share = 0.0;
+  std::optional<Violation> at;
+};
+ErrorShare error_share(const KernelContract& kernel, const SharedBuffers& buffers,
+                       const std::vector<ExpectedOutput>& expected);
+
 // Two calls on the same inputs (the same input block and the same writable regions as given):
 // the first element of a writable region (output, in/out or cache) where what `a` left and what
 // `b` left differ by more than `share` of the tolerance about the larger of the two (a NaN

@@ -132,5 +132,44 @@ TEST(Disagreement, AnInOutRegionIsComparedAndInputsAreNot) {
   EXPECT_EQ(v->index, 100u);
 }
 
+// A call's margin: the element whose error is the largest share of its tolerance, found among
+// elements that pass, and infinite for a poisoned one.
+TEST(ErrorShare, TheElementClosestToItsToleranceAndItsShare) {
+  const KernelContract& kernel = *find_kernel("attn_out");
+  Given g(kernel);
+  g.write_expected();
+  ASSERT_EQ(g.expected.size(), 1u);
+  ASSERT_EQ(g.expected[0].first_element, 0u);
+  const ErrorShare exact = error_share(kernel, g.buffers, g.expected);
+  ASSERT_TRUE(exact.at);
+  // Only the bf16 rounding of the reference's values: half a step, below 2^-8 |v| < 0.39 of
+  // atol + rtol |v| (rtol 0.01).
+  EXPECT_LT(exact.share, 0.39);
+  EXPECT_GT(exact.share, 0.0);
+
+  auto residual = g.buffers.as<bf16>("residual");
+  const Tolerance tol = kernel.tolerance();
+  const auto move = [&](size_t i, double share) {
+    const double expected = g.expected[0].values[i];
+    residual[i] = double_to_bf16(expected + share * (tol.atol + tol.rtol * std::fabs(expected)));
+    return std::fabs(bf16_to_float(residual[i]) - expected) /
+           (tol.atol + tol.rtol * std::fabs(expected));
+  };
+  const double at_10 = move(10, 0.4);
+  const double at_20 = move(20, 0.8);
+  ASSERT_LT(at_10, at_20);
+  ErrorShare e = error_share(kernel, g.buffers, g.expected);
+  EXPECT_EQ(e.at->index, 20u);
+  EXPECT_DOUBLE_EQ(e.share, at_20);
+  EXPECT_EQ(e.at->region, "residual");
+  EXPECT_DOUBLE_EQ(e.at->expected, g.expected[0].values[20]);
+  EXPECT_FALSE(verify_values(kernel, g.buffers, g.expected)) << "a margin, not a failure";
+
+  residual[30] = kPoison;
+  e = error_share(kernel, g.buffers, g.expected);
+  EXPECT_EQ(e.at->index, 30u);
+  EXPECT_TRUE(std::isinf(e.share));
+}
+
 }  // namespace
 }  // namespace headway

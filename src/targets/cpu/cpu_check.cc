@@ -50,6 +50,18 @@ void set_violation(CheckOutcome& out, const Violation& v, int call) {
                               {"failing", v.failing}};
 }
 
+// A correct call's margin: details.error_share keeps the call whose largest error came closest
+// to its tolerance.
+void note_error_share(CheckOutcome& out, const ErrorShare& e, int call) {
+  if (!e.at) return;
+  auto& d = out.details;
+  if (d.contains("error_share") && d["error_share"]["share"].get<double>() >= e.share) return;
+  d["error_share"] = {{"share", e.share},       {"call", call},
+                      {"region", e.at->region}, {"index", e.at->index},
+                      {"got", e.at->got},       {"expected", e.at->expected},
+                      {"tolerance", e.at->tolerance}};
+}
+
 }  // namespace
 
 CheckOutcome check_candidate(const KernelContract& kernel,
@@ -112,6 +124,7 @@ CheckOutcome check_candidate(const KernelContract& kernel,
       set_violation(out, *v, call);
       return finish();
     }
+    note_error_share(out, error_share(kernel, buffers, expected), call);
   }
   return finish();
 }

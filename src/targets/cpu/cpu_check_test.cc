@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <string>
 
@@ -68,7 +69,26 @@ TEST_F(PlantedKernels, BaselinesPass) {
   for (const char* k : {"qkv", "attn_out", "ffn"}) {
     const Outcome r = check(k, std::string(host_abi(*find_kernel(k)).baseline_source()));
     EXPECT_EQ(r.status, Status::kCorrect) << k << ": " << r.description;
+    const auto& margin = r.details["error_share"];
+    EXPECT_LT(margin["share"].get<double>(), 0.9) << k << ": " << margin.dump();
+    EXPECT_TRUE(margin["call"] == 1 || margin["call"] == 2) << margin.dump();
   }
+}
+
+// A correct check gives its margin: a kernel whose outputs are all off by 0.02 (within attn_out's
+// atol of 0.05) comes at least 0.02 / (0.05 + 0.01 |expected|) of the way to failing.
+TEST_F(PlantedKernels, ACorrectCheckGivesTheElementClosestToItsTolerance) {
+  const auto r = check("attn_out", mutate("attn_out", "hw::bf16_to_f32(a->residual[r]) + normed)",
+                                          "hw::bf16_to_f32(a->residual[r]) + normed + 0.02f)"));
+  ASSERT_EQ(r.status, Status::kCorrect) << r.description;
+  const auto& margin = r.details["error_share"];
+  EXPECT_EQ(margin["region"], "residual");
+  const double expected = margin["expected"].get<double>();
+  const double tolerance = margin["tolerance"].get<double>();
+  EXPECT_DOUBLE_EQ(tolerance, 0.05 + 0.01 * std::fabs(expected));
+  EXPECT_DOUBLE_EQ(margin["share"].get<double>(),
+                   std::fabs(margin["got"].get<double>() - expected) / tolerance);
+  EXPECT_GT(margin["share"].get<double>(), 0.02 / (0.05 + 0.01 * 4));
 }
 
 TEST_F(PlantedKernels, ZerosFail) {
