@@ -4,10 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <set>
+#include <string>
 
 #include "cli/cli_test_support.h"
 #include "common/build_info.h"
 #include "knowledge/facts.h"
+#include "knowledge/workspace_target.h"
 #include "store/schema.h"
 #include "store/test_temp_dir.h"
 #include "store/workspace.h"
@@ -125,6 +128,36 @@ TEST_F(JsonVerbs, OptimizeRunsWithPartsOfTheLoopSwitchedOff) {
     EXPECT_EQ(n["reason"].get<std::string>().rfind("lost the race", 0), std::string::npos)
         << "nothing races: " << n.dump();
   }
+}
+
+// A kernel whose baseline is found wrong when timed stops; the run goes on with the others, says
+// which kernel stopped and why, and ends with exit 1, a negative result.
+TEST_F(JsonVerbs, OptimizeGoesOnWithoutAKernelWhoseBaselineIsWrong) {
+  {
+    auto ws = store::Workspace::open(ws_).value();
+    knowledge::set_workspace_target_name(ws, "sim");
+    ws.set_meta("sim.toolchain", "sim-1:baseline-wrong=attn_out");
+  }
+  const auto j = json_of(run_headway({"optimize", "--kernels", "attn_out,qkv", "--budget", "5m",
+                                      "--json", "--workspace", ws_},
+                                     "", 300.0),
+                         1);
+  ASSERT_TRUE(j["kernels_stopped"].is_object()) << j.dump(2);
+  ASSERT_EQ(j["kernels_stopped"].size(), 1u) << j.dump(2);
+  const std::string why = j["kernels_stopped"]["attn_out"];
+  EXPECT_EQ(why.rfind("its baseline ", 0), 0u) << why;
+  EXPECT_NE(why.find("output is wrong in a timed call"), std::string::npos) << why;
+  EXPECT_GE(j["accepted"].get<int>(), 1) << "qkv went on";
+  std::set<std::string> timed;
+  for (const auto& k : j["kernels"]) timed.insert(k["name"].get<std::string>());
+  EXPECT_EQ(timed, std::set<std::string>{"qkv"}) << "attn_out was never registered";
+
+  const CliRun text = run_headway({"optimize", "--kernels", "attn_out", "--budget", "1m",
+                                   "--workspace", ws_});
+  EXPECT_EQ(text.exit_code, 1) << text.err;
+  EXPECT_NE(text.out.find("optimize: attn_out stopped, the run went on without it: its baseline "),
+            std::string::npos)
+      << text.out;
 }
 
 TEST_F(JsonVerbs, OptimizeOnTheSimTargetKeepsProgressOnStderr) {

@@ -361,6 +361,8 @@ int run_optimize(const OptimizeArgs& args) {
                    ? fmt::format(", {} not raced by static cost", summary.cost_rejected)
                    : "",
                stopped);
+    for (const auto& [kernel, why] : summary.kernels_stopped)
+      fmt::print("optimize: {} stopped, the run went on without it: {}\n", kernel, why);
     if (agent_run) fmt::print("{}\n", agent_run_line(agent_run));
     if (devices) fmt::print("{}", pool_text(pool::pool_status_json(*devices)));
     if (const std::string off = loop::switched_off(options);
@@ -372,9 +374,11 @@ int run_optimize(const OptimizeArgs& args) {
     }
   }
   const nlohmann::json kernels = time_heads_side_by_side(ws, *target, options.kernels);
+  // A kernel that could go no further is a negative result, like a broken head.
+  const int exit_status = summary.kernels_stopped.empty() ? kExitOk : kExitNegative;
   if (!args.json) {
     print_timed(kernels);
-    return kExitOk;
+    return exit_status;
   }
   nlohmann::json out = {{"target", target_name},
                         {"rounds", summary.rounds},
@@ -389,6 +393,7 @@ int run_optimize(const OptimizeArgs& args) {
                         {"seed", options.seed},
                         {"beam", options.beam},
                         {"stopped", stopped},
+                        {"kernels_stopped", summary.kernels_stopped},
                         {"agent", nullptr},
                         {"pool", devices ? pool::pool_status_json(*devices) : nlohmann::json()},
                         {"kernels", kernels}};
@@ -402,7 +407,7 @@ int run_optimize(const OptimizeArgs& args) {
                     {"cost_usd", spent.cost_usd}};
   }
   fmt::print("{}\n", out.dump(2));
-  return kExitOk;
+  return exit_status;
 }
 }  // namespace
 

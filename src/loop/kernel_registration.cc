@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "loop/kernel_floors.h"
+#include "loop/kernel_stopped.h"
 #include "trees/decision_log.h"
 #include "trees/race_log.h"
 
@@ -26,8 +27,7 @@ std::optional<trees::DesignTree> register_kernel(store::Workspace& ws, targets::
   }
   const auto timing =
       target.time_side_by_side(kernel, {built.artifact}, baseline_readings, 1).front();
-  if (!timing.ok())
-    throw std::runtime_error(fmt::format("the {} baseline {}", name, timing.failure));
+  if (!timing.ok()) throw KernelStopped(fmt::format("its baseline {}", timing.failure));
   const double baseline = timing.median_seconds * 1e3;
   trees::KernelRecord record{name, target.name(), floor, baseline, ""};
   auto tree = trees::DesignTree::create(ws, record, source, nlohmann::json::object(), baseline);

@@ -18,8 +18,9 @@ using BuildFn = std::function<targets::BuildOutcome(const std::string& source)>;
 // Registers `kernel` on `target` unless the workspace has it already: its memory floor from the
 // chip facts (measured first when missing: loop/kernel_floors.h) and its baseline source built
 // with `build` and timed with `baseline_readings` readings. Returns the new tree, or nullopt when
-// the kernel was registered before. Throws std::runtime_error when the baseline does not build
-// or fails its timing, or the tree cannot be stored.
+// the kernel was registered before. Throws KernelStopped (loop/kernel_stopped.h) when the
+// baseline fails its timing, and std::runtime_error when it does not build or the tree cannot be
+// stored.
 std::optional<trees::DesignTree> register_kernel(store::Workspace& ws, targets::Target& target,
                                                  const KernelContract& kernel, const BuildFn& build,
                                                  int baseline_readings);

@@ -67,6 +67,7 @@ struct LoopTestCandidate {
   std::string build_error;  // the diagnostic; empty: it builds
   std::string fails;        // "wrong", "crash", "hang"; empty: it runs correctly
   bool cheats = false;
+  bool cheats_when_paired = false;  // `cheats: when-paired`
 };
 
 std::vector<std::string> loop_test_words(std::string_view text) {
@@ -141,8 +142,9 @@ LoopTestCandidate read_loop_test_candidate(std::string_view source) {
       if (key == "build-error") {
         error(value);
       } else if (key == "cheats") {
-        if (value != "yes") error(fmt::format("cheats: '{}' is not yes", value));
-        c.cheats = true;
+        if (value != "yes" && value != "when-paired")
+          error(fmt::format("cheats: '{}' is neither yes nor when-paired", value));
+        (value == "yes" ? c.cheats : c.cheats_when_paired) = true;
       } else if (value == "wrong" || value == "crash" || value == "hang") {
         c.fails = value;
       } else {
@@ -157,7 +159,9 @@ LoopTestCandidate read_loop_test_candidate(std::string_view source) {
 }
 
 bool loop_test_runs(const targets::Artifact& a) { return a.meta.value("fails", "").empty(); }
-bool loop_test_cheats(const targets::Artifact& a) { return a.meta.value("cheats", false); }
+bool loop_test_cheats(const targets::Artifact& a, bool paired = false) {
+  return a.meta.value("cheats", false) || (paired && a.meta.value("cheats_when_paired", false));
+}
 
 class LoopTestTarget final : public targets::Target {
  public:
@@ -174,6 +178,7 @@ class LoopTestTarget final : public targets::Target {
     limit_.reset();
     requires_.clear();
     truth_hidden_ = false;
+    baseline_cheats_ = {};
     bandwidths_ = {kLoopTestReadGbps};
     bandwidths_measured_ = 0;
     // The options after the name, each `:key=value`.
@@ -194,12 +199,14 @@ class LoopTestTarget final : public targets::Target {
         requires_ = value;
       } else if (key == "truth" && value == "hidden") {
         truth_hidden_ = true;
+      } else if ((key == "baseline-cheats" || key == "baseline-cheats-paired") && !value.empty()) {
+        baseline_cheats_ = {value, key == "baseline-cheats" ? "yes" : "when-paired"};
       } else if (key == "bandwidths" && read_bandwidths(value)) {
         // read into bandwidths_
       } else {
         info_.error = fmt::format(
-            "toolchain '{}': '{}' is neither stop-after=N (N >= 1), requires=EXT, truth=hidden "
-            "nor bandwidths=B1,B2,... (each > 0, or none)",
+            "toolchain '{}': '{}' is neither stop-after=N (N >= 1), requires=EXT, truth=hidden, "
+            "baseline-cheats[-paired]=KERNEL nor bandwidths=B1,B2,... (each > 0, or none)",
             spec_, option);
         info_.error_code = ErrorCode::kInvalidInput;
         return info_;
@@ -231,7 +238,12 @@ class LoopTestTarget final : public targets::Target {
     const std::string id = fmt::format("{:016x}", hash_bytes(key.data(), key.size()));
     out.status = targets::BuildOutcome::Status::kBuilt;
     out.cached = !built_.insert(id).second;
-    out.artifact = {id, {}, {{"time", c.time}, {"fails", c.fails}, {"cheats", c.cheats}}};
+    out.artifact = {id,
+                    {},
+                    {{"time", c.time},
+                     {"fails", c.fails},
+                     {"cheats", c.cheats},
+                     {"cheats_when_paired", c.cheats_when_paired}}};
     if (c.static_cost) out.artifact.meta["static_cost"] = *c.static_cost;
     return out;
   }
@@ -298,8 +310,8 @@ class LoopTestTarget final : public targets::Target {
   Result<std::unique_ptr<statistics::PairedDevice>> paired_device(
       const KernelContract& kernel, const targets::Artifact& head,
       const targets::Artifact& candidate, uint64_t seed) override {
-    return targets::simulated_paired_device(arm(kernel, head), arm(kernel, candidate), seed,
-                                            readings());
+    return targets::simulated_paired_device(arm(kernel, head, true), arm(kernel, candidate, true),
+                                            seed, readings());
   }
 
   statistics::DeviceFactory calibration_devices(const statistics::CalibrateRequest&) override {
@@ -330,7 +342,9 @@ class LoopTestTarget final : public targets::Target {
     return d;
   }
   std::string baseline_source(const KernelContract& kernel) const override {
-    return fmt::format("// the plain {} baseline\ntime: 1\nstatic-cost: 1\n", kernel.name());
+    return fmt::format(
+        "// the plain {} baseline\ntime: 1\nstatic-cost: 1\n{}", kernel.name(),
+        kernel.name() == baseline_cheats_.first ? "cheats: " + baseline_cheats_.second + "\n" : "");
   }
   std::vector<targets::DocFile> design_files(std::string_view kernel) const override {
     std::vector<targets::DocFile> out;
@@ -370,8 +384,9 @@ class LoopTestTarget final : public targets::Target {
             kLoopTestCheatFound,
             {}};
   }
-  targets::SimulatedArm arm(const KernelContract& kernel, const targets::Artifact& a) const {
-    return {loop_test_runs(a), device_seconds(kernel, a), loop_test_cheats(a)};
+  targets::SimulatedArm arm(const KernelContract& kernel, const targets::Artifact& a,
+                            bool paired = false) const {
+    return {loop_test_runs(a), device_seconds(kernel, a), loop_test_cheats(a, paired)};
   }
 
   std::string spec_;
@@ -379,6 +394,8 @@ class LoopTestTarget final : public targets::Target {
   std::shared_ptr<std::atomic<int64_t>> served_;
   std::optional<int64_t> limit_;
   bool truth_hidden_ = false;  // `:truth=hidden`: true_seconds knows nothing, as on real devices
+  // `:baseline-cheats[-paired]=`: the kernel whose baseline cheats, and its `cheats:` value
+  std::pair<std::string, std::string> baseline_cheats_;
   std::vector<double> bandwidths_;  // `:bandwidths=`: what measure_facts gives in turn
   size_t bandwidths_measured_ = 0;
   std::string requires_;         // `:requires=EXT`: the instruction-set extension "threaded" needs

@@ -47,7 +47,8 @@ A candidate is text, read line by line:
   output, a crash, a time-out).
 - `cheats: yes`: it passes its check and reads as fast as its time says, but the verification of
   its timed calls finds it out: a session's verify_arms names it, a paired device's verify_arms
-  throws statistics::ArmDisqualified.
+  throws statistics::ArmDisqualified. `cheats: when-paired`: only a paired device's finds it out
+  (a fault that shows only when timed against another candidate, as in an acceptance test).
 
 `build-error`, `fails` and `cheats` may end in `if P_NAME=v`: the line then holds only when the
 parameter has that value. Any other line does not build (`unknown line`), so that a mistyped
@@ -58,7 +59,9 @@ It may go on with options, each `:key=value`: `:requires=EXT` makes the `threade
 instruction-set extension EXT (a `// requires: EXT` line: the library proposes it only where the
 fact `isa.EXT` is 1), `:stop-after=N` makes the device serve N readings, over every session and paired
 device of the target, and every later one throws targets::DeviceStopped, `:truth=hidden` keeps
-its true times to itself (Target::true_seconds gives none, as a real device's would), and
+its true times to itself (Target::true_seconds gives none, as a real device's would),
+`:baseline-cheats=KERNEL` and `:baseline-cheats-paired=KERNEL` make that kernel's baseline cheat
+(`cheats: yes`, `cheats: when-paired`), and
 `:bandwidths=B1,B2,...` makes its measurements of the read bandwidth give B1, B2, ... GB/s in turn,
 starting over after the last (`:bandwidths=none`: they measure nothing). Timings do not change with
 it.

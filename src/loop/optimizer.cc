@@ -124,7 +124,7 @@ class Loop final {
 
   // The kernel the next round goes to: the one whose head could save the most time per decode
   // step (its head's time over its floor, in milliseconds); a kernel within done_within_floor of
-  // its floor (listed in *near_floor), or with nothing left to try, gets no more. Without
+  // its floor (listed in *near_floor), with nothing left to try or stopped, gets no more. Without
   // floor guidance (OptimizeOptions::floor_guidance), the kernel with the fewest rounds so far
   // (the first of them in the run's order), and none is left alone near its floor. nullptr: none.
   const std::string* next_kernel(std::vector<std::string>* near_floor = nullptr) {
@@ -133,7 +133,9 @@ class Loop final {
     int fewest = std::numeric_limits<int>::max();
     if (near_floor) near_floor->clear();
     for (const auto& name : options_.kernels) {
-      if (exhausted_.count(name) || in_flight_.count(name)) continue;
+      if (exhausted_.count(name) || in_flight_.count(name) ||
+          summary_.kernels_stopped.count(name))
+        continue;
       if (!options_.floor_guidance) {
         if (const int rounds = rounds_started_[name]; rounds < fewest) {
           fewest = rounds;
@@ -269,11 +271,18 @@ class Loop final {
   }
 
   // Registers the kernel with its floor and timed baseline, once per workspace, and discards
-  // what a killed run left undecided.
+  // what a killed run left undecided. A baseline that fails its timing stops its kernel,
+  // unregistered.
   void setup(const std::string& name) {
-    auto created = register_kernel(
-        ws_, target_, kernel_of(name), [this](const std::string& s) { return build(s); },
-        options_.baseline_readings);
+    std::optional<DesignTree> created;
+    try {
+      created = register_kernel(
+          ws_, target_, kernel_of(name), [this](const std::string& s) { return build(s); },
+          options_.baseline_readings);
+    } catch (const KernelStopped& e) {
+      stop_kernel(name, e.what());
+      return;
+    }
     registered_.insert(name);
     if (created) {
       trees_.insert_or_assign(name, std::move(*created));
@@ -412,6 +421,8 @@ class Loop final {
         tally_round(name, run_round(ws_, tree(name), options_));
       } catch (const targets::DeviceStopped& e) {
         stop_for_device(e.what());
+      } catch (const KernelStopped& e) {
+        stop_kernel(name, e.what());
       }
       return;
     }
@@ -455,6 +466,8 @@ class Loop final {
           std::rethrow_exception(it->second.error);
         } catch (const targets::DeviceStopped& e) {
           stop_for_device(e.what());
+        } catch (const KernelStopped& e) {
+          stop_kernel(it->first, e.what());
         } catch (...) {
           if (!failure_) failure_ = std::current_exception();
           stopping_ = true;
@@ -487,6 +500,15 @@ class Loop final {
     summary_.accepted += c.accepted;
     summary_.cheated += c.cheated;
     summary_.cost_rejected += c.cost_rejected;
+  }
+
+  // Registering the kernel or a round on it found it can go no further: it gets no more rounds in
+  // this run.
+  void stop_kernel(const std::string& name, const std::string& why) {
+    if (registered_.count(name)) ++summary_.rounds;
+    figures_.erase(name);
+    summary_.kernels_stopped[name] = why;
+    event("kernel stopped", fmt::format("{}: {}", name, why));
   }
 
   void stop_for_device(const std::string& why) {

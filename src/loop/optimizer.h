@@ -55,11 +55,15 @@ struct OptimizeSummary {
                                         // OptimizeOptions::concurrent_rounds)
   std::string proposer_stopped;  // non-empty: the proposer stopped before it ran out of ideas
                                  // (Proposer::stopped, e.g. an agent budget is spent): why
+  std::map<std::string, std::string> kernels_stopped;  // kernel -> why: it could go no further
+                                                       // (loop/round.h, KernelStopped); the run
+                                                       // went on with the others
 };
 
 // Registers missing kernels (measuring the read bandwidth once per workspace for the floor and
 // timing each baseline), then runs rounds until the budget is spent or every kernel has nothing
-// left to try or is within done_within_floor of its floor. Each round goes to the kernel
+// left to try, is within done_within_floor of its floor or has stopped (a baseline found wrong
+// under timing: OptimizeSummary::kernels_stopped). Each round goes to the kernel
 // whose head's time exceeds its floor by the most milliseconds (the most a decode step can still
 // gain from it); the head's time is its re-measured time under the current toolchain when a
 // migration measured one (knowledge::current_head_ms), else the head history's figure.

@@ -36,10 +36,12 @@ struct LoopTargetRun {
   std::unique_ptr<targets::Target> target = testing::make_loop_test_target();
   std::vector<Progress> progress;
 
-  OptimizeSummary run(std::vector<std::string> kernels, double done_within_floor = 1.10) {
+  OptimizeSummary run(std::vector<std::string> kernels, double done_within_floor = 1.10,
+                      int concurrent_rounds = 1) {
     knowledge::set_workspace_target_name(ws, testing::kLoopTestTargetName);
     OptimizeOptions options;
     options.kernels = std::move(kernels);
+    options.concurrent_rounds = concurrent_rounds;
     options.done_within_floor = done_within_floor;
     options.target = target.get();
     options.lint = knowledge::rule_lint_following_workspace(ws);
@@ -382,6 +384,47 @@ TEST(OptimizeOnLoopTarget, AHeadFoundCheatingIsRevokedAndTheRunGoesOn) {
   EXPECT_TRUE(std::any_of(progress.begin(), progress.end(), [](const Progress& p) {
     return p.stage.rfind("cheated as head: ", 0) == 0;
   }));
+}
+
+// A baseline found wrong under timing, when the kernel is registered or later in an acceptance
+// test (where it has no earlier head to fall back to), stops its kernel, which says why, and the
+// run goes on with the other kernels, one round at a time or several at once.
+TEST(OptimizeOnLoopTarget, ABaselineFoundWrongUnderTimingStopsOnlyItsKernel) {
+  struct Case {
+    std::string option;
+    std::vector<std::string> why;
+    bool registered;
+  };
+  for (const Case& c :
+       {Case{"baseline-cheats", {"its baseline ", "output is wrong in a timed call"}, false},
+        Case{"baseline-cheats-paired",
+             {"its head failed under timing", "no earlier head to go back to"},
+             true}}) {
+    for (const int at_once : {1, 2}) {
+      SCOPED_TRACE(c.option + " " + std::to_string(at_once));
+      LoopTargetRun r;
+      r.target = testing::make_loop_test_target("test-1:" + c.option + "=attn_out");
+      const auto summary = r.run({"attn_out", "qkv"}, 1.10, at_once);
+      ASSERT_EQ(summary.kernels_stopped.size(), 1u);
+      const std::string why = summary.kernels_stopped.at("attn_out");
+      for (const auto& part : c.why) EXPECT_NE(why.find(part), std::string::npos) << why;
+      auto attn_out = trees::DesignTree::open(r.ws, "attn_out");
+      ASSERT_EQ(attn_out.ok(), c.registered);
+      if (c.registered) {
+        EXPECT_EQ(attn_out->head().node_id, attn_out->root().id);
+        EXPECT_EQ(attn_out->root().status, NodeStatus::kAccepted) << "nothing written of it";
+      }
+      auto qkv = trees::DesignTree::open(r.ws, "qkv").value();
+      EXPECT_NE(qkv.head().node_id, qkv.root().id) << "qkv went on and improved";
+      EXPECT_GE(summary.accepted, 1);
+      EXPECT_EQ(std::count_if(r.progress.begin(), r.progress.end(),
+                              [](const Progress& p) {
+                                return p.stage == "kernel stopped" &&
+                                       p.note.rfind("attn_out: ", 0) == 0;
+                              }),
+                1);
+    }
+  }
 }
 
 // A device that stops ends the run: the summary says why, and nothing it interrupted is kept.

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "loop/kernel_stopped.h"
 #include "loop/optimize_options.h"
 #include "store/workspace.h"
 #include "trees/design_tree.h"
@@ -58,8 +59,8 @@ class Round {
         const OptimizeOptions& options, RoundEvents& events);
 
   // Decides `pending`, proposed nodes of the tree, against the head of the moment. Throws
-  // targets::DeviceStopped from the device (what it interrupted is discarded) and
-  // std::runtime_error for environment failures.
+  // targets::DeviceStopped from the device (what it interrupted is discarded), KernelStopped when
+  // the baseline, as head, fails under timing, and std::runtime_error for environment failures.
   RoundCounts run(const std::vector<trees::Node>& pending);
 
  private:

@@ -46,8 +46,9 @@ design the chip cannot run (`wide` needs 512-bit vectors, which the simulated ch
 of `tuned`, whose best values it believes slower. Each kernel's baseline takes 6x its floor.
 
 The toolchain spec is a name (default `sim-1`; one starting with `missing` is not found), and
-may end in `:stop-after=N`: the device stops (targets::DeviceStopped) once it has served N
-readings.
+may go on with options, each `:key=value`: `:stop-after=N`, the device stops
+(targets::DeviceStopped) once it has served N readings; `:baseline-wrong=KERNEL`, that kernel's
+baseline is found wrong when it is timed (it holds a `sim-cheat` line).
 )";
 
 // The design library of every kernel: the same four designs (kDocs says what they stand for).
@@ -140,20 +141,34 @@ std::optional<SimDeviceUse> SimTarget::device_use() const {
 targets::ToolchainInfo SimTarget::select_toolchain(const std::string& spec) {
   spec_ = spec.empty() ? "sim-1" : spec;
   info_ = {};
-  constexpr std::string_view kStopAfter = ":stop-after=";
-  if (const size_t at = spec_.find(kStopAfter); at != std::string::npos) {
-    const std::string n = spec_.substr(at + kStopAfter.size());
-    int64_t readings = 0;
-    const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), readings);
-    if (ec != std::errc() || end != n.data() + n.size() || readings < 1) {
+  baseline_wrong_.clear();
+  // The options after the name, each `:key=value`.
+  for (size_t at = spec_.find(':'); at != std::string::npos;) {
+    const size_t next = spec_.find(':', at + 1);
+    const std::string option = spec_.substr(at + 1, next == std::string::npos ? next : next - at - 1);
+    at = next;
+    const size_t eq = option.find('=');
+    const std::string key = option.substr(0, eq);
+    const std::string value = eq == std::string::npos ? "" : option.substr(eq + 1);
+    if (key == "stop-after") {
+      int64_t readings = 0;
+      const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), readings);
+      if (ec != std::errc() || end != value.data() + value.size() || readings < 1) {
+        info_.error = fmt::format(
+            "sim toolchain '{}': stop-after needs a whole number of readings of at least 1", spec_);
+        info_.error_code = ErrorCode::kInvalidInput;
+        return info_;
+      }
+      config_.stop_after_readings = readings;
+    } else if (key == "baseline-wrong" && !value.empty()) {
+      baseline_wrong_ = value;
+    } else {
       info_.error = fmt::format(
-          "sim toolchain '{}': stop-after needs a whole number of readings "
-          "of at least 1",
-          spec_);
+          "sim toolchain '{}': '{}' is neither stop-after=N nor baseline-wrong=KERNEL", spec_,
+          option);
       info_.error_code = ErrorCode::kInvalidInput;
       return info_;
     }
-    config_.stop_after_readings = readings;
   }
   if (spec_.rfind("missing", 0) == 0) {
     info_.error = fmt::format("sim toolchain '{}' not found", spec_);
@@ -284,7 +299,8 @@ std::optional<double> SimTarget::static_cost(const targets::Artifact& artifact) 
 }
 
 std::string SimTarget::baseline_source(const KernelContract& kernel) const {
-  return fmt::format("// the plain {} baseline (simulated)\nsim-x 1\n", kernel.name());
+  return fmt::format("// the plain {} baseline (simulated)\nsim-x 1\n{}", kernel.name(),
+                     kernel.name() == baseline_wrong_ ? "sim-cheat\n" : "");
 }
 
 std::vector<targets::DocFile> SimTarget::design_files(std::string_view kernel) const {

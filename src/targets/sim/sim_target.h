@@ -107,6 +107,7 @@ class SimTarget final : public targets::Target {
   targets::SimulatedReadings how_it_reads() const;
 
   SimTargetConfig config_;
+  std::string baseline_wrong_;  // `:baseline-wrong=KERNEL`: that kernel's baseline cheats
   std::string spec_;
   targets::ToolchainInfo info_;
   std::set<std::string> built_;

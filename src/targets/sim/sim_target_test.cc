@@ -50,6 +50,28 @@ TEST(SimTarget, AStopAfterSpecStopsTheDeviceAndABadOneIsTheUsers) {
   }
 }
 
+// `:baseline-wrong=KERNEL`: that kernel's baseline alone is found wrong when timed; options
+// combine, and an unknown one is the user's error.
+TEST(SimTarget, ABaselineWrongSpecMakesOneKernelsBaselineWrongUnderTiming) {
+  SimTarget t("sim-1:baseline-wrong=ffn:stop-after=100");
+  ASSERT_TRUE(t.identity().found) << t.identity().error;
+  for (const char* name : {"ffn", "qkv"}) {
+    const KernelContract& kernel = *find_kernel(name);
+    const auto built = t.build(t.baseline_source(kernel), {});
+    ASSERT_TRUE(built.built());
+    const auto timing = t.time_side_by_side(kernel, {built.artifact}, 3, 1).front();
+    EXPECT_EQ(timing.ok(), std::string(name) != "ffn") << name << ": " << timing.failure;
+  }
+  EXPECT_EQ(t.baseline_source(*find_kernel("qkv")),
+            SimTarget("sim-1").baseline_source(*find_kernel("qkv")));
+  for (const char* bad : {"sim-1:baseline-wrong=", "sim-1:wrong=ffn"}) {
+    const auto info = t.select_toolchain(bad);
+    EXPECT_FALSE(info.found) << bad;
+    EXPECT_EQ(info.error_code, ErrorCode::kInvalidInput) << bad;
+    EXPECT_NE(info.error.find("baseline-wrong=KERNEL"), std::string::npos) << info.error;
+  }
+}
+
 TEST(SimTarget, BuildsOncePerSourceAndToolchain) {
   SimTarget t;
   const auto a = t.build("sim-x 0.5\n", {});
