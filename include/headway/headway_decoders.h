@@ -8,10 +8,12 @@
  *                            stored activations, in f32;
  * and a struct for a design of hw::attn_out_rows / hw::qkv_rows ("headway_rows.h") over rows of
  * Cols codes, `Cols` apart, which supplies D's Store, store(x, xp) and dot<R>(w, xp, out):
- *   struct Design : hw::F8ShiftRows<HW_QS, 1> { kGroupRows, kThreads, kSchedule, ... };
- * n and Cols are multiples of 64; xp is aligned to 64 bytes. Prefetch > 0 issues one prefetcht0
+ *   struct Design : hw::F8ShiftRows<HW_QS, 1, 2> { kGroupRows, kThreads, kSchedule, ... };
+ * n and Cols are multiples of 64; xp is aligned to 64 bytes. Prefetch > 0 issues one prefetch
  * per 64 weight bytes for the same line Prefetch groups of R rows ahead (4 KiB pages stop the
- * hardware stream prefetchers). Each SIMD path sits under its instruction sets' macros, with a
+ * hardware stream prefetchers), into cache level PrefetchTo: 2, L2, by default, since lines
+ * prefetched a group of rows (16 KiB) ahead into a 32 KiB L1 that also holds the activations are
+ * partly evicted before they are used (docs/PERFORMANCE.md); 1, L1. Each SIMD path sits under its instruction sets' macros, with a
  * scalar table decode elsewhere, so every decoder builds on any x86-64. NaN codes (0x7f, 0xff) are
  * not decoded as NaN by the bit-trick paths. Nothing here keeps state that depends on a kernel's
  * inputs: the tables are derived from the formats alone. */
@@ -28,6 +30,18 @@
 #endif
 
 namespace hw {
+
+#if defined(__AVX2__) || defined(__AVX512F__)
+/* Prefetches the line at p into cache level To: 1, L1 (prefetcht0); 2, L2 (prefetcht1). */
+template <int To>
+inline void prefetch_line(const void* p) {
+  static_assert(To == 1 || To == 2, "rows are prefetched into L1 or L2");
+  if constexpr (To == 1)
+    _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T0);
+  else
+    _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T1);
+}
+#endif
 
 /* The f8e4m3fn decode table of the scalar fallbacks, built at load time in a candidate that uses
  * it (a template: only then). */
@@ -60,7 +74,7 @@ constexpr float kF8ShiftXScale = 0x1p32f;    // activations are stored times 2^3
 constexpr float kF8ShiftOutScale = 0x1p88f;  // ... and decoded weights are value * 2^-120
 
 #if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
-template <int R, int Cols, int Prefetch = 0>
+template <int R, int Cols, int Prefetch = 0, int PrefetchTo = 2>
 inline void f8_shift_dot(const uint8_t* w, const float* xp, float* out, int cols = Cols) {
   const int n = Cols > 0 ? Cols : cols;
   const size_t stride = static_cast<size_t>(n);
@@ -76,8 +90,7 @@ inline void f8_shift_dot(const uint8_t* w, const float* xp, float* out, int cols
       const uint8_t* p = w + static_cast<size_t>(r) * stride + j;
       if constexpr (Prefetch > 0) {
         if ((j & 63) == 0)
-          _mm_prefetch(reinterpret_cast<const char*>(p + size_t{Prefetch} * R * stride),
-                       _MM_HINT_T0);
+          prefetch_line<PrefetchTo>(p + size_t{Prefetch} * R * stride);
       }
       const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
       const __m256i t = _mm256_srai_epi16(v, 4);  // odd bytes: s.ssss.eeee.mmm
@@ -108,7 +121,7 @@ inline void f8_shift_store(const float* x, float* xp, int cols = Cols) {
       for (int i = 0; i < 8; ++i) xp[j + 8 * k + i] = x[j + 4 * i + k] * kF8ShiftXScale;
 }
 #else
-template <int R, int Cols, int Prefetch = 0>
+template <int R, int Cols, int Prefetch = 0, int PrefetchTo = 2>
 inline void f8_shift_dot(const uint8_t* w, const float* xp, float* out, int cols = Cols) {
   f8_table_dot<R, Cols>(w, xp, kF8ShiftOutScale, out, cols);
 }
@@ -119,13 +132,13 @@ inline void f8_shift_store(const float* x, float* xp, int cols = Cols) {
 }
 #endif
 
-template <int Cols, int Prefetch>
+template <int Cols, int Prefetch, int PrefetchTo = 2>
 struct F8ShiftRows {
   using Store = float;
   static void store(const float* x, Store* xp) { f8_shift_store<Cols>(x, xp); }
   template <int R>
   static void dot(const uint8_t* w, const Store* xp, float* out) {
-    f8_shift_dot<R, Cols, Prefetch>(w, xp, out);
+    f8_shift_dot<R, Cols, Prefetch, PrefetchTo>(w, xp, out);
   }
 };
 
@@ -138,7 +151,7 @@ constexpr float kF8SextXScale = 0x1p32f;    // activations are used times 2^32 .
 constexpr float kF8SextOutScale = 0x1p88f;  // ... and decoded weights are value * 2^-120
 
 #if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
-template <int R, int Cols, int Prefetch = 0>
+template <int R, int Cols, int Prefetch = 0, int PrefetchTo = 2>
 inline void f8_sext_dot(const uint8_t* w, const float* xp, float* out, int cols = Cols) {
   const int n = Cols > 0 ? Cols : cols;
   const size_t stride = static_cast<size_t>(n);
@@ -152,8 +165,7 @@ inline void f8_sext_dot(const uint8_t* w, const float* xp, float* out, int cols 
       const uint8_t* p = w + static_cast<size_t>(r) * stride + j;
       if constexpr (Prefetch > 0) {
         if ((j & 63) == 0)
-          _mm_prefetch(reinterpret_cast<const char*>(p + size_t{Prefetch} * R * stride),
-                       _MM_HINT_T0);
+          prefetch_line<PrefetchTo>(p + size_t{Prefetch} * R * stride);
       }
       for (int k = 0; k < 4; ++k) {
         const __m256i v =
@@ -176,7 +188,7 @@ inline void f8_sext_store(const float* x, float* xp, int cols = Cols) {
   for (int j = 0; j < n; ++j) xp[j] = x[j] * kF8SextXScale;
 }
 #else
-template <int R, int Cols, int Prefetch = 0>
+template <int R, int Cols, int Prefetch = 0, int PrefetchTo = 2>
 inline void f8_sext_dot(const uint8_t* w, const float* xp, float* out, int cols = Cols) {
   f8_table_dot<R, Cols>(w, xp, kF8SextOutScale, out, cols);
 }
@@ -187,13 +199,13 @@ inline void f8_sext_store(const float* x, float* xp, int cols = Cols) {
 }
 #endif
 
-template <int Cols, int Prefetch>
+template <int Cols, int Prefetch, int PrefetchTo = 2>
 struct F8SextRows {
   using Store = float;
   static void store(const float* x, Store* xp) { f8_sext_store<Cols>(x, xp); }
   template <int R>
   static void dot(const uint8_t* w, const Store* xp, float* out) {
-    f8_sext_dot<R, Cols, Prefetch>(w, xp, out);
+    f8_sext_dot<R, Cols, Prefetch, PrefetchTo>(w, xp, out);
   }
 };
 
@@ -207,7 +219,7 @@ constexpr float kF8F16cXScale = 1.0f;
 constexpr float kF8F16cOutScale = 256.0f;  // decoded weights are value * 2^-8
 
 #if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
-template <int R, int Cols, int Prefetch = 0>
+template <int R, int Cols, int Prefetch = 0, int PrefetchTo = 2>
 inline void f8_f16c_dot(const uint8_t* w, const float* xp, float* out, int cols = Cols) {
   const int n = Cols > 0 ? Cols : cols;
   const size_t stride = static_cast<size_t>(n);
@@ -223,8 +235,7 @@ inline void f8_f16c_dot(const uint8_t* w, const float* xp, float* out, int cols 
       const uint8_t* p = w + static_cast<size_t>(r) * stride + j;
       if constexpr (Prefetch > 0) {
         if ((j & 63) == 0)
-          _mm_prefetch(reinterpret_cast<const char*>(p + size_t{Prefetch} * R * stride),
-                       _MM_HINT_T0);
+          prefetch_line<PrefetchTo>(p + size_t{Prefetch} * R * stride);
       }
       const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
       const __m256i odd = _mm256_and_si256(_mm256_srai_epi16(v, 1), M);  // f16 of codes 2i+1
@@ -260,7 +271,7 @@ inline void f8_f16c_store(const float* x, float* xp, int cols = Cols) {
     }
 }
 #else
-template <int R, int Cols, int Prefetch = 0>
+template <int R, int Cols, int Prefetch = 0, int PrefetchTo = 2>
 inline void f8_f16c_dot(const uint8_t* w, const float* xp, float* out, int cols = Cols) {
   f8_table_dot<R, Cols>(w, xp, kF8F16cOutScale, out, cols);
 }
@@ -271,13 +282,13 @@ inline void f8_f16c_store(const float* x, float* xp, int cols = Cols) {
 }
 #endif
 
-template <int Cols, int Prefetch>
+template <int Cols, int Prefetch, int PrefetchTo = 2>
 struct F8F16cRows {
   using Store = float;
   static void store(const float* x, Store* xp) { f8_f16c_store<Cols>(x, xp); }
   template <int R>
   static void dot(const uint8_t* w, const Store* xp, float* out) {
-    f8_f16c_dot<R, Cols, Prefetch>(w, xp, out);
+    f8_f16c_dot<R, Cols, Prefetch, PrefetchTo>(w, xp, out);
   }
 };
 
@@ -311,7 +322,7 @@ static const F8Bf16Tables kF8Bf16Tables;
 /* Per 64 codes: two vpermi2b (high and low bf16 bytes of the magnitude), one vpternlogd (OR in the
  * code's sign bit), two byte interleaves into bf16 words and two vdpbf16ps. Word vector a holds
  * codes 16L+0..7 of 128-bit lane L, b codes 16L+8..15. */
-template <int R, int Cols, int Prefetch = 0>
+template <int R, int Cols, int Prefetch = 0, int PrefetchTo = 2>
 inline void f8_perm_bf16_dot(const uint8_t* w, const F8PermBf16Store* xp, float* out,
                              int cols = Cols) {
   const int n = Cols > 0 ? Cols : cols;
@@ -331,7 +342,7 @@ inline void f8_perm_bf16_dot(const uint8_t* w, const F8PermBf16Store* xp, float*
     for (int r = 0; r < R; ++r) {
       const uint8_t* p = w + static_cast<size_t>(r) * stride + j;
       if constexpr (Prefetch > 0)
-        _mm_prefetch(reinterpret_cast<const char*>(p + size_t{Prefetch} * R * stride), _MM_HINT_T0);
+        prefetch_line<PrefetchTo>(p + size_t{Prefetch} * R * stride);
       const __m512i v = _mm512_loadu_si512(p);
       // high byte: the magnitude's, OR the code's sign bit (a | (b & c) = 0xF8)
       const __m512i h =
@@ -364,7 +375,7 @@ inline void f8_perm_bf16_store(const float* x, F8PermBf16Store* xp, int cols = C
 }
 #else
 using F8PermBf16Store = float;
-template <int R, int Cols, int Prefetch = 0>
+template <int R, int Cols, int Prefetch = 0, int PrefetchTo = 2>
 inline void f8_perm_bf16_dot(const uint8_t* w, const F8PermBf16Store* xp, float* out,
                              int cols = Cols) {
   f8_table_dot<R, Cols>(w, xp, 1.0f, out, cols);
@@ -376,13 +387,13 @@ inline void f8_perm_bf16_store(const float* x, F8PermBf16Store* xp, int cols = C
 }
 #endif
 
-template <int Cols, int Prefetch>
+template <int Cols, int Prefetch, int PrefetchTo = 2>
 struct F8PermBf16Rows {
   using Store = F8PermBf16Store;
   static void store(const float* x, Store* xp) { f8_perm_bf16_store<Cols>(x, xp); }
   template <int R>
   static void dot(const uint8_t* w, const Store* xp, float* out) {
-    f8_perm_bf16_dot<R, Cols, Prefetch>(w, xp, out);
+    f8_perm_bf16_dot<R, Cols, Prefetch, PrefetchTo>(w, xp, out);
   }
 };
 

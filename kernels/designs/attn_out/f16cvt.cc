@@ -4,6 +4,7 @@
 // param P_THREADS 1 2 4 default 2
 // param P_CHUNK 4 8 16 32 default 8
 // param P_PREFETCH 0 1 2 4 default 1
+// param P_PREFETCH_TO 1 2 default 2
 //
 // Decode: for a 16-bit word holding codes c_even (low byte) and c_odd (high byte), an arithmetic
 // shift right by 1 and AND 0xBF80 leave sign | (c_odd & 0x7f) << 7: the f16 of c_odd's value times
@@ -27,12 +28,15 @@
 #ifndef P_PREFETCH
 #define P_PREFETCH 1
 #endif
+#ifndef P_PREFETCH_TO
+#define P_PREFETCH_TO 2
+#endif
 
 namespace {
 
 constexpr int kCols = HW_QS;  // 4096 codes per row
 
-struct Design : hw::F8F16cRows<kCols, P_PREFETCH> {
+struct Design : hw::F8F16cRows<kCols, P_PREFETCH, P_PREFETCH_TO> {
   static constexpr int kGroupRows = P_ROWS, kChunk = P_CHUNK, kThreads = P_THREADS;
   static constexpr hw::Schedule kSchedule = hw::Schedule::kStealChunks;
 };

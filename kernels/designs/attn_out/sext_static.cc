@@ -3,6 +3,7 @@
 // param P_ROWS 1 2 4 default 2
 // param P_THREADS 1 2 4 default 2
 // param P_PREFETCH 0 1 2 4 default 1
+// param P_PREFETCH_TO 1 2 default 2
 //
 // Decode: vpmovsxbd turns 8 codes into 8 sign-extended int32; shifting left by 20 puts the
 // code's exponent and mantissa at bits 26..20 with copies of the sign above, and AND 0x87F00000 leaves
@@ -22,12 +23,15 @@
 #ifndef P_PREFETCH
 #define P_PREFETCH 1
 #endif
+#ifndef P_PREFETCH_TO
+#define P_PREFETCH_TO 2
+#endif
 
 namespace {
 
 constexpr int kCols = HW_QS;  // 4096 codes per row
 
-struct Design : hw::F8SextRows<kCols, P_PREFETCH> {
+struct Design : hw::F8SextRows<kCols, P_PREFETCH, P_PREFETCH_TO> {
   static constexpr int kGroupRows = P_ROWS, kThreads = P_THREADS;
   static constexpr hw::Schedule kSchedule = hw::Schedule::kStaticParts;
 };

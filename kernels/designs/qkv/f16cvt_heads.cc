@@ -3,6 +3,7 @@
 // param P_ROWS 1 2 4 default 2
 // param P_THREADS 1 2 4 default 2
 // param P_PREFETCH 0 1 2 4 default 1
+// param P_PREFETCH_TO 1 2 default 2
 //
 // Decode: for a 16-bit word holding codes c_even (low byte) and c_odd (high byte), an arithmetic
 // shift right by 1 and AND 0xBF80 leave sign | (c_odd & 0x7f) << 7: the f16 of c_odd's value times
@@ -23,6 +24,9 @@
 #ifndef P_PREFETCH
 #define P_PREFETCH 1
 #endif
+#ifndef P_PREFETCH_TO
+#define P_PREFETCH_TO 2
+#endif
 
 namespace {
 
@@ -31,7 +35,7 @@ constexpr int kRows = HW_QS + 2 * HW_PS;  // q, k, v rows as one list of 8192
 constexpr int kHeads = kRows / HW_DS;     // 32 heads of 256 rows
 
 // xn = bf16(RMSNorm(x) * input_rms_weight), stored in the decoder's activation layout.
-struct Design : hw::F8F16cRows<kCols, P_PREFETCH> {
+struct Design : hw::F8F16cRows<kCols, P_PREFETCH, P_PREFETCH_TO> {
   static constexpr int kGroupRows = P_ROWS, kThreads = P_THREADS;
   static constexpr hw::Schedule kSchedule = hw::Schedule::kSharedHeads;
 };

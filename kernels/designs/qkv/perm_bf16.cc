@@ -5,6 +5,7 @@
 // param P_THREADS 1 2 4 default 2
 // param P_CHUNK 4 8 16 32 default 8
 // param P_PREFETCH 0 1 2 4 default 1
+// param P_PREFETCH_TO 1 2 default 2
 //
 // Decode: the code's 7-bit magnitude indexes two 128-byte tables (the high and the low byte of
 // its bf16 value) with vpermi2b; the sign bit is ORed into the high byte; vpunpck{l,h}bw
@@ -30,6 +31,9 @@
 #ifndef P_PREFETCH
 #define P_PREFETCH 1
 #endif
+#ifndef P_PREFETCH_TO
+#define P_PREFETCH_TO 2
+#endif
 
 namespace {
 
@@ -38,7 +42,7 @@ constexpr int kRows = HW_QS + 2 * HW_PS;  // q, k, v rows as one list of 8192
 constexpr int kHeads = kRows / HW_DS;     // 32 heads of 256 rows
 
 // xn = bf16(RMSNorm(x) * input_rms_weight), stored in the decoder's activation layout.
-struct Design : hw::F8PermBf16Rows<kCols, P_PREFETCH> {
+struct Design : hw::F8PermBf16Rows<kCols, P_PREFETCH, P_PREFETCH_TO> {
   static constexpr int kGroupRows = P_ROWS, kChunk = P_CHUNK, kThreads = P_THREADS;
   static constexpr hw::Schedule kSchedule = hw::Schedule::kStealChunks;
 };

@@ -3,6 +3,7 @@
 // param P_ROWS 1 2 4 default 2
 // param P_THREADS 1 2 4 default 2
 // param P_PREFETCH 0 1 2 4 default 1
+// param P_PREFETCH_TO 1 2 default 2
 //
 // Decode: vpmovsxbd turns 8 codes into 8 sign-extended int32; shifting left by 20 puts the
 // code's exponent and mantissa at bits 26..20 with copies of the sign above, and AND 0x87F00000 leaves
@@ -22,6 +23,9 @@
 #ifndef P_PREFETCH
 #define P_PREFETCH 1
 #endif
+#ifndef P_PREFETCH_TO
+#define P_PREFETCH_TO 2
+#endif
 
 namespace {
 
@@ -30,7 +34,7 @@ constexpr int kRows = HW_QS + 2 * HW_PS;  // q, k, v rows as one list of 8192
 constexpr int kHeads = kRows / HW_DS;     // 32 heads of 256 rows
 
 // xn = bf16(RMSNorm(x) * input_rms_weight), stored in the decoder's activation layout.
-struct Design : hw::F8SextRows<kCols, P_PREFETCH> {
+struct Design : hw::F8SextRows<kCols, P_PREFETCH, P_PREFETCH_TO> {
   static constexpr int kGroupRows = P_ROWS, kThreads = P_THREADS;
   static constexpr hw::Schedule kSchedule = hw::Schedule::kStaticParts;
 };

@@ -4,6 +4,7 @@
 // param P_THREADS 1 2 4 default 2
 // param P_CHUNK 4 8 16 32 default 8
 // param P_PREFETCH 0 1 2 4 default 1
+// param P_PREFETCH_TO 1 2 default 2
 //
 // Decode: an f8e4m3fn code s.eeee.mmm in the top byte of a 32-bit lane, shifted right
 // arithmetically by 4, becomes s.ssss.eeee.mmm...; AND 0x87F00000 leaves the f32 whose exponent field
@@ -29,6 +30,9 @@
 #ifndef P_PREFETCH
 #define P_PREFETCH 1
 #endif
+#ifndef P_PREFETCH_TO
+#define P_PREFETCH_TO 2
+#endif
 
 namespace {
 
@@ -37,7 +41,7 @@ constexpr int kRows = HW_QS + 2 * HW_PS;  // q, k, v rows as one list of 8192
 constexpr int kHeads = kRows / HW_DS;     // 32 heads of 256 rows
 
 // xn = bf16(RMSNorm(x) * input_rms_weight), stored in the decoder's activation layout.
-struct Design : hw::F8ShiftRows<kCols, P_PREFETCH> {
+struct Design : hw::F8ShiftRows<kCols, P_PREFETCH, P_PREFETCH_TO> {
   static constexpr int kGroupRows = P_ROWS, kChunk = P_CHUNK, kThreads = P_THREADS;
   static constexpr hw::Schedule kSchedule = hw::Schedule::kStealChunks;
 };
