@@ -31,18 +31,6 @@
 
 namespace hw {
 
-#if defined(__AVX2__) || defined(__AVX512F__)
-/* Prefetches the line at p into cache level To: 1, L1 (prefetcht0); 2, L2 (prefetcht1). */
-template <int To>
-inline void prefetch_line(const void* p) {
-  static_assert(To == 1 || To == 2, "rows are prefetched into L1 or L2");
-  if constexpr (To == 1)
-    _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T0);
-  else
-    _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T1);
-}
-#endif
-
 /* The f8e4m3fn decode table of the scalar fallbacks, built at load time in a candidate that uses
  * it (a template: only then). */
 template <int = 0>

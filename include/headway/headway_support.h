@@ -15,6 +15,20 @@
 
 namespace hw {
 
+#if defined(__AVX__)
+/* Prefetches the line at p into cache level To: 1, L1 (prefetcht0); 2, L2 (prefetcht1). Where
+ * rows are prefetched a group of rows ahead, L2 keeps them until used; L1, which also holds the
+ * activations, may not (docs/PERFORMANCE.md, "Prefetching into L2"). */
+template <int To>
+inline void prefetch_line(const void* p) {
+  static_assert(To == 1 || To == 2, "lines are prefetched into L1 or L2");
+  if constexpr (To == 1)
+    _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T0);
+  else
+    _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T1);
+}
+#endif
+
 inline float bf16_to_f32(hw_bf16 v) {
   const uint32_t bits = static_cast<uint32_t>(v) << 16;
   float f;

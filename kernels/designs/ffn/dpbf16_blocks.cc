@@ -5,7 +5,8 @@
 // param P_CHUNK 8 16 32 default 16
 // param P_ROWS 1 2 default 1
 // param P_DOWN_ROWS 1 2 4 default 1
-// param P_PREFETCH 0 1 2 4 default 0
+// param P_PREFETCH 0 1 2 4 default 1
+// param P_PREFETCH_TO 1 2 default 2
 //
 // Decode: 64 code bytes are 32 16-bit words of four nibbles each; vpermw with the word shifted
 // right by 0, 4, 8 and 12 bits looks up the k-th nibble of every word in a table of the 16 e2m1
@@ -42,7 +43,10 @@
 #define P_DOWN_ROWS 1
 #endif
 #ifndef P_PREFETCH
-#define P_PREFETCH 0
+#define P_PREFETCH 1
+#endif
+#ifndef P_PREFETCH_TO
+#define P_PREFETCH_TO 2
 #endif
 
 #ifndef P_ROWS
@@ -106,8 +110,8 @@ inline void dot_rows(const uint8_t* const* codes, const uint8_t* const* scales, 
 #if P_PREFETCH > 0
       // the same bytes of this row P_PREFETCH row groups ahead (crosses 4 KiB pages, which the
       // hardware stream prefetchers do not)
-      _mm_prefetch(reinterpret_cast<const char*>(codes[t] + j / 2 + ahead_codes), _MM_HINT_T0);
-      if ((j & 1023) == 0) _mm_prefetch(reinterpret_cast<const char*>(scales[t] + j / 16 + ahead_scales), _MM_HINT_T0);
+      hw::prefetch_line<P_PREFETCH_TO>(codes[t] + j / 2 + ahead_codes);
+      if ((j & 1023) == 0) hw::prefetch_line<P_PREFETCH_TO>(scales[t] + j / 16 + ahead_scales);
 #else
       (void)ahead_codes;
       (void)ahead_scales;

@@ -4,6 +4,7 @@
 // param P_CHUNK 8 16 32 default 16
 // param P_DOWN_ROWS 1 2 4 default 1
 // param P_PREFETCH 0 1 2 4 default 0
+// param P_PREFETCH_TO 1 2 default 2
 //
 // Decode: nibble c -> byte b = s<<7 | E<<1 | m with E = ee + 56 (0.5 -> E 56, m 0; 0 -> 0), so a
 // byte at the top of a 16-bit word, shifted right arithmetically by 2 and ANDed with 0x9FC00000 (a
@@ -38,6 +39,9 @@
 #endif
 #ifndef P_PREFETCH
 #define P_PREFETCH 0
+#endif
+#ifndef P_PREFETCH_TO
+#define P_PREFETCH_TO 2
 #endif
 
 // One gate row and the same up row are decoded together (two rows of each, P_ROWS 2, spilled
@@ -78,8 +82,8 @@ inline void dot_rows(const uint8_t* const* codes, const uint8_t* const* scales, 
 #if P_PREFETCH > 0
       // the same bytes of this row P_PREFETCH row groups ahead (crosses 4 KiB pages, which the
       // hardware stream prefetchers do not)
-      if ((j & 127) == 0) _mm_prefetch(reinterpret_cast<const char*>(codes[t] + j / 2 + ahead_codes), _MM_HINT_T0);
-      if ((j & 1023) == 0) _mm_prefetch(reinterpret_cast<const char*>(scales[t] + j / 16 + ahead_scales), _MM_HINT_T0);
+      if ((j & 127) == 0) hw::prefetch_line<P_PREFETCH_TO>(codes[t] + j / 2 + ahead_codes);
+      if ((j & 1023) == 0) hw::prefetch_line<P_PREFETCH_TO>(scales[t] + j / 16 + ahead_scales);
 #else
       (void)ahead_codes;
       (void)ahead_scales;

@@ -4,6 +4,7 @@
 // param P_CHUNK 8 16 32 default 16
 // param P_DOWN_ROWS 1 2 4 default 1
 // param P_PREFETCH 0 1 2 4 default 0
+// param P_PREFETCH_TO 1 2 default 2
 //
 // Decode: every e2m1 value is exact in bf16, and its bf16 pattern is two bytes H(c), L(c) of the
 // 4-bit code c; vpshufb looks both up for 32 nibbles at a time. unpack{lo,hi}_epi8(L, H) makes bf16
@@ -39,6 +40,9 @@
 #endif
 #ifndef P_PREFETCH
 #define P_PREFETCH 0
+#endif
+#ifndef P_PREFETCH_TO
+#define P_PREFETCH_TO 2
 #endif
 
 // One gate row and the same up row are decoded together (two rows of each, P_ROWS 2, spilled
@@ -92,8 +96,8 @@ inline void dot_rows(const uint8_t* const* codes, const uint8_t* const* scales, 
 #if P_PREFETCH > 0
       // the same bytes of this row P_PREFETCH row groups ahead (crosses 4 KiB pages, which the
       // hardware stream prefetchers do not)
-      if ((j & 127) == 0) _mm_prefetch(reinterpret_cast<const char*>(codes[t] + j / 2 + ahead_codes), _MM_HINT_T0);
-      if ((j & 1023) == 0) _mm_prefetch(reinterpret_cast<const char*>(scales[t] + j / 16 + ahead_scales), _MM_HINT_T0);
+      if ((j & 127) == 0) hw::prefetch_line<P_PREFETCH_TO>(codes[t] + j / 2 + ahead_codes);
+      if ((j & 1023) == 0) hw::prefetch_line<P_PREFETCH_TO>(scales[t] + j / 16 + ahead_scales);
 #else
       (void)ahead_codes;
       (void)ahead_scales;
