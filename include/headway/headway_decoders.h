@@ -13,10 +13,10 @@
  * per 64 weight bytes for the same line Prefetch groups of R rows ahead (4 KiB pages stop the
  * hardware stream prefetchers), into cache level PrefetchTo: 2, L2, by default, since lines
  * prefetched a group of rows (16 KiB) ahead into a 32 KiB L1 that also holds the activations are
- * partly evicted before they are used (docs/PERFORMANCE.md); 1, L1. Each SIMD path sits under its instruction sets' macros, with a
- * scalar table decode elsewhere, so every decoder builds on any x86-64. NaN codes (0x7f, 0xff) are
- * not decoded as NaN by the bit-trick paths. Nothing here keeps state that depends on a kernel's
- * inputs: the tables are derived from the formats alone. */
+ * partly evicted before they are used (docs/PERFORMANCE.md); 1, L1. Each SIMD path sits under its
+ * instruction sets' macros, with a scalar table decode elsewhere, so every decoder builds on any
+ * x86-64. NaN codes (0x7f, 0xff) are not decoded as NaN by the bit-trick paths. Nothing here keeps
+ * state that depends on a kernel's inputs: the tables are derived from the formats alone. */
 #ifndef HEADWAY_KERNEL_DECODERS_H
 #define HEADWAY_KERNEL_DECODERS_H
 #include <cstddef>
@@ -77,8 +77,7 @@ inline void f8_shift_dot(const uint8_t* w, const float* xp, float* out, int cols
     for (int r = 0; r < R; ++r) {
       const uint8_t* p = w + static_cast<size_t>(r) * stride + j;
       if constexpr (Prefetch > 0) {
-        if ((j & 63) == 0)
-          prefetch_line<PrefetchTo>(p + size_t{Prefetch} * R * stride);
+        if ((j & 63) == 0) prefetch_line<PrefetchTo>(p + size_t{Prefetch} * R * stride);
       }
       const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
       const __m256i t = _mm256_srai_epi16(v, 4);  // odd bytes: s.ssss.eeee.mmm
@@ -152,8 +151,7 @@ inline void f8_sext_dot(const uint8_t* w, const float* xp, float* out, int cols 
     for (int r = 0; r < R; ++r) {
       const uint8_t* p = w + static_cast<size_t>(r) * stride + j;
       if constexpr (Prefetch > 0) {
-        if ((j & 63) == 0)
-          prefetch_line<PrefetchTo>(p + size_t{Prefetch} * R * stride);
+        if ((j & 63) == 0) prefetch_line<PrefetchTo>(p + size_t{Prefetch} * R * stride);
       }
       for (int k = 0; k < 4; ++k) {
         const __m256i v =
@@ -222,8 +220,7 @@ inline void f8_f16c_dot(const uint8_t* w, const float* xp, float* out, int cols 
     for (int r = 0; r < R; ++r) {
       const uint8_t* p = w + static_cast<size_t>(r) * stride + j;
       if constexpr (Prefetch > 0) {
-        if ((j & 63) == 0)
-          prefetch_line<PrefetchTo>(p + size_t{Prefetch} * R * stride);
+        if ((j & 63) == 0) prefetch_line<PrefetchTo>(p + size_t{Prefetch} * R * stride);
       }
       const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
       const __m256i odd = _mm256_and_si256(_mm256_srai_epi16(v, 1), M);  // f16 of codes 2i+1
@@ -329,8 +326,7 @@ inline void f8_perm_bf16_dot(const uint8_t* w, const F8PermBf16Store* xp, float*
     const __m512bh xb = (__m512bh)_mm512_load_si512(xp + j + 32);
     for (int r = 0; r < R; ++r) {
       const uint8_t* p = w + static_cast<size_t>(r) * stride + j;
-      if constexpr (Prefetch > 0)
-        prefetch_line<PrefetchTo>(p + size_t{Prefetch} * R * stride);
+      if constexpr (Prefetch > 0) prefetch_line<PrefetchTo>(p + size_t{Prefetch} * R * stride);
       const __m512i v = _mm512_loadu_si512(p);
       // high byte: the magnitude's, OR the code's sign bit (a | (b & c) = 0xF8)
       const __m512i h =

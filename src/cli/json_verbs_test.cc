@@ -152,8 +152,8 @@ TEST_F(JsonVerbs, OptimizeGoesOnWithoutAKernelWhoseBaselineIsWrong) {
   for (const auto& k : j["kernels"]) timed.insert(k["name"].get<std::string>());
   EXPECT_EQ(timed, std::set<std::string>{"qkv"}) << "attn_out was never registered";
 
-  const CliRun text = run_headway({"optimize", "--kernels", "attn_out", "--budget", "1m",
-                                   "--workspace", ws_});
+  const CliRun text =
+      run_headway({"optimize", "--kernels", "attn_out", "--budget", "1m", "--workspace", ws_});
   EXPECT_EQ(text.exit_code, 1) << text.err;
   EXPECT_NE(text.out.find("optimize: attn_out stopped, the run went on without it: its baseline "),
             std::string::npos)

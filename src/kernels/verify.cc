@@ -205,8 +205,7 @@ ErrorShare error_share(const KernelContract& kernel, const SharedBuffers& buffer
       const double allowed = tol.atol + tol.rtol * std::fabs(e.values[i]);
       const double error = std::fabs(g - e.values[i]);
       double share = allowed > 0 ? error / allowed : error > 0 ? kInfinity : 0.0;
-      if (!std::isfinite(g) || is_poison(type, region, e.first_element + i))
-        share = kInfinity;
+      if (!std::isfinite(g) || is_poison(type, region, e.first_element + i)) share = kInfinity;
       if (out.at && !(share > out.share)) continue;
       out.share = share;
       out.at = Violation{Violation::Kind::kWrongValue,

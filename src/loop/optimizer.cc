@@ -133,8 +133,7 @@ class Loop final {
     int fewest = std::numeric_limits<int>::max();
     if (near_floor) near_floor->clear();
     for (const auto& name : options_.kernels) {
-      if (exhausted_.count(name) || in_flight_.count(name) ||
-          summary_.kernels_stopped.count(name))
+      if (exhausted_.count(name) || in_flight_.count(name) || summary_.kernels_stopped.count(name))
         continue;
       if (!options_.floor_guidance) {
         if (const int rounds = rounds_started_[name]; rounds < fewest) {

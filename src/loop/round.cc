@@ -199,8 +199,8 @@ void Round::test(const Node& head, const Survivor& candidate) {
     // The candidate was not judged and stays as it was.
     const auto back = tree_.revoke_head(r.head_disqualified, {{"reason", r.head_disqualified}});
     if (!back) {
-      throw KernelStopped(fmt::format("its head failed under timing: {} ({})",
-                                      r.head_disqualified, back.error().message));
+      throw KernelStopped(fmt::format("its head failed under timing: {} ({})", r.head_disqualified,
+                                      back.error().message));
     }
     ++counts_.cheated;
     events_.progress(head, fmt::format("cheated as head: {}; head back to #{}", r.head_disqualified,

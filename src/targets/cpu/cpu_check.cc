@@ -56,9 +56,12 @@ void note_error_share(CheckOutcome& out, const ErrorShare& e, int call) {
   if (!e.at) return;
   auto& d = out.details;
   if (d.contains("error_share") && d["error_share"]["share"].get<double>() >= e.share) return;
-  d["error_share"] = {{"share", e.share},       {"call", call},
-                      {"region", e.at->region}, {"index", e.at->index},
-                      {"got", e.at->got},       {"expected", e.at->expected},
+  d["error_share"] = {{"share", e.share},
+                      {"call", call},
+                      {"region", e.at->region},
+                      {"index", e.at->index},
+                      {"got", e.at->got},
+                      {"expected", e.at->expected},
                       {"tolerance", e.at->tolerance}};
 }
 

@@ -145,7 +145,8 @@ targets::ToolchainInfo SimTarget::select_toolchain(const std::string& spec) {
   // The options after the name, each `:key=value`.
   for (size_t at = spec_.find(':'); at != std::string::npos;) {
     const size_t next = spec_.find(':', at + 1);
-    const std::string option = spec_.substr(at + 1, next == std::string::npos ? next : next - at - 1);
+    const std::string option =
+        spec_.substr(at + 1, next == std::string::npos ? next : next - at - 1);
     at = next;
     const size_t eq = option.find('=');
     const std::string key = option.substr(0, eq);
@@ -163,9 +164,9 @@ targets::ToolchainInfo SimTarget::select_toolchain(const std::string& spec) {
     } else if (key == "baseline-wrong" && !value.empty()) {
       baseline_wrong_ = value;
     } else {
-      info_.error = fmt::format(
-          "sim toolchain '{}': '{}' is neither stop-after=N nor baseline-wrong=KERNEL", spec_,
-          option);
+      info_.error =
+          fmt::format("sim toolchain '{}': '{}' is neither stop-after=N nor baseline-wrong=KERNEL",
+                      spec_, option);
       info_.error_code = ErrorCode::kInvalidInput;
       return info_;
     }
