@@ -23,6 +23,7 @@
 #include "targets/fact_names.h"
 #include "targets/registry/registry.h"
 #include "targets/simulated_device.h"
+#include "targets/toolchain_options.h"
 
 namespace headway::loop::testing {
 
@@ -181,15 +182,7 @@ class LoopTestTarget final : public targets::Target {
     baseline_cheats_ = {};
     bandwidths_ = {kLoopTestReadGbps};
     bandwidths_measured_ = 0;
-    // The options after the name, each `:key=value`.
-    for (size_t at = spec_.find(':'); at != std::string::npos;) {
-      const size_t next = spec_.find(':', at + 1);
-      const std::string option =
-          spec_.substr(at + 1, next == std::string::npos ? next : next - at - 1);
-      at = next;
-      const size_t eq = option.find('=');
-      const std::string key = option.substr(0, eq);
-      const std::string value = eq == std::string::npos ? "" : option.substr(eq + 1);
+    for (const auto& [key, value, text] : targets::toolchain_options(spec_)) {
       int64_t readings = 0;
       const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), readings);
       if (key == "stop-after" && ec == std::errc() && end == value.data() + value.size() &&
@@ -207,7 +200,7 @@ class LoopTestTarget final : public targets::Target {
         info_.error = fmt::format(
             "toolchain '{}': '{}' is neither stop-after=N (N >= 1), requires=EXT, truth=hidden, "
             "baseline-cheats[-paired]=KERNEL nor bandwidths=B1,B2,... (each > 0, or none)",
-            spec_, option);
+            spec_, text);
         info_.error_code = ErrorCode::kInvalidInput;
         return info_;
       }

@@ -15,6 +15,7 @@
 #include "targets/fact_names.h"
 #include "targets/floors.h"
 #include "targets/sim/sim_landscape.h"
+#include "targets/toolchain_options.h"
 
 namespace headway::sim {
 
@@ -142,15 +143,7 @@ targets::ToolchainInfo SimTarget::select_toolchain(const std::string& spec) {
   spec_ = spec.empty() ? "sim-1" : spec;
   info_ = {};
   baseline_wrong_.clear();
-  // The options after the name, each `:key=value`.
-  for (size_t at = spec_.find(':'); at != std::string::npos;) {
-    const size_t next = spec_.find(':', at + 1);
-    const std::string option =
-        spec_.substr(at + 1, next == std::string::npos ? next : next - at - 1);
-    at = next;
-    const size_t eq = option.find('=');
-    const std::string key = option.substr(0, eq);
-    const std::string value = eq == std::string::npos ? "" : option.substr(eq + 1);
+  for (const auto& [key, value, text] : targets::toolchain_options(spec_)) {
     if (key == "stop-after") {
       int64_t readings = 0;
       const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), readings);
@@ -166,7 +159,7 @@ targets::ToolchainInfo SimTarget::select_toolchain(const std::string& spec) {
     } else {
       info_.error =
           fmt::format("sim toolchain '{}': '{}' is neither stop-after=N nor baseline-wrong=KERNEL",
-                      spec_, option);
+                      spec_, text);
       info_.error_code = ErrorCode::kInvalidInput;
       return info_;
     }

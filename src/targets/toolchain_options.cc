@@ -1,0 +1,20 @@
+#include "targets/toolchain_options.h"
+
+namespace headway::targets {
+
+std::vector<ToolchainOption> toolchain_options(std::string_view spec) {
+  std::vector<ToolchainOption> options;
+  for (size_t at = spec.find(':'); at != std::string_view::npos;) {
+    const size_t next = spec.find(':', at + 1);
+    const std::string_view text =
+        spec.substr(at + 1, next == std::string_view::npos ? next : next - at - 1);
+    at = next;
+    const size_t eq = text.find('=');
+    options.push_back({std::string(text.substr(0, eq)),
+                       eq == std::string_view::npos ? "" : std::string(text.substr(eq + 1)),
+                       std::string(text)});
+  }
+  return options;
+}
+
+}  // namespace headway::targets

@@ -1,0 +1,28 @@
+#include "targets/toolchain_options.h"
+
+#include <gtest/gtest.h>
+
+namespace headway::targets {
+namespace {
+
+using Options = std::vector<ToolchainOption>;
+
+TEST(ToolchainOptions, EachOptionAfterTheNameInOrder) {
+  EXPECT_EQ(toolchain_options("sim-1"), Options{});
+  EXPECT_EQ(toolchain_options("sim-1:stop-after=30"),
+            (Options{{"stop-after", "30", "stop-after=30"}}));
+  EXPECT_EQ(
+      toolchain_options("test-1:bandwidths=50,60:truth=hidden"),
+      (Options{{"bandwidths", "50,60", "bandwidths=50,60"}, {"truth", "hidden", "truth=hidden"}}));
+  EXPECT_EQ(toolchain_options("x:a=b=c"), (Options{{"a", "b=c", "a=b=c"}}))
+      << "the first '=' splits";
+}
+
+TEST(ToolchainOptions, MalformedOptionsAreKeptForTheTargetToRefuse) {
+  EXPECT_EQ(toolchain_options("x:flag"), (Options{{"flag", "", "flag"}}));
+  EXPECT_EQ(toolchain_options("x::a=1:"), (Options{{"", "", ""}, {"a", "1", "a=1"}, {"", "", ""}}));
+  EXPECT_EQ(toolchain_options("x:=v"), (Options{{"", "v", "=v"}}));
+}
+
+}  // namespace
+}  // namespace headway::targets
