@@ -3,8 +3,8 @@
 
 #include <gtest/gtest.h>
 
-#include "loop/loop_test_target_test_support.h"
 #include "store/test_temp_dir.h"
+#include "targets/testing/loop_test_target_test_support.h"
 
 namespace headway::knowledge {
 namespace {
@@ -26,7 +26,7 @@ TEST(KernelTimings, RemeasureAppendsPerToolchainAndTracksTheCurrentHead) {
   const KernelContract* kernel = find_kernel("attn_out");
   ASSERT_NE(kernel, nullptr);
   // The loop tests' own target (timed in-process, through the Target interface only).
-  const auto tc = loop::testing::make_loop_test_target();
+  const auto tc = targets::testing::make_loop_test_target();
   const std::string baseline = tc->baseline_source(*kernel);
   auto tree =
       trees::DesignTree::create(ws, {"attn_out", tc->name(), 0.1, 2.0, ""}, baseline).value();
@@ -103,7 +103,7 @@ TEST(KernelTimings, CarryTheFloorOfTheFactsMeasuredJustBefore) {
   auto ws = store::Workspace::create(dir.path() / "w").value();
   const KernelContract* kernel = find_kernel("attn_out");
   ASSERT_NE(kernel, nullptr);
-  const auto tc = loop::testing::make_loop_test_target("test-1:bandwidths=25,100,40");
+  const auto tc = targets::testing::make_loop_test_target("test-1:bandwidths=25,100,40");
   ASSERT_TRUE(tc->identity().found) << tc->identity().error;
   const std::string baseline = tc->baseline_source(*kernel);
   auto tree =

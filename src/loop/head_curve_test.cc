@@ -30,7 +30,7 @@ TEST(HeadCurve, TheDeviceTimeUntilEveryKernelIsWithinARatioOfItsFloor) {
 TEST(HeadCurve, ARunsCurveStepsDownAtTheDeviceTimeOfEachAcceptedChange) {
   store::TestTempDir dir;
   auto ws = store::Workspace::create(dir.path()).value();
-  auto target = testing::make_loop_test_target();
+  auto target = targets::testing::make_loop_test_target();
   const auto summary = run_scripted(ws, *target, {"time: 0.8\n", "time: 0.5\n"}, nullptr, 1.10,
                                     [](OptimizeOptions& o) { o.racing = false; });
   ASSERT_EQ(summary.accepted, 2);

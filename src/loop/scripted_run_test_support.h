@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "knowledge/workspace_target.h"
-#include "loop/loop_test_target_test_support.h"
 #include "loop/optimizer.h"
 #include "loop/proposer.h"
+#include "targets/testing/loop_test_target_test_support.h"
 
 namespace headway::loop {
 
@@ -35,7 +35,7 @@ inline OptimizeSummary run_scripted(store::Workspace& ws, targets::Target& targe
                                     std::vector<Progress>* progress,
                                     double done_within_floor = OptimizeOptions{}.done_within_floor,
                                     const std::function<void(OptimizeOptions&)>& change = {}) {
-  knowledge::set_workspace_target_name(ws, testing::kLoopTestTargetName);
+  knowledge::set_workspace_target_name(ws, targets::testing::kLoopTestTargetName);
   OptimizeOptions options;
   options.kernels = {"attn_out"};
   options.done_within_floor = done_within_floor;

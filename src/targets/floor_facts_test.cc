@@ -4,9 +4,9 @@
 
 #include <gtest/gtest.h>
 
-#include "loop/loop_test_target_test_support.h"
 #include "targets/fact_names.h"
 #include "targets/registry/registry.h"
+#include "targets/testing/loop_test_target_test_support.h"
 
 namespace headway::targets {
 namespace {
@@ -46,7 +46,7 @@ TEST(FloorFacts, TheSimTargetsFloorFactsAreMeasured) {
 // Several measurements in a row: each fact is their median, so that one spell of the machine
 // (here the loop tests' target reading 25 GB/s, then 100) does not become the floor.
 TEST(FloorFacts, MeasuredSeveralTimesEachFactIsTheMedian) {
-  const auto target = loop::testing::make_loop_test_target("test-1:bandwidths=50,25,100");
+  const auto target = targets::testing::make_loop_test_target("test-1:bandwidths=50,25,100");
   ASSERT_TRUE(target->identity().found) << target->identity().error;
   const Result<FloorFacts> facts = measure_floor_facts(*target, 3);
   ASSERT_TRUE(facts) << facts.error().message;
@@ -67,7 +67,7 @@ TEST(FloorFacts, MeasuredSeveralTimesEachFactIsTheMedian) {
   EXPECT_EQ(median_text(*once, {kReadBandwidth}), "read_bandwidth 50 GB/s");
 
   // A target that measures nothing fails, naming the fact.
-  const auto silent = loop::testing::make_loop_test_target("test-1:bandwidths=none");
+  const auto silent = targets::testing::make_loop_test_target("test-1:bandwidths=none");
   const Result<FloorFacts> none = measure_floor_facts(*silent, 3);
   ASSERT_FALSE(none);
   EXPECT_EQ(none.error().code, ErrorCode::kEnvironment);

@@ -1,9 +1,12 @@
 #pragma once
-// For the loop's tests: a small in-process target of their own, whose candidates say in plain
-// lines how they behave, so that the whole loop (register, screen, race, acceptance test, rules,
-// resume) runs with no compiler and no timing. The tests make it through the registry
-// (targets/registry/registry.h) under kLoopTestTargetName and use it through the Target interface
-// only. Everything it does is a deterministic function of sources, seeds and its toolchain spec.
+// For tests of what sits above the Target interface (the loop, knowledge, floor facts): a small
+// in-process target, whose candidates say in plain lines how they behave, so that the whole loop
+// (register, screen, race, acceptance test, rules, resume) runs with no compiler and no timing. It
+// is a target like the others, so it lives with them and builds on their shared helpers (error
+// diagnostics, fact names, the simulated device, toolchain options). The tests make it through the
+// registry (targets/registry/registry.h) under kLoopTestTargetName and use it through the Target
+// interface only. Everything it does is a deterministic function of sources, seeds and its
+// toolchain spec.
 //
 // Times: a kernel's baseline takes 6 times its memory floor, the time to move its bytes at the
 // target's one chip fact, a read bandwidth of 50 GB/s (floor_facts, measure_facts). A reading is
@@ -25,7 +28,7 @@
 
 #include "targets/target.h"
 
-namespace headway::loop::testing {
+namespace headway::targets::testing {
 
 inline constexpr std::string_view kLoopTestTargetName = "loop-test";
 
@@ -75,4 +78,4 @@ void register_loop_test_target();
 // "test-1"). Never null.
 std::unique_ptr<targets::Target> make_loop_test_target(const std::string& toolchain = "");
 
-}  // namespace headway::loop::testing
+}  // namespace headway::targets::testing

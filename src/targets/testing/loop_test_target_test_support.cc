@@ -1,4 +1,4 @@
-#include "loop/loop_test_target_test_support.h"
+#include "targets/testing/loop_test_target_test_support.h"
 
 #include <fmt/format.h>
 
@@ -25,9 +25,10 @@
 #include "targets/simulated_device.h"
 #include "targets/toolchain_options.h"
 
-namespace headway::loop::testing {
+namespace headway::targets::testing {
 
-// Names here are unique within src/loop: the folder's test files may be compiled as one unit.
+// Names here are unique within src/targets/testing: the folder's test files may be compiled as
+// one unit.
 namespace {
 
 constexpr double kLoopTestReadGbps = 50.0;
@@ -411,4 +412,4 @@ std::unique_ptr<targets::Target> make_loop_test_target(const std::string& toolch
   return targets::make_target(kLoopTestTargetName, toolchain);
 }
 
-}  // namespace headway::loop::testing
+}  // namespace headway::targets::testing
