@@ -1,5 +1,6 @@
-// Onboarding a real workspace: docs indexed, the summary checked, facts stored, rules mined from
-// its tree, the cheat sheet written; bad input changes nothing.
+// Onboarding a real workspace with given docs: the summary checked, its unsupported claims left out
+// of the digest, the cheat sheet written; bad input changes nothing. (A target's built-in docs and
+// summary: src/targets/cpu/cpu_onboard_test.cc.)
 #include "knowledge/onboard.h"
 
 #include <fmt/format.h>
@@ -11,7 +12,6 @@
 #include "knowledge/docs_index.h"
 #include "knowledge/target_docs.h"
 #include "knowledge/test_files.h"
-#include "targets/registry/test_targets.h"
 #include "trees/tree_test_support.h"
 
 namespace headway::knowledge {
@@ -23,52 +23,6 @@ OnboardOptions offline() {
   OnboardOptions options;
   options.measure = false;
   return options;
-}
-
-TEST(OnboardTest, MinesRulesChecksTheBuiltInSummaryAndWritesTheCheatSheet) {
-  trees::TreeFixture f;
-  const auto bad = f.add(trees::NodeKind::kDesign, std::nullopt, "bad");
-  ASSERT_TRUE(
-      f.tree()
-          .set_status(bad.id, trees::NodeStatus::kBuildFailed, "does not build",
-                      {{"diagnostics", "/x/c.cc:1:2: error: 'zz' was not declared in this scope"},
-                       {"toolchain", "tc-test"}})
-          .ok());
-  store_fact(f.ws(), {kReadBandwidth, current_toolchain_id(f.ws()), 9.5, "GB/s", 1.0, "test", ""});
-  auto report = onboard(f.ws(), offline());
-  ASSERT_TRUE(report.ok()) << report.error().message;
-  EXPECT_EQ(report->kernels, 1);
-  EXPECT_EQ(report->mined.new_rules, 1);
-  EXPECT_EQ(report->rules, 1);
-  EXPECT_EQ(report->facts, 1);
-  EXPECT_TRUE(report->builtin_docs);
-  EXPECT_EQ(report->docs_files, static_cast<int>(targets::test_cpu_docs().files.size()));
-  EXPECT_EQ(report->docs_change, "first index");
-  const size_t cites = parse_summary(targets::test_cpu_docs().summary).citation_count();
-  EXPECT_EQ(report->citations.citations.size(), cites);
-  EXPECT_TRUE(report->citations.all_supported()) << report->citations.totals_line();
-  EXPECT_EQ(report->claims_left_out, 0);
-  EXPECT_EQ(report->agent_passes, "agent passes: skipped (no agent configured)");
-  ASSERT_EQ(report->cheatsheet, f.dir() / ".headway/knowledge/cheatsheet.md");
-  const std::string md = read_test_file(report->cheatsheet);
-  EXPECT_NE(md.find("| read_bandwidth | 9.5000 | GB/s | 1.00% |"), std::string::npos) << md;
-  EXPECT_NE(md.find("signature: `error: '<id>' was not declared in this scope`"), std::string::npos)
-      << md;
-  EXPECT_NE(md.find("verified for `tc-test`"), std::string::npos) << md;
-  EXPECT_NE(md.find("offline: no agent configured"), std::string::npos) << md;
-  EXPECT_NE(md.find(fmt::format("### Claims supported by their cited text ({})",
-                                report->claims_supported)),
-            std::string::npos)
-      << md;
-  EXPECT_NE(md.find("0.04/1e-2"), std::string::npos) << md;
-  EXPECT_EQ(read_test_file(f.dir() / ".headway/knowledge/summary.md"),
-            targets::test_cpu_docs().summary);
-
-  auto again = onboard(f.ws(), offline());
-  ASSERT_TRUE(again.ok());
-  EXPECT_EQ(again->mined.new_rules, 0);
-  EXPECT_EQ(again->rules, 1);
-  EXPECT_EQ(again->docs_change, "0 added, 0 removed, 0 changed since the previous index");
 }
 
 TEST(OnboardTest, CheatSheetSaysWhichInstructionSetsCandidatesMayUse) {

@@ -1,11 +1,11 @@
-// Migrating a real workspace from g++ to clang++: real Design Tree, real builds, real checks.
-#include "knowledge/migration.h"
-
+// Migrating a real workspace from g++ to clang++ on the cpu target (knowledge/migration.h through
+// the Target interface): real Design Tree, real builds, real checks.
 #include <gtest/gtest.h>
 
 #include "kernels/contract.h"
 #include "knowledge/facts.h"
 #include "knowledge/kernel_timings.h"
+#include "knowledge/migration.h"
 #include "knowledge/rules.h"
 #include "store/test_temp_dir.h"
 #include "targets/registry/registry.h"
@@ -16,7 +16,7 @@ namespace {
 
 using trees::NodeStatus;
 
-class MigrationFixture : public ::testing::Test {
+class CpuMigration : public ::testing::Test {
  protected:
   void SetUp() override {
     gcc_ = targets::make_target("cpu", "g++");
@@ -62,7 +62,7 @@ class MigrationFixture : public ::testing::Test {
   std::optional<trees::DesignTree> tree_;
 };
 
-TEST_F(MigrationFixture, GccToClangReverifiesRewritesRetiresAndFallsBack) {
+TEST_F(CpuMigration, GccToClangReverifiesRewritesRetiresAndFallsBack) {
   // An error both compilers give alike: re-verified.
   const auto both = add_screened("dup", "int headway_dup = 1;\nint headway_dup = 2;");
   // GCC refuses out-of-order designators; clang only warns: retired.
@@ -147,7 +147,7 @@ TEST_F(MigrationFixture, GccToClangReverifiesRewritesRetiresAndFallsBack) {
   EXPECT_EQ(current_toolchain_id(*ws_), report->to_id);
 }
 
-TEST_F(MigrationFixture, MissingCompilerIsRefusedChangingNothing) {
+TEST_F(CpuMigration, MissingCompilerIsRefusedChangingNothing) {
   const auto undeclared = add_screened("undeclared", "void hw_f() { hwq_zx_never_declared(3); }");
   ASSERT_TRUE(mine_rules_from_tree(*ws_, "qkv").ok());
   const auto missing = targets::make_target("cpu", (dir_.path() / "no-such-c++").string());
@@ -169,7 +169,7 @@ namespace {
 // A porter (an agent in the product, a function here: the seam) ports a head that fails under the
 // new toolchain; the port is built and checked with it and waits, proposed, for the acceptance
 // test of the next optimize run. A port that fails too gets its status.
-TEST_F(MigrationFixture, APortOfAFailingHeadIsCheckedAndProposedNotMadeHead) {
+TEST_F(CpuMigration, APortOfAFailingHeadIsCheckedAndProposedNotMadeHead) {
   const auto gcc_only = add_screened(
       "gcc_only",
       "#include <immintrin.h>\n__m128 hw_twice(__m128 a) { return __builtin_ia32_addps(a, a); }");
@@ -204,7 +204,7 @@ TEST_F(MigrationFixture, APortOfAFailingHeadIsCheckedAndProposedNotMadeHead) {
   EXPECT_EQ(port->design, "gcc_only");
 }
 
-TEST_F(MigrationFixture, APortThatFailsTooIsRecordedWithItsStatus) {
+TEST_F(CpuMigration, APortThatFailsTooIsRecordedWithItsStatus) {
   const auto gcc_only = add_screened(
       "gcc_only",
       "#include <immintrin.h>\n__m128 hw_twice(__m128 a) { return __builtin_ia32_addps(a, a); }");
