@@ -7,6 +7,7 @@
 
 #include "kernels/contract.h"
 #include "knowledge/facts.h"
+#include "knowledge/missing_header_test_support.h"
 #include "knowledge/rules.h"
 #include "loop/screen.h"
 #include "targets/testing/loop_test_target_test_support.h"
@@ -15,12 +16,13 @@
 namespace headway::knowledge {
 namespace {
 
-constexpr const char* kMissingHeader = "c.cc:2:10: fatal error: omp.h: No such file or directory\n";
-constexpr const char* kRepro = "#include \"headway_kernel.h\"\n#include <omp.h>\n";
+using testing::kMissingHeaderDiagnostic;
+using testing::kMissingHeaderRepro;
 
 TEST(RuleLintTest, RejectsWhatALearnedRuleDetectsUnderItsToolchainOnly) {
   trees::TreeFixture f;
-  auto rec = record_build_failure(f.ws(), "qkv", 1, kRepro, kMissingHeader, "tc-a");
+  auto rec =
+      record_build_failure(f.ws(), "qkv", 1, kMissingHeaderRepro, kMissingHeaderDiagnostic, "tc-a");
   ASSERT_TRUE(rec.ok()) << rec.error().message;
   ASSERT_TRUE(rec->rule.detector.has_value());
 
@@ -90,7 +92,9 @@ TEST(RuleLintTest, DetectorsSetByHandAreCheckedAgainstTheRepro) {
 // The screen stage with this hook: a detected candidate is lint-rejected without a build.
 TEST(RuleLintTest, ScreenRejectsBeforeBuilding) {
   trees::TreeFixture f;
-  ASSERT_TRUE(record_build_failure(f.ws(), "qkv", 1, kRepro, kMissingHeader, "tc").ok());
+  ASSERT_TRUE(
+      record_build_failure(f.ws(), "qkv", 1, kMissingHeaderRepro, kMissingHeaderDiagnostic, "tc")
+          .ok());
   const KernelContract* qkv = find_kernel("qkv");
   ASSERT_NE(qkv, nullptr);
   // Any target: a candidate the lint rejects never reaches it (the loop tests' target would
@@ -98,7 +102,7 @@ TEST(RuleLintTest, ScreenRejectsBeforeBuilding) {
   const auto target = targets::testing::make_loop_test_target();
   const auto cache = f.dir() / "builds";
   const loop::ScreenResult r =
-      loop::screen_candidate(*qkv, kRepro, *target, cache, rule_lint(f.ws(), "tc"));
+      loop::screen_candidate(*qkv, kMissingHeaderRepro, *target, cache, rule_lint(f.ws(), "tc"));
   EXPECT_FALSE(r.passed);
   EXPECT_EQ(r.status, trees::NodeStatus::kLintRejected);
   EXPECT_NE(r.reason.find("matches line 2: `#include <omp.h>`"), std::string::npos) << r.reason;

@@ -15,12 +15,6 @@
 namespace headway::knowledge {
 namespace {
 
-OnboardOptions offline_onboarding() {
-  OnboardOptions options;
-  options.measure = false;
-  return options;
-}
-
 TEST(CpuOnboard, MinesRulesChecksTheBuiltInSummaryAndWritesTheCheatSheet) {
   trees::TreeFixture f;
   const auto bad = f.add(trees::NodeKind::kDesign, std::nullopt, "bad");
@@ -31,7 +25,9 @@ TEST(CpuOnboard, MinesRulesChecksTheBuiltInSummaryAndWritesTheCheatSheet) {
                        {"toolchain", "tc-test"}})
           .ok());
   store_fact(f.ws(), {kReadBandwidth, current_toolchain_id(f.ws()), 9.5, "GB/s", 1.0, "test", ""});
-  auto report = onboard(f.ws(), offline_onboarding());
+  OnboardOptions offline;
+  offline.measure = false;  // the stored facts stay
+  auto report = onboard(f.ws(), offline);
   ASSERT_TRUE(report.ok()) << report.error().message;
   EXPECT_EQ(report->kernels, 1);
   EXPECT_EQ(report->mined.new_rules, 1);
@@ -60,7 +56,7 @@ TEST(CpuOnboard, MinesRulesChecksTheBuiltInSummaryAndWritesTheCheatSheet) {
   EXPECT_EQ(read_test_file(f.dir() / ".headway/knowledge/summary.md"),
             targets::test_cpu_docs().summary);
 
-  auto again = onboard(f.ws(), offline_onboarding());
+  auto again = onboard(f.ws(), offline);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->mined.new_rules, 0);
   EXPECT_EQ(again->rules, 1);

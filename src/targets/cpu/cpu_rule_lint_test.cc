@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "knowledge/facts.h"
+#include "knowledge/missing_header_test_support.h"
 #include "knowledge/rule_lint.h"
 #include "knowledge/rules.h"
 #include "knowledge/workspace_target.h"
@@ -12,15 +13,14 @@
 namespace headway::cpu {
 namespace {
 
-constexpr const char* kOmpMissing = "c.cc:2:10: fatal error: omp.h: No such file or directory\n";
-constexpr const char* kOmpRepro = "#include \"headway_kernel.h\"\n#include <omp.h>\n";
-
 // After `headway migrate` moves the workspace to another compiler, the hook follows it: rules
 // that hold only under the previous toolchain stop applying.
 TEST(CpuRuleLint, FollowingTheWorkspaceSwitchesWithItsToolchain) {
   trees::TreeFixture f;
   const std::string gxx = knowledge::current_toolchain_id(f.ws());
-  auto rec = knowledge::record_build_failure(f.ws(), "qkv", 1, kOmpRepro, kOmpMissing, gxx);
+  auto rec =
+      knowledge::record_build_failure(f.ws(), "qkv", 1, knowledge::testing::kMissingHeaderRepro,
+                                      knowledge::testing::kMissingHeaderDiagnostic, gxx);
   ASSERT_TRUE(rec.ok());
   auto lint = knowledge::rule_lint_following_workspace(f.ws());
   EXPECT_TRUE(lint("#include <omp.h>\n").has_value());
