@@ -152,70 +152,75 @@ std::optional<Violation> verify(const KernelContract& kernel, const SharedBuffer
   return verify_values(kernel, buffers, expected);
 }
 
-std::optional<Violation> verify_values(const KernelContract& kernel, const SharedBuffers& buffers,
-                                       const std::vector<ExpectedOutput>& expected) {
+namespace {
+
+// One written element judged against its expected value.
+struct Judged {
+  Violation as_wrong;  // kWrongValue, with the tolerance allowed there
+  bool poison = false;
+};
+
+// Calls judge(Judged) for every element of `expected`, in order.
+template <class Judge>
+void judge_each(const KernelContract& kernel, const SharedBuffers& buffers,
+                const std::vector<ExpectedOutput>& expected, Judge judge) {
   const auto& specs = buffers.specs();
   const Tolerance tol = kernel.tolerance();
-  std::optional<Violation> worst;
-  double worst_excess = -1.0;
-  size_t failing = 0;
   for (const auto& e : expected) {
     const ElementType type = specs[e.region].element;
     const std::byte* region = buffers.bytes(e.region).data();
     for (size_t i = 0; i < e.values.size(); ++i) {
-      const double g = read_element(type, region, e.first_element + i);
-      if (tol.accepts(g, e.values[i])) continue;
-      ++failing;
-      const double allowed = tol.atol + tol.rtol * std::fabs(e.values[i]);
-      Violation v{Violation::Kind::kWrongValue,
-                  specs[e.region].name,
-                  e.first_element + i,
-                  g,
-                  e.values[i],
-                  allowed};
-      double excess = std::fabs(g - e.values[i]) - allowed;
-      if (is_poison(type, region, e.first_element + i)) {
-        v.kind = Violation::Kind::kNotWritten;
-        excess = std::numeric_limits<double>::max();
-      } else if (!std::isfinite(g)) {
-        v.kind = Violation::Kind::kNonFinite;
-        excess = std::numeric_limits<double>::max();
-      }
-      if (excess > worst_excess) {
-        worst_excess = excess;
-        worst = v;
-      }
+      const size_t index = e.first_element + i;
+      judge(Judged{{Violation::Kind::kWrongValue, specs[e.region].name, index,
+                    read_element(type, region, index), e.values[i],
+                    tol.atol + tol.rtol * std::fabs(e.values[i])},
+                   is_poison(type, region, index)});
     }
   }
+}
+
+}  // namespace
+
+std::optional<Violation> verify_values(const KernelContract& kernel, const SharedBuffers& buffers,
+                                       const std::vector<ExpectedOutput>& expected) {
+  const Tolerance tol = kernel.tolerance();
+  std::optional<Violation> worst;
+  double worst_excess = -1.0;
+  size_t failing = 0;
+  judge_each(kernel, buffers, expected, [&](const Judged& j) {
+    Violation v = j.as_wrong;
+    if (tol.accepts(v.got, v.expected)) return;
+    ++failing;
+    double excess = std::fabs(v.got - v.expected) - v.tolerance;
+    if (j.poison) {
+      v.kind = Violation::Kind::kNotWritten;
+      excess = std::numeric_limits<double>::max();
+    } else if (!std::isfinite(v.got)) {
+      v.kind = Violation::Kind::kNonFinite;
+      excess = std::numeric_limits<double>::max();
+    }
+    if (excess > worst_excess) {
+      worst_excess = excess;
+      worst = v;
+    }
+  });
   if (worst) worst->failing = failing;
   return worst;
 }
 
 ErrorShare error_share(const KernelContract& kernel, const SharedBuffers& buffers,
                        const std::vector<ExpectedOutput>& expected) {
-  const auto& specs = buffers.specs();
-  const Tolerance tol = kernel.tolerance();
   constexpr double kInfinity = std::numeric_limits<double>::infinity();
   ErrorShare out;
-  for (const auto& e : expected) {
-    const ElementType type = specs[e.region].element;
-    const std::byte* region = buffers.bytes(e.region).data();
-    for (size_t i = 0; i < e.values.size(); ++i) {
-      const double g = read_element(type, region, e.first_element + i);
-      const double allowed = tol.atol + tol.rtol * std::fabs(e.values[i]);
-      const double error = std::fabs(g - e.values[i]);
-      double share = allowed > 0 ? error / allowed : error > 0 ? kInfinity : 0.0;
-      if (!std::isfinite(g) || is_poison(type, region, e.first_element + i)) share = kInfinity;
-      if (out.at && !(share > out.share)) continue;
-      out.share = share;
-      out.at = Violation{Violation::Kind::kWrongValue,
-                         specs[e.region].name,
-                         e.first_element + i,
-                         g,
-                         e.values[i],
-                         allowed};
-    }
-  }
+  judge_each(kernel, buffers, expected, [&](const Judged& j) {
+    const Violation& v = j.as_wrong;
+    const double error = std::fabs(v.got - v.expected);
+    double share = v.tolerance > 0 ? error / v.tolerance : error > 0 ? kInfinity : 0.0;
+    if (!std::isfinite(v.got) || j.poison) share = kInfinity;
+    if (out.at && !(share > out.share)) return;
+    out.share = share;
+    out.at = v;
+  });
   return out;
 }
 
