@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <map>
+#include <type_traits>
 
 #include "store/sha256.h"
 
@@ -16,8 +19,18 @@ Result<T> field(const nlohmann::json& object, const char* name, const char* wher
   if (!object.is_object() || !object.contains(name)) {
     return invalid_input(fmt::format("manifest: {} has no \"{}\"", where, name));
   }
+  const nlohmann::json& value = object.at(name);
+  // nlohmann converts any number to an integer type, a float out of its range included (undefined
+  // behaviour): an integer field takes integers only.
+  if constexpr (std::is_integral_v<T>) {
+    if (!value.is_number_integer() ||
+        (value.is_number_unsigned() &&
+         value.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<T>::max())))
+      return invalid_input(
+          fmt::format("manifest: \"{}\" in {} is not a whole number", name, where));
+  }
   try {
-    return object.at(name).get<T>();
+    return value.get<T>();
   } catch (const nlohmann::json::exception&) {
     return invalid_input(fmt::format("manifest: \"{}\" in {} has the wrong type", name, where));
   }

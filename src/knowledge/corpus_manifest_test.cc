@@ -52,6 +52,25 @@ TEST(CorpusManifest, RejectsBrokenJson) {
   ASSERT_FALSE(bad_lines.ok());
   EXPECT_NE(bad_lines.error().message.find("\"lines\" in file a.md"), std::string::npos)
       << bad_lines.error().message;
+  // Numbers that are not whole, or too large for a count (the fuzzer's 1.1e45 once reached an
+  // undefined float-to-integer conversion), are refused by name.
+  for (const char* lines : {"1.5", "1111111111111111111111111111111111111111111112",
+                            "18446744073709551615", "-1e300"}) {
+    const auto j = nlohmann::json::parse(
+        std::string(R"({"docs_root": "/d", "indexed_at": "t", "files": [{"path": "a.md", )"
+                    R"("kind": "markdown", "sha256": "x", "artifact": "y", "lines": )") +
+        lines + "}]}");
+    const auto m = manifest_from_json(j);
+    ASSERT_FALSE(m.ok()) << lines;
+    EXPECT_NE(m.error().message.find("\"lines\" in file a.md is not a whole number"),
+              std::string::npos)
+        << m.error().message;
+  }
+  EXPECT_TRUE(manifest_from_json(
+                  nlohmann::json::parse(
+                      R"({"docs_root": "/d", "indexed_at": "t", "files": [{"path": "a.md", )"
+                      R"("kind": "markdown", "sha256": "x", "artifact": "y", "lines": 12}]})"))
+                  .ok());
 }
 
 TEST(CorpusDiff, AddedRemovedChanged) {
