@@ -15,7 +15,7 @@
 #include "targets/cpu/runner_host.h"
 #include "targets/design_library.h"
 #include "targets/fact_names.h"
-#include "targets/floor_facts.h"
+#include "targets/floor_bracket.h"
 
 namespace headway::cli {
 
@@ -86,19 +86,12 @@ int run_bench_peers(const BenchPeersArgs& args) {
   if (args.kernels.empty()) throw UsageError("--peers needs at least one kernel");
   auto target = target_or_throw(args.target, args.toolchain);
 
-  const targets::FloorFacts floor_facts =
-      value_or_fail(targets::measure_floor_facts(*target, targets::floor_measurements(*target)));
-  const std::vector<targets::ChipFact>& facts = floor_facts.measured;
-  const std::map<std::string, double>& values = floor_facts.values;
-  const double bandwidth_gbs = values.at(targets::kReadBandwidth);
-
   const uint64_t seed = std::random_device{}();
   const uint64_t cold_bytes = 2 * cpu::last_level_cache_bytes();
   std::vector<PeersKernel> kernels;
   for (const KernelContract* k : args.kernels) {
     PeersKernel pk;
     pk.kernel = k;
-    pk.floor_ms = target->floors(*k, values).memory_ms;
     peers_add_heads(*target, args.source, pk);
     kernels.push_back(std::move(pk));
   }
@@ -142,9 +135,18 @@ int run_bench_peers(const BenchPeersArgs& args) {
   }
   fmt::print(stderr, "bench: {} rounds of {} readings, interleaved\n", args.readings + 1,
              arms.size());
-  auto readings = value_or_fail(cpu::read_interleaved(arms, args.readings, 1));
+  // The rounds between two measurements of the floor facts (targets/floor_bracket.h).
+  Result<std::vector<std::vector<double>>> readings = std::vector<std::vector<double>>{};
+  targets::FloorBracket bracket(*target);
+  const targets::BracketedFloor floor = value_or_fail(bracket.around(args.kernels, [&] {
+    readings = cpu::read_interleaved(arms, args.readings, 1);
+    return readings.ok();
+  }));
+  if (!readings) fail_with(readings.error());
+  const double bandwidth_gbs = floor.facts.values.at(targets::kReadBandwidth);
+  for (auto& pk : kernels) pk.floor_ms = target->floors(*pk.kernel, floor.facts.values).memory_ms;
   for (size_t i = 0; i < arms.size(); ++i)
-    kernels[where[i].first].arms[where[i].second].seconds = std::move(readings[i]);
+    kernels[where[i].first].arms[where[i].second].seconds = std::move(readings.value()[i]);
   for (const auto& pk : kernels) {
     if (auto breach = pk.session->verify_arms()) {
       print_error(fmt::format("{} {} broke a rule of timing: {}", pk.kernel->name(),
@@ -156,7 +158,6 @@ int run_bench_peers(const BenchPeersArgs& args) {
   const cpu::PeerRuntime rt = cpu::peer_runtime();
   nlohmann::json out = {{"target", args.target},
                         {"toolchain", target->identity().id},
-                        {"facts", nlohmann::json::array()},
                         {"readings", args.readings},
                         {"cold_bytes", cold_bytes},
                         {"runtime",
@@ -167,10 +168,7 @@ int run_bench_peers(const BenchPeersArgs& args) {
                           {"openblas_core", rt.openblas_core},
                           {"openblas_threads", rt.openblas_threads}}},
                         {"kernels", nlohmann::json::array()}};
-  for (const auto& f : facts) {
-    out["facts"].push_back(fact_json(f));
-    if (!args.json) fmt::print("{}\n", fact_line(f));
-  }
+  add_floor(floor, !args.json, &out);
   if (!args.json) {
     fmt::print("oneDNN {} ({}, {} threads); OpenBLAS {} ({}, {} threads)\n", rt.onednn_version,
                rt.onednn_runtime, rt.onednn_threads, rt.openblas_config, rt.openblas_core,

@@ -16,7 +16,7 @@
 #include "common/median_interval.h"
 #include "common/stats.h"
 #include "targets/decode_step.h"
-#include "targets/floor_facts.h"
+#include "targets/floor_bracket.h"
 #include "trees/design_tree.h"
 
 namespace headway::cli {
@@ -78,16 +78,6 @@ int run_bench_step(const BenchStepArgs& args) {
     kernels.push_back(std::move(k));
   }
 
-  const targets::FloorFacts floor_facts =
-      value_or_fail(targets::measure_floor_facts(*target, targets::floor_measurements(*target)));
-  const std::vector<targets::ChipFact>& measured = floor_facts.measured;
-  const std::map<std::string, double>& facts = floor_facts.values;
-  double floor_sum_ms = 0.0;
-  for (auto& k : kernels) {
-    k.floors = target->floors(*k.contract, facts);
-    floor_sum_ms += k.floors.memory_ms;
-  }
-
   // One session per kernel, all open at once, read in step order.
   const uint64_t seed = std::random_device{}();
   std::vector<std::unique_ptr<targets::Session>> sessions;
@@ -100,7 +90,15 @@ int run_bench_step(const BenchStepArgs& args) {
     raw.push_back(sessions.back().get());
     names.emplace_back(k.contract->name());
   }
-  const targets::StepRounds rounds = targets::read_decode_step(raw, names, args.rounds);
+  // The rounds between two measurements of the floor facts (targets/floor_bracket.h).
+  std::vector<const KernelContract*> contracts;
+  for (const auto& k : kernels) contracts.push_back(k.contract);
+  targets::StepRounds rounds;
+  targets::FloorBracket bracket(*target);
+  const targets::BracketedFloor floor = value_or_fail(bracket.around(contracts, [&] {
+    rounds = targets::read_decode_step(raw, names, args.rounds);
+    return rounds.ok();
+  }));
   if (!rounds.ok()) {
     print_error(fmt::format("decode step: {}{}", rounds.failure,
                             rounds.cheated ? " (a rule of timing was broken)" : ""));
@@ -113,6 +111,11 @@ int run_bench_step(const BenchStepArgs& args) {
   for (const auto& round : rounds.seconds) {
     for (size_t k = 0; k < kernels.size(); ++k) kernel_ms[k].push_back(round[k] * 1e3);
   }
+  double floor_sum_ms = 0.0;
+  for (auto& k : kernels) {
+    k.floors = target->floors(*k.contract, floor.facts.values);
+    floor_sum_ms += k.floors.memory_ms;
+  }
   const double step_median = median(step_ms);
   const MedianInterval step_interval = median_interval(step_ms);
 
@@ -121,10 +124,9 @@ int run_bench_step(const BenchStepArgs& args) {
       {"toolchain", target->identity().id},
       {"workspace", ws ? nlohmann::json(ws->root().string()) : nlohmann::json(nullptr)},
       {"sources", ws ? "heads" : "baselines"},
-      {"rounds", step_ms.size()},
-      {"facts", nlohmann::json::array()},
-      {"kernels", nlohmann::json::array()}};
-  for (const auto& f : measured) out["facts"].push_back(fact_json(f));
+      {"rounds", step_ms.size()}};
+  add_floor(floor, false, &out);
+  out["kernels"] = nlohmann::json::array();
   for (size_t k = 0; k < kernels.size(); ++k) {
     nlohmann::json j = readings_json(kernel_ms[k]);
     j["name"] = names[k];
@@ -145,7 +147,8 @@ int run_bench_step(const BenchStepArgs& args) {
   fmt::print("decode step on {} ({}): {} rounds of qkv, attn_out, ffn back to back; sources: {}\n",
              target->name(), target->identity().id, step_ms.size(),
              ws ? fmt::format("the heads of {}", ws->root().string()) : "the baselines");
-  for (const auto& f : measured) fmt::print("{}\n", fact_line(f));
+  nlohmann::json printed;
+  add_floor(floor, true, &printed);
   fmt::print("{:<9} {:<26} {:>9} {:>10} {:>20} {:>8}\n", "kernel", "source", "floor ms",
              "median ms", "95% interval ms", "x floor");
   for (size_t k = 0; k < kernels.size(); ++k) {

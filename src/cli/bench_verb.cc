@@ -11,7 +11,7 @@
 #include "cli/json_null.h"
 #include "cli/readings_view.h"
 #include "cli/verbs.h"
-#include "targets/floor_facts.h"
+#include "targets/floor_bracket.h"
 
 namespace headway::cli {
 
@@ -60,29 +60,32 @@ int run_bench(const BenchArgs& args) {
         source.empty() ? fmt::format("the {} baseline", k->name()) : args.source;
     artifacts.push_back(build_or_throw(*target, text, label));
   }
-  const targets::FloorFacts floor_facts =
-      value_or_fail(targets::measure_floor_facts(*target, targets::floor_measurements(*target)));
-  const std::vector<targets::ChipFact>& facts = floor_facts.measured;
-  const std::map<std::string, double>& values = floor_facts.values;
-  nlohmann::json out = {{"target", args.target},
-                        {"toolchain", target->identity().id},
-                        {"facts", nlohmann::json::array()},
-                        {"kernels", nlohmann::json::array()}};
-  for (const auto& f : facts) {
-    out["facts"].push_back(fact_json(f));
-    if (!args.json) fmt::print("{}\n", fact_line(f));
-  }
+  // Every kernel's readings between two measurements of the floor facts (targets/floor_bracket.h).
+  const uint64_t seed = std::random_device{}();
+  std::vector<targets::Timing> timed(kernels.size());
+  targets::FloorBracket bracket(*target);
+  const targets::BracketedFloor floor = value_or_fail(bracket.around(kernels, [&] {
+    bool all = true;
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      timed[i] =
+          target->time_side_by_side(*kernels[i], {artifacts[i]}, args.readings, seed).front();
+      all = all && timed[i].ok();
+    }
+    return all;
+  }));
+  const std::map<std::string, double>& values = floor.facts.values;
+  nlohmann::json out = {{"target", args.target}, {"toolchain", target->identity().id}};
+  add_floor(floor, !args.json, &out);
+  out["kernels"] = nlohmann::json::array();
   if (!args.json) {
     fmt::print("{:<9} {:>12} {:>10} {:>11} {:>20} {:>9} {:>7}\n", "kernel", "bytes", "floor ms",
                "median ms", "95% interval ms", "x floor", "cv %");
   }
-  const uint64_t seed = std::random_device{}();
   int rc = 0;
   for (size_t i = 0; i < kernels.size(); ++i) {
     const auto& k = *kernels[i];
     const targets::KernelFloors floors = target->floors(k, values);
-    const targets::Timing t =
-        target->time_side_by_side(k, {artifacts[i]}, args.readings, seed).front();
+    const targets::Timing& t = timed[i];
     if (!t.ok()) {
       fmt::print(stderr, "headway: {} {}\n", k.name(), t.failure);
       rc = 1;

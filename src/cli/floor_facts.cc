@@ -19,4 +19,32 @@ std::string fact_line(const targets::ChipFact& fact) {
                      fact.spread ? fmt::format(" (cv {:.1f}%)", *fact.spread) : "");
 }
 
+void add_floor(const targets::BracketedFloor& floor, bool print, nlohmann::json* out) {
+  (*out)["facts"] = nlohmann::json::array();
+  for (const auto& f : floor.facts.measured) {
+    (*out)["facts"].push_back(fact_json(f));
+    if (print) fmt::print("{}\n", fact_line(f));
+  }
+  (*out)["floor"] = {{"around", floor.around},
+                     {"held", floor.held},
+                     {"moved_pct", 100 * floor.moved},
+                     {"timings", floor.timings}};
+  if (!print || !floor.around) return;
+  if (floor.held) {
+    fmt::print(
+        "floor facts: the mean of their measurements just before and just after the "
+        "readings ({:.1f}% apart{})\n",
+        100 * floor.moved,
+        floor.timings > 1 ? fmt::format("; timed {} times, the floor having moved during "
+                                        "the earlier timings",
+                                        floor.timings)
+                          : "");
+  } else {
+    fmt::print(
+        "floor facts: the floor moved by {:.0f}% during the readings in each of {} "
+        "timings; the ratios to it are uncertain\n",
+        100 * floor.moved, floor.timings);
+  }
+}
+
 }  // namespace headway::cli

@@ -1,9 +1,11 @@
 #pragma once
 // How `headway bench` (plain, --step and --peers) shows the chip facts its floors come from
-// (targets/floor_facts.h).
+// (targets/floor_facts.h) and how they were measured around its readings
+// (targets/floor_bracket.h).
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "targets/floor_bracket.h"
 #include "targets/target.h"
 
 namespace headway::cli {
@@ -12,5 +14,11 @@ namespace headway::cli {
 nlohmann::json fact_json(const targets::ChipFact& fact);
 // A fact as bench prints it: "NAME: VALUE UNIT", then " (cv X%)" where it has a spread.
 std::string fact_line(const targets::ChipFact& fact);
+
+// Sets (*out)["facts"] (fact_json of each) and (*out)["floor"]: {"around" (measured before and
+// after the readings, else once before them), "held", "moved_pct", "timings"}. With `print`,
+// prints fact_line of each, then one line on how the floor was measured where it was measured
+// around the readings.
+void add_floor(const targets::BracketedFloor& floor, bool print, nlohmann::json* out);
 
 }  // namespace headway::cli

@@ -27,7 +27,7 @@
 #include "loop/optimizer.h"
 #include "statistics/rule_kind.h"
 #include "store/pool_runs.h"
-#include "targets/floor_facts.h"
+#include "targets/floor_bracket.h"
 #include "trees/design_tree.h"
 
 namespace headway::cli {
@@ -94,31 +94,20 @@ nlohmann::json time_heads_side_by_side(store::Workspace& ws, targets::Target& ta
       target.select_toolchain(knowledge::workspace_toolchain(ws, target.name()));
   if (!identity.found) throw EnvironmentError(identity.error);
   constexpr int kReadings = 11;
-  // Where the floor moves with the hour, the floor of these minutes: the floor facts measured
-  // again now, several times in a row (targets/floor_facts.h), stored with each timing.
-  std::optional<targets::FloorFacts> floor_now;
-  if (target.times_on_host()) {
-    const int times = targets::floor_measurements(target);
-    fmt::print(stderr, "measuring the floor facts {} times ...\n", times);
-    auto measured = targets::measure_floor_facts(target, times);
-    if (measured) {
-      floor_now = std::move(measured).value();
-    } else {
-      fmt::print(stderr,
-                 "headway: warning: the floors stay those the kernels were registered with: {}\n",
-                 measured.error().message);
-    }
-  }
+  // Where the floor moves with the hour, the floor of each timing's own seconds: the floor facts
+  // measured around its readings (targets/floor_bracket.h), stored with it.
+  std::optional<targets::FloorBracket> floor;
+  if (target.times_on_host()) floor.emplace(target);
   fmt::print(stderr,
-             "timing every baseline and head side by side ({} interleaved readings each) ...\n",
-             kReadings);
+             "timing every baseline and head side by side ({} interleaved readings each{}) ...\n",
+             kReadings, floor ? ", the floor facts measured around each kernel's" : "");
   nlohmann::json out = nlohmann::json::array();
   for (const auto& name : kernels) {
     auto tree = trees::DesignTree::open(ws, name);
     if (!tree) continue;  // never registered (the budget ran out first)
-    const auto r = knowledge::remeasure_baseline_and_head(
-        ws, tree.value(), kernel_or_throw(name), target, ws.root() / ".headway" / "builds",
-        kReadings, floor_now ? &*floor_now : nullptr);
+    const auto r = knowledge::remeasure_baseline_and_head(ws, tree.value(), kernel_or_throw(name),
+                                                          target, ws.root() / ".headway" / "builds",
+                                                          kReadings, floor ? &*floor : nullptr);
     if (!r.failure.empty() || !r.baseline || !r.head) {
       out.push_back({{"name", name},
                      {"head_node", r.head_node},
@@ -132,11 +121,13 @@ nlohmann::json time_heads_side_by_side(store::Workspace& ws, targets::Target& ta
                      {"head_bimodal", false},
                      {"speedup_interval", nullptr},
                      {"speedup_verdict", nullptr},
+                     {"floor_held", nullptr},
+                     {"floor_timings", nullptr},
                      {"failure", r.failure}});
       continue;
     }
-    // The floor measured just before these readings where the target's floor moves with the
-    // hour, else the one the kernel was registered with.
+    // The floor measured around these readings where the target's floor moves with the hour,
+    // else the one the kernel was registered with.
     const std::optional<double> floor_ms =
         r.head->floor_ms ? r.head->floor_ms : tree.value().record().floor_ms;
     // What the run supports: each median's 95% interval, and the speedup's interval from the
@@ -167,6 +158,8 @@ nlohmann::json time_heads_side_by_side(store::Workspace& ws, targets::Target& ta
          {"head_bimodal", knowledge::bimodality_of(*r.head).bimodal},
          {"speedup_interval", speedup_interval},
          {"speedup_verdict", verdict.empty() ? nlohmann::json(nullptr) : nlohmann::json(verdict)},
+         {"floor_held", r.floor ? nlohmann::json(r.floor->held) : nlohmann::json(nullptr)},
+         {"floor_timings", r.floor ? nlohmann::json(r.floor->timings) : nlohmann::json(nullptr)},
          {"failure", nullptr}});
   }
   return out;
@@ -198,6 +191,12 @@ void print_timed(const nlohmann::json& kernels) {
                k["head_ms"].get<double>(), interval(k["head_interval_ms"]),
                k["head_bimodal"].get<bool>() ? " (bimodal readings)" : "",
                k["speedup"].get<double>(), support);
+    if (k["floor_held"] == false) {
+      fmt::print(
+          "  {:<8} its floor moved during its readings in each of {} timings: its ratio to "
+          "the floor is uncertain\n",
+          k["name"].get<std::string>(), k["floor_timings"].get<int>());
+    }
   }
 }
 

@@ -109,10 +109,27 @@ std::optional<double> current_baseline_ms(store::Workspace& ws, const trees::Des
   return tree.record().baseline_ms;
 }
 
+namespace {
+
+// How the timing's floor was measured, for its method line.
+std::string floor_method(const targets::BracketedFloor& floor,
+                         const std::vector<std::string>& names) {
+  std::string text =
+      "floor from the floor facts measured around the readings: " + floor.text(names);
+  if (floor.timings > 1)
+    text +=
+        fmt::format(" (timed {} times: the floor moved during the earlier timings)", floor.timings);
+  if (!floor.held)
+    text += fmt::format("; the floor moved by {:.0f}% during the readings", 100 * floor.moved);
+  return text;
+}
+
+}  // namespace
+
 Remeasured remeasure_baseline_and_head(store::Workspace& ws, trees::DesignTree& tree,
                                        const KernelContract& kernel, targets::Target& target,
                                        const std::filesystem::path& cache_dir, int readings,
-                                       const targets::FloorFacts* floor_now) {
+                                       targets::FloorBracket* floor) {
   const targets::ToolchainInfo identity = target.identity();
   Remeasured out;
   out.kernel = tree.kernel();
@@ -135,14 +152,12 @@ Remeasured remeasure_baseline_and_head(store::Workspace& ws, trees::DesignTree& 
     }
     artifacts.push_back(built.artifact);
   }
-  std::string method = fmt::format("median of {} readings after 2 warm-ups, {}", readings,
-                                   same ? "one session (the head is the baseline)"
-                                        : "baseline and head interleaved in one session");
-  if (floor_now) {
-    method += "; floor from the floor facts measured just before the readings: " +
-              targets::median_text(*floor_now, target.floor_facts());
-  }
-  auto timing = [&](const targets::Timing& r, int64_t node, const char* role) {
+  const std::string readings_method =
+      fmt::format("median of {} readings after 2 warm-ups, {}", readings,
+                  same ? "one session (the head is the baseline)"
+                       : "baseline and head interleaved in one session");
+  auto timing = [&](const targets::Timing& r, int64_t node, const char* role,
+                    const std::string& method) {
     KernelTiming t;
     t.kernel = out.kernel;
     t.toolchain = identity.id;
@@ -159,7 +174,24 @@ Remeasured remeasure_baseline_and_head(store::Workspace& ws, trees::DesignTree& 
   const auto shapes = kernel.shape_sets();
   for (size_t i = 0; i < shapes.size(); ++i) {
     const KernelContract& at = i == 0 ? kernel : *shapes[i];
-    const auto timed = target.time_side_by_side(at, artifacts, readings, 1);
+    std::vector<targets::Timing> timed;
+    const auto time_them = [&] {
+      timed = target.time_side_by_side(at, artifacts, readings, 1);
+      return timed.front().ok() && timed.back().ok();
+    };
+    std::optional<targets::BracketedFloor> bracketed;
+    if (floor) {
+      auto around = floor->around({&at}, time_them);
+      if (!around) {
+        out.failure = "floor facts: " + around.error().message;
+        if (i == 0) return out;
+        break;
+      }
+      bracketed = std::move(around).value();
+      if (i == 0) out.floor = bracketed;
+    } else {
+      time_them();
+    }
     if (!timed.front().ok() || !timed.back().ok()) {
       const std::string why = timed.front().ok() ? timed.back().failure : timed.front().failure;
       if (i == 0) {
@@ -169,11 +201,14 @@ Remeasured remeasure_baseline_and_head(store::Workspace& ws, trees::DesignTree& 
       out.failure = fmt::format("timing at shape set {} failed: {}", at.shape_set_name(), why);
       break;
     }
-    KernelTiming baseline = timing(timed.front(), out.baseline_node, kBaselineRole);
-    KernelTiming head = timing(timed.back(), out.head_node, kHeadRole);
+    const std::string method =
+        bracketed ? readings_method + "; " + floor_method(*bracketed, target.floor_facts())
+                  : readings_method;
+    KernelTiming baseline = timing(timed.front(), out.baseline_node, kBaselineRole, method);
+    KernelTiming head = timing(timed.back(), out.head_node, kHeadRole, method);
     if (i > 0) baseline.shape = head.shape = at.shape_set_name();
-    if (floor_now)
-      baseline.floor_ms = head.floor_ms = target.floors(at, floor_now->values).memory_ms;
+    if (bracketed)
+      baseline.floor_ms = head.floor_ms = target.floors(at, bracketed->facts.values).memory_ms;
     store::Transaction txn(ws.db());
     record_kernel_timing(ws, baseline);
     record_kernel_timing(ws, head);

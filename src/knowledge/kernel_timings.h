@@ -18,7 +18,7 @@
 #include "common/median_interval.h"
 #include "kernels/contract.h"
 #include "store/workspace.h"
-#include "targets/floor_facts.h"
+#include "targets/floor_bracket.h"
 #include "targets/target.h"
 #include "trees/design_tree.h"
 
@@ -90,6 +90,8 @@ struct Remeasured {
   std::optional<KernelTiming> baseline;  // stored; nullopt when the timing failed
   std::optional<KernelTiming> head;
   std::string failure;  // why there are no figures; empty when there are
+  // The floor of the kernel's own shape set's timing, where a FloorBracket was given.
+  std::optional<targets::BracketedFloor> floor;
 };
 
 // Builds the kernel's baseline and current head with the target's selected toolchain, times them
@@ -98,13 +100,14 @@ struct Remeasured {
 // toolchain's id in one transaction. A build or timing failure stores nothing and is returned in
 // `failure`. A kernel with several shape sets is then timed at each of the others likewise, each
 // pair stored under its shape set's name (a failure there leaves the figures stored before it).
-// With `floor_now` (the target's floor facts, measured by the caller just before) each timing
-// also carries its shape set's memory floor from them (floor_ms): for targets whose floor facts
-// move with the hour (Target::times_on_host), so that a ratio to the floor compares figures of
-// the same minutes.
+// With `floor`, each shape set's timing runs inside floor->around (targets/floor_bracket.h) and
+// carries its shape set's memory floor from the facts measured around it (floor_ms), its method
+// saying how they were measured: so that a ratio to the floor compares figures of the same
+// seconds where the floor facts move with the hour (Target::times_on_host). A floor measurement
+// that fails is the failure.
 Remeasured remeasure_baseline_and_head(store::Workspace& ws, trees::DesignTree& tree,
                                        const KernelContract& kernel, targets::Target& target,
                                        const std::filesystem::path& cache_dir, int readings = 11,
-                                       const targets::FloorFacts* floor_now = nullptr);
+                                       targets::FloorBracket* floor = nullptr);
 
 }  // namespace headway::knowledge

@@ -96,14 +96,15 @@ TEST(KernelTimings, RemeasureAppendsPerToolchainAndTracksTheCurrentHead) {
       store::StoreError);
 }
 
-// Given the floor facts of now, each timing carries the floor of its own minutes, never one from
-// the stored facts of another hour; without them, none.
-TEST(KernelTimings, CarryTheFloorOfTheFactsMeasuredJustBefore) {
+// Given a floor bracket, each timing carries the floor of its own seconds, measured around its
+// readings, never one from the stored facts of another hour; without one, none.
+TEST(KernelTimings, CarryTheFloorOfTheFactsMeasuredAroundTheirReadings) {
   store::TestTempDir dir, cache;
   auto ws = store::Workspace::create(dir.path() / "w").value();
   const KernelContract* kernel = find_kernel("attn_out");
   ASSERT_NE(kernel, nullptr);
-  const auto tc = targets::testing::make_loop_test_target("test-1:bandwidths=25,100,40");
+  const auto tc =
+      targets::testing::make_loop_test_target("test-1:host=shared:bandwidths=38,42,25,100");
   ASSERT_TRUE(tc->identity().found) << tc->identity().error;
   const std::string baseline = tc->baseline_source(*kernel);
   auto tree =
@@ -115,22 +116,39 @@ TEST(KernelTimings, CarryTheFloorOfTheFactsMeasuredJustBefore) {
   EXPECT_FALSE(plain.head->floor_ms) << "no floor facts given";
   EXPECT_FALSE(plain.baseline->floor_ms);
 
-  const auto now = targets::measure_floor_facts(*tc, 3);  // 25, 100, 40: the median is 40
-  ASSERT_TRUE(now) << now.error().message;
+  // Measured around the readings: 38 before, 42 after, 40 their mean.
+  targets::FloorBracket floor(*tc);
   const double at_40_ms = static_cast<double>(kernel->bytes_to_move()) / 40e9 * 1e3;
   const Remeasured beside =
-      remeasure_baseline_and_head(ws, tree, *kernel, *tc, cache.path(), 3, &now.value());
+      remeasure_baseline_and_head(ws, tree, *kernel, *tc, cache.path(), 3, &floor);
   ASSERT_TRUE(beside.failure.empty()) << beside.failure;
   ASSERT_TRUE(beside.head->floor_ms && beside.baseline->floor_ms);
   EXPECT_NEAR(*beside.head->floor_ms, at_40_ms, 1e-9 * at_40_ms);
   EXPECT_EQ(*beside.baseline->floor_ms, *beside.head->floor_ms);
-  EXPECT_NE(beside.head->method.find("read_bandwidth 40 GB/s (the median of 25, 100, 40)"),
+  EXPECT_NE(beside.head->method.find("read_bandwidth 40 GB/s (38 before, 42 after)"),
             std::string::npos)
       << beside.head->method;
+  ASSERT_TRUE(beside.floor);
+  EXPECT_TRUE(beside.floor->held);
+
+  // The floor moved during the next kernel's readings (42, then 25): timed again (25, then
+  // 100), and again (100, then 38), and said so; the floor is of the last, at 69 GB/s.
+  const Remeasured moved =
+      remeasure_baseline_and_head(ws, tree, *kernel, *tc, cache.path(), 3, &floor);
+  ASSERT_TRUE(moved.failure.empty()) << moved.failure;
+  ASSERT_TRUE(moved.floor);
+  EXPECT_FALSE(moved.floor->held);
+  EXPECT_EQ(moved.floor->timings, 3);
+  const double at_69_ms = static_cast<double>(kernel->bytes_to_move()) / 69e9 * 1e3;
+  EXPECT_NEAR(*moved.head->floor_ms, at_69_ms, 1e-9 * at_69_ms);
+  EXPECT_NE(moved.head->method.find("(timed 3 times: the floor moved during the earlier timings)"
+                                    "; the floor moved by 163% during the readings"),
+            std::string::npos)
+      << moved.head->method;
   // Stored with the timing: the current head's figure carries its floor.
   const auto current = current_head_timing(ws, tree, tc->identity().id);
   ASSERT_TRUE(current);
-  EXPECT_EQ(current->floor_ms, beside.head->floor_ms);
+  EXPECT_EQ(current->floor_ms, moved.head->floor_ms);
   // The table refuses a floor that is not positive.
   KernelTiming bad = *current;
   bad.floor_ms = 0.0;

@@ -180,6 +180,7 @@ class LoopTestTarget final : public targets::Target {
     limit_.reset();
     requires_.clear();
     truth_hidden_ = false;
+    shared_host_ = false;
     baseline_cheats_ = {};
     bandwidths_ = {kLoopTestReadGbps};
     bandwidths_measured_ = 0;
@@ -193,6 +194,8 @@ class LoopTestTarget final : public targets::Target {
         requires_ = value;
       } else if (key == "truth" && value == "hidden") {
         truth_hidden_ = true;
+      } else if (key == "host" && value == "shared") {
+        shared_host_ = true;
       } else if ((key == "baseline-cheats" || key == "baseline-cheats-paired") && !value.empty()) {
         baseline_cheats_ = {value, key == "baseline-cheats" ? "yes" : "when-paired"};
       } else if (key == "bandwidths" && read_bandwidths(value)) {
@@ -200,7 +203,8 @@ class LoopTestTarget final : public targets::Target {
       } else {
         info_.error = fmt::format(
             "toolchain '{}': '{}' is neither stop-after=N (N >= 1), requires=EXT, truth=hidden, "
-            "baseline-cheats[-paired]=KERNEL nor bandwidths=B1,B2,... (each > 0, or none)",
+            "host=shared, baseline-cheats[-paired]=KERNEL nor bandwidths=B1,B2,... (each > 0, "
+            "or none)",
             spec_, text);
         info_.error_code = ErrorCode::kInvalidInput;
         return info_;
@@ -255,7 +259,7 @@ class LoopTestTarget final : public targets::Target {
     return !bandwidths_.empty();
   }
 
-  bool times_on_host() const override { return false; }
+  bool times_on_host() const override { return shared_host_; }
   std::optional<double> static_cost(const targets::Artifact& artifact) const override {
     const auto cost = artifact.meta.find("static_cost");
     if (cost == artifact.meta.end()) return std::nullopt;
@@ -388,6 +392,7 @@ class LoopTestTarget final : public targets::Target {
   std::shared_ptr<std::atomic<int64_t>> served_;
   std::optional<int64_t> limit_;
   bool truth_hidden_ = false;  // `:truth=hidden`: true_seconds knows nothing, as on real devices
+  bool shared_host_ = false;   // `:host=shared`: times_on_host, as the cpu target's
   // `:baseline-cheats[-paired]=`: the kernel whose baseline cheats, and its `cheats:` value
   std::pair<std::string, std::string> baseline_cheats_;
   std::vector<double> bandwidths_;  // `:bandwidths=`: what measure_facts gives in turn

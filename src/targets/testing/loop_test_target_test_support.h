@@ -63,6 +63,8 @@ instruction-set extension EXT (a `// requires: EXT` line: the library proposes i
 fact `isa.EXT` is 1), `:stop-after=N` makes the device serve N readings, over every session and paired
 device of the target, and every later one throws targets::DeviceStopped, `:truth=hidden` keeps
 its true times to itself (Target::true_seconds gives none, as a real device's would),
+`:host=shared` makes it time on this machine's shared cores (Target::times_on_host), so that its
+floor facts are measured around each timing (targets/floor_bracket.h),
 `:baseline-cheats=KERNEL` and `:baseline-cheats-paired=KERNEL` make that kernel's baseline cheat
 (`cheats: yes`, `cheats: when-paired`), and
 `:bandwidths=B1,B2,...` makes its measurements of the read bandwidth give B1, B2, ... GB/s in turn,

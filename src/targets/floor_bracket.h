@@ -1,0 +1,63 @@
+#pragma once
+// The floor of a timing's own seconds. On a target whose floor facts move with the hour
+// (Target::times_on_host: a shared host, whose read bandwidth changes spell within seconds; the
+// EPYC's reads 34-37 GB/s in one spell and 58-71 in another, docs/PERFORMANCE.md), the floor
+// facts are measured just before and just after each timing, and a timing whose floor moved
+// between the two is done again. A measurement after one timing is the next timing's before, so
+// n timings in a row take n + 1 measurements. On other targets the facts are measured once, before
+// the first timing, and serve every timing.
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "kernels/contract.h"
+#include "targets/floor_facts.h"
+#include "targets/target.h"
+
+namespace headway::targets {
+
+struct FloorBracketOptions {
+  // The floor held when every kernel's memory floor from the measurement before and from the one
+  // after differ by at most this share of the smaller (two measurements in one spell differ by
+  // a few percent on the EPYC; its spells by 60% or more).
+  double held_within = 0.15;
+  int max_timings = 3;  // a timing whose floor moved is done at most this many times in all
+};
+
+// The floor one timing is judged against.
+struct BracketedFloor {
+  // Each fact the mean of its measurements before and after the timing kept (repeats: those two,
+  // or the one measurement); each fact's method says so.
+  FloorFacts facts;
+  bool around = false;  // measured before and after the timing; else once, before the first
+  bool held = true;     // the memory floors before and after agree within held_within
+  double moved = 0.0;   // the largest difference between them, as a share of the smaller
+  int timings = 1;      // how many times the timing ran
+
+  // "read_bandwidth 36.5 GB/s (36.1 before, 36.9 after)" for each fact in `names`, in the
+  // target's order, joined by "; " (one measurement: no parenthesis).
+  std::string text(const std::vector<std::string>& names) const;
+};
+
+class FloorBracket {
+ public:
+  explicit FloorBracket(Target& target, FloorBracketOptions options = {});
+
+  // Runs `timing`, which returns whether it succeeded, and gives the floor of its seconds for
+  // `kernels` (their memory floors decide whether it held). A timing that failed is not done
+  // again. A measurement that fails (the target did not measure a floor fact) is the error; the
+  // timing may have run by then.
+  Result<BracketedFloor> around(const std::vector<const KernelContract*>& kernels,
+                                const std::function<bool()>& timing);
+
+ private:
+  Result<FloorFacts> measure();
+
+  Target& target_;
+  FloorBracketOptions options_;
+  std::optional<FloorFacts> last_;  // the newest measurement: the next timing's before
+};
+
+}  // namespace headway::targets
