@@ -3,9 +3,9 @@
 // requires: avx512bw avx512bf16
 // param P_THREADS 1 2 4 default 2
 // param P_CHUNK 8 16 32 default 16
-// param P_ROWS 1 2 default 1
+// param P_ROWS 1 2 default 2
 // param P_DOWN_ROWS 1 2 4 default 1
-// param P_PREFETCH 0 1 2 4 default 1
+// param P_PREFETCH 0 1 2 4 default 4
 // param P_PREFETCH_TO 1 2 default 2
 //
 // Decode: 64 code bytes are 32 16-bit words of four nibbles each; vpermw with the word shifted
@@ -43,14 +43,14 @@
 #define P_DOWN_ROWS 1
 #endif
 #ifndef P_PREFETCH
-#define P_PREFETCH 1
+#define P_PREFETCH 4
 #endif
 #ifndef P_PREFETCH_TO
 #define P_PREFETCH_TO 2
 #endif
 
 #ifndef P_ROWS
-#define P_ROWS 1
+#define P_ROWS 2
 #endif
 
 namespace {

@@ -3,7 +3,7 @@
 // param P_THREADS 1 2 4 default 2
 // param P_CHUNK 8 16 32 default 16
 // param P_DOWN_ROWS 1 2 4 default 1
-// param P_PREFETCH 0 1 2 4 default 0
+// param P_PREFETCH 0 1 2 4 default 4
 // param P_PREFETCH_TO 1 2 default 2
 //
 // Decode: an e2m1 nibble s.ee.m at the top of a 16-bit word, shifted right arithmetically by 6,
@@ -40,7 +40,7 @@
 #define P_DOWN_ROWS 1
 #endif
 #ifndef P_PREFETCH
-#define P_PREFETCH 0
+#define P_PREFETCH 4
 #endif
 #ifndef P_PREFETCH_TO
 #define P_PREFETCH_TO 2
