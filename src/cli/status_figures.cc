@@ -55,7 +55,7 @@ nlohmann::json shape_figures(store::Workspace& ws, const targets::Target& target
                             : baseline_timing ? baseline_timing->median_ms
                                               : NAN;
     const double head = first ? k.head_ms : head_timing ? head_timing->median_ms : NAN;
-    // The floor measured just before the head's readings where there is one (the first set's is
+    // The floor measured around the head's readings where there is one (the first set's is
     // the summary's), else from the workspace's facts.
     double floor = facts ? target.floors(*at, *facts).memory_ms : NAN;
     if (first && k.floor_beside_head) floor = k.floor_ms;

@@ -189,7 +189,7 @@ std::string status_text(const nlohmann::json& out) {
       floors_beside += (floors_beside.empty() ? "" : ", ") + k["name"].get<std::string>();
   }
   if (!floors_beside.empty()) {
-    text += fmt::format("floors measured again just before the side-by-side readings: {}\n",
+    text += fmt::format("floors measured around the side-by-side readings: {}\n",
                         floors_beside);
   }
   return text;

@@ -27,7 +27,7 @@ struct KernelSummary {
   double baseline_ms = 0;  // NaN when unknown
   double head_ms = 0;      // the baseline's figure when the head has none
   // Memory floor; NaN when unknown. The one stored with the head's re-measured figure (measured
-  // just before it) where there is one (floor_beside_head), else the kernel's record's.
+  // around its readings) where there is one (floor_beside_head), else the kernel's record's.
   double floor_ms = 0;
   bool floor_beside_head = false;
   double decode_ms = 0;     // decode (instruction) ceiling; NaN when the target has none
