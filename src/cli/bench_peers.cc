@@ -10,6 +10,7 @@
 
 #include "cli/cli_support.h"
 #include "cli/floor_facts.h"
+#include "cli/readings_view.h"
 #include "common/stats.h"
 #include "targets/cpu/peer_libraries.h"
 #include "targets/cpu/runner_host.h"
@@ -199,18 +200,20 @@ int run_bench_peers(const BenchPeersArgs& args) {
         best_peer = arm.name;
         best_peer_ratio = ratio;
       }
-      arms_json.push_back(
-          {{"name", arm.name},
-           {"kind", kind},
-           {"format", arm.format},
-           {"bytes", arm.bytes},
-           {"floor_ms", floor_ms},
-           {"median_ms", median_ms},
-           {"gb_per_s", gbs},
-           {"ratio_to_floor", ratio},
-           {"cv", coefficient_of_variation(arm.seconds)},
-           {"readings", arm.seconds.size()},
-           {"copies", is_peer ? nlohmann::json(arm.copies) : nlohmann::json(nullptr)}});
+      std::vector<double> readings_ms;
+      for (const double s : arm.seconds) readings_ms.push_back(s * 1e3);
+      nlohmann::json j = readings_json(readings_ms);
+      j.update({{"name", arm.name},
+                {"kind", kind},
+                {"format", arm.format},
+                {"bytes", arm.bytes},
+                {"floor_ms", floor_ms},
+                {"gb_per_s", gbs},
+                {"ratio_to_floor", ratio},
+                {"cv", coefficient_of_variation(arm.seconds)},
+                {"readings", arm.seconds.size()},
+                {"copies", is_peer ? nlohmann::json(arm.copies) : nlohmann::json(nullptr)}});
+      arms_json.push_back(std::move(j));
       if (!args.json) {
         const std::string label = kind == "head" ? fmt::format("{} (head)", arm.name) : arm.name;
         fmt::print("{:<9} {:<20} {:<6} {:>11} {:>10.3f} {:>10.3f} {:>7.1f} {:>8.2f} {:>6.1f}\n",

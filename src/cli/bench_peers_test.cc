@@ -46,6 +46,10 @@ TEST(BenchPeers, TimesTheHeadAndEveryPeerAgainstOneBandwidth) {
   for (const auto& f : j["facts"])
     if (f["name"] == "read_bandwidth") bandwidth = f["value"];
   ASSERT_GT(bandwidth, 0.0);
+  // The cpu target times on this machine's shared cores: the floor is measured around the readings.
+  EXPECT_TRUE(j["floor"]["around"]);
+  EXPECT_GE(j["floor"]["timings"].get<int>(), 1);
+  EXPECT_LE(j["floor"]["timings"].get<int>(), 3);
   EXPECT_GE(j["runtime"]["openblas_threads"].get<int>(), 1);
   ASSERT_EQ(j["kernels"].size(), 1u);
   const auto& k = j["kernels"][0];
@@ -65,6 +69,9 @@ TEST(BenchPeers, TimesTheHeadAndEveryPeerAgainstOneBandwidth) {
     EXPECT_EQ(arm["kind"], i == 0 ? "head" : "peer");
     EXPECT_EQ(arm["bytes"].get<uint64_t>(), expected[i].second);
     EXPECT_EQ(arm["readings"], 2);
+    ASSERT_EQ(arm["readings_ms"].size(), 2u);
+    EXPECT_NEAR(double(arm["median_ms"]),
+                (double(arm["readings_ms"][0]) + double(arm["readings_ms"][1])) / 2, 1e-9);
     EXPECT_NEAR(double(arm["floor_ms"]), double(expected[i].second) / (bandwidth * 1e9) * 1e3,
                 1e-9);
     EXPECT_NEAR(double(arm["ratio_to_floor"]), double(arm["median_ms"]) / double(arm["floor_ms"]),
