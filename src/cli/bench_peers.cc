@@ -174,8 +174,9 @@ int run_bench_peers(const BenchPeersArgs& args) {
     fmt::print("oneDNN {} ({}, {} threads); OpenBLAS {} ({}, {} threads)\n", rt.onednn_version,
                rt.onednn_runtime, rt.onednn_threads, rt.openblas_config, rt.openblas_core,
                rt.openblas_threads);
-    fmt::print("{:<9} {:<20} {:<6} {:>11} {:>10} {:>10} {:>7} {:>8} {:>6}\n", "kernel", "arm",
-               "format", "bytes", "floor ms", "median ms", "GB/s", "x floor", "cv %");
+    fmt::print("{:<9} {:<20} {:<6} {:>11} {:>10} {:>10} {:>20} {:>7} {:>8} {:>6}\n", "kernel",
+               "arm", "format", "bytes", "floor ms", "median ms", "95% interval ms", "GB/s",
+               "x floor", "cv %");
   }
   for (const auto& pk : kernels) {
     const KernelContract& k = *pk.kernel;
@@ -216,9 +217,12 @@ int run_bench_peers(const BenchPeersArgs& args) {
       arms_json.push_back(std::move(j));
       if (!args.json) {
         const std::string label = kind == "head" ? fmt::format("{} (head)", arm.name) : arm.name;
-        fmt::print("{:<9} {:<20} {:<6} {:>11} {:>10.3f} {:>10.3f} {:>7.1f} {:>8.2f} {:>6.1f}\n",
-                   k.name(), label, arm.format, arm.bytes, floor_ms, median_ms, gbs, ratio,
-                   100 * coefficient_of_variation(arm.seconds));
+        const std::string bimodal = bimodal_text(readings_ms);
+        fmt::print(
+            "{:<9} {:<20} {:<6} {:>11} {:>10.3f} {:>10.3f} {:>20} {:>7.1f} {:>8.2f} {:>6.1f}{}\n",
+            k.name(), label, arm.format, arm.bytes, floor_ms, median_ms, interval_text(readings_ms),
+            gbs, ratio, 100 * coefficient_of_variation(arm.seconds),
+            bimodal.empty() ? "" : "  " + bimodal);
       }
     }
     const bool closer = head_ratio < best_peer_ratio;
