@@ -22,8 +22,9 @@ std::optional<trees::DesignTree> register_kernel(store::Workspace& ws, targets::
   const std::string source = target.baseline_source(kernel);
   const auto built = build(source);
   if (!built.built()) {
-    throw std::runtime_error(
-        fmt::format("the {} baseline does not build: {}", name, built.diagnostics));
+    const targets::Diagnostic first = target.normalize_diagnostic(built.diagnostics);
+    throw KernelStopped("its baseline does not build: " +
+                        (first.line.empty() ? built.diagnostics : first.line));
   }
   const auto timing =
       target.time_side_by_side(kernel, {built.artifact}, baseline_readings, 1).front();

@@ -386,10 +386,11 @@ TEST(OptimizeOnLoopTarget, AHeadFoundCheatingIsRevokedAndTheRunGoesOn) {
   }));
 }
 
-// A baseline found wrong under timing, when the kernel is registered or later in an acceptance
-// test (where it has no earlier head to fall back to), stops its kernel, which says why, and the
-// run goes on with the other kernels, one round at a time or several at once.
-TEST(OptimizeOnLoopTarget, ABaselineFoundWrongUnderTimingStopsOnlyItsKernel) {
+// A baseline that does not build, or is found wrong under timing when the kernel is registered or
+// later in an acceptance test (where it has no earlier head to fall back to), stops its kernel,
+// which says why, and the run goes on with the other kernels, one round at a time or several at
+// once.
+TEST(OptimizeOnLoopTarget, ABrokenOrWrongBaselineStopsOnlyItsKernel) {
   struct Case {
     std::string option;
     std::vector<std::string> why;
@@ -397,6 +398,9 @@ TEST(OptimizeOnLoopTarget, ABaselineFoundWrongUnderTimingStopsOnlyItsKernel) {
   };
   for (const Case& c :
        {Case{"baseline-cheats", {"its baseline ", "output is wrong in a timed call"}, false},
+        Case{"baseline-broken",
+             {"its baseline does not build: ", "'broken_baseline' was not declared in this scope"},
+             false},
         Case{"baseline-cheats-paired",
              {"its head failed under timing", "no earlier head to go back to"},
              true}}) {

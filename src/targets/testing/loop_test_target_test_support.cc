@@ -181,7 +181,7 @@ class LoopTestTarget final : public targets::Target {
     requires_.clear();
     truth_hidden_ = false;
     shared_host_ = false;
-    baseline_cheats_ = {};
+    baseline_fault_ = {};
     bandwidths_ = {kLoopTestReadGbps};
     bandwidths_measured_ = 0;
     for (const auto& [key, value, text] : targets::toolchain_options(spec_)) {
@@ -196,15 +196,19 @@ class LoopTestTarget final : public targets::Target {
         truth_hidden_ = true;
       } else if (key == "host" && value == "shared") {
         shared_host_ = true;
-      } else if ((key == "baseline-cheats" || key == "baseline-cheats-paired") && !value.empty()) {
-        baseline_cheats_ = {value, key == "baseline-cheats" ? "yes" : "when-paired"};
+      } else if (key == "baseline-cheats" && !value.empty()) {
+        baseline_fault_ = {value, "cheats: yes"};
+      } else if (key == "baseline-cheats-paired" && !value.empty()) {
+        baseline_fault_ = {value, "cheats: when-paired"};
+      } else if (key == "baseline-broken" && !value.empty()) {
+        baseline_fault_ = {value, "build-error: 'broken_baseline' was not declared in this scope"};
       } else if (key == "bandwidths" && read_bandwidths(value)) {
         // read into bandwidths_
       } else {
         info_.error = fmt::format(
             "toolchain '{}': '{}' is neither stop-after=N (N >= 1), requires=EXT, truth=hidden, "
-            "host=shared, baseline-cheats[-paired]=KERNEL nor bandwidths=B1,B2,... (each > 0, "
-            "or none)",
+            "host=shared, baseline-cheats[-paired]=KERNEL, baseline-broken=KERNEL nor "
+            "bandwidths=B1,B2,... (each > 0, or none)",
             spec_, text);
         info_.error_code = ErrorCode::kInvalidInput;
         return info_;
@@ -342,7 +346,7 @@ class LoopTestTarget final : public targets::Target {
   std::string baseline_source(const KernelContract& kernel) const override {
     return fmt::format(
         "// the plain {} baseline\ntime: 1\nstatic-cost: 1\n{}", kernel.name(),
-        kernel.name() == baseline_cheats_.first ? "cheats: " + baseline_cheats_.second + "\n" : "");
+        kernel.name() == baseline_fault_.first ? baseline_fault_.second + "\n" : "");
   }
   std::vector<targets::DocFile> design_files(std::string_view kernel) const override {
     std::vector<targets::DocFile> out;
@@ -394,7 +398,8 @@ class LoopTestTarget final : public targets::Target {
   bool truth_hidden_ = false;  // `:truth=hidden`: true_seconds knows nothing, as on real devices
   bool shared_host_ = false;   // `:host=shared`: times_on_host, as the cpu target's
   // `:baseline-cheats[-paired]=`: the kernel whose baseline cheats, and its `cheats:` value
-  std::pair<std::string, std::string> baseline_cheats_;
+  // `:baseline-cheats[-paired]=` or `:baseline-broken=`: the kernel whose baseline gets the line.
+  std::pair<std::string, std::string> baseline_fault_;
   std::vector<double> bandwidths_;  // `:bandwidths=`: what measure_facts gives in turn
   size_t bandwidths_measured_ = 0;
   std::string requires_;         // `:requires=EXT`: the instruction-set extension "threaded" needs

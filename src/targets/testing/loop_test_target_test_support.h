@@ -66,7 +66,8 @@ its true times to itself (Target::true_seconds gives none, as a real device's wo
 `:host=shared` makes it time on this machine's shared cores (Target::times_on_host), so that its
 floor facts are measured around each timing (targets/floor_bracket.h),
 `:baseline-cheats=KERNEL` and `:baseline-cheats-paired=KERNEL` make that kernel's baseline cheat
-(`cheats: yes`, `cheats: when-paired`), and
+(`cheats: yes`, `cheats: when-paired`), `:baseline-broken=KERNEL` makes it not build (`build-error:
+'broken_baseline' was not declared in this scope`), and
 `:bandwidths=B1,B2,...` makes its measurements of the read bandwidth give B1, B2, ... GB/s in turn,
 starting over after the last (`:bandwidths=none`: they measure nothing). Timings do not change with
 it.
