@@ -10,6 +10,7 @@
 
 #include "common/duration.h"
 #include "common/file_io.h"
+#include "common/json_whole.h"
 #include "common/rng.h"
 #include "loop/optimize_switches.h"
 #include "statistics/rule_kind.h"
@@ -102,8 +103,8 @@ Result<StudySpec> study_spec_from_json(const nlohmann::json& j) {
     s.manifest = j.at("manifest").get<std::string>();
     s.kernels = j.at("kernels").get<std::string>();
     s.budget = j.at("budget").get<std::string>();
-    s.runs = j.at("runs").get<int>();
-    s.seed = j.at("seed").get<uint64_t>();
+    s.runs = whole<int>(j.at("runs"));
+    s.seed = whole<uint64_t>(j.at("seed"));
     s.arms = j.at("arms").get<std::vector<std::string>>();
     s.optimize_args = j.value("optimize_args", std::vector<std::string>{});
     if (auto valid = validate(s); !valid) return valid.error();

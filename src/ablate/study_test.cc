@@ -69,6 +69,17 @@ TEST(AblateStudySpec, BadSpecsAreOneLineErrors) {
   auto older = to_json(s);
   older.erase("optimize_args");
   EXPECT_TRUE(study_spec_from_json(older).value().optimize_args.empty());
+  // A hand-edited study.json whose counts are floats or out of range is refused, not converted.
+  for (const auto& [field, number] : {std::pair{"runs", "1e300"}, std::pair{"runs", "3.5"},
+                                      std::pair{"seed", "-1"}, std::pair{"seed", "1e30"}}) {
+    auto edited = to_json(s);
+    edited[field] = nlohmann::json::parse(number);
+    const auto bad = study_spec_from_json(edited);
+    ASSERT_FALSE(bad.ok()) << field << " " << number;
+    EXPECT_EQ(bad.error().code, ErrorCode::kInvalidInput);
+    EXPECT_NE(bad.error().message.find("expected a whole number"), std::string::npos)
+        << bad.error().message;
+  }
 }
 
 TEST(AblateStudy, IsCreatedOnceAndReopenedOnlyWithTheSameSpec) {

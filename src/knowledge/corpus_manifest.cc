@@ -3,11 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdint>
-#include <limits>
 #include <map>
 #include <type_traits>
 
+#include "common/json_whole.h"
 #include "store/sha256.h"
 
 namespace headway::knowledge {
@@ -20,12 +19,8 @@ Result<T> field(const nlohmann::json& object, const char* name, const char* wher
     return invalid_input(fmt::format("manifest: {} has no \"{}\"", where, name));
   }
   const nlohmann::json& value = object.at(name);
-  // nlohmann converts any number to an integer type, a float out of its range included (undefined
-  // behaviour): an integer field takes integers only.
   if constexpr (std::is_integral_v<T>) {
-    if (!value.is_number_integer() ||
-        (value.is_number_unsigned() &&
-         value.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<T>::max())))
+    if (!is_whole<T>(value))
       return invalid_input(
           fmt::format("manifest: \"{}\" in {} is not a whole number", name, where));
   }

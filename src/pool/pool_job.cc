@@ -3,6 +3,8 @@
 #include <chrono>
 #include <filesystem>
 
+#include "common/json_whole.h"
+
 namespace headway::pool {
 
 namespace {
@@ -57,10 +59,10 @@ sandbox::Policy policy_from_json(const json& j) {
     p.environment.emplace_back(kv.at(0).get<std::string>(), kv.at(1).get<std::string>());
   }
   const json& l = j.at("limits");
-  p.limits.address_space_bytes = l.at("address_space_bytes").get<uint64_t>();
-  p.limits.cpu_seconds = l.at("cpu_seconds").get<uint64_t>();
-  p.limits.file_size_bytes = l.at("file_size_bytes").get<uint64_t>();
-  p.limits.open_files = l.at("open_files").get<uint64_t>();
+  p.limits.address_space_bytes = whole<uint64_t>(l.at("address_space_bytes"));
+  p.limits.cpu_seconds = whole<uint64_t>(l.at("cpu_seconds"));
+  p.limits.file_size_bytes = whole<uint64_t>(l.at("file_size_bytes"));
+  p.limits.open_files = whole<uint64_t>(l.at("open_files"));
   return p;
 }
 
@@ -99,8 +101,8 @@ Result<ProcessResult> process_result_from_json(const json& j) {
   return parsed("process result", [&] {
     ProcessResult r;
     r.started = j.at("started").get<bool>();
-    r.exit_code = j.at("exit_code").get<int>();
-    r.signal = j.at("signal").get<int>();
+    r.exit_code = whole<int>(j.at("exit_code"));
+    r.signal = whole<int>(j.at("signal"));
     r.timed_out = j.at("timed_out").get<bool>();
     r.output = j.at("output").get<std::string>();
     r.error = j.at("error").get<std::string>();

@@ -60,6 +60,21 @@ TEST(PoolJob, MalformedJobsAreInvalidInputNamingWhatWasRead) {
   }
 }
 
+TEST(PoolJob, ALimitThatIsNotAWholeNumberIsRefused) {
+  PoolJob job;
+  job.argv = {"true"};
+  job.policy = sandbox::Policy{};
+  for (const char* number : {"-1", "1e300", "0.5"}) {
+    nlohmann::json j = job_to_json(job);
+    j["policy"]["limits"]["cpu_seconds"] = nlohmann::json::parse(number);
+    const auto bad = job_from_json(j);
+    ASSERT_FALSE(bad) << number;
+    EXPECT_EQ(bad.error().code, ErrorCode::kInvalidInput);
+    EXPECT_NE(bad.error().message.find("expected a whole number"), std::string::npos)
+        << bad.error().message;
+  }
+}
+
 TEST(PoolJob, AProcessResultSurvivesItsJson) {
   ProcessResult r;
   r.started = true;
@@ -76,6 +91,15 @@ TEST(PoolJob, AProcessResultSurvivesItsJson) {
   EXPECT_EQ(back->output, r.output);
   EXPECT_EQ(back->error, "why");
   EXPECT_FALSE(process_result_from_json(nlohmann::json{{"started", true}}));
+  // Integers that are floats or out of range are refused, never converted.
+  for (const char* number : {"1e300", "2.5", "4294967296"}) {
+    nlohmann::json j = process_result_to_json(r);
+    j["exit_code"] = nlohmann::json::parse(number);
+    const auto bad = process_result_from_json(j);
+    ASSERT_FALSE(bad) << number;
+    EXPECT_NE(bad.error().message.find("malformed process result"), std::string::npos)
+        << bad.error().message;
+  }
 }
 
 TEST(PoolJob, RunsHereInItsWorkingFolderWithItsLimit) {
