@@ -30,20 +30,14 @@ void add_floor(const targets::BracketedFloor& floor, bool print, nlohmann::json*
                      {"moved_pct", 100 * floor.moved},
                      {"timings", floor.timings}};
   if (!print || !floor.around) return;
+  const std::string movement = floor.movement();
   if (floor.held) {
     fmt::print(
         "floor facts: the mean of their measurements just before and just after the "
         "readings ({:.1f}% apart{})\n",
-        100 * floor.moved,
-        floor.timings > 1 ? fmt::format("; timed {} times, the floor having moved during "
-                                        "the earlier timings",
-                                        floor.timings)
-                          : "");
+        100 * floor.moved, movement.empty() ? "" : "; " + movement);
   } else {
-    fmt::print(
-        "floor facts: the floor moved by {:.0f}% during the readings in each of {} "
-        "timings; the ratios to it are uncertain\n",
-        100 * floor.moved, floor.timings);
+    fmt::print("floor facts: {}; the ratios to it are uncertain\n", movement);
   }
 }
 

@@ -114,14 +114,9 @@ namespace {
 // How the timing's floor was measured, for its method line.
 std::string floor_method(const targets::BracketedFloor& floor,
                          const std::vector<std::string>& names) {
-  std::string text =
-      "floor from the floor facts measured around the readings: " + floor.text(names);
-  if (floor.timings > 1)
-    text +=
-        fmt::format(" (timed {} times: the floor moved during the earlier timings)", floor.timings);
-  if (!floor.held)
-    text += fmt::format("; the floor moved by {:.0f}% during the readings", 100 * floor.moved);
-  return text;
+  const std::string movement = floor.movement();
+  return "floor from the floor facts measured around the readings: " + floor.text(names) +
+         (movement.empty() ? "" : " (" + movement + ")");
 }
 
 }  // namespace

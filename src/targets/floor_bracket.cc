@@ -51,6 +51,17 @@ std::string BracketedFloor::text(const std::vector<std::string>& names) const {
   return text;
 }
 
+std::string BracketedFloor::movement() const {
+  if (!held) {
+    return fmt::format("the floor moved by {:.0f}% during the readings in each of {} timings",
+                       100 * moved, timings);
+  }
+  if (timings > 1) {
+    return fmt::format("timed {} times, the floor having moved during the earlier ones", timings);
+  }
+  return "";
+}
+
 FloorBracket::FloorBracket(Target& target, FloorBracketOptions options)
     : target_(target), options_(options) {}
 

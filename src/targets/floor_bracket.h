@@ -39,6 +39,10 @@ struct BracketedFloor {
   // "read_bandwidth 36.5 GB/s (36.1 before, 36.9 after)" for each fact in `names`, in the
   // target's order, joined by "; " (one measurement: no parenthesis).
   std::string text(const std::vector<std::string>& names) const;
+  // "" where the first timing's floor held; else "timed 2 times, the floor having moved during
+  // the earlier ones" where the last one's held, or "the floor moved by 63% during the readings
+  // in each of 3 timings" where none did.
+  std::string movement() const;
 };
 
 class FloorBracket {

@@ -49,6 +49,7 @@ TEST(FloorBracket, OnASharedHostTheFloorIsTheMeanOfTheMeasurementsBeforeAndAfter
   EXPECT_EQ(first->facts.repeats.at(kReadBandwidth), (std::vector<double>{40.0, 44.0}));
   EXPECT_NEAR(first->moved, 0.1, 1e-12);  // 44 against 40 GB/s: floors 10% apart
   EXPECT_EQ(first->text({kReadBandwidth}), "read_bandwidth 42 GB/s (40 before, 44 after)");
+  EXPECT_EQ(first->movement(), "");
   EXPECT_NE(first->facts.measured.at(0).method.find("just before (40) and just after (44)"),
             std::string::npos)
       << first->facts.measured.at(0).method;
@@ -72,6 +73,7 @@ TEST(FloorBracket, ATimingWhoseFloorMovedIsDoneAgainBetweenFreshMeasurements) {
   EXPECT_EQ(floor->facts.repeats.at(kReadBandwidth), (std::vector<double>{80.0, 80.0}));
   EXPECT_DOUBLE_EQ(floor->facts.values.at(kReadBandwidth), 80.0);
   EXPECT_DOUBLE_EQ(floor->moved, 0.0);
+  EXPECT_EQ(floor->movement(), "timed 2 times, the floor having moved during the earlier ones");
 }
 
 TEST(FloorBracket, AFloorThatNeverHoldsIsSaidSoAfterTheLastTiming) {
@@ -87,6 +89,7 @@ TEST(FloorBracket, AFloorThatNeverHoldsIsSaidSoAfterTheLastTiming) {
   // The third timing's measurements: 40 (the second's after), then 80.
   EXPECT_EQ(floor->facts.repeats.at(kReadBandwidth), (std::vector<double>{40.0, 80.0}));
   EXPECT_DOUBLE_EQ(floor->facts.values.at(kReadBandwidth), 60.0);
+  EXPECT_EQ(floor->movement(), "the floor moved by 100% during the readings in each of 3 timings");
 }
 
 TEST(FloorBracket, AFailedTimingIsNotDoneAgain) {
