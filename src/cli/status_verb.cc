@@ -1,6 +1,7 @@
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <poll.h>
 #include <signal.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -189,8 +190,7 @@ std::string status_text(const nlohmann::json& out) {
       floors_beside += (floors_beside.empty() ? "" : ", ") + k["name"].get<std::string>();
   }
   if (!floors_beside.empty()) {
-    text += fmt::format("floors measured around the side-by-side readings: {}\n",
-                        floors_beside);
+    text += fmt::format("floors measured around the side-by-side readings: {}\n", floors_beside);
   }
   return text;
 }
@@ -214,14 +214,25 @@ int run_status_once(const StatusArgs& args) {
 }
 
 // SIGINT and SIGTERM end a watch between two snapshots (or its wait), so that it exits cleanly.
+// The handler also writes a byte to a pipe that the wait polls: the signal may be handled on
+// another thread than the waiting one, or just before the wait begins, and the byte stays.
 volatile std::sig_atomic_t g_stop_signal = 0;
-extern "C" void on_stop_signal(int sig) { g_stop_signal = sig; }
+int g_stop_pipe[2] = {-1, -1};
+extern "C" void on_stop_signal(int sig) {
+  g_stop_signal = sig;
+  if (g_stop_pipe[1] >= 0) {
+    const char byte = 1;
+    (void)!write(g_stop_pipe[1], &byte, 1);
+  }
+}
 
 void catch_stop_signals() {
+  if (g_stop_pipe[0] < 0 && pipe2(g_stop_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
+    g_stop_pipe[0] = g_stop_pipe[1] = -1;  // the wait then checks the flag every 100 ms
   struct sigaction sa {};
   sa.sa_handler = on_stop_signal;
   sigemptyset(&sa.sa_mask);
-  sa.sa_flags = 0;  // no SA_RESTART: the wait below returns at once
+  sa.sa_flags = 0;  // no SA_RESTART
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
 }
@@ -232,9 +243,13 @@ void wait_or_stop(double seconds) {
   while (!g_stop_signal) {
     const auto left = until - std::chrono::steady_clock::now();
     if (left <= std::chrono::steady_clock::duration::zero()) return;
-    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
-    timespec ts{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
-    nanosleep(&ts, nullptr);  // EINTR on a signal: the loop checks the flag
+    const auto ms = std::chrono::ceil<std::chrono::milliseconds>(left).count();
+    pollfd stop{g_stop_pipe[0], POLLIN, 0};
+    if (g_stop_pipe[0] >= 0) {
+      poll(&stop, 1, static_cast<int>(std::min<int64_t>(ms, 60000)));
+    } else {
+      poll(nullptr, 0, static_cast<int>(std::min<int64_t>(ms, 100)));
+    }
   }
 }
 
@@ -265,11 +280,15 @@ int run_status_watch(const StatusArgs& args, double interval) {
       target = workspace_target_or_throw(ws);
       toolchain_spec = spec;
     }
+    // Whether the run's process lived before the snapshot is read: a process that exits while
+    // the snapshot is read may have written figures after it, so the run is said to have ended
+    // only with a snapshot read after its exit.
+    const bool alive_before = followed && followed->alive();
     nlohmann::json out = status_json(ws, figures.current(*target));
     if (!out["run"].is_null()) followed = loop::read_run_record(ws);
     // The loop's record goes when the loop ends; its process then times every baseline and head
     // side by side before it exits, and the watch waits for those figures too.
-    const bool finishing = out["run"].is_null() && followed && followed->alive();
+    const bool finishing = out["run"].is_null() && followed && alive_before;
     const bool going = !out["run"].is_null() || finishing;
     std::string text = status_text(out);
     if (finishing) {

@@ -344,9 +344,8 @@ class LoopTestTarget final : public targets::Target {
     return d;
   }
   std::string baseline_source(const KernelContract& kernel) const override {
-    return fmt::format(
-        "// the plain {} baseline\ntime: 1\nstatic-cost: 1\n{}", kernel.name(),
-        kernel.name() == baseline_fault_.first ? baseline_fault_.second + "\n" : "");
+    return fmt::format("// the plain {} baseline\ntime: 1\nstatic-cost: 1\n{}", kernel.name(),
+                       kernel.name() == baseline_fault_.first ? baseline_fault_.second + "\n" : "");
   }
   std::vector<targets::DocFile> design_files(std::string_view kernel) const override {
     std::vector<targets::DocFile> out;
