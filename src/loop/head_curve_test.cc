@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "loop/device_time.h"
+#include "loop/loop_target_test_support.h"
 #include "loop/scripted_run_test_support.h"
 #include "store/test_temp_dir.h"
 #include "trees/design_tree.h"
@@ -30,7 +31,7 @@ TEST(HeadCurve, TheDeviceTimeUntilEveryKernelIsWithinARatioOfItsFloor) {
 TEST(HeadCurve, ARunsCurveStepsDownAtTheDeviceTimeOfEachAcceptedChange) {
   store::TestTempDir dir;
   auto ws = store::Workspace::create(dir.path()).value();
-  auto target = targets::testing::make_loop_test_target();
+  auto target = make_loop_target();
   const auto summary = run_scripted(ws, *target, {"time: 0.8\n", "time: 0.5\n"}, nullptr, 1.10,
                                     [](OptimizeOptions& o) { o.racing = false; });
   ASSERT_EQ(summary.accepted, 2);

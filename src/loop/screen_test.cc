@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "targets/testing/loop_test_target_test_support.h"
+#include "loop/loop_target_test_support.h"
 
 namespace headway::loop {
 namespace {
@@ -11,7 +11,7 @@ namespace {
 using trees::NodeStatus;
 
 ScreenResult screen(const std::string& source, const LintHook& lint = {}) {
-  static const auto target = targets::testing::make_loop_test_target();
+  static const auto target = make_loop_target();
   return screen_candidate(*find_kernel("qkv"), source, *target, {}, lint);
 }
 

@@ -1,15 +1,16 @@
 #pragma once
-// For tests of the optimize loop: a run on the loop's test target (loop_test_target_test_support.h)
-// whose proposer offers a fixed list of sources once, as new designs of attn_out.
+// For tests of the optimize loop: a run on the loop's test target (src/targets/testing, through
+// loop_target_test_support.h) whose proposer offers a fixed list of sources once, as new designs of
+// attn_out.
 #include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "knowledge/workspace_target.h"
+#include "loop/loop_target_test_support.h"
 #include "loop/optimizer.h"
 #include "loop/proposer.h"
-#include "targets/testing/loop_test_target_test_support.h"
 
 namespace headway::loop {
 
@@ -35,7 +36,7 @@ inline OptimizeSummary run_scripted(store::Workspace& ws, targets::Target& targe
                                     std::vector<Progress>* progress,
                                     double done_within_floor = OptimizeOptions{}.done_within_floor,
                                     const std::function<void(OptimizeOptions&)>& change = {}) {
-  knowledge::set_workspace_target_name(ws, targets::testing::kLoopTestTargetName);
+  knowledge::set_workspace_target_name(ws, kLoopTarget);
   OptimizeOptions options;
   options.kernels = {"attn_out"};
   options.done_within_floor = done_within_floor;

@@ -416,6 +416,15 @@ void register_loop_test_target() {
   });
 }
 
+namespace {
+
+// Registered when the test binary starts, so that tests above the targets layer make it by name
+// through the registry (targets::make_target). This file is linked into the test binary itself,
+// not into the headway_core library, so its initializer runs.
+const bool kLoopTestTargetRegistered = (register_loop_test_target(), true);
+
+}  // namespace
+
 std::unique_ptr<targets::Target> make_loop_test_target(const std::string& toolchain) {
   register_loop_test_target();
   return targets::make_target(kLoopTestTargetName, toolchain);

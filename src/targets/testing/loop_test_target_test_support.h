@@ -74,7 +74,8 @@ it.
 )";
 
 // Registers the target's maker under kLoopTestTargetName (once per process; later calls do
-// nothing). Thread-safe.
+// nothing). Thread-safe. The test binary calls it as it starts, so tests above the targets layer
+// make the target by name (targets::make_target) without this header.
 void register_loop_test_target();
 
 // Registers the target, then makes one through the registry with `toolchain` selected (empty:
