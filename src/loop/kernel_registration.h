@@ -19,7 +19,7 @@ using BuildFn = std::function<targets::BuildOutcome(const std::string& source)>;
 // chip facts (measured first when missing: loop/kernel_floors.h) and its baseline source built
 // with `build` and timed with `baseline_readings` readings. Returns the new tree, or nullopt when
 // the kernel was registered before. Throws KernelStopped (loop/kernel_stopped.h) when the
-// baseline fails its timing, and std::runtime_error when it does not build or the tree cannot be
+// baseline does not build or fails its timing, and std::runtime_error when the tree cannot be
 // stored.
 std::optional<trees::DesignTree> register_kernel(store::Workspace& ws, targets::Target& target,
                                                  const KernelContract& kernel, const BuildFn& build,

@@ -270,8 +270,8 @@ class Loop final {
   }
 
   // Registers the kernel with its floor and timed baseline, once per workspace, and discards
-  // what a killed run left undecided. A baseline that fails its timing stops its kernel,
-  // unregistered.
+  // what a killed run left undecided. A baseline that does not build or fails its timing stops
+  // its kernel, unregistered.
   void setup(const std::string& name) {
     std::optional<DesignTree> created;
     try {

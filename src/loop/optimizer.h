@@ -62,10 +62,10 @@ struct OptimizeSummary {
 
 // Registers missing kernels (measuring the read bandwidth once per workspace for the floor and
 // timing each baseline), then runs rounds until the budget is spent or every kernel has nothing
-// left to try, is within done_within_floor of its floor or has stopped (a baseline found wrong
-// under timing: OptimizeSummary::kernels_stopped). Each round goes to the kernel
-// whose head's time exceeds its floor by the most milliseconds (the most a decode step can still
-// gain from it); the head's time is its re-measured time under the current toolchain when a
+// left to try, is within done_within_floor of its floor or has stopped (a baseline that does not
+// build or is found wrong under timing: OptimizeSummary::kernels_stopped). Each round goes to the
+// kernel whose head's time exceeds its floor by the most milliseconds (the most a decode step can
+// still gain from it); the head's time is its re-measured time under the current toolchain when a
 // migration measured one (knowledge::current_head_ms), else the head history's figure.
 //
 // The run holds the workspace's workspace lock (workspace_pause.h) throughout, so two optimizers

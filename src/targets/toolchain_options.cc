@@ -1,5 +1,7 @@
 #include "targets/toolchain_options.h"
 
+#include <charconv>
+
 namespace headway::targets {
 
 std::vector<ToolchainOption> toolchain_options(std::string_view spec) {
@@ -15,6 +17,13 @@ std::vector<ToolchainOption> toolchain_options(std::string_view spec) {
                        std::string(text)});
   }
   return options;
+}
+
+std::optional<int64_t> count_value(std::string_view value) {
+  int64_t n = 0;
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+  if (ec != std::errc() || end != value.data() + value.size() || n < 1) return std::nullopt;
+  return n;
 }
 
 }  // namespace headway::targets

@@ -24,5 +24,12 @@ TEST(ToolchainOptions, MalformedOptionsAreKeptForTheTargetToRefuse) {
   EXPECT_EQ(toolchain_options("x:=v"), (Options{{"", "v", "=v"}}));
 }
 
+TEST(ToolchainOptions, ACountIsAWholeNumberOfAtLeastOne) {
+  EXPECT_EQ(count_value("30"), 30);
+  EXPECT_EQ(count_value("1"), 1);
+  for (const char* bad : {"0", "-2", "", "3x", "2.5", " 4", "99999999999999999999"})
+    EXPECT_EQ(count_value(bad), std::nullopt) << bad;
+}
+
 }  // namespace
 }  // namespace headway::targets

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 
 #include "common/hash.h"
@@ -145,15 +144,14 @@ targets::ToolchainInfo SimTarget::select_toolchain(const std::string& spec) {
   baseline_wrong_.clear();
   for (const auto& [key, value, text] : targets::toolchain_options(spec_)) {
     if (key == "stop-after") {
-      int64_t readings = 0;
-      const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), readings);
-      if (ec != std::errc() || end != value.data() + value.size() || readings < 1) {
+      const std::optional<int64_t> readings = targets::count_value(value);
+      if (!readings) {
         info_.error = fmt::format(
             "sim toolchain '{}': stop-after needs a whole number of readings of at least 1", spec_);
         info_.error_code = ErrorCode::kInvalidInput;
         return info_;
       }
-      config_.stop_after_readings = readings;
+      config_.stop_after_readings = *readings;
     } else if (key == "baseline-wrong" && !value.empty()) {
       baseline_wrong_ = value;
     } else {

@@ -185,11 +185,8 @@ class LoopTestTarget final : public targets::Target {
     bandwidths_ = {kLoopTestReadGbps};
     bandwidths_measured_ = 0;
     for (const auto& [key, value, text] : targets::toolchain_options(spec_)) {
-      int64_t readings = 0;
-      const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), readings);
-      if (key == "stop-after" && ec == std::errc() && end == value.data() + value.size() &&
-          readings >= 1) {
-        limit_ = readings;
+      if (key == "stop-after" && targets::count_value(value)) {
+        limit_ = targets::count_value(value);
       } else if (key == "requires" && !value.empty()) {
         requires_ = value;
       } else if (key == "truth" && value == "hidden") {
