@@ -201,8 +201,7 @@ int run_bench_peers(const BenchPeersArgs& args) {
         best_peer = arm.name;
         best_peer_ratio = ratio;
       }
-      std::vector<double> readings_ms;
-      for (const double s : arm.seconds) readings_ms.push_back(s * 1e3);
+      const std::vector<double> readings_ms = to_ms(arm.seconds);
       nlohmann::json j = readings_json(readings_ms);
       j.update({{"name", arm.name},
                 {"kind", kind},

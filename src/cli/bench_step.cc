@@ -105,8 +105,7 @@ int run_bench_step(const BenchStepArgs& args) {
     return kExitNegative;
   }
 
-  std::vector<double> step_ms;
-  for (const double s : rounds.step_seconds) step_ms.push_back(s * 1e3);
+  const std::vector<double> step_ms = to_ms(rounds.step_seconds);
   std::vector<std::vector<double>> kernel_ms(kernels.size());
   for (const auto& round : rounds.seconds) {
     for (size_t k = 0; k < kernels.size(); ++k) kernel_ms[k].push_back(round[k] * 1e3);

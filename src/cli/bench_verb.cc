@@ -92,8 +92,7 @@ int run_bench(const BenchArgs& args) {
       continue;
     }
     const double median_ms = t.median_seconds * 1e3;
-    std::vector<double> readings_ms;
-    for (const double r : t.seconds) readings_ms.push_back(r * 1e3);
+    const std::vector<double> readings_ms = to_ms(t.seconds);
     nlohmann::json j = readings_json(readings_ms);
     j.update({{"name", k.name()},
               {"bytes", k.bytes_to_move()},

@@ -7,6 +7,13 @@
 
 namespace headway::cli {
 
+std::vector<double> to_ms(const std::vector<double>& seconds) {
+  std::vector<double> ms;
+  ms.reserve(seconds.size());
+  for (const double s : seconds) ms.push_back(s * 1e3);
+  return ms;
+}
+
 nlohmann::json readings_json(const std::vector<double>& ms) {
   const MedianInterval i = median_interval(ms);
   const Bimodality b = test_bimodality(ms);

@@ -10,6 +10,11 @@ namespace {
 // Eleven readings: the 95% interval of their median runs from the 2nd to the 10th smallest.
 const std::vector<double> kEleven = {1.9, 1.0, 1.3, 1.1, 1.5, 1.2, 1.4, 1.6, 1.7, 1.8, 9.0};
 
+TEST(ReadingsView, SecondsBecomeMillisecondsInOrder) {
+  EXPECT_EQ(to_ms({0.0025, 0.001, 2.0}), (std::vector<double>{2.5, 1.0, 2000.0}));
+  EXPECT_TRUE(to_ms({}).empty());
+}
+
 TEST(ReadingsView, TheIntervalIsTheSecondAndTenthOfElevenReadings) {
   EXPECT_EQ(interval_text(kEleven), "[1.100, 1.900]");
   const nlohmann::json j = readings_json(kEleven);
