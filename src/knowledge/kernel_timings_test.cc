@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "store/test_temp_dir.h"
-#include "targets/testing/loop_test_target_test_support.h"
+#include "targets/registry/loop_target_test_support.h"
 
 namespace headway::knowledge {
 namespace {
@@ -26,7 +26,7 @@ TEST(KernelTimings, RemeasureAppendsPerToolchainAndTracksTheCurrentHead) {
   const KernelContract* kernel = find_kernel("attn_out");
   ASSERT_NE(kernel, nullptr);
   // The loop tests' own target (timed in-process, through the Target interface only).
-  const auto tc = targets::testing::make_loop_test_target();
+  const auto tc = targets::make_loop_target();
   const std::string baseline = tc->baseline_source(*kernel);
   auto tree =
       trees::DesignTree::create(ws, {"attn_out", tc->name(), 0.1, 2.0, ""}, baseline).value();
@@ -103,8 +103,7 @@ TEST(KernelTimings, CarryTheFloorOfTheFactsMeasuredAroundTheirReadings) {
   auto ws = store::Workspace::create(dir.path() / "w").value();
   const KernelContract* kernel = find_kernel("attn_out");
   ASSERT_NE(kernel, nullptr);
-  const auto tc =
-      targets::testing::make_loop_test_target("test-1:host=shared:bandwidths=38,42,25,100");
+  const auto tc = targets::make_loop_target("test-1:host=shared:bandwidths=38,42,25,100");
   ASSERT_TRUE(tc->identity().found) << tc->identity().error;
   const std::string baseline = tc->baseline_source(*kernel);
   auto tree =

@@ -14,13 +14,13 @@
 #include "knowledge/rules.h"
 #include "knowledge/workspace_target.h"
 #include "loop/library_proposer.h"
-#include "loop/loop_target_test_support.h"
 #include "loop/optimizer.h"
 #include "loop/run_record.h"
 #include "loop/screen_calibration.h"
 #include "loop/scripted_run_test_support.h"
 #include "statistics/betting_rule.h"
 #include "store/test_temp_dir.h"
+#include "targets/registry/loop_target_test_support.h"
 #include "trees/decision_log.h"
 #include "trees/design_tree.h"
 #include "trees/race_log.h"
@@ -33,12 +33,12 @@ using trees::NodeStatus;
 struct LoopTargetRun {
   store::TestTempDir dir;
   store::Workspace ws = store::Workspace::create(dir.path()).value();
-  std::unique_ptr<targets::Target> target = make_loop_target();
+  std::unique_ptr<targets::Target> target = targets::make_loop_target();
   std::vector<Progress> progress;
 
   OptimizeSummary run(std::vector<std::string> kernels, double done_within_floor = 1.10,
                       int concurrent_rounds = 1) {
-    knowledge::set_workspace_target_name(ws, kLoopTarget);
+    knowledge::set_workspace_target_name(ws, targets::kLoopTestTarget);
     OptimizeOptions options;
     options.kernels = std::move(kernels);
     options.concurrent_rounds = concurrent_rounds;
@@ -63,7 +63,7 @@ TEST(OptimizeOnLoopTarget, RunsEveryStageToTheEndOfTheLibrary) {
   EXPECT_EQ(summary.most_rounds_at_once, 1) << "one round at a time, on the loop's thread";
 
   auto tree = trees::DesignTree::open(r.ws, "attn_out").value();
-  EXPECT_EQ(tree.record().target, kLoopTarget);
+  EXPECT_EQ(tree.record().target, targets::kLoopTestTarget);
   // The floor is the test target's memory floor, the baseline 6 times above it.
   ASSERT_TRUE(tree.record().floor_ms && tree.record().baseline_ms);
   EXPECT_NEAR(*tree.record().baseline_ms / *tree.record().floor_ms, 6.0, 0.6);
@@ -135,7 +135,7 @@ TEST(OptimizeOnLoopTarget, TheFirstRoundGoesWhereTheMostTimeCanBeSaved) {
 TEST(OptimizeOnLoopTarget, ProgressCarriesTheBudgetLeftAndEveryHeadAndIsRecorded) {
   LoopTargetRun r;
   std::vector<std::optional<RunRecord>> recorded;
-  knowledge::set_workspace_target_name(r.ws, kLoopTarget);
+  knowledge::set_workspace_target_name(r.ws, targets::kLoopTestTarget);
   OptimizeOptions options;
   options.kernels = {"qkv", "attn_out"};
   options.budget = std::chrono::seconds(600);
@@ -220,7 +220,7 @@ TEST(OptimizeOnLoopTarget, IsDeterministic) {
 TEST(OptimizeOnLoopTarget, ARunsSeedChangesItsReadingsAndTheSameSeedRepeatsThem) {
   const auto readings = [](uint64_t seed) {
     LoopTargetRun r;
-    knowledge::set_workspace_target_name(r.ws, kLoopTarget);
+    knowledge::set_workspace_target_name(r.ws, targets::kLoopTestTarget);
     OptimizeOptions options;
     options.kernels = {"ffn"};
     options.target = r.target.get();
@@ -407,7 +407,7 @@ TEST(OptimizeOnLoopTarget, ABrokenOrWrongBaselineStopsOnlyItsKernel) {
     for (const int at_once : {1, 2}) {
       SCOPED_TRACE(c.option + " " + std::to_string(at_once));
       LoopTargetRun r;
-      r.target = make_loop_target("test-1:" + c.option + "=attn_out");
+      r.target = targets::make_loop_target("test-1:" + c.option + "=attn_out");
       const auto summary = r.run({"attn_out", "qkv"}, 1.10, at_once);
       ASSERT_EQ(summary.kernels_stopped.size(), 1u);
       const std::string why = summary.kernels_stopped.at("attn_out");
@@ -434,7 +434,7 @@ TEST(OptimizeOnLoopTarget, ABrokenOrWrongBaselineStopsOnlyItsKernel) {
 // A device that stops ends the run: the summary says why, and nothing it interrupted is kept.
 TEST(OptimizeOnLoopTarget, ADeviceThatStopsEndsTheRunAndLeavesNothingHalfDone) {
   // Registering the baseline, then part of the first race.
-  const auto target_made = make_loop_target("test-1:stop-after=31");
+  const auto target_made = targets::make_loop_target("test-1:stop-after=31");
   targets::Target& target = *target_made;
   LoopTargetRun r;
   std::vector<Progress> progress;
@@ -468,7 +468,7 @@ TEST(OptimizeOnLoopTarget, ADeviceThatStopsEndsTheRunAndLeavesNothingHalfDone) {
 TEST(OptimizeOnLoopTarget, NoTargetIsAnError) {
   store::TestTempDir dir;
   auto ws = store::Workspace::create(dir.path()).value();
-  auto target = make_loop_target();
+  auto target = targets::make_loop_target();
   LibraryProposer proposer(*target);
   OptimizeOptions options;
   EXPECT_THROW(optimize(ws, proposer, options, nullptr), std::runtime_error);
@@ -477,7 +477,7 @@ TEST(OptimizeOnLoopTarget, NoTargetIsAnError) {
 TEST(OptimizeOnLoopTarget, AMissingToolchainIsAnError) {
   store::TestTempDir dir;
   auto ws = store::Workspace::create(dir.path()).value();
-  auto target = make_loop_target("missing-1");
+  auto target = targets::make_loop_target("missing-1");
   LibraryProposer proposer(*target);
   OptimizeOptions options;
   options.target = target.get();

@@ -11,10 +11,10 @@
 
 #include "knowledge/workspace_target.h"
 #include "loop/library_proposer.h"
-#include "loop/loop_target_test_support.h"
 #include "loop/optimizer.h"
 #include "loop/scripted_run_test_support.h"
 #include "store/test_temp_dir.h"
+#include "targets/registry/loop_target_test_support.h"
 #include "trees/design_tree.h"
 
 namespace headway::loop {
@@ -23,11 +23,11 @@ namespace {
 struct KnowledgeRun {
   store::TestTempDir dir;
   store::Workspace ws = store::Workspace::create(dir.path()).value();
-  std::unique_ptr<targets::Target> target = make_loop_target();
+  std::unique_ptr<targets::Target> target = targets::make_loop_target();
   std::vector<std::string> proposed_for;  // the kernel of each round, in order
 
   OptimizeSummary run(bool floor_guidance, double done_within_floor = 1.10) {
-    knowledge::set_workspace_target_name(ws, kLoopTarget);
+    knowledge::set_workspace_target_name(ws, targets::kLoopTestTarget);
     OptimizeOptions options;
     options.kernels = {"qkv", "attn_out", "ffn"};
     options.done_within_floor = done_within_floor;
@@ -71,7 +71,7 @@ TEST(OptimizeWithoutKnowledge, WithoutTheRuleLintNoCandidateIsLinted) {
   for (const bool rule_lint : {true, false}) {
     store::TestTempDir dir;
     auto ws = store::Workspace::create(dir.path()).value();
-    auto target = make_loop_target();
+    auto target = targets::make_loop_target();
     int asked = 0;
     const auto summary =
         run_scripted(ws, *target, {"time: 0.5\n"}, nullptr, 1.10, [&](OptimizeOptions& o) {
@@ -117,8 +117,8 @@ TEST(OptimizeWithABeam, RoundsVaryTheBeamsDesignsInTurnAndOnlyTestsMoveTheHead) 
   for (const int beam : {1, 3}) {
     store::TestTempDir dir;
     auto ws = store::Workspace::create(dir.path()).value();
-    auto target = make_loop_target();
-    knowledge::set_workspace_target_name(ws, kLoopTarget);
+    auto target = targets::make_loop_target();
+    knowledge::set_workspace_target_name(ws, targets::kLoopTestTarget);
     OptimizeOptions options;
     options.kernels = {"attn_out"};
     options.target = target.get();

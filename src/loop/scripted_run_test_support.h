@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "knowledge/workspace_target.h"
-#include "loop/loop_target_test_support.h"
 #include "loop/optimizer.h"
 #include "loop/proposer.h"
+#include "targets/registry/loop_target_test_support.h"
 
 namespace headway::loop {
 
@@ -36,7 +36,7 @@ inline OptimizeSummary run_scripted(store::Workspace& ws, targets::Target& targe
                                     std::vector<Progress>* progress,
                                     double done_within_floor = OptimizeOptions{}.done_within_floor,
                                     const std::function<void(OptimizeOptions&)>& change = {}) {
-  knowledge::set_workspace_target_name(ws, kLoopTarget);
+  knowledge::set_workspace_target_name(ws, targets::kLoopTestTarget);
   OptimizeOptions options;
   options.kernels = {"attn_out"};
   options.done_within_floor = done_within_floor;
