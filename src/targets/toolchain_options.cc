@@ -1,5 +1,7 @@
 #include "targets/toolchain_options.h"
 
+#include <fmt/format.h>
+
 #include <charconv>
 
 namespace headway::targets {
@@ -24,6 +26,26 @@ std::optional<int64_t> count_value(std::string_view value) {
   const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
   if (ec != std::errc() || end != value.data() + value.size() || n < 1) return std::nullopt;
   return n;
+}
+
+ToolchainInfo simulated_toolchain(const std::string& spec, std::string_view label,
+                                  std::string_view id_prefix) {
+  ToolchainInfo info;
+  if (spec.rfind("missing", 0) == 0) {
+    info.error = fmt::format("{} toolchain '{}' not found", label, spec);
+    return info;
+  }
+  info.found = true;
+  info.version = fmt::format("{} toolchain {}", label, spec);
+  info.id = fmt::format("{}:{}", id_prefix, spec);
+  return info;
+}
+
+ToolchainInfo refused_toolchain(std::string why) {
+  ToolchainInfo info;
+  info.error = std::move(why);
+  info.error_code = ErrorCode::kInvalidInput;
+  return info;
 }
 
 }  // namespace headway::targets

@@ -31,5 +31,20 @@ TEST(ToolchainOptions, ACountIsAWholeNumberOfAtLeastOne) {
     EXPECT_EQ(count_value(bad), std::nullopt) << bad;
 }
 
+TEST(ToolchainOptions, ASimulatedToolchainIsFoundUnlessItsNameSaysMissing) {
+  const ToolchainInfo found = simulated_toolchain("sim-2:stop-after=3", "sim", "sim");
+  EXPECT_TRUE(found.found);
+  EXPECT_EQ(found.version, "sim toolchain sim-2:stop-after=3");
+  EXPECT_EQ(found.id, "sim:sim-2:stop-after=3");
+  const ToolchainInfo missing = simulated_toolchain("missing-1", "loop test", "loop-test");
+  EXPECT_FALSE(missing.found);
+  EXPECT_EQ(missing.error, "loop test toolchain 'missing-1' not found");
+  EXPECT_EQ(missing.error_code, ErrorCode::kEnvironment);
+  const ToolchainInfo refused = refused_toolchain("'x' is not an option");
+  EXPECT_FALSE(refused.found);
+  EXPECT_EQ(refused.error, "'x' is not an option");
+  EXPECT_EQ(refused.error_code, ErrorCode::kInvalidInput);
+}
+
 }  // namespace
 }  // namespace headway::targets

@@ -146,30 +146,20 @@ targets::ToolchainInfo SimTarget::select_toolchain(const std::string& spec) {
     if (key == "stop-after") {
       const std::optional<int64_t> readings = targets::count_value(value);
       if (!readings) {
-        info_.error = fmt::format(
-            "sim toolchain '{}': stop-after needs a whole number of readings of at least 1", spec_);
-        info_.error_code = ErrorCode::kInvalidInput;
-        return info_;
+        return info_ = targets::refused_toolchain(fmt::format(
+                   "sim toolchain '{}': stop-after needs a whole number of readings of at least 1",
+                   spec_));
       }
       config_.stop_after_readings = *readings;
     } else if (key == "baseline-wrong" && !value.empty()) {
       baseline_wrong_ = value;
     } else {
-      info_.error =
-          fmt::format("sim toolchain '{}': '{}' is neither stop-after=N nor baseline-wrong=KERNEL",
-                      spec_, text);
-      info_.error_code = ErrorCode::kInvalidInput;
-      return info_;
+      return info_ = targets::refused_toolchain(fmt::format(
+                 "sim toolchain '{}': '{}' is neither stop-after=N nor baseline-wrong=KERNEL",
+                 spec_, text));
     }
   }
-  if (spec_.rfind("missing", 0) == 0) {
-    info_.error = fmt::format("sim toolchain '{}' not found", spec_);
-  } else {
-    info_.found = true;
-    info_.version = fmt::format("sim toolchain {}", spec_);
-    info_.id = "sim:" + spec_;
-  }
-  return info_;
+  return info_ = targets::simulated_toolchain(spec_, "sim", "sim");
 }
 
 targets::BuildOutcome SimTarget::build(const std::string& source, const std::filesystem::path&) {

@@ -202,23 +202,14 @@ class LoopTestTarget final : public targets::Target {
       } else if (key == "bandwidths" && read_bandwidths(value)) {
         // read into bandwidths_
       } else {
-        info_.error = fmt::format(
-            "toolchain '{}': '{}' is neither stop-after=N (N >= 1), requires=EXT, truth=hidden, "
-            "host=shared, baseline-cheats[-paired]=KERNEL, baseline-broken=KERNEL nor "
-            "bandwidths=B1,B2,... (each > 0, or none)",
-            spec_, text);
-        info_.error_code = ErrorCode::kInvalidInput;
-        return info_;
+        return info_ = targets::refused_toolchain(fmt::format(
+                   "toolchain '{}': '{}' is neither stop-after=N (N >= 1), requires=EXT, "
+                   "truth=hidden, host=shared, baseline-cheats[-paired]=KERNEL, "
+                   "baseline-broken=KERNEL nor bandwidths=B1,B2,... (each > 0, or none)",
+                   spec_, text));
       }
     }
-    if (spec_.rfind("missing", 0) == 0) {
-      info_.error = fmt::format("loop test toolchain '{}' not found", spec_);
-    } else {
-      info_.found = true;
-      info_.version = fmt::format("loop test toolchain {}", spec_);
-      info_.id = fmt::format("{}:{}", kLoopTestTargetName, spec_);
-    }
-    return info_;
+    return info_ = targets::simulated_toolchain(spec_, "loop test", kLoopTestTargetName);
   }
 
   targets::BuildOutcome build(const std::string& source, const std::filesystem::path&) override {
