@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include <fstream>
+#include <set>
 
 #include "common/subprocess.h"
 #include "store/test_temp_dir.h"
@@ -275,17 +276,52 @@ TEST_P(EmulatedKernels, BaselineAndDesignsAreCorrectAndTimedInOneSession) {
 
 INSTANTIATE_TEST_SUITE_P(Cuda, EmulatedKernels, ::testing::Values("attn_out", "qkv", "ffn"));
 
-TEST_F(FakeDriver, MeasuresTheCopyBandwidthTheFloorsUse) {
+TEST_F(FakeDriver, MeasuresTheCopyBandwidthTheFloorsUseAndTheReadBandwidth) {
   const auto facts = target_.measure_facts({0, 3, 1, {}});
-  bool copy = false;
+  std::set<std::string> bandwidths;
   for (const auto& f : facts) {
-    if (f.name == kCopyBandwidth) {
-      copy = true;
-      EXPECT_GT(f.value, 0.0);
-      EXPECT_EQ(f.unit, "GB/s");
-    }
+    if (f.name != kCopyBandwidth && f.name != "read_bandwidth") continue;
+    bandwidths.insert(f.name);
+    EXPECT_GT(f.value, 0.0) << f.name;
+    EXPECT_EQ(f.unit, "GB/s") << f.name;
   }
-  EXPECT_TRUE(copy);
+  EXPECT_EQ(bandwidths, (std::set<std::string>{kCopyBandwidth, "read_bandwidth"}));
+}
+
+// The L2 is emptied before each timed call by reading a buffer twice its size, not by writing
+// one: a write leaves dirty lines that the timed call's own reads would evict, paying their
+// write-back to memory inside the timed span (on an H100, about 4 us a call: docs/PERFORMANCE.md,
+// "The cuda target"). The stand-in driver logs what the runner queues.
+TEST_F(FakeDriver, TheL2IsEmptiedByAReadBeforeEveryTimedCall) {
+  const fs::path log = dir_.path() / "driver.log";
+  setenv("HEADWAY_FAKE_CUDA_LOG", log.c_str(), 1);
+  const auto timed = target_.time_side_by_side(attn_out(), {module("a", kCorrect)}, 3, 1);
+  unsetenv("HEADWAY_FAKE_CUDA_LOG");
+  ASSERT_EQ(timed.size(), 1u);
+  ASSERT_TRUE(timed[0].ok()) << timed[0].failure;
+
+  std::vector<std::pair<std::string, size_t>> ops;
+  std::ifstream in(log);
+  std::string op;
+  size_t bytes = 0;
+  while (in >> op >> bytes) ops.emplace_back(op, bytes);
+  constexpr size_t kFakeL2 = 1 << 20;  // fake_libcuda.cc's L2 size
+  int timed_calls = 0;
+  for (size_t i = 0; i + 2 < ops.size(); ++i) {
+    if (ops[i].first == "memset") {
+      EXPECT_LT(ops[i].second, kFakeL2) << "a write over the L2";
+    }
+    if (ops[i].first != "event") continue;
+    // event, launch, event: a timed call, whose last operation before is the read of the flush
+    ASSERT_EQ(ops[i + 1].first, "launch") << "op " << i + 1;
+    ASSERT_EQ(ops[i + 2].first, "event") << "op " << i + 2;
+    ASSERT_GT(i, 0u);
+    EXPECT_EQ(ops[i - 1].first, "read") << "op " << i - 1;
+    EXPECT_GE(ops[i - 1].second, 2 * kFakeL2);
+    ++timed_calls;
+    i += 2;
+  }
+  EXPECT_GE(timed_calls, 3);  // the 3 readings, after the session's untimed first rounds
 }
 
 }  // namespace

@@ -38,6 +38,11 @@ sandbox::Policy runner_policy(const std::vector<fs::path>& readable) {
   if (const char* driver = std::getenv("HEADWAY_CUDA_DRIVER"); driver && *driver) {
     policy.read_only.push_back(driver);
     policy.environment.emplace_back("HEADWAY_CUDA_DRIVER", driver);
+    // The stand-in's log of what the runner queues (fake_driver/fake_libcuda.cc), for tests.
+    if (const char* log = std::getenv("HEADWAY_FAKE_CUDA_LOG"); log && *log) {
+      policy.writable.push_back(fs::path(log).parent_path());
+      policy.environment.emplace_back("HEADWAY_FAKE_CUDA_LOG", log);
+    }
   }
   return policy;
 }

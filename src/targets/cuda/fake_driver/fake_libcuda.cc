@@ -3,13 +3,18 @@
 // host shared object (its bytes written to a file and dlopened) whose hw_plan is a host variable,
 // and events read the host's steady clock. A module's kernels are either host functions
 // `void name(void** params)` called once per launch, or real kernel files built with
-// cuda_emulation.h, whose launcher (headway_emulated_launch) runs the grid on host threads. Only
-// the calls headway-cuda-runner makes are here.
+// cuda_emulation.h, whose launcher (headway_emulated_launch) runs the grid on host threads. The
+// runner's own PTX kernels (runner/own_kernels.h) are done here on the host. Only the calls
+// headway-cuda-runner makes are here.
+// With $HEADWAY_FAKE_CUDA_LOG set, each memset, launch and event record appends a line to that
+// file ("memset BYTES", "read BYTES" for the runner's read stream, "launch" for a module's
+// kernel, "event"), so that a test can see what the runner queues around a timed call.
 #include <cuda.h>
 #include <dlfcn.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -36,6 +41,33 @@ CUdeviceptr address_of(const void* p) {
   return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p));
 }
 void* pointer(CUdeviceptr p) { return reinterpret_cast<void*>(static_cast<uintptr_t>(p)); }
+
+void log_op(const char* what, size_t bytes) {
+  static FILE* log = [] {
+    const char* path = std::getenv("HEADWAY_FAKE_CUDA_LOG");
+    return path ? std::fopen(path, "a") : nullptr;
+  }();
+  if (!log) return;
+  std::fprintf(log, "%s %zu\n", what, bytes);
+  std::fflush(log);
+}
+
+// The runner's own kernels, which a PTX module holds: their function handles.
+int empty_kernel;
+int read_stream_kernel;
+
+// hw_read_stream(buffer, words, magic): XOR of every 16-byte word, stored into the buffer's
+// first word only when it equals magic (as the PTX does).
+void read_stream(void** params) {
+  const CUdeviceptr buffer = *static_cast<CUdeviceptr*>(params[0]);
+  const unsigned long long words = *static_cast<unsigned long long*>(params[1]);
+  const unsigned magic = *static_cast<unsigned*>(params[2]);
+  const auto* u32 = static_cast<const unsigned*>(pointer(buffer));
+  unsigned x = 0;
+  for (unsigned long long i = 0; i < 4 * words; ++i) x ^= u32[i];
+  if (x == magic) *static_cast<unsigned*>(pointer(buffer)) = x;
+  log_op("read", static_cast<size_t>(16 * words));
+}
 
 }  // namespace
 
@@ -136,17 +168,19 @@ CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr to, CUdeviceptr from, size_t bytes, CU
   return CUDA_SUCCESS;
 }
 CUresult cuMemsetD8Async(CUdeviceptr p, unsigned char value, size_t count, CUstream) {
+  log_op("memset", count);
   std::memset(pointer(p), value, count);
   return CUDA_SUCCESS;
 }
 CUresult cuMemsetD32Async(CUdeviceptr p, unsigned int value, size_t count, CUstream) {
+  log_op("memset", 4 * count);
   auto* words = static_cast<unsigned int*>(pointer(p));
   for (size_t i = 0; i < count; ++i) words[i] = value;
   return CUDA_SUCCESS;
 }
 
 CUresult cuModuleLoadData(CUmodule* module, const void* image) {
-  // PTX text (headway's own empty kernel) loads as a module of no functions but that one.
+  // PTX text (the runner's own kernels) loads as the null module, whose functions are done here.
   if (std::strncmp(static_cast<const char*>(image), ".version", 8) == 0) {
     *module = nullptr;
     return CUDA_SUCCESS;
@@ -177,7 +211,13 @@ CUresult cuModuleLoadData(CUmodule* module, const void* image) {
 }
 CUresult cuModuleGetFunction(CUfunction* f, CUmodule module, const char* name) {
   if (!module) {
-    *f = nullptr;  // the empty kernel
+    if (std::strcmp(name, "hw_empty") == 0) {
+      *f = reinterpret_cast<CUfunction>(&empty_kernel);
+    } else if (std::strcmp(name, "hw_read_stream") == 0) {
+      *f = reinterpret_cast<CUfunction>(&read_stream_kernel);
+    } else {
+      return CUDA_ERROR_NOT_FOUND;
+    }
     return CUDA_SUCCESS;
   }
   void* symbol = dlsym(module, name);
@@ -202,8 +242,13 @@ CUresult cuFuncSetAttribute(CUfunction, CUfunction_attribute, int) { return CUDA
 CUresult cuLaunchKernel(CUfunction f, unsigned int grid, unsigned int, unsigned int,
                         unsigned int block, unsigned int, unsigned int, unsigned int, CUstream,
                         void** params, void**) {
-  if (!f) return CUDA_SUCCESS;  // the empty kernel
   void* fn = reinterpret_cast<void*>(f);
+  if (fn == &empty_kernel) return CUDA_SUCCESS;
+  if (fn == &read_stream_kernel) {
+    read_stream(params);
+    return CUDA_SUCCESS;
+  }
+  log_op("launch", 0);
   if (auto it = launchers().find(fn); it != launchers().end())
     it->second(fn, grid, block, params);
   else
@@ -216,6 +261,7 @@ CUresult cuEventCreate(CUevent* event, unsigned int) {
   return CUDA_SUCCESS;
 }
 CUresult cuEventRecord(CUevent event, CUstream) {
+  log_op("event", 0);
   reinterpret_cast<FakeEvent*>(event)->at = std::chrono::steady_clock::now();
   return CUDA_SUCCESS;
 }

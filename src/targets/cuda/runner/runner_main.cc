@@ -41,6 +41,7 @@
 #include "kernels/verify.h"
 #include "targets/cuda/device_args.h"
 #include "targets/cuda/runner/gpu.h"
+#include "targets/cuda/runner/own_kernels.h"
 
 namespace headway::cuda_runner {
 namespace {
@@ -188,7 +189,9 @@ class Server {
         host_writable_(sets_.new_writable_block(1)),
         base_writable_(sets_.new_writable_block(1)),
         secret_(std::random_device{}()),
-        flush_(gpu, std::max<size_t>(2 * static_cast<size_t>(gpu.info().l2_bytes), 64u << 20)),
+        flush_(gpu, std::max<size_t>(2 * (static_cast<size_t>(gpu.info().l2_bytes) / 16 * 16),
+                                     64u << 20)),
+        flush_read_(gpu),
         timer_(gpu) {
     for (int s = 0; s < sets_.count(); ++s) {
       device_sets_.emplace_back(gpu, sets_.set_bytes());
@@ -346,14 +349,12 @@ class Server {
     auto view = sets_.view(set, host_writable_->data());
     auto args = cuda::device_args(kernel_, *view, device_sets_[static_cast<size_t>(set)].address(),
                                   arm.writable.address());
-    // Outside the timed span: clear the scratch, and write over a buffer twice the L2's size so
-    // that no input is in the L2 when the plan starts.
+    // Outside the timed span: clear the scratch, and read a buffer twice the L2's size so that
+    // no input is in the L2 when the plan starts and no dirty line is either (own_kernels.h).
     gpu_.check(
         gpu_.api().cuMemsetD8Async(arm.scratch.address(), 0, arm.scratch.bytes(), gpu_.stream()),
         "cuMemsetD8Async");
-    gpu_.check(gpu_.api().cuMemsetD32Async(flush_.address(), static_cast<unsigned>(++flushes_),
-                                           flush_.bytes() / 4, gpu_.stream()),
-               "cuMemsetD32Async");
+    flush_read_.launch(flush_.address(), flush_.bytes());
     timer_.start();
     gpu_.launch(arm.module, args, arm.scratch.address());
     const double seconds = timer_.stop();
@@ -404,7 +405,7 @@ class Server {
   std::vector<Arm> arms_;
   std::optional<LastReading> last_;
   DeviceBuffer flush_;
-  uint64_t flushes_ = 0;
+  ReadStream flush_read_;
   EventTimer timer_;
 };
 
@@ -436,10 +437,6 @@ json device_json(const DeviceInfo& d) {
           {"driver_version", d.driver_version}};
 }
 
-// The empty kernel, as PTX the driver compiles for any card.
-constexpr const char* kEmptyKernelPtx =
-    ".version 6.0\n.target sm_50\n.address_size 64\n.visible .entry hw_empty()\n{\n\tret;\n}\n";
-
 json fact(const std::string& name, const std::vector<double>& values, const std::string& unit,
           const std::string& method) {
   return {{"name", name},
@@ -466,7 +463,7 @@ int run_facts(Gpu& gpu, const Options& o) {
   EventTimer timer(gpu);
   // Copy bandwidth: device-to-device copies of 1 GiB (less on a small card), bytes read and
   // written both counted: the rate at which a kernel moves its bytes at best.
-  const size_t big = std::min<size_t>(1u << 30, d.memory_bytes / 8);
+  const size_t big = std::min<size_t>(1u << 30, d.memory_bytes / 8 / 16 * 16);
   {
     DeviceBuffer a(gpu, big), b(gpu, big);
     std::vector<double> gbps;
@@ -479,6 +476,18 @@ int run_facts(Gpu& gpu, const Options& o) {
     facts.push_back(fact("copy_bandwidth", gbps, "GB/s",
                          "cuMemcpyDtoDAsync of " + std::to_string(big >> 20) +
                              " MiB timed by CUDA events, bytes read plus written, median"));
+    // Read bandwidth: the runner's read-only stream over the same buffer, bytes read counted.
+    ReadStream read(gpu);
+    gbps.clear();
+    for (int r = -2; r < o.readings; ++r) {
+      timer.start();
+      read.launch(a.address(), big);
+      const double s = timer.stop();
+      if (r >= 0) gbps.push_back(static_cast<double>(big) / s / 1e9);
+    }
+    facts.push_back(fact("read_bandwidth", gbps, "GB/s",
+                         "a read-only stream of " + std::to_string(big >> 20) +
+                             " MiB (16-byte loads) timed by CUDA events, bytes read, median"));
   }
   // L2 bandwidth: the same copy over a quarter of the L2, 20 times between one pair of events.
   {
@@ -499,14 +508,12 @@ int run_facts(Gpu& gpu, const Options& o) {
   }
   // Launch overhead: back-to-back launches of an empty kernel on the device's timeline.
   {
-    CUfunction empty = gpu.load_own(kEmptyKernelPtx, "hw_empty");
+    EmptyKernel empty(gpu);
     std::vector<double> us;
     for (int r = -2; r < o.readings; ++r) {
       timer.start();
       for (int k = 0; k < 1000; ++k) {
-        gpu.check(
-            gpu.api().cuLaunchKernel(empty, 1, 1, 1, 32, 1, 1, 0, gpu.stream(), nullptr, nullptr),
-            "cuLaunchKernel");
+        empty.launch();
       }
       const double s = timer.stop();
       if (r >= 0) us.push_back(s / 1000.0 * 1e6);
