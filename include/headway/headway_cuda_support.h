@@ -373,12 +373,18 @@ static __device__ __forceinline__ void hw_qkv_finish_head(const hw_qkv_args& a, 
   } else {
     weight = 0, out = a.v_cache + slot + (head - (HW_QS + HW_PS) / HW_DS) * HW_DS, rotate = false;
   }
-  float v[PER_THREAD];
+  /* every input load before the block sum, so that their latency overlaps it */
+  float v[PER_THREAD], w[PER_THREAD], wp[PER_THREAD], c[PER_THREAD], sn[PER_THREAD];
 #pragma unroll
   for (int i = 0; i < PER_THREAD; ++i) {
     const int d = threadIdx.x + i * NT;
+    const int p = d < HW_DS / 2 ? d + HW_DS / 2 : d - HW_DS / 2;
     v[i] = __ldcg(pre + head * HW_DS + d);
     vals[d] = v[i];
+    w[i] = weight ? hw_bf16_to_float(weight[d]) : 1.0f;
+    wp[i] = rotate ? hw_bf16_to_float(weight[p]) : 0.0f;
+    c[i] = rotate ? hw_bf16_to_float(a.cos[d]) : 0.0f;
+    sn[i] = rotate ? hw_bf16_to_float(a.sin[d]) : 0.0f;
   }
   float ss = v[0] * v[0];
 #pragma unroll
@@ -388,13 +394,13 @@ static __device__ __forceinline__ void hw_qkv_finish_head(const hw_qkv_args& a, 
 #pragma unroll
   for (int i = 0; i < PER_THREAD; ++i) {
     const int d = threadIdx.x + i * NT;
-    const float n = v[i] * inv * (weight ? hw_bf16_to_float(weight[d]) : 1.0f);
+    const float n = v[i] * inv * w[i];
     float o = n;
     if (rotate) {
       const int p = d < HW_DS / 2 ? d + HW_DS / 2 : d - HW_DS / 2;
-      const float np = vals[p] * inv * hw_bf16_to_float(weight[p]);
+      const float np = vals[p] * inv * wp[i];
       const float rotated = d < HW_DS / 2 ? -np : np;
-      o = n * hw_bf16_to_float(a.cos[d]) + rotated * hw_bf16_to_float(a.sin[d]);
+      o = n * c[i] + rotated * sn[i];
     }
     out[d] = hw_float_to_bf16(o);
   }
@@ -402,38 +408,57 @@ static __device__ __forceinline__ void hw_qkv_finish_head(const hw_qkv_args& a, 
 
 /* attn_out's finish from y (HW_H bf16 values as f32, written by other blocks: read with
  * ld.global.cg): residual = bf16(residual + y * inv * post_attn_rms_weight), inv = 1 /
- * sqrtf(mean(y^2) + HW_EPS). red as for hw_block_sum; synchronizes. */
+ * sqrtf(mean(y^2) + HW_EPS). Every thread issues all its loads before its first store (a store
+ * into residual could alias a later load, so the compiler would not move that load above it: one
+ * memory latency per element). red as for hw_block_sum; synchronizes. */
 template <int NT>
 static __device__ __forceinline__ void hw_attn_out_finish(const hw_attn_out_args& a, const float* y,
                                                           float* red) {
+  constexpr int PER = (HW_H + NT - 1) / NT;
+  float yv[PER], wv[PER], rv[PER];
   float ss = 0.0f;
-  for (int i = threadIdx.x; i < HW_H; i += NT) {
-    const float v = __ldcg(y + i);
-    ss += v * v;
+#pragma unroll
+  for (int k = 0; k < PER; ++k) {
+    const int i = threadIdx.x + k * NT;
+    yv[k] = i < HW_H ? __ldcg(y + i) : 0.0f;
+    wv[k] = i < HW_H ? hw_bf16_to_float(a.post_attn_rms_weight[i]) : 0.0f;
+    rv[k] = i < HW_H ? hw_bf16_to_float(a.residual[i]) : 0.0f;
+    ss += yv[k] * yv[k];
   }
   const float inv = 1.0f / sqrtf(hw_block_sum<NT / 32>(ss, red) / (float)HW_H + HW_EPS);
-  for (int i = threadIdx.x; i < HW_H; i += NT) {
-    const float normed = __ldcg(y + i) * inv * hw_bf16_to_float(a.post_attn_rms_weight[i]);
-    a.residual[i] = hw_float_to_bf16(hw_bf16_to_float(a.residual[i]) + normed);
+#pragma unroll
+  for (int k = 0; k < PER; ++k) {
+    const int i = threadIdx.x + k * NT;
+    const float normed = yv[k] * inv * wv[k];
+    if (i < HW_H) a.residual[i] = hw_float_to_bf16(rv[k] + normed);
   }
 }
 
 /* ffn's finish from d (HW_H f32 values written by other blocks: read with ld.global.cg):
  * residual = bf16((residual + d * inv * post_ff_rms_weight) * layer_scalar), inv = 1 /
- * sqrtf(mean(d^2) + HW_EPS). red as for hw_block_sum; synchronizes. */
+ * sqrtf(mean(d^2) + HW_EPS); all loads before the first store, as in hw_attn_out_finish. red as
+ * for hw_block_sum; synchronizes. */
 template <int NT>
 static __device__ __forceinline__ void hw_ffn_finish(const hw_ffn_args& a, const float* d,
                                                      float* red) {
+  constexpr int PER = (HW_H + NT - 1) / NT;
+  float dv[PER], wv[PER], rv[PER];
   float ss = 0.0f;
-  for (int i = threadIdx.x; i < HW_H; i += NT) {
-    const float v = __ldcg(d + i);
-    ss += v * v;
+#pragma unroll
+  for (int k = 0; k < PER; ++k) {
+    const int i = threadIdx.x + k * NT;
+    dv[k] = i < HW_H ? __ldcg(d + i) : 0.0f;
+    wv[k] = i < HW_H ? hw_bf16_to_float(a.post_ff_rms_weight[i]) : 0.0f;
+    rv[k] = i < HW_H ? hw_bf16_to_float(a.residual[i]) : 0.0f;
+    ss += dv[k] * dv[k];
   }
   const float inv = 1.0f / sqrtf(hw_block_sum<NT / 32>(ss, red) / (float)HW_H + HW_EPS);
   const float layer_scalar = hw_bf16_to_float(a.layer_scalar);
-  for (int i = threadIdx.x; i < HW_H; i += NT) {
-    const float normed = __ldcg(d + i) * inv * hw_bf16_to_float(a.post_ff_rms_weight[i]);
-    a.residual[i] = hw_float_to_bf16((hw_bf16_to_float(a.residual[i]) + normed) * layer_scalar);
+#pragma unroll
+  for (int k = 0; k < PER; ++k) {
+    const int i = threadIdx.x + k * NT;
+    const float normed = dv[k] * inv * wv[k];
+    if (i < HW_H) a.residual[i] = hw_float_to_bf16((rv[k] + normed) * layer_scalar);
   }
 }
 
