@@ -7,7 +7,10 @@
 #
 #   scripts/device-check.sh prepare      here, after a build: copies the shared libraries
 #                                        headway-cuda-runner needs into build/device-libs
-#   scripts/device-check.sh [READINGS]   there (default 30 readings per module)
+#   scripts/device-check.sh [--sweep] [READINGS]
+#                                        there (default 30 readings per module); --sweep adds,
+#                                        for each design, every other listed value of each
+#                                        parameter, one parameter at a time
 #
 # There it needs nvcc and python3, and headway-cuda-runner: $HEADWAY_CUDA_RUNNER, else
 # build/headway-cuda-runner, carried over with build/device-libs (the device tool's `carry`).

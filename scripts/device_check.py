@@ -27,12 +27,24 @@ def nvcc():
     return found
 
 
-def defaults_prefix(text):
-    """The `#define P_NAME default` lines a design's header declares."""
-    lines = []
-    for m in re.finditer(r"^// param (P_\w+) .* default (-?\d+)\s*$", text, re.M):
-        lines.append(f"#define {m.group(1)} {m.group(2)}\n")
-    return "".join(lines)
+def params(text):
+    """[(name, [values], default)] as a design's header declares them."""
+    return [(m.group(1), m.group(2).split(), m.group(3))
+            for m in re.finditer(r"^// param (P_\w+) (.*) default (-?\d+)\s*$", text, re.M)]
+
+
+def variants(text, sweep):
+    """[(suffix, prefix)]: the design at its defaults, and with --sweep each other listed value
+    of one parameter at a time (the others at their defaults)."""
+    declared = params(text)
+
+    def prefix(changed=None):
+        return "".join(f"#define {n} {changed[1] if changed and changed[0] == n else d}\n"
+                       for n, _, d in declared)
+    out = [("", prefix())]
+    if sweep:
+        out += [(f"-{n}-{v}", prefix((n, v))) for n, values, d in declared for v in values if v != d]
+    return out
 
 
 def build(arch, source_text, out_dir, name):
@@ -86,7 +98,9 @@ def time_session(kernel, modules, readings):
 
 
 def main():
-    readings = int(sys.argv[1]) if len(sys.argv) > 1 else 30
+    args = [a for a in sys.argv[1:] if a != "--sweep"]
+    sweep = len(args) != len(sys.argv) - 1
+    readings = int(args[0]) if args else 30
     out_root = pathlib.Path(os.environ.get("OUT") or tempfile.mkdtemp(prefix="headway-device-"))
     work = out_root / "device-check"
     work.mkdir(parents=True, exist_ok=True)
@@ -100,8 +114,10 @@ def main():
           f"SM clock max {info['sm_clock_mhz']} MHz, driver {info['driver_version']})")
     facts = {f["name"]: f for f in run_json(["facts", "--readings", "7"])["facts"]}
     copy = facts["copy_bandwidth"]["value"]
+    read = facts["read_bandwidth"]["value"] if "read_bandwidth" in facts else None
     print(f"copy bandwidth {copy:.0f} GB/s (cv {facts['copy_bandwidth']['spread']:.1f}%), "
-          f"L2 copy {facts['l2_copy_bandwidth']['value']:.0f} GB/s, "
+          + (f"read bandwidth {read:.0f} GB/s (cv {facts['read_bandwidth']['spread']:.1f}%), " if read else "")
+          + f"L2 copy {facts['l2_copy_bandwidth']['value']:.0f} GB/s, "
           f"launch overhead {facts['launch_overhead']['value']:.2f} us")
 
     jobs = []
@@ -109,7 +125,8 @@ def main():
         jobs.append((k, "baseline", pathlib.Path(f"kernels/cuda/baselines/{k}.cu").read_text()))
         for d in sorted(pathlib.Path(f"kernels/cuda/designs/{k}").glob("*.cu")):
             text = d.read_text()
-            jobs.append((k, d.stem, defaults_prefix(text) + text))
+            for suffix, prefix in variants(text, sweep):
+                jobs.append((k, d.stem + suffix, prefix + text))
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 4) as pool:
         built = list(pool.map(lambda j: (j[0], j[1]) + build(arch, j[2], work, f"{j[0]}-{j[1]}")[1:], jobs))
 
