@@ -106,7 +106,9 @@ void hw_ffn(const hw_ffn_args* a);
  * outside [1, hw_parallel_threads()] or a run is already in progress. The workers are headway's
  * code: they may spin between the calls of a timed request, so a job reaches them within
  * microseconds where a sleeping thread of the candidate's own may take milliseconds to wake, and
- * they sleep before a timed request returns. Use them only during a call. */
+ * they sleep before a timed request returns. Use them only during a call. fn(ctx, tid) must not
+ * wait for another tid of the same run: for one-core readings (headway bench --one-core) the
+ * harness runs them one after another on the calling thread. */
 int hw_parallel_threads(void) __attribute__((weak));
 int hw_parallel_run(int threads, void (*fn)(void* ctx, int tid), void* ctx) __attribute__((weak));
 

@@ -2,6 +2,7 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 
 #include "cli/bench_peers.h"
@@ -11,6 +12,7 @@
 #include "cli/json_null.h"
 #include "cli/readings_view.h"
 #include "cli/verbs.h"
+#include "targets/fact_names.h"
 #include "targets/floor_bracket.h"
 
 namespace headway::cli {
@@ -25,13 +27,25 @@ struct BenchArgs {
   bool json = false;
   bool peers = false;
   bool step = false;          // --step (cli/bench_step.h)
+  bool one_core = false;      // --one-core (Target::time_on_one_core)
   bool target_given = false;  // --target was on the command line
   std::string workspace;      // --workspace (with --step)
 };
 
+// The facts floors() reads for one core's readings: the read bandwidth of one thread in place
+// of the best over thread counts; nullopt when the facts have no one-thread figure.
+std::optional<std::map<std::string, double>> one_core_facts(std::map<std::string, double> facts) {
+  const auto one = facts.find(targets::read_bandwidth_at(1));
+  if (one == facts.end()) return std::nullopt;
+  facts[targets::kReadBandwidth] = one->second;
+  return facts;
+}
+
 // Through the Target interface, on any target: the facts its floors need, then each kernel's
 // floors and its timed readings in one session.
 int run_bench(const BenchArgs& args) {
+  if (args.one_core && (args.step || args.peers))
+    throw UsageError("--one-core goes with a plain bench, not --step or --peers");
   if (args.step) {
     if (args.peers) throw UsageError("--step and --peers are separate runs: give one");
     if (!args.kernel.empty()) throw UsageError("--step times every kernel: it takes no --kernel");
@@ -53,6 +67,10 @@ int run_bench(const BenchArgs& args) {
         {kernels, args.source, args.readings, args.target, args.toolchain, args.json});
   const std::string source = args.source.empty() ? "" : read_source_or_throw(args.source);
   auto target = target_or_throw(args.target, args.toolchain);
+  if (args.one_core) {
+    if (std::string why = target->time_on_one_core(true); !why.empty())
+      throw UsageError("--one-core: " + why);
+  }
   std::vector<targets::Artifact> artifacts;
   for (const auto* k : kernels) {
     const std::string text = source.empty() ? target->baseline_source(*k) : source;
@@ -73,13 +91,26 @@ int run_bench(const BenchArgs& args) {
     }
     return all;
   }));
-  const std::map<std::string, double>& values = floor.facts.values;
+  std::map<std::string, double> values = floor.facts.values;
   nlohmann::json out = {{"target", args.target}, {"toolchain", target->identity().id}};
   add_floor(floor, !args.json, &out);
+  if (args.one_core) {
+    // One core's readings against one thread's read bandwidth: the floor of one core.
+    auto one = one_core_facts(values);
+    if (!one) throw UsageError("--one-core: the floor facts have no one-thread read bandwidth");
+    values = std::move(*one);
+    out["one_core"] = {{"read_bandwidth_gbps", values.at(targets::kReadBandwidth)}};
+    if (!args.json) {
+      fmt::print(
+          "one core: each arm on one CPU, its threads one after another; floors at one "
+          "thread's read bandwidth, {:.2f} GB/s\n",
+          values.at(targets::kReadBandwidth));
+    }
+  }
   out["kernels"] = nlohmann::json::array();
   if (!args.json) {
-    fmt::print("{:<9} {:>12} {:>10} {:>11} {:>20} {:>9} {:>7}\n", "kernel", "bytes", "floor ms",
-               "median ms", "95% interval ms", "x floor", "cv %");
+    fmt::print("{:<9} {:>12} {:>10} {:>11} {:>20} {:>9} {:>7} {:>7}\n", "kernel", "bytes",
+               "floor ms", "median ms", "95% interval ms", "x floor", "cv %", "GB/s");
   }
   int rc = 0;
   for (size_t i = 0; i < kernels.size(); ++i) {
@@ -100,14 +131,17 @@ int run_bench(const BenchArgs& args) {
               {"instruction_floor_ms", or_null(floors.instruction_ms)},
               {"median_ms", median_ms},
               {"ratio_to_floor", median_ms / floors.memory_ms},
+              {"gbps", static_cast<double>(k.bytes_to_move()) / t.median_seconds / 1e9},
               {"cv", t.cv},
               {"readings", t.seconds.size()}});
     out["kernels"].push_back(std::move(j));
     if (!args.json) {
       const std::string bimodal = bimodal_text(readings_ms);
-      fmt::print("{:<9} {:>12} {:>10.3f} {:>11.3f} {:>20} {:>9.2f} {:>7.2f}{}\n", k.name(),
+      fmt::print("{:<9} {:>12} {:>10.3f} {:>11.3f} {:>20} {:>9.2f} {:>7.2f} {:>7.2f}{}\n", k.name(),
                  k.bytes_to_move(), floors.memory_ms, median_ms, interval_text(readings_ms),
-                 median_ms / floors.memory_ms, 100 * t.cv, bimodal.empty() ? "" : "  " + bimodal);
+                 median_ms / floors.memory_ms, 100 * t.cv,
+                 static_cast<double>(k.bytes_to_move()) / t.median_seconds / 1e9,
+                 bimodal.empty() ? "" : "  " + bimodal);
     }
   }
   if (args.json) fmt::print("{}\n", out.dump(2));
@@ -130,6 +164,10 @@ void add_bench(CLI::App& app, int* exit_code) {
   cmd->add_flag("--peers", args->peers,
                 "also time each kernel's matrix-vector products through oneDNN and OpenBLAS, "
                 "interleaved with the heads (cpu target)");
+  cmd->add_flag("--one-core", args->one_core,
+                "time each arm on one CPU with the threads it asks of the harness run one after "
+                "another (what one core does with the kernel), against one thread's floor (cpu "
+                "target)");
   cmd->add_flag("--json", args->json, "print one JSON object");
   cmd->add_flag("--step", args->step,
                 "time qkv, attn_out and ffn back to back as a decode step, against the sum of "

@@ -140,6 +140,35 @@ TEST_F(CheckVerb, BenchJsonCarriesTheFloorAndRatio) {
   EXPECT_GT(double(k["ratio_to_floor"]), 1.0) << "nothing beats the memory floor";
 }
 
+// bench --one-core: the readings of one core (Target::time_on_one_core), against the floor at
+// one thread's read bandwidth; refused where the target does not time on this machine's cores.
+TEST_F(CheckVerb, BenchOneCoreTimesAgainstOneThreadsFloor) {
+  const auto r =
+      headway({"bench", "--kernel", "attn_out", "--readings", "3", "--one-core", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto j = nlohmann::json::parse(r.output);
+  const double one_thread = j["one_core"]["read_bandwidth_gbps"];
+  double fact = 0.0;
+  for (const auto& f : j["facts"]) {
+    if (f["name"] == "read_bandwidth.threads_1") fact = f["value"];
+  }
+  EXPECT_GT(one_thread, 0.5);
+  EXPECT_DOUBLE_EQ(one_thread, fact) << "not the one-thread fact of the bracket";
+  const auto& k = j["kernels"][0];
+  EXPECT_NEAR(double(k["floor_ms"]), 15767552 / (one_thread * 1e9) * 1e3, 1e-9);
+  EXPECT_NEAR(double(k["gbps"]), 15767552 / (double(k["median_ms"]) * 1e6), 1e-9);
+
+  const auto sim = headway({"bench", "--target", "sim", "--kernel", "qkv", "--one-core"});
+  EXPECT_EQ(sim.exit_code, 2) << sim.output;
+  EXPECT_NE(sim.output.find("--one-core: the sim target does not time on this machine's cores"),
+            std::string::npos)
+      << sim.output;
+  const auto step = headway({"bench", "--step", "--one-core"});
+  EXPECT_EQ(step.exit_code, 2) << step.output;
+  EXPECT_NE(step.output.find("--one-core goes with a plain bench"), std::string::npos)
+      << step.output;
+}
+
 // Bench speaks to the Target interface alone: on the sim target its floors and times are the
 // simulation's (floor = bytes at 50 GB/s, baseline at 6x the floor with 1% noise).
 TEST_F(CheckVerb, BenchRunsOnAnyTarget) {

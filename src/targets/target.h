@@ -229,6 +229,13 @@ class Target {
   virtual Result<std::unique_ptr<Session>> start_session(const KernelContract& kernel,
                                                          const std::vector<Artifact>& artifacts,
                                                          uint64_t seed) = 0;
+  // One-core readings: empty when the target can time on one core of this machine, and then
+  // start_session and time_side_by_side do so while `on` (each arm's process held to one CPU,
+  // the threads it asks of the harness run one after another: what one core does with the
+  // kernel, whatever threads the candidate would use); else one line saying why it cannot.
+  virtual std::string time_on_one_core(bool /*on*/) {
+    return "the " + name() + " target does not time on this machine's cores";
+  }
   // Times artifacts side by side in one session: `readings` rounds of one reading each,
   // rotating the order. One result per artifact, in order; when one
   // fails every result carries the failure.

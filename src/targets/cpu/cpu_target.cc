@@ -93,6 +93,7 @@ Result<std::unique_ptr<targets::Session>> CpuTarget::start_session(
     const KernelContract& kernel, const std::vector<Artifact>& artifacts, uint64_t seed) {
   SessionOptions options;
   options.seed = seed;
+  options.one_core = one_core_;
   CallResult failure;
   auto session = TimedSession::start(kernel, paths_of(artifacts), options, &failure);
   if (!session)

@@ -23,6 +23,10 @@ class CpuTarget final : public targets::Target {
   targets::BuildOutcome build(const std::string& source,
                               const std::filesystem::path& cache_dir) override;
   bool times_on_host() const override { return true; }
+  std::string time_on_one_core(bool on) override {
+    one_core_ = on;
+    return "";
+  }
   targets::CheckOutcome check(const KernelContract& kernel, const targets::Artifact& artifact,
                               const targets::CheckOptions& options) override;
   Result<std::unique_ptr<targets::Session>> start_session(
@@ -62,6 +66,7 @@ class CpuTarget final : public targets::Target {
 
  private:
   Toolchain toolchain_;
+  bool one_core_ = false;
   ToolchainIdentity identity_;
 };
 

@@ -251,7 +251,7 @@ std::optional<ChildEvent> RunnerHost::wait_exit(int32_t ns_pid, double timeout_s
 }
 
 std::unique_ptr<RunnerChild> RunnerHost::spawn(int arm, int populate_first, int populate_count,
-                                               CallResult* failure) {
+                                               CallResult* failure, bool one_core) {
   int channel[2];
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, channel) != 0) {
     *failure = no_runner(fmt::format("cannot create a runner channel: {}", std::strerror(errno)));
@@ -266,6 +266,7 @@ std::unique_ptr<RunnerChild> RunnerHost::spawn(int arm, int populate_first, int 
   request.arm = static_cast<uint32_t>(arm);
   request.populate_first = populate_first;
   request.populate_count = populate_count;
+  request.one_core = one_core ? 1 : 0;
   const ssize_t sent = send_with_descriptor(control_, &request, sizeof request, channel[1]);
   close(channel[1]);
   auto host_failed = [&](const std::string& why) {

@@ -76,9 +76,11 @@ class RunnerHost {
 
   // A fresh child of `arm`, its object loaded and the page tables of input sets
   // [populate_first, populate_first + populate_count) filled. nullptr with *failure set when
-  // it does not load (a crash or a time-out in static constructors included).
+  // it does not load (a crash or a time-out in static constructors included). With one_core,
+  // the child runs on one CPU and the harness's threads one after another
+  // (runner::SpawnRequest::one_core).
   std::unique_ptr<RunnerChild> spawn(int arm, int populate_first, int populate_count,
-                                     CallResult* failure);
+                                     CallResult* failure, bool one_core = false);
   const RunnerSpec& spec() const { return spec_; }
 
  private:

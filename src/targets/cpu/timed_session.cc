@@ -190,7 +190,8 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
   // there is no thread pool to start and its first call can be timed.
   const bool warm_up = !single_threaded_.count(arm);
   auto t = Clock::now();
-  auto child = host_->spawn(arm, warm_up ? first : first + 1, warm_up ? window : calls, &out.call);
+  auto child = host_->spawn(arm, warm_up ? first : first + 1, warm_up ? window : calls, &out.call,
+                            options_.one_core);
   if (!child) return out;
   const CallResult ping = child->ping(kNextWithinUs);
   if (!ping.ok()) {

@@ -63,6 +63,9 @@ struct SessionOptions {
   uint64_t cold_bytes = 0;
   double verify_fraction = 1.0 / 16;  // chance that a timed call is kept for verification
   double timed_per_reading = 0.016;   // kernel time a reading aims for, seconds (see above)
+  // Every child on one CPU, the harness's threads run one after another (RunnerHost::spawn):
+  // readings of what one core does with the kernel, whatever threads the candidate asks for.
+  bool one_core = false;
 };
 
 // Timed calls a reading may make for a kernel whose input block is `set_bytes` (each call needs

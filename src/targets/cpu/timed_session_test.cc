@@ -4,6 +4,7 @@
 #include "targets/cpu/timed_session.h"
 
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -14,6 +15,7 @@
 
 #include "targets/cpu/compiler.h"
 #include "targets/cpu/host_abi.h"
+#include "targets/cpu/runner/harness_pool.h"
 
 namespace headway::cpu {
 namespace {
@@ -71,9 +73,11 @@ class TimedSessionBatches : public ::testing::Test {
   }
   // A session whose readings aim for far more kernel time than one call: as many calls per
   // reading as attn_out's inputs allow.
-  static std::unique_ptr<TimedSession> start(const std::vector<fs::path>& objects) {
+  static std::unique_ptr<TimedSession> start(const std::vector<fs::path>& objects,
+                                             bool one_core = false) {
     SessionOptions options;
     options.timed_per_reading = 10.0;
+    options.one_core = one_core;
     CallResult failure;
     auto session = TimedSession::start(*find_kernel("attn_out"), objects, options, &failure);
     EXPECT_TRUE(session) << failure.describe();
@@ -287,6 +291,49 @@ TEST_F(TimedSessionBatches, ACandidateOnTheHarnessThreadsIsTimedAndVerified) {
     }
   }
   EXPECT_FALSE(session->verify_sampled()) << "the harness did not run the candidate's parts";
+}
+
+// One-core readings (SessionOptions::one_core): the child is held to one CPU, and
+// hw_parallel_run runs every part on the calling thread, one after another, while
+// hw_parallel_threads() still says how many CPUs the process had, so that a candidate splits its
+// work as it would on all of them. A candidate that finds anything else spoils its output; in a
+// session of every CPU (where there are two) it does.
+TEST_F(TimedSessionBatches, OneCoreReadingsRunEveryPartOnTheCallingThreadOfOneCpu) {
+  cpu_set_t ours;
+  ASSERT_EQ(sched_getaffinity(0, sizeof ours, &ours), 0);
+  const int cpus = std::min(CPU_COUNT(&ours), runner::HarnessPool::kMaxThreads);
+  const std::string one_core =
+      "#include <sched.h>\n#include <unistd.h>\n" +
+      around_baseline(
+          "if (!hw_parallel_run || !hw_parallel_threads) return;  // no harness: no work\n"
+          "struct Parts { const hw_attn_out_args* a; int caller; int ran; int elsewhere; };\n"
+          "Parts p{a, static_cast<int>(gettid()), 0, 0};\n"
+          "cpu_set_t set;\n"
+          "if (sched_getaffinity(0, sizeof set, &set) != 0) return;\n"
+          "const int n = hw_parallel_threads();\n"
+          "if (hw_parallel_run(n, [](void* ctx, int tid) {\n"
+          "      auto* q = static_cast<Parts*>(ctx);\n"
+          "      if (tid == 0) real(q->a);\n"
+          "      ++q->ran;\n"
+          "      if (static_cast<int>(gettid()) != q->caller) ++q->elsewhere;\n"
+          "    }, &p) != 0) return;\n"
+          "if (p.ran != n || p.elsewhere != 0 || CPU_COUNT(&set) != 1 || n != " +
+          std::to_string(cpus) + ") a->residual[0] ^= 0x40;\n");
+  const fs::path object = build(one_core);
+  auto session = start({build(baseline()), object}, /*one_core=*/true);
+  ASSERT_TRUE(session);
+  for (int round = 0; round < 2; ++round) {
+    for (int arm : {0, 1}) {
+      const SessionReading r = session->reading(arm);
+      ASSERT_TRUE(r.ok()) << "arm " << arm << ": " << r.failure();
+    }
+  }
+  EXPECT_FALSE(session->verify_sampled()) << "a part ran off the calling thread or CPU";
+  if (cpus < 2) GTEST_SKIP() << "one CPU: every session is a one-core session";
+  auto all_cores = start({object});
+  ASSERT_TRUE(all_cores);
+  ASSERT_TRUE(all_cores->reading(0).ok());
+  EXPECT_TRUE(all_cores->verify_sampled()) << "a session of every CPU ran as one core";
 }
 
 TEST_F(TimedSessionBatches, AThreadThatKeepsTheHarnessBusyOutsideItsCallsIsCaught) {

@@ -57,6 +57,9 @@ struct SpawnRequest {
   uint32_t arm = 0;
   int32_t populate_first = 0;  // input sets whose pages the child maps and touches before loading
   int32_t populate_count = 0;
+  // Non-zero: the child runs on one CPU (the one it starts on) and the harness runs the threads
+  // of each hw_parallel_run one after another on the calling thread (one-core readings).
+  int32_t one_core = 0;
 };
 
 struct ChildEvent {

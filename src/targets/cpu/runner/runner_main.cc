@@ -53,6 +53,32 @@ HarnessPool& harness() {
   return *pool;
 }
 
+// In a one-core child (SpawnRequest::one_core): the threads hw_parallel_threads() reports (the
+// CPUs the child had before it was held to one), which hw_parallel_run runs one after another;
+// 0 elsewhere. Set before the candidate is loaded, read only by its calls.
+int one_core_threads = 0;
+std::atomic<bool> one_core_running{false};
+
+// hw_parallel_run in a one-core child: fn(ctx, 0), fn(ctx, 1), ... on the calling thread; -1,
+// running nothing, for a thread count out of range or while another run is in progress.
+int run_one_after_another(int threads, void (*fn)(void*, int), void* ctx) {
+  if (threads < 1 || threads > one_core_threads || one_core_running.exchange(true)) return -1;
+  for (int tid = 0; tid < threads; ++tid) fn(ctx, tid);
+  one_core_running.store(false);
+  return 0;
+}
+
+// Holds the process to the CPU it runs on and returns how many it had before; 0 when the
+// system refuses.
+int hold_to_one_cpu() {
+  const int threads = HarnessPool::threads_for_this_process();
+  const int cpu = sched_getcpu();
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu < 0 ? 0 : cpu, &one);
+  return sched_setaffinity(0, sizeof one, &one) == 0 ? threads : 0;
+}
+
 // How long the request before a timed one waits for the pool's workers to spin.
 constexpr int kHotWaitUs = 20'000;
 
@@ -127,6 +153,9 @@ uint64_t address_space_now() {
                              const SpawnRequest& request) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   prctl(PR_SET_DUMPABLE, 0);
+  if (request.one_core && (one_core_threads = hold_to_one_cpu()) == 0)
+    load_failed(channel,
+                std::string("cannot hold the process to one CPU: ") + std::strerror(errno));
   const BufferLayout layout(kernel.regions);
   const size_t input_total = o.set_bytes * static_cast<size_t>(o.sets);
   const size_t slot_bytes = writable_slot_bytes(layout.writable_bytes);
@@ -332,9 +361,14 @@ int host_main(int argc, char** argv) {
 
 // The harness's threads for candidates (headway_kernel.h), exported from this executable
 // (CMakeLists.txt) so that a loaded candidate's weak references resolve to them.
-extern "C" int hw_parallel_threads(void) { return headway::cpu::runner::harness().threads(); }
+extern "C" int hw_parallel_threads(void) {
+  using namespace headway::cpu::runner;
+  return one_core_threads ? one_core_threads : harness().threads();
+}
 extern "C" int hw_parallel_run(int threads, void (*fn)(void*, int), void* ctx) {
-  return headway::cpu::runner::harness().run(threads, fn, ctx);
+  using namespace headway::cpu::runner;
+  return one_core_threads ? run_one_after_another(threads, fn, ctx)
+                          : harness().run(threads, fn, ctx);
 }
 
 int main(int argc, char** argv) { return headway::cpu::runner::host_main(argc, argv); }
