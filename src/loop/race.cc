@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstddef>
 #include <limits>
 #include <stdexcept>
 
@@ -102,6 +103,9 @@ Result<RaceResult> Race::run(const std::vector<RaceEntrant>& entrants,
   // The ranking as stored: fastest first, entrants that broke a rule last.
   std::stable_partition(result.ranking.begin(), result.ranking.end(),
                         [&](int i) { return !result.cheated[static_cast<size_t>(i)]; });
+  result.one_core_medians.resize(entrants.size());
+  if (options_.one_core_tie_pct > 0 && target_.times_on_host())
+    break_tie_on_one_core(entrants, &result);
   std::vector<int64_t> ranked_nodes;
   for (const int i : result.ranking) ranked_nodes.push_back(nodes[static_cast<size_t>(i)]);
   value_or_fail(log.finish_race(result.race_id, index, ranked_nodes), "finish race");
@@ -109,6 +113,37 @@ Result<RaceResult> Race::run(const std::vector<RaceEntrant>& entrants,
   add_device_seconds(tree_.workspace(), tree_.kernel(), result.seconds, "other",
                      session.value()->accounting());
   return result;
+}
+
+void Race::break_tie_on_one_core(const std::vector<RaceEntrant>& entrants, RaceResult* result) {
+  std::vector<int> tied;
+  const double limit = result->medians[static_cast<size_t>(result->ranking.front())] *
+                       (1.0 + options_.one_core_tie_pct / 100.0);
+  for (const int i : result->ranking) {
+    const auto at = static_cast<size_t>(i);
+    if (result->cheated[at] || !(result->medians[at] <= limit)) break;
+    tied.push_back(i);
+  }
+  if (tied.size() < 2 || !target_.time_on_one_core(true).empty()) return;
+  // The target times on all its cores again whatever happens here.
+  struct AllCoresAfter {
+    targets::Target& target;
+    ~AllCoresAfter() { target.time_on_one_core(false); }
+  } all_cores_after{target_};
+  std::vector<targets::Artifact> artifacts;
+  for (const int i : tied) artifacts.push_back(entrants[static_cast<size_t>(i)].artifact);
+  const auto timed =
+      target_.time_side_by_side(kernel_, artifacts, options_.one_core_readings, options_.seed + 1);
+  for (const auto& t : timed)
+    if (!t.ok()) return;
+  for (size_t k = 0; k < tied.size(); ++k)
+    result->one_core_medians[static_cast<size_t>(tied[k])] = timed[k].median_seconds;
+  std::stable_sort(result->ranking.begin(),
+                   result->ranking.begin() + static_cast<std::ptrdiff_t>(tied.size()),
+                   [&](int a, int b) {
+                     return *result->one_core_medians[static_cast<size_t>(a)] <
+                            *result->one_core_medians[static_cast<size_t>(b)];
+                   });
 }
 
 }  // namespace headway::loop

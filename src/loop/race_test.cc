@@ -52,6 +52,44 @@ TEST(Race, RanksTheFastestFirstAndStoresEveryReadingAsTaken) {
   EXPECT_GT(device_seconds(k.ws(), "attn_out"), 0.0);
 }
 
+// On a target that times on shared cores, entrants within 5% of the winner are ranked again by
+// one core's readings: the one that does more with one core wins; one further behind keeps its
+// place whatever it does on one core.
+TEST(Race, TiedEntrantsAreRankedAgainByOneCoresReadings) {
+  LoopKernel k("attn_out", "test-1:host=shared");
+  const auto wide = k.add("wide", "time: 0.50\none-core: 3\n");
+  const auto lean = k.add("lean", "time: 0.52\none-core: 1.5\n");
+  const auto behind = k.add("behind", "time: 0.60\none-core: 0.5\n");
+  Race race(k.target(), k.kernel(), k.tree(), {3, 24});
+  const auto r = race.run(
+      {{wide.id, k.artifact(wide)}, {lean.id, k.artifact(lean)}, {behind.id, k.artifact(behind)}},
+      std::nullopt);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r.value().ranking, (std::vector<int>{1, 0, 2}));
+  const auto& one_core = r.value().one_core_medians;
+  ASSERT_TRUE(one_core[0] && one_core[1]);
+  EXPECT_NEAR(*one_core[0] / *one_core[1], (0.50 * 3) / (0.52 * 1.5), 0.1);
+  EXPECT_FALSE(one_core[2]) << "not tied: not read on one core";
+  EXPECT_EQ(RaceLog(k.tree()).race(r.value().race_id)->ranking,
+            (std::vector<int64_t>{lean.id, wide.id, behind.id}))
+      << "the stored ranking is the one after the tie-break";
+  // The target times on all its cores again after the race.
+  const auto after = k.target().time_side_by_side(k.kernel(), {k.artifact(wide)}, 3, 7);
+  ASSERT_TRUE(after[0].ok()) << after[0].failure;
+  EXPECT_NEAR(after[0].median_seconds / r.value().medians[0], 1.0, 0.05);
+}
+
+TEST(Race, NoTieBreakWhereTheTargetDoesNotTimeOnThisMachinesCores) {
+  LoopKernel k;
+  const auto wide = k.add("wide", "time: 0.50\none-core: 3\n");
+  const auto lean = k.add("lean", "time: 0.55\none-core: 1.5\n");
+  Race race(k.target(), k.kernel(), k.tree(), {3, 24});
+  const auto r = race.run({{wide.id, k.artifact(wide)}, {lean.id, k.artifact(lean)}}, std::nullopt);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r.value().ranking, (std::vector<int>{0, 1}));
+  EXPECT_FALSE(r.value().one_core_medians[0] || r.value().one_core_medians[1]);
+}
+
 TEST(Race, TheHeadRunsUnrankedAndItsReadingsAreKept) {
   LoopKernel k;
   const auto a = k.add("a", "time: 0.5\n");

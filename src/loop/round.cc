@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "loop/acceptance.h"
@@ -172,12 +173,18 @@ std::optional<size_t> Round::race(const Node& head, const std::vector<Survivor>&
   for (size_t i = 0; i < survivors.size(); ++i) {
     if (i == w || r.cheated[i]) continue;
     const double ms = r.medians[i] * 1e3;
-    value_or_fail(
-        tree_.set_status(survivors[i].node.id, NodeStatus::kRacedOut,
-                         fmt::format("lost the race: median {:.3f} ms vs winner {:.3f} ms", ms,
-                                     r.medians[w] * 1e3),
-                         {{"race_median_ms", ms}, {"race_id", r.race_id}}),
-        "record race");
+    nlohmann::json evidence = {{"race_median_ms", ms}, {"race_id", r.race_id}};
+    std::string reason =
+        fmt::format("lost the race: median {:.3f} ms vs winner {:.3f} ms", ms, r.medians[w] * 1e3);
+    if (r.one_core_medians[i] && r.one_core_medians[w]) {
+      evidence["one_core_median_ms"] = *r.one_core_medians[i] * 1e3;
+      reason = fmt::format(
+          "tied in the race (median {:.3f} ms vs winner {:.3f} ms), slower on one core: {:.3f} "
+          "ms vs {:.3f} ms",
+          ms, r.medians[w] * 1e3, *r.one_core_medians[i] * 1e3, *r.one_core_medians[w] * 1e3);
+    }
+    value_or_fail(tree_.set_status(survivors[i].node.id, NodeStatus::kRacedOut, reason, evidence),
+                  "record race");
   }
   return w;
 }

@@ -65,6 +65,7 @@ build-error: 'wide_lanes' was not declared in this scope
 // What a candidate's lines say (kLoopTestTargetFormat).
 struct LoopTestCandidate {
   double time = 1.0;
+  double one_core = 1.0;  // `one-core: F`
   std::optional<double> static_cost;
   std::string build_error;  // the diagnostic; empty: it builds
   std::string fails;        // "wrong", "crash", "hang"; empty: it runs correctly
@@ -125,6 +126,11 @@ LoopTestCandidate read_loop_test_candidate(std::string_view source) {
       if (!(f > 0.0 && std::isfinite(f)))
         error(fmt::format("time '{}' is not a number > 0", value));
       c.time = f;
+    } else if (key == "one-core") {
+      const double f = std::strtod(value.c_str(), nullptr);
+      if (!(f > 0.0 && std::isfinite(f)))
+        error(fmt::format("one-core '{}' is not a number > 0", value));
+      c.one_core = f;
     } else if (key == "static-cost") {
       const double cost = std::strtod(value.c_str(), nullptr);
       if (!(cost > 0.0 && std::isfinite(cost)))
@@ -231,6 +237,7 @@ class LoopTestTarget final : public targets::Target {
     out.artifact = {id,
                     {},
                     {{"time", c.time},
+                     {"one_core", c.one_core},
                      {"fails", c.fails},
                      {"cheats", c.cheats},
                      {"cheats_when_paired", c.cheats_when_paired}}};
@@ -252,6 +259,11 @@ class LoopTestTarget final : public targets::Target {
   }
 
   bool times_on_host() const override { return shared_host_; }
+  std::string time_on_one_core(bool on) override {
+    if (!shared_host_) return targets::Target::time_on_one_core(on);
+    one_core_ = on;
+    return "";
+  }
   std::optional<double> static_cost(const targets::Artifact& artifact) const override {
     const auto cost = artifact.meta.find("static_cost");
     if (cost == artifact.meta.end()) return std::nullopt;
@@ -375,7 +387,8 @@ class LoopTestTarget final : public targets::Target {
   }
   targets::SimulatedArm arm(const KernelContract& kernel, const targets::Artifact& a,
                             bool paired = false) const {
-    return {loop_test_runs(a), device_seconds(kernel, a), loop_test_cheats(a, paired)};
+    const double one_core = one_core_ && !paired ? a.meta.value("one_core", 1.0) : 1.0;
+    return {loop_test_runs(a), device_seconds(kernel, a) * one_core, loop_test_cheats(a, paired)};
   }
 
   std::string spec_;
@@ -384,6 +397,7 @@ class LoopTestTarget final : public targets::Target {
   std::optional<int64_t> limit_;
   bool truth_hidden_ = false;  // `:truth=hidden`: true_seconds knows nothing, as on real devices
   bool shared_host_ = false;   // `:host=shared`: times_on_host, as the cpu target's
+  bool one_core_ = false;      // time_on_one_core(true), with `:host=shared` only
   // `:baseline-cheats[-paired]=`: the kernel whose baseline cheats, and its `cheats:` value
   // `:baseline-cheats[-paired]=` or `:baseline-broken=`: the kernel whose baseline gets the line.
   std::pair<std::string, std::string> baseline_fault_;

@@ -41,6 +41,8 @@ A candidate is text, read line by line:
 - `// ...`: a comment (a design's header, a label).
 - `#define P_NAME v`: a parameter's value, as the design library writes parameters.
 - `time: F`: the candidate takes F (> 0) times the kernel's baseline time; 1 without this line.
+- `one-core: F`: on one core (Target::time_on_one_core, which `:host=shared` below allows; its
+  sessions, not its paired devices) it takes F (> 0) times its time; 1 without this line.
 - `scale: P_NAME v1=f1 v2=f2 ...`: its time is multiplied by f when P_NAME is v (a value not
   listed: 1).
 - `static-cost: C`: the target's static cost of the candidate (Target::static_cost) is C (> 0);
