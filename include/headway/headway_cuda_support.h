@@ -406,60 +406,50 @@ static __device__ __forceinline__ void hw_qkv_finish_head(const hw_qkv_args& a, 
   }
 }
 
-/* attn_out's finish from y (HW_H bf16 values as f32, written by other blocks: read with
- * ld.global.cg): residual = bf16(residual + y * inv * post_attn_rms_weight), inv = 1 /
- * sqrtf(mean(y^2) + HW_EPS). Every thread issues all its loads before its first store (a store
+/* The last block's RMSNorm + residual, from v (HW_H f32 values written by other blocks: read with
+ * ld.global.cg): residual = bf16((residual + v * inv * weight) * scalar), inv = 1 /
+ * sqrtf(mean(v^2) + HW_EPS). Every thread issues all its loads before its first store (a store
  * into residual could alias a later load, so the compiler would not move that load above it: one
  * memory latency per element). red as for hw_block_sum; synchronizes. */
 template <int NT>
-static __device__ __forceinline__ void hw_attn_out_finish(const hw_attn_out_args& a, const float* y,
-                                                          float* red) {
+static __device__ __forceinline__ void hw_rms_residual_finish(const float* v, const hw_bf16* weight,
+                                                              hw_bf16* residual, float scalar,
+                                                              float* red) {
   constexpr int PER = (HW_H + NT - 1) / NT;
-  float yv[PER], wv[PER], rv[PER];
+  float vv[PER], wv[PER], rv[PER];
   float ss = 0.0f;
 #pragma unroll
   for (int k = 0; k < PER; ++k) {
     const int i = threadIdx.x + k * NT;
-    yv[k] = i < HW_H ? __ldcg(y + i) : 0.0f;
-    wv[k] = i < HW_H ? hw_bf16_to_float(a.post_attn_rms_weight[i]) : 0.0f;
-    rv[k] = i < HW_H ? hw_bf16_to_float(a.residual[i]) : 0.0f;
-    ss += yv[k] * yv[k];
+    vv[k] = i < HW_H ? __ldcg(v + i) : 0.0f;
+    wv[k] = i < HW_H ? hw_bf16_to_float(weight[i]) : 0.0f;
+    rv[k] = i < HW_H ? hw_bf16_to_float(residual[i]) : 0.0f;
+    ss += vv[k] * vv[k];
   }
   const float inv = 1.0f / sqrtf(hw_block_sum<NT / 32>(ss, red) / (float)HW_H + HW_EPS);
 #pragma unroll
   for (int k = 0; k < PER; ++k) {
     const int i = threadIdx.x + k * NT;
-    const float normed = yv[k] * inv * wv[k];
-    if (i < HW_H) a.residual[i] = hw_float_to_bf16(rv[k] + normed);
+    const float normed = vv[k] * inv * wv[k];
+    if (i < HW_H) residual[i] = hw_float_to_bf16((rv[k] + normed) * scalar);
   }
 }
 
-/* ffn's finish from d (HW_H f32 values written by other blocks: read with ld.global.cg):
- * residual = bf16((residual + d * inv * post_ff_rms_weight) * layer_scalar), inv = 1 /
- * sqrtf(mean(d^2) + HW_EPS); all loads before the first store, as in hw_attn_out_finish. red as
- * for hw_block_sum; synchronizes. */
+/* attn_out's finish from y (bf16 values as f32): residual = bf16(residual + y * inv *
+ * post_attn_rms_weight), as hw_rms_residual_finish. */
+template <int NT>
+static __device__ __forceinline__ void hw_attn_out_finish(const hw_attn_out_args& a, const float* y,
+                                                          float* red) {
+  hw_rms_residual_finish<NT>(y, a.post_attn_rms_weight, a.residual, 1.0f, red);
+}
+
+/* ffn's finish from d: residual = bf16((residual + d * inv * post_ff_rms_weight) * layer_scalar),
+ * as hw_rms_residual_finish. */
 template <int NT>
 static __device__ __forceinline__ void hw_ffn_finish(const hw_ffn_args& a, const float* d,
                                                      float* red) {
-  constexpr int PER = (HW_H + NT - 1) / NT;
-  float dv[PER], wv[PER], rv[PER];
-  float ss = 0.0f;
-#pragma unroll
-  for (int k = 0; k < PER; ++k) {
-    const int i = threadIdx.x + k * NT;
-    dv[k] = i < HW_H ? __ldcg(d + i) : 0.0f;
-    wv[k] = i < HW_H ? hw_bf16_to_float(a.post_ff_rms_weight[i]) : 0.0f;
-    rv[k] = i < HW_H ? hw_bf16_to_float(a.residual[i]) : 0.0f;
-    ss += dv[k] * dv[k];
-  }
-  const float inv = 1.0f / sqrtf(hw_block_sum<NT / 32>(ss, red) / (float)HW_H + HW_EPS);
-  const float layer_scalar = hw_bf16_to_float(a.layer_scalar);
-#pragma unroll
-  for (int k = 0; k < PER; ++k) {
-    const int i = threadIdx.x + k * NT;
-    const float normed = dv[k] * inv * wv[k];
-    if (i < HW_H) a.residual[i] = hw_float_to_bf16((rv[k] + normed) * layer_scalar);
-  }
+  hw_rms_residual_finish<NT>(d, a.post_ff_rms_weight, a.residual, hw_bf16_to_float(a.layer_scalar),
+                             red);
 }
 
 #endif /* __CUDACC__ */
