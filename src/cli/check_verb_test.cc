@@ -157,6 +157,7 @@ TEST_F(CheckVerb, BenchOneCoreTimesAgainstOneThreadsFloor) {
   const auto& k = j["kernels"][0];
   EXPECT_NEAR(double(k["floor_ms"]), 15767552 / (one_thread * 1e9) * 1e3, 1e-9);
   EXPECT_NEAR(double(k["gbps"]), 15767552 / (double(k["median_ms"]) * 1e6), 1e-9);
+  EXPECT_TRUE(k["instruction_floor_ms"].is_null()) << "no decode ceiling of one core is measured";
 
   const auto sim = headway({"bench", "--target", "sim", "--kernel", "qkv", "--one-core"});
   EXPECT_EQ(sim.exit_code, 2) << sim.output;
