@@ -6,7 +6,9 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
+#include <utility>
 
 #include "cli/cli_support.h"
 #include "cli/floor_facts.h"
@@ -17,6 +19,7 @@
 #include "targets/design_library.h"
 #include "targets/fact_names.h"
 #include "targets/floor_bracket.h"
+#include "targets/one_core_ties.h"
 
 namespace headway::cli {
 
@@ -74,6 +77,29 @@ void peers_add_heads(targets::Target& target, const std::string& source, PeersKe
                                           fmt::format("the {} baseline", k.name())));
     pk.arms.push_back({"baseline", "source", format, k.bytes_to_move(), 0, {}});
   }
+}
+
+// Designs whose medians lie within this of the fastest design's are ranked by one core.
+constexpr double kPeersTiePct = 5.0;
+
+// The kernel's head: the fastest of its candidates, or, among the designs within kPeersTiePct of
+// the fastest, the fastest on one core, as the loop's races choose (targets/one_core_ties.h).
+std::pair<size_t, std::optional<targets::OneCoreTies>> peers_head(targets::Target& target,
+                                                                  const PeersKernel& pk,
+                                                                  uint64_t seed) {
+  std::vector<double> medians;
+  std::vector<int> ranking;
+  for (size_t i = 0; i < pk.artifacts.size(); ++i) {
+    medians.push_back(median(pk.arms[i].seconds));
+    ranking.push_back(static_cast<int>(i));
+  }
+  std::stable_sort(ranking.begin(), ranking.end(), [&](int a, int b) {
+    return medians[static_cast<size_t>(a)] < medians[static_cast<size_t>(b)];
+  });
+  auto ties = targets::time_ties_on_one_core(target, *pk.kernel, pk.artifacts, ranking, medians,
+                                             kPeersTiePct, 5, seed + 1);
+  const int head = ties ? targets::fastest_on_one_core(*ties) : ranking.front();
+  return {static_cast<size_t>(head), std::move(ties)};
 }
 
 }  // namespace
@@ -180,10 +206,7 @@ int run_bench_peers(const BenchPeersArgs& args) {
   }
   for (const auto& pk : kernels) {
     const KernelContract& k = *pk.kernel;
-    size_t head = 0;
-    for (size_t i = 1; i < pk.artifacts.size(); ++i) {
-      if (median(pk.arms[i].seconds) < median(pk.arms[head].seconds)) head = i;
-    }
+    const auto [head, ties] = peers_head(*target, pk, seed);
     double head_ratio = 0.0, best_peer_ratio = 0.0;
     std::string best_peer;
     nlohmann::json arms_json = nlohmann::json::array();
@@ -225,8 +248,17 @@ int run_bench_peers(const BenchPeersArgs& args) {
       }
     }
     const bool closer = head_ratio < best_peer_ratio;
+    nlohmann::json head_one_core = nullptr;
+    if (ties) {
+      head_one_core = nlohmann::json::array();
+      for (size_t t = 0; t < ties->tied.size(); ++t) {
+        head_one_core.push_back({{"name", pk.arms[static_cast<size_t>(ties->tied[t])].name},
+                                 {"one_core_median_ms", ties->seconds[t] * 1e3}});
+      }
+    }
     out["kernels"].push_back({{"name", k.name()},
                               {"head", pk.arms[head].name},
+                              {"head_one_core", head_one_core},
                               {"head_ratio_to_floor", head_ratio},
                               {"best_peer", best_peer},
                               {"best_peer_ratio_to_floor", best_peer_ratio},
@@ -237,6 +269,18 @@ int run_bench_peers(const BenchPeersArgs& args) {
                  k.name(), pk.arms[head].name, head_ratio, best_peer, best_peer_ratio,
                  closer ? "the head is closer to its floor than every peer"
                         : "a peer is as close to its floor as the head, or closer");
+      if (ties) {
+        std::string list;
+        for (size_t t = 0; t < ties->tied.size(); ++t) {
+          list +=
+              fmt::format("{}{} {:.3f} ms", t ? ", " : "",
+                          pk.arms[static_cast<size_t>(ties->tied[t])].name, ties->seconds[t] * 1e3);
+        }
+        fmt::print(
+            "{}: designs within {:.0f}% of the fastest, on one core: {}; the head is the "
+            "fastest there\n",
+            k.name(), kPeersTiePct, list);
+      }
     }
   }
   if (args.json) fmt::print("{}\n", out.dump(2));

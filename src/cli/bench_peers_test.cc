@@ -2,7 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "cli/cli_test_support.h"
 #include "common/subprocess.h"
@@ -84,6 +86,46 @@ TEST(BenchPeers, TimesTheHeadAndEveryPeerAgainstOneBandwidth) {
   EXPECT_DOUBLE_EQ(double(k["best_peer_ratio_to_floor"]), best_peer);
   EXPECT_EQ(k["head_closer_than_every_peer"],
             double(k["head_ratio_to_floor"]) < double(k["best_peer_ratio_to_floor"]));
+  EXPECT_TRUE(k["head_one_core"].is_null()) << "one head candidate: no tie to break";
+}
+
+// Without --source the library's designs are the head candidates: the head is the fastest, or,
+// where designs lie within 5% of the fastest, the one of them fastest on one core.
+TEST(BenchPeers, TheHeadIsTheFastestDesignOrTheFastestOnOneCoreOfThoseTied) {
+  store::TestTempDir cache;
+  setenv("HEADWAY_CACHE_DIR", cache.path().c_str(), 1);
+  const cli::CliRun r = cli::run_split(
+      HEADWAY_BINARY, {"bench", "--peers", "--kernel", "attn_out", "--readings", "3", "--json"}, "",
+      600.0);
+  ASSERT_EQ(r.exit_code, 0) << r.problem << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& k = j["kernels"][0];
+  std::map<std::string, double> designs;  // name -> median ms
+  for (const auto& arm : k["arms"]) {
+    if (arm["kind"] != "peer") designs[arm["name"]] = arm["median_ms"];
+  }
+  ASSERT_GE(designs.size(), 2u) << r.out;
+  double fastest = 1e300;
+  std::string fastest_name;
+  for (const auto& [name, ms] : designs) {
+    if (ms < fastest) fastest = ms, fastest_name = name;
+  }
+  const std::string head = k["head"];
+  if (k["head_one_core"].is_null()) {
+    EXPECT_EQ(head, fastest_name);
+    return;
+  }
+  ASSERT_GE(k["head_one_core"].size(), 2u);
+  double best_one_core = 1e300;
+  std::string best_name;
+  for (const auto& t : k["head_one_core"]) {
+    const std::string name = t["name"];
+    ASSERT_TRUE(designs.count(name)) << name;
+    EXPECT_LE(designs[name], fastest * 1.05) << name << " is not within 5% of the fastest";
+    if (double(t["one_core_median_ms"]) < best_one_core)
+      best_one_core = t["one_core_median_ms"], best_name = name;
+  }
+  EXPECT_EQ(head, best_name);
 }
 
 }  // namespace

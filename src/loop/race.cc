@@ -11,6 +11,7 @@
 
 #include "loop/device_time.h"
 #include "statistics/racing.h"
+#include "targets/one_core_ties.h"
 #include "trees/race_log.h"
 
 namespace headway::loop {
@@ -116,30 +117,17 @@ Result<RaceResult> Race::run(const std::vector<RaceEntrant>& entrants,
 }
 
 void Race::break_tie_on_one_core(const std::vector<RaceEntrant>& entrants, RaceResult* result) {
-  std::vector<int> tied;
-  const double limit = result->medians[static_cast<size_t>(result->ranking.front())] *
-                       (1.0 + options_.one_core_tie_pct / 100.0);
-  for (const int i : result->ranking) {
-    const auto at = static_cast<size_t>(i);
-    if (result->cheated[at] || !(result->medians[at] <= limit)) break;
-    tied.push_back(i);
-  }
-  if (tied.size() < 2 || !target_.time_on_one_core(true).empty()) return;
-  // The target times on all its cores again whatever happens here.
-  struct AllCoresAfter {
-    targets::Target& target;
-    ~AllCoresAfter() { target.time_on_one_core(false); }
-  } all_cores_after{target_};
   std::vector<targets::Artifact> artifacts;
-  for (const int i : tied) artifacts.push_back(entrants[static_cast<size_t>(i)].artifact);
-  const auto timed =
-      target_.time_side_by_side(kernel_, artifacts, options_.one_core_readings, options_.seed + 1);
-  for (const auto& t : timed)
-    if (!t.ok()) return;
-  for (size_t k = 0; k < tied.size(); ++k)
-    result->one_core_medians[static_cast<size_t>(tied[k])] = timed[k].median_seconds;
+  for (const auto& e : entrants) artifacts.push_back(e.artifact);
+  // result->medians are infinite for the entrants that broke a rule: never tied.
+  const auto ties = targets::time_ties_on_one_core(target_, kernel_, artifacts, result->ranking,
+                                                   result->medians, options_.one_core_tie_pct,
+                                                   options_.one_core_readings, options_.seed + 1);
+  if (!ties) return;
+  for (size_t k = 0; k < ties->tied.size(); ++k)
+    result->one_core_medians[static_cast<size_t>(ties->tied[k])] = ties->seconds[k];
   std::stable_sort(result->ranking.begin(),
-                   result->ranking.begin() + static_cast<std::ptrdiff_t>(tied.size()),
+                   result->ranking.begin() + static_cast<std::ptrdiff_t>(ties->tied.size()),
                    [&](int a, int b) {
                      return *result->one_core_medians[static_cast<size_t>(a)] <
                             *result->one_core_medians[static_cast<size_t>(b)];
