@@ -1,7 +1,7 @@
 #pragma once
-// For tests of the loop's parts: a workspace with one kernel registered on the loop's test target
-// (src/targets/testing, through targets/registry/loop_target_test_support.h), made through the
-// registry and used through the Target interface only, and candidates added to its tree and built.
+// For tests of the loop's parts: a workspace with one kernel registered on the loop's test target,
+// made by name through the registry and used through the Target interface only, and candidates
+// added to its tree and built.
 #include <memory>
 #include <stdexcept>
 #include <string>

@@ -1,6 +1,7 @@
-// The optimize loop in-process on the loop's test target (src/targets/testing, through
-// loop_target_test_support.h): every stage (register, screen, race, acceptance test, rules learned
-// from failures, resume) with no compiler and no timing.
+// The optimize loop in-process on the loop's test target, made by name through the registry and
+// used through the Target interface (its candidates' lines are its docs): every stage (register,
+// screen, race, acceptance test, rules learned from failures, resume) with no compiler and no
+// timing.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -38,7 +39,7 @@ struct LoopTargetRun {
 
   OptimizeSummary run(std::vector<std::string> kernels, double done_within_floor = 1.10,
                       int concurrent_rounds = 1) {
-    knowledge::set_workspace_target_name(ws, targets::kLoopTestTarget);
+    knowledge::set_workspace_target_name(ws, target->name());
     OptimizeOptions options;
     options.kernels = std::move(kernels);
     options.concurrent_rounds = concurrent_rounds;
@@ -63,7 +64,7 @@ TEST(OptimizeOnLoopTarget, RunsEveryStageToTheEndOfTheLibrary) {
   EXPECT_EQ(summary.most_rounds_at_once, 1) << "one round at a time, on the loop's thread";
 
   auto tree = trees::DesignTree::open(r.ws, "attn_out").value();
-  EXPECT_EQ(tree.record().target, targets::kLoopTestTarget);
+  EXPECT_EQ(tree.record().target, r.target->name());
   // The floor is the test target's memory floor, the baseline 6 times above it.
   ASSERT_TRUE(tree.record().floor_ms && tree.record().baseline_ms);
   EXPECT_NEAR(*tree.record().baseline_ms / *tree.record().floor_ms, 6.0, 0.6);
@@ -135,7 +136,7 @@ TEST(OptimizeOnLoopTarget, TheFirstRoundGoesWhereTheMostTimeCanBeSaved) {
 TEST(OptimizeOnLoopTarget, ProgressCarriesTheBudgetLeftAndEveryHeadAndIsRecorded) {
   LoopTargetRun r;
   std::vector<std::optional<RunRecord>> recorded;
-  knowledge::set_workspace_target_name(r.ws, targets::kLoopTestTarget);
+  knowledge::set_workspace_target_name(r.ws, r.target->name());
   OptimizeOptions options;
   options.kernels = {"qkv", "attn_out"};
   options.budget = std::chrono::seconds(600);
@@ -220,7 +221,7 @@ TEST(OptimizeOnLoopTarget, IsDeterministic) {
 TEST(OptimizeOnLoopTarget, ARunsSeedChangesItsReadingsAndTheSameSeedRepeatsThem) {
   const auto readings = [](uint64_t seed) {
     LoopTargetRun r;
-    knowledge::set_workspace_target_name(r.ws, targets::kLoopTestTarget);
+    knowledge::set_workspace_target_name(r.ws, r.target->name());
     OptimizeOptions options;
     options.kernels = {"ffn"};
     options.target = r.target.get();

@@ -62,7 +62,7 @@ struct PrefetchRun {
   std::vector<Progress> progress;
 
   OptimizeSummary run(RecordingProposer& proposer, bool with_build_target) {
-    knowledge::set_workspace_target_name(ws, targets::kLoopTestTarget);
+    knowledge::set_workspace_target_name(ws, target->name());
     OptimizeOptions options;
     options.kernels = {"attn_out", "qkv"};
     options.target = target.get();

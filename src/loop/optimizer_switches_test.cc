@@ -27,7 +27,7 @@ struct KnowledgeRun {
   std::vector<std::string> proposed_for;  // the kernel of each round, in order
 
   OptimizeSummary run(bool floor_guidance, double done_within_floor = 1.10) {
-    knowledge::set_workspace_target_name(ws, targets::kLoopTestTarget);
+    knowledge::set_workspace_target_name(ws, target->name());
     OptimizeOptions options;
     options.kernels = {"qkv", "attn_out", "ffn"};
     options.done_within_floor = done_within_floor;
@@ -118,7 +118,7 @@ TEST(OptimizeWithABeam, RoundsVaryTheBeamsDesignsInTurnAndOnlyTestsMoveTheHead) 
     store::TestTempDir dir;
     auto ws = store::Workspace::create(dir.path()).value();
     auto target = targets::make_loop_target();
-    knowledge::set_workspace_target_name(ws, targets::kLoopTestTarget);
+    knowledge::set_workspace_target_name(ws, target->name());
     OptimizeOptions options;
     options.kernels = {"attn_out"};
     options.target = target.get();

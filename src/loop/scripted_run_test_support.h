@@ -1,7 +1,6 @@
 #pragma once
-// For tests of the optimize loop: a run on the loop's test target (src/targets/testing, through
-// loop_target_test_support.h) whose proposer offers a fixed list of sources once, as new designs of
-// attn_out.
+// For tests of the optimize loop: a run on the loop's test target, used through the Target
+// interface, whose proposer offers a fixed list of sources once, as new designs of attn_out.
 #include <functional>
 #include <string>
 #include <utility>
@@ -36,7 +35,7 @@ inline OptimizeSummary run_scripted(store::Workspace& ws, targets::Target& targe
                                     std::vector<Progress>* progress,
                                     double done_within_floor = OptimizeOptions{}.done_within_floor,
                                     const std::function<void(OptimizeOptions&)>& change = {}) {
-  knowledge::set_workspace_target_name(ws, targets::kLoopTestTarget);
+  knowledge::set_workspace_target_name(ws, target.name());
   OptimizeOptions options;
   options.kernels = {"attn_out"};
   options.done_within_floor = done_within_floor;
