@@ -1,5 +1,6 @@
 // `headway check` and `headway bench` as a user runs them: a real binary, real files, exit codes.
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <filesystem>
 #include <fstream>
@@ -168,6 +169,30 @@ TEST_F(CheckVerb, BenchOneCoreTimesAgainstOneThreadsFloor) {
   EXPECT_EQ(step.exit_code, 2) << step.output;
   EXPECT_NE(step.output.find("--one-core goes with a plain bench"), std::string::npos)
       << step.output;
+}
+
+// The readings of --one-core are taken on one CPU: a candidate that does its work only where its
+// process may run on one CPU alone passes them, and fails the plain bench's verification (where
+// the machine has two CPUs or more).
+TEST_F(CheckVerb, BenchOneCoreRunsTheCandidateOnOneCpu) {
+  std::ifstream in(fs::path(HEADWAY_SOURCE_DIR) / "kernels/baselines/attn_out.cc");
+  std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string entry = "extern \"C\" void hw_attn_out(const hw_attn_out_args* a)";
+  ASSERT_NE(source.find(entry), std::string::npos);
+  source.replace(source.find(entry), entry.size(), "static void real(const hw_attn_out_args* a)");
+  const fs::path one_cpu = write("one_cpu.cc", "#include <sched.h>\n" + source + "\n" + entry +
+                                                   " {\n  cpu_set_t set;\n"
+                                                   "  if (sched_getaffinity(0, sizeof set, &set) "
+                                                   "== 0 && CPU_COUNT(&set) == 1) real(a);\n}\n");
+  const auto one = headway({"bench", "--kernel", "attn_out", "--source", one_cpu.string(),
+                            "--readings", "2", "--one-core"});
+  EXPECT_EQ(one.exit_code, 0) << one.output;
+  cpu_set_t ours;
+  ASSERT_EQ(sched_getaffinity(0, sizeof ours, &ours), 0);
+  if (CPU_COUNT(&ours) < 2) GTEST_SKIP() << "one CPU: every bench runs on one";
+  const auto all =
+      headway({"bench", "--kernel", "attn_out", "--source", one_cpu.string(), "--readings", "2"});
+  EXPECT_EQ(all.exit_code, 1) << all.output;
 }
 
 // Bench speaks to the Target interface alone: on the sim target its floors and times are the

@@ -105,8 +105,9 @@ Result<RaceResult> Race::run(const std::vector<RaceEntrant>& entrants,
   std::stable_partition(result.ranking.begin(), result.ranking.end(),
                         [&](int i) { return !result.cheated[static_cast<size_t>(i)]; });
   result.one_core_medians.resize(entrants.size());
-  if (options_.one_core_tie_pct > 0 && target_.times_on_host())
-    break_tie_on_one_core(entrants, &result);
+  // A target that cannot time on one core (one that does not time on this machine's cores)
+  // refuses it there: the race's order stands.
+  if (options_.one_core_tie_pct > 0) break_tie_on_one_core(entrants, &result);
   std::vector<int64_t> ranked_nodes;
   for (const int i : result.ranking) ranked_nodes.push_back(nodes[static_cast<size_t>(i)]);
   value_or_fail(log.finish_race(result.race_id, index, ranked_nodes), "finish race");
