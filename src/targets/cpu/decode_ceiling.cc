@@ -209,8 +209,10 @@ void fp4_rows_bf16(const uint8_t* const* codes, const uint8_t* const* scales, co
       const __m512bh w1 = (__m512bh)_mm512_permutexvar_epi16(_mm512_srli_epi16(w, 4), table);
       const __m512bh w2 = (__m512bh)_mm512_permutexvar_epi16(_mm512_srli_epi16(w, 8), table);
       const __m512bh w3 = (__m512bh)_mm512_permutexvar_epi16(_mm512_srli_epi16(w, 12), table);
-      const __m512 s01 = _mm512_dpbf16_ps(_mm512_dpbf16_ps(_mm512_setzero_ps(), w0, x0), w1, x1);
-      const __m512 s23 = _mm512_dpbf16_ps(_mm512_dpbf16_ps(_mm512_setzero_ps(), w2, x2), w3, x3);
+      __m512 sum = _mm512_dpbf16_ps(_mm512_setzero_ps(), w0, x0);
+      sum = _mm512_dpbf16_ps(sum, w1, x1);
+      sum = _mm512_dpbf16_ps(sum, w2, x2);
+      sum = _mm512_dpbf16_ps(sum, w3, x3);
       long long sq;
       std::memcpy(&sq, scales[t] + j / 16, 8);
       const __m512i sv = _mm512_shuffle_epi8(_mm512_set1_epi64(sq), spread);
@@ -218,7 +220,7 @@ void fp4_rows_bf16(const uint8_t* const* codes, const uint8_t* const* scales, co
       // uninitialized)
       const __m512 sc = _mm512_mul_ps(
           _mm512_castsi512_ps(_mm512_and_si512(_mm512_maskz_srai_epi32(0xFFFF, sv, 4), SM)), s120);
-      acc[t] = _mm512_fmadd_ps(_mm512_add_ps(s01, s23), sc, acc[t]);
+      acc[t] = _mm512_fmadd_ps(sum, sc, acc[t]);
     }
   }
   HEADWAY_UNROLL
