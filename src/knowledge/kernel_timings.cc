@@ -12,7 +12,7 @@ namespace {
 
 constexpr const char* kTimingColumns =
     "id, kernel, toolchain, node_id, role, median_ms, cv, readings, method, measured_at, "
-    "readings_ms_json, shape, floor_ms";
+    "readings_ms_json, shape, floor_ms, decode_floor_ms";
 
 KernelTiming read_timing(const store::Statement& s) {
   KernelTiming t;
@@ -31,6 +31,7 @@ KernelTiming read_timing(const store::Statement& s) {
   }
   t.shape = s.text(11);
   t.floor_ms = s.optional_real(12);
+  t.decode_floor_ms = s.optional_real(13);
   return t;
 }
 
@@ -39,8 +40,8 @@ KernelTiming read_timing(const store::Statement& s) {
 void record_kernel_timing(store::Workspace& ws, const KernelTiming& timing) {
   auto s = ws.db().prepare(
       "INSERT INTO kernel_timings(kernel, toolchain, node_id, role, median_ms, cv, readings, "
-      "method, readings_ms_json, shape, floor_ms) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+      "method, readings_ms_json, shape, floor_ms, decode_floor_ms) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
   s.bind(1, timing.kernel).bind(2, timing.toolchain).bind(3, timing.node_id).bind(4, timing.role);
   s.bind(5, timing.median_ms).bind(6, timing.cv).bind(7, timing.readings).bind(8, timing.method);
   if (timing.readings_ms.empty()) {
@@ -48,7 +49,7 @@ void record_kernel_timing(store::Workspace& ws, const KernelTiming& timing) {
   } else {
     s.bind(9, nlohmann::json(timing.readings_ms).dump());
   }
-  s.bind(10, timing.shape).bind(11, timing.floor_ms);
+  s.bind(10, timing.shape).bind(11, timing.floor_ms).bind(12, timing.decode_floor_ms);
   s.run();
 }
 
@@ -202,8 +203,11 @@ Remeasured remeasure_baseline_and_head(store::Workspace& ws, trees::DesignTree& 
     KernelTiming baseline = timing(timed.front(), out.baseline_node, kBaselineRole, method);
     KernelTiming head = timing(timed.back(), out.head_node, kHeadRole, method);
     if (i > 0) baseline.shape = head.shape = at.shape_set_name();
-    if (bracketed)
-      baseline.floor_ms = head.floor_ms = target.floors(at, bracketed->facts.values).memory_ms;
+    if (bracketed) {
+      const targets::KernelFloors floors = target.floors(at, bracketed->facts.values);
+      baseline.floor_ms = head.floor_ms = floors.memory_ms;
+      baseline.decode_floor_ms = head.decode_floor_ms = floors.instruction_ms;
+    }
     store::Transaction txn(ws.db());
     record_kernel_timing(ws, baseline);
     record_kernel_timing(ws, head);

@@ -42,6 +42,9 @@ struct KernelTiming {
   // The memory floor at `shape` from the floor facts measured just before the readings (schema
   // 13); nullopt where none were (the kernel's record has the floor then).
   std::optional<double> floor_ms;
+  // The decode (instruction) ceiling from the same facts (schema 14); nullopt where none were or
+  // the target has no such ceiling.
+  std::optional<double> decode_floor_ms;
 };
 
 // The 95% interval of the timing's median (common/median_interval.h); nullopt when it kept no
@@ -101,7 +104,8 @@ struct Remeasured {
 // `failure`. A kernel with several shape sets is then timed at each of the others likewise, each
 // pair stored under its shape set's name (a failure there leaves the figures stored before it).
 // With `floor`, each shape set's timing runs inside floor->around (targets/floor_bracket.h) and
-// carries its shape set's memory floor from the facts measured around it (floor_ms), its method
+// carries its shape set's memory floor and decode ceiling from the facts measured around it
+// (floor_ms, decode_floor_ms), its method
 // saying how they were measured: so that a ratio to the floor compares figures of the same
 // seconds where the floor facts move with the hour (Target::times_on_host). A floor measurement
 // that fails is the failure.

@@ -20,6 +20,24 @@ int64_t add_head(trees::DesignTree& tree, const std::string& design, const std::
   return id;
 }
 
+// A timing with the fields these tests set; the rest as a default KernelTiming has them.
+KernelTiming kernel_timing_row(std::string kernel, std::string toolchain, int64_t node,
+                               std::string role, double median_ms, std::optional<double> cv,
+                               int readings, std::string method = "",
+                               std::vector<double> readings_ms = {}) {
+  KernelTiming t;
+  t.kernel = std::move(kernel);
+  t.toolchain = std::move(toolchain);
+  t.node_id = node;
+  t.role = std::move(role);
+  t.median_ms = median_ms;
+  t.cv = cv;
+  t.readings = readings;
+  t.method = std::move(method);
+  t.readings_ms = std::move(readings_ms);
+  return t;
+}
+
 TEST(KernelTimings, RemeasureAppendsPerToolchainAndTracksTheCurrentHead) {
   store::TestTempDir dir, cache;
   auto ws = store::Workspace::create(dir.path() / "w").value();
@@ -35,22 +53,10 @@ TEST(KernelTimings, RemeasureAppendsPerToolchainAndTracksTheCurrentHead) {
   // Nothing measured yet: the head history's and the kernel record's figures.
   EXPECT_EQ(current_head_ms(ws, tree, "other"), 1.5);
   EXPECT_EQ(current_baseline_ms(ws, tree, "other"), 2.0);
-  record_kernel_timing(ws, {0,
-                            "attn_out",
-                            "old-tc",
-                            tree.root().id,
-                            kBaselineRole,
-                            3.0,
-                            0.01,
-                            5,
-                            "test",
-                            "",
-                            {},
-                            "",
-                            std::nullopt});
+  record_kernel_timing(ws, kernel_timing_row("attn_out", "old-tc", tree.root().id, kBaselineRole,
+                                             3.0, 0.01, 5, "test"));
   record_kernel_timing(
-      ws,
-      {0, "attn_out", "old-tc", head, kHeadRole, 2.5, 0.01, 5, "test", "", {}, "", std::nullopt});
+      ws, kernel_timing_row("attn_out", "old-tc", head, kHeadRole, 2.5, 0.01, 5, "test"));
   EXPECT_EQ(current_head_ms(ws, tree, "old-tc"), 2.5);
   EXPECT_EQ(current_baseline_ms(ws, tree, "old-tc"), 3.0);
 
@@ -90,10 +96,9 @@ TEST(KernelTimings, RemeasureAppendsPerToolchainAndTracksTheCurrentHead) {
   EXPECT_EQ(kernel_timings(ws, "attn_out").size(), 6u);
 
   // Another kernel's node is refused.
-  EXPECT_THROW(
-      record_kernel_timing(
-          ws, {0, "qkv", "t", head, kHeadRole, 1.0, std::nullopt, 1, "", "", {}, "", std::nullopt}),
-      store::StoreError);
+  EXPECT_THROW(record_kernel_timing(
+                   ws, kernel_timing_row("qkv", "t", head, kHeadRole, 1.0, std::nullopt, 1)),
+               store::StoreError);
 }
 
 // Given a floor bracket, each timing carries the floor of its own seconds, measured around its
@@ -154,6 +159,56 @@ TEST(KernelTimings, CarryTheFloorOfTheFactsMeasuredAroundTheirReadings) {
   EXPECT_THROW(record_kernel_timing(ws, bad), store::StoreError);
 }
 
+// On a target with a decode ceiling, each timing also carries the ceiling of the facts measured
+// around its readings (their mean), never the one onboarding stored; without a bracket, none.
+TEST(KernelTimings, CarryTheDecodeCeilingOfTheFactsMeasuredAroundTheirReadings) {
+  store::TestTempDir dir, cache;
+  auto ws = store::Workspace::create(dir.path() / "w").value();
+  const KernelContract* kernel = find_kernel("attn_out");
+  ASSERT_NE(kernel, nullptr);
+  const auto tc = targets::make_loop_target("test-1:host=shared:bandwidths=40:decodes=100,60");
+  ASSERT_TRUE(tc->identity().found) << tc->identity().error;
+  const std::string baseline = tc->baseline_source(*kernel);
+  auto tree =
+      trees::DesignTree::create(ws, {"attn_out", tc->name(), 0.1, 2.0, ""}, baseline).value();
+  add_head(tree, "half", baseline + "time: 0.5\n", 1.0);
+
+  const Remeasured plain = remeasure_baseline_and_head(ws, tree, *kernel, *tc, cache.path(), 3);
+  ASSERT_TRUE(plain.failure.empty()) << plain.failure;
+  EXPECT_FALSE(plain.head->decode_floor_ms) << "no floor facts given";
+
+  // 100 before, 60 after: the ceiling of 80 GB/s, on both rows, read back from the store.
+  targets::FloorBracket floor(*tc);
+  const Remeasured beside =
+      remeasure_baseline_and_head(ws, tree, *kernel, *tc, cache.path(), 3, &floor);
+  ASSERT_TRUE(beside.failure.empty()) << beside.failure;
+  const double at_80_ms = static_cast<double>(kernel->bytes_to_move()) / 80e9 * 1e3;
+  ASSERT_TRUE(beside.head->decode_floor_ms && beside.baseline->decode_floor_ms);
+  EXPECT_NEAR(*beside.head->decode_floor_ms, at_80_ms, 1e-9 * at_80_ms);
+  EXPECT_EQ(*beside.baseline->decode_floor_ms, *beside.head->decode_floor_ms);
+  EXPECT_NE(beside.head->method.find("decode_ceiling.f8 80 GB/s (100 before, 60 after)"),
+            std::string::npos)
+      << beside.head->method;
+  const auto current = current_head_timing(ws, tree, tc->identity().id);
+  ASSERT_TRUE(current);
+  EXPECT_EQ(current->decode_floor_ms, beside.head->decode_floor_ms);
+  // The table refuses a ceiling that is not positive.
+  KernelTiming bad = *current;
+  bad.decode_floor_ms = -1.0;
+  EXPECT_THROW(record_kernel_timing(ws, bad), store::StoreError);
+}
+
+// The loop tests' target takes a decode ceiling as a list of positive rates; anything else is
+// refused by name.
+TEST(KernelTimings, TheLoopTargetRefusesADecodeListThatIsNotOfRates) {
+  for (const char* spec : {"test-1:decodes=none", "test-1:decodes=0", "test-1:decodes=80,x"}) {
+    const auto tc = targets::make_loop_target(spec);
+    EXPECT_FALSE(tc->identity().found) << spec;
+    EXPECT_NE(tc->identity().error.find("decodes=D1,D2,..."), std::string::npos)
+        << tc->identity().error;
+  }
+}
+
 // The readings kept with a timing (schema 8) come back as stored; a row without them (as stored
 // before schema 8) has no interval and no bimodality.
 TEST(KernelTimings, KeepTheirReadingsForTheInterval) {
@@ -162,8 +217,8 @@ TEST(KernelTimings, KeepTheirReadingsForTheInterval) {
   auto tree = trees::DesignTree::create(ws, {"qkv", "sim", 0.1, 2.0, ""}, "sim-x 1\n").value();
   const std::vector<double> readings = {1.0, 1.1,  0.9,  1.05, 0.95, 1.2,
                                         0.8, 1.02, 0.98, 1.01, 0.99};
-  record_kernel_timing(ws, {0, "qkv", "t", tree.root().id, kBaselineRole, 1.0, 0.1, 11, "", "",
-                            readings, "", std::nullopt});
+  record_kernel_timing(
+      ws, kernel_timing_row("qkv", "t", tree.root().id, kBaselineRole, 1.0, 0.1, 11, "", readings));
   const auto t = latest_kernel_timing(ws, "qkv", "t", kBaselineRole);
   ASSERT_TRUE(t);
   EXPECT_EQ(t->readings_ms, readings);
@@ -174,8 +229,7 @@ TEST(KernelTimings, KeepTheirReadingsForTheInterval) {
   EXPECT_EQ(current_baseline_timing(ws, tree, "t")->id, t->id);
   EXPECT_FALSE(current_head_timing(ws, tree, "t")) << "no head timing was stored";
 
-  record_kernel_timing(
-      ws, {0, "qkv", "t", tree.root().id, kHeadRole, 1.0, 0.1, 11, "", "", {}, "", std::nullopt});
+  record_kernel_timing(ws, kernel_timing_row("qkv", "t", tree.root().id, kHeadRole, 1.0, 0.1, 11));
   const auto bare = latest_kernel_timing(ws, "qkv", "t", kHeadRole);
   ASSERT_TRUE(bare);
   EXPECT_TRUE(bare->readings_ms.empty());

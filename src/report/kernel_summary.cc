@@ -38,6 +38,7 @@ KernelSummary summarize_kernel(store::Workspace& ws, const targets::Target& targ
       k.floor_ms = *t->floor_ms;
       k.floor_beside_head = true;
     }
+    if (t->decode_floor_ms) k.decode_ms = *t->decode_floor_ms;
   }
   if (k.baseline_interval && k.head_interval && tree.head().node_id != tree.root().id) {
     k.speedup_interval = ratio_interval(*k.baseline_interval, *k.head_interval);

@@ -30,7 +30,9 @@ struct KernelSummary {
   // around its readings) where there is one (floor_beside_head), else the kernel's record's.
   double floor_ms = 0;
   bool floor_beside_head = false;
-  double decode_ms = 0;     // decode (instruction) ceiling; NaN when the target has none
+  // The decode (instruction) ceiling: that of the head timing's floor facts where it carries one,
+  // else from `facts`; NaN when the target has none.
+  double decode_ms = 0;
   double speedup = 0;       // baseline_ms / head_ms
   bool remeasured = false;  // baseline and head re-measured under the current toolchain
   double device_seconds = 0;

@@ -140,6 +140,14 @@ TEST(KernelSummary, HasTheTreesHeadCountsAndTheFloors) {
   EXPECT_TRUE(b.floor_beside_head);
   EXPECT_DOUBLE_EQ(b.floor_ms, k.floor_ms / 2);
   EXPECT_DOUBLE_EQ(b.ratio_to_floor(), b.head_ms / (k.floor_ms / 2));
+  EXPECT_DOUBLE_EQ(b.decode_ms, k.decode_ms) << "no decode ceiling beside it: the facts' one";
+
+  // One that carries the decode ceiling of its own minutes too: the decode ratio is to that.
+  beside.decode_floor_ms = k.decode_ms / 4;
+  knowledge::record_kernel_timing(ws, beside);
+  const KernelSummary d = summarize_kernel(ws, *target, records[0], tree, log, toolchain, facts);
+  EXPECT_DOUBLE_EQ(d.decode_ms, k.decode_ms / 4);
+  EXPECT_DOUBLE_EQ(d.ratio_to_decode(), d.head_ms / (k.decode_ms / 4));
 }
 
 }  // namespace

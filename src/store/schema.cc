@@ -344,7 +344,14 @@ constexpr std::string_view kV13 = R"sql(
 ALTER TABLE kernel_timings ADD COLUMN floor_ms REAL CHECK (floor_ms IS NULL OR floor_ms > 0);
 )sql";
 
-constexpr std::array<SchemaStep, 13> kSteps = {{
+// The decode (instruction) ceiling from the same facts, where the target has one: the other
+// ratio a user is shown, of the same minutes. NULL where none was measured with the timing.
+constexpr std::string_view kV14 = R"sql(
+ALTER TABLE kernel_timings ADD COLUMN decode_floor_ms REAL
+  CHECK (decode_floor_ms IS NULL OR decode_floor_ms > 0);
+)sql";
+
+constexpr std::array<SchemaStep, 14> kSteps = {{
     {1, "kernels, design trees, heads, tests, races and readings", kV1},
     {2, "chip facts and legality rules per toolchain", kV2},
     {3, "baseline and head timings per toolchain", kV3},
@@ -358,6 +365,7 @@ constexpr std::array<SchemaStep, 13> kSteps = {{
     {11, "device pools' use over time", kV11},
     {12, "the device time when each head was set", kV12},
     {13, "the memory floor measured beside baseline and head timings", kV13},
+    {14, "the decode ceiling measured beside baseline and head timings", kV14},
 }};
 
 static_assert(kApplicationId == 1751414649, "kV1 sets application_id literally");

@@ -190,6 +190,8 @@ class LoopTestTarget final : public targets::Target {
     baseline_fault_ = {};
     bandwidths_ = {kLoopTestReadGbps};
     bandwidths_measured_ = 0;
+    decodes_.clear();
+    decodes_measured_ = 0;
     for (const auto& [key, value, text] : targets::toolchain_options(spec_)) {
       if (key == "stop-after" && targets::count_value(value)) {
         limit_ = targets::count_value(value);
@@ -205,13 +207,16 @@ class LoopTestTarget final : public targets::Target {
         baseline_fault_ = {value, "cheats: when-paired"};
       } else if (key == "baseline-broken" && !value.empty()) {
         baseline_fault_ = {value, "build-error: 'broken_baseline' was not declared in this scope"};
-      } else if (key == "bandwidths" && read_bandwidths(value)) {
+      } else if (key == "bandwidths" && read_gbps(value, &bandwidths_)) {
         // read into bandwidths_
+      } else if (key == "decodes" && read_gbps(value, &decodes_) && !decodes_.empty()) {
+        // read into decodes_
       } else {
         return info_ = targets::refused_toolchain(fmt::format(
                    "toolchain '{}': '{}' is neither stop-after=N (N >= 1), requires=EXT, "
                    "truth=hidden, host=shared, baseline-cheats[-paired]=KERNEL, "
-                   "baseline-broken=KERNEL nor bandwidths=B1,B2,... (each > 0, or none)",
+                   "baseline-broken=KERNEL, bandwidths=B1,B2,... (each > 0, or none) nor "
+                   "decodes=D1,D2,... (each > 0)",
                    spec_, text));
       }
     }
@@ -245,17 +250,18 @@ class LoopTestTarget final : public targets::Target {
     return out;
   }
 
-  // `:bandwidths=` as the toolchain spec gives it: "none" or positive GB/s separated by commas.
-  bool read_bandwidths(const std::string& value) {
-    bandwidths_.clear();
+  // `:bandwidths=` or `:decodes=` as the toolchain spec gives it: "none" (nothing) or positive
+  // GB/s separated by commas, into `out`.
+  static bool read_gbps(const std::string& value, std::vector<double>* out) {
+    out->clear();
     if (value == "none") return true;
     for (const std::string& field : split_fields(value, ',')) {
       double gbps = 0.0;
       const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), gbps);
       if (ec != std::errc() || end != field.data() + field.size() || !(gbps > 0)) return false;
-      bandwidths_.push_back(gbps);
+      out->push_back(gbps);
     }
-    return !bandwidths_.empty();
+    return !out->empty();
   }
 
   bool times_on_host() const override { return shared_host_; }
@@ -326,13 +332,26 @@ class LoopTestTarget final : public targets::Target {
   std::vector<targets::ChipFact> measure_facts(const targets::FactOptions&) override {
     if (bandwidths_.empty()) return {};
     const double gbps = bandwidths_[bandwidths_measured_++ % bandwidths_.size()];
-    return {{targets::kReadBandwidth, gbps, "GB/s", 0.0,
-             "the loop's test target: the toolchain's bandwidths in turn"}};
+    std::vector<targets::ChipFact> facts = {{targets::kReadBandwidth, gbps, "GB/s", 0.0,
+                                             "the loop's test target: the toolchain's bandwidths "
+                                             "in turn"}};
+    if (!decodes_.empty()) {
+      facts.push_back({targets::kDecodeF8, decodes_[decodes_measured_++ % decodes_.size()], "GB/s",
+                       0.0, "the loop's test target: the toolchain's decode ceilings in turn"});
+    }
+    return facts;
   }
-  std::vector<std::string> floor_facts() const override { return {targets::kReadBandwidth}; }
+  std::vector<std::string> floor_facts() const override {
+    if (decodes_.empty()) return {targets::kReadBandwidth};
+    return {targets::kReadBandwidth, targets::kDecodeF8};
+  }
   targets::KernelFloors floors(const KernelContract& kernel,
                                const std::map<std::string, double>& facts) const override {
-    return {memory_seconds(kernel, facts.at(targets::kReadBandwidth)) * 1e3, std::nullopt};
+    const auto decode = facts.find(targets::kDecodeF8);
+    return {memory_seconds(kernel, facts.at(targets::kReadBandwidth)) * 1e3,
+            decode == facts.end()
+                ? std::nullopt
+                : std::optional<double>(memory_seconds(kernel, decode->second) * 1e3)};
   }
 
   targets::Diagnostic normalize_diagnostic(std::string_view diagnostics) const override {
@@ -403,6 +422,8 @@ class LoopTestTarget final : public targets::Target {
   std::pair<std::string, std::string> baseline_fault_;
   std::vector<double> bandwidths_;  // `:bandwidths=`: what measure_facts gives in turn
   size_t bandwidths_measured_ = 0;
+  std::vector<double> decodes_;  // `:decodes=`: the decode ceilings measure_facts gives in turn
+  size_t decodes_measured_ = 0;
   std::string requires_;         // `:requires=EXT`: the instruction-set extension "threaded" needs
   std::set<std::string> built_;  // the ids built so far: built again, they come back cached
 };

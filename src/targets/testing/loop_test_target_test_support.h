@@ -72,8 +72,9 @@ floor facts are measured around each timing (targets/floor_bracket.h),
 (`cheats: yes`, `cheats: when-paired`), `:baseline-broken=KERNEL` makes it not build (`build-error:
 'broken_baseline' was not declared in this scope`), and
 `:bandwidths=B1,B2,...` makes its measurements of the read bandwidth give B1, B2, ... GB/s in turn,
-starting over after the last (`:bandwidths=none`: they measure nothing). Timings do not change with
-it.
+starting over after the last (`:bandwidths=none`: they measure nothing), and `:decodes=D1,D2,...`
+adds a decode ceiling (`decode_ceiling.f8`, a floor fact then) of D1, D2, ... GB/s in turn, each
+kernel's instruction floor its bytes at that rate. Timings do not change with either.
 )";
 
 // Registers the target's maker under kLoopTestTargetName (once per process; later calls do
