@@ -101,14 +101,16 @@ TEST(KernelTimings, RemeasureAppendsPerToolchainAndTracksTheCurrentHead) {
                store::StoreError);
 }
 
-// Given a floor bracket, each timing carries the floor of its own seconds, measured around its
-// readings, never one from the stored facts of another hour; without one, none.
+// Given a floor bracket, each timing carries the floor and the decode ceiling of its own seconds,
+// measured around its readings, never those of the stored facts of another hour; without one,
+// none.
 TEST(KernelTimings, CarryTheFloorOfTheFactsMeasuredAroundTheirReadings) {
   store::TestTempDir dir, cache;
   auto ws = store::Workspace::create(dir.path() / "w").value();
   const KernelContract* kernel = find_kernel("attn_out");
   ASSERT_NE(kernel, nullptr);
-  const auto tc = targets::make_loop_target("test-1:host=shared:bandwidths=38,42,25,100");
+  const auto tc =
+      targets::make_loop_target("test-1:host=shared:bandwidths=38,42,25,100:decodes=100,60");
   ASSERT_TRUE(tc->identity().found) << tc->identity().error;
   const std::string baseline = tc->baseline_source(*kernel);
   auto tree =
@@ -119,8 +121,10 @@ TEST(KernelTimings, CarryTheFloorOfTheFactsMeasuredAroundTheirReadings) {
   ASSERT_TRUE(plain.failure.empty()) << plain.failure;
   EXPECT_FALSE(plain.head->floor_ms) << "no floor facts given";
   EXPECT_FALSE(plain.baseline->floor_ms);
+  EXPECT_FALSE(plain.head->decode_floor_ms);
 
-  // Measured around the readings: 38 before, 42 after, 40 their mean.
+  // Measured around the readings: 38 before, 42 after, 40 their mean; the decode ceiling 100
+  // before, 60 after, 80.
   targets::FloorBracket floor(*tc);
   const double at_40_ms = static_cast<double>(kernel->bytes_to_move()) / 40e9 * 1e3;
   const Remeasured beside =
@@ -130,6 +134,13 @@ TEST(KernelTimings, CarryTheFloorOfTheFactsMeasuredAroundTheirReadings) {
   EXPECT_NEAR(*beside.head->floor_ms, at_40_ms, 1e-9 * at_40_ms);
   EXPECT_EQ(*beside.baseline->floor_ms, *beside.head->floor_ms);
   EXPECT_NE(beside.head->method.find("read_bandwidth 40 GB/s (38 before, 42 after)"),
+            std::string::npos)
+      << beside.head->method;
+  const double at_80_ms = static_cast<double>(kernel->bytes_to_move()) / 80e9 * 1e3;
+  ASSERT_TRUE(beside.head->decode_floor_ms && beside.baseline->decode_floor_ms);
+  EXPECT_NEAR(*beside.head->decode_floor_ms, at_80_ms, 1e-9 * at_80_ms);
+  EXPECT_EQ(*beside.baseline->decode_floor_ms, *beside.head->decode_floor_ms);
+  EXPECT_NE(beside.head->method.find("decode_ceiling.f8 80 GB/s (100 before, 60 after)"),
             std::string::npos)
       << beside.head->method;
   ASSERT_TRUE(beside.floor);
@@ -149,51 +160,17 @@ TEST(KernelTimings, CarryTheFloorOfTheFactsMeasuredAroundTheirReadings) {
                                     "timings)"),
             std::string::npos)
       << moved.head->method;
-  // Stored with the timing: the current head's figure carries its floor.
+  // Stored with the timing: the current head's figure carries its floor and decode ceiling.
   const auto current = current_head_timing(ws, tree, tc->identity().id);
   ASSERT_TRUE(current);
   EXPECT_EQ(current->floor_ms, moved.head->floor_ms);
-  // The table refuses a floor that is not positive.
+  ASSERT_TRUE(current->decode_floor_ms);
+  EXPECT_EQ(current->decode_floor_ms, moved.head->decode_floor_ms);
+  // The table refuses a floor or a decode ceiling that is not positive.
   KernelTiming bad = *current;
   bad.floor_ms = 0.0;
   EXPECT_THROW(record_kernel_timing(ws, bad), store::StoreError);
-}
-
-// On a target with a decode ceiling, each timing also carries the ceiling of the facts measured
-// around its readings (their mean), never the one onboarding stored; without a bracket, none.
-TEST(KernelTimings, CarryTheDecodeCeilingOfTheFactsMeasuredAroundTheirReadings) {
-  store::TestTempDir dir, cache;
-  auto ws = store::Workspace::create(dir.path() / "w").value();
-  const KernelContract* kernel = find_kernel("attn_out");
-  ASSERT_NE(kernel, nullptr);
-  const auto tc = targets::make_loop_target("test-1:host=shared:bandwidths=40:decodes=100,60");
-  ASSERT_TRUE(tc->identity().found) << tc->identity().error;
-  const std::string baseline = tc->baseline_source(*kernel);
-  auto tree =
-      trees::DesignTree::create(ws, {"attn_out", tc->name(), 0.1, 2.0, ""}, baseline).value();
-  add_head(tree, "half", baseline + "time: 0.5\n", 1.0);
-
-  const Remeasured plain = remeasure_baseline_and_head(ws, tree, *kernel, *tc, cache.path(), 3);
-  ASSERT_TRUE(plain.failure.empty()) << plain.failure;
-  EXPECT_FALSE(plain.head->decode_floor_ms) << "no floor facts given";
-
-  // 100 before, 60 after: the ceiling of 80 GB/s, on both rows, read back from the store.
-  targets::FloorBracket floor(*tc);
-  const Remeasured beside =
-      remeasure_baseline_and_head(ws, tree, *kernel, *tc, cache.path(), 3, &floor);
-  ASSERT_TRUE(beside.failure.empty()) << beside.failure;
-  const double at_80_ms = static_cast<double>(kernel->bytes_to_move()) / 80e9 * 1e3;
-  ASSERT_TRUE(beside.head->decode_floor_ms && beside.baseline->decode_floor_ms);
-  EXPECT_NEAR(*beside.head->decode_floor_ms, at_80_ms, 1e-9 * at_80_ms);
-  EXPECT_EQ(*beside.baseline->decode_floor_ms, *beside.head->decode_floor_ms);
-  EXPECT_NE(beside.head->method.find("decode_ceiling.f8 80 GB/s (100 before, 60 after)"),
-            std::string::npos)
-      << beside.head->method;
-  const auto current = current_head_timing(ws, tree, tc->identity().id);
-  ASSERT_TRUE(current);
-  EXPECT_EQ(current->decode_floor_ms, beside.head->decode_floor_ms);
-  // The table refuses a ceiling that is not positive.
-  KernelTiming bad = *current;
+  bad = *current;
   bad.decode_floor_ms = -1.0;
   EXPECT_THROW(record_kernel_timing(ws, bad), store::StoreError);
 }
