@@ -6,7 +6,7 @@
 #include "kernels/contract.h"
 #include "store/test_temp_dir.h"
 #include "targets/fact_names.h"
-#include "targets/registry/loop_target_test_support.h"
+#include "targets/registry/test_targets.h"
 
 namespace headway::knowledge {
 namespace {
@@ -41,7 +41,7 @@ TEST(FactsMeasure, ATargetsMeasuredFactsAreStoredUnderTheToolchain) {
   // Through the Target interface only: the loop tests' target reports one constant fact.
   store::TestTempDir dir;
   auto ws = store::Workspace::create(dir.path()).value();
-  const auto target = targets::make_loop_target();
+  const auto target = targets::make_test_target();
   const auto facts = measure_and_store_facts(ws, *target, "tc", {1, 3, 2, {}});
   ASSERT_EQ(facts.size(), 1u);
   const auto stored = find_fact(ws, targets::kReadBandwidth, "tc");

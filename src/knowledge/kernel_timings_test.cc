@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "store/test_temp_dir.h"
-#include "targets/registry/loop_target_test_support.h"
+#include "targets/registry/test_targets.h"
 
 namespace headway::knowledge {
 namespace {
@@ -44,7 +44,7 @@ TEST(KernelTimings, RemeasureAppendsPerToolchainAndTracksTheCurrentHead) {
   const KernelContract* kernel = find_kernel("attn_out");
   ASSERT_NE(kernel, nullptr);
   // The loop tests' own target (timed in-process, through the Target interface only).
-  const auto tc = targets::make_loop_target();
+  const auto tc = targets::make_test_target();
   const std::string baseline = tc->baseline_source(*kernel);
   auto tree =
       trees::DesignTree::create(ws, {"attn_out", tc->name(), 0.1, 2.0, ""}, baseline).value();
@@ -110,7 +110,7 @@ TEST(KernelTimings, CarryTheFloorOfTheFactsMeasuredAroundTheirReadings) {
   const KernelContract* kernel = find_kernel("attn_out");
   ASSERT_NE(kernel, nullptr);
   const auto tc =
-      targets::make_loop_target("test-1:host=shared:bandwidths=38,42,25,100:decodes=100,60");
+      targets::make_test_target("test-1:host=shared:bandwidths=38,42,25,100:decodes=100,60");
   ASSERT_TRUE(tc->identity().found) << tc->identity().error;
   const std::string baseline = tc->baseline_source(*kernel);
   auto tree =
@@ -179,7 +179,7 @@ TEST(KernelTimings, CarryTheFloorOfTheFactsMeasuredAroundTheirReadings) {
 // refused by name.
 TEST(KernelTimings, TheLoopTargetRefusesADecodeListThatIsNotOfRates) {
   for (const char* spec : {"test-1:decodes=none", "test-1:decodes=0", "test-1:decodes=80,x"}) {
-    const auto tc = targets::make_loop_target(spec);
+    const auto tc = targets::make_test_target(spec);
     EXPECT_FALSE(tc->identity().found) << spec;
     EXPECT_NE(tc->identity().error.find("decodes=D1,D2,..."), std::string::npos)
         << tc->identity().error;

@@ -10,7 +10,7 @@
 #include "knowledge/missing_header_test_support.h"
 #include "knowledge/rules.h"
 #include "loop/screen.h"
-#include "targets/registry/loop_target_test_support.h"
+#include "targets/registry/test_targets.h"
 #include "trees/tree_test_support.h"
 
 namespace headway::knowledge {
@@ -99,7 +99,7 @@ TEST(RuleLintTest, ScreenRejectsBeforeBuilding) {
   ASSERT_NE(qkv, nullptr);
   // Any target: a candidate the lint rejects never reaches it (the loop tests' target would
   // fail this one's build as "unknown line").
-  const auto target = targets::make_loop_target();
+  const auto target = targets::make_test_target();
   const auto cache = f.dir() / "builds";
   const loop::ScreenResult r =
       loop::screen_candidate(*qkv, kMissingHeaderRepro, *target, cache, rule_lint(f.ws(), "tc"));

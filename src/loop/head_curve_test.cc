@@ -7,7 +7,7 @@
 #include "loop/device_time.h"
 #include "loop/scripted_run_test_support.h"
 #include "store/test_temp_dir.h"
-#include "targets/registry/loop_target_test_support.h"
+#include "targets/registry/test_targets.h"
 #include "trees/design_tree.h"
 
 namespace headway::loop {
@@ -31,7 +31,7 @@ TEST(HeadCurve, TheDeviceTimeUntilEveryKernelIsWithinARatioOfItsFloor) {
 TEST(HeadCurve, ARunsCurveStepsDownAtTheDeviceTimeOfEachAcceptedChange) {
   store::TestTempDir dir;
   auto ws = store::Workspace::create(dir.path()).value();
-  auto target = targets::make_loop_target();
+  auto target = targets::make_test_target();
   const auto summary = run_scripted(ws, *target, {"time: 0.8\n", "time: 0.5\n"}, nullptr, 1.10,
                                     [](OptimizeOptions& o) { o.racing = false; });
   ASSERT_EQ(summary.accepted, 2);

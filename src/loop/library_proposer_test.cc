@@ -6,7 +6,7 @@
 #include <set>
 
 #include "store/test_temp_dir.h"
-#include "targets/registry/loop_target_test_support.h"
+#include "targets/registry/test_targets.h"
 #include "trees/design_tree.h"
 
 namespace headway::loop {
@@ -25,7 +25,7 @@ ProposalContext context(std::set<std::string>* tried, const std::string& head_de
 
 // The loop tests' target whose "threaded" design requires the extension vec512.
 const targets::Target& library_target() {
-  static const auto target = targets::make_loop_target("test-1:requires=vec512");
+  static const auto target = targets::make_test_target("test-1:requires=vec512");
   return *target;
 }
 
@@ -163,7 +163,7 @@ namespace {
 TEST(UntriedLibraryCandidates, CountsWhatTheLibraryWouldStillProposeAndDropsWhatWasTried) {
   store::TestTempDir dir;
   auto ws = store::Workspace::create(dir.path()).value();
-  const auto target = targets::make_loop_target();
+  const auto target = targets::make_test_target();
   const KernelContract& kernel = *find_kernel("qkv");
   auto tree = trees::DesignTree::create(ws, {"qkv", target->name(), {}, {}, ""},
                                         target->baseline_source(kernel))

@@ -1,5 +1,5 @@
 #pragma once
-// For tests of the loop's parts: a workspace with one kernel registered on the loop's test target,
+// For tests of the loop's parts: a workspace with one kernel registered on the tests' target,
 // made by name through the registry and used through the Target interface only, and candidates
 // added to its tree and built.
 #include <memory>
@@ -10,7 +10,7 @@
 #include "loop/kernel_registration.h"
 #include "store/test_temp_dir.h"
 #include "store/workspace.h"
-#include "targets/registry/loop_target_test_support.h"
+#include "targets/registry/test_targets.h"
 #include "trees/design_tree.h"
 
 namespace headway::loop {
@@ -20,7 +20,7 @@ class LoopKernel {
   // `toolchain`: the test target's toolchain spec, e.g. "test-1:stop-after=13" for a device
   // that stops once the kernel is registered (2 warm-up and 11 timed readings).
   explicit LoopKernel(const std::string& kernel = "attn_out", const std::string& toolchain = "")
-      : target_(targets::make_loop_target(toolchain)),
+      : target_(targets::make_test_target(toolchain)),
         kernel_(*find_kernel(kernel)),
         tree_(*register_kernel(
             ws_, *target_, kernel_,

@@ -1,4 +1,4 @@
-// The optimize loop in-process on the loop's test target, made by name through the registry and
+// The optimize loop in-process on the tests' target, made by name through the registry and
 // used through the Target interface (its candidates' lines are its docs): every stage (register,
 // screen, race, acceptance test, rules learned from failures, resume) with no compiler and no
 // timing.
@@ -21,7 +21,7 @@
 #include "loop/scripted_run_test_support.h"
 #include "statistics/betting_rule.h"
 #include "store/test_temp_dir.h"
-#include "targets/registry/loop_target_test_support.h"
+#include "targets/registry/test_targets.h"
 #include "trees/decision_log.h"
 #include "trees/design_tree.h"
 #include "trees/race_log.h"
@@ -34,7 +34,7 @@ using trees::NodeStatus;
 struct LoopTargetRun {
   store::TestTempDir dir;
   store::Workspace ws = store::Workspace::create(dir.path()).value();
-  std::unique_ptr<targets::Target> target = targets::make_loop_target();
+  std::unique_ptr<targets::Target> target = targets::make_test_target();
   std::vector<Progress> progress;
 
   OptimizeSummary run(std::vector<std::string> kernels, double done_within_floor = 1.10,
@@ -408,7 +408,7 @@ TEST(OptimizeOnLoopTarget, ABrokenOrWrongBaselineStopsOnlyItsKernel) {
     for (const int at_once : {1, 2}) {
       SCOPED_TRACE(c.option + " " + std::to_string(at_once));
       LoopTargetRun r;
-      r.target = targets::make_loop_target("test-1:" + c.option + "=attn_out");
+      r.target = targets::make_test_target("test-1:" + c.option + "=attn_out");
       const auto summary = r.run({"attn_out", "qkv"}, 1.10, at_once);
       ASSERT_EQ(summary.kernels_stopped.size(), 1u);
       const std::string why = summary.kernels_stopped.at("attn_out");
@@ -435,7 +435,7 @@ TEST(OptimizeOnLoopTarget, ABrokenOrWrongBaselineStopsOnlyItsKernel) {
 // A device that stops ends the run: the summary says why, and nothing it interrupted is kept.
 TEST(OptimizeOnLoopTarget, ADeviceThatStopsEndsTheRunAndLeavesNothingHalfDone) {
   // Registering the baseline, then part of the first race.
-  const auto target_made = targets::make_loop_target("test-1:stop-after=31");
+  const auto target_made = targets::make_test_target("test-1:stop-after=31");
   targets::Target& target = *target_made;
   LoopTargetRun r;
   std::vector<Progress> progress;
@@ -469,7 +469,7 @@ TEST(OptimizeOnLoopTarget, ADeviceThatStopsEndsTheRunAndLeavesNothingHalfDone) {
 TEST(OptimizeOnLoopTarget, NoTargetIsAnError) {
   store::TestTempDir dir;
   auto ws = store::Workspace::create(dir.path()).value();
-  auto target = targets::make_loop_target();
+  auto target = targets::make_test_target();
   LibraryProposer proposer(*target);
   OptimizeOptions options;
   EXPECT_THROW(optimize(ws, proposer, options, nullptr), std::runtime_error);
@@ -478,7 +478,7 @@ TEST(OptimizeOnLoopTarget, NoTargetIsAnError) {
 TEST(OptimizeOnLoopTarget, AMissingToolchainIsAnError) {
   store::TestTempDir dir;
   auto ws = store::Workspace::create(dir.path()).value();
-  auto target = targets::make_loop_target("missing-1");
+  auto target = targets::make_test_target("missing-1");
   LibraryProposer proposer(*target);
   OptimizeOptions options;
   options.target = target.get();

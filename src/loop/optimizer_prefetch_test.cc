@@ -11,7 +11,7 @@
 #include "loop/library_proposer.h"
 #include "loop/optimizer.h"
 #include "store/test_temp_dir.h"
-#include "targets/registry/loop_target_test_support.h"
+#include "targets/registry/test_targets.h"
 #include "trees/design_tree.h"
 
 namespace headway::loop {
@@ -57,8 +57,8 @@ class RecordingProposer final : public Proposer {
 struct PrefetchRun {
   store::TestTempDir dir;
   store::Workspace ws = store::Workspace::create(dir.path()).value();
-  std::unique_ptr<targets::Target> target = targets::make_loop_target();
-  std::unique_ptr<targets::Target> build_target = targets::make_loop_target();
+  std::unique_ptr<targets::Target> target = targets::make_test_target();
+  std::unique_ptr<targets::Target> build_target = targets::make_test_target();
   std::vector<Progress> progress;
 
   OptimizeSummary run(RecordingProposer& proposer, bool with_build_target) {
@@ -128,7 +128,7 @@ TEST(OptimizePrefetch, WhereTheDeviceIsNotTheHostTheBuildTargetBuildsProposalsMe
   // A source the build target built before comes back from it as cached; from another instance
   // of the same target it does not.
   ASSERT_FALSE(proposer.prebuilt.empty());
-  const auto elsewhere = targets::make_loop_target();
+  const auto elsewhere = targets::make_test_target();
   int built = 0;
   for (const auto& source :
        std::set<std::string>(proposer.prebuilt.begin(), proposer.prebuilt.end())) {

@@ -1,6 +1,6 @@
 // The optimize loop with its knowledge switched off (OptimizeOptions::floor_guidance, rule_lint;
 // `headway optimize --without knowledge`) and with a beam of heads (OptimizeOptions::beam),
-// in-process on the loop's test target.
+// in-process on the tests' target.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,7 +14,7 @@
 #include "loop/optimizer.h"
 #include "loop/scripted_run_test_support.h"
 #include "store/test_temp_dir.h"
-#include "targets/registry/loop_target_test_support.h"
+#include "targets/registry/test_targets.h"
 #include "trees/design_tree.h"
 
 namespace headway::loop {
@@ -23,7 +23,7 @@ namespace {
 struct KnowledgeRun {
   store::TestTempDir dir;
   store::Workspace ws = store::Workspace::create(dir.path()).value();
-  std::unique_ptr<targets::Target> target = targets::make_loop_target();
+  std::unique_ptr<targets::Target> target = targets::make_test_target();
   std::vector<std::string> proposed_for;  // the kernel of each round, in order
 
   OptimizeSummary run(bool floor_guidance, double done_within_floor = 1.10) {
@@ -71,7 +71,7 @@ TEST(OptimizeWithoutKnowledge, WithoutTheRuleLintNoCandidateIsLinted) {
   for (const bool rule_lint : {true, false}) {
     store::TestTempDir dir;
     auto ws = store::Workspace::create(dir.path()).value();
-    auto target = targets::make_loop_target();
+    auto target = targets::make_test_target();
     int asked = 0;
     const auto summary =
         run_scripted(ws, *target, {"time: 0.5\n"}, nullptr, 1.10, [&](OptimizeOptions& o) {
@@ -117,7 +117,7 @@ TEST(OptimizeWithABeam, RoundsVaryTheBeamsDesignsInTurnAndOnlyTestsMoveTheHead) 
   for (const int beam : {1, 3}) {
     store::TestTempDir dir;
     auto ws = store::Workspace::create(dir.path()).value();
-    auto target = targets::make_loop_target();
+    auto target = targets::make_test_target();
     knowledge::set_workspace_target_name(ws, target->name());
     OptimizeOptions options;
     options.kernels = {"attn_out"};

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "targets/registry/loop_target_test_support.h"
+#include "targets/registry/test_targets.h"
 
 namespace headway::loop {
 namespace {
@@ -11,7 +11,7 @@ namespace {
 using trees::NodeStatus;
 
 ScreenResult screen(const std::string& source, const LintHook& lint = {}) {
-  static const auto target = targets::make_loop_target();
+  static const auto target = targets::make_test_target();
   return screen_candidate(*find_kernel("qkv"), source, *target, {}, lint);
 }
 

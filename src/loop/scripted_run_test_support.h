@@ -1,5 +1,5 @@
 #pragma once
-// For tests of the optimize loop: a run on the loop's test target, used through the Target
+// For tests of the optimize loop: a run on a target given by the caller, used through the Target
 // interface, whose proposer offers a fixed list of sources once, as new designs of attn_out.
 #include <functional>
 #include <string>
@@ -9,7 +9,6 @@
 #include "knowledge/workspace_target.h"
 #include "loop/optimizer.h"
 #include "loop/proposer.h"
-#include "targets/registry/loop_target_test_support.h"
 
 namespace headway::loop {
 

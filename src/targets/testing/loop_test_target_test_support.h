@@ -26,12 +26,12 @@
 #include <string>
 #include <string_view>
 
-#include "targets/registry/loop_target_test_support.h"
+#include "targets/registry/test_targets.h"
 #include "targets/target.h"
 
 namespace headway::targets::testing {
 
-inline constexpr std::string_view kLoopTestTargetName = targets::kLoopTestTarget;
+inline constexpr std::string_view kLoopTestTargetName = targets::kTestTarget;
 
 // The target's documentation (Target::docs gives it): its candidates and toolchains.
 inline constexpr std::string_view kLoopTestTargetFormat = R"(# The loop's test target
