@@ -5,28 +5,11 @@
 #include <cstring>
 #include <random>
 
+#include "common/cache_flush.h"
 #include "common/rng.h"
 #include "kernels/verify.h"
 
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
-
 namespace headway {
-
-void flush_lines(const std::byte* data, size_t bytes) {
-#if defined(__x86_64__)
-  constexpr size_t kLine = 64;
-  const auto start = reinterpret_cast<uintptr_t>(data) & ~uintptr_t{kLine - 1};
-  for (uintptr_t p = start; p < reinterpret_cast<uintptr_t>(data) + bytes; p += kLine) {
-    _mm_clflush(reinterpret_cast<const void*>(p));
-  }
-  _mm_mfence();
-#else
-  (void)data;
-  (void)bytes;
-#endif
-}
 
 size_t InputSets::input_block_bytes(const KernelContract& kernel) {
   return BufferLayout(kernel.regions()).input_bytes;
@@ -60,11 +43,16 @@ size_t InputSets::slot_bytes() const { return writable_slot_bytes(layout_.writab
 std::unique_ptr<SharedMemory> InputSets::new_writable_block(int slots) const {
   auto block = std::make_unique<SharedMemory>(
       "headway-outputs", slot_bytes() * static_cast<size_t>(std::max(slots, 1)));
-  for (int k = 0; k < std::max(slots, 1); ++k) {
-    std::memcpy(block->data() + slot_bytes() * static_cast<size_t>(k), draws_[0]->writable_block(),
-                layout_.writable_bytes);
-  }
+  reset_writable(block->data(), std::max(slots, 1));
   return block;
+}
+
+void InputSets::reset_writable(std::byte* block, int slots) const {
+  for (int k = 0; k < slots; ++k) {
+    std::byte* slot = block + slot_bytes() * static_cast<size_t>(k);
+    std::memcpy(slot, draws_[0]->writable_block(), layout_.writable_bytes);
+    std::memset(slot + layout_.writable_bytes, 0, slot_bytes() - layout_.writable_bytes);
+  }
 }
 
 InputSets::Patch InputSets::draw_patch(uint64_t patch_seed) const {

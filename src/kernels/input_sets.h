@@ -25,9 +25,6 @@
 
 namespace headway {
 
-// Writes every cache line of [data, data + bytes) back to memory and out of every cache.
-void flush_lines(const std::byte* data, size_t bytes);
-
 inline constexpr size_t kSmallRegionBytes = 64 << 10;
 inline constexpr size_t kLineBytes = 64;
 inline constexpr uint64_t kPatchedLineOneIn = 256;
@@ -59,6 +56,9 @@ class InputSets {
   std::unique_ptr<SharedMemory> new_writable_block(int slots = 1) const;
   // Bytes from one slot of a writable block to the next.
   size_t slot_bytes() const;
+  // Puts every byte of the first `slots` slots of `block` back as new_writable_block left them,
+  // padding included: nothing a process wrote there reaches the next process that maps it.
+  void reset_writable(std::byte* block, int slots) const;
 
   // Applies the patch of `patch_seed` to set `set` and to the in/out regions of `writable`,
   // and poisons the output regions. The written lines stay in the caches (flush).

@@ -16,6 +16,13 @@ inline constexpr const char* kNoiseFloor = "noise_floor_cv";
 // ns per load into a timed call's inputs when their turn comes (how the target keeps them cold,
 // and the evidence that it does, in the fact's method).
 inline constexpr const char* kColdInputLatency = "timing.cold_input_latency";
+// What a reading's guard costs on the chip (cpu target, targets/cpu/guard_facts.h): flushing
+// lines from the caches with each instruction the chip has (GB/s), the least a process costs
+// (fork to waitpid, ms), and stopping and resuming one (ms).
+inline constexpr const char* kGuardFlushClflush = "guard.flush.clflush";
+inline constexpr const char* kGuardFlushClflushopt = "guard.flush.clflushopt";
+inline constexpr const char* kGuardForkWait = "guard.fork_wait";
+inline constexpr const char* kGuardStopResume = "guard.stop_resume";
 // Cache sizes (KiB) and load-to-use latencies (ns)
 // (a pointer-chase sweep): the n-th level the curve shows is "cache.l1d", "cache.l2",
 // "cache.l3", "cache.l4"...; one fact per level found, so a host may have fewer than the OS

@@ -11,6 +11,7 @@
 #include "targets/cpu/cold_inputs.h"
 #include "targets/cpu/decode_ceiling.h"
 #include "targets/cpu/fma_throughput.h"
+#include "targets/cpu/guard_facts.h"
 #include "targets/fact_names.h"
 
 namespace headway::cpu {
@@ -134,6 +135,18 @@ std::vector<targets::ChipFact> measure_chip_facts(const targets::FactOptions& op
   facts.push_back(
       {targets::kColdInputLatency, cold.cold_ns, "ns", std::nullopt,
        fmt::format("{}; the DRAM latency fact: {:.1f} ns", cold.method, sweep.memory_ns)});
+
+  const GuardFacts guard = measure_guard_facts(readings);
+  const std::string used = fmt::format("; the gate flushes with {}", guard.flush_used);
+  facts.push_back(
+      {targets::kGuardFlushClflush, guard.clflush_gbps, "GB/s", std::nullopt, guard.method + used});
+  if (guard.clflushopt_gbps > 0) {
+    facts.push_back({targets::kGuardFlushClflushopt, guard.clflushopt_gbps, "GB/s", std::nullopt,
+                     guard.method + used});
+  }
+  facts.push_back({targets::kGuardForkWait, guard.fork_wait_ms, "ms", std::nullopt, guard.method});
+  facts.push_back(
+      {targets::kGuardStopResume, guard.stop_resume_ms, "ms", std::nullopt, guard.method});
 
   const FmaThroughput fma = measure_fma_throughput(options.max_threads, readings);
   const std::string fma_method = fmt::format("median of {} readings; {}", readings, fma.method);

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/cache_flush.h"
 #include "knowledge/facts.h"
 #include "store/test_temp_dir.h"
 #include "targets/cpu/cpu_target.h"
@@ -71,9 +72,17 @@ TEST(CpuChipFacts, MicrobenchmarksBecomeStoredFacts) {
   }
   EXPECT_GT(isa, 0u);  // one per extension (the cpu target's isa_facts_test counts them)
   EXPECT_EQ(find_fact(ws, targets::isa_fact_name("avx2"), "tc")->unit, "bool");
+  // The guard's costs: a flush rate per instruction the CPU has, a process and a pause.
+  EXPECT_GT(value(kGuardFlushClflush), 0.0);
+  EXPECT_EQ(find_fact(ws, kGuardFlushClflushopt, "tc").has_value(),
+            cpu_has(FlushInstruction::kClflushopt));
+  EXPECT_GT(value(kGuardForkWait), 0.0);
+  EXPECT_GT(value(kGuardStopResume), 0.0);
+  EXPECT_EQ(find_fact(ws, kGuardForkWait, "tc")->unit, "ms");
+  const size_t guard = 3 + cpu_has(FlushInstruction::kClflushopt);
   // 6 bandwidth, decode, timer and noise facts; 2 per cache level and DRAM latency; cold
-  // inputs; 3 FMA facts; the instruction-set facts.
-  EXPECT_EQ(facts.size(), 6u + 2 * levels + 1 + 1 + 3 + isa);
+  // inputs; the guard's; 3 FMA facts; the instruction-set facts.
+  EXPECT_EQ(facts.size(), 6u + 2 * levels + 1 + 1 + guard + 3 + isa);
 }
 
 }  // namespace
