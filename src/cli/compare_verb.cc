@@ -7,6 +7,7 @@
 #include "cli/verbs.h"
 #include "statistics/betting_rule.h"
 #include "statistics/calibration.h"
+#include "statistics/confirmation.h"
 #include "statistics/effect_estimate.h"
 #include "statistics/reading_sink.h"
 
@@ -18,6 +19,8 @@ struct CompareArgs {
   std::string a, b;
   double alpha = 0.05;
   int cap = 24;
+  int64_t confirm_calls =
+      statistics::calls_to_catch(statistics::kWrongShare, statistics::kWrongEscape);
   uint64_t seed = 0;
   bool have_seed = false;
   std::string log;
@@ -67,8 +70,14 @@ int run_compare(const CompareArgs& args) {
   statistics::TeeSink tee({&memory, file.get()});
   const statistics::PairLabel label{std::string(kernel.name()), args.b, 0, 0};
   statistics::DecisionRecord record;
+  statistics::Confirmation confirmed;
   try {
     record = statistics::run_decision(*device, rule, coin, label, tee);
+    // A FASTER stands only once enough of B's calls are verified, as in the loop.
+    if (record.outcome == statistics::Outcome::kFaster) {
+      confirmed = statistics::confirm_candidate(*device, coin, args.confirm_calls,
+                                                static_cast<int>(args.confirm_calls));
+    }
     device->verify_arms();
   } catch (const statistics::ArmDisqualified& e) {
     const std::string who = e.arm() == statistics::Arm::kHead ? args.a : args.b;
@@ -100,6 +109,10 @@ int run_compare(const CompareArgs& args) {
                               {"alpha", config.alpha},
                               {"seed", seed},
                               {"note", note},
+                              {"confirmation",
+                               {{"readings", confirmed.readings},
+                                {"pairs", confirmed.pairs},
+                                {"verified_calls", confirmed.verified_calls}}},
                               {"device_time", device->accounting()}};
     fmt::print("{}\n", j.dump(2));
   } else {
@@ -108,6 +121,7 @@ int run_compare(const CompareArgs& args) {
     fmt::print("effect (B time vs A, median): {:+.2f}% [{:+.2f}%, {:+.2f}%] ({:.0f}% interval)\n",
                effect.median_pct, effect.lower_pct, effect.upper_pct, 100 * effect.coverage);
     if (!note.empty()) fmt::print("note: {}\n", note);
+    if (const std::string c = confirmed.describe(); !c.empty()) fmt::print("{}\n", c);
     const auto time = device->accounting();
     fmt::print(
         "device time: timed calls {:.3f} s in {} readings, {:.0f}% of the {:.3f} s the readings "
@@ -132,6 +146,9 @@ void add_compare(CLI::App& app, int* exit_code) {
   cmd->add_option("--b", args->b, "candidate source")->required();
   cmd->add_option("--alpha", args->alpha, "level of FASTER and SLOWER");
   cmd->add_option("--cap", args->cap, "pairs before INCONCLUSIVE");
+  cmd->add_option("--confirm-calls", args->confirm_calls,
+                  "B's calls verified before a FASTER stands (0: none)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--seed", args->seed, "seed of the inputs and of the order coin")
       ->each([args](const std::string&) { args->have_seed = true; });
   cmd->add_option("--log", args->log, "append every reading to this JSON-lines file");

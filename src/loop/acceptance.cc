@@ -20,6 +20,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// How often a test in progress tells where it stands.
+constexpr auto kProgressInterval = std::chrono::milliseconds(250);
+
 // The stream a multi-shape test draws its pairs' shape sets from (with the candidate's id).
 constexpr uint64_t kShapeStream = 0x5ba9e5;
 
@@ -116,11 +119,31 @@ AcceptanceResult AcceptanceTest::run(const trees::Node& head,
   const statistics::PairLabel label{name, std::to_string(candidate.id), test, 0};
   statistics::DecisionRecord record;
   statistics::Confirmation confirmed;
+  auto last_told = Clock::now() - kProgressInterval;
+  const auto tell = [&](bool always, auto&& line) {
+    if (!progress_ || (!always && Clock::now() - last_told < kProgressInterval)) return;
+    last_told = Clock::now();
+    progress_(line());
+  };
   try {
-    record = statistics::run_decision(device, *rule, coin, label, sink);
+    record = statistics::run_decision(
+        device, *rule, coin, label, sink, [&](int pairs, const statistics::DecisionRule& r) {
+          tell(false, [&] {
+            return fmt::format("acceptance test, pair {} of at most {}: {}", pairs, r.max_pairs(),
+                               r.state());
+          });
+        });
     if (record.outcome == statistics::Outcome::kFaster) {
-      confirmed = statistics::confirm_candidate(device, coin, options_.confirm_calls,
-                                                options_.confirm_max_pairs);
+      const int at = static_cast<int>(record.d.size());
+      tell(true, [&] { return fmt::format("FASTER at pair {}, confirming", at); });
+      confirmed = statistics::confirm_candidate(
+          device, coin, options_.confirm_calls, options_.confirm_max_pairs,
+          [&](const statistics::Confirmation& c) {
+            tell(false, [&] {
+              return fmt::format("FASTER at pair {}, confirming: {} of {} calls verified", at,
+                                 c.verified_calls, options_.confirm_calls);
+            });
+          });
     }
     device.verify_arms();  // before the outcome counts: a wrong timed call voids it
   } catch (const targets::DeviceStopped&) {
@@ -145,11 +168,8 @@ AcceptanceResult AcceptanceTest::run(const trees::Node& head,
   decision.ci_high = -effect.lower_pct;
   decision.note = statistics::early_stop_note(record.outcome, static_cast<int>(record.d.size()),
                                               rule->max_pairs());
-  if (confirmed.pairs > 0) {
-    decision.note +=
-        fmt::format("{}confirmed by {} more pairs ({} of the candidate's calls verified)",
-                    decision.note.empty() ? "" : "; ", confirmed.pairs, confirmed.verified_calls);
-  }
+  if (const std::string confirmation = confirmed.describe(); !confirmation.empty())
+    decision.note += (decision.note.empty() ? "" : "; ") + confirmation;
   decision.rule_config = statistics::rule_config_json(settings);
   result.seconds = elapsed();
   add_device_seconds(tree_.workspace(), name, result.seconds, "other", device.accounting());

@@ -11,6 +11,7 @@
 // its wall time to the kernel's device time (loop/device_time.h). Tests of different kernels,
 // each on its own target instance, can run at once.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -72,12 +73,19 @@ class AcceptanceTest {
   // cannot be stored.
   AcceptanceResult run(const trees::Node& head, const targets::Artifact& head_artifact,
                        const trees::Node& candidate, const targets::Artifact& candidate_artifact);
+  // Where the test stands, told while it runs (at most every kProgressInterval, and at its
+  // decision): "pair 5 of at most 24: FASTER wealth 3.2 of 20, SLOWER 0.31", then, once FASTER,
+  // "FASTER at pair 6, confirming: 312 of 688 calls verified".
+  void on_progress(std::function<void(const std::string&)> progress) {
+    progress_ = std::move(progress);
+  }
 
  private:
   targets::Target& target_;
   const KernelContract& kernel_;
   trees::DesignTree& tree_;
   AcceptanceOptions options_;
+  std::function<void(const std::string&)> progress_;
 };
 
 }  // namespace headway::loop

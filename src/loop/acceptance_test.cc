@@ -1,6 +1,11 @@
 #include "loop/acceptance.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
 
 #include "loop/device_time.h"
 #include "loop/loop_kernel_test_support.h"
@@ -27,6 +32,23 @@ TEST(AcceptanceTest, AClearlyFasterCandidateBecomesTheHeadWithEveryReadingStored
   EXPECT_EQ(stored.pairs, r.pairs);
   EXPECT_EQ(log.readings(r.test_id).size(), static_cast<size_t>(2 * r.pairs));
   EXPECT_GT(device_seconds(k.ws(), "attn_out"), 0.0);
+}
+
+TEST(AcceptanceTest, ATestInProgressTellsItsPairsWealthAndConfirmation) {
+  LoopKernel k;
+  const auto head = k.head();
+  const auto cand = k.add("fast", "time: 0.5\n");
+  AcceptanceTest test(k.target(), k.kernel(), k.tree(), {});
+  std::vector<std::string> told;
+  test.on_progress([&](const std::string& line) { told.push_back(line); });
+  const auto r = test.run(head, k.artifact(head), cand, k.artifact(cand));
+  ASSERT_EQ(r.outcome, statistics::Outcome::kFaster);
+  ASSERT_GE(told.size(), 2u);
+  EXPECT_EQ(told.front().rfind("acceptance test, pair 1 of at most 24: FASTER wealth ", 0), 0u)
+      << told.front();
+  EXPECT_NE(told.front().find(" of 20, SLOWER "), std::string::npos) << told.front();
+  const std::string decided = fmt::format("FASTER at pair {}, confirming", r.pairs);
+  EXPECT_NE(std::find(told.begin(), told.end(), decided), told.end()) << told.back();
 }
 
 TEST(AcceptanceTest, TheDefaultConfirmationReachesItsCallsAtOneCallAReading) {

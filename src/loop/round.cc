@@ -200,6 +200,7 @@ void Round::test(const Node& head, const Survivor& candidate) {
   acceptance.cap = options_.cap;
   acceptance.confirm_calls = options_.confirm_calls;
   AcceptanceTest test(builds_.target, kernel_, tree_, acceptance);
+  test.on_progress([&](const std::string& stage) { events_.progress(candidate.node, stage); });
   const AcceptanceResult r = test.run(head, head_artifact, candidate.node, candidate.artifact);
   if (!r.head_disqualified.empty()) {
     // A head that got past its own test wrong: it is cheated, and the head before it is back.

@@ -110,6 +110,14 @@ bool BettingRule::decidable_by_cap() const {
   return best(0) >= bar || best(1) >= bar || (best(2) >= bar_e && best(3) >= bar_e);
 }
 
+std::string BettingRule::state() const {
+  const BettingWealth w = wealth();
+  const bool faster_leads = w.faster >= w.slower;
+  return fmt::format("{} wealth {:.2g} of {:.3g}, {} {:.2g}", faster_leads ? "FASTER" : "SLOWER",
+                     faster_leads ? w.faster : w.slower, 1.0 / config_.alpha,
+                     faster_leads ? "SLOWER" : "FASTER", faster_leads ? w.slower : w.faster);
+}
+
 BettingWealth BettingRule::wealth() const {
   return BettingWealth{
       std::exp(log_mean_wealth(log_wealth_[0])), std::exp(log_mean_wealth(log_wealth_[1])),

@@ -65,6 +65,8 @@ class BettingRule final : public DecisionRule {
   // fewer pairs.
   std::optional<Outcome> observe(double d) override;
   int max_pairs() const override { return config_.cap; }
+  // "FASTER wealth W of 1/alpha, SLOWER wealth W": the larger of the two directions first.
+  std::string state() const override;
   // The scale of the next pair's d. config.s0 without adapt_s0 or before kAdaptAfterPairs pairs;
   // after n pairs, the geometric mean of s0 (weight kPriorWeightPairs) and the pairs' own robust
   // spread, 1.4826 x the median absolute deviation of their d's from its median (weight n), so a

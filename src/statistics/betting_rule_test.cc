@@ -55,6 +55,15 @@ TEST(BettingRule, OnePairByHand) {
   EXPECT_NEAR(rule.wealth().slower, 0.7, 1e-14);
 }
 
+TEST(BettingRule, StateNamesTheLeadingDirectionsWealthAgainstItsBar) {
+  BettingRule rule(config(0.008));
+  rule.observe(-0.004);  // FASTER 1.3, SLOWER 0.7 (OnePairByHand)
+  EXPECT_EQ(rule.state(), "FASTER wealth 1.3 of 20, SLOWER 0.7");
+  BettingRule slower(config(0.008));
+  slower.observe(0.004);
+  EXPECT_EQ(slower.state(), "SLOWER wealth 1.3 of 20, FASTER 0.7");
+}
+
 TEST(BettingRule, ClipsAtOneScale) {
   BettingRule a(config());
   BettingRule b(config());

@@ -1,5 +1,7 @@
 #include "statistics/confirmation.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <stdexcept>
 
@@ -20,16 +22,32 @@ int64_t calls_to_catch(double p, double escape) {
   return static_cast<int64_t>(std::ceil(std::log(escape) / std::log1p(-p)));
 }
 
-Confirmation confirm_candidate(PairedDevice& device, Rng& coin, int64_t calls, int max_pairs) {
+Confirmation confirm_candidate(PairedDevice& device, Rng& coin, int64_t calls, int max_runs,
+                               const std::function<void(const Confirmation&)>& after_run) {
   Confirmation out;
   out.verified_calls = device.verified_calls(Arm::kCandidate);
   DiscardingSink sink;
-  while (out.verified_calls >= 0 && out.verified_calls < calls && out.pairs < max_pairs) {
-    run_pair(device, coin, {"", "", 0, out.pairs}, sink);
-    ++out.pairs;
+  while (out.verified_calls >= 0 && out.verified_calls < calls &&
+         out.pairs + out.readings < max_runs) {
+    if (device.run_confirming_reading()) {
+      ++out.readings;
+    } else {
+      run_pair(device, coin, {"", "", 0, out.pairs}, sink);
+      ++out.pairs;
+    }
     out.verified_calls = device.verified_calls(Arm::kCandidate);
+    if (after_run) after_run(out);
   }
   return out;
+}
+
+std::string Confirmation::describe() const {
+  std::string runs;
+  if (readings > 0) runs = fmt::format("{} readings of the candidate alone", readings);
+  if (pairs > 0) runs += fmt::format("{}{} more pairs", runs.empty() ? "" : " and ", pairs);
+  if (runs.empty()) return "";
+  return fmt::format("confirmed by {} ({} of the candidate's calls verified)", runs,
+                     verified_calls);
 }
 
 }  // namespace headway::statistics

@@ -5,6 +5,8 @@
 // for that (a decision can end after a handful of pairs), and a wrong call that no verified
 // reading held cannot be found.
 #include <cstdint>
+#include <functional>
+#include <string>
 
 #include "common/rng.h"
 #include "statistics/pair_runner.h"
@@ -24,13 +26,19 @@ inline constexpr double kWrongEscape = 0.001;
 
 struct Confirmation {
   int pairs = 0;                // pairs run
+  int readings = 0;             // readings of the candidate alone run
   int64_t verified_calls = -1;  // the candidate's verified calls at the end (-1: not counted)
+  // "confirmed by ... (N of the candidate's calls verified)", or empty when nothing ran.
+  std::string describe() const;
 };
 
-// Runs pairs on `device`, their orders from `coin` and their readings kept nowhere, until
-// device.verified_calls(Arm::kCandidate) reaches `calls` or `max_pairs` pairs have run; a device
-// that does not count its verified calls runs none. Throws what the device throws
-// (ArmDisqualified when a pair shows an arm wrong).
-Confirmation confirm_candidate(PairedDevice& device, Rng& coin, int64_t calls, int max_pairs);
+// Verifies the candidate's calls until device.verified_calls(Arm::kCandidate) reaches `calls`,
+// with at most `max_runs` runs: readings of the candidate alone where the device has them
+// (PairedDevice::run_confirming_reading), else pairs, their orders from `coin` and their readings
+// kept nowhere. A device that does not count its verified calls runs none. Throws what the device
+// throws (ArmDisqualified when a run shows an arm wrong).
+// `after_run`, when given, is told the confirmation so far after every run.
+Confirmation confirm_candidate(PairedDevice& device, Rng& coin, int64_t calls, int max_runs,
+                               const std::function<void(const Confirmation&)>& after_run = {});
 
 }  // namespace headway::statistics

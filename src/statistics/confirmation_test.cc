@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <vector>
 
 #include "statistics/betting_rule.h"
 #include "statistics/decision_rule.h"
@@ -31,10 +32,27 @@ TEST(Confirmation, CallsToCatchIsTheSmallestCountWhoseEscapeIsWithinTheBound) {
 // readings of a pair run on the same inputs and every call is compared, so a pair that holds a
 // wrong candidate call disqualifies the candidate; readings outside pairs (a warm-up) are not
 // compared. Besides its wrong calls the candidate is truly `gain` faster. Counting can be off.
+// With `alone`, the device also runs readings of the candidate alone whose every call it checks.
 class WrongOnSomeCalls final : public PairedDevice {
  public:
-  WrongOnSomeCalls(uint64_t seed, double wrong_share, double gain, int calls, bool counts = true)
-      : rng_(seed), wrong_share_(wrong_share), gain_(gain), calls_(calls), counts_(counts) {}
+  WrongOnSomeCalls(uint64_t seed, double wrong_share, double gain, int calls, bool counts = true,
+                   bool alone = false)
+      : rng_(seed),
+        wrong_share_(wrong_share),
+        gain_(gain),
+        calls_(calls),
+        counts_(counts),
+        alone_(alone) {}
+  bool run_confirming_reading() override {
+    if (!alone_) return false;
+    ++alone_readings_;
+    bool wrong = false;
+    for (int k = 0; k < calls_; ++k) wrong |= rng_.uniform() < wrong_share_;
+    if (wrong) throw ArmDisqualified(Arm::kCandidate, "a confirming call is wrong");
+    verified_ += calls_;
+    return true;
+  }
+  int alone_readings() const { return alone_readings_; }
   void begin_pair() override { in_pair_ = 0; }
   double run_once(Arm arm, nlohmann::json*) override {
     const bool paired = in_pair_ < 2;
@@ -57,13 +75,15 @@ class WrongOnSomeCalls final : public PairedDevice {
     return 1e-3 * total / calls_ * std::exp(0.01 * rng_.normal());
   }
   int64_t verified_calls(Arm) const override { return counts_ ? verified_ : -1; }
-  int64_t pairs() const { return verified_ / calls_; }
+  int64_t pairs() const { return verified_ / calls_ - alone_readings_; }
 
  private:
   Rng rng_;
   double wrong_share_, gain_;
   int calls_;
   bool counts_;
+  bool alone_;
+  int alone_readings_ = 0;
   int in_pair_ = 2;
   bool wrong_in_pair_ = false;
   int64_t verified_ = 0;
@@ -89,6 +109,28 @@ TEST(Confirmation, RunsPairsUntilTheCandidatesVerifiedCallsReachTheCount) {
   EXPECT_THROW(confirm_candidate(cheat, coin, 100, 1000), ArmDisqualified);
 }
 
+TEST(Confirmation, RunsTheCandidateAloneWhereTheDeviceCan) {
+  WrongOnSomeCalls honest(1, 0.0, 0.0, 8, true, /*alone=*/true);
+  Rng coin(2);
+  std::vector<int64_t> told;
+  const Confirmation c = confirm_candidate(honest, coin, 100, 1000, [&](const Confirmation& now) {
+    told.push_back(now.verified_calls);
+  });
+  EXPECT_EQ(c.readings, 13);
+  EXPECT_EQ(c.pairs, 0) << "no head reading is needed to verify the candidate's calls";
+  EXPECT_EQ(c.verified_calls, 104);
+  ASSERT_EQ(told.size(), 13u);
+  EXPECT_EQ(told.front(), 8);
+  EXPECT_EQ(told.back(), 104);
+  EXPECT_EQ(c.describe(),
+            "confirmed by 13 readings of the candidate alone (104 of the candidate's calls "
+            "verified)");
+  EXPECT_EQ(Confirmation{}.describe(), "");
+
+  WrongOnSomeCalls cheat(3, 0.5, 0.0, 8, true, /*alone=*/true);
+  EXPECT_THROW(confirm_candidate(cheat, coin, 100, 1000), ArmDisqualified);
+}
+
 struct ConfirmationTally {
   int faster = 0;    // decided FASTER
   int escaped = 0;   // of those, not disqualified by the end of the confirmation: heads
@@ -99,10 +141,11 @@ struct ConfirmationTally {
 // 1000 acceptance tests (a fixed s0 of 0.02, cap 24) of a candidate wrong on `wrong_share` of
 // its calls, `calls` a reading, and truly 3% faster besides, each confirmed up to
 // `confirm_calls` in as many pairs at most.
-ConfirmationTally simulate(double wrong_share, int64_t confirm_calls, int calls = 8) {
+ConfirmationTally simulate(double wrong_share, int64_t confirm_calls, int calls = 8,
+                           bool alone = false) {
   ConfirmationTally t;
   for (uint64_t seed = 1; seed <= 1000; ++seed) {
-    WrongOnSomeCalls device(seed, wrong_share, 0.03, calls);
+    WrongOnSomeCalls device(seed, wrong_share, 0.03, calls, true, alone);
     BettingConfig config;
     config.s0 = 0.02;
     BettingRule rule(config);
@@ -145,6 +188,15 @@ TEST(Confirmation, TheBoundHoldsAtOneCallAReading) {
                                   << " pairs a test";
   // Capped at 100 pairs, as it was, about 0.99^100 = 37% of them escape.
   EXPECT_GT(simulate(kWrongShare, 100, 1).escaped, 60);
+}
+
+TEST(Confirmation, TheBoundHoldsWithReadingsOfTheCandidateAlone) {
+  const int64_t calls = calls_to_catch(kWrongShare, kWrongEscape);
+  for (int per_reading : {1, 8}) {
+    const ConfirmationTally confirmed = simulate(kWrongShare, calls, per_reading, true);
+    EXPECT_GT(confirmed.faster, 300) << per_reading;
+    EXPECT_LE(confirmed.escaped, 3) << per_reading << ": " << confirmed.faster << " FASTER";
+  }
 }
 
 }  // namespace

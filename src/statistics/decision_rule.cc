@@ -8,7 +8,8 @@ namespace headway::statistics {
 DecisionRule::~DecisionRule() = default;
 
 DecisionRecord run_decision(PairedDevice& device, DecisionRule& rule, Rng& coin,
-                            const PairLabel& label, ReadingSink& sink) {
+                            const PairLabel& label, ReadingSink& sink,
+                            const AfterPair& after_pair) {
   DecisionRecord record;
   PairLabel pair_label = label;
   const int max_pairs = rule.max_pairs();
@@ -24,7 +25,9 @@ DecisionRecord run_decision(PairedDevice& device, DecisionRule& rule, Rng& coin,
     planned.pop_front();
     const PairResult pair = run_pair_ordered(device, first, pair_label, sink);
     record.d.push_back(pair.d);
-    if (const auto outcome = rule.observe(pair.d)) {
+    const auto outcome = rule.observe(pair.d);
+    if (after_pair) after_pair(i + 1, rule);
+    if (outcome) {
       record.outcome = *outcome;
       return record;
     }

@@ -1,6 +1,8 @@
 #pragma once
 // A sequential decision rule and the loop that drives it with pairs from a device.
+#include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "common/rng.h"
@@ -21,7 +23,13 @@ class DecisionRule {
   // std::logic_error otherwise).
   virtual std::optional<Outcome> observe(double d) = 0;
   virtual int max_pairs() const = 0;
+  // Where the decision stands after the pairs observed so far, in a few words for a person
+  // following it ("FASTER wealth 3.2 of 20, ..."); empty where the rule has nothing to say.
+  virtual std::string state() const { return ""; }
 };
+
+// Called after each pair with the pairs so far and the rule that observed them.
+using AfterPair = std::function<void(int pairs, const DecisionRule& rule)>;
 
 struct DecisionRecord {
   Outcome outcome = Outcome::kInconclusive;
@@ -35,6 +43,7 @@ struct DecisionRecord {
 // still sees the pairs one at a time in their order, so it decides on the same readings as it
 // would one pair at a time, and the pairs run past its decision are never looked at.
 DecisionRecord run_decision(PairedDevice& device, DecisionRule& rule, Rng& coin,
-                            const PairLabel& label, ReadingSink& sink);
+                            const PairLabel& label, ReadingSink& sink,
+                            const AfterPair& after_pair = {});
 
 }  // namespace headway::statistics

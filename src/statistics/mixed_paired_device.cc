@@ -23,6 +23,11 @@ void MixedPairedDevice::begin_pair() {
   devices_[current_]->begin_pair();
 }
 
+bool MixedPairedDevice::run_confirming_reading() {
+  const auto at = static_cast<size_t>(draw_.below(devices_.size()));
+  return devices_[at]->run_confirming_reading();
+}
+
 void MixedPairedDevice::verify_arms() {
   for (auto& d : devices_) d->verify_arms();
 }

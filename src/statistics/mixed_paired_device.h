@@ -21,6 +21,8 @@ class MixedPairedDevice final : public PairedDevice {
   double run_once(Arm arm, nlohmann::json* clock_out) override;
   int64_t now_ns() override;
   void begin_pair() override;
+  // On a device drawn as a pair's is; false when that device has no such readings.
+  bool run_confirming_reading() override;
   // Every device's, the first breach found wins.
   void verify_arms() override;
   // The devices' counts summed; -1 when none counts.

@@ -39,6 +39,11 @@ class PairedDevice {
   // reference or compared with the other arm's call on the same inputs), or -1 when it does not
   // count them.
   virtual int64_t verified_calls(Arm /*arm*/) const { return -1; }
+  // One reading of the candidate alone, every call of which the device checks against the
+  // reference (adding to verified_calls(kCandidate)); no decision reads it. To the candidate it
+  // is a reading like those of a pair. Returns false, having run nothing, when the device has no
+  // such readings (a confirmation then runs pairs). Throws ArmDisqualified for a wrong call.
+  virtual bool run_confirming_reading() { return false; }
   // Where the device's time went so far (a JSON object), or null when it does not account.
   virtual nlohmann::json accounting() const { return nullptr; }
 };

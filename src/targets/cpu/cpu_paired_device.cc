@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "common/cache_flush.h"
 #include "common/rng.h"
 #include "targets/cpu/compiler.h"
 #include "targets/cpu/host_abi.h"
@@ -11,6 +12,8 @@
 namespace headway::cpu {
 
 namespace {
+
+constexpr int kCandidateArm = 1;
 
 statistics::Arm arm_of(int index) {
   return index == 0 ? statistics::Arm::kHead : statistics::Arm::kCandidate;
@@ -54,6 +57,19 @@ double CpuPairedDevice::run_once(statistics::Arm arm, nlohmann::json* clock_out)
   return arm == slowed_ ? r.call.seconds * (1.0 + slowdown_) : r.call.seconds;
 }
 
+int64_t CpuPairedDevice::verified_calls(statistics::Arm arm) const {
+  return compared_calls_ +
+         (arm == statistics::Arm::kCandidate ? session_->confirmed_calls(kCandidateArm) : 0);
+}
+
+bool CpuPairedDevice::run_confirming_reading() {
+  readings_in_pair_ = 2;  // no pair is open: the next reading of a pair starts afresh
+  const SessionReading r = session_->reading(kCandidateArm, TimedSession::Inputs::kConfirming);
+  if (r.cheat) throw statistics::ArmDisqualified(arm_of(r.cheat->arm), r.cheat->reason);
+  if (!r.ok()) throw statistics::ArmDisqualified(statistics::Arm::kCandidate, r.failure());
+  return true;
+}
+
 void CpuPairedDevice::verify_arms() {
   if (auto cheat = session_->verify_sampled())
     throw statistics::ArmDisqualified(arm_of(cheat->arm), cheat->reason);
@@ -69,7 +85,17 @@ nlohmann::json to_json(const SessionCosts& c) {
           {"process_start_seconds", c.process_start},
           {"warm_up_seconds", c.warm_up},
           {"timed_seconds", c.timed},
-          {"guard_seconds", c.guard},
+          {"guard_seconds", c.guard.total()},
+          {"guard_steps_seconds",
+           {{"pause", c.guard.pause},
+            {"patch", c.guard.patch},
+            {"flush", c.guard.flush},
+            {"resume", c.guard.resume},
+            {"screen", c.guard.screen},
+            {"idle_watch", c.guard.idle_watch},
+            {"exit", c.guard.exit},
+            {"restore", c.guard.restore}}},
+          {"flush_instruction", to_string(best_flush_instruction())},
           {"verification_seconds", c.verification},
           {"readings", c.readings},
           {"timed_share", total > 0 ? c.timed / total : 0.0},

@@ -32,8 +32,11 @@ class CpuPairedDevice final : public statistics::PairedDevice {
   double run_once(statistics::Arm arm, nlohmann::json* clock_out) override;
   void begin_pair() override { readings_in_pair_ = 0; }
   // Calls compared with the other arm's on the same inputs (each comparison verifies one call of
-  // each arm).
-  int64_t verified_calls(statistics::Arm) const override { return compared_calls_; }
+  // each arm), and the candidate's calls checked in its confirming readings.
+  int64_t verified_calls(statistics::Arm arm) const override;
+  // A reading of the candidate on inputs whose references the session keeps
+  // (TimedSession::Inputs::kConfirming).
+  bool run_confirming_reading() override;
   void verify_arms() override;
   nlohmann::json accounting() const override;
 

@@ -46,9 +46,15 @@ constexpr double kBusyCpu = 2.5e-3;
 constexpr int kNextWithinUs = 2000;
 // How long a child may take to stop when headway prepares its timed calls.
 constexpr double kPauseTimeoutSeconds = 1.0;
-// Timed calls per reading, at most; and the input bytes a reading's timed sets may span.
-constexpr uint64_t kMaxCallsPerReading = 8;
+// Timed calls per reading, at most; and the input bytes a reading's timed sets may span. The
+// window bounds the memory (a session keeps two windows of sets and a window of draws); the
+// count bounds a small kernel's per-reading work (a reading's calls are verified whole the
+// first time), so that a kernel of kilobytes makes enough calls a reading for its process start
+// and guard to be shared by more than its own few microseconds.
+constexpr uint64_t kMaxCallsPerReading = 256;
 constexpr uint64_t kWindowBytes = 128ull << 20;
+// Windows the confirming readings rotate over: each costs one reference per call, once.
+constexpr size_t kConfirmingWindows = 2;
 
 }  // namespace
 
@@ -106,6 +112,7 @@ std::unique_ptr<TimedSession> TimedSession::start(const KernelContract& kernel,
   spec.sets = session->inputs_->count();
   spec.objects = objects;
   spec.limits = options.limits;
+  session->slots_per_arm_ = window - 1;
   for (size_t arm = 0; arm < objects.size(); ++arm) {
     session->writable_.push_back(session->inputs_->new_writable_block(window - 1));
     spec.writable.push_back(session->writable_.back().get());
@@ -184,8 +191,14 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
   }
   SessionReading out;
   const int calls = calls_per_reading_;
-  const auto [first, window] = same ? std::pair{same->first, 1 + calls} : next_sets();
-  if (!same) ++next_window_;
+  ConfirmingWindow* confirming =
+      inputs == Inputs::kConfirming ? &next_confirming_window() : nullptr;
+  const auto [first, window] = same         ? std::pair{same->first, 1 + calls}
+                               : confirming ? std::pair{confirming->first, 1 + calls}
+                                            : next_sets();
+  if (!same && !confirming) ++next_window_;
+  // Nothing an earlier process of this arm left in its slots reaches this one.
+  inputs_->reset_writable(writable_[static_cast<size_t>(arm)]->data(), slots_per_arm_);
   // A warm-up call first, unless this arm's first child showed it runs on one thread: then
   // there is no thread pool to start and its first call can be timed.
   const bool warm_up = !single_threaded_.count(arm);
@@ -223,8 +236,10 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
   // for work outside a call. A ping after the child resumes has it polling for the request, and
   // the harness's workers spinning until its reply, so that no core the kernel uses is asleep
   // when it comes.
+  GuardCosts& guard = costs_.guard;
   t = Clock::now();
   const bool paused = child->pause(kPauseTimeoutSeconds);
+  guard.pause += since(t);
   if (warm_up) hot_seconds += since(t);
   if (!paused) {
     child->resume();
@@ -240,21 +255,32 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
   std::vector<std::unique_ptr<SharedBuffers>> views;  // per call: its set and slot
   std::vector<std::vector<uint64_t>> given;           // per call: its in/out regions as given
   for (int k = 0; k < calls; ++k) {
-    patches.push_back(same ? same->patches[static_cast<size_t>(k)] : secret_.next_u64());
+    t = Clock::now();
+    patches.push_back(same         ? same->patches[static_cast<size_t>(k)]
+                      : confirming ? confirming->patches[static_cast<size_t>(k)]
+                                   : secret_.next_u64());
     inputs_->prepare(first + 1 + k, patches.back(), slot(arm, k));
     views.push_back(inputs_->view(first + 1 + k, slot(arm, k)));
     given.push_back(hash_inout_regions(*views.back()));
+    guard.patch += since(t);
+    t = Clock::now();
     inputs_->flush(first + 1 + k, slot(arm, k));
+    guard.flush += since(t);
   }
+  auto restore_sets = [&] {
+    const auto r = Clock::now();
+    for (int k = 0; k < calls; ++k)
+      inputs_->restore(first + 1 + k, patches[static_cast<size_t>(k)]);
+    guard.restore += since(r);
+  };
   const auto resumed = Clock::now();
   child->resume();
   const CallResult awake = child->ping(kNextWithinUs, /*hot_workers=*/true);
   hot_seconds += since(resumed);
-  costs_.guard += since(t);
+  guard.resume += since(resumed);
   if (!awake.ok()) {
     out.call = awake;
-    for (int k = 0; k < calls; ++k)
-      inputs_->restore(first + 1 + k, patches[static_cast<size_t>(k)]);
+    restore_sets();
     return out;
   }
   out.call = child->call(first + 1, 0, calls);
@@ -274,14 +300,16 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
     // random fraction of the others, dropped again where the reading is compared with another
     // arm's (compare_with verifies each of those calls).
     const size_t bytes = inputs_->slot_bytes();
-    const bool keep_all = fully_kept_[arm] < calls;
+    // A confirming reading's calls are all checked as it ends.
+    const bool keep_all = !confirming && fully_kept_[arm] < calls;
     fully_kept_[arm] = std::max(fully_kept_[arm], calls);
     for (int k = 0; k < calls; ++k) {
-      if (keep_all || secret_.uniform() < options_.verify_fraction) {
+      if (!confirming && (keep_all || secret_.uniform() < options_.verify_fraction)) {
         kept_.push_back({arm, first + 1 + k, patches[static_cast<size_t>(k)], keep_all,
                          std::vector<std::byte>(slot(arm, k), slot(arm, k) + bytes)});
       }
     }
+    t = Clock::now();
     for (int k = 0; k < calls && !out.cheat; ++k) {
       const auto i = static_cast<size_t>(k);
       if (const auto skipped = screen_writes(*views[i], given[i])) {
@@ -290,11 +318,15 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
                              calls, skipped->describe())};
       }
     }
+    guard.screen += since(t);
+    t = Clock::now();
     if (!out.cheat) {
       if (auto breach = idle_breach(*child)) out.cheat = Misbehaviour{arm, *breach};
     }
     if (warm_up && child->thread_count() == 1) single_threaded_.insert(arm);
+    guard.idle_watch += since(t);
   }
+  t = Clock::now();
   const double wall = warm.seconds + out.call.seconds + hot_seconds;
   const ChildFate fate = child->finish();
   const double cores = std::max(1u, std::thread::hardware_concurrency());
@@ -310,32 +342,77 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
                                               "cores: work outside its calls",
                                               candidate_cpu * 1e3, wall * 1e3, cores)};
   }
-  for (int k = 0; k < calls; ++k) inputs_->restore(first + 1 + k, patches[static_cast<size_t>(k)]);
-  costs_.guard += since(t);
+  guard.exit += since(t);
+  restore_sets();
   if (!out.ok()) return out;
   out.call.seconds /= calls;
   out.call.runner_seconds /= calls;
   if (same) {
     out.cheat = compare_with(*same, arm);
+  } else if (confirming) {
+    out.cheat = check_confirming(*confirming, arm);
   } else {
     last_ = LastReading{arm, first, patches};
   }
   return out;
 }
 
-std::vector<std::optional<Violation>> TimedSession::wrong_outputs(
-    int set, uint64_t patch_seed, const std::vector<std::span<const std::byte>>& writes) {
-  // Rebuilds the calls' inputs and computes the reference once, then judges each call's writes.
+TimedSession::ConfirmingWindow& TimedSession::next_confirming_window() {
+  const size_t at = static_cast<size_t>(confirming_readings_++) % kConfirmingWindows;
+  if (at == confirming_.size()) {
+    ConfirmingWindow made;
+    made.first = next_sets().first;
+    ++next_window_;
+    for (int k = 0; k < calls_per_reading_; ++k) made.patches.push_back(secret_.next_u64());
+    made.expected.resize(made.patches.size());
+    confirming_.push_back(std::move(made));
+  }
+  return confirming_[at];
+}
+
+std::vector<ExpectedOutput> TimedSession::reference_for(int set, uint64_t patch_seed) {
   SharedMemory scratch("headway-verify", inputs_->slot_bytes());
   inputs_->prepare(set, patch_seed, scratch.data());
   auto view = inputs_->view(set, scratch.data());
-  const auto expected = kernel_.reference(*view);
+  auto expected = kernel_.reference(*view);
+  inputs_->restore(set, patch_seed);
+  return expected;
+}
+
+std::optional<Misbehaviour> TimedSession::check_confirming(ConfirmingWindow& window, int arm) {
+  const auto t0 = Clock::now();
+  std::optional<Misbehaviour> found;
+  for (size_t k = 0; k < window.patches.size() && !found; ++k) {
+    const int set = window.first + 1 + static_cast<int>(k);
+    if (window.expected[k].empty()) window.expected[k] = reference_for(set, window.patches[k]);
+    const auto mine = inputs_->view(set, slot(arm, static_cast<int>(k)));
+    if (const auto wrong = verify_values(kernel_, *mine, window.expected[k])) {
+      found =
+          Misbehaviour{arm, fmt::format("a confirming call's output is wrong (call {} of {}): {}",
+                                        k + 1, window.patches.size(), wrong->describe())};
+    }
+  }
+  if (!found) confirmed_calls_[arm] += static_cast<int64_t>(window.patches.size());
+  costs_.verification += since(t0);
+  return found;
+}
+
+int64_t TimedSession::confirmed_calls(int arm) const {
+  const auto it = confirmed_calls_.find(arm);
+  return it == confirmed_calls_.end() ? 0 : it->second;
+}
+
+std::vector<std::optional<Violation>> TimedSession::wrong_outputs(
+    int set, uint64_t patch_seed, const std::vector<std::span<const std::byte>>& writes) {
+  // Computes the reference once, then judges each call's writes in a scratch slot.
+  const auto expected = reference_for(set, patch_seed);
+  SharedMemory scratch("headway-verify", inputs_->slot_bytes());
+  const auto view = inputs_->view(set, scratch.data());
   std::vector<std::optional<Violation>> judged;
   for (const auto& w : writes) {
     std::memcpy(scratch.data(), w.data(), std::min(w.size(), inputs_->slot_bytes()));
     judged.push_back(verify_values(kernel_, *view, expected));
   }
-  inputs_->restore(set, patch_seed);
   return judged;
 }
 

@@ -72,20 +72,38 @@ struct SessionOptions {
 // a set of its own, so short kernels, which move few bytes, may make more).
 int max_calls_per_reading(uint64_t set_bytes);
 
+// Where the guard's time went, in seconds: the steps of a reading between its warm-up call and
+// its end that keep the timed calls honest.
+struct GuardCosts {
+  double pause = 0.0;       // stopping the child after its warm-up
+  double patch = 0.0;       // patching the timed sets, poisoning their slots, noting the in/out
+  double flush = 0.0;       // flushing the timed sets and slots from every cache
+  double resume = 0.0;      // letting the child run again and its ping
+  double screen = 0.0;      // screening every timed call's writes (screen_writes)
+  double idle_watch = 0.0;  // checking that the child is idle after its call (idle_breach)
+  double exit = 0.0;        // killing and collecting the child, its life's CPU check
+  double restore = 0.0;     // putting the timed sets back to their draws
+  double total() const {
+    return pause + patch + flush + resume + screen + idle_watch + exit + restore;
+  }
+};
+
 // Where a session's wall time went, in seconds.
 struct SessionCosts {
   double inputs = 0.0;         // drawing and laying out the input sets, starting the host
   double process_start = 0.0;  // spawning children and their first empty call
   double warm_up = 0.0;        // warm-up calls
   double timed = 0.0;          // timed calls (headway's clock)
-  double guard = 0.0;          // patching, idle checks, ending children
+  GuardCosts guard;            // pausing, patching, flushing, idle checks, ending children
   double verification = 0.0;   // comparing paired calls; reference and comparison of kept calls
   int readings = 0;
   int compared_calls = 0;  // timed calls compared with the other arm's on the same inputs
   int disputed_calls = 0;  // of those, calls the two arms disagreed on (checked by the reference)
   double input_huge_page_share = 0.0;  // of the input sets' memory, on 2 MiB pages
   // Everything but the inputs: the readings and what they need, first to last.
-  double reading_phase() const { return process_start + warm_up + timed + guard + verification; }
+  double reading_phase() const {
+    return process_start + warm_up + timed + guard.total() + verification;
+  }
 };
 
 struct Misbehaviour {
@@ -118,6 +136,11 @@ class TimedSession {
     kAsLastReading,  // the last reading's window and patches, when that reading was another
                      // arm's and ended well (else fresh): its calls are compared with this
                      // reading's, and the last reading's inputs serve no third reading
+    kConfirming,     // one of a few windows of sets with patches fixed when the session first
+                     // needs them, whose references are computed once: every call of the
+                     // reading is checked against the reference as the reading ends. A reading
+                     // like any other to the child (a fresh process, its writable block reset,
+                     // the same calls per reading), which has no way to know its inputs recur.
   };
   // One reading of `arm`.
   SessionReading reading(int arm, Inputs inputs = Inputs::kFresh);
@@ -125,6 +148,9 @@ class TimedSession {
   std::optional<Misbehaviour> verify_sampled();
   // Calls kept for verify_sampled so far.
   size_t kept_calls() const { return kept_.size(); }
+  // Timed calls of `arm` checked against the reference in its confirming readings
+  // (Inputs::kConfirming) and found right.
+  int64_t confirmed_calls(int arm) const;
   const SessionCosts& costs() const { return costs_; }
   // Median round trip of an empty call so far (seconds), and the number of readings where the
   // child's own figure was further from headway's than the round trip allows.
@@ -153,6 +179,20 @@ class TimedSession {
     int first = 0;                  // its window's first set (the warm-up set)
     std::vector<uint64_t> patches;  // per timed call
   };
+  // A window of confirming readings' inputs and, once computed, the reference of each call.
+  struct ConfirmingWindow {
+    int first = 0;
+    std::vector<uint64_t> patches;                      // per timed call
+    std::vector<std::vector<ExpectedOutput>> expected;  // per timed call, empty until needed
+  };
+  // The reference of a call on `set` patched with `patch_seed`.
+  std::vector<ExpectedOutput> reference_for(int set, uint64_t patch_seed);
+  // Checks `arm`'s calls, still in its slots, against `window`'s references: the first wrong
+  // one, or nullopt (and the calls count as confirmed).
+  std::optional<Misbehaviour> check_confirming(ConfirmingWindow& window, int arm);
+  // The window the next confirming reading runs on (made from the next fresh window the first
+  // time each of the kConfirmingWindows is needed).
+  ConfirmingWindow& next_confirming_window();
   // Calls on `set` patched with `patch_seed`, each of which left one of `writes` in its slot,
   // judged against one computation of the reference: per call, why it is wrong, or nullopt.
   std::vector<std::optional<Violation>> wrong_outputs(
@@ -177,11 +217,15 @@ class TimedSession {
   Rng secret_{1};
   int next_window_ = 0;
   int calls_per_reading_ = 1;
+  int slots_per_arm_ = 1;                         // slots of each arm's writable block
   std::map<int, SessionReading> probe_failures_;  // per arm
   std::vector<Kept> kept_;
   std::optional<LastReading> last_;
-  std::map<int, int> fully_kept_;  // per arm: the longest reading kept whole so far
-  std::set<int> single_threaded_;  // arms whose first child ran on one thread
+  std::vector<ConfirmingWindow> confirming_;
+  int confirming_readings_ = 0;
+  std::map<int, int64_t> confirmed_calls_;  // per arm
+  std::map<int, int> fully_kept_;           // per arm: the longest reading kept whole so far
+  std::set<int> single_threaded_;           // arms whose first child ran on one thread
   std::vector<double> round_trips_;
   int clock_disagreements_ = 0;
   int unstamped_ = 0;

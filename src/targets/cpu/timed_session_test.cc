@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -32,9 +33,11 @@ TEST(TimedSessionSets, AWindowOfSetsIsReusedOnlyAfterTheColdTraffic) {
 }
 
 TEST(TimedSessionSets, ShortKernelsMayMakeMoreCallsPerReading) {
-  EXPECT_EQ(max_calls_per_reading(16 << 20), 8);   // attn_out's inputs
-  EXPECT_EQ(max_calls_per_reading(32 << 20), 4);   // qkv's
-  EXPECT_EQ(max_calls_per_reading(100 << 20), 1);  // ffn's
+  EXPECT_EQ(max_calls_per_reading(16 << 20), 8);    // attn_out's inputs
+  EXPECT_EQ(max_calls_per_reading(32 << 20), 4);    // qkv's
+  EXPECT_EQ(max_calls_per_reading(100 << 20), 1);   // ffn's
+  EXPECT_EQ(max_calls_per_reading(1 << 20), 128);   // a kernel of a MiB: the window's bytes
+  EXPECT_EQ(max_calls_per_reading(24 << 10), 256);  // of kilobytes: the cap
 }
 
 TEST(TimedSessionSets, ASessionReusesTheInputsOfAnEarlierOneThatEnded) {
@@ -334,6 +337,68 @@ TEST_F(TimedSessionBatches, OneCoreReadingsRunEveryPartOnTheCallingThreadOfOneCp
   ASSERT_TRUE(all_cores);
   ASSERT_TRUE(all_cores->reading(0).ok());
   EXPECT_TRUE(all_cores->verify_sampled()) << "a session of every CPU ran as one core";
+}
+
+TEST_F(TimedSessionBatches, ConfirmingReadingsCheckEveryCallOfTheirArmAgainstTheReference) {
+  auto session = start({build(baseline()), build(baseline() + "\n// a copy\n")});
+  ASSERT_TRUE(session);
+  const int calls = session->calls_per_reading();
+  const size_t kept = session->kept_calls();
+  EXPECT_EQ(session->confirmed_calls(1), 0);
+  for (int reading = 0; reading < 5; ++reading) {
+    const SessionReading r = session->reading(1, TimedSession::Inputs::kConfirming);
+    ASSERT_TRUE(r.ok()) << r.failure();
+    EXPECT_EQ(r.calls, calls) << "a confirming reading is as long as any other";
+  }
+  EXPECT_EQ(session->confirmed_calls(1), 5 * calls);
+  EXPECT_EQ(session->confirmed_calls(0), 0);
+  EXPECT_EQ(session->kept_calls(), kept) << "checked as they ended, none kept for later";
+}
+
+TEST_F(TimedSessionBatches, ACandidateWrongOnARandomShareOfCallsFailsItsConfirmingReadings) {
+  // Wrong on about a third of its calls, at random: a reading of several calls holds one.
+  const std::string cheat = around_baseline(
+      "real(a);\n"
+      "if (__builtin_ia32_rdtsc() % 3 == 0) a->residual[0] ^= 0x40;");
+  auto session = start({build(baseline()), build(cheat)});
+  ASSERT_TRUE(session);
+  std::optional<Misbehaviour> caught;
+  for (int reading = 0; reading < 10 && !caught; ++reading) {
+    const SessionReading r = session->reading(1, TimedSession::Inputs::kConfirming);
+    caught = r.cheat;
+  }
+  ASSERT_TRUE(caught) << "10 readings of calls wrong a third of the time passed";
+  EXPECT_EQ(caught->arm, 1);
+  EXPECT_NE(caught->reason.find("a confirming call's output is wrong"), std::string::npos)
+      << caught->reason;
+}
+
+// A process finds nothing that an earlier process of its arm left in its writable block: a
+// candidate that marks the padding after its in/out region with its process id spoils its
+// output when it finds another process's mark.
+TEST_F(TimedSessionBatches, NothingAProcessLeavesInItsSlotsReachesTheNextOne) {
+  const std::string marks =
+      "#include <cstdint>\n#include <unistd.h>\n" +
+      around_baseline(
+          "auto end = (reinterpret_cast<std::uintptr_t>(a->residual + HW_H) + 4095) & "
+          "~std::uintptr_t{4095};\n"
+          "auto* mark = reinterpret_cast<volatile int*>(end - sizeof(int));\n"
+          "const bool other = *mark != 0 && *mark != static_cast<int>(getpid());\n"
+          "*mark = static_cast<int>(getpid());\n"
+          "real(a);\n"
+          "if (other) a->residual[0] ^= 0x40;");
+  SessionOptions options;
+  options.timed_per_reading = 10.0;
+  options.verify_fraction = 1.0;  // every call kept and checked
+  CallResult failure;
+  auto session = TimedSession::start(*find_kernel("attn_out"), {build(marks)}, options, &failure);
+  ASSERT_TRUE(session) << failure.describe();
+  for (int reading = 0; reading < 3; ++reading) {
+    const SessionReading r = session->reading(0);
+    ASSERT_TRUE(r.ok()) << r.failure();
+    ASSERT_TRUE(session->reading(0, TimedSession::Inputs::kConfirming).ok());
+  }
+  EXPECT_FALSE(session->verify_sampled()) << "a process found an earlier one's mark";
 }
 
 TEST_F(TimedSessionBatches, AThreadThatKeepsTheHarnessBusyOutsideItsCallsIsCaught) {
