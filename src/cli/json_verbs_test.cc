@@ -203,7 +203,10 @@ TEST_F(JsonVerbs, OptimizeOnTheSimTargetKeepsProgressOnStderr) {
   EXPECT_GE(truth["true_gains"].get<int>(), 1);
 
   const auto status = json_of(run_headway({"status", "--json", "--workspace", ws_}));
-  expect_fields(status, {"kernels", "toolchain", "geomean_speedup", "unsandboxed_runs", "run"});
+  expect_fields(status, {"kernels", "toolchain", "geomean_speedup", "unsandboxed_runs", "run",
+                         "decision_rate"});
+  EXPECT_EQ(status["decision_rate"]["decisions"], j["tests"]);
+  EXPECT_EQ(j["decision_rate"], status["decision_rate"]) << "optimize's summary says the same";
   EXPECT_TRUE(status["run"].is_null()) << "no optimize runs any more";
   ASSERT_EQ(status["kernels"].size(), 1u);
   EXPECT_EQ(status["kernels"][0]["name"], "qkv");

@@ -22,6 +22,7 @@
 #include "knowledge/onboard.h"
 #include "knowledge/rule_lint.h"
 #include "knowledge/rules.h"
+#include "loop/device_time.h"
 #include "loop/library_proposer.h"
 #include "loop/optimize_switches.h"
 #include "loop/optimizer.h"
@@ -362,6 +363,7 @@ int run_optimize(const OptimizeArgs& args) {
                stopped);
     for (const auto& [kernel, why] : summary.kernels_stopped)
       fmt::print("optimize: {} stopped, the run went on without it: {}\n", kernel, why);
+    fmt::print("optimize: {}\n", loop::describe(loop::decision_rate(ws)));
     if (agent_run) fmt::print("{}\n", agent_run_line(agent_run));
     if (devices) fmt::print("{}", pool_text(pool::pool_status_json(*devices)));
     if (const std::string off = loop::switched_off(options);
@@ -393,6 +395,7 @@ int run_optimize(const OptimizeArgs& args) {
                         {"beam", options.beam},
                         {"stopped", stopped},
                         {"kernels_stopped", summary.kernels_stopped},
+                        {"decision_rate", loop::to_json(loop::decision_rate(ws))},
                         {"agent", nullptr},
                         {"pool", devices ? pool::pool_status_json(*devices) : nlohmann::json()},
                         {"kernels", kernels}};

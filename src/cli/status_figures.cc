@@ -142,6 +142,7 @@ nlohmann::json status_figures(store::Workspace& ws, targets::Target& target) {
          {"shapes", shape_figures(ws, target, k, toolchain, facts)}});
   }
   out["geomean_speedup"] = report::geomean_speedup(speedups);
+  out["decision_rate"] = loop::to_json(loop::decision_rate(ws));
   std::vector<const report::KernelSummary*> summary_ptrs;
   for (const auto& k : summaries) summary_ptrs.push_back(&k);
   if (const auto step = report::summarize_decode_step(summary_ptrs)) {

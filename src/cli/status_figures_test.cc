@@ -57,6 +57,12 @@ TEST(StatusFigures, ShowEveryKernelAsTheReportDoes) {
     }
   }
   EXPECT_GT(tests, 0) << "the sim run tests candidates";
+  EXPECT_EQ(figures["decision_rate"]["decisions"].get<int64_t>(), tests)
+      << "every finished test is a decision";
+  EXPECT_EQ(figures["decision_rate"]["decisions"].get<int64_t>(), r.decision_rate.decisions);
+  expect_same(figures["decision_rate"]["per_device_hour"].get<double>(),
+              r.decision_rate.per_device_hour, "decisions a device-hour");
+  EXPECT_GT(r.decision_rate.per_device_hour, 0.0);
   expect_same(figures["geomean_speedup"].get<double>(), r.geomean_speedup, "geomean");
   EXPECT_NEAR(r.geomean_speedup, std::sqrt(r.kernels[0].speedup * r.kernels[1].speedup), 1e-12);
 }

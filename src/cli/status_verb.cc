@@ -20,6 +20,7 @@
 #include "common/duration.h"
 #include "common/file_io.h"
 #include "knowledge/workspace_target.h"
+#include "loop/device_time.h"
 #include "loop/run_record.h"
 
 namespace headway::cli {
@@ -147,6 +148,7 @@ std::string status_text(const nlohmann::json& out) {
   }
   text += fmt::format("geomean speedup over the baselines: {:.3f}x\n",
                       out["geomean_speedup"].get<double>());
+  text += loop::describe(loop::decision_rate_from_json(out["decision_rate"])) + "\n";
   if (const auto& step = out["decode_step"]; !step.is_null()) {
     text += fmt::format(
         "decode step (the heads' medians summed): {:.3f} ms{}, {:.2f}x the sum of "

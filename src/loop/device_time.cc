@@ -52,6 +52,50 @@ double total_device_seconds(store::Workspace& ws) {
   return s.step() ? s.real(0) : 0.0;
 }
 
+DecisionRate decision_rate(store::Workspace& ws) {
+  DecisionRate rate;
+  rate.decisions = ws.db().query_int64(
+      "SELECT COUNT(*) FROM tests t JOIN kernels k ON k.name = t.kernel WHERE t.outcome IS NOT "
+      "NULL");
+  double timed = 0.0, screen = 0.0;
+  store::Statement kernels = ws.db().prepare("SELECT name FROM kernels");
+  while (kernels.step()) {
+    const std::string name = kernels.text(0);
+    rate.device_seconds += device_seconds(ws, name);
+    const auto split = device_seconds_split(ws, name);
+    if (const auto t = split.find("timed"); t != split.end()) timed += t->second;
+    if (const auto s = split.find("screen"); s != split.end()) screen += s->second;
+  }
+  if (rate.device_seconds > 0)
+    rate.per_device_hour = static_cast<double>(rate.decisions) * 3600.0 / rate.device_seconds;
+  if (rate.device_seconds > screen) rate.timed_share = timed / (rate.device_seconds - screen);
+  return rate;
+}
+
+nlohmann::json to_json(const DecisionRate& rate) {
+  return {{"decisions", rate.decisions},
+          {"device_seconds", rate.device_seconds},
+          {"per_device_hour", rate.per_device_hour},
+          {"timed_share", rate.timed_share}};
+}
+
+DecisionRate decision_rate_from_json(const nlohmann::json& j) {
+  DecisionRate rate;
+  if (!j.is_object()) return rate;
+  rate.decisions = j.value("decisions", int64_t{0});
+  rate.device_seconds = j.value("device_seconds", 0.0);
+  rate.per_device_hour = j.value("per_device_hour", 0.0);
+  rate.timed_share = j.value("timed_share", 0.0);
+  return rate;
+}
+
+std::string describe(const DecisionRate& rate) {
+  return fmt::format(
+      "{} decisions in {:.0f} device-seconds, {:.1f} a device-hour; timed calls {:.0f}% of the "
+      "device time outside the screen",
+      rate.decisions, rate.device_seconds, rate.per_device_hour, 100 * rate.timed_share);
+}
+
 std::map<std::string, double> device_seconds_split(store::Workspace& ws,
                                                    const std::string& kernel) {
   std::map<std::string, double> out;

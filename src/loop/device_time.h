@@ -2,6 +2,7 @@
 // The device time the loop spends per kernel, kept in the workspace's meta table so that status
 // and the report can show it and a resumed run adds to it: the total under
 // "device_seconds.<kernel>" and its split by activity under "device_seconds.<kernel>.<activity>".
+#include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -30,5 +31,23 @@ double device_seconds(store::Workspace& ws, const std::string& kernel);
 double total_device_seconds(store::Workspace& ws);
 // The same seconds by activity; empty when none were recorded.
 std::map<std::string, double> device_seconds_split(store::Workspace& ws, const std::string& kernel);
+
+// How fast the workspace's device time turns into decisions, over every registered kernel.
+struct DecisionRate {
+  int64_t decisions = 0;         // acceptance tests with an outcome
+  double device_seconds = 0.0;   // every activity
+  double per_device_hour = 0.0;  // decisions / device hours (0 before any device time)
+  // Timed calls' share of the device time outside the screen (builds and checks): how close
+  // the races and tests come to costing only their timed calls. 0 before any such time.
+  double timed_share = 0.0;
+};
+DecisionRate decision_rate(store::Workspace& ws);
+// {"decisions", "device_seconds", "per_device_hour", "timed_share"}, and back (a JSON object of
+// other members gives zeros).
+nlohmann::json to_json(const DecisionRate& rate);
+DecisionRate decision_rate_from_json(const nlohmann::json& j);
+// "14 decisions in 512 device-seconds, 98.4 a device-hour; timed calls 52% of the device time
+// outside the screen".
+std::string describe(const DecisionRate& rate);
 
 }  // namespace headway::loop

@@ -139,6 +139,10 @@ std::string summary_section(const Report& r) {
   }
   card(times(r.geomean_speedup), "geomean speedup over the baselines");
   card(fmt::format("{:.0f} s", r.device_seconds), "device time");
+  card(fmt::format("{:.1f}", r.decision_rate.per_device_hour),
+       fmt::format("decisions a device-hour ({} in all)", r.decision_rate.decisions));
+  card(fmt::format("{:.0f}%", 100 * r.decision_rate.timed_share),
+       "timed calls' share of the device time outside the screen");
   card(std::to_string(r.kernels.size()), "kernels");
   if (r.agents.calls > 0) {
     card(std::to_string(r.agents.calls), "agent calls");

@@ -172,6 +172,7 @@ json to_json(const Report& r) {
       {"headway", r.headway},
       {"generated_at", r.generated_at},
       {"geomean_speedup", number(r.geomean_speedup)},
+      {"decision_rate", loop::to_json(r.decision_rate)},
       {"decode_step", r.decode_step
                           ? json{{"head_ms", r.decode_step->head_ms},
                                  {"interval_ms", interval_or_null(r.decode_step->interval)},

@@ -29,10 +29,13 @@ TEST(JsonReport, PerKernelPerNodePerTest) {
   r.kernels[0].decode_ms = NAN;
   const auto j = to_json(r);
   EXPECT_EQ(j["schema"], "headway-report/1");
-  for (const char* key : {"workspace", "target", "toolchain", "headway", "generated_at",
-                          "geomean_speedup", "device_seconds", "agents", "knowledge", "calibration",
-                          "calibration_from", "unsandboxed_runs", "pools", "kernels"})
+  for (const char* key :
+       {"workspace", "target", "toolchain", "headway", "generated_at", "geomean_speedup",
+        "device_seconds", "agents", "knowledge", "calibration", "calibration_from",
+        "unsandboxed_runs", "pools", "kernels", "decision_rate"})
     EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["decision_rate"]["decisions"], 3);
+  EXPECT_DOUBLE_EQ(j["decision_rate"]["timed_share"].get<double>(), 0.5);
   const auto& k = j["kernels"][0];
   EXPECT_EQ(k["name"], "qkv");
   EXPECT_EQ(k["ratio_to_floor"], 2.0);

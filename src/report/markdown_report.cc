@@ -30,8 +30,11 @@ std::string render_markdown(const Report& r) {
   out += fmt::format("Workspace `{}`, target {}, toolchain `{}`; generated {} by headway {}.\n\n",
                      r.workspace, r.target, r.toolchain, r.generated_at, r.headway);
   if (r.decode_step) out += "**" + decode_step_line(*r.decode_step) + ".**\n\n";
-  out += fmt::format("**Geomean speedup {}** over the baselines, {:.0f} device seconds.\n\n",
-                     times(r.geomean_speedup), r.device_seconds);
+  out += fmt::format(
+      "**Geomean speedup {}** over the baselines, {:.0f} device seconds. {} decisions, {:.1f} a "
+      "device-hour; timed calls {:.0f}% of the device time outside the screen.\n\n",
+      times(r.geomean_speedup), r.device_seconds, r.decision_rate.decisions,
+      r.decision_rate.per_device_hour, 100 * r.decision_rate.timed_share);
   out +=
       "| kernel | baseline ms | head ms | speedup | floor ms | x floor | decode ms | x decode | "
       "nodes | tests | device s | head |\n"

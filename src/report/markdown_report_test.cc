@@ -10,7 +10,9 @@ namespace {
 TEST(MarkdownReport, SummaryTableAcceptedChangesAndTheRest) {
   const std::string md = render_markdown(sample_report());
   EXPECT_EQ(md.rfind("## headway report\n", 0), 0u);
-  EXPECT_NE(md.find("**Geomean speedup 4x** over the baselines, 42 device seconds."),
+  EXPECT_NE(md.find("**Geomean speedup 4x** over the baselines, 42 device seconds. 3 "
+                    "decisions, 257.1 a device-hour; timed calls 50% of the device time outside "
+                    "the screen."),
             std::string::npos)
       << md;
   EXPECT_NE(md.find("| qkv | 8 | 2 | 4x | 1 | 2x | 0.5 | 4x | 3 | 1 | 42.0 | #2 design tiled "

@@ -228,6 +228,7 @@ Report collect_report(store::Workspace& ws, targets::Target& target,
     speedups.push_back(r.kernels.back().speedup);
   }
   r.geomean_speedup = geomean_speedup(speedups);
+  r.decision_rate = loop::decision_rate(ws);
   std::vector<const KernelSummary*> summaries;
   for (const auto& k : r.kernels) summaries.push_back(&k);
   r.decode_step = summarize_decode_step(summaries);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "agents/agent_ledger.h"
+#include "loop/device_time.h"
 #include "report/kernel_summary.h"
 #include "report/pool_use.h"
 #include "statistics/betting_rule.h"
@@ -82,6 +83,7 @@ struct Report {
   // nullopt unless every kernel of the step has re-measured figures.
   std::optional<DecodeStepSummary> decode_step;
   double device_seconds = 0;          // summed over kernels
+  loop::DecisionRate decision_rate;   // over the whole workspace
   std::vector<KernelReport> kernels;  // by name
   AgentTotals agents;
   KnowledgeCounts knowledge;

@@ -49,6 +49,7 @@ inline Report sample_report() {
   r.generated_at = "2026-11-30T12:00:00.000Z";
   r.geomean_speedup = 4.0;
   r.device_seconds = 42.0;
+  r.decision_rate = {3, 42.0, 3 * 3600.0 / 42.0, 0.5};
   KernelReport k;
   k.name = "qkv";
   k.target = "cpu";
