@@ -57,6 +57,11 @@ bool is_progress_event(const loop::Progress& p) {
          s == "INCONCLUSIVE" || s.rfind("cheated", 0) == 0;
 }
 
+bool is_test_update(const loop::Progress& p) {
+  const std::string& s = p.stage;
+  return s.rfind("acceptance test, pair ", 0) == 0 || s.find(", confirming: ") != std::string::npos;
+}
+
 std::string progress_log_line(const loop::Progress& p) {
   if (p.kernel.empty()) return fmt::format("[{:4.0f}s] {}: {}", p.elapsed_s, p.stage, p.note);
   return fmt::format("[{:4.0f}s] {:<8} node {:>3} {:<22} {:<18} head {:.3f} ms = {} floor, {} left",
@@ -123,6 +128,7 @@ void ProgressDisplay::line(const std::string& text) {
 void ProgressDisplay::progress(const loop::Progress& p) {
   std::lock_guard<std::mutex> lock(mu_);
   if (!terminal_) {
+    if (is_test_update(p)) return;
     fmt::print(out_, "{}\n", progress_log_line(p));
     std::fflush(out_);
     return;

@@ -31,6 +31,10 @@ std::string fit_width(std::string_view text, size_t width);
 // candidate. The stages in between (screen, race, a test under way, ...) are only shown in the
 // status line.
 bool is_progress_event(const loop::Progress& p);
+// True for the updates of an acceptance test under way (its pairs' wealth, its confirmation's
+// calls verified), told several times a second: the status line shows them, a log keeps only
+// the test's start, its FASTER and its outcome.
+bool is_test_update(const loop::Progress& p);
 
 // The one-line form of p: for a kernel the elapsed time, kernel, node, design (22 characters at
 // most), stage, head time, its ratio to the floor and the budget left, in aligned columns

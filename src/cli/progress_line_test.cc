@@ -67,6 +67,16 @@ TEST(ProgressEvents, OutcomesAndTheLoopsOwnEventsGetLinesOfTheirOwn) {
   EXPECT_TRUE(is_progress_event(paused));
 }
 
+TEST(ProgressEvents, ATestsUpdatesAreTheLinesBetweenItsStartItsFasterAndItsOutcome) {
+  for (const char* s : {"acceptance test, pair 3 of at most 24: SLOWER wealth 2 of 20, FASTER 0.5",
+                        "FASTER at pair 6, confirming: 312 of 688 calls verified"}) {
+    EXPECT_TRUE(is_test_update(on_kernel("ffn", s))) << s;
+  }
+  for (const char* s : {"acceptance test", "FASTER at pair 6, confirming", "FASTER", "screen"}) {
+    EXPECT_FALSE(is_test_update(on_kernel("ffn", s))) << s;
+  }
+}
+
 TEST(ProgressLogLine, NamesTheKernelNodeStageHeadAndBudgetLeft) {
   const std::string line = progress_log_line(on_kernel("ffn", "screen"));
   EXPECT_EQ(line,
@@ -126,11 +136,13 @@ TEST(TerminalColumns, ColumnsFromTheEnvironmentWhenNotATerminal) {
   close(fds[1]);
 }
 
-TEST(ProgressDisplay, OnAPipeEveryProgressIsALine) {
+TEST(ProgressDisplay, OnAPipeEveryProgressIsALineButATestsUpdates) {
   std::FILE* f = std::tmpfile();
   ASSERT_NE(f, nullptr);
   ProgressDisplay d(f, false, [] { return size_t{80}; });
   d.progress(on_kernel("qkv", "screen"));
+  d.progress(on_kernel("qkv", "acceptance test, pair 2 of at most 24: FASTER wealth 2.6 of 20"));
+  d.progress(on_kernel("qkv", "FASTER at pair 6, confirming: 24 of 688 calls verified"));
   d.line("a proposer's note");
   d.progress(on_kernel("qkv", "FASTER"));
   d.finish();

@@ -41,18 +41,24 @@ std::unique_ptr<SharedBuffers> InputSets::view(int set, std::byte* writable) con
 size_t InputSets::slot_bytes() const { return writable_slot_bytes(layout_.writable_bytes); }
 
 std::unique_ptr<SharedMemory> InputSets::new_writable_block(int slots) const {
+  constexpr size_t kHugePage = 2 << 20;
+  const size_t bytes = slot_bytes() * static_cast<size_t>(std::max(slots, 1));
   auto block = std::make_unique<SharedMemory>(
-      "headway-outputs", slot_bytes() * static_cast<size_t>(std::max(slots, 1)));
-  reset_writable(block->data(), std::max(slots, 1));
+      "headway-outputs", bytes,
+      bytes >= kHugePage ? SharedMemory::Pages::kHugeWherePossible : SharedMemory::Pages::kSmall);
+  reset_writable(*block);
   return block;
 }
 
-void InputSets::reset_writable(std::byte* block, int slots) const {
-  for (int k = 0; k < slots; ++k) {
-    std::byte* slot = block + slot_bytes() * static_cast<size_t>(k);
+void InputSets::reset_writable(const SharedMemory& block) const {
+  const size_t slots = block.size() / slot_bytes();
+  for (size_t k = 0; k < slots; ++k) {
+    std::byte* slot = block.data() + slot_bytes() * k;
     std::memcpy(slot, draws_[0]->writable_block(), layout_.writable_bytes);
     std::memset(slot + layout_.writable_bytes, 0, slot_bytes() - layout_.writable_bytes);
   }
+  const size_t used = slots * slot_bytes();
+  std::memset(block.data() + used, 0, block.size() - used);
 }
 
 InputSets::Patch InputSets::draw_patch(uint64_t patch_seed) const {

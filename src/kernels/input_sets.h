@@ -51,14 +51,15 @@ class InputSets {
   int draws() const { return static_cast<int>(draws_.size()); }
   // The view of set `set` with the writable block at `writable`.
   std::unique_ptr<SharedBuffers> view(int set, std::byte* writable) const;
-  // A writable block in shared memory of `slots` slots (writable_slot_bytes apart), each
-  // of this kernel's layout with its in/out regions holding draw 0.
+  // A writable block in shared memory of at least `slots` slots (writable_slot_bytes apart), each
+  // of this kernel's layout with its in/out regions holding draw 0, on 2 MiB pages where it
+  // spans one (so that a process's first touch of it costs a few faults, not one a 4 KiB page).
   std::unique_ptr<SharedMemory> new_writable_block(int slots = 1) const;
   // Bytes from one slot of a writable block to the next.
   size_t slot_bytes() const;
-  // Puts every byte of the first `slots` slots of `block` back as new_writable_block left them,
-  // padding included: nothing a process wrote there reaches the next process that maps it.
-  void reset_writable(std::byte* block, int slots) const;
+  // Puts every byte of `block` (one new_writable_block made) back as it was made, padding
+  // included: nothing a process wrote there reaches the next process that maps it.
+  void reset_writable(const SharedMemory& block) const;
 
   // Applies the patch of `patch_seed` to set `set` and to the in/out regions of `writable`,
   // and poisons the output regions. The written lines stay in the caches (flush).

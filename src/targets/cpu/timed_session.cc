@@ -112,7 +112,6 @@ std::unique_ptr<TimedSession> TimedSession::start(const KernelContract& kernel,
   spec.sets = session->inputs_->count();
   spec.objects = objects;
   spec.limits = options.limits;
-  session->slots_per_arm_ = window - 1;
   for (size_t arm = 0; arm < objects.size(); ++arm) {
     session->writable_.push_back(session->inputs_->new_writable_block(window - 1));
     spec.writable.push_back(session->writable_.back().get());
@@ -198,7 +197,9 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
                                             : next_sets();
   if (!same && !confirming) ++next_window_;
   // Nothing an earlier process of this arm left in its slots reaches this one.
-  inputs_->reset_writable(writable_[static_cast<size_t>(arm)]->data(), slots_per_arm_);
+  const auto reset_started = Clock::now();
+  inputs_->reset_writable(*writable_[static_cast<size_t>(arm)]);
+  costs_.guard.reset += since(reset_started);
   // A warm-up call first, unless this arm's first child showed it runs on one thread: then
   // there is no thread pool to start and its first call can be timed.
   const bool warm_up = !single_threaded_.count(arm);

@@ -83,8 +83,9 @@ struct GuardCosts {
   double idle_watch = 0.0;  // checking that the child is idle after its call (idle_breach)
   double exit = 0.0;        // killing and collecting the child, its life's CPU check
   double restore = 0.0;     // putting the timed sets back to their draws
+  double reset = 0.0;       // putting the arm's writable block back as it was made, before spawn
   double total() const {
-    return pause + patch + flush + resume + screen + idle_watch + exit + restore;
+    return pause + patch + flush + resume + screen + idle_watch + exit + restore + reset;
   }
 };
 
@@ -217,7 +218,6 @@ class TimedSession {
   Rng secret_{1};
   int next_window_ = 0;
   int calls_per_reading_ = 1;
-  int slots_per_arm_ = 1;                         // slots of each arm's writable block
   std::map<int, SessionReading> probe_failures_;  // per arm
   std::vector<Kept> kept_;
   std::optional<LastReading> last_;
