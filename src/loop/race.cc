@@ -107,24 +107,31 @@ Result<RaceResult> Race::run(const std::vector<RaceEntrant>& entrants,
   result.one_core_medians.resize(entrants.size());
   // A target that cannot time on one core (one that does not time on this machine's cores)
   // refuses it there: the race's order stands.
-  if (options_.one_core_tie_pct > 0) break_tie_on_one_core(entrants, &result);
+  std::optional<targets::OneCoreTies> ties;
+  if (options_.one_core_tie_pct > 0) ties = break_tie_on_one_core(entrants, &result);
   std::vector<int64_t> ranked_nodes;
   for (const int i : result.ranking) ranked_nodes.push_back(nodes[static_cast<size_t>(i)]);
   value_or_fail(log.finish_race(result.race_id, index, ranked_nodes), "finish race");
   result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  add_device_seconds(tree_.workspace(), tree_.kernel(), result.seconds, "other",
+  // The one-core readings are a session of their own, accounted as it says.
+  const double tie_seconds = ties ? ties->wall_seconds : 0.0;
+  add_device_seconds(tree_.workspace(), tree_.kernel(), result.seconds - tie_seconds, "other",
                      session.value()->accounting());
+  if (ties) {
+    add_device_seconds(tree_.workspace(), tree_.kernel(), tie_seconds, "other", ties->accounting);
+  }
   return result;
 }
 
-void Race::break_tie_on_one_core(const std::vector<RaceEntrant>& entrants, RaceResult* result) {
+std::optional<targets::OneCoreTies> Race::break_tie_on_one_core(
+    const std::vector<RaceEntrant>& entrants, RaceResult* result) {
   std::vector<targets::Artifact> artifacts;
   for (const auto& e : entrants) artifacts.push_back(e.artifact);
   // result->medians are infinite for the entrants that broke a rule: never tied.
   const auto ties = targets::time_ties_on_one_core(target_, kernel_, artifacts, result->ranking,
                                                    result->medians, options_.one_core_tie_pct,
                                                    options_.one_core_readings, options_.seed + 1);
-  if (!ties) return;
+  if (!ties) return ties;
   for (size_t k = 0; k < ties->tied.size(); ++k)
     result->one_core_medians[static_cast<size_t>(ties->tied[k])] = ties->seconds[k];
   std::stable_sort(result->ranking.begin(),
@@ -133,6 +140,7 @@ void Race::break_tie_on_one_core(const std::vector<RaceEntrant>& entrants, RaceR
                      return *result->one_core_medians[static_cast<size_t>(a)] <
                             *result->one_core_medians[static_cast<size_t>(b)];
                    });
+  return ties;
 }
 
 }  // namespace headway::loop

@@ -21,6 +21,7 @@
 
 #include "common/result.h"
 #include "kernels/contract.h"
+#include "targets/one_core_ties.h"
 #include "targets/target.h"
 #include "trees/design_tree.h"
 
@@ -71,8 +72,10 @@ class Race {
 
  private:
   // Ranks again, by one core's readings, the entrants at the front of result->ranking that lie
-  // within one_core_tie_pct of the winner (see the file comment).
-  void break_tie_on_one_core(const std::vector<RaceEntrant>& entrants, RaceResult* result);
+  // within one_core_tie_pct of the winner (see the file comment); the one-core timing, or
+  // nullopt when there was none.
+  std::optional<targets::OneCoreTies> break_tie_on_one_core(
+      const std::vector<RaceEntrant>& entrants, RaceResult* result);
 
   targets::Target& target_;
   const KernelContract& kernel_;

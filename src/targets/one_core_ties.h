@@ -5,6 +5,7 @@
 // does with the kernel. The loop's races and `headway bench --peers` ask this of their fastest
 // arms (docs/STATISTICS.md, "Racing").
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <vector>
 
@@ -16,6 +17,8 @@ namespace headway::targets {
 struct OneCoreTies {
   std::vector<int> tied;        // indices into the artifacts, as they came in `ranking`
   std::vector<double> seconds;  // each tied arm's median on one core
+  double wall_seconds = 0.0;    // the timing's wall time
+  nlohmann::json accounting;    // where its time went (Timing::accounting), or null
 };
 
 // The arms at the front of `ranking` (indices into `artifacts`, fastest first) whose `medians`
