@@ -263,7 +263,42 @@ uint8_t poison_byte(ElementType type, size_t k) {
 
 void fill_poison(ElementType type, std::byte* base, size_t count) {
   const size_t bytes = std::max<size_t>(element_bytes(type, count), count ? 1 : 0);
-  for (size_t k = 0; k < bytes; ++k) base[k] = static_cast<std::byte>(poison_byte(type, k));
+  // The pattern repeats every 4 bytes: lay 4, then double what is laid.
+  for (size_t k = 0; k < std::min<size_t>(bytes, 4); ++k)
+    base[k] = static_cast<std::byte>(poison_byte(type, k));
+  for (size_t laid = 4; laid < bytes; laid *= 2)
+    std::memcpy(base + laid, base, std::min(laid, bytes - laid));
+}
+
+namespace {
+
+// The first element whose bits under `exponent` are all set (not finite), of `count` from base.
+template <typename Bits>
+std::optional<size_t> first_all_ones(const std::byte* base, size_t count, Bits exponent) {
+  for (size_t i = 0; i < count; ++i) {
+    Bits v;
+    std::memcpy(&v, base + sizeof(Bits) * i, sizeof(Bits));
+    if ((v & exponent) == exponent) return i;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<size_t> first_non_finite(ElementType type, const std::byte* base, size_t count) {
+  switch (type) {
+    case ElementType::kBf16:
+      return first_all_ones<uint16_t>(base, count, 0x7f80);
+    case ElementType::kF16:
+      return first_all_ones<uint16_t>(base, count, 0x7c00);
+    case ElementType::kF32:
+      return first_all_ones<uint32_t>(base, count, 0x7f800000u);
+    default:
+      for (size_t i = 0; i < count; ++i) {
+        if (!std::isfinite(read_element(type, base, i))) return i;
+      }
+      return std::nullopt;
+  }
 }
 
 bool is_poison(ElementType type, const std::byte* base, size_t i) {

@@ -35,6 +35,10 @@ void write_element(ElementType type, std::byte* base, size_t i, double v);
 // never passes a tolerance check. Fills `count` elements from base.
 void fill_poison(ElementType type, std::byte* base, size_t count);
 bool is_poison(ElementType type, const std::byte* base, size_t i);
+// The index of the first of `count` elements from base that is not finite (a NaN, a poison
+// included, or an infinity), or nullopt. For the 16- and 32-bit floating types a test of the
+// exponent bits, element by element; for the others read_element's value.
+std::optional<size_t> first_non_finite(ElementType type, const std::byte* base, size_t count);
 
 // f16 (IEEE binary16) conversions, round to nearest even.
 float f16_to_float(uint16_t bits);

@@ -95,5 +95,25 @@ TEST(ElementType, PoisonIsANanOfEveryFloatTypeAndFoundWhereWritten) {
   EXPECT_FALSE(is_poison(ElementType::kInt32, ints.data(), 3));
 }
 
+TEST(ElementType, TheFirstNonFiniteElementIsFoundInEveryFloatType) {
+  for (const auto type : {ElementType::kF32, ElementType::kF16, ElementType::kBf16,
+                          ElementType::kF8e4m3, ElementType::kF8e5m2}) {
+    const auto name = element_type_name(type);
+    std::vector<std::byte> bytes(element_bytes(type, 6));
+    for (size_t i = 0; i < 6; ++i) write_element(type, bytes.data(), i, -1.5 * double(i));
+    EXPECT_EQ(first_non_finite(type, bytes.data(), 6), std::nullopt) << name;
+    // The largest finite value is finite; a NaN (a poison) and an infinity are not.
+    write_element(type, bytes.data(), 1, 6e4);
+    EXPECT_EQ(first_non_finite(type, bytes.data(), 6), std::nullopt) << name;
+    fill_poison(type, bytes.data() + element_bytes(type, 4), 1);
+    EXPECT_EQ(first_non_finite(type, bytes.data(), 6), 4u) << name;
+    EXPECT_EQ(first_non_finite(type, bytes.data(), 4), std::nullopt) << name;
+    if (type == ElementType::kF32 || type == ElementType::kF16 || type == ElementType::kBf16) {
+      write_element(type, bytes.data(), 2, -std::numeric_limits<double>::infinity());
+      EXPECT_EQ(first_non_finite(type, bytes.data(), 6), 2u) << name;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace headway

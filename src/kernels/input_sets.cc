@@ -91,14 +91,22 @@ void InputSets::prepare(int set, uint64_t patch_seed, std::byte* writable) {
       fill_poison(spec.element, out.data(), out.size() * 8 / element_bits(spec.element));
     } else if ((spec.role == RegionRole::kInput && spec.bytes <= kSmallRegionBytes) ||
                spec.role == RegionRole::kInOut) {
-      const auto a = draw_of(set).bytes(r);
-      const auto b = alt_->bytes(r);
+      const std::byte* a = draw_of(set).bytes(r).data();
+      const std::byte* b = alt_->bytes(r).data();
       uint64_t bits = 0;
-      for (size_t w = 0; w * 4 < spec.bytes; ++w) {
+      const size_t whole = spec.bytes / 4;
+      for (size_t w = 0; w < whole; ++w) {
         if (w % 64 == 0) bits = words.next_u64();
-        const auto& from = (bits >> (w % 64)) & 1 ? b : a;
-        std::memcpy(out.data() + w * 4, from.data() + w * 4,
-                    std::min<size_t>(4, spec.bytes - w * 4));
+        uint32_t from_a, from_b;
+        std::memcpy(&from_a, a + w * 4, 4);
+        std::memcpy(&from_b, b + w * 4, 4);
+        const uint32_t word = (bits >> (w % 64)) & 1 ? from_b : from_a;
+        std::memcpy(out.data() + w * 4, &word, 4);
+      }
+      if (const size_t tail = spec.bytes - whole * 4; tail > 0) {
+        if (whole % 64 == 0) bits = words.next_u64();
+        const std::byte* from = (bits >> (whole % 64)) & 1 ? b : a;
+        std::memcpy(out.data() + whole * 4, from + whole * 4, tail);
       }
     }
   }

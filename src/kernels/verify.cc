@@ -109,13 +109,13 @@ std::optional<Violation> screen_writes(const SharedBuffers& buffers,
     const ElementType type = specs[r].element;
     // An integer poison is a value a kernel may write; only verify can tell.
     if (!is_floating(type)) continue;
-    for (size_t i = 0; i < bytes.size() * 8 / element_bits(type); ++i) {
-      if (is_poison(type, bytes.data(), i))
-        return Violation{Violation::Kind::kNotWritten, specs[r].name, i};
-      const double value = read_element(type, bytes.data(), i);
-      if (!std::isfinite(value)) {
-        return Violation{Violation::Kind::kNonFinite, specs[r].name, i, value};
-      }
+    // Every floating poison is a NaN: the first element not finite is the first flagged.
+    const auto at = first_non_finite(type, bytes.data(), bytes.size() * 8 / element_bits(type));
+    if (at && is_poison(type, bytes.data(), *at))
+      return Violation{Violation::Kind::kNotWritten, specs[r].name, *at};
+    if (at) {
+      return Violation{Violation::Kind::kNonFinite, specs[r].name, *at,
+                       read_element(type, bytes.data(), *at)};
     }
   }
   return std::nullopt;
