@@ -283,6 +283,32 @@ TEST(JsonVerbsNoWorkspace, CompareABaselineWithItself) {
               time["timed_seconds"].get<double>() / phase, 1e-9);
   const double huge = time["input_huge_page_share"].get<double>();
   EXPECT_TRUE(huge >= 0.0 && huge <= 1.0) << huge;
+  // The guard is its steps.
+  double steps = 0.0;
+  for (const auto& [step, seconds] : time["guard_steps_seconds"].items())
+    steps += seconds.get<double>();
+  EXPECT_NEAR(steps, time["guard_seconds"].get<double>(), 1e-9);
+  EXPECT_EQ(time["guard_steps_seconds"].size(), 9u);
+  EXPECT_EQ(j["confirmation"]["readings"], 0) << "nothing to confirm without a FASTER";
+}
+
+TEST(JsonVerbsNoWorkspace, CompareConfirmsAFasterByReadingsOfBAlone) {
+  const std::string a = std::string(HEADWAY_SOURCE_DIR) + "/kernels/baselines/attn_out.cc";
+  const std::string b = std::string(HEADWAY_SOURCE_DIR) + "/kernels/designs/attn_out/perm_bf16.cc";
+  const CliRun r = run_headway({"compare", "--kernel", "attn_out", "--a", a, "--b", b,
+                                "--confirm-calls", "100", "--seed", "7", "--json"},
+                               "", 300.0);
+  const auto j = json_of(r, r.exit_code == 3 ? 3 : 0);
+  if (r.exit_code == 3) GTEST_SKIP() << "no sandbox here: " << r.err;
+  ASSERT_EQ(j["outcome"], "FASTER") << j.dump();
+  const auto& c = j["confirmation"];
+  EXPECT_GE(c["verified_calls"].get<int64_t>(), 100);
+  EXPECT_GT(c["readings"].get<int>(), 0);
+  EXPECT_EQ(c["pairs"], 0) << "no head reading confirms the candidate's calls";
+  // Every confirming reading is a reading of B: the session read more than the decision's pairs.
+  EXPECT_EQ(j["device_time"]["readings"].get<int>(),
+            2 + 2 * j["pairs"].get<int>() + 16 + c["readings"].get<int>())
+      << "the probe's 2, the pairs', the warm-up's 16 and the confirming readings";
 }
 
 }  // namespace
