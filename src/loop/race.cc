@@ -95,6 +95,11 @@ Result<RaceResult> Race::run(const std::vector<RaceEntrant>& entrants,
       breach && breach->arm < static_cast<int>(entrants.size())) {
     result.cheated[static_cast<size_t>(breach->arm)] = breach->reason;
   }
+  // The race's readings are done: its session goes, so that the one-core timing below takes
+  // over its input sets (targets may keep them for the next session) rather than draw its own.
+  const double race_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  const nlohmann::json race_accounting = session.value()->accounting();
+  session.value().reset();
   result.ranking = raced.value().ranking;
   result.medians = raced.value().medians;
   for (size_t i = 0; i < entrants.size(); ++i) {
@@ -114,9 +119,9 @@ Result<RaceResult> Race::run(const std::vector<RaceEntrant>& entrants,
   value_or_fail(log.finish_race(result.race_id, index, ranked_nodes), "finish race");
   result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   // The one-core readings are a session of their own, accounted as it says.
-  const double tie_seconds = ties ? ties->wall_seconds : 0.0;
+  const double tie_seconds = ties ? result.seconds - race_seconds : 0.0;
   add_device_seconds(tree_.workspace(), tree_.kernel(), result.seconds - tie_seconds, "other",
-                     session.value()->accounting());
+                     race_accounting);
   if (ties) {
     add_device_seconds(tree_.workspace(), tree_.kernel(), tie_seconds, "other", ties->accounting);
   }

@@ -73,6 +73,12 @@ TEST(Race, TiedEntrantsAreRankedAgainByOneCoresReadings) {
   EXPECT_EQ(RaceLog(k.tree()).race(r.value().race_id)->ranking,
             (std::vector<int64_t>{lean.id, wide.id, behind.id}))
       << "the stored ranking is the one after the tie-break";
+  // The one-core readings are timed calls too: the kernel's timed seconds hold them besides the
+  // race's own readings.
+  double raced = 0.0;
+  for (const auto& x : RaceLog(k.tree()).readings(r.value().race_id)) raced += x.seconds;
+  EXPECT_GT(device_seconds_split(k.ws(), "attn_out").at("timed") - raced,
+            2 * (*one_core[0] + *one_core[1]));
   // The target times on all its cores again after the race.
   const auto after = k.target().time_side_by_side(k.kernel(), {k.artifact(wide)}, 3, 7);
   ASSERT_TRUE(after[0].ok()) << after[0].failure;

@@ -1,7 +1,6 @@
 #include "targets/one_core_ties.h"
 
 #include <algorithm>
-#include <chrono>
 
 namespace headway::targets {
 
@@ -24,14 +23,11 @@ std::optional<OneCoreTies> time_ties_on_one_core(Target& target, const KernelCon
   } all_cores_after{target};
   std::vector<Artifact> tied_artifacts;
   for (const int i : ties.tied) tied_artifacts.push_back(artifacts[static_cast<size_t>(i)]);
-  const auto start = std::chrono::steady_clock::now();
   for (const Timing& t : target.time_side_by_side(kernel, tied_artifacts, readings, seed)) {
     if (!t.ok()) return std::nullopt;
     ties.seconds.push_back(t.median_seconds);
     ties.accounting = t.accounting;  // every arm's is the one session's
   }
-  ties.wall_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return ties;
 }
 

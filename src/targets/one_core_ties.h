@@ -17,7 +17,6 @@ namespace headway::targets {
 struct OneCoreTies {
   std::vector<int> tied;        // indices into the artifacts, as they came in `ranking`
   std::vector<double> seconds;  // each tied arm's median on one core
-  double wall_seconds = 0.0;    // the timing's wall time
   nlohmann::json accounting;    // where its time went (Timing::accounting), or null
 };
 
