@@ -428,7 +428,8 @@ void add_optimize(CLI::App& app, int* exit_code) {
   cmd->add_flag("--library", args->library, "with --agent: the design library proposes too");
   cmd->add_option("--confirm-calls", args->confirm_calls,
                   "the candidate's calls a FASTER acceptance test verifies before it stands, "
-                  "running more pairs (default 688; 0: none)")
+                  "by readings of the candidate alone, or pairs where the target has none (default "
+                  "688; 0: none)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--acceptance-rule", args->acceptance_rule,
                   "how an acceptance test decides: betting (default); reference, threshold or "

@@ -3,7 +3,9 @@
 // and out of their reach:
 //   - every reading runs in a fresh runner child (RunnerHost::spawn), so nothing a process
 //     keeps (its pages, its core, the order it started in) outlives one reading, and no
-//     candidate shares a process with another or with the clock;
+//     candidate shares a process with another or with the clock; the arm's writable block is
+//     put back as it was made before the child starts, so nothing it wrote there reaches the
+//     next one;
 //   - the child makes one warm-up call on one input set (skipped for an arm whose first child
 //     ran on a single thread: nothing to start) and then `calls_per_reading()` timed calls back
 //     to back in one request, each on another set (InputSets), freshly patched, poisoned and
@@ -35,7 +37,9 @@
 //   - every call of an arm's first reading of each length and a secret random sample of the
 //     others not compared with another arm's are kept and checked against the reference
 //     (verify_sampled), so a call that skipped or replayed work in an unpaired reading is caught,
-//     and a drift both arms share is too.
+//     and a drift both arms share is too;
+//   - a confirming reading (Inputs::kConfirming) checks every call against a reference kept for
+//     its inputs, which recur from a few windows; to the child it is a reading like the others.
 // A breach of any of these is a Misbehaviour: it ends the arm's part in the session.
 #include <cstdint>
 #include <filesystem>
