@@ -29,7 +29,7 @@ struct BenchArgs {
   bool step = false;          // --step (cli/bench_step.h)
   bool one_core = false;      // --one-core (Target::time_on_one_core)
   bool target_given = false;  // --target was on the command line
-  std::string workspace;      // --workspace (with --step)
+  std::string workspace;      // --workspace: its heads (--step) or its added kernels (--kernel)
 };
 
 // The facts floors() reads for one core's readings: the read bandwidth of one thread in place
@@ -54,13 +54,13 @@ int run_bench(const BenchArgs& args) {
     return run_bench_step({args.readings, args.target_given ? args.target : "", args.toolchain,
                            args.workspace, args.json});
   }
-  if (!args.workspace.empty()) throw UsageError("--workspace goes with --step");
   std::vector<const KernelContract*> kernels;
   if (args.kernel.empty()) {
     if (!args.source.empty()) throw UsageError("--source needs --kernel");
+    if (!args.workspace.empty()) throw UsageError("--workspace goes with --step or --kernel");
     for (const auto& n : kernel_names()) kernels.push_back(find_kernel(n));
   } else {
-    kernels.push_back(&kernel_or_throw(args.kernel));
+    kernels.push_back(&kernel_or_throw(args.kernel, args.workspace));
   }
   if (args.peers)
     return run_bench_peers(
@@ -154,7 +154,8 @@ int run_bench(const BenchArgs& args) {
 void add_bench(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<BenchArgs>();
   auto* cmd = app.add_subcommand("bench", "Measure a target's floors and kernel times");
-  cmd->add_option("--kernel", args->kernel, "one kernel (default: all)");
+  cmd->add_option("--kernel", args->kernel,
+                  std::string("one kernel (default: the built-in three): ") + kKernelOptionHelp);
   cmd->add_option("--source", args->source,
                   "time this source instead of the baseline (needs --kernel)");
   cmd->add_option("--readings", args->readings, "timed readings per kernel")
@@ -176,7 +177,8 @@ void add_bench(CLI::App& app, int* exit_code) {
                 "the floors (a workspace's heads, else the baselines)");
   cmd->add_option("--workspace", args->workspace,
                   "with --step: time this workspace's heads (default: the nearest workspace up "
-                  "from here, unless --target is given)");
+                  "from here, unless --target is given); with --kernel: the workspace whose "
+                  "added kernels it may name (default: the one here)");
   cmd->callback([args, target, exit_code] {
     args->target_given = target->count() > 0;
     run_verb(exit_code, [&] { return run_bench(*args); });

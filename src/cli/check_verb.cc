@@ -15,6 +15,7 @@ struct CheckArgs {
   std::optional<double> timeout;  // the target's own limit when not given
   std::string target = "cpu";
   std::string toolchain;
+  std::string workspace;  // whose added kernels --kernel may name
   bool json = false;
 };
 
@@ -44,7 +45,7 @@ int run_check(const CheckArgs& args) {
   const std::string source = read_source_or_throw(args.source);
   auto target = target_or_throw(args.target, args.toolchain);
   // After the target: a command target's manifest may declare kernels of its own.
-  const KernelContract& kernel = kernel_or_throw(args.kernel);
+  const KernelContract& kernel = kernel_or_throw(args.kernel, args.workspace);
   const targets::Artifact artifact = build_or_throw(*target, source, args.source);
   targets::CheckOptions options;
   options.seed = args.seed;
@@ -79,7 +80,9 @@ int run_check(const CheckArgs& args) {
 void add_check(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<CheckArgs>();
   auto* cmd = app.add_subcommand("check", "Build a candidate and check it against the reference");
-  cmd->add_option("--kernel", args->kernel, "qkv, attn_out or ffn")->required();
+  cmd->add_option("--kernel", args->kernel, kKernelOptionHelp)->required();
+  cmd->add_option("--workspace", args->workspace,
+                  "the workspace whose added kernels --kernel may name (default: the one here)");
   cmd->add_option("--source", args->source, "candidate source file")->required();
   cmd->add_option("--seed", args->seed, "fixed input seed (default: fresh inputs)");
   cmd->add_option("--timeout", args->timeout,

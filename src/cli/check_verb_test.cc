@@ -82,7 +82,8 @@ TEST_F(CheckVerb, BadInputExitsTwoWithOneLine) {
   const auto broken = write("broken.cc", "this is not C++\n");
   const std::vector<Case> cases = {
       {{"check", "--kernel", "gemm", "--source", baseline("qkv")},
-       "unknown kernel 'gemm' (known: qkv, attn_out, ffn)"},
+       "unknown kernel 'gemm' (known: qkv, attn_out, ffn; a kernel added to a workspace needs "
+       "--workspace)"},
       {{"check", "--kernel", "qkv", "--source", (dir_ / "missing.cc").string()},
        "cannot read source"},
       {{"check", "--kernel", "qkv", "--source", no_entry.string()}, "does not define hw_qkv"},

@@ -31,20 +31,33 @@ int exit_code_for(ErrorCode code) {
   return kExitEnvironment;
 }
 
-const KernelContract& kernel_or_throw(const std::string& name) {
+const KernelContract& kernel_or_throw(const std::string& name, const std::string& workspace) {
   if (const auto* k = find_kernel(name)) return *k;
   if (name.find('/') != std::string::npos || name.ends_with(".toml"))
     return *value_or_fail(load_spec_kernel(name, build_cache_dir()));
-  // A verb without --workspace (check, bench) still knows the kernels of the workspace it is in.
-  if (const auto root = store::Workspace::locate(fs::current_path())) {
-    const fs::path spec = knowledge::workspace_kernels_dir(*root) / name / (name + ".toml");
+  std::optional<fs::path> root;
+  if (!workspace.empty()) {
+    root = value_or_fail(store::Workspace::open(workspace)).root();
+  } else {
+    root = store::Workspace::locate(fs::current_path());
+  }
+  std::string added;
+  if (root) {
+    const fs::path kernels = knowledge::workspace_kernels_dir(*root);
+    const fs::path spec = kernels / name / (name + ".toml");
     if (valid_kernel_name(name) && fs::exists(spec))
       return *value_or_fail(load_spec_kernel(spec, build_cache_dir()));
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(kernels, ec)) {
+      const std::string n = entry.path().filename().string();
+      if (fs::exists(entry.path() / (n + ".toml"))) added += ", " + n;
+    }
   }
   std::string known;
   for (const auto& n : kernel_names()) known += (known.empty() ? "" : ", ") + n;
   for (const auto& n : declared_kernel_names()) known += ", " + n;
-  throw UsageError(fmt::format("unknown kernel '{}' (known: {})", name, known));
+  throw UsageError(fmt::format("unknown kernel '{}' (known: {}{}{})", name, known, added,
+                               root ? "" : "; a kernel added to a workspace needs --workspace"));
 }
 
 std::string read_source_or_throw(const fs::path& path) {

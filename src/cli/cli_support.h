@@ -42,7 +42,14 @@ struct EnvironmentError : VerbError {
 // manifest, or a workspace's spec), or of the spec at that path (a name with a '/' or ending in
 // .toml: loaded, its reference built, at its first shape set); throws UsageError listing the known
 // kernels otherwise, or the spec's own error.
-const KernelContract& kernel_or_throw(const std::string& name);
+// `workspace`, when not empty, is the workspace whose added kernels are searched (a UsageError
+// when it is not one), in place of the nearest workspace up from the current folder.
+const KernelContract& kernel_or_throw(const std::string& name, const std::string& workspace = "");
+
+// The --kernel option's help, the same in every verb that takes one.
+inline constexpr const char* kKernelOptionHelp =
+    "qkv, attn_out, ffn, a kernel added to the workspace (--workspace, else the one here) or a "
+    "spec file (TOML)";
 // The whole text of a source file; throws UsageError when it is missing or unreadable.
 std::string read_source_or_throw(const std::filesystem::path& path);
 // Builds source with the target into build_cache_dir(); throws UsageError with the toolchain's

@@ -24,11 +24,12 @@ struct CompareArgs {
   uint64_t seed = 0;
   bool have_seed = false;
   std::string log;
+  std::string workspace;  // whose added kernels --kernel may name
   bool json = false;
 };
 
 int run_compare(const CompareArgs& args) {
-  const KernelContract& kernel = kernel_or_throw(args.kernel);
+  const KernelContract& kernel = kernel_or_throw(args.kernel, args.workspace);
   statistics::BettingConfig config;
   config.alpha = args.alpha;
   config.cap = args.cap;
@@ -141,7 +142,9 @@ void add_compare(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<CompareArgs>();
   auto* cmd = app.add_subcommand(
       "compare", "One acceptance test of candidate B against head A on the cpu target");
-  cmd->add_option("--kernel", args->kernel, "qkv, attn_out or ffn")->required();
+  cmd->add_option("--kernel", args->kernel, kKernelOptionHelp)->required();
+  cmd->add_option("--workspace", args->workspace,
+                  "the workspace whose added kernels --kernel may name (default: the one here)");
   cmd->add_option("--a", args->a, "head source")->required();
   cmd->add_option("--b", args->b, "candidate source")->required();
   cmd->add_option("--alpha", args->alpha, "level of FASTER and SLOWER");

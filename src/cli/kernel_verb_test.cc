@@ -124,6 +124,55 @@ extern "C" void hw_kv_append(const args* a) {
   EXPECT_NE(check.out.find("which the kernel must not touch"), std::string::npos) << check.out;
 }
 
+// Outside the workspace, every verb that takes --kernel finds an added kernel through
+// --workspace, and without it says how.
+TEST(KernelVerb, AnAddedKernelIsFoundFromOutsideTheWorkspaceThroughWorkspace) {
+  store::TestTempDir tmp;
+  const std::string ws = (tmp.path() / "ws").string();
+  ASSERT_EQ(run_headway({"init", ws}).exit_code, 0);
+  const std::string spec = (kShippedSpecs / "rmsnorm/rmsnorm.toml").string();
+  ASSERT_EQ(run_headway({"kernel", "add", spec, "--workspace", ws}, "", 300).exit_code, 0);
+  const std::string baseline = (kShippedSpecs / "rmsnorm/rmsnorm_cpu.cc").string();
+  const std::string outside = tmp.path().string();
+
+  const CliRun check = run_headway(
+      {"check", "--kernel", "rmsnorm", "--source", baseline, "--workspace", ws}, outside, 300);
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+  const CliRun compare = run_headway({"compare", "--kernel", "rmsnorm", "--a", baseline, "--b",
+                                      baseline, "--cap", "4", "--workspace", ws, "--json"},
+                                     outside, 300);
+  EXPECT_EQ(compare.exit_code, 0) << compare.err;
+  EXPECT_EQ(nlohmann::json::parse(compare.out)["kernel"], "rmsnorm");
+  const CliRun bench =
+      run_headway({"bench", "--kernel", "rmsnorm", "--readings", "3", "--workspace", ws, "--json"},
+                  outside, 300);
+  EXPECT_EQ(bench.exit_code, 0) << bench.err;
+
+  // Without --workspace: unknown, with a hint; a folder that is no workspace: its own error.
+  const CliRun unknown =
+      run_headway({"check", "--kernel", "rmsnorm", "--source", baseline}, outside, 300);
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("unknown kernel 'rmsnorm' (known: qkv, attn_out, ffn; a kernel "
+                             "added to a workspace needs --workspace)"),
+            std::string::npos)
+      << unknown.err;
+  const CliRun typo = run_headway(
+      {"check", "--kernel", "rmsnrm", "--source", baseline, "--workspace", ws}, "", 300);
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_NE(typo.err.find("(known: qkv, attn_out, ffn, rmsnorm)"), std::string::npos) << typo.err;
+  const CliRun nowhere = run_headway(
+      {"compare", "--kernel", "rmsnorm", "--a", baseline, "--b", baseline, "--workspace", outside},
+      "", 300);
+  EXPECT_EQ(nowhere.exit_code, 2) << nowhere.err;
+  EXPECT_NE(nowhere.err.find("headway: "), std::string::npos) << nowhere.err;
+  // Every verb's --kernel help says so.
+  for (const char* verb : {"check", "compare", "bench"}) {
+    const CliRun help = run_headway({verb, "--help"});
+    EXPECT_NE(help.out.find("a kernel added to the workspace"), std::string::npos) << verb;
+    EXPECT_EQ(help.out.find("qkv, attn_out or ffn"), std::string::npos) << verb;
+  }
+}
+
 TEST(KernelVerb, AddRefusesASpecWhoseFilesLieOutsideItsFolder) {
   store::TestTempDir tmp;
   const std::string ws = (tmp.path() / "ws").string();
