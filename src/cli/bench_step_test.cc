@@ -127,7 +127,7 @@ TEST(BenchStep, RejectsWhatDoesNotGoWithIt) {
       {{"bench", "--step", "--target", "sim", "--kernel", "qkv"}, "no --kernel"},
       {{"bench", "--step", "--target", "sim", "--source", "x.cc"}, "no --source"},
       {{"bench", "--step", "--peers", "--target", "sim"}, "separate runs"},
-      {{"bench", "--target", "sim", "--kernel", "qkv", "--workspace", ws}, "--workspace goes"},
+      {{"bench", "--target", "sim", "--workspace", ws}, "--workspace goes with --step or --kernel"},
       {{"bench", "--step", "--workspace", ws, "--target", "cpu"}, "the workspace's target is sim"},
       {{"bench", "--step", "--workspace", ws, "--toolchain", "sim-2"}, "--toolchain"},
   };
