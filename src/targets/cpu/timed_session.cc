@@ -46,13 +46,6 @@ constexpr double kBusyCpu = 2.5e-3;
 constexpr int kNextWithinUs = 2000;
 // How long a child may take to stop when headway prepares its timed calls.
 constexpr double kPauseTimeoutSeconds = 1.0;
-// Timed calls per reading, at most; and the input bytes a reading's timed sets may span. The
-// window bounds the memory (a session keeps two windows of sets and a window of draws); the
-// count bounds a small kernel's per-reading work (a reading's calls are verified whole the
-// first time), so that a kernel of kilobytes makes enough calls a reading for its process start
-// and guard to be shared by more than its own few microseconds.
-constexpr uint64_t kMaxCallsPerReading = 256;
-constexpr uint64_t kWindowBytes = 128ull << 20;
 // Windows the confirming readings rotate over: each costs one reference per call, once.
 constexpr size_t kConfirmingWindows = 2;
 
@@ -60,33 +53,6 @@ constexpr size_t kConfirmingWindows = 2;
 
 std::string SessionReading::failure() const {
   return cheat ? cheat->reason : call.describe() + " during a timed reading";
-}
-
-int input_sets_for(uint64_t set_bytes, uint64_t cold_bytes, int window) {
-  const uint64_t w = static_cast<uint64_t>(std::max(window, 1));
-  const uint64_t others = (cold_bytes + set_bytes - 1) / std::max<uint64_t>(set_bytes, 1);
-  // A window of sets is reused after all the other windows, which must hold the cold traffic.
-  const uint64_t windows = std::max<uint64_t>((others + w - 1) / w + 1, 2);
-  return static_cast<int>(std::min<uint64_t>(windows * w, std::max<uint64_t>(512, 2 * w)));
-}
-
-int max_calls_per_reading(uint64_t set_bytes) {
-  return static_cast<int>(std::clamp<uint64_t>(kWindowBytes / std::max<uint64_t>(set_bytes, 1), 1,
-                                               kMaxCallsPerReading));
-}
-
-std::shared_ptr<InputSets> shared_input_sets(const KernelContract& kernel, uint64_t seed, int sets,
-                                             int draws) {
-  static std::mutex mutex;
-  // Keyed on the name and the layout: one kernel's shape sets (kernels/spec_kernel.h) share its
-  // name but not its regions.
-  static std::map<std::tuple<std::string, std::string, int, int>, std::shared_ptr<InputSets>> kept;
-  std::lock_guard lock(mutex);
-  auto& entry = kept[{std::string(kernel.name()), encode_regions(kernel.regions()), sets, draws}];
-  if (entry && entry.use_count() == 1) return entry;
-  auto fresh = std::make_shared<InputSets>(kernel, seed, sets, draws);
-  if (!entry || entry.use_count() == 1) entry = fresh;
-  return fresh;
 }
 
 std::unique_ptr<TimedSession> TimedSession::start(const KernelContract& kernel,
@@ -371,8 +337,8 @@ TimedSession::ConfirmingWindow& TimedSession::next_confirming_window() {
   return confirming_[at];
 }
 
-std::vector<ExpectedOutput> TimedSession::reference_for(int set, uint64_t patch_seed) {
-  SharedMemory scratch("headway-verify", inputs_->slot_bytes());
+std::vector<ExpectedOutput> TimedSession::reference_for(int set, uint64_t patch_seed,
+                                                        SharedMemory& scratch) {
   inputs_->prepare(set, patch_seed, scratch.data());
   auto view = inputs_->view(set, scratch.data());
   auto expected = kernel_.reference(*view);
@@ -385,7 +351,10 @@ std::optional<Misbehaviour> TimedSession::check_confirming(ConfirmingWindow& win
   std::optional<Misbehaviour> found;
   for (size_t k = 0; k < window.patches.size() && !found; ++k) {
     const int set = window.first + 1 + static_cast<int>(k);
-    if (window.expected[k].empty()) window.expected[k] = reference_for(set, window.patches[k]);
+    if (window.expected[k].empty()) {
+      SharedMemory scratch("headway-verify", inputs_->slot_bytes());
+      window.expected[k] = reference_for(set, window.patches[k], scratch);
+    }
     const auto mine = inputs_->view(set, slot(arm, static_cast<int>(k)));
     if (const auto wrong = verify_values(kernel_, *mine, window.expected[k])) {
       found =
@@ -405,9 +374,9 @@ int64_t TimedSession::confirmed_calls(int arm) const {
 
 std::vector<std::optional<Violation>> TimedSession::wrong_outputs(
     int set, uint64_t patch_seed, const std::vector<std::span<const std::byte>>& writes) {
-  // Computes the reference once, then judges each call's writes in a scratch slot.
-  const auto expected = reference_for(set, patch_seed);
+  // Computes the reference once, then judges each call's writes in the same scratch slot.
   SharedMemory scratch("headway-verify", inputs_->slot_bytes());
+  const auto expected = reference_for(set, patch_seed, scratch);
   const auto view = inputs_->view(set, scratch.data());
   std::vector<std::optional<Violation>> judged;
   for (const auto& w : writes) {

@@ -56,6 +56,7 @@
 #include "kernels/input_sets.h"
 #include "kernels/verify.h"
 #include "targets/cpu/runner_host.h"
+#include "targets/cpu/session_inputs.h"
 
 namespace headway::cpu {
 
@@ -71,10 +72,6 @@ struct SessionOptions {
   // readings of what one core does with the kernel, whatever threads the candidate asks for.
   bool one_core = false;
 };
-
-// Timed calls a reading may make for a kernel whose input block is `set_bytes` (each call needs
-// a set of its own, so short kernels, which move few bytes, may make more).
-int max_calls_per_reading(uint64_t set_bytes);
 
 // Where the guard's time went, in seconds: the steps of a reading between its warm-up call and
 // its end that keep the timed calls honest.
@@ -190,8 +187,9 @@ class TimedSession {
     std::vector<uint64_t> patches;                      // per timed call
     std::vector<std::vector<ExpectedOutput>> expected;  // per timed call, empty until needed
   };
-  // The reference of a call on `set` patched with `patch_seed`.
-  std::vector<ExpectedOutput> reference_for(int set, uint64_t patch_seed);
+  // The reference of a call on `set` patched with `patch_seed`, its writable regions laid out in
+  // `scratch` (a slot's bytes).
+  std::vector<ExpectedOutput> reference_for(int set, uint64_t patch_seed, SharedMemory& scratch);
   // Checks `arm`'s calls, still in its slots, against `window`'s references: the first wrong
   // one, or nullopt (and the calls count as confirmed).
   std::optional<Misbehaviour> check_confirming(ConfirmingWindow& window, int arm);
@@ -239,18 +237,5 @@ class TimedSession {
 // Why `child` is not idle right after a call (a message it was not asked for, or a thread still
 // running a few milliseconds later), or nullopt when it is.
 std::optional<std::string> idle_breach(RunnerChild& child);
-
-// The input sets of a session: the ones an earlier session of `kernel` with as many sets and
-// draws left in this process when no session holds them now (every reading restores the sets it
-// patched), else new ones drawn from `seed`. So inputs are drawn and laid out once per kernel and
-// process, not per race or test (about a second for ffn). A reused draw keeps its first seed: no
-// timed call's inputs are reproducible from a seed anyway, since each is patched from a secret
-// one.
-std::shared_ptr<InputSets> shared_input_sets(const KernelContract& kernel, uint64_t seed, int sets,
-                                             int draws = 1);
-
-// Input sets needed so that a set is used again only after cold_bytes of other sets, when a
-// reading uses `window` consecutive sets (a warm-up set and its timed sets).
-int input_sets_for(uint64_t set_bytes, uint64_t cold_bytes, int window = 2);
 
 }  // namespace headway::cpu

@@ -1,0 +1,50 @@
+#include "targets/cpu/session_inputs.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <string>
+#include <tuple>
+
+namespace headway::cpu {
+
+namespace {
+
+// Timed calls per reading, at most; and the input bytes a reading's timed sets may span. The
+// window bounds the memory (a session keeps two windows of sets and a window of draws); the
+// count bounds a small kernel's per-reading work (a reading's calls are verified whole the
+// first time), so that a kernel of kilobytes makes enough calls a reading for its process start
+// and guard to be shared by more than its own few microseconds.
+constexpr uint64_t kMaxCallsPerReading = 256;
+constexpr uint64_t kWindowBytes = 128ull << 20;
+
+}  // namespace
+
+int input_sets_for(uint64_t set_bytes, uint64_t cold_bytes, int window) {
+  const uint64_t w = static_cast<uint64_t>(std::max(window, 1));
+  const uint64_t others = (cold_bytes + set_bytes - 1) / std::max<uint64_t>(set_bytes, 1);
+  // A window of sets is reused after all the other windows, which must hold the cold traffic.
+  const uint64_t windows = std::max<uint64_t>((others + w - 1) / w + 1, 2);
+  return static_cast<int>(std::min<uint64_t>(windows * w, std::max<uint64_t>(512, 2 * w)));
+}
+
+int max_calls_per_reading(uint64_t set_bytes) {
+  return static_cast<int>(std::clamp<uint64_t>(kWindowBytes / std::max<uint64_t>(set_bytes, 1), 1,
+                                               kMaxCallsPerReading));
+}
+
+std::shared_ptr<InputSets> shared_input_sets(const KernelContract& kernel, uint64_t seed, int sets,
+                                             int draws) {
+  static std::mutex mutex;
+  // Keyed on the name and the layout: one kernel's shape sets (kernels/spec_kernel.h) share its
+  // name but not its regions.
+  static std::map<std::tuple<std::string, std::string, int, int>, std::shared_ptr<InputSets>> kept;
+  std::lock_guard lock(mutex);
+  auto& entry = kept[{std::string(kernel.name()), encode_regions(kernel.regions()), sets, draws}];
+  if (entry && entry.use_count() == 1) return entry;
+  auto fresh = std::make_shared<InputSets>(kernel, seed, sets, draws);
+  if (!entry || entry.use_count() == 1) entry = fresh;
+  return fresh;
+}
+
+}  // namespace headway::cpu

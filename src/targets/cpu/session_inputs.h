@@ -1,0 +1,29 @@
+#pragma once
+// A timed session's input sets: how many it needs, how many calls a reading may make of them,
+// and the sets themselves, kept in the process for the next session of the same kernel.
+#include <cstdint>
+#include <memory>
+
+#include "kernels/contract.h"
+#include "kernels/input_sets.h"
+
+namespace headway::cpu {
+
+// Timed calls a reading may make for a kernel whose input block is `set_bytes` (each call needs
+// a set of its own, so short kernels, which move few bytes, may make more).
+int max_calls_per_reading(uint64_t set_bytes);
+
+// The input sets of a session: the ones an earlier session of `kernel` with as many sets and
+// draws left in this process when no session holds them now (every reading restores the sets it
+// patched), else new ones drawn from `seed`. So inputs are drawn and laid out once per kernel and
+// process, not per race or test (about a second for ffn). A reused draw keeps its first seed: no
+// timed call's inputs are reproducible from a seed anyway, since each is patched from a secret
+// one.
+std::shared_ptr<InputSets> shared_input_sets(const KernelContract& kernel, uint64_t seed, int sets,
+                                             int draws = 1);
+
+// Input sets needed so that a set is used again only after cold_bytes of other sets, when a
+// reading uses `window` consecutive sets (a warm-up set and its timed sets).
+int input_sets_for(uint64_t set_bytes, uint64_t cold_bytes, int window = 2);
+
+}  // namespace headway::cpu
