@@ -73,13 +73,11 @@ int run_compare(const CompareArgs& args) {
   statistics::DecisionRecord record;
   statistics::Confirmation confirmed;
   try {
-    record = statistics::run_decision(*device, rule, coin, label, tee);
     // A FASTER stands only once enough of B's calls are verified, as in the loop.
-    if (record.outcome == statistics::Outcome::kFaster) {
-      confirmed = statistics::confirm_candidate(*device, coin, args.confirm_calls,
-                                                static_cast<int>(args.confirm_calls));
-    }
-    device->verify_arms();
+    auto decided = statistics::decide_and_confirm(
+        *device, rule, coin, label, tee, args.confirm_calls, static_cast<int>(args.confirm_calls));
+    record = std::move(decided.record);
+    confirmed = decided.confirmation;
   } catch (const statistics::ArmDisqualified& e) {
     const std::string who = e.arm() == statistics::Arm::kHead ? args.a : args.b;
     if (args.json) {

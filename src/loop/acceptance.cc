@@ -126,26 +126,27 @@ AcceptanceResult AcceptanceTest::run(const trees::Node& head,
     progress_(line());
   };
   try {
-    record = statistics::run_decision(
-        device, *rule, coin, label, sink, [&](int pairs, const statistics::DecisionRule& r) {
+    int decided_at = 0;
+    auto decided = statistics::decide_and_confirm(
+        device, *rule, coin, label, sink, options_.confirm_calls, options_.confirm_max_pairs,
+        [&](int pairs, const statistics::DecisionRule& r) {
+          decided_at = pairs;
           tell(false, [&] {
             return fmt::format("acceptance test, pair {} of at most {}: {}", pairs, r.max_pairs(),
                                r.state());
           });
-        });
-    if (record.outcome == statistics::Outcome::kFaster) {
-      const int at = static_cast<int>(record.d.size());
-      tell(true, [&] { return fmt::format("FASTER at pair {}, confirming", at); });
-      confirmed = statistics::confirm_candidate(
-          device, coin, options_.confirm_calls, options_.confirm_max_pairs,
-          [&](const statistics::Confirmation& c) {
-            tell(false, [&] {
-              return fmt::format("FASTER at pair {}, confirming: {} of {} calls verified", at,
-                                 c.verified_calls, options_.confirm_calls);
-            });
+        },
+        [&](const statistics::Confirmation& c) {
+          // Its start tells the FASTER at once; its runs as often as the interval allows.
+          if (c.pairs + c.readings == 0)
+            tell(true, [&] { return fmt::format("FASTER at pair {}, confirming", decided_at); });
+          tell(false, [&] {
+            return fmt::format("FASTER at pair {}, confirming: {} of {} calls verified", decided_at,
+                               c.verified_calls, options_.confirm_calls);
           });
-    }
-    device.verify_arms();  // before the outcome counts: a wrong timed call voids it
+        });
+    record = std::move(decided.record);
+    confirmed = decided.confirmation;
   } catch (const targets::DeviceStopped&) {
     (void)log.abandon_test(test);  // nothing measured after the stop counts
     throw;

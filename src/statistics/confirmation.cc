@@ -27,6 +27,7 @@ Confirmation confirm_candidate(PairedDevice& device, Rng& coin, int64_t calls, i
   Confirmation out;
   out.verified_calls = device.verified_calls(Arm::kCandidate);
   DiscardingSink sink;
+  if (after_run) after_run(out);
   while (out.verified_calls >= 0 && out.verified_calls < calls &&
          out.pairs + out.readings < max_runs) {
     if (device.run_confirming_reading()) {
@@ -38,6 +39,18 @@ Confirmation confirm_candidate(PairedDevice& device, Rng& coin, int64_t calls, i
     out.verified_calls = device.verified_calls(Arm::kCandidate);
     if (after_run) after_run(out);
   }
+  return out;
+}
+
+ConfirmedDecision decide_and_confirm(PairedDevice& device, DecisionRule& rule, Rng& coin,
+                                     const PairLabel& label, ReadingSink& sink, int64_t calls,
+                                     int max_runs, const AfterPair& after_pair,
+                                     const std::function<void(const Confirmation&)>& after_run) {
+  ConfirmedDecision out;
+  out.record = run_decision(device, rule, coin, label, sink, after_pair);
+  if (out.record.outcome == Outcome::kFaster)
+    out.confirmation = confirm_candidate(device, coin, calls, max_runs, after_run);
+  device.verify_arms();
   return out;
 }
 

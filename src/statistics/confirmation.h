@@ -9,6 +9,7 @@
 #include <string>
 
 #include "common/rng.h"
+#include "statistics/decision_rule.h"
 #include "statistics/pair_runner.h"
 
 namespace headway::statistics {
@@ -37,8 +38,24 @@ struct Confirmation {
 // (PairedDevice::run_confirming_reading), else pairs, their orders from `coin` and their readings
 // kept nowhere. A device that does not count its verified calls runs none. Throws what the device
 // throws (ArmDisqualified when a run shows an arm wrong).
-// `after_run`, when given, is told the confirmation so far after every run.
+// `after_run`, when given, is told the confirmation as it starts (nothing run yet) and after
+// every run.
 Confirmation confirm_candidate(PairedDevice& device, Rng& coin, int64_t calls, int max_runs,
                                const std::function<void(const Confirmation&)>& after_run = {});
+
+struct ConfirmedDecision {
+  DecisionRecord record;
+  Confirmation confirmation;  // nothing run unless the record is FASTER
+};
+
+// The acceptance test's procedure, the same for the loop and `compare`: the decision
+// (run_decision, `after_pair` told after each pair), a FASTER confirmed up to `calls` calls in
+// at most `max_runs` runs (confirm_candidate, `after_run` told after each), then the device's
+// kept readings verified (PairedDevice::verify_arms) before the outcome counts. Throws what the
+// device throws (ArmDisqualified when an arm is found wrong: the decision then has no outcome).
+ConfirmedDecision decide_and_confirm(
+    PairedDevice& device, DecisionRule& rule, Rng& coin, const PairLabel& label, ReadingSink& sink,
+    int64_t calls, int max_runs, const AfterPair& after_pair = {},
+    const std::function<void(const Confirmation&)>& after_run = {});
 
 }  // namespace headway::statistics

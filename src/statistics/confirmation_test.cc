@@ -119,8 +119,9 @@ TEST(Confirmation, RunsTheCandidateAloneWhereTheDeviceCan) {
   EXPECT_EQ(c.readings, 13);
   EXPECT_EQ(c.pairs, 0) << "no head reading is needed to verify the candidate's calls";
   EXPECT_EQ(c.verified_calls, 104);
-  ASSERT_EQ(told.size(), 13u);
-  EXPECT_EQ(told.front(), 8);
+  ASSERT_EQ(told.size(), 14u) << "its start and each of its 13 readings";
+  EXPECT_EQ(told.front(), 0);
+  EXPECT_EQ(told[1], 8);
   EXPECT_EQ(told.back(), 104);
   EXPECT_EQ(c.describe(),
             "confirmed by 13 readings of the candidate alone (104 of the candidate's calls "
@@ -129,6 +130,30 @@ TEST(Confirmation, RunsTheCandidateAloneWhereTheDeviceCan) {
 
   WrongOnSomeCalls cheat(3, 0.5, 0.0, 8, true, /*alone=*/true);
   EXPECT_THROW(confirm_candidate(cheat, coin, 100, 1000), ArmDisqualified);
+}
+
+TEST(Confirmation, OnlyAFasterDecisionIsConfirmedAndTheKeptReadingsAreVerifiedAfter) {
+  BettingConfig config;
+  config.s0 = 0.02;
+  for (const double gain : {0.03, -0.03}) {
+    WrongOnSomeCalls device(5, 0.0, gain, 8, true, /*alone=*/true);
+    BettingRule rule(config);
+    Rng coin(6);
+    MemorySink sink;
+    int told = 0;
+    const ConfirmedDecision d = decide_and_confirm(device, rule, coin, {"k", "c", 0, 0}, sink, 100,
+                                                   100, {}, [&](const Confirmation&) { ++told; });
+    if (gain > 0) {
+      ASSERT_EQ(d.record.outcome, Outcome::kFaster);
+      EXPECT_GE(d.confirmation.verified_calls, 100);
+      EXPECT_EQ(told, 1 + d.confirmation.readings);
+      EXPECT_GT(d.confirmation.readings, 0);
+    } else {
+      EXPECT_EQ(d.record.outcome, Outcome::kSlower);
+      EXPECT_EQ(d.confirmation.readings + d.confirmation.pairs, 0) << "nothing to confirm";
+      EXPECT_EQ(told, 0);
+    }
+  }
 }
 
 struct ConfirmationTally {
