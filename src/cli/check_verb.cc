@@ -15,6 +15,7 @@ struct CheckArgs {
   std::optional<double> timeout;  // the target's own limit when not given
   std::string target = "cpu";
   std::string toolchain;
+  std::string manifest;
   std::string workspace;  // whose added kernels --kernel may name
   bool json = false;
 };
@@ -43,23 +44,14 @@ const char* outcome_name(targets::CheckOutcome::Status s) {
 // (exit 2), not a wrong kernel.
 int run_check(const CheckArgs& args) {
   const std::string source = read_source_or_throw(args.source);
-  auto target = target_or_throw(args.target, args.toolchain);
+  auto target = target_or_throw(args.target, args.toolchain, args.manifest);
   // After the target: a command target's manifest may declare kernels of its own.
   const KernelContract& kernel = kernel_or_throw(args.kernel, args.workspace);
   const targets::Artifact artifact = build_or_throw(*target, source, args.source);
   targets::CheckOptions options;
   options.seed = args.seed;
   options.call_timeout_seconds = args.timeout;
-  // At every shape set of the kernel; the first that is not correct decides.
-  targets::CheckOutcome outcome;
-  for (const KernelContract* at : kernel.shape_sets()) {
-    outcome = target->check(*at, artifact, options);
-    if (!outcome.correct()) {
-      if (kernel.shape_sets().size() > 1)
-        outcome.description = "at shape set " + at->shape_set_name() + ": " + outcome.description;
-      break;
-    }
-  }
+  targets::CheckOutcome outcome = check_at_every_shape_set(*target, kernel, artifact, options);
   if (outcome.status == targets::CheckOutcome::Status::kUnloadable)
     throw UsageError(outcome.description);
   if (args.json) {
@@ -91,6 +83,7 @@ void add_check(CLI::App& app, int* exit_code) {
   cmd->add_option("--target", args->target, "cpu (default), cuda, or another registered target");
   cmd->add_option("--toolchain,--cxx", args->toolchain,
                   "the target's toolchain (cpu: the C++ compiler; default: the target's own)");
+  cmd->add_option("--manifest", args->manifest, kManifestOptionHelp);
   cmd->add_flag("--json", args->json, "print one JSON object");
   cmd->callback([args, exit_code] { run_verb(exit_code, [&] { return run_check(*args); }); });
 }

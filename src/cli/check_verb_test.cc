@@ -235,5 +235,23 @@ TEST_F(CheckVerb, BenchRejectsSourceWithoutKernel) {
   EXPECT_NE(r.output.find("--source needs --kernel"), std::string::npos) << r.output;
 }
 
+TEST_F(CheckVerb, ThePacksManifestNamesTheCommandTargetsToolchainEitherWay) {
+  const fs::path pack = fs::path(HEADWAY_SOURCE_DIR) / "packs/standin";
+  std::ifstream in(pack / "repo/kernels/attn_out.tk");
+  const std::string plain((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const fs::path source = write("a.tk", "// headway-file: kernels/attn_out.tk\n" + plain);
+  const std::string manifest = (pack / "target.toml").string();
+  for (const char* option : {"--manifest", "--toolchain"}) {
+    const auto r = headway({"check", "--target", "command", option, manifest, "--kernel",
+                            "attn_out", "--source", source.string()});
+    EXPECT_EQ(r.exit_code, 0) << option << ": " << r.output;
+  }
+  const auto without = headway(
+      {"check", "--target", "command", "--kernel", "attn_out", "--source", source.string()});
+  EXPECT_EQ(without.exit_code, 2);
+  EXPECT_NE(without.output.find("--target command needs --manifest"), std::string::npos)
+      << without.output;
+}
+
 }  // namespace
 }  // namespace headway

@@ -97,6 +97,37 @@ std::unique_ptr<targets::Target> target_or_throw(const std::string& name,
   return target;
 }
 
+std::unique_ptr<targets::Target> target_or_throw(const std::string& name,
+                                                 const std::string& toolchain,
+                                                 const std::string& manifest) {
+  if (manifest.empty()) {
+    if (name == "command" && toolchain.empty())
+      throw UsageError("--target command needs --manifest FILE (e.g. packs/standin/target.toml)");
+    return target_or_throw(name, toolchain);
+  }
+  if (name != "command") throw UsageError("--manifest is for --target command");
+  if (!toolchain.empty())
+    throw UsageError(
+        "--manifest names the command target's toolchain: give one of --manifest and --toolchain");
+  return target_or_throw(name, fs::absolute(manifest).lexically_normal().string());
+}
+
+targets::CheckOutcome check_at_every_shape_set(targets::Target& target,
+                                               const KernelContract& kernel,
+                                               const targets::Artifact& artifact,
+                                               const targets::CheckOptions& options) {
+  targets::CheckOutcome outcome;
+  for (const KernelContract* at : kernel.shape_sets()) {
+    outcome = target.check(*at, artifact, options);
+    if (!outcome.correct()) {
+      if (kernel.shape_sets().size() > 1)
+        outcome.description = "at shape set " + at->shape_set_name() + ": " + outcome.description;
+      break;
+    }
+  }
+  return outcome;
+}
+
 store::Workspace open_workspace_or_throw(const std::string& dir) {
   store::Workspace ws = value_or_fail(dir.empty() ? store::Workspace::find(fs::current_path())
                                                   : store::Workspace::open(dir));

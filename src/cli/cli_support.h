@@ -60,6 +60,23 @@ targets::Artifact build_or_throw(targets::Target& target, const std::string& sou
 // UsageError naming the available targets otherwise.
 std::unique_ptr<targets::Target> target_or_throw(const std::string& name,
                                                  const std::string& toolchain = "");
+// As above, for a verb that also takes --manifest: the command target's manifest is its
+// toolchain (given as either). A manifest with another target, or the command target with
+// neither, is a UsageError.
+std::unique_ptr<targets::Target> target_or_throw(const std::string& name,
+                                                 const std::string& toolchain,
+                                                 const std::string& manifest);
+// The --manifest option's help, the same in every verb that takes one.
+inline constexpr const char* kManifestOptionHelp =
+    "the command target's TOML manifest (docs/TARGETS.md); with --target command";
+
+// The check of `artifact` at every shape set of `kernel` in turn: the first outcome that is not
+// correct, its description led by its shape set's name where the kernel has several, else the
+// last shape set's.
+targets::CheckOutcome check_at_every_shape_set(targets::Target& target,
+                                               const KernelContract& kernel,
+                                               const targets::Artifact& artifact,
+                                               const targets::CheckOptions& options);
 
 // The workspace at `dir` when given (--workspace), else the nearest one up from the current
 // directory; throws VerbError saying which was tried and why it failed (not found: exit 2; a

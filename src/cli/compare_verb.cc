@@ -5,10 +5,8 @@
 
 #include "cli/cli_support.h"
 #include "cli/verbs.h"
-#include "statistics/betting_rule.h"
+#include "loop/acceptance_procedure.h"
 #include "statistics/calibration.h"
-#include "statistics/confirmation.h"
-#include "statistics/effect_estimate.h"
 #include "statistics/reading_sink.h"
 
 namespace headway::cli {
@@ -17,10 +15,11 @@ namespace {
 struct CompareArgs {
   std::string kernel;
   std::string a, b;
-  double alpha = 0.05;
-  int cap = 24;
-  int64_t confirm_calls =
-      statistics::calls_to_catch(statistics::kWrongShare, statistics::kWrongEscape);
+  std::string target = "cpu";
+  std::string toolchain;
+  std::string manifest;
+  std::string rule = "betting";
+  loop::AcceptanceOptions acceptance;
   uint64_t seed = 0;
   bool have_seed = false;
   std::string log;
@@ -28,60 +27,66 @@ struct CompareArgs {
   bool json = false;
 };
 
-int run_compare(const CompareArgs& args) {
-  const KernelContract& kernel = kernel_or_throw(args.kernel, args.workspace);
-  statistics::BettingConfig config;
-  config.alpha = args.alpha;
-  config.cap = args.cap;
-  config.s0 = 1.0;  // validated here for alpha and cap; the real s0 comes from the warm-up
-  value_or_fail(statistics::validate(config));
+void print_device_time(const nlohmann::json& time) {
+  if (!time.contains("reading_phase_seconds")) return;  // a device that does not time readings
+  fmt::print(
+      "device time: timed calls {:.3f} s in {} readings, {:.0f}% of the {:.3f} s the readings "
+      "took and {:.0f}% with the inputs ({:.3f} s, {:.0f}% on 2 MiB pages); round trip of an "
+      "empty call {:.1f} us\n",
+      time.value("timed_seconds", 0.0), time.value("readings", 0),
+      100 * time.value("timed_share_of_readings", 0.0), time.value("reading_phase_seconds", 0.0),
+      100 * time.value("timed_share", 0.0), time.value("inputs_seconds", 0.0),
+      100 * time.value("input_huge_page_share", 0.0), 1e6 * time.value("round_trip_seconds", 0.0));
+}
+
+// The loop's acceptance test (loop/acceptance_procedure.h) of B against A on the target, after both
+// passed their check at every shape set.
+int run_compare(CompareArgs args) {
+  args.acceptance.rule = value_or_fail(statistics::parse_rule_kind(args.rule));
+  // Whether the settings hold is known before anything is built.
+  {
+    statistics::RuleSettings settings{args.acceptance.rule, args.acceptance.alpha,
+                                      args.acceptance.cap, 1.0, true};
+    if (auto factory = statistics::rule_factory(settings); !factory)
+      throw UsageError(factory.error().message);
+  }
+  args.acceptance.confirm_max_pairs = static_cast<int>(args.acceptance.confirm_calls);
   const std::string a_text = read_source_or_throw(args.a);
   const std::string b_text = read_source_or_throw(args.b);
-  const auto target = target_or_throw("cpu");
+  const auto target = target_or_throw(args.target, args.toolchain, args.manifest);
+  // After the target: a command target's manifest may declare kernels of its own.
+  const KernelContract& kernel = kernel_or_throw(args.kernel, args.workspace);
   const auto a_artifact = build_or_throw(*target, a_text, args.a);
   const auto b_artifact = build_or_throw(*target, b_text, args.b);
   // Timing a wrong kernel means nothing: both must pass the check first.
   for (const auto& [label, artifact] :
        {std::pair{args.a, a_artifact}, std::pair{args.b, b_artifact}}) {
-    const auto report = target->check(kernel, artifact, {});
+    const auto report = check_at_every_shape_set(*target, kernel, artifact, {});
     if (!report.correct()) {
       fmt::print(stderr, "headway: {} is not correct: {}\n", label, report.description);
-      return 1;
+      return kExitNegative;
     }
   }
   const uint64_t seed = args.have_seed ? args.seed : std::random_device{}();
-  auto paired = target->paired_device(kernel, a_artifact, b_artifact, seed);
-  if (!paired) fail_with(paired.error());
-  statistics::PairedDevice* device = paired.value().get();
-  auto s0 = statistics::estimate_s0(*device, 16);
-  if (!s0)
-    fail_with(
-        Error{s0.error().code, "cannot estimate the noise of the head: " + s0.error().message});
-  config.s0 = s0.value();
-  config.adapt_s0 = true;  // the warm-up's estimate is a prior the pairs update
-  statistics::BettingRule rule(config);
+  auto device =
+      value_or_fail(loop::open_paired_device(*target, kernel, a_artifact, b_artifact, seed));
   Rng coin(mix_seed(seed, statistics::kCoinStream));
   statistics::MemorySink memory;
   std::unique_ptr<statistics::JsonLinesSink> file;
   if (!args.log.empty()) {
-    auto opened = statistics::JsonLinesSink::open(args.log, true);
-    if (!opened) fail_with(opened.error());
-    file = std::move(opened.value());
+    file = value_or_fail(statistics::JsonLinesSink::open(args.log, true));
   }
   statistics::TeeSink tee({&memory, file.get()});
   const statistics::PairLabel label{std::string(kernel.name()), args.b, 0, 0};
-  statistics::DecisionRecord record;
-  statistics::Confirmation confirmed;
+  loop::PairedVerdict verdict;
   try {
-    // A FASTER stands only once enough of B's calls are verified, as in the loop.
-    auto decided = statistics::decide_and_confirm(
-        *device, rule, coin, label, tee, args.confirm_calls, static_cast<int>(args.confirm_calls));
-    record = std::move(decided.record);
-    confirmed = decided.confirmation;
+    verdict = value_or_fail(
+        loop::run_paired_test(*device, args.acceptance, std::nullopt, coin, label, tee));
   } catch (const statistics::ArmDisqualified& e) {
     const std::string who = e.arm() == statistics::Arm::kHead ? args.a : args.b;
     if (args.json) {
       const nlohmann::json j = {{"kernel", kernel.name()},
+                                {"target", target->name()},
                                 {"outcome", "CHEATED"},
                                 {"arm", statistics::to_string(e.arm())},
                                 {"source", who},
@@ -91,66 +96,68 @@ int run_compare(const CompareArgs& args) {
     } else {
       fmt::print("{}: CHEATED: {} broke the rules of timing: {}\n", kernel.name(), who, e.what());
     }
-    return 1;
+    return kExitNegative;
   }
-  const statistics::EffectEstimate effect = statistics::estimate_effect(record.d);
-  const std::string note =
-      statistics::early_stop_note(record.outcome, static_cast<int>(record.d.size()), config.cap);
+  const auto& record = verdict.record;
+  nlohmann::json shape_sets = nlohmann::json::array();
+  for (const KernelContract* at : kernel.shape_sets()) shape_sets.push_back(at->shape_set_name());
   if (args.json) {
     const nlohmann::json j = {{"kernel", kernel.name()},
+                              {"target", target->name()},
+                              {"toolchain", target->identity().id},
+                              {"shape_sets", shape_sets},
                               {"outcome", statistics::to_string(record.outcome)},
                               {"pairs", record.d.size()},
-                              {"effect_pct", effect.median_pct},
-                              {"ci_pct", {effect.lower_pct, effect.upper_pct}},
-                              {"ci_coverage", effect.coverage},
-                              {"s0", config.s0},
-                              {"s0_adapted", config.adapt_s0},
-                              {"alpha", config.alpha},
+                              {"effect_pct", verdict.effect_pct},
+                              {"ci_pct", {verdict.ci_low_pct, verdict.ci_high_pct}},
+                              {"ci_coverage", verdict.ci_coverage},
+                              {"rule_config", statistics::rule_config_json(verdict.settings)},
+                              {"warmup_readings", verdict.warmup_readings},
                               {"seed", seed},
-                              {"note", note},
+                              {"note", verdict.note},
                               {"confirmation",
-                               {{"readings", confirmed.readings},
-                                {"pairs", confirmed.pairs},
-                                {"verified_calls", confirmed.verified_calls}}},
+                               {{"readings", verdict.confirmation.readings},
+                                {"pairs", verdict.confirmation.pairs},
+                                {"verified_calls", verdict.confirmation.verified_calls}}},
                               {"device_time", device->accounting()}};
     fmt::print("{}\n", j.dump(2));
-  } else {
-    fmt::print("{}: B against A: {} after {} pairs\n", kernel.name(),
-               statistics::to_string(record.outcome), record.d.size());
-    fmt::print("effect (B time vs A, median): {:+.2f}% [{:+.2f}%, {:+.2f}%] ({:.0f}% interval)\n",
-               effect.median_pct, effect.lower_pct, effect.upper_pct, 100 * effect.coverage);
-    if (!note.empty()) fmt::print("note: {}\n", note);
-    if (const std::string c = confirmed.describe(); !c.empty()) fmt::print("{}\n", c);
-    const auto time = device->accounting();
-    fmt::print(
-        "device time: timed calls {:.3f} s in {} readings, {:.0f}% of the {:.3f} s the readings "
-        "took and {:.0f}% with the inputs ({:.3f} s, {:.0f}% on 2 MiB pages); round trip of an "
-        "empty call {:.1f} us\n",
-        time.value("timed_seconds", 0.0), time.value("readings", 0),
-        100 * time.value("timed_share_of_readings", 0.0), time.value("reading_phase_seconds", 0.0),
-        100 * time.value("timed_share", 0.0), time.value("inputs_seconds", 0.0),
-        100 * time.value("input_huge_page_share", 0.0),
-        1e6 * time.value("round_trip_seconds", 0.0));
+    return kExitOk;
   }
-  return 0;
+  fmt::print("{}: B against A on {}: {} after {} pairs\n", kernel.name(), target->name(),
+             statistics::to_string(record.outcome), record.d.size());
+  fmt::print(
+      "effect (A's time B saves, median): {:+.2f}% [{:+.2f}%, {:+.2f}%] ({:.0f}% interval)\n",
+      verdict.effect_pct, verdict.ci_low_pct, verdict.ci_high_pct, 100 * verdict.ci_coverage);
+  if (!verdict.note.empty()) fmt::print("note: {}\n", verdict.note);
+  print_device_time(device->accounting());
+  return kExitOk;
 }
 }  // namespace
 
 void add_compare(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<CompareArgs>();
   auto* cmd = app.add_subcommand(
-      "compare", "One acceptance test of candidate B against head A on the cpu target");
+      "compare", "One acceptance test of candidate B against head A, as the loop runs it");
   cmd->add_option("--kernel", args->kernel, kKernelOptionHelp)->required();
   cmd->add_option("--workspace", args->workspace,
                   "the workspace whose added kernels --kernel may name (default: the one here)");
   cmd->add_option("--a", args->a, "head source")->required();
   cmd->add_option("--b", args->b, "candidate source")->required();
-  cmd->add_option("--alpha", args->alpha, "level of FASTER and SLOWER");
-  cmd->add_option("--cap", args->cap, "pairs before INCONCLUSIVE");
-  cmd->add_option("--confirm-calls", args->confirm_calls,
+  cmd->add_option("--target", args->target, "cpu (default), sim, command, cuda");
+  cmd->add_option("--toolchain,--cxx", args->toolchain,
+                  "the target's toolchain (cpu: the C++ compiler; default: the target's own)");
+  cmd->add_option("--manifest", args->manifest, kManifestOptionHelp);
+  cmd->add_option("--acceptance-rule", args->rule,
+                  "betting (default), or reference, threshold, lowest-mean (for ablations)");
+  cmd->add_option("--alpha", args->acceptance.alpha, "level of FASTER and SLOWER");
+  cmd->add_option("--cap", args->acceptance.cap, "pairs before INCONCLUSIVE (betting)");
+  cmd->add_option("--warmup", args->acceptance.warmup_readings,
+                  "head readings that estimate the betting rule's prior (default 10)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--confirm-calls", args->acceptance.confirm_calls,
                   "B's calls verified before a FASTER stands (0: none)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--seed", args->seed, "seed of the inputs and of the order coin")
+  cmd->add_option("--seed", args->seed, "seed of the inputs, the order coin and the shape sets")
       ->each([args](const std::string&) { args->have_seed = true; });
   cmd->add_option("--log", args->log, "append every reading to this JSON-lines file");
   cmd->add_flag("--json", args->json, "print one JSON object");

@@ -265,11 +265,14 @@ TEST(JsonVerbsNoWorkspace, CompareABaselineWithItself) {
       300.0);
   const auto j = json_of(r, r.exit_code == 3 ? 3 : 0);
   if (r.exit_code == 3) GTEST_SKIP() << "no sandbox here: " << r.err;
-  expect_fields(
-      j, {"kernel", "outcome", "pairs", "effect_pct", "ci_pct", "alpha", "seed", "device_time"});
+  expect_fields(j, {"kernel", "target", "toolchain", "shape_sets", "outcome", "pairs", "effect_pct",
+                    "ci_pct", "rule_config", "warmup_readings", "seed", "device_time"});
   EXPECT_EQ(j["kernel"], "attn_out");
+  EXPECT_EQ(j["target"], "cpu");
   EXPECT_LE(j["pairs"].get<int>(), 4);
-  EXPECT_EQ(j["s0_adapted"], true) << "the warm-up's s0 is a prior the pairs update";
+  EXPECT_EQ(j["rule_config"]["rule"], "betting");
+  EXPECT_EQ(j["rule_config"]["cap"], 4);
+  EXPECT_EQ(j["rule_config"]["adapt_s0"], true) << "the warm-up's s0 is a prior the pairs update";
   // The readings' time is its parts, and the timed calls' share of it is theirs.
   const auto& time = j["device_time"];
   const double phase = time["reading_phase_seconds"].get<double>();
@@ -307,8 +310,10 @@ TEST(JsonVerbsNoWorkspace, CompareConfirmsAFasterByReadingsOfBAlone) {
   EXPECT_EQ(c["pairs"], 0) << "no head reading confirms the candidate's calls";
   // Every confirming reading is a reading of B: the session read more than the decision's pairs.
   EXPECT_EQ(j["device_time"]["readings"].get<int>(),
-            2 + 2 * j["pairs"].get<int>() + 16 + c["readings"].get<int>())
-      << "the probe's 2, the pairs', the warm-up's 16 and the confirming readings";
+            2 + 2 * j["pairs"].get<int>() + j["warmup_readings"].get<int>() +
+                c["readings"].get<int>())
+      << "the probe's 2, the pairs', the warm-up's and the confirming readings";
+  EXPECT_GT(j["effect_pct"].get<double>(), 0.0) << "time saved, as the tree and the tests say";
 }
 
 }  // namespace

@@ -210,10 +210,10 @@ int run_optimize(const OptimizeArgs& args) {
     throw UsageError(
         fmt::format("--budget '{}' does not parse (examples: 90s, 12m, 1h30m)", args.budget));
   options.budget = std::chrono::duration<double>(*seconds);
-  if (args.confirm_calls >= 0) options.confirm_calls = args.confirm_calls;
+  if (args.confirm_calls >= 0) options.acceptance.confirm_calls = args.confirm_calls;
   const auto rule = statistics::parse_rule_kind(args.acceptance_rule);
   if (!rule) throw UsageError("--acceptance-rule: " + rule.error().message);
-  options.acceptance_rule = rule.value();
+  options.acceptance.rule = rule.value();
   if (auto off = loop::switch_off(args.without, &options); !off)
     throw UsageError("--without: " + off.error().message);
   options.seed = args.seed;
@@ -367,9 +367,9 @@ int run_optimize(const OptimizeArgs& args) {
     if (agent_run) fmt::print("{}\n", agent_run_line(agent_run));
     if (devices) fmt::print("{}", pool_text(pool::pool_status_json(*devices)));
     if (const std::string off = loop::switched_off(options);
-        !off.empty() || options.acceptance_rule != statistics::RuleKind::kBetting ||
+        !off.empty() || options.acceptance.rule != statistics::RuleKind::kBetting ||
         options.beam > 1) {
-      fmt::print("loop: acceptance rule {}{}{}\n", statistics::to_string(options.acceptance_rule),
+      fmt::print("loop: acceptance rule {}{}{}\n", statistics::to_string(options.acceptance.rule),
                  options.beam > 1 ? fmt::format("; a beam of {}", options.beam) : "",
                  off.empty() ? "" : "; switched off: " + off);
     }
@@ -389,7 +389,7 @@ int run_optimize(const OptimizeArgs& args) {
                         {"cheated", summary.cheated},
                         {"not_raced_by_static_cost", summary.cost_rejected},
                         {"most_rounds_at_once", summary.most_rounds_at_once},
-                        {"acceptance_rule", statistics::to_string(options.acceptance_rule)},
+                        {"acceptance_rule", statistics::to_string(options.acceptance.rule)},
                         {"switched_off", loop::switched_off(options)},
                         {"seed", options.seed},
                         {"beam", options.beam},

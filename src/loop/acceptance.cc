@@ -1,17 +1,13 @@
 #include "loop/acceptance.h"
 
-#include <fmt/format.h>
-
 #include <chrono>
 #include <stdexcept>
 
 #include "common/rng.h"
 #include "loop/device_time.h"
 #include "loop/optimize_options.h"
+#include "statistics/betting_rule.h"
 #include "statistics/calibration.h"
-#include "statistics/confirmation.h"
-#include "statistics/effect_estimate.h"
-#include "statistics/mixed_paired_device.h"
 #include "trees/decision_log.h"
 
 namespace headway::loop {
@@ -19,12 +15,6 @@ namespace headway::loop {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// How often a test in progress tells where it stands.
-constexpr auto kProgressInterval = std::chrono::milliseconds(250);
-
-// The stream a multi-shape test draws its pairs' shape sets from (with the candidate's id).
-constexpr uint64_t kShapeStream = 0x5ba9e5;
 
 // Stores every reading of a test in the decision log as it is taken.
 class LogSink final : public statistics::ReadingSink {
@@ -54,11 +44,10 @@ std::optional<double> s0_of_last_test_against(trees::DesignTree& tree, int64_t h
   for (auto t = tests.rbegin(); t != tests.rend(); ++t) {
     if (t->head_node != head || !t->outcome) continue;
     const auto node = tree.node(t->candidate_node);
-    if (!node || !node->evidence.is_object()) continue;
-    const auto config = node->evidence.find("rule_config");
-    if (config == node->evidence.end() || !config->is_object()) continue;
-    const auto s0 = config->find("s0");
-    if (s0 != config->end() && s0->is_number() && s0->get<double>() > 0) return s0->get<double>();
+    if (!node || !node->evidence.is_object() || !node->evidence.contains("rule_config")) continue;
+    // One parser of a stored rule's settings: the report reads them the same way.
+    if (const auto config = statistics::betting_config_from_json(node->evidence["rule_config"]))
+      return config->s0;
   }
   return std::nullopt;
 }
@@ -71,43 +60,16 @@ AcceptanceResult AcceptanceTest::run(const trees::Node& head,
                                      const targets::Artifact& candidate_artifact) {
   const auto start = Clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
-  // A kernel with several shape sets: each pair runs at one drawn at random, so the decision is
-  // over the shape sets together (statistics/mixed_paired_device.h).
-  std::vector<std::unique_ptr<statistics::PairedDevice>> devices;
-  for (const KernelContract* at : kernel_.shape_sets()) {
-    auto paired =
-        target_.paired_device(*at, head_artifact, candidate_artifact,
-                              run_seeded(static_cast<uint64_t>(candidate.id), options_.run_seed));
-    if (!paired) throw std::runtime_error(paired.error().message);
-    devices.push_back(std::move(paired.value()));
-  }
-  std::unique_ptr<statistics::PairedDevice> owned =
-      devices.size() == 1
-          ? std::move(devices.front())
-          : std::make_unique<statistics::MixedPairedDevice>(
-                std::move(devices), mix_seed(static_cast<uint64_t>(candidate.id), kShapeStream));
-  statistics::PairedDevice& device = *owned;
+  auto opened =
+      open_paired_device(target_, kernel_, head_artifact, candidate_artifact,
+                         run_seeded(static_cast<uint64_t>(candidate.id), options_.run_seed));
+  if (!opened) throw std::runtime_error(opened.error().message);
+  statistics::PairedDevice& device = *opened.value();
   AcceptanceResult result;
   // The warm-up that estimates s0 runs once per head: later tests against it start from the
   // same prior, which their pairs update as before.
-  std::optional<double> s0;
-  if (statistics::takes_s0(options_.rule)) {
-    s0 = s0_of_last_test_against(tree_, head.id);
-    if (!s0) {
-      result.warmup_readings = options_.warmup_readings;
-      if (auto estimated = statistics::estimate_s0(device, options_.warmup_readings))
-        s0 = estimated.value();
-    }
-  }
-  statistics::RuleSettings settings;
-  settings.kind = options_.rule;
-  settings.alpha = options_.alpha;
-  settings.cap = options_.cap;
-  settings.s0 = s0.value_or(options_.fallback_s0);
-  settings.adapt_s0 = true;  // the warm-up's estimate is a prior the test's pairs update
-  const auto factory = statistics::rule_factory(settings);
-  if (!factory) throw std::runtime_error("acceptance rule: " + factory.error().message);
-  const std::unique_ptr<statistics::DecisionRule> rule = factory.value()();
+  const std::optional<double> known_s0 =
+      statistics::takes_s0(options_.rule) ? s0_of_last_test_against(tree_, head.id) : std::nullopt;
   trees::DecisionLog log(tree_);
   auto begun = log.begin_test(candidate.id, std::string(statistics::to_string(options_.rule)));
   if (!begun) throw std::runtime_error("begin test: " + begun.error().message);
@@ -117,36 +79,14 @@ AcceptanceResult AcceptanceTest::run(const trees::Node& head,
                     statistics::kCoinStream));
   const std::string name(kernel_.name());
   const statistics::PairLabel label{name, std::to_string(candidate.id), test, 0};
-  statistics::DecisionRecord record;
-  statistics::Confirmation confirmed;
-  auto last_told = Clock::now() - kProgressInterval;
-  const auto tell = [&](bool always, auto&& line) {
-    if (!progress_ || (!always && Clock::now() - last_told < kProgressInterval)) return;
-    last_told = Clock::now();
-    progress_(line());
-  };
+  PairedVerdict verdict;
   try {
-    int decided_at = 0;
-    auto decided = statistics::decide_and_confirm(
-        device, *rule, coin, label, sink, options_.confirm_calls, options_.confirm_max_pairs,
-        [&](int pairs, const statistics::DecisionRule& r) {
-          decided_at = pairs;
-          tell(false, [&] {
-            return fmt::format("acceptance test, pair {} of at most {}: {}", pairs, r.max_pairs(),
-                               r.state());
-          });
-        },
-        [&](const statistics::Confirmation& c) {
-          // Its start tells the FASTER at once; its runs as often as the interval allows.
-          if (c.pairs + c.readings == 0)
-            tell(true, [&] { return fmt::format("FASTER at pair {}, confirming", decided_at); });
-          tell(false, [&] {
-            return fmt::format("FASTER at pair {}, confirming: {} of {} calls verified", decided_at,
-                               c.verified_calls, options_.confirm_calls);
-          });
-        });
-    record = std::move(decided.record);
-    confirmed = decided.confirmation;
+    auto ran = run_paired_test(device, options_, known_s0, coin, label, sink, progress_);
+    if (!ran) {
+      (void)log.abandon_test(test);
+      throw std::runtime_error(ran.error().message);
+    }
+    verdict = std::move(ran.value());
   } catch (const targets::DeviceStopped&) {
     (void)log.abandon_test(test);  // nothing measured after the stop counts
     throw;
@@ -160,26 +100,23 @@ AcceptanceResult AcceptanceTest::run(const trees::Node& head,
     add_device_seconds(tree_.workspace(), name, result.seconds, "other", device.accounting());
     return result;
   }
-  const auto effect = statistics::estimate_effect(record.d);
+  result.warmup_readings = verdict.warmup_readings;
   trees::TestDecision decision;
-  decision.outcome = record.outcome;
-  decision.pairs = static_cast<int64_t>(record.d.size());
-  decision.effect_pct = -effect.median_pct;
-  decision.ci_low = -effect.upper_pct;
-  decision.ci_high = -effect.lower_pct;
-  decision.note = statistics::early_stop_note(record.outcome, static_cast<int>(record.d.size()),
-                                              rule->max_pairs());
-  if (const std::string confirmation = confirmed.describe(); !confirmation.empty())
-    decision.note += (decision.note.empty() ? "" : "; ") + confirmation;
-  decision.rule_config = statistics::rule_config_json(settings);
+  decision.outcome = verdict.record.outcome;
+  decision.pairs = static_cast<int64_t>(verdict.record.d.size());
+  decision.effect_pct = verdict.effect_pct;
+  decision.ci_low = verdict.ci_low_pct;
+  decision.ci_high = verdict.ci_high_pct;
+  decision.note = verdict.note;
+  decision.rule_config = statistics::rule_config_json(verdict.settings);
   result.seconds = elapsed();
   add_device_seconds(tree_.workspace(), name, result.seconds, "other", device.accounting());
   decision.device_seconds = total_device_seconds(tree_.workspace());
   if (auto finished = log.finish_test(test, decision); !finished)
     throw std::runtime_error("finish test: " + finished.error().message);
-  result.outcome = record.outcome;
+  result.outcome = verdict.record.outcome;
   result.test_id = test;
-  result.pairs = static_cast<int>(record.d.size());
+  result.pairs = static_cast<int>(verdict.record.d.size());
   result.effect_pct = decision.effect_pct;
   return result;
 }

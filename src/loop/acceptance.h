@@ -1,10 +1,10 @@
 #pragma once
-// The acceptance test of one candidate against its kernel's head: paired readings on one device
-// (Target::paired_device) in a randomized order, decided by the betting rule
-// (statistics/betting_rule.h; or another of statistics/rule_kind.h) as FASTER, SLOWER, SAME or
-// INCONCLUSIVE; FASTER, once enough of the candidate's calls are verified
-// (statistics/confirmation.h), makes the candidate the head (trees::DecisionLog::finish_test, which
-// refuses it when the head changed since the test began).
+// The acceptance test of one candidate against its kernel's head in the loop: the procedure of
+// loop/acceptance_procedure.h (paired readings in a randomized order, decided by the betting rule
+// or another of statistics/rule_kind.h as FASTER, SLOWER, SAME or INCONCLUSIVE, a FASTER
+// confirmed), stored in the Design Tree; FASTER makes the candidate the head
+// (trees::DecisionLog::finish_test, which refuses it when the head changed since the test began). A
+// head's later tests start from the prior its first test's warm-up estimated.
 //
 // An AcceptanceTest holds no state of the loop: it needs a target, the kernel and its Design
 // Tree, stores the test with every reading in the tree's decision log as it is taken, and adds
@@ -16,34 +16,12 @@
 #include <string>
 
 #include "kernels/contract.h"
-#include "statistics/confirmation.h"
+#include "loop/acceptance_procedure.h"
 #include "statistics/outcome.h"
-#include "statistics/rule_kind.h"
 #include "targets/target.h"
 #include "trees/design_tree.h"
 
 namespace headway::loop {
-
-struct AcceptanceOptions {
-  // The decision rule; the others than betting are kept for ablations (statistics/rule_kind.h).
-  statistics::RuleKind rule = statistics::RuleKind::kBetting;
-  double alpha = 0.05;
-  int cap = 24;               // pairs at most (betting)
-  int warmup_readings = 10;   // readings that estimate the betting rule's prior scale s0, in
-                              // the first test against a head (later ones take its s0)
-  double fallback_s0 = 0.02;  // the prior when the warm-up cannot estimate one
-  // Before FASTER stands, the candidate's calls the device must have verified, more pairs run
-  // until it has, at most confirm_max_pairs of them (statistics/confirmation.h; devices that do
-  // not count run none). The default pairs reach the default calls at one call a reading (ffn's
-  // batches), so that every kernel meets the bound of kWrongShare and kWrongEscape.
-  int64_t confirm_calls =
-      statistics::calls_to_catch(statistics::kWrongShare, statistics::kWrongEscape);
-  int confirm_max_pairs = static_cast<int>(
-      statistics::calls_to_catch(statistics::kWrongShare, statistics::kWrongEscape));
-  // Mixed into the paired device's seed and the coin of each pair's order (OptimizeOptions::seed);
-  // 0: the candidate's id and the test's id alone.
-  uint64_t run_seed = 0;
-};
 
 struct AcceptanceResult {
   // The decision, or nullopt when an arm broke a rule of timing: the candidate
@@ -73,9 +51,7 @@ class AcceptanceTest {
   // cannot be stored.
   AcceptanceResult run(const trees::Node& head, const targets::Artifact& head_artifact,
                        const trees::Node& candidate, const targets::Artifact& candidate_artifact);
-  // Where the test stands, told while it runs (at most every kProgressInterval, and at its
-  // decision): "pair 5 of at most 24: FASTER wealth 3.2 of 20, SLOWER 0.31", then, once FASTER,
-  // "FASTER at pair 6, confirming: 312 of 688 calls verified".
+  // Where the test stands, told while it runs (run_paired_test's `progress`).
   void on_progress(std::function<void(const std::string&)> progress) {
     progress_ = std::move(progress);
   }

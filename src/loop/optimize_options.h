@@ -8,9 +8,8 @@
 #include <vector>
 
 #include "common/rng.h"
+#include "loop/acceptance_procedure.h"
 #include "loop/screen.h"
-#include "statistics/confirmation.h"
-#include "statistics/rule_kind.h"
 #include "targets/target.h"
 
 namespace headway::loop {
@@ -21,12 +20,9 @@ struct OptimizeOptions {
   int batch = 4;  // proposals per round
   int race_initial_readings = 3;
   int race_budget = 40;  // readings per race, all survivors together
-  double alpha = 0.05;
-  int cap = 24;
-  // The candidate's calls a FASTER acceptance test verifies before it stands (loop/acceptance.h);
-  // 0: none.
-  int64_t confirm_calls =
-      statistics::calls_to_catch(statistics::kWrongShare, statistics::kWrongEscape);
+  // The acceptance test's rule and settings (loop/acceptance_procedure.h); its run_seed is `seed`
+  // below.
+  AcceptanceOptions acceptance;
   int baseline_readings = 11;
   // Where the target has a static cost (Target::static_cost): a screened candidate it predicts
   // slower than the head by more than this (percent) is not raced (status raced-out), while the
@@ -34,7 +30,6 @@ struct OptimizeOptions {
   double static_cost_reject_pct = 10.0;
   // The loop's parts that a run can switch off or swap (loop/optimize_switches.h), each at the
   // full loop's setting by default.
-  statistics::RuleKind acceptance_rule = statistics::RuleKind::kBetting;
   // false: static-cost predictions are still recorded, but never keep a candidate from the race.
   bool static_cost_screen = true;
   // false: every survivor of the screen takes an acceptance test, in the order proposed, each

@@ -9,7 +9,7 @@
 //   cheat-sheet         agent prompts get no cheat sheet
 //   static-cost-screen  a candidate the static cost predicts slower is still raced
 //   racing              every survivor of the screen takes an acceptance test
-// The acceptance rule is swapped instead (OptimizeOptions::acceptance_rule).
+// The acceptance rule is swapped instead (OptimizeOptions::acceptance.rule).
 #include <string>
 #include <string_view>
 #include <vector>

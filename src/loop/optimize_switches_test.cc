@@ -13,7 +13,7 @@ TEST(OptimizeSwitches, TheFullLoopHasNothingSwitchedOff) {
   EXPECT_TRUE(options.isa_gating);
   EXPECT_TRUE(options.rule_lint);
   EXPECT_TRUE(options.cheat_sheet);
-  EXPECT_EQ(options.acceptance_rule, statistics::RuleKind::kBetting);
+  EXPECT_EQ(options.acceptance.rule, statistics::RuleKind::kBetting);
   EXPECT_EQ(switched_off(options), "");
 }
 

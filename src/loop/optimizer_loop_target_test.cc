@@ -336,7 +336,7 @@ TEST(OptimizeOnLoopTarget, AnotherAcceptanceRuleDecidesAndIsRecorded) {
   LoopTargetRun r;
   const auto summary = run_scripted(
       r.ws, *r.target, {"time: 0.8\n"}, nullptr, 1.10,
-      [](OptimizeOptions& o) { o.acceptance_rule = statistics::RuleKind::kLowestMean; });
+      [](OptimizeOptions& o) { o.acceptance.rule = statistics::RuleKind::kLowestMean; });
   EXPECT_EQ(summary.accepted, 1);
   auto tree = trees::DesignTree::open(r.ws, "attn_out").value();
   const auto tests = trees::DecisionLog(tree).tests();

@@ -193,12 +193,8 @@ void Round::test(const Node& head, const Survivor& candidate) {
   events_.progress(candidate.node, "acceptance test");
   const auto head_artifact =
       builds_.artifact_of(tree_.kernel(), tree_.source(head.id).value_or(""));
-  AcceptanceOptions acceptance;
-  acceptance.rule = options_.acceptance_rule;
+  AcceptanceOptions acceptance = options_.acceptance;
   acceptance.run_seed = options_.seed;
-  acceptance.alpha = options_.alpha;
-  acceptance.cap = options_.cap;
-  acceptance.confirm_calls = options_.confirm_calls;
   AcceptanceTest test(builds_.target, kernel_, tree_, acceptance);
   test.on_progress([&](const std::string& stage) { events_.progress(candidate.node, stage); });
   const AcceptanceResult r = test.run(head, head_artifact, candidate.node, candidate.artifact);

@@ -53,7 +53,7 @@ TEST(OptimizeLoop, ACheatingCandidateIsDisqualifiedAndTheLoopGoesOn) {
   options.kernels = {"attn_out"};
   options.budget = std::chrono::seconds(120);
   options.baseline_readings = 3;
-  options.cap = 6;
+  options.acceptance.cap = 6;
   options.target = target.get();
   CheatingProposer proposer;
   const OptimizeSummary summary = optimize(ws, proposer, options, nullptr);
