@@ -12,7 +12,12 @@ MixedPairedDevice::MixedPairedDevice(std::vector<std::unique_ptr<PairedDevice>> 
 }
 
 double MixedPairedDevice::run_once(Arm arm, nlohmann::json* clock_out) {
-  return devices_[current_]->run_once(arm, clock_out);
+  const double seconds = devices_[current_]->run_once(arm, clock_out);
+  if (clock_out) {
+    if (!clock_out->is_object()) *clock_out = nlohmann::json::object();
+    (*clock_out)[kShapeSetKey] = current_;
+  }
+  return seconds;
 }
 
 int64_t MixedPairedDevice::now_ns() { return devices_[current_]->now_ns(); }

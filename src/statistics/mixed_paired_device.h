@@ -14,10 +14,15 @@
 
 namespace headway::statistics {
 
+// The key of a reading's clock (Reading::clock) that holds the index of the device it ran on:
+// the shape set, in the kernel's order (0: its first).
+inline constexpr const char* kShapeSetKey = "shape_set";
+
 class MixedPairedDevice final : public PairedDevice {
  public:
   // `devices` must not be empty. Readings before the first pair (a warm-up) go to the first.
   MixedPairedDevice(std::vector<std::unique_ptr<PairedDevice>> devices, uint64_t seed);
+  // The device's reading; its clock, an object, also holds kShapeSetKey.
   double run_once(Arm arm, nlohmann::json* clock_out) override;
   int64_t now_ns() override;
   void begin_pair() override;

@@ -97,5 +97,20 @@ TEST(MixedPairedDevice, TheSameSeedDrawsTheSameDevicesAndABreachAnywhereCounts) 
   EXPECT_THROW(MixedPairedDevice({}, 1), std::logic_error);
 }
 
+TEST(MixedPairedDevice, EveryReadingsClockNamesTheShapeSetItRanAt) {
+  std::vector<std::unique_ptr<PairedDevice>> devices;
+  devices.push_back(std::make_unique<FixedTimes>(1.0, 0.5));
+  devices.push_back(std::make_unique<FixedTimes>(1.0, 2.0));
+  MixedPairedDevice mixed(std::move(devices), 3);
+  for (int i = 0; i < 20; ++i) {
+    mixed.begin_pair();
+    nlohmann::json clock;
+    const double seconds = mixed.run_once(Arm::kCandidate, &clock);
+    ASSERT_TRUE(clock.is_object()) << clock;
+    EXPECT_EQ(clock[kShapeSetKey], mixed.current());
+    EXPECT_EQ(seconds, mixed.current() == 0 ? 0.5 : 2.0);
+  }
+}
+
 }  // namespace
 }  // namespace headway::statistics

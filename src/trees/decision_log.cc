@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "statistics/mixed_paired_device.h"
 #include "store/transaction.h"
 
 namespace headway::trees {
@@ -143,6 +144,22 @@ Status DecisionLog::record_reading(int64_t test_id, const TestReading& r) {
   return {};
 }
 
+std::optional<double> DecisionLog::new_head_ms(const TestRecord& t, const TestDecision& d) {
+  // The head's figure is the kernel's first shape set's, as its floor is: readings taken at
+  // another (statistics::kShapeSetKey in their clock) are left out.
+  std::vector<double> ms;
+  for (const auto& r : readings(t.id)) {
+    const bool first_shape_set =
+        !r.clock.is_object() || r.clock.value(statistics::kShapeSetKey, int64_t{0}) == 0;
+    if (r.node_id == t.candidate_node && first_shape_set) ms.push_back(r.seconds * 1e3);
+  }
+  if (auto m = median(std::move(ms))) return m;
+  // No reading at the first shape set: the old head's figure less the time the test says is saved.
+  const auto old = tree_->head().median_ms;
+  if (old && d.effect_pct) return *old * (1.0 - *d.effect_pct / 100.0);
+  return std::nullopt;
+}
+
 Result<TestRecord> DecisionLog::finish_test(int64_t test_id, const TestDecision& d) {
   if (d.pairs < 0) return invalid_input(fmt::format("pairs {} is negative", d.pairs));
   store::Database& db = tree_->workspace().db();
@@ -181,12 +198,8 @@ Result<TestRecord> DecisionLog::finish_test(int64_t test_id, const TestDecision&
           fmt::format("the head of '{}' moved from #{} to #{} since test #{} began",
                       tree_->kernel(), t->head_node, head, test_id));
     }
-    std::vector<double> ms;
-    for (const auto& r : readings(test_id)) {
-      if (r.node_id == t->candidate_node) ms.push_back(r.seconds * 1e3);
-    }
-    auto made =
-        tree_->set_head(t->candidate_node, median(ms), test_id, reason, evidence, d.device_seconds);
+    auto made = tree_->set_head(t->candidate_node, new_head_ms(*t, d), test_id, reason, evidence,
+                                d.device_seconds);
     if (!made) return made.error();
   } else {
     auto moved = tree_->set_status(t->candidate_node, status_after(d.outcome), reason, evidence);

@@ -84,9 +84,10 @@ class DecisionLog {
   Status record_reading(int64_t test_id, const TestReading& reading);
   // In one transaction: writes the decision, moves the candidate to status_after(outcome) with a
   // reason and evidence naming the test, and for FASTER makes it the head, with the median of its
-  // readings in this test (in ms) as the head's time. An error, changing nothing, when the test
-  // is unknown or finished, pairs is negative, the candidate can no longer take that status, or
-  // (FASTER) the head has changed since the test began.
+  // readings in this test at the kernel's first shape set (in ms) as the head's time (where a
+  // test drew none there, the old head's time less the decision's effect). An error, changing
+  // nothing, when the test is unknown or finished, pairs is negative, the candidate can no longer
+  // take that status, or (FASTER) the head has changed since the test began.
   Result<TestRecord> finish_test(int64_t test_id, const TestDecision& decision);
   // Deletes every unfinished test of this kernel with its readings; returns how many tests.
   // Call when resuming, while no other process runs tests on this kernel.
@@ -102,6 +103,8 @@ class DecisionLog {
   TestCounts counts() const;
 
  private:
+  std::optional<double> new_head_ms(const TestRecord& test, const TestDecision& decision);
+
   DesignTree* tree_;
 };
 

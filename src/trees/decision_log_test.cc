@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "statistics/mixed_paired_device.h"
 #include "store/database.h"
 #include "trees/tree_test_support.h"
 
@@ -82,6 +83,41 @@ TEST_F(TreeDecisions, FasterAcceptsTheCandidateAndMakesItHeadTogether) {
   ASSERT_TRUE(head.median_ms.has_value());
   EXPECT_NEAR(*head.median_ms, 1.001, 1e-9);  // median of 1.000, 1.001, 1.002 ms
   EXPECT_EQ(tree().head_history().size(), 2u);
+}
+
+TEST_F(TreeDecisions, AMultiShapeTestsNewHeadTakesTheFirstShapeSetsReadingsAlone) {
+  const Node cand = add(NodeKind::kDesign, std::nullopt, "tiled");
+  const int64_t id = log_.begin_test(cand.id, "betting").value();
+  // Pairs 0 and 2 at the first shape set (1 ms), pair 1 at the second (9 ms).
+  for (int p = 0; p < 3; ++p) {
+    for (int pos = 0; pos < 2; ++pos) {
+      TestReading r;
+      r.node_id = pos == 0 ? tree().root().id : cand.id;
+      r.pair_index = p;
+      r.position = pos;
+      r.seconds = p == 1 ? 0.009 : 0.001 + 1e-6 * p;
+      r.clock = {{statistics::kShapeSetKey, p == 1 ? 1 : 0}};
+      ASSERT_TRUE(log_.record_reading(id, r).ok());
+    }
+  }
+  ASSERT_TRUE(log_.finish_test(id, decision(Outcome::kFaster)).ok());
+  EXPECT_NEAR(*tree().head().median_ms, 1.001, 1e-9) << "the 9 ms at the second set left out";
+}
+
+TEST_F(TreeDecisions, ANewHeadWithNoReadingAtTheFirstShapeSetIsTheOldOneLessTheEffect) {
+  const double old = *tree().head().median_ms;
+  const Node cand = add(NodeKind::kDesign, std::nullopt, "tiled");
+  const int64_t id = log_.begin_test(cand.id, "betting").value();
+  for (int pos = 0; pos < 2; ++pos) {
+    TestReading r;
+    r.node_id = pos == 0 ? tree().root().id : cand.id;
+    r.position = pos;
+    r.seconds = 0.009;
+    r.clock = {{statistics::kShapeSetKey, 1}};
+    ASSERT_TRUE(log_.record_reading(id, r).ok());
+  }
+  ASSERT_TRUE(log_.finish_test(id, decision(Outcome::kFaster, 1)).ok());
+  EXPECT_NEAR(*tree().head().median_ms, old * (1 - 0.125), 1e-9);
 }
 
 TEST_F(TreeDecisions, OtherOutcomesSetTheMatchingStatusAndKeepTheHead) {
