@@ -1,5 +1,7 @@
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -30,7 +32,38 @@ struct BenchArgs {
   bool one_core = false;      // --one-core (Target::time_on_one_core)
   bool target_given = false;  // --target was on the command line
   std::string workspace;      // --workspace: its heads (--step) or its added kernels (--kernel)
+  std::string shape_set;      // --shape-set: the one timed (default: every one of each kernel)
 };
+
+// Each kernel at each of its shape sets, or at the one named `only` (which a kernel with several
+// must have: a UsageError lists its names).
+std::vector<const KernelContract*> at_shape_sets(const std::vector<const KernelContract*>& kernels,
+                                                 const std::string& only) {
+  std::vector<const KernelContract*> out;
+  for (const KernelContract* k : kernels) {
+    const auto sets = k->shape_sets();
+    if (only.empty()) {
+      out.insert(out.end(), sets.begin(), sets.end());
+      continue;
+    }
+    std::vector<std::string> names;
+    const size_t before = out.size();
+    for (const KernelContract* at : sets) {
+      if (at->shape_set_name() == only) out.push_back(at);
+      names.push_back(at->shape_set_name().empty() ? "(one, unnamed)" : at->shape_set_name());
+    }
+    if (out.size() == before)
+      throw UsageError(fmt::format("kernel {} has no shape set '{}' (it has: {})", k->name(), only,
+                                   fmt::join(names, ", ")));
+  }
+  return out;
+}
+
+// "name", or "name@shape set" for a kernel with several.
+std::string label_of(const KernelContract& at, const KernelContract& kernel) {
+  return kernel.shape_sets().size() > 1 ? fmt::format("{}@{}", at.name(), at.shape_set_name())
+                                        : std::string(at.name());
+}
 
 // The facts floors() reads for one core's readings: the read bandwidth of one thread in place
 // of the best over thread counts; nullopt when the facts have no one-thread figure.
@@ -62,6 +95,8 @@ int run_bench(const BenchArgs& args) {
   } else {
     kernels.push_back(&kernel_or_throw(args.kernel, args.workspace));
   }
+  if (!args.shape_set.empty() && (args.kernel.empty() || args.peers))
+    throw UsageError("--shape-set goes with --kernel, in a plain bench");
   if (args.peers)
     return run_bench_peers(
         {kernels, args.source, args.readings, args.target, args.toolchain, args.json});
@@ -71,13 +106,22 @@ int run_bench(const BenchArgs& args) {
     if (std::string why = target->time_on_one_core(true); !why.empty())
       throw UsageError("--one-core: " + why);
   }
+  // Each kernel built once, timed at each of its shape sets (or the one asked for).
+  std::vector<const KernelContract*> timed_at;
   std::vector<targets::Artifact> artifacts;
+  std::vector<std::string> labels;
   for (const auto* k : kernels) {
     const std::string text = source.empty() ? target->baseline_source(*k) : source;
     const std::string label =
         source.empty() ? fmt::format("the {} baseline", k->name()) : args.source;
-    artifacts.push_back(build_or_throw(*target, text, label));
+    const targets::Artifact artifact = build_or_throw(*target, text, label);
+    for (const KernelContract* at : at_shape_sets({k}, args.shape_set)) {
+      timed_at.push_back(at);
+      artifacts.push_back(artifact);
+      labels.push_back(label_of(*at, *k));
+    }
   }
+  kernels = std::move(timed_at);
   // Every kernel's readings between two measurements of the floor facts (targets/floor_bracket.h).
   const uint64_t seed = std::random_device{}();
   std::vector<targets::Timing> timed(kernels.size());
@@ -108,8 +152,10 @@ int run_bench(const BenchArgs& args) {
     }
   }
   out["kernels"] = nlohmann::json::array();
+  size_t width = 9;
+  for (const std::string& label : labels) width = std::max(width, label.size());
   if (!args.json) {
-    fmt::print("{:<9} {:>12} {:>10} {:>11} {:>20} {:>9} {:>7} {:>7}\n", "kernel", "bytes",
+    fmt::print("{:<{}} {:>12} {:>10} {:>11} {:>20} {:>9} {:>7} {:>7}\n", "kernel", width, "bytes",
                "floor ms", "median ms", "95% interval ms", "x floor", "cv %", "GB/s");
   }
   int rc = 0;
@@ -118,7 +164,7 @@ int run_bench(const BenchArgs& args) {
     const targets::KernelFloors floors = target->floors(k, values);
     const targets::Timing& t = timed[i];
     if (!t.ok()) {
-      fmt::print(stderr, "headway: {} {}\n", k.name(), t.failure);
+      fmt::print(stderr, "headway: {} {}\n", labels[i], t.failure);
       rc = 1;
       continue;
     }
@@ -126,6 +172,7 @@ int run_bench(const BenchArgs& args) {
     const std::vector<double> readings_ms = to_ms(t.seconds);
     nlohmann::json j = readings_json(readings_ms);
     j.update({{"name", k.name()},
+              {"shape_set", k.shape_set_name()},
               {"bytes", k.bytes_to_move()},
               {"floor_ms", floors.memory_ms},
               // The decode ceilings are measured at the best thread count only: none for one core.
@@ -139,9 +186,9 @@ int run_bench(const BenchArgs& args) {
     out["kernels"].push_back(std::move(j));
     if (!args.json) {
       const std::string bimodal = bimodal_text(readings_ms);
-      fmt::print("{:<9} {:>12} {:>10.3f} {:>11.3f} {:>20} {:>9.2f} {:>7.2f} {:>7.2f}{}\n", k.name(),
-                 k.bytes_to_move(), floors.memory_ms, median_ms, interval_text(readings_ms),
-                 median_ms / floors.memory_ms, 100 * t.cv,
+      fmt::print("{:<{}} {:>12} {:>10.3f} {:>11.3f} {:>20} {:>9.2f} {:>7.2f} {:>7.2f}{}\n",
+                 labels[i], width, k.bytes_to_move(), floors.memory_ms, median_ms,
+                 interval_text(readings_ms), median_ms / floors.memory_ms, 100 * t.cv,
                  static_cast<double>(k.bytes_to_move()) / t.median_seconds / 1e9,
                  bimodal.empty() ? "" : "  " + bimodal);
     }
@@ -158,7 +205,9 @@ void add_bench(CLI::App& app, int* exit_code) {
                   std::string("one kernel (default: the built-in three): ") + kKernelOptionHelp);
   cmd->add_option("--source", args->source,
                   "time this source instead of the baseline (needs --kernel)");
-  cmd->add_option("--readings", args->readings, "timed readings per kernel")
+  cmd->add_option("--shape-set", args->shape_set,
+                  "with --kernel: time this shape set only (default: every one of the kernel)");
+  cmd->add_option("--readings", args->readings, "timed readings per kernel and shape set")
       ->check(CLI::Range(1, 100000));
   auto* target = cmd->add_option("--target", args->target,
                                  "cpu (default), sim, cuda, or another registered target");

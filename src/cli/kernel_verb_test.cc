@@ -147,6 +147,24 @@ TEST(KernelVerb, AnAddedKernelIsFoundFromOutsideTheWorkspaceThroughWorkspace) {
       run_headway({"bench", "--kernel", "rmsnorm", "--readings", "3", "--workspace", ws, "--json"},
                   outside, 300);
   EXPECT_EQ(bench.exit_code, 0) << bench.err;
+  const auto benched = nlohmann::json::parse(bench.out)["kernels"];
+  ASSERT_EQ(benched.size(), 2u) << "every shape set timed";
+  EXPECT_EQ(benched[0]["shape_set"], "gemma4");
+  EXPECT_EQ(benched[1]["shape_set"], "small");
+  EXPECT_LT(benched[1]["bytes"].get<int64_t>(), benched[0]["bytes"].get<int64_t>());
+  const CliRun small = run_headway({"bench", "--kernel", "rmsnorm", "--shape-set", "small",
+                                    "--readings", "3", "--workspace", ws, "--json"},
+                                   outside, 300);
+  ASSERT_EQ(small.exit_code, 0) << small.err;
+  const auto one = nlohmann::json::parse(small.out)["kernels"];
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0]["shape_set"], "small");
+  const CliRun no_such = run_headway(
+      {"bench", "--kernel", "rmsnorm", "--shape-set", "huge", "--workspace", ws}, outside, 300);
+  EXPECT_EQ(no_such.exit_code, 2);
+  EXPECT_NE(no_such.err.find("kernel rmsnorm has no shape set 'huge' (it has: gemma4, small)"),
+            std::string::npos)
+      << no_such.err;
 
   // Without --workspace: unknown, with a hint; a folder that is no workspace: its own error.
   const CliRun unknown =
