@@ -7,12 +7,12 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <random>
 #include <utility>
 
 #include "cli/cli_support.h"
 #include "cli/floor_facts.h"
 #include "cli/readings_view.h"
+#include "common/rng.h"
 #include "common/stats.h"
 #include "targets/cpu/peer_libraries.h"
 #include "targets/cpu/runner_host.h"
@@ -113,7 +113,7 @@ int run_bench_peers(const BenchPeersArgs& args) {
   if (args.kernels.empty()) throw UsageError("--peers needs at least one kernel");
   auto target = target_or_throw(args.target, args.toolchain);
 
-  const uint64_t seed = std::random_device{}();
+  const uint64_t seed = fresh_seed();
   const uint64_t cold_bytes = 2 * cpu::last_level_cache_bytes();
   std::vector<PeersKernel> kernels;
   for (const KernelContract* k : args.kernels) {

@@ -7,13 +7,13 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <random>
 #include <vector>
 
 #include "cli/cli_support.h"
 #include "cli/floor_facts.h"
 #include "cli/readings_view.h"
 #include "common/median_interval.h"
+#include "common/rng.h"
 #include "common/stats.h"
 #include "targets/decode_step.h"
 #include "targets/floor_bracket.h"
@@ -79,7 +79,7 @@ int run_bench_step(const BenchStepArgs& args) {
   }
 
   // One session per kernel, all open at once, read in step order.
-  const uint64_t seed = std::random_device{}();
+  const uint64_t seed = fresh_seed();
   std::vector<std::unique_ptr<targets::Session>> sessions;
   std::vector<targets::Session*> raw;
   std::vector<std::string> names;

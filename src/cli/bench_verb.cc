@@ -5,7 +5,6 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <random>
 
 #include "cli/bench_peers.h"
 #include "cli/bench_step.h"
@@ -14,6 +13,7 @@
 #include "cli/json_null.h"
 #include "cli/readings_view.h"
 #include "cli/verbs.h"
+#include "common/rng.h"
 #include "targets/fact_names.h"
 #include "targets/floor_bracket.h"
 
@@ -123,7 +123,7 @@ int run_bench(const BenchArgs& args) {
   }
   kernels = std::move(timed_at);
   // Every kernel's readings between two measurements of the floor facts (targets/floor_bracket.h).
-  const uint64_t seed = std::random_device{}();
+  const uint64_t seed = fresh_seed();
   std::vector<targets::Timing> timed(kernels.size());
   targets::FloorBracket bracket(*target);
   const targets::BracketedFloor floor = value_or_fail(bracket.around(kernels, [&] {

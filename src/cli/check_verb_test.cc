@@ -253,5 +253,26 @@ TEST_F(CheckVerb, ThePacksManifestNamesTheCommandTargetsToolchainEitherWay) {
       << without.output;
 }
 
+TEST_F(CheckVerb, AMultiShapeChecksSeedReproducesItAndItsMarginNamesItsShapeSet) {
+  const std::string spec = (fs::path(HEADWAY_SOURCE_DIR) / "kernels/specs/rmsnorm/rmsnorm.toml");
+  const std::string source =
+      (fs::path(HEADWAY_SOURCE_DIR) / "kernels/specs/rmsnorm/rmsnorm_cpu.cc").string();
+  const auto first = headway({"check", "--kernel", spec, "--source", source, "--json"});
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  const auto j = nlohmann::json::parse(first.output);
+  // A drawn seed fits a double exactly, so that jq and friends give it back unchanged.
+  const uint64_t seed = j["seed"].get<uint64_t>();
+  EXPECT_LT(seed, uint64_t{1} << 53);
+  const std::string set = j["details"]["shape_set"].get<std::string>();
+  EXPECT_TRUE(set == "gemma4" || set == "small") << set;
+  const auto again = headway(
+      {"check", "--kernel", spec, "--source", source, "--json", "--seed", std::to_string(seed)});
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  const auto k = nlohmann::json::parse(again.output);
+  EXPECT_EQ(k["details"]["shape_set"], set);
+  EXPECT_EQ(k["details"]["error_share"], j["details"]["error_share"])
+      << "the same seed draws the same inputs at every shape set";
+}
+
 }  // namespace
 }  // namespace headway

@@ -70,13 +70,14 @@ std::unique_ptr<targets::Target> target_or_throw(const std::string& name,
 inline constexpr const char* kManifestOptionHelp =
     "the command target's TOML manifest (docs/TARGETS.md); with --target command";
 
-// The check of `artifact` at every shape set of `kernel` in turn: the first outcome that is not
-// correct, its description led by its shape set's name where the kernel has several, else the
-// last shape set's.
+// The check of `artifact` at every shape set of `kernel` in turn, with one seed (options.seed,
+// else a fresh one): the first outcome that is not correct, its description led by its shape
+// set's name, else the correct one whose error came nearest its tolerance (details.error_share).
+// Where the kernel has several shape sets, details.shape_set names the outcome's.
 targets::CheckOutcome check_at_every_shape_set(targets::Target& target,
                                                const KernelContract& kernel,
                                                const targets::Artifact& artifact,
-                                               const targets::CheckOptions& options);
+                                               targets::CheckOptions options);
 
 // The workspace at `dir` when given (--workspace), else the nearest one up from the current
 // directory; throws VerbError saying which was tried and why it failed (not found: exit 2; a

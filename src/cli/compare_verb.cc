@@ -1,10 +1,10 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
-#include <random>
 
 #include "cli/cli_support.h"
 #include "cli/verbs.h"
+#include "common/rng.h"
 #include "loop/acceptance_procedure.h"
 #include "statistics/calibration.h"
 #include "statistics/reading_sink.h"
@@ -67,7 +67,7 @@ int run_compare(CompareArgs args) {
       return kExitNegative;
     }
   }
-  const uint64_t seed = args.have_seed ? args.seed : std::random_device{}();
+  const uint64_t seed = args.have_seed ? args.seed : fresh_seed();
   auto device =
       value_or_fail(loop::open_paired_device(*target, kernel, a_artifact, b_artifact, seed));
   Rng coin(mix_seed(seed, statistics::kCoinStream));

@@ -1,6 +1,7 @@
 #include "common/rng.h"
 
 #include <cmath>
+#include <random>
 #include <stdexcept>
 
 namespace headway {
@@ -17,6 +18,12 @@ uint64_t splitmix64(uint64_t& x) {
 uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
 }  // namespace
+
+uint64_t fresh_seed() {
+  std::random_device entropy;
+  const uint64_t high = entropy();
+  return ((high << 32) ^ entropy()) & kMaxPrintableSeed;
+}
 
 uint64_t mix_seed(uint64_t seed, uint64_t stream) {
   uint64_t x = seed ^ (stream * 0xD1B54A32D192ED03ULL);

@@ -9,6 +9,13 @@ namespace headway {
 // A 64-bit seed for stream `stream` derived from `seed`; distinct streams give unrelated seeds.
 uint64_t mix_seed(uint64_t seed, uint64_t stream);
 
+// The largest seed a JSON number holds exactly in every common tool (a double's 53-bit integer
+// range: jq, JavaScript and Python's json round larger ones).
+inline constexpr uint64_t kMaxPrintableSeed = (uint64_t{1} << 53) - 1;
+// A fresh seed from the system's entropy, at most kMaxPrintableSeed, so that a seed printed in
+// one run's JSON can be given back to draw the same inputs.
+uint64_t fresh_seed();
+
 class Rng {
  public:
   explicit Rng(uint64_t seed);

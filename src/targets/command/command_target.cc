@@ -4,7 +4,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <random>
 #include <regex>
 #include <sstream>
 
@@ -222,7 +221,7 @@ CheckOutcome CommandTarget::check(const KernelContract& kernel, const Artifact& 
   CheckOutcome out;
   const auto start = Clock::now();
   const PackManifest& m = manifest_or_throw();
-  out.seed = options.seed ? *options.seed : std::random_device{}();
+  out.seed = options.seed ? *options.seed : fresh_seed();
   const std::string name(kernel.name());
   const auto entry = m.kernels.find(name);
   const CommandSpec& check = *m.command("check");

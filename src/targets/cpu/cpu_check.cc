@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <random>
 
 #include "common/rng.h"
 #include "kernels/verify.h"
@@ -69,8 +68,7 @@ CheckOutcome check_candidate(const KernelContract& kernel,
                              const targets::CheckOptions& options, ProcessLimits limits) {
   const auto start = std::chrono::steady_clock::now();
   CheckOutcome out;
-  out.seed = options.seed ? *options.seed
-                          : std::random_device{}() * 0x100000001ull ^ std::random_device{}();
+  out.seed = options.seed ? *options.seed : fresh_seed();
   out.kind = "correct";
   out.description = fmt::format("correct (seed {})", out.seed);
   out.details = {{"failed_call", 0}};

@@ -5,10 +5,10 @@
 
 #include <chrono>
 #include <cstdio>
-#include <random>
 #include <sstream>
 
 #include "common/embedded.h"
+#include "common/rng.h"
 #include "common/stats.h"
 #include "targets/cuda/runner_client.h"
 #include "targets/error_diagnostics.h"
@@ -223,7 +223,7 @@ CheckOutcome CudaTarget::check(const KernelContract& kernel, const Artifact& art
                                const targets::CheckOptions& options) {
   require_gpu();
   CheckOutcome out;
-  out.seed = options.seed.value_or(std::random_device{}());
+  out.seed = options.seed ? *options.seed : fresh_seed();
   const auto start = std::chrono::steady_clock::now();
   auto result = run_runner({"check", "--kernel", std::string(kernel.name()), "--module",
                             artifact.path.string(), "--seed", std::to_string(out.seed)},
