@@ -216,6 +216,41 @@ TEST(KernelVerb, AnAddedKernelIsFoundFromOutsideTheWorkspaceThroughWorkspace) {
   }
 }
 
+// A design whose header is malformed is refused by `kernel check` and `kernel add` with the
+// design's file and line (exit 2), and nothing is added; once fixed, `kernel add --json` names it.
+TEST(KernelVerb, AMalformedDesignHeaderIsRefusedWithItsFileAndLine) {
+  store::TestTempDir tmp;
+  const std::string ws = (tmp.path() / "ws").string();
+  ASSERT_EQ(run_headway({"init", ws}).exit_code, 0);
+  ASSERT_EQ(run_headway({"kernel", "new", "mul", "--dir", tmp.path().string()}).exit_code, 0);
+  const fs::path dir = tmp.path() / "mul";
+  const std::string spec = (dir / "mul.toml").string();
+  write_file(spec, file_text(spec) + "\n[designs]\ncpu = [\"lanes.cc\"]\n");
+  const std::string body = file_text(dir / "mul_cpu.cc");
+  write_file(dir / "lanes.cc", "// headway-design: lanes\n// param P_LANES 1 2 default 4\n" + body);
+  const std::string error = "headway: " + (dir / "lanes.cc").string() +
+                            ":2: design: parameter P_LANES: default 4 is not among its values "
+                            "(1 2)\n";
+  const CliRun checked = run_headway({"kernel", "check", spec, "--json"}, "", 300);
+  EXPECT_EQ(checked.exit_code, 2);
+  EXPECT_EQ(checked.err, error);
+  EXPECT_EQ(checked.out, "");
+  const CliRun added = run_headway({"kernel", "add", spec, "--workspace", ws, "--json"}, "", 300);
+  EXPECT_EQ(added.exit_code, 2);
+  EXPECT_EQ(added.err, error);
+  EXPECT_EQ(added.out, "");
+  EXPECT_FALSE(fs::exists(fs::path(ws) / "kernels/mul"));
+
+  write_file(dir / "lanes.cc", "// headway-design: lanes\n// param P_LANES 1 2 default 2\n" + body);
+  const CliRun fixed = run_headway({"kernel", "add", spec, "--workspace", ws, "--json"}, "", 300);
+  ASSERT_EQ(fixed.exit_code, 0) << fixed.err;
+  const auto j = nlohmann::json::parse(fixed.out);
+  EXPECT_EQ(j["designs"], nlohmann::json::array({"lanes"}));
+  EXPECT_EQ(j["replaced"], false);
+  EXPECT_EQ(j["shapes"][0]["shape"], "default");
+  EXPECT_TRUE(fs::exists(fs::path(ws) / "kernels/mul/lanes.cc"));
+}
+
 TEST(KernelVerb, AddRefusesASpecWhoseFilesLieOutsideItsFolder) {
   store::TestTempDir tmp;
   const std::string ws = (tmp.path() / "ws").string();
