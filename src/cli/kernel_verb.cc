@@ -124,6 +124,17 @@ int run_new(const KernelArgs& args) {
       fail_with(conflict(fmt::format("{} exists; nothing was written", (dir / file).string())));
   }
   for (const auto& [file, text] : files) write_file_creating_folders(dir / file, text);
+  if (args.json) {
+    const fs::path absolute = fs::absolute(dir).lexically_normal();
+    nlohmann::json written = nlohmann::json::array();
+    for (const auto& [file, text] : files) written.push_back((absolute / file).string());
+    fmt::print("{}\n", nlohmann::json{{"kernel", args.name},
+                                      {"dir", absolute.string()},
+                                      {"spec", written[0]},
+                                      {"files", written}}
+                           .dump(2));
+    return kExitOk;
+  }
   fmt::print("wrote {}: {}.toml, {}_reference.c, {}_cpu.cc\n", dir.string(), args.name, args.name,
              args.name);
   return kExitOk;
@@ -199,12 +210,41 @@ int run_add(const KernelArgs& args) {
   // The reference must build and judge before the spec is added: a workspace never holds one
   // that cannot.
   auto spec = std::make_shared<const KernelSpec>(value_or_fail(load_kernel_spec(args.spec)));
-  judge_reference(*spec, value_or_fail(spec_kernels(spec, build_cache_dir())), args.seed);
+  const auto kernels = value_or_fail(spec_kernels(spec, build_cache_dir()));
+  judge_reference(*spec, kernels, args.seed);
   auto target = workspace_target_or_throw(ws);
   value_or_fail(targets::spec_designs_check(*spec, target->name(), target->kernel_language()));
+  const bool replaced = fs::exists(knowledge::workspace_kernels_dir(ws.root()) / spec->name);
   const fs::path added =
       value_or_fail(knowledge::add_workspace_kernel(ws, args.spec, args.replace));
-  fmt::print("added {}\n", added.string());
+  if (!args.json) {
+    fmt::print("added {}\n", added.string());
+    return kExitOk;
+  }
+  nlohmann::json shapes = nlohmann::json::array();
+  for (const auto& kernel : kernels) {
+    shapes.push_back(
+        {{"shape", kernel->shape_set().name}, {"bytes_to_move", kernel->bytes_to_move()}});
+  }
+  nlohmann::json designs = nlohmann::json::array();
+  for (const auto& file : targets::spec_design_files(*spec, target->name())) {
+    designs.push_back(
+        value_or_fail(targets::parse_design(spec->name, file.text, target->kernel_language()))
+            .name);
+  }
+  nlohmann::json files = nlohmann::json::array();
+  for (const fs::path& file : spec_files(value_or_fail(load_kernel_spec(added))))
+    files.push_back(file.string());
+  fmt::print("{}\n", nlohmann::json{{"kernel", spec->name},
+                                    {"spec", spec->file.string()},
+                                    {"added", added.string()},
+                                    {"files", files},
+                                    {"replaced", replaced},
+                                    {"workspace", ws.root().string()},
+                                    {"target", target->name()},
+                                    {"shapes", shapes},
+                                    {"designs", designs}}
+                         .dump(2));
   return kExitOk;
 }
 
@@ -244,6 +284,7 @@ void add_kernel(CLI::App& app, int* exit_code) {
       kernel->add_subcommand("new", "Write a spec, its reference and a cpu baseline for NAME");
   made->add_option("name", args->name, "the kernel's name")->required();
   made->add_option("--dir", args->dir, "where the folder NAME/ is made (default: here)");
+  made->add_flag("--json", args->json, "print one JSON object");
   made->callback([args, exit_code] { run_verb(exit_code, [&] { return run_new(*args); }); });
 
   auto* check = kernel->add_subcommand(
@@ -263,6 +304,7 @@ void add_kernel(CLI::App& app, int* exit_code) {
   add->add_flag("--replace", args->replace, "replace a spec of the same name");
   add->add_option("--workspace", args->workspace,
                   "workspace directory (default: the nearest one up from here)");
+  add->add_flag("--json", args->json, "print one JSON object");
   add->callback([args, exit_code] { run_verb(exit_code, [&] { return run_add(*args); }); });
 
   auto* list = kernel->add_subcommand("list", "The built-in kernels and the workspace's specs");

@@ -37,6 +37,33 @@ TEST(KernelVerb, NewWritesASpecThatChecksAndNeverOverwrites) {
   EXPECT_EQ(run_headway({"kernel", "new", "Bad-Name", "--dir", tmp.path().string()}).exit_code, 2);
 }
 
+// `kernel new --json` says what it wrote, as absolute paths; its errors keep their exit codes
+// and leave standard output empty.
+TEST(KernelVerb, NewJsonNamesTheFilesItWrote) {
+  store::TestTempDir tmp;
+  const CliRun made =
+      run_headway({"kernel", "new", "scale3", "--dir", "here", "--json"}, tmp.path().string());
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  const auto j = nlohmann::json::parse(made.out);
+  const fs::path dir = fs::weakly_canonical(tmp.path()) / "here/scale3";
+  EXPECT_EQ(j["kernel"], "scale3");
+  EXPECT_EQ(j["dir"], dir.string());
+  EXPECT_EQ(j["spec"], (dir / "scale3.toml").string());
+  EXPECT_EQ(j["files"], nlohmann::json::array({(dir / "scale3.toml").string(),
+                                               (dir / "scale3_reference.c").string(),
+                                               (dir / "scale3_cpu.cc").string()}));
+  for (const auto& file : j["files"]) EXPECT_TRUE(fs::exists(file.get<std::string>())) << file;
+  const CliRun again =
+      run_headway({"kernel", "new", "scale3", "--dir", "here", "--json"}, tmp.path().string());
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_EQ(again.out, "");
+  EXPECT_NE(again.err.find("scale3.toml exists; nothing was written"), std::string::npos)
+      << again.err;
+  const CliRun built_in = run_headway({"kernel", "new", "qkv", "--json"}, tmp.path().string());
+  EXPECT_EQ(built_in.exit_code, 2);
+  EXPECT_EQ(built_in.out, "");
+}
+
 TEST(KernelVerb, APlantedBugInABaselineIsRejectedByKernelCheckAndByCheck) {
   store::TestTempDir tmp;
   ASSERT_EQ(run_headway({"kernel", "new", "mul", "--dir", tmp.path().string()}).exit_code, 0);
@@ -95,10 +122,26 @@ TEST(KernelVerb, AddCopiesTheSpecIntoTheWorkspaceWhereEveryVerbFindsIt) {
   ASSERT_EQ(added.exit_code, 0) << added.err;
   EXPECT_TRUE(fs::exists(fs::path(ws) / "kernels/kv_append/kv_append_reference.c"));
   EXPECT_TRUE(fs::exists(fs::path(ws) / "kernels/kv_append/kv_append_cpu.cc"));
-  const CliRun twice = run_headway({"kernel", "add", spec, "--workspace", ws});
+  const CliRun twice = run_headway({"kernel", "add", spec, "--workspace", ws, "--json"});
   EXPECT_EQ(twice.exit_code, 2);
+  EXPECT_EQ(twice.out, "");
   EXPECT_NE(twice.err.find("kernel kv_append is already added"), std::string::npos) << twice.err;
-  EXPECT_EQ(run_headway({"kernel", "add", spec, "--workspace", ws, "--replace"}).exit_code, 0);
+  const CliRun replaced =
+      run_headway({"kernel", "add", spec, "--workspace", ws, "--replace", "--json"});
+  ASSERT_EQ(replaced.exit_code, 0) << replaced.err;
+  const auto j = nlohmann::json::parse(replaced.out);
+  const fs::path copy = fs::weakly_canonical(ws) / "kernels/kv_append";
+  EXPECT_EQ(j["kernel"], "kv_append");
+  EXPECT_EQ(j["spec"], spec);
+  EXPECT_EQ(j["added"], (copy / "kv_append.toml").string());
+  EXPECT_EQ(j["files"], nlohmann::json::array({(copy / "kv_append.toml").string(),
+                                               (copy / "kv_append_reference.c").string(),
+                                               (copy / "kv_append_cpu.cc").string()}));
+  EXPECT_EQ(j["replaced"], true);
+  EXPECT_EQ(j["workspace"], fs::weakly_canonical(ws).string());
+  EXPECT_EQ(j["target"], "cpu");
+  EXPECT_EQ(j["shapes"], nlohmann::json::parse(R"([{"shape": "decode", "bytes_to_move": 1028}])"));
+  EXPECT_EQ(j["designs"], nlohmann::json::array());
 
   const auto list =
       nlohmann::json::parse(run_headway({"kernel", "list", "--workspace", ws, "--json"}).out);
@@ -189,6 +232,41 @@ TEST(KernelVerb, AnAddedKernelIsFoundFromOutsideTheWorkspaceThroughWorkspace) {
     EXPECT_NE(help.out.find("a kernel added to the workspace"), std::string::npos) << verb;
     EXPECT_EQ(help.out.find("qkv, attn_out or ffn"), std::string::npos) << verb;
   }
+}
+
+// A design whose header is malformed is refused by `kernel check` and `kernel add` with the
+// design's file and line (exit 2), and nothing is added; once fixed, `kernel add --json` names it.
+TEST(KernelVerb, AMalformedDesignHeaderIsRefusedWithItsFileAndLine) {
+  store::TestTempDir tmp;
+  const std::string ws = (tmp.path() / "ws").string();
+  ASSERT_EQ(run_headway({"init", ws}).exit_code, 0);
+  ASSERT_EQ(run_headway({"kernel", "new", "mul", "--dir", tmp.path().string()}).exit_code, 0);
+  const fs::path dir = tmp.path() / "mul";
+  const std::string spec = (dir / "mul.toml").string();
+  write_file(spec, file_text(spec) + "\n[designs]\ncpu = [\"lanes.cc\"]\n");
+  const std::string body = file_text(dir / "mul_cpu.cc");
+  write_file(dir / "lanes.cc", "// headway-design: lanes\n// param P_LANES 1 2 default 4\n" + body);
+  const std::string error = "headway: " + (dir / "lanes.cc").string() +
+                            ":2: design: parameter P_LANES: default 4 is not among its values "
+                            "(1 2)\n";
+  const CliRun checked = run_headway({"kernel", "check", spec, "--json"}, "", 300);
+  EXPECT_EQ(checked.exit_code, 2);
+  EXPECT_EQ(checked.err, error);
+  EXPECT_EQ(checked.out, "");
+  const CliRun added = run_headway({"kernel", "add", spec, "--workspace", ws, "--json"}, "", 300);
+  EXPECT_EQ(added.exit_code, 2);
+  EXPECT_EQ(added.err, error);
+  EXPECT_EQ(added.out, "");
+  EXPECT_FALSE(fs::exists(fs::path(ws) / "kernels/mul"));
+
+  write_file(dir / "lanes.cc", "// headway-design: lanes\n// param P_LANES 1 2 default 2\n" + body);
+  const CliRun fixed = run_headway({"kernel", "add", spec, "--workspace", ws, "--json"}, "", 300);
+  ASSERT_EQ(fixed.exit_code, 0) << fixed.err;
+  const auto j = nlohmann::json::parse(fixed.out);
+  EXPECT_EQ(j["designs"], nlohmann::json::array({"lanes"}));
+  EXPECT_EQ(j["replaced"], false);
+  EXPECT_EQ(j["shapes"][0]["shape"], "default");
+  EXPECT_TRUE(fs::exists(fs::path(ws) / "kernels/mul/lanes.cc"));
 }
 
 TEST(KernelVerb, AddRefusesASpecWhoseFilesLieOutsideItsFolder) {

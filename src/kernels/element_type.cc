@@ -132,6 +132,30 @@ bool is_floating(ElementType type) {
   return type != ElementType::kInt8 && type != ElementType::kInt32;
 }
 
+ElementRange element_range(ElementType type) {
+  switch (type) {
+    case ElementType::kF32:
+      return {-std::numeric_limits<float>::max(), std::numeric_limits<float>::max()};
+    case ElementType::kF16:
+      return {-kF16.max_finite, kF16.max_finite};
+    case ElementType::kBf16: {
+      const double max = std::ldexp(2.0 - std::ldexp(1.0, -7), 127);  // 0x7f7f
+      return {-max, max};
+    }
+    case ElementType::kF8e4m3:
+      return {-448.0, 448.0};
+    case ElementType::kF8e5m2:
+      return {-kF8e5m2.max_finite, kF8e5m2.max_finite};
+    case ElementType::kNvfp4:
+      return {-kE2m1.max_finite, kE2m1.max_finite};
+    case ElementType::kInt8:
+      return {-128.0, 127.0};
+    case ElementType::kInt32:
+      return {-2147483648.0, 2147483647.0};
+  }
+  return {0.0, 0.0};
+}
+
 size_t element_bytes(ElementType type, size_t count) {
   return count * static_cast<size_t>(element_bits(type)) / 8;
 }

@@ -20,6 +20,14 @@ std::string_view element_type_names();
 
 int element_bits(ElementType type);  // 4 for nvfp4, else a whole number of bytes
 bool is_floating(ElementType type);
+// The values `type` holds without saturating: for an integer type every integer from `lowest` to
+// `highest`; for a floating type the finite values between its largest magnitudes (-448 to 448
+// for f8e4m3), which a value rounds to the nearest of.
+struct ElementRange {
+  double lowest;
+  double highest;
+};
+ElementRange element_range(ElementType type);
 // Bytes that `count` elements take (count must be even for nvfp4).
 size_t element_bytes(ElementType type, size_t count);
 

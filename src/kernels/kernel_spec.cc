@@ -10,6 +10,7 @@
 #include "common/file_io.h"
 #include "common/toml_fields.h"
 #include "kernels/declared_kernel.h"
+#include "kernels/draw_range.h"
 
 namespace headway {
 
@@ -90,6 +91,7 @@ Draw parse_draw(const toml::node& node, ElementType type, const std::vector<std:
   for (auto&& [k, v] : *t) key = std::string(k.str()), node_value = &v;
   const toml::node& value = *node_value;
   const int line = line_of(value);
+  d.line = line;
   auto number = [&](const toml::node& n) {
     if (!n.is_number()) fail(line, fmt::format("'{}' takes a number", key));
     return *n.value<double>();
@@ -132,8 +134,8 @@ Draw parse_draw(const toml::node& node, ElementType type, const std::vector<std:
     fail(line_of(node),
          fmt::format("unknown draw '{}' (known: normal, uniform, below, constant, codes)", key));
   }
-  if (!is_floating(type) && d.kind != Draw::Kind::kBelow && d.kind != Draw::Kind::kConstant)
-    fail(line, "an integer argument is drawn with 'below' or 'constant'");
+  if (!is_floating(type) && d.kind == Draw::Kind::kNormal)
+    fail(line, "an integer argument is drawn with 'uniform', 'below' or 'constant'");
   return d;
 }
 
@@ -175,7 +177,8 @@ SpecArgument parse_argument(const toml::table& t, const std::vector<std::string>
       fail(line_of(*d), "an output is written by the kernel: it takes no 'draw'");
     a.draw = parse_draw(*d, a.type, dims);
   } else if (a.role != ArgumentRole::kOutput && !is_floating(a.type)) {
-    fail(a.line, fmt::format("integer argument '{}' needs a 'draw' (below or constant)", a.name));
+    fail(a.line,
+         fmt::format("integer argument '{}' needs a 'draw' (uniform, below or constant)", a.name));
   }
   if (const toml::node* n = t.get("stream")) {
     const auto* i = n->as_integer();
@@ -311,6 +314,8 @@ KernelSpec parse_spec(const fs::path& file, const toml::table& root, SpecOrigin 
     for (size_t s = 0; s < k.shapes.size(); ++s) {
       if (auto e = k.extents(a, s); !e) fail(k.arguments[a].line, e.error().message);
     }
+    if (auto in_range = check_draw_range(k, a); !in_range)
+      fail(k.arguments[a].draw.line, in_range.error().message);
   }
   return k;
 }

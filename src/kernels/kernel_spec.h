@@ -19,14 +19,18 @@ namespace headway {
 enum class ArgumentRole { kInput, kWeight, kOutput, kInOut, kCache };
 std::string_view argument_role_name(ArgumentRole role);  // "input", "weight", ...
 
-// How an argument's inputs are drawn from the seed.
+// How an argument's inputs are drawn from the seed. Every value a draw can give is one the
+// argument's element type holds (load_kernel_spec refuses the others: kernels/draw_range.h).
 struct Draw {
   // kCodes: every code of the element's bit patterns equally likely (nvfp4 only).
   enum class Kind { kNormal, kUniform, kBelow, kConstant, kCodes } kind = Kind::kNormal;
-  double a = 1.0;         // normal: sigma; uniform: lo; constant: the value
-  double b = 0.0;         // uniform: hi
+  double a = 1.0;  // normal: sigma; uniform: lo; constant: the value
+  // uniform: hi. A floating type draws from [lo, hi); an integer type every integer from lo to
+  // hi, both included, with equal chance.
+  double b = 0.0;
   std::string below_dim;  // below: integers in [0, value of this dim) (or below_count)
   int64_t below_count = 0;
+  int line = 0;  // of its `draw` value; 0 when the spec gives none (the type's default)
 };
 
 // One extent of a shape: a dimension, scaled (`K/16`, `2*N`), or a number.

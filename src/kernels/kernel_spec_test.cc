@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/file_io.h"
 #include "store/test_temp_dir.h"
@@ -120,7 +122,7 @@ TEST_F(KernelSpecFile, BadSpecsAreRefusedWithTheFileAndLine) {
   EXPECT_EQ(error_of(replaced(kValid, "role = \"output\"", "role = \"input\"")),
             at(10) + "no argument is written (an output, inout or cache)");
   EXPECT_EQ(error_of(replaced(kValid, "type = \"bf16\"", "type = \"int32\"")),
-            at(10) + "integer argument 'x' needs a 'draw' (below or constant)");
+            at(10) + "integer argument 'x' needs a 'draw' (uniform, below or constant)");
   EXPECT_EQ(error_of(replaced(kValid, "type = \"f32\"", "type = \"nvfp4\"")),
             at(19) + "nvfp4 is an input format: a kernel cannot be judged on it");
   EXPECT_EQ(error_of(replaced(kValid, "N = 64", "N = 0")),
@@ -151,6 +153,80 @@ TEST_F(KernelSpecFile, BadSpecsAreRefusedWithTheFileAndLine) {
   EXPECT_EQ(error_of(replaced(kValid, "shape = [\"N\"]\n\n",
                               "shape = [\"N\"]\ndraw = { codes = true }\n\n")),
             at(15) + "'codes' draws every bit pattern: the argument's type must be nvfp4");
+}
+
+// Every draw's values must be ones its argument's type holds: a bound beyond it is refused at
+// load, naming the argument, the draw, the value and the range, never stored saturated.
+TEST_F(KernelSpecFile, ADrawMustStayWithinItsArgumentsType) {
+  // kValid with `x` of `type` drawn by `draw` (line 15), at N = `n`.
+  auto x_drawn = [](const std::string& type, const std::string& draw, int n = 64) {
+    std::string text = kValid;
+    text.replace(text.find("type = \"bf16\""), 13, "type = \"" + type + "\"");
+    text.replace(text.find("shape = [\"N\"]\n\n"), 13, "shape = [\"N\"]\ndraw = " + draw + "\n");
+    text.replace(text.find("N = 64"), 6, "N = " + std::to_string(n));
+    return text;
+  };
+  for (const auto& [type, draw] : std::vector<std::pair<std::string, std::string>>{
+           {"int8", "{ uniform = [-128, 127] }"},
+           {"int8", "{ uniform = [-3, 3.0] }"},
+           {"int8", "{ below = 128 }"},
+           {"int8", "{ below = \"N\" }"},
+           {"int8", "{ constant = -128 }"},
+           {"int32", "{ uniform = [-2147483648, 2147483647] }"},
+           {"int32", "{ below = 2147483648 }"},
+           {"int32", "{ constant = 2147483647 }"},
+           {"f8e4m3", "{ uniform = [-448, 448] }"},
+           {"f8e5m2", "{ constant = -57344 }"},
+           {"f16", "{ uniform = [0, 65504] }"},
+           {"nvfp4", "{ uniform = [-6, 6] }"},
+           {"bf16", "{ constant = 1e38 }"},
+           {"f32", "{ uniform = [-1e38, 3e38] }"},
+       }) {
+    EXPECT_EQ(error_of(x_drawn(type, draw)), "") << type << " " << draw;
+  }
+  EXPECT_EQ(error_of(x_drawn("int8", "{ below = 256 }")),
+            at(15) + "argument 'x': below = 256 draws up to 255, outside int8's range -128 to 127");
+  EXPECT_EQ(error_of(x_drawn("int8", "{ below = \"N\" }", 300)),
+            at(15) +
+                "argument 'x': below = \"N\" draws up to 299 at shape set 'small' (N = 300), "
+                "outside int8's range -128 to 127");
+  EXPECT_EQ(error_of(x_drawn("int8", "{ constant = 128 }")),
+            at(15) + "argument 'x': constant = 128 is outside int8's range -128 to 127");
+  EXPECT_EQ(
+      error_of(x_drawn("int8", "{ uniform = [-129, 0] }")),
+      at(15) + "argument 'x': uniform = [-129, 0] reaches -129, outside int8's range -128 to 127");
+  EXPECT_EQ(error_of(x_drawn("int8", "{ uniform = [0, 1.5] }")),
+            at(15) +
+                "argument 'x': uniform = [0, 1.5] has 1.5, not an integer: int8 holds the "
+                "integers -128 to 127");
+  EXPECT_EQ(error_of(x_drawn("int8", "{ constant = 0.5 }")),
+            at(15) +
+                "argument 'x': constant = 0.5 is not an integer: int8 holds the integers -128 to "
+                "127");
+  EXPECT_EQ(error_of(x_drawn("int8", "{ normal = 1.0 }")),
+            at(15) + "an integer argument is drawn with 'uniform', 'below' or 'constant'");
+  EXPECT_EQ(error_of(x_drawn("int32", "{ below = 2147483649 }")),
+            at(15) +
+                "argument 'x': below = 2147483649 draws up to 2147483648, outside int32's range "
+                "-2147483648 to 2147483647");
+  EXPECT_EQ(error_of(x_drawn("int32", "{ constant = -2147483649 }")),
+            at(15) +
+                "argument 'x': constant = -2147483649 is outside int32's range -2147483648 to "
+                "2147483647");
+  EXPECT_EQ(error_of(x_drawn("int32", "{ uniform = [0, 3000000000] }")),
+            at(15) +
+                "argument 'x': uniform = [0, 3000000000] reaches 3000000000, outside int32's "
+                "range -2147483648 to 2147483647");
+  EXPECT_EQ(error_of(x_drawn("f8e4m3", "{ uniform = [0, 1000] }")),
+            at(15) +
+                "argument 'x': uniform = [0, 1000] reaches 1000, outside f8e4m3's range -448 to "
+                "448");
+  EXPECT_EQ(error_of(x_drawn("f16", "{ constant = 70000 }")),
+            at(15) + "argument 'x': constant = 70000 is outside f16's range -65504 to 65504");
+  EXPECT_EQ(error_of(x_drawn("f16", "{ constant = inf }")),
+            at(15) + "argument 'x': constant = inf is outside f16's range -65504 to 65504");
+  EXPECT_EQ(error_of(x_drawn("nvfp4", "{ uniform = [-7, 6] }")),
+            at(15) + "argument 'x': uniform = [-7, 6] reaches -7, outside nvfp4's range -6 to 6");
 }
 
 TEST_F(KernelSpecFile, StreamsBytesAndCodesAreReadAsWritten) {

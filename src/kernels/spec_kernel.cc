@@ -118,6 +118,7 @@ void SpecKernel::generate(uint64_t seed, SharedBuffers& buffers) const {
       continue;
     }
     Rng rng(stream);
+    const bool integers = !is_floating(arg.type);
     int64_t below = d.below_count;
     if (!d.below_dim.empty()) {
       const auto at = std::find(spec_->dims.begin(), spec_->dims.end(), d.below_dim);
@@ -130,7 +131,9 @@ void SpecKernel::generate(uint64_t seed, SharedBuffers& buffers) const {
           v = d.a * rng.normal();
           break;
         case Draw::Kind::kUniform:
-          v = rng.uniform(d.a, d.b);
+          // An integer type: every integer from lo to hi, both included (kernel_spec.h, Draw).
+          v = integers ? d.a + static_cast<double>(rng.below(static_cast<uint64_t>(d.b - d.a) + 1))
+                       : rng.uniform(d.a, d.b);
           break;
         case Draw::Kind::kBelow:
           v = static_cast<double>(rng.below(static_cast<uint64_t>(below)));

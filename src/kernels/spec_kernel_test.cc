@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <memory>
 
 #include "common/file_io.h"
@@ -60,6 +61,63 @@ TEST_F(SpecKernelTest, TheSameSeedDrawsTheSameInputsAndTheDrawIsTheSpecs) {
   for (const bf16 w : a.as<bf16>("weight")) {  // uniform in [0.5, 1.5)
     EXPECT_GE(bf16_to_float(w), 0.5f);
     EXPECT_LE(bf16_to_float(w), 1.5f);
+  }
+}
+
+// `uniform = [LO, HI]` on an integer type draws every integer from LO to HI, both ends included:
+// signed int8 weights over their whole range, with no generator.
+TEST_F(SpecKernelTest, AnIntegerUniformDrawGivesEveryIntegerInItsRangeAndNoOther) {
+  store::TestTempDir dir;
+  write_file(dir.path() / "ref.c",
+             "#include \"headway_reference.h\"\n"
+             "void headway_reference(double* const* a, const int64_t* d) {\n"
+             "  for (int64_t i = 0; i < d[0]; ++i) a[2][i] = a[0][i] * a[1][i];\n}\n");
+  write_file(dir.path() / "ints.toml", R"(name = "ints"
+dims = ["N"]
+reference = "ref.c"
+tolerance = { atol = 0.0, rtol = 0.0 }
+
+[[shapes]]
+name = "one"
+N = 4096
+
+[[arguments]]
+name = "w"
+role = "weight"
+type = "int8"
+shape = ["N"]
+draw = { uniform = [-128, 127] }
+
+[[arguments]]
+name = "idx"
+role = "input"
+type = "int32"
+shape = ["N"]
+draw = { uniform = [-3, 3] }
+
+[[arguments]]
+name = "out"
+role = "output"
+type = "f32"
+shape = ["N"]
+)");
+  auto loaded = load_kernel_spec(dir.path() / "ints.toml");
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  auto k = kernel(std::make_shared<KernelSpec>(loaded.value()));
+  SharedBuffers b(k->regions());
+  k->generate(21, b);
+  std::map<int, int> w_counts, idx_counts;
+  for (const int8_t v : b.as<int8_t>("w")) ++w_counts[v];
+  for (const int32_t v : b.as<int32_t>("idx")) ++idx_counts[v];
+  EXPECT_EQ(w_counts.begin()->first, -128);
+  EXPECT_EQ(w_counts.rbegin()->first, 127);
+  EXPECT_GT(w_counts.size(), 240u);  // 4096 draws of 256 values leave hardly any out
+  ASSERT_EQ(idx_counts.size(), 7u);
+  EXPECT_EQ(idx_counts.begin()->first, -3);
+  EXPECT_EQ(idx_counts.rbegin()->first, 3);
+  for (const auto& [v, count] : idx_counts) {  // about 585 each
+    EXPECT_GT(count, 450) << v;
+    EXPECT_LT(count, 720) << v;
   }
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <mutex>
 #include <sstream>
@@ -97,6 +98,76 @@ Result<void> check_placeholders(const Design& d, const std::map<std::string, int
   return {};
 }
 
+std::optional<int> whole_int(std::string_view word) {
+  int v = 0;
+  const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), v);
+  if (ec != std::errc() || end != word.data() + word.size()) return std::nullopt;
+  return v;
+}
+
+// P_ then capitals, digits or '_': a macro name, and a placeholder's ({{P_NAME}}).
+bool valid_param_name(std::string_view name) {
+  if (name.size() < 3 || name.substr(0, 2) != "P_") return false;
+  return std::all_of(name.begin() + 2, name.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
+// The words of a `param P_NAME v1 v2 ... default v` line after `param`; an error names what is
+// wrong with it, after "line N: ".
+Result<DesignParam> parse_param(std::istringstream& words, int number) {
+  auto wrong = [number](const std::string& what) -> Result<DesignParam> {
+    return invalid_input(fmt::format("line {}: {}", number, what));
+  };
+  DesignParam p;
+  if (!(words >> p.name))
+    return wrong("`param` without a name: expected `param P_NAME v1 v2 ... default v`");
+  if (!valid_param_name(p.name)) {
+    return wrong(fmt::format(
+        "parameter name '{}' is not P_ followed by capitals, digits or '_' (as P_ROWS)", p.name));
+  }
+  std::string w;
+  bool have_default = false;
+  while (words >> w) {
+    if (w == "default") {
+      have_default = true;
+      break;
+    }
+    const auto value = whole_int(w);
+    if (!value) return wrong(fmt::format("parameter value '{}' is not an integer", w));
+    if (std::find(p.values.begin(), p.values.end(), *value) != p.values.end())
+      return wrong(fmt::format("parameter {} lists {} twice", p.name, *value));
+    p.values.push_back(*value);
+  }
+  if (p.values.empty()) {
+    return wrong(fmt::format(
+        "parameter {} lists no values: expected `param {} v1 v2 ... default v`", p.name, p.name));
+  }
+  if (!have_default || !(words >> w))
+    return wrong(fmt::format("parameter {} has no `default v` after its values", p.name));
+  const auto default_value = whole_int(w);
+  if (!default_value)
+    return wrong(fmt::format("parameter {}: default '{}' is not an integer", p.name, w));
+  p.default_value = *default_value;
+  if (std::find(p.values.begin(), p.values.end(), p.default_value) == p.values.end()) {
+    return wrong(fmt::format("parameter {}: default {} is not among its values ({})", p.name,
+                             p.default_value, fmt::join(p.values, " ")));
+  }
+  if (words >> w) return wrong(fmt::format("parameter {}: '{}' after its default", p.name, w));
+  return p;
+}
+
+// After the header, a comment line that would declare the design or a parameter: its keyword
+// ("headway-design:", "param"), else nullopt.
+std::optional<std::string_view> header_line_outside(std::string_view line,
+                                                    const KernelLanguage& language) {
+  const auto body = comment_body(line, language);
+  if (!body) return std::nullopt;
+  if (body->substr(0, 15) == "headway-design:") return "headway-design:";
+  if (body->substr(0, 8) == "param P_") return "param";
+  return std::nullopt;
+}
+
 }  // namespace
 
 Result<Design> parse_design(std::string_view kernel, std::string_view text,
@@ -109,16 +180,39 @@ Result<Design> parse_design(std::string_view kernel, std::string_view text,
   std::istringstream in{std::string(text)};
   std::string line;
   int number = 0;
+  int design_line = 0;
+  bool in_header = true;
   while (std::getline(in, line)) {
     ++number;
     // The header is the leading comment block, up to a `headway-file` marker.
     const auto body = comment_body(line, language);
-    if (!body || marker_value(line, language, "headway-file")) break;
+    if (in_header && (!body || marker_value(line, language, "headway-file"))) in_header = false;
+    if (!in_header) {
+      if (const auto keyword = header_line_outside(line, language)) {
+        return invalid_input(fmt::format(
+            "line {}: `{}` outside the header: the header is the file's leading comment lines, "
+            "with no blank or code line before or among them",
+            number, *keyword));
+      }
+      continue;
+    }
     std::istringstream words{std::string(*body)};
     std::string key;
     words >> key;
     if (key == "headway-design:") {
-      words >> d.name;
+      if (design_line)
+        return invalid_input(fmt::format("line {}: a second `headway-design:` line", number));
+      design_line = number;
+      std::string extra;
+      if (!(words >> d.name)) {
+        return invalid_input(fmt::format(
+            "line {}: `headway-design:` without a name: expected `{} headway-design: NAME`", number,
+            language.comment));
+      }
+      if (words >> extra) {
+        return invalid_input(fmt::format("line {}: a design's name is one word: '{}' follows '{}'",
+                                         number, extra, d.name));
+      }
     } else if (key == "summary:") {
       std::getline(words >> std::ws, d.summary);
     } else if (key == "requires:") {
@@ -132,29 +226,9 @@ Result<Design> parse_design(std::string_view kernel, std::string_view text,
             "line {}: expected `// requires: EXTENSION...` with at least one extension", number));
       }
     } else if (key == "param") {
-      DesignParam p;
-      words >> p.name;
-      std::string w;
-      bool have_default = false;
-      while (words >> w) {
-        if (w == "default") {
-          have_default = static_cast<bool>(words >> p.default_value);
-          break;
-        }
-        try {
-          p.values.push_back(std::stoi(w));
-        } catch (const std::exception&) {
-          return invalid_input(
-              fmt::format("line {}: parameter value '{}' is not an integer", number, w));
-        }
-      }
-      if (p.name.rfind("P_", 0) != 0 || p.values.empty() || !have_default ||
-          std::find(p.values.begin(), p.values.end(), p.default_value) == p.values.end()) {
-        return invalid_input(fmt::format(
-            "line {}: expected `// param P_NAME v1 v2 ... default v` with the default among the "
-            "values",
-            number));
-      }
+      auto parsed = parse_param(words, number);
+      if (!parsed) return parsed.error();
+      DesignParam p = std::move(parsed).value();
       const bool repeated = std::any_of(d.params.begin(), d.params.end(),
                                         [&](const DesignParam& q) { return q.name == p.name; });
       if (repeated) {

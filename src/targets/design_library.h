@@ -48,10 +48,14 @@ struct Design {
   std::vector<Params> neighbours(const Params& from) const;
 };
 
-// Parses one design file, its header written in the language's comment or in `//`. An
-// invalid-input error names the line that is malformed: missing `headway-design:` header, a param
-// without values, a default not among the values, a param declared twice, a `requires:` line
-// without extensions or given twice; with placeholders, also a malformed `{{P_`, a placeholder no
+// Parses one design file, its header (the leading comment lines, docs/KERNELS.md "The design
+// header") written in the language's comment or in `//`. An invalid-input error names the line
+// that is malformed and what is wrong: missing `headway-design:` header, a name missing or of
+// more than one word, a second `headway-design:` line; a param whose name is not P_ and
+// capitals, digits or '_', without values, with a value that is not an integer or listed twice,
+// without a default, with a default not among the values or words after it, or declared twice;
+// a `requires:` line without extensions or given twice; a `headway-design:` or `param P_`
+// comment line after the header; with placeholders, also a malformed `{{P_`, a placeholder no
 // param declares, and a param no placeholder uses (its variants would all be one source).
 Result<Design> parse_design(std::string_view kernel, std::string_view text,
                             const KernelLanguage& language = {});

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <string>
+#include <utility>
 
 #include "targets/registry/test_targets.h"
 
@@ -60,6 +62,49 @@ TEST(DesignLibrary, MalformedHeadersNameTheLine) {
   const auto unprefixed = parse_design("qkv", "// headway-design: a\n// param ROWS 1 default 1\n");
   ASSERT_FALSE(unprefixed);
   EXPECT_EQ(unprefixed.error().code, ErrorCode::kInvalidInput);
+}
+
+// Each way a header goes wrong is said as what is wrong, on its line, never a silent loss.
+TEST(DesignLibrary, EachMalformedHeaderLineSaysWhatIsWrong) {
+  const std::string design = "// headway-design: a\n";
+  const std::pair<std::string, std::string> cases[] = {
+      {"// headway-design:\n",
+       "line 1: `headway-design:` without a name: expected `// "
+       "headway-design: NAME`"},
+      {"// headway-design: two rows\n",
+       "line 1: a design's name is one word: 'rows' follows 'two'"},
+      {design + "// headway-design: b\n", "line 2: a second `headway-design:` line"},
+      {design + "// param\n",
+       "line 2: `param` without a name: expected `param P_NAME v1 v2 ... default v`"},
+      {design + "// param ROWS 1 default 1\n",
+       "line 2: parameter name 'ROWS' is not P_ followed by capitals, digits or '_' (as P_ROWS)"},
+      {design + "// param P_rows 1 default 1\n",
+       "line 2: parameter name 'P_rows' is not P_ followed by capitals, digits or '_' (as "
+       "P_ROWS)"},
+      {design + "// param P_X default 1\n",
+       "line 2: parameter P_X lists no values: expected `param P_X v1 v2 ... default v`"},
+      {design + "// param P_X 1 2\n", "line 2: parameter P_X has no `default v` after its values"},
+      {design + "// param P_X 1 2 default\n",
+       "line 2: parameter P_X has no `default v` after its values"},
+      {design + "// param P_X 1 2 default two\n",
+       "line 2: parameter P_X: default 'two' is not an integer"},
+      {design + "// param P_X 1 2 4 default 3\n",
+       "line 2: parameter P_X: default 3 is not among its values (1 2 4)"},
+      {design + "// param P_X 1 2 default 2 4\n", "line 2: parameter P_X: '4' after its default"},
+      {design + "// param P_X 1 2x default 1\n", "line 2: parameter value '2x' is not an integer"},
+      {design + "// param P_X 1 2 1 default 1\n", "line 2: parameter P_X lists 1 twice"},
+      {design + "// summary: rows\n\n// param P_X 1 2 default 1\nint x = P_X;\n",
+       "line 4: `param` outside the header: the header is the file's leading comment lines, with "
+       "no blank or code line before or among them"},
+      {"#include <cstdint>\n// headway-design: a\n",
+       "line 2: `headway-design:` outside the header: the header is the file's leading comment "
+       "lines, with no blank or code line before or among them"},
+  };
+  for (const auto& [text, error] : cases) EXPECT_EQ(parse_error("qkv", text), error) << text;
+  // Notes in the header, and prose about parameters in the code, are fine.
+  EXPECT_EQ(parse_error("qkv", design + "// two rows at a time\n// param P_X 1 2 default 1\n"
+                                        "int x = P_X;  // param x is the row count\n"),
+            "");
 }
 
 // Found by fuzz/design_fuzz.cc: a parameter declared twice parsed, and render(defaults()) threw
