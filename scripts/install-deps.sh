@@ -8,6 +8,7 @@ packages=(
   clang                                           # second toolchain (migration tests), clang-tidy
   libclang-rt-14-dev                              # libFuzzer and sanitizer runtimes (scripts/fuzz.sh)
   libsqlite3-dev                                  # store: workspace database
+  nettle-dev                                      # store: SHA-256 of the artifacts (Nettle)
   nlohmann-json3-dev                              # --json output, configs
   libcli11-dev                                    # command line
   libfmt-dev                                      # formatting
