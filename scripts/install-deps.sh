@@ -9,6 +9,7 @@ packages=(
   libclang-rt-14-dev                              # libFuzzer and sanitizer runtimes (scripts/fuzz.sh)
   libsqlite3-dev                                  # store: workspace database
   nettle-dev                                      # store: SHA-256 of the artifacts (Nettle)
+  libxxhash-dev                                   # the gate's content hash (XXH3)
   nlohmann-json3-dev                              # --json output, configs
   libcli11-dev                                    # command line
   libfmt-dev                                      # formatting
