@@ -10,6 +10,7 @@ packages=(
   libsqlite3-dev                                  # store: workspace database
   nettle-dev                                      # store: SHA-256 of the artifacts (Nettle)
   libxxhash-dev                                   # the gate's content hash (XXH3)
+  libboost-math-dev                               # statistics: incomplete beta, t and binomial (Boost.Math)
   nlohmann-json3-dev                              # --json output, configs
   libcli11-dev                                    # command line
   libfmt-dev                                      # formatting
