@@ -11,6 +11,7 @@ packages=(
   nettle-dev                                      # store: SHA-256 of the artifacts (Nettle)
   libxxhash-dev                                   # the gate's content hash (XXH3)
   libboost-math-dev                               # statistics: incomplete beta, t and binomial (Boost.Math)
+  libgumbo-dev                                    # knowledge: HTML docs parsed as HTML5 (gumbo)
   nlohmann-json3-dev                              # --json output, configs
   libcli11-dev                                    # command line
   libfmt-dev                                      # formatting
