@@ -8,6 +8,10 @@ packages=(
   clang                                           # second toolchain (migration tests), clang-tidy
   libclang-rt-14-dev                              # libFuzzer and sanitizer runtimes (scripts/fuzz.sh)
   libsqlite3-dev                                  # store: workspace database
+  nettle-dev                                      # store: SHA-256 of the artifacts (Nettle)
+  libxxhash-dev                                   # the gate's content hash (XXH3)
+  libboost-math-dev                               # statistics: incomplete beta, t and binomial (Boost.Math)
+  libgumbo-dev                                    # knowledge: HTML docs parsed as HTML5 (gumbo)
   nlohmann-json3-dev                              # --json output, configs
   libcli11-dev                                    # command line
   libfmt-dev                                      # formatting

@@ -1,28 +1,21 @@
 #pragma once
-// Fast 64-bit content hash for change detection (not cryptographic, not for addressing).
+// 64-bit content hashes: not cryptographic, not for addressing (content-addressed artifacts are
+// named by store/sha256.h).
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 
 namespace headway {
 
-inline uint64_t hash_bytes(const void* data, size_t n) {
-  const auto* p = static_cast<const unsigned char*>(data);
-  constexpr uint64_t kMul = 0x9e3779b97f4a7c15ull;
-  uint64_t lanes[4] = {n, kMul, ~n, 0x243f6a8885a308d3ull};
-  size_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    for (int l = 0; l < 4; ++l) {
-      uint64_t w;
-      std::memcpy(&w, p + i + 8 * l, 8);
-      lanes[l] = (lanes[l] ^ w) * kMul;
-      lanes[l] ^= lanes[l] >> 29;
-    }
-  }
-  uint64_t h = lanes[0] ^ (lanes[1] * 3) ^ (lanes[2] * 5) ^ (lanes[3] * 7);
-  for (; i < n; ++i) h = (h ^ p[i]) * kMul;
-  h ^= h >> 31;
-  return h * kMul;
-}
+// XXH3-64 (xxHash) of the n bytes at `data`. For change detection within a run (the gate's
+// snapshots of a kernel's regions before and after a call) and for the names of cached builds.
+// Its values may change with headway's version: a value kept across runs may only be a cache key,
+// which then misses once.
+uint64_t hash_bytes(const void* data, size_t n);
+
+// A hash whose values never change: the sim target's landscape (a candidate's true time and its
+// static cost's error), its and the loop tests' target's artifact ids and check seeds, and the
+// built-in kernels' golden inputs are made of its values, so that a sim result replays on any
+// headway. Slower than hash_bytes on long inputs; use hash_bytes unless the value must stay.
+uint64_t stable_hash_bytes(const void* data, size_t n);
 
 }  // namespace headway

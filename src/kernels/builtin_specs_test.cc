@@ -13,9 +13,9 @@ namespace headway {
 namespace {
 
 // What the hand-written contracts of qkv, attn_out and ffn (before their specs replaced them)
-// made of seed 7: a hash of every input, in/out and cache byte in region order (ffn's four
-// scalars were one region, in this order and packed), and the sum and sum of squares of every
-// expected value. The specs were checked against those classes byte for byte, at seeds 1, 42
+// made of seed 7: a hash (stable_hash_bytes) of every input, in/out and cache byte in region order
+// (ffn's four scalars were one region, in this order and packed), and the sum and sum of squares of
+// every expected value. The specs were checked against those classes byte for byte, at seeds 1, 42
 // and 0x1234567 too, while both existed.
 struct Golden {
   const char* kernel;
@@ -42,7 +42,7 @@ TEST(BuiltinSpecs, TheSameSeedGivesTheInputsAndReferenceOfTheHandWrittenContract
       const auto bytes = b.bytes(r);
       inputs.insert(inputs.end(), bytes.begin(), bytes.end());
     }
-    EXPECT_EQ(hash_bytes(inputs.data(), inputs.size()), g.input_hash) << g.kernel;
+    EXPECT_EQ(stable_hash_bytes(inputs.data(), inputs.size()), g.input_hash) << g.kernel;
     double sum = 0, sum_of_squares = 0;
     for (const auto& e : k->reference(b)) {
       for (double v : e.values) sum += v, sum_of_squares += v * v;

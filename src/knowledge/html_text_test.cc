@@ -40,7 +40,8 @@ TEST(CorpusHtml, TablesAndOddMarkup) {
           "<table><tr><th>name</th><th>bytes</th></tr><tr><td>tile</td><td>448</td></tr></table>"),
       "name | bytes\ntile | 448\n");
   EXPECT_EQ(reduce_html("<p>1 < 2 and <a href=\"x>y\">link</a></p>"), "1 < 2 and link\n");
-  EXPECT_EQ(reduce_html("<p>unterminated <b"), "unterminated <b\n");
+  // A tag cut off by the end of the file is dropped (the HTML tokenizer's "eof in tag").
+  EXPECT_EQ(reduce_html("<p>unterminated <b"), "unterminated\n");
   EXPECT_EQ(reduce_html("<script>never closed"), "");
   EXPECT_EQ(reduce_html(""), "");
   EXPECT_EQ(reduce_html("<p>a</p><br><br><br><p>b</p>"), "a\n\nb\n");
@@ -76,8 +77,8 @@ TEST(CorpusHtml, DroppedElementsEndWhereHtmlEndsThem) {
   EXPECT_EQ(reduce_html("<p hidden>gone<p>kept</p>"), "kept\n");
   EXPECT_EQ(reduce_html("<ul><li hidden>gone</ul><p>kept</p>"), "kept\n");
   EXPECT_EQ(reduce_html("<ul><li hidden>gone<li>kept</ul>"), "kept\n");
-  // Void and self-closed elements have no content to drop.
-  EXPECT_EQ(reduce_html("<p>a<input hidden>b<div hidden/>c</p>"), "abc\n");
+  // Void elements have no content to drop.
+  EXPECT_EQ(reduce_html("<p>a<input hidden>b<img hidden/>c</p>"), "abc\n");
   // Markup inside comments and scripts of a dropped element does not close it.
   EXPECT_EQ(reduce_html("<nav><!-- </nav> --><script>\"</nav>\"</script>x</nav><p>y</p>"), "y\n");
   // Never closed: it runs to the end, as a browser would have it.
@@ -88,12 +89,63 @@ TEST(CorpusHtml, DroppedElementsEndWhereHtmlEndsThem) {
 }
 
 TEST(CorpusHtml, SuperscriptsAndSubscriptsKeepTheirMeaning) {
-  EXPECT_EQ(reduce_html("<td>2<sup>8</sup>-1</td><td>-(2<sup>63</sup>)</td>"), "2^8-1 | -(2^63)\n");
+  EXPECT_EQ(
+      reduce_html("<table><tr><td>2<sup>8</sup>-1</td><td>-(2<sup>63</sup>)</td></tr></table>"),
+      "2^8-1 | -(2^63)\n");
   EXPECT_EQ(reduce_html("<p>x<sub>i</sub> + H<sub>2</sub>O, 10<sup>-6</sup></p>"),
             "x_i + H_2O, 10^-6\n");
   // Attached to nothing (a line's start, after a space), it stays plain text.
   EXPECT_EQ(reduce_html("<p><strong><sup>Syntax</sup></strong><br>Item</p><p>see <sup>1</sup></p>"),
             "Syntax\nItem\nsee 1\n");
+}
+
+// Markup that HTML parses otherwise than a tokenizer that reads tags and references one by one
+// would: each expected text is what a browser shows.
+TEST(CorpusHtml, CommentsEndWhereHtmlEndsThem) {
+  EXPECT_EQ(reduce_html("<p>a<!-->b</p>"), "ab\n");  // `<!-->` is a whole, empty comment
+  EXPECT_EQ(reduce_html("<p>c<!-- x --!>d</p>"), "cd\n");
+  EXPECT_EQ(reduce_html("<p>e<!-- a > b -->f</p>"), "ef\n");
+  EXPECT_EQ(reduce_html("<p>a</ p>b</p>"), "ab\n");  // `</ ` opens a comment up to the '>'
+}
+
+TEST(CorpusHtml, EveryCharacterReferenceOfHtmlIsDecoded) {
+  EXPECT_EQ(reduce_html("<p>&lang;x&rang; &frac12; &hearts; &Alpha; &notin;</p>"),
+            "\u27E8x\u27E9 \u00BD \u2665 \u0391 \u2209\n");
+  // The legacy names that may go without their ';'; an '&' that starts no name stays.
+  EXPECT_EQ(reduce_html("<p>&copy 2026 AT&T &amp x</p>"), "\u00A9 2026 AT&T & x\n");
+  // Numbers 128 to 159 are read as windows-1252, as browsers read them.
+  EXPECT_EQ(reduce_html("<p>&#150; &#x80; &#153;</p>"), "\u2013 \u20AC \u2122\n");
+  // In attribute values too: this class is mdBook's menu bar.
+  EXPECT_EQ(reduce_html("<div class=\"menu&#45;bar\">gone</div><p>kept</p>"), "kept\n");
+}
+
+TEST(CorpusHtml, ScriptStyleAndTitleHoldNoMarkup) {
+  // Inside `<!--` in a script, a `<script>` ... `</script>` pair does not end the script.
+  EXPECT_EQ(
+      reduce_html("<script><!-- document.write(\"<script></script>\"); --></script><p>after</p>"),
+      "after\n");
+  EXPECT_EQ(reduce_html("<style>p::after { content: \"</p>\" }</style><p>x</p>"), "x\n");
+  EXPECT_EQ(reduce_html("<title>Vec<T> in std</title><p>x</p>"), "Vec<T> in std\nx\n");
+}
+
+TEST(CorpusHtml, ImpliedEndsAndIgnoredTagsFollowHtml) {
+  // A block element closes an open <p>, so a hidden paragraph ends there.
+  EXPECT_EQ(reduce_html("<p hidden>gone<div>kept</div>"), "kept\n");
+  // `/>` closes only void elements: this div holds "c", and is hidden.
+  EXPECT_EQ(reduce_html("<p>a<input hidden>b<div hidden/>c</p>"), "ab\n");
+  // A cell outside a table is no cell: its tags are ignored.
+  EXPECT_EQ(reduce_html("<td>2<sup>8</sup>-1</td><td>-(2<sup>63</sup>)</td>"), "2^8-1-(2^63)\n");
+}
+
+TEST(CorpusHtml, NoBreakSpacesArePlainSpacesThatDoNotCollapse) {
+  // U+00A0 written as a character, as a number and by name; a thin space (U+2009).
+  EXPECT_EQ(reduce_html("<p>a\u00A0\u00A0b &#160;c&nbsp;d\u2009e</p>"), "a  b  c d e\n");
+  // A line of them alone is an empty line.
+  EXPECT_EQ(reduce_html("<p>a</p><p>&#160;&#160;</p><p>b</p><br><p>c</p>"), "a\n\nb\n\nc\n");
+}
+
+TEST(CorpusHtml, CarriageReturnsEndLinesInPre) {
+  EXPECT_EQ(reduce_html("<pre>a\rb\r\nc</pre>"), "a\nb\nc\n");
 }
 
 // The markers of each generator's chrome, on the structure the generator writes (the real pages

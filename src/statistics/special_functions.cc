@@ -1,59 +1,22 @@
 #include "statistics/special_functions.h"
 
+#include <boost/math/distributions/binomial.hpp>
+#include <boost/math/distributions/students_t.hpp>
+#include <boost/math/special_functions/beta.hpp>
 #include <cmath>
-#include <limits>
 #include <stdexcept>
 
+// The functions are Boost.Math's (header-only, libboost-math-dev) with its default policy; the
+// arguments are checked here first, so that a bad one is the std::invalid_argument the header
+// promises rather than Boost's std::domain_error.
+
 namespace headway::statistics {
-namespace {
-
-double beta_continued_fraction(double a, double b, double x) {
-  constexpr double kTiny = 1e-300;
-  constexpr double kEps = 1e-16;
-  const double qab = a + b;
-  const double qap = a + 1.0;
-  const double qam = a - 1.0;
-  double c = 1.0;
-  double d = 1.0 - qab * x / qap;
-  if (std::fabs(d) < kTiny) d = kTiny;
-  d = 1.0 / d;
-  double h = d;
-  for (int m = 1; m <= 10000; ++m) {
-    const double md = m;
-    const double m2 = 2.0 * md;
-    double aa = md * (b - md) * x / ((qam + m2) * (a + m2));
-    d = 1.0 + aa * d;
-    if (std::fabs(d) < kTiny) d = kTiny;
-    c = 1.0 + aa / c;
-    if (std::fabs(c) < kTiny) c = kTiny;
-    d = 1.0 / d;
-    h *= d * c;
-    aa = -(a + md) * (qab + md) * x / ((a + m2) * (qap + m2));
-    d = 1.0 + aa * d;
-    if (std::fabs(d) < kTiny) d = kTiny;
-    c = 1.0 + aa / c;
-    if (std::fabs(c) < kTiny) c = kTiny;
-    d = 1.0 / d;
-    const double del = d * c;
-    h *= del;
-    if (std::fabs(del - 1.0) < kEps) break;
-  }
-  return h;
-}
-
-}  // namespace
 
 double regularized_incomplete_beta(double a, double b, double x) {
   if (!(a > 0.0) || !(b > 0.0) || !(x >= 0.0 && x <= 1.0)) {
     throw std::invalid_argument("regularized_incomplete_beta: need a > 0, b > 0, 0 <= x <= 1");
   }
-  if (x == 0.0) return 0.0;
-  if (x == 1.0) return 1.0;
-  const double log_front =
-      std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x);
-  const double front = std::exp(log_front);
-  if (x < (a + 1.0) / (a + b + 2.0)) return front * beta_continued_fraction(a, b, x) / a;
-  return 1.0 - front * beta_continued_fraction(b, a, 1.0 - x) / b;
+  return boost::math::ibeta(a, b, x);
 }
 
 double inverse_regularized_incomplete_beta(double a, double b, double p) {
@@ -63,26 +26,13 @@ double inverse_regularized_incomplete_beta(double a, double b, double p) {
   }
   if (p == 0.0) return 0.0;
   if (p == 1.0) return 1.0;
-  double lo = 0.0;
-  double hi = 1.0;
-  for (int i = 0; i < 2000; ++i) {
-    const double mid = 0.5 * (lo + hi);
-    if (mid <= lo || mid >= hi) break;
-    if (regularized_incomplete_beta(a, b, mid) < p) {
-      lo = mid;
-    } else {
-      hi = mid;
-    }
-  }
-  return 0.5 * (lo + hi);
+  return boost::math::ibeta_inv(a, b, p);
 }
 
 double student_t_cdf(double t, double nu) {
   if (!(nu > 0.0) || std::isnan(t)) throw std::invalid_argument("student_t_cdf: need nu > 0");
   if (std::isinf(t)) return t > 0 ? 1.0 : 0.0;
-  const double x = nu / (nu + t * t);
-  const double tail = 0.5 * regularized_incomplete_beta(0.5 * nu, 0.5, x);
-  return t > 0.0 ? 1.0 - tail : tail;
+  return boost::math::cdf(boost::math::students_t_distribution<double>(nu), t);
 }
 
 double student_t_quantile(double p, double nu) {
@@ -90,9 +40,7 @@ double student_t_quantile(double p, double nu) {
     throw std::invalid_argument("student_t_quantile: need 0 < p < 1, nu > 0");
   }
   if (p == 0.5) return 0.0;
-  if (p < 0.5) return -student_t_quantile(1.0 - p, nu);
-  const double x = inverse_regularized_incomplete_beta(0.5 * nu, 0.5, 2.0 * (1.0 - p));
-  return std::sqrt(nu * (1.0 - x) / x);
+  return boost::math::quantile(boost::math::students_t_distribution<double>(nu), p);
 }
 
 double binomial_cdf(int64_t k, int64_t n, double p) {
@@ -101,8 +49,8 @@ double binomial_cdf(int64_t k, int64_t n, double p) {
   }
   if (k < 0) return 0.0;
   if (k >= n) return 1.0;
-  return regularized_incomplete_beta(static_cast<double>(n - k), static_cast<double>(k + 1),
-                                     1.0 - p);
+  return boost::math::cdf(boost::math::binomial_distribution<double>(static_cast<double>(n), p),
+                          static_cast<double>(k));
 }
 
 }  // namespace headway::statistics

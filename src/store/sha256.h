@@ -1,5 +1,7 @@
 #pragma once
 // SHA-256 (FIPS 180-4), used to name content-addressed artifacts.
+#include <nettle/sha2.h>
+
 #include <array>
 #include <cstdint>
 #include <string>
@@ -17,12 +19,7 @@ class Sha256 {
   std::array<uint8_t, 32> digest();
 
  private:
-  void compress(const uint8_t* block);
-
-  std::array<uint32_t, 8> state_;
-  std::array<uint8_t, 64> buffer_{};
-  uint64_t length_ = 0;  // bytes seen
-  size_t buffered_ = 0;
+  sha256_ctx context_;  // Nettle's
   bool finished_ = false;
 };
 

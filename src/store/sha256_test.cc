@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 
 namespace headway::store {
@@ -39,6 +40,31 @@ TEST(StoreSha256, IncrementalEqualsOneShot) {
     for (const auto b : digest) hex += fmt::format("{:02x}", b);
     EXPECT_EQ(hex, sha256_hex(text)) << "split " << split;
   }
+}
+
+// Several megabytes fed in uneven pieces (the digest is Python's hashlib.sha256 of the same
+// bytes, and what the hand-written implementation this file first tested gave).
+TEST(StoreSha256, LongInputInUnevenPieces) {
+  std::string bytes(3000017, '\0');
+  for (size_t k = 0; k < bytes.size(); ++k) bytes[k] = static_cast<char>((k * 131 + k / 7) & 0xff);
+  const std::string expected = "d52f6301c7c1ec75e2aa1a7d80824c3a19f9c7aa83a7a0788d09b5cc670c7abf";
+  EXPECT_EQ(sha256_hex(bytes), expected);
+  Sha256 hasher;
+  const size_t pieces[] = {1, 63, 64, 65, 4095, 100000};
+  for (size_t at = 0, i = 0; at < bytes.size(); at += pieces[i % 6], ++i) {
+    hasher.update(std::string_view(bytes).substr(at, pieces[i % 6]));
+  }
+  std::string hex;
+  for (const auto b : hasher.digest()) hex += fmt::format("{:02x}", b);
+  EXPECT_EQ(hex, expected);
+}
+
+TEST(StoreSha256, ADigestEndsTheHasher) {
+  Sha256 hasher;
+  hasher.update("abc");
+  hasher.digest();
+  EXPECT_THROW(hasher.update("d"), std::logic_error);
+  EXPECT_THROW(hasher.digest(), std::logic_error);
 }
 
 TEST(StoreSha256, RecognizesHexShape) {

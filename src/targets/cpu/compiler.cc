@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include "common/compiler_sandbox.h"
-#include "common/hash.h"
 #include "common/sandbox.h"
 #include "common/subprocess.h"
 #include "targets/candidate_headers.h"

@@ -108,11 +108,11 @@ SimModel simulate_source(std::string_view source) {
     }
   }
   if (!have_factor) {
-    const uint64_t h = hash_bytes(source.data(), source.size());
+    const uint64_t h = stable_hash_bytes(source.data(), source.size());
     m.time_factor = 0.8 + 0.4 * static_cast<double>(h >> 11) * 0x1.0p-53;
   }
   const std::string salted = "cost model\n" + std::string(source);
-  const uint64_t error_bits = hash_bytes(salted.data(), salted.size());
+  const uint64_t error_bits = stable_hash_bytes(salted.data(), salted.size());
   const double error = 0.93 + 0.14 * static_cast<double>(error_bits >> 11) * 0x1.0p-53;
   double true_penalty = 1.0, cost_penalty = 1.0;
   for (const auto& [param, p] : penalty) {

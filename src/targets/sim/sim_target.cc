@@ -99,7 +99,7 @@ sim-build-error '__m512' was not declared in this scope
 
 std::string hex_id(const std::string& toolchain, const std::string& source) {
   const std::string key = toolchain + '\n' + source;
-  return fmt::format("{:016x}", hash_bytes(key.data(), key.size()));
+  return fmt::format("{:016x}", stable_hash_bytes(key.data(), key.size()));
 }
 
 double baseline_seconds(const KernelContract& kernel, const SimTargetConfig& c) {
@@ -191,7 +191,7 @@ targets::BuildOutcome SimTarget::build(const std::string& source, const std::fil
 targets::CheckOutcome SimTarget::check(const KernelContract& kernel, const Artifact& artifact,
                                        const targets::CheckOptions& options) {
   targets::CheckOutcome out;
-  out.seed = options.seed.value_or(hash_bytes(artifact.id.data(), artifact.id.size()));
+  out.seed = options.seed.value_or(stable_hash_bytes(artifact.id.data(), artifact.id.size()));
   const std::string behaviour = artifact.meta.value("behaviour", "correct");
   out.kind = behaviour;
   if (behaviour == "wrong") {

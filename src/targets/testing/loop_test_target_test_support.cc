@@ -236,7 +236,7 @@ class LoopTestTarget final : public targets::Target {
       return out;
     }
     const std::string key = info_.id + '\n' + source;
-    const std::string id = fmt::format("{:016x}", hash_bytes(key.data(), key.size()));
+    const std::string id = fmt::format("{:016x}", stable_hash_bytes(key.data(), key.size()));
     out.status = targets::BuildOutcome::Status::kBuilt;
     out.cached = !built_.insert(id).second;
     out.artifact = {id,
@@ -279,7 +279,7 @@ class LoopTestTarget final : public targets::Target {
   targets::CheckOutcome check(const KernelContract& kernel, const targets::Artifact& artifact,
                               const targets::CheckOptions& options) override {
     targets::CheckOutcome out;
-    out.seed = options.seed.value_or(hash_bytes(artifact.id.data(), artifact.id.size()));
+    out.seed = options.seed.value_or(stable_hash_bytes(artifact.id.data(), artifact.id.size()));
     const std::string fails = artifact.meta.value("fails", "");
     out.kind = fails.empty() ? "correct" : fails;
     if (fails == "wrong") {
