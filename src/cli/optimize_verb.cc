@@ -140,10 +140,13 @@ nlohmann::json time_heads_side_by_side(store::Workspace& ws, targets::Target& ta
     };
     nlohmann::json speedup_interval = nullptr;
     std::string verdict;
-    if (baseline_interval && head_interval && r.head_node != r.baseline_node) {
-      const RatioInterval ratio = ratio_interval(*baseline_interval, *head_interval);
-      speedup_interval = {ratio.low, ratio.high};
-      verdict = ratio.above_one() ? "faster" : ratio.below_one() ? "slower" : "unresolved";
+    bool paired = false;
+    if (r.head_node != r.baseline_node) {
+      if (const auto support = knowledge::speedup_support(*r.baseline, *r.head)) {
+        speedup_interval = {support->interval.low, support->interval.high};
+        verdict = support->verdict();
+        paired = support->paired;
+      }
     }
     out.push_back(
         {{"name", name},
@@ -158,6 +161,7 @@ nlohmann::json time_heads_side_by_side(store::Workspace& ws, targets::Target& ta
          {"head_interval_ms", interval_json(head_interval)},
          {"head_bimodal", knowledge::bimodality_of(*r.head).bimodal},
          {"speedup_interval", speedup_interval},
+         {"speedup_paired", paired},
          {"speedup_verdict", verdict.empty() ? nlohmann::json(nullptr) : nlohmann::json(verdict)},
          {"floor_held", r.floor ? nlohmann::json(r.floor->held) : nlohmann::json(nullptr)},
          {"floor_timings", r.floor ? nlohmann::json(r.floor->timings) : nlohmann::json(nullptr)},
@@ -180,11 +184,15 @@ void print_timed(const nlohmann::json& kernels) {
     std::string support;
     if (!k["speedup_verdict"].is_null()) {
       const std::string verdict = k["speedup_verdict"].get<std::string>();
-      support = verdict == "unresolved"
-                    ? " (not supported by this run: the intervals overlap)"
-                    : fmt::format(" ({} in every ratio the intervals allow: {:.2f}x to {:.2f}x)",
-                                  verdict, k["speedup_interval"][0].get<double>(),
-                                  k["speedup_interval"][1].get<double>());
+      const char* from = k["speedup_paired"].get<bool>() ? "its readings in turn" : "the intervals";
+      const double low = k["speedup_interval"][0].get<double>();
+      const double high = k["speedup_interval"][1].get<double>();
+      support =
+          verdict == "unresolved"
+              ? fmt::format(" (not supported by this run: {:.2f}x to {:.2f}x from {} holds 1)", low,
+                            high, from)
+              : fmt::format(" ({} in every ratio {} allow: {:.2f}x to {:.2f}x)", verdict, from, low,
+                            high);
     }
     fmt::print("  {:<8} baseline {:.3f} ms{}, head node {} {:.3f} ms{}{}: {:.2f}x{}\n",
                k["name"].get<std::string>(), k["baseline_ms"].get<double>(),

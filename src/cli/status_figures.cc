@@ -32,6 +32,19 @@ nlohmann::json screen_calibration_json(const loop::ScreenCalibration& c) {
 
 namespace {
 
+// The test that made the head: {"id", "outcome", "pairs", "effect_pct", "ci_pct"}, or null.
+nlohmann::json head_test_json(const std::optional<trees::TestRecord>& t) {
+  if (!t || !t->outcome) return nullptr;
+  const auto number = [](const std::optional<double>& v) {
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+  };
+  return {{"id", t->id},
+          {"outcome", statistics::to_string(*t->outcome)},
+          {"pairs", t->pairs},
+          {"effect_pct", number(t->effect_pct)},
+          {"ci_pct", {number(t->ci_low), number(t->ci_high)}}};
+}
+
 // A kernel with several shape sets: baseline, head, floor and ratios at each (the first is the
 // kernel's own figures; the others are those remeasure_baseline_and_head stored by name, null
 // until it has run). An empty array for a kernel with one.
@@ -75,6 +88,31 @@ nlohmann::json shape_figures(store::Workspace& ws, const targets::Target& target
 }
 
 }  // namespace
+
+std::string unresolved_speedup_text(const nlohmann::json& k) {
+  const auto& interval = k["speedup_interval"];
+  std::string text = fmt::format(
+      "{}: its {:.2f}x is not supported by the last side-by-side timing: {} give the speedup a "
+      "95% interval of {:.2f}x to {:.2f}x, which holds 1{}",
+      k["name"].get<std::string>(), k["speedup"].get<double>(),
+      k.value("speedup_paired", false) ? "the ratios of its readings taken in turn"
+                                       : "the baseline's and the head's median intervals",
+      interval[0].get<double>(), interval[1].get<double>(),
+      k.value("head_bimodal", false) || k.value("baseline_bimodal", false)
+          ? " (readings in two groups: a machine switching between speeds)"
+          : "");
+  const auto& test = k["head_test"];
+  if (test.is_object() && test["effect_pct"].is_number() && test["ci_pct"][0].is_number()) {
+    text += fmt::format(
+        ". The acceptance test that made its head said {} after {} pairs, {:.1f}% of the time of "
+        "the head before it saved [{:.1f}%, {:.1f}%]: the test reads in pairs until it is sure, "
+        "the final timing reads a fixed number, too few at this spread",
+        test["outcome"].get<std::string>(), test["pairs"].get<int64_t>(),
+        test["effect_pct"].get<double>(), test["ci_pct"][0].get<double>(),
+        test["ci_pct"][1].get<double>());
+  }
+  return text;
+}
 
 nlohmann::json status_figures(store::Workspace& ws, targets::Target& target) {
   nlohmann::json out = {{"kernels", nlohmann::json::array()}};
@@ -127,6 +165,8 @@ nlohmann::json status_figures(store::Workspace& ws, targets::Target& target) {
                              : nlohmann::json(nullptr)},
          {"speedup_verdict", k.speedup_verdict().empty() ? nlohmann::json(nullptr)
                                                          : nlohmann::json(k.speedup_verdict())},
+         {"speedup_paired", k.speedup_paired},
+         {"head_test", head_test_json(k.head_test)},
          {"floor_ms", k.floor_ms},
          {"floor_beside_head", k.floor_beside_head},
          {"ratio_to_floor", k.ratio_to_floor()},

@@ -21,6 +21,11 @@ nlohmann::json screen_calibration_json(const loop::ScreenCalibration& c);
 // cannot be opened and store::StoreError on a database failure.
 nlohmann::json status_figures(store::Workspace& ws, targets::Target& target);
 
+// Why one of status_figures' kernels has the speedup_verdict "unresolved", in a sentence: what
+// the last side-by-side timing supports of its speedup, and what the acceptance test that made
+// its head said, so that a reader can tell why the two disagree.
+std::string unresolved_speedup_text(const nlohmann::json& kernel);
+
 // status_figures for a watch: computed again only when something may have changed them. Every
 // figure comes from the workspace's database, so the signal is SQLite's `PRAGMA data_version` on
 // the watch's own connection, which changes when another connection (the optimize) commits, and

@@ -98,5 +98,32 @@ TEST(StatusFigures, AreComputedAgainOnlyWhenTheWorkspaceChanged) {
   EXPECT_EQ(figures.computations(), 3);
 }
 
+TEST(StatusFigures, AnUnresolvedSpeedupSaysWhatTheTimingAndTheTestEachSupport) {
+  nlohmann::json k = {{"name", "attn_out"},
+                      {"speedup", 2.09},
+                      {"speedup_interval", {0.87, 3.21}},
+                      {"speedup_paired", true},
+                      {"head_bimodal", true},
+                      {"baseline_bimodal", false},
+                      {"head_test",
+                       {{"id", 12},
+                        {"outcome", "FASTER"},
+                        {"pairs", 6},
+                        {"effect_pct", 52.1},
+                        {"ci_pct", {30.2, 60.3}}}}};
+  const std::string text = unresolved_speedup_text(k);
+  for (const char* says : {"attn_out: its 2.09x is not supported by the last side-by-side timing",
+                           "the ratios of its readings taken in turn",
+                           "0.87x to 3.21x, which holds 1", "readings in two groups",
+                           "said FASTER after 6 pairs", "52.1% of the time", "[30.2%, 60.3%]"}) {
+    EXPECT_NE(text.find(says), std::string::npos) << says << " in: " << text;
+  }
+  k["head_test"] = nullptr;
+  k["speedup_paired"] = false;
+  const std::string alone = unresolved_speedup_text(k);
+  EXPECT_NE(alone.find("the baseline's and the head's median intervals"), std::string::npos);
+  EXPECT_EQ(alone.find("acceptance test"), std::string::npos) << alone;
+}
+
 }  // namespace
 }  // namespace headway::cli

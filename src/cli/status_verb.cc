@@ -163,17 +163,8 @@ std::string status_text(const nlohmann::json& out) {
         step["ratio_to_floor"].get<double>(), step["floor_ms"].get<double>(),
         step["speedup"].get<double>());
   }
-  std::string unresolved;
   for (const auto& k : out["kernels"]) {
-    if (k["speedup_verdict"] == "unresolved") {
-      unresolved += (unresolved.empty() ? "" : ", ") + k["name"].get<std::string>();
-    }
-  }
-  if (!unresolved.empty()) {
-    text += fmt::format(
-        "not supported by the last side-by-side timing (the baseline's and the "
-        "head's 95% intervals overlap): the speedup of {}\n",
-        unresolved);
+    if (k["speedup_verdict"] == "unresolved") text += unresolved_speedup_text(k) + "\n";
   }
   if (out["screen_calibration"]["candidates"].get<int>() > 0) {
     text += fmt::format("screen calibration (static cost against the device, every kernel): {}\n",

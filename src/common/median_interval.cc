@@ -99,6 +99,15 @@ RatioInterval ratio_interval(const MedianInterval& a, const MedianInterval& b) {
   return {a.low / b.high, a.high / b.low, std::max(0.0, a.coverage + b.coverage - 1.0)};
 }
 
+RatioInterval paired_ratio_interval(std::span<const double> a, std::span<const double> b,
+                                    double confidence) {
+  std::vector<double> ratios;
+  ratios.reserve(a.size());
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) ratios.push_back(a[i] / b[i]);
+  const MedianInterval m = median_interval(ratios, confidence);
+  return {m.low, m.high, m.coverage};
+}
+
 double bimodality_critical(int n) {
   n = std::min(n, kCriticalMaxN);
   static std::mutex mutex;

@@ -39,6 +39,12 @@ struct RatioInterval {
   bool below_one() const { return high < 1.0; }
 };
 RatioInterval ratio_interval(const MedianInterval& a, const MedianInterval& b);
+// What readings taken in turn support of the ratio of their medians: the median_interval of the
+// pairs' ratios a[i] / b[i] at `confidence`. Readings in turn share the machine's fast and slow
+// spells, which each pair's ratio cancels and two separate intervals add. `a` and `b` are
+// positive and of one length (at least 1).
+RatioInterval paired_ratio_interval(std::span<const double> a, std::span<const double> b,
+                                    double confidence = 0.95);
 
 // Two groups in the readings. The test works on the logarithms of the readings (timings are
 // multiplicative: a log-normal spread is the unimodal case): it takes the split of the sorted

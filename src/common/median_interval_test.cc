@@ -100,6 +100,23 @@ std::vector<double> mixture(Rng& rng, int n, double upper_share) {
   return x;
 }
 
+TEST(MedianInterval, ReadingsInTurnSupportARatioTheirSeparateIntervalsCannot) {
+  // The machine moves between fast and slow spells that both arms share; the ratio is always 2.
+  std::vector<double> baseline, head;
+  for (int i = 0; i < 11; ++i) {
+    const double spell = i % 3 == 0 ? 3.0 : 1.0 + 0.1 * i;
+    baseline.push_back(2.0 * spell);
+    head.push_back(spell * (1.0 + 0.001 * (i % 2)));
+  }
+  const RatioInterval separate = ratio_interval(median_interval(baseline), median_interval(head));
+  EXPECT_FALSE(separate.above_one()) << separate.low;
+  const RatioInterval paired = paired_ratio_interval(baseline, head);
+  EXPECT_TRUE(paired.above_one());
+  EXPECT_NEAR(paired.low, 2.0, 0.01);
+  EXPECT_NEAR(paired.high, 2.0, 0.01);
+  EXPECT_GE(paired.coverage, 0.95);
+}
+
 TEST(MedianInterval, FindsTwoModesOfAClearMixture) {
   // Readings of ~0.65 or ~1.3 ms (8% spread each), half and half: found in at least 95% of
   // seeds, with the modes near 0.65 and 1.3.

@@ -9,6 +9,11 @@
 namespace headway::knowledge {
 
 namespace {
+// The method of a baseline's and a head's timings taken in turn in one session.
+constexpr const char* kInTurnMethod = "baseline and head interleaved in one session";
+}  // namespace
+
+namespace {
 
 constexpr const char* kTimingColumns =
     "id, kernel, toolchain, node_id, role, median_ms, cv, readings, method, measured_at, "
@@ -98,6 +103,26 @@ std::optional<KernelTiming> current_baseline_timing(store::Workspace& ws,
   return latest_kernel_timing(ws, tree.kernel(), toolchain, kBaselineRole);
 }
 
+std::string SpeedupSupport::verdict() const {
+  if (interval.above_one()) return "faster";
+  if (interval.below_one()) return "slower";
+  return "unresolved";
+}
+
+std::optional<SpeedupSupport> speedup_support(const KernelTiming& baseline,
+                                              const KernelTiming& head) {
+  const auto b = median_interval_of(baseline);
+  const auto h = median_interval_of(head);
+  if (!b || !h) return std::nullopt;
+  // remeasure_baseline_and_head times both in one session, in turn, and says so in the method.
+  const bool in_turn = baseline.method == head.method &&
+                       baseline.method.find(kInTurnMethod) != std::string::npos &&
+                       baseline.readings_ms.size() == head.readings_ms.size();
+  if (in_turn)
+    return SpeedupSupport{paired_ratio_interval(baseline.readings_ms, head.readings_ms), true};
+  return SpeedupSupport{ratio_interval(*b, *h), false};
+}
+
 std::optional<double> current_head_ms(store::Workspace& ws, const trees::DesignTree& tree,
                                       std::string_view toolchain) {
   if (auto t = current_head_timing(ws, tree, toolchain)) return t->median_ms;
@@ -150,8 +175,7 @@ Remeasured remeasure_baseline_and_head(store::Workspace& ws, trees::DesignTree& 
   }
   const std::string readings_method =
       fmt::format("median of {} readings after 2 warm-ups, {}", readings,
-                  same ? "one session (the head is the baseline)"
-                       : "baseline and head interleaved in one session");
+                  same ? "one session (the head is the baseline)" : kInTurnMethod);
   auto timing = [&](const targets::Timing& r, int64_t node, const char* role,
                     const std::string& method) {
     KernelTiming t;

@@ -54,6 +54,19 @@ std::optional<MedianInterval> median_interval_of(const KernelTiming& timing);
 // kept none.
 Bimodality bimodality_of(const KernelTiming& timing);
 
+// What a baseline's and a head's timings support of the head's speedup (baseline over head).
+struct SpeedupSupport {
+  RatioInterval interval;
+  // From the ratios of readings taken in turn in one session (paired_ratio_interval), else from
+  // the two medians' intervals (ratio_interval), which is wider.
+  bool paired = false;
+  // "faster" or "slower" when the interval lies above or below 1, "unresolved" when it holds 1.
+  std::string verdict() const;
+};
+// Nullopt when either timing kept no readings.
+std::optional<SpeedupSupport> speedup_support(const KernelTiming& baseline,
+                                              const KernelTiming& head);
+
 inline constexpr const char* kBaselineRole = "baseline";
 inline constexpr const char* kHeadRole = "head";
 

@@ -105,6 +105,7 @@ json kernel_json(const KernelReport& k) {
                                ? json{k.speedup_interval->low, k.speedup_interval->high}
                                : json(nullptr)},
       {"speedup_verdict", k.speedup_verdict().empty() ? json(nullptr) : json(k.speedup_verdict())},
+      {"speedup_paired", k.speedup_paired},
       {"floor_ms", number(k.floor_ms)},
       {"floor_beside_head", k.floor_beside_head},
       {"ratio_to_floor", number(k.ratio_to_floor())},

@@ -40,8 +40,14 @@ KernelSummary summarize_kernel(store::Workspace& ws, const targets::Target& targ
     }
     if (t->decode_floor_ms) k.decode_ms = *t->decode_floor_ms;
   }
-  if (k.baseline_interval && k.head_interval && tree.head().node_id != tree.root().id) {
-    k.speedup_interval = ratio_interval(*k.baseline_interval, *k.head_interval);
+  if (tree.head().node_id != tree.root().id) {
+    const auto b = knowledge::current_baseline_timing(ws, tree, toolchain);
+    const auto h = knowledge::current_head_timing(ws, tree, toolchain);
+    if (const auto support = b && h ? knowledge::speedup_support(*b, *h) : std::nullopt) {
+      k.speedup_interval = support->interval;
+      k.speedup_paired = support->paired;
+    }
+    if (const auto test = tree.head().test_id) k.head_test = log.test(*test);
   }
   k.device_seconds = loop::device_seconds(ws, record.name);
   k.head_node = tree.head().node_id;
@@ -60,10 +66,8 @@ KernelSummary summarize_kernel(store::Workspace& ws, const targets::Target& targ
 }
 
 std::string KernelSummary::speedup_verdict() const {
-  if (!speedup_interval) return "";
-  if (speedup_interval->above_one()) return "faster";
-  if (speedup_interval->below_one()) return "slower";
-  return "unresolved";
+  return speedup_interval ? knowledge::SpeedupSupport{*speedup_interval, speedup_paired}.verdict()
+                          : "";
 }
 
 std::optional<DecodeStepSummary> summarize_decode_step(

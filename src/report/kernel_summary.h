@@ -48,9 +48,14 @@ struct KernelSummary {
   std::optional<MedianInterval> head_interval;
   bool baseline_bimodal = false;
   bool head_bimodal = false;
-  // Baseline over head from the two intervals; nullopt without both, or when the head is the
-  // baseline.
+  // Baseline over head (knowledge::speedup_support): from the ratios of the readings taken in
+  // turn where they were (speedup_paired), else from the two intervals; nullopt without both, or
+  // when the head is the baseline.
   std::optional<RatioInterval> speedup_interval;
+  bool speedup_paired = false;
+  // The finished test that made the current head, where one did (not a migration or the
+  // baseline): what the loop's paired readings said of it against the head before.
+  std::optional<trees::TestRecord> head_test;
   double ratio_to_floor() const { return head_ms / floor_ms; }
   double ratio_to_decode() const { return head_ms / decode_ms; }
   // "faster" or "slower" when speedup_interval lies above or below 1, "unresolved" when it holds

@@ -129,6 +129,10 @@ TEST(KernelSummary, HasTheTreesHeadCountsAndTheFloors) {
   EXPECT_LE(m.speedup_interval->low, m.speedup);
   EXPECT_GE(m.speedup_interval->high, m.speedup);
   EXPECT_EQ(m.speedup_verdict(), "faster");
+  EXPECT_TRUE(m.speedup_paired) << "remeasure_baseline_and_head reads the two in turn";
+  ASSERT_TRUE(m.head_test) << "the head came from a FASTER";
+  EXPECT_EQ(m.head_test->id, *tree.head().test_id);
+  EXPECT_EQ(m.head_test->outcome, statistics::Outcome::kFaster);
   EXPECT_FALSE(m.floor_beside_head) << "the sim's floor was not measured beside the readings";
   EXPECT_DOUBLE_EQ(m.floor_ms, k.floor_ms);
 

@@ -49,8 +49,10 @@ std::string unsupported_note(const std::vector<KernelReport>& kernels) {
   }
   if (names.empty()) return "";
   return fmt::format(
-      "Not supported: the speedup of {}. In the last side-by-side timing the 95% intervals of "
-      "the baseline's and the head's medians overlap, so the run cannot support a faster head.",
+      "Not supported: the speedup of {}. The 95% interval of its speedup from the last "
+      "side-by-side "
+      "timing holds 1, so the run cannot support a faster head there (the tests that made the head "
+      "decide on paired readings until they are sure; the timing takes a fixed number).",
       fmt::join(names, ", "));
 }
 
