@@ -23,6 +23,7 @@ packages=(
   libtomlplusplus-dev                             # the command target's TOML manifests
   libdnnl-dev libopenblas-dev                     # headway bench --peers: oneDNN and OpenBLAS
   python3                                         # the stand-in toolchain of packs/standin (tests)
+  git                                             # headway export: a head as a patch series (git format-patch)
   libcurl4-openssl-dev                            # agents: OpenAI-compatible and Anthropic HTTP APIs
   libkainjow-mustache-dev                         # agents: the role prompt templates (prompts/)
   libcpp-httplib-dev                              # tests: loopback servers standing in for LLM providers

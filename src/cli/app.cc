@@ -76,6 +76,7 @@ std::unique_ptr<CLI::App> make_app(int* exit_code) {
   add_check(*app, exit_code);
   add_bench(*app, exit_code);
   add_compare(*app, exit_code);
+  add_export(*app, exit_code);
   add_optimize(*app, exit_code);
   add_status(*app, exit_code);
   add_tree(*app, exit_code);

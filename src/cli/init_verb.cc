@@ -7,6 +7,7 @@
 
 #include "cli/cli_support.h"
 #include "cli/verbs.h"
+#include "knowledge/head_export.h"
 #include "knowledge/workspace_target.h"
 #include "store/workspace.h"
 
@@ -43,6 +44,8 @@ int run_init(const InitArgs& args) {
   if (target) {
     knowledge::set_workspace_target_name(*ws, target->name());
     knowledge::set_workspace_toolchain(*ws, *target);
+    // What `headway export --format patch` applies to.
+    knowledge::record_repository_commit(*ws, *target);
   }
   if (args.json) {
     const nlohmann::json out = {{"root", ws->root().string()},

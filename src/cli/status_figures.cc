@@ -32,7 +32,8 @@ nlohmann::json screen_calibration_json(const loop::ScreenCalibration& c) {
 
 namespace {
 
-// The test that made the head: {"id", "outcome", "pairs", "effect_pct", "ci_pct"}, or null.
+// The test that made the head: {"id", "outcome", "pairs", "effect_pct", "ci_pct", "note"}, or
+// null.
 nlohmann::json head_test_json(const std::optional<trees::TestRecord>& t) {
   if (!t || !t->outcome) return nullptr;
   const auto number = [](const std::optional<double>& v) {
@@ -42,7 +43,8 @@ nlohmann::json head_test_json(const std::optional<trees::TestRecord>& t) {
           {"outcome", statistics::to_string(*t->outcome)},
           {"pairs", t->pairs},
           {"effect_pct", number(t->effect_pct)},
-          {"ci_pct", {number(t->ci_low), number(t->ci_high)}}};
+          {"ci_pct", {number(t->ci_low), number(t->ci_high)}},
+          {"note", t->note}};
 }
 
 // A kernel with several shape sets: baseline, head, floor and ratios at each (the first is the
@@ -111,6 +113,47 @@ std::string unresolved_speedup_text(const nlohmann::json& k) {
         test["effect_pct"].get<double>(), test["ci_pct"][0].get<double>(),
         test["ci_pct"][1].get<double>());
   }
+  return text;
+}
+
+std::string head_evidence(const nlohmann::json& k, const std::string& toolchain,
+                          const std::string& recheck) {
+  const auto ms = [](const nlohmann::json& v) {
+    return v.is_number() ? fmt::format("{:.4g} ms", v.get<double>()) : std::string("-");
+  };
+  const auto times = [](const nlohmann::json& v) {
+    return v.is_number() ? fmt::format("{:.2f}x", v.get<double>()) : std::string("-");
+  };
+  const std::string name = k["name"].get<std::string>();
+  std::string text = fmt::format("{}: headway head {}, {} the baseline, {} of its floor\n\n", name,
+                                 k["head_design"].get<std::string>(), times(k["speedup"]),
+                                 times(k["ratio_to_floor"]));
+  text += fmt::format("head: node {}, design {}, parameters {}\n", k["head_node"].get<int64_t>(),
+                      k["head_design"].get<std::string>(), k["head_params"].dump());
+  if (const auto& t = k["head_test"]; t.is_object()) {
+    text +=
+        fmt::format("made head by acceptance test #{}: {} after {} pairs", t["id"].get<int64_t>(),
+                    t["outcome"].get<std::string>(), t["pairs"].get<int64_t>());
+    if (t["effect_pct"].is_number() && t["ci_pct"][0].is_number())
+      text += fmt::format(", {:.2f}% of the time of the head before it saved [{:.2f}%, {:.2f}%]",
+                          t["effect_pct"].get<double>(), t["ci_pct"][0].get<double>(),
+                          t["ci_pct"][1].get<double>());
+    if (const std::string note = t.value("note", ""); !note.empty()) text += "; " + note;
+    text += "\n";
+  }
+  text += fmt::format("baseline {}, head {}: {} the baseline", ms(k["baseline_ms"]),
+                      ms(k["head_ms"]), times(k["speedup"]));
+  if (const auto& i = k["speedup_interval"]; i.is_array())
+    text += fmt::format(" (95% interval {:.2f}x to {:.2f}x, {})", i[0].get<double>(),
+                        i[1].get<double>(), k["speedup_verdict"].get<std::string>());
+  text += fmt::format("; {} of the floor ({})\n", times(k["ratio_to_floor"]), ms(k["floor_ms"]));
+  for (const auto& s : k["shapes"]) {
+    text += fmt::format("at shape set {}: head {}, {} the baseline, {} of the floor ({})\n",
+                        s["shape"].get<std::string>(), ms(s["head_ms"]), times(s["speedup"]),
+                        times(s["ratio_to_floor"]), ms(s["floor_ms"]));
+  }
+  text += fmt::format("toolchain: {} (target {})\n", toolchain, k["target"].get<std::string>());
+  text += "re-check: " + recheck;
   return text;
 }
 

@@ -26,6 +26,13 @@ nlohmann::json status_figures(store::Workspace& ws, targets::Target& target);
 // its head said, so that a reader can tell why the two disagree.
 std::string unresolved_speedup_text(const nlohmann::json& kernel);
 
+// What made one of status_figures' kernels' head and what it measures, in lines (no trailing
+// newline): its node and design, the acceptance test that made it head, its speedup and ratio to
+// the floor at each shape set, the toolchain, and `recheck` (how to check it again). The first
+// line is a one-line subject.
+std::string head_evidence(const nlohmann::json& kernel, const std::string& toolchain,
+                          const std::string& recheck);
+
 // status_figures for a watch: computed again only when something may have changed them. Every
 // figure comes from the workspace's database, so the signal is SQLite's `PRAGMA data_version` on
 // the watch's own connection, which changes when another connection (the optimize) commits, and

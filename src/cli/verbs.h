@@ -13,6 +13,7 @@ namespace headway::cli {
 void add_check(CLI::App& app, int* exit_code);
 void add_bench(CLI::App& app, int* exit_code);
 void add_compare(CLI::App& app, int* exit_code);
+void add_export(CLI::App& app, int* exit_code);
 void add_optimize(CLI::App& app, int* exit_code);
 void add_status(CLI::App& app, int* exit_code);
 void add_init(CLI::App& app, int* exit_code);

@@ -25,6 +25,8 @@ struct KernelLanguage {
   // The design header is left out of a rendered candidate (always with kPlaceholder). The cpu,
   // cuda and sim targets keep it as a comment; the command target writes only the kernel's code.
   bool strip_design_header = false;
+  // The extension of a file of one kernel's source, dot included (headway export).
+  std::string file_extension = ".cc";
 };
 
 // The text of `line` after its comment opening and spaces when it is a comment in `language` or

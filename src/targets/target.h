@@ -286,6 +286,19 @@ class Target {
   virtual std::vector<std::string> kernels() const { return kernel_names(); }
   // The language candidates are written in: its comment, and how design parameters reach it.
   virtual KernelLanguage kernel_language() const { return {}; }
+  // Where a kernel's source goes home (headway export): the files it writes, each by its path in
+  // `repository` where the target builds candidates in copies of a repository of the user's (the
+  // command target), else one file named for the kernel. An error says why the source's files
+  // cannot be told.
+  struct SourceFiles {
+    std::filesystem::path repository;                        // empty: none
+    std::vector<std::pair<std::string, std::string>> files;  // (path, text)
+  };
+  virtual Result<SourceFiles> source_files(const KernelContract& kernel,
+                                           const std::string& source) const {
+    return SourceFiles{{},
+                       {{std::string(kernel.name()) + kernel_language().file_extension, source}}};
+  }
   // ---- Devices. Empty when the target can send its device work (checks, timing, the paired
   // device) to a device pool, else one line saying what it does instead.
   virtual std::string pool_refusal() const {

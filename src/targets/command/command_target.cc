@@ -413,6 +413,19 @@ void CommandTarget::use_pool(std::shared_ptr<pool::DevicePool> pool) {
   jobs_.reset();  // the next job runner sends its jobs to the pool
 }
 
+Result<targets::Target::SourceFiles> CommandTarget::source_files(const KernelContract& kernel,
+                                                                 const std::string& source) const {
+  if (!manifest_) return not_found(info_.error);
+  const PackManifest& m = *manifest_;
+  const auto it = m.kernels.find(std::string(kernel.name()));
+  auto files =
+      candidate_files(source, it == m.kernels.end() ? "" : it->second.file, m.editable, m.language);
+  if (!files) return files.error();
+  SourceFiles out{m.repo, {}};
+  for (auto& f : files.value()) out.files.emplace_back(std::move(f.path), std::move(f.text));
+  return out;
+}
+
 targets::KernelLanguage CommandTarget::kernel_language() const {
   return manifest_ ? manifest_->language : PackManifest{}.language;
 }

@@ -68,6 +68,9 @@ class CommandTarget final : public targets::Target {
   // The manifest's kernels: the built-in ones first, in their order, then the declared ones.
   std::vector<std::string> kernels() const override;
   targets::KernelLanguage kernel_language() const override;
+  // The candidate's files (a bundle's, else the kernel's own file) in the manifest's repo.
+  Result<SourceFiles> source_files(const KernelContract& kernel,
+                                   const std::string& source) const override;
   // Check and time commands run on the pool's devices; builds, static costs and the toolchain's
   // version stay here.
   std::string pool_refusal() const override { return ""; }

@@ -23,6 +23,11 @@ class CudaTarget final : public targets::Target {
   targets::ToolchainInfo select_toolchain(const std::string& spec) override;
   const targets::ToolchainInfo& identity() const override { return info_; }
   const NvccToolchain& nvcc() const { return nvcc_; }
+  targets::KernelLanguage kernel_language() const override {
+    targets::KernelLanguage cuda;
+    cuda.file_extension = ".cu";
+    return cuda;
+  }
 
   targets::BuildOutcome build(const std::string& source,
                               const std::filesystem::path& cache_dir) override;

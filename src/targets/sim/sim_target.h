@@ -55,6 +55,11 @@ class SimTarget final : public targets::Target {
   std::string toolchain() const override { return spec_; }
   targets::ToolchainInfo select_toolchain(const std::string& spec) override;
   const targets::ToolchainInfo& identity() const override { return info_; }
+  targets::KernelLanguage kernel_language() const override {
+    targets::KernelLanguage sim;
+    sim.file_extension = ".sim";
+    return sim;
+  }
 
   targets::BuildOutcome build(const std::string& source,
                               const std::filesystem::path& cache_dir) override;
