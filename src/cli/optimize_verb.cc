@@ -347,9 +347,12 @@ int run_optimize(const OptimizeArgs& args) {
   } catch (const targets::DeviceUnavailable& e) {
     display.finish();
     throw EnvironmentError(e.what());
+  } catch (const Failure&) {
+    display.finish();
+    throw;  // the loop's failures carry their code: run_verb exits as it says (docs/CLI.md)
   } catch (const std::runtime_error& e) {
     display.finish();
-    throw UsageError(e.what());
+    throw UsageError(e.what());  // a collaborator's failure without a code (a proposer's)
   }
   const std::string stopped =
       !summary.device_stopped.empty()     ? "device stopped: " + summary.device_stopped

@@ -39,11 +39,12 @@ std::string file_name(const std::string& format) {
   return "t4-results.json";
 }
 
+// A file that cannot be written is the environment's problem (exit 3), as in every verb.
 void write_text(const fs::path& path, const std::string& text) {
   try {
     write_file_creating_folders(path, text);
   } catch (const std::runtime_error& e) {
-    throw UsageError(e.what());
+    throw EnvironmentError(e.what());
   }
 }
 

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "common/result.h"
 #include "common/rng.h"
 #include "loop/device_time.h"
 #include "loop/optimize_options.h"
@@ -29,7 +30,7 @@ class LogSink final : public statistics::ReadingSink {
     t.start_ns = r.start_ns;
     t.seconds = r.seconds;
     t.clock = r.clock;
-    if (auto s = log_.record_reading(test_, t); !s) throw std::runtime_error(s.error().message);
+    value_or_fail(log_.record_reading(test_, t), "record reading");
   }
 
  private:
@@ -63,7 +64,7 @@ AcceptanceResult AcceptanceTest::run(const trees::Node& head,
   auto opened =
       open_paired_device(target_, kernel_, head_artifact, candidate_artifact,
                          run_seeded(static_cast<uint64_t>(candidate.id), options_.run_seed));
-  if (!opened) throw std::runtime_error(opened.error().message);
+  if (!opened) fail_with(opened.error());
   statistics::PairedDevice& device = *opened.value();
   AcceptanceResult result;
   // The warm-up that estimates s0 runs once per head: later tests against it start from the
@@ -72,8 +73,7 @@ AcceptanceResult AcceptanceTest::run(const trees::Node& head,
       statistics::takes_s0(options_.rule) ? s0_of_last_test_against(tree_, head.id) : std::nullopt;
   trees::DecisionLog log(tree_);
   auto begun = log.begin_test(candidate.id, std::string(statistics::to_string(options_.rule)));
-  if (!begun) throw std::runtime_error("begin test: " + begun.error().message);
-  const int64_t test = begun.value();
+  const int64_t test = value_or_fail(std::move(begun), "begin test");
   LogSink sink(log, test, head.id, candidate.id);
   Rng coin(mix_seed(run_seeded(static_cast<uint64_t>(test), options_.run_seed),
                     statistics::kCoinStream));
@@ -84,7 +84,7 @@ AcceptanceResult AcceptanceTest::run(const trees::Node& head,
     auto ran = run_paired_test(device, options_, known_s0, coin, label, sink, progress_);
     if (!ran) {
       (void)log.abandon_test(test);
-      throw std::runtime_error(ran.error().message);
+      fail_with(ran.error());
     }
     verdict = std::move(ran.value());
   } catch (const targets::DeviceStopped&) {
@@ -112,8 +112,7 @@ AcceptanceResult AcceptanceTest::run(const trees::Node& head,
   result.seconds = elapsed();
   add_device_seconds(tree_.workspace(), name, result.seconds, "other", device.accounting());
   decision.device_seconds = total_device_seconds(tree_.workspace());
-  if (auto finished = log.finish_test(test, decision); !finished)
-    throw std::runtime_error("finish test: " + finished.error().message);
+  value_or_fail(log.finish_test(test, decision), "finish test");
   result.outcome = verdict.record.outcome;
   result.test_id = test;
   result.pairs = static_cast<int>(verdict.record.d.size());

@@ -47,8 +47,8 @@ class AcceptanceTest {
 
   // Tests `candidate` against `head` (the tree's head when called). Throws
   // targets::DeviceStopped from the device, after deleting the unfinished test (nothing measured
-  // after a stop counts); std::runtime_error when the paired device cannot start or the decision
-  // cannot be stored.
+  // after a stop counts); a Failure (common/result.h) with the error's code when the paired device
+  // cannot start or the decision cannot be stored.
   AcceptanceResult run(const trees::Node& head, const targets::Artifact& head_artifact,
                        const trees::Node& candidate, const targets::Artifact& candidate_artifact);
   // Where the test stands, told while it runs (run_paired_test's `progress`).

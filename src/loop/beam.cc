@@ -30,4 +30,20 @@ std::vector<trees::Node> beam_runners_up(store::Workspace& ws, const trees::Desi
   return out;
 }
 
+std::vector<trees::Node> parents_in_turn(const std::vector<trees::Node>& beam, int rounds_before) {
+  const trees::Node& head = beam.front();
+  const trees::Node& turn = beam[static_cast<size_t>(std::max(0, rounds_before)) % beam.size()];
+  if (turn.id == head.id) return {head};
+  return {turn, head};
+}
+
+std::vector<trees::Node> beam_parents(store::Workspace& ws, const trees::DesignTree& tree,
+                                      int beam_size, int rounds_before) {
+  const trees::Node head = *tree.node(tree.head().node_id);
+  if (beam_size <= 1) return {head};
+  std::vector<trees::Node> beam{head};
+  for (auto& n : beam_runners_up(ws, tree, beam_size - 1)) beam.push_back(std::move(n));
+  return parents_in_turn(beam, rounds_before);
+}
+
 }  // namespace headway::loop

@@ -16,4 +16,15 @@ namespace headway::loop {
 std::vector<trees::Node> beam_runners_up(store::Workspace& ws, const trees::DesignTree& tree,
                                          int count);
 
+// The nodes a round's proposals vary, in the order asked, given the beam (`beam`: the head first,
+// then the runners-up) and the kernel's rounds before this one: the member whose turn it is (the
+// members take turns, round by round), then the head when that one is not the head. Requires a
+// non-empty beam.
+std::vector<trees::Node> parents_in_turn(const std::vector<trees::Node>& beam, int rounds_before);
+
+// The same read from the tree: the head alone with a beam of 1 or less, else the head and up to
+// beam_size - 1 runners-up (beam_runners_up) in turn.
+std::vector<trees::Node> beam_parents(store::Workspace& ws, const trees::DesignTree& tree,
+                                      int beam_size, int rounds_before);
+
 }  // namespace headway::loop

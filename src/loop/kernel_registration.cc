@@ -4,12 +4,19 @@
 
 #include <stdexcept>
 
+#include "common/result.h"
 #include "loop/kernel_floors.h"
 #include "loop/kernel_stopped.h"
 #include "trees/decision_log.h"
 #include "trees/race_log.h"
 
 namespace headway::loop {
+
+const KernelContract& kernel_or_fail(const std::string& name) {
+  const KernelContract* kernel = find_kernel(name);
+  if (!kernel) fail_with(not_found(fmt::format("unknown kernel '{}'", name)));
+  return *kernel;
+}
 
 std::optional<trees::DesignTree> register_kernel(store::Workspace& ws, targets::Target& target,
                                                  const KernelContract& kernel, const BuildFn& build,
@@ -32,8 +39,7 @@ std::optional<trees::DesignTree> register_kernel(store::Workspace& ws, targets::
   const double baseline = timing.median_seconds * 1e3;
   trees::KernelRecord record{name, target.name(), floor, baseline, ""};
   auto tree = trees::DesignTree::create(ws, record, source, nlohmann::json::object(), baseline);
-  if (!tree) throw std::runtime_error("register kernel: " + tree.error().message);
-  return std::move(tree).value();
+  return value_or_fail(std::move(tree), "register kernel");
 }
 
 void discard_unfinished_decisions(trees::DesignTree& tree) {

@@ -12,6 +12,10 @@
 
 namespace headway::loop {
 
+// The kernel of that name known to this process (kernels/contract.h, find_kernel); throws a
+// Failure (not found) when there is none.
+const KernelContract& kernel_or_fail(const std::string& name);
+
 // Builds a source on the run's target (the loop serializes builds).
 using BuildFn = std::function<targets::BuildOutcome(const std::string& source)>;
 
@@ -19,8 +23,8 @@ using BuildFn = std::function<targets::BuildOutcome(const std::string& source)>;
 // chip facts (measured first when missing: loop/kernel_floors.h) and its baseline source built
 // with `build` and timed with `baseline_readings` readings. Returns the new tree, or nullopt when
 // the kernel was registered before. Throws KernelStopped (loop/kernel_stopped.h) when the
-// baseline does not build or fails its timing, and std::runtime_error when the tree cannot be
-// stored.
+// baseline does not build or fails its timing, and a Failure (common/result.h) with the store's
+// code when the tree cannot be stored.
 std::optional<trees::DesignTree> register_kernel(store::Workspace& ws, targets::Target& target,
                                                  const KernelContract& kernel, const BuildFn& build,
                                                  int baseline_readings);

@@ -92,9 +92,12 @@ struct OptimizeSummary {
 // request, the spent budget or a stopped device lets the rounds in flight end at their next
 // candidate (a race or test under way finishes) before the loop pauses or ends. A
 // targets::DeviceStopped from the target ends the run (summary.device_stopped); an acceptance test
-// it interrupted is discarded. Throws std::runtime_error for environment failures (no compiler,
-// database errors), when options.target is null, and when another process holds the workspace's
-// workspace lock.
+// it interrupted is discarded. Throws a Failure (common/result.h) whose code says what failed:
+// invalid input when options.target is null, not found for a kernel this process does not know,
+// environment when the target's toolchain is not found (at start, or the workspace's new one
+// after a pause), conflict when another process holds the workspace's workspace lock, and the
+// store's code (database) when the workspace cannot be opened or written; store::StoreError for
+// a database statement that fails.
 OptimizeSummary optimize(store::Workspace& ws, Proposer& proposer, const OptimizeOptions& options,
                          const std::function<void(const Progress&)>& on_progress);
 

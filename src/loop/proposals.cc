@@ -1,7 +1,8 @@
 #include "loop/proposals.h"
 
 #include <algorithm>
-#include <stdexcept>
+
+#include "common/result.h"
 
 namespace headway::loop {
 
@@ -50,10 +51,9 @@ std::vector<Node> add_proposals(trees::DesignTree& tree, Proposer& proposer,
         n.parent_id = parent->id;
       }
     }
-    auto added = tree.add(n);
-    if (!added) throw std::runtime_error("add node: " + added.error().message);
-    if (p.agent_call) proposer.proposed(added->node.id, *p.agent_call, added->duplicate);
-    if (!added->duplicate) added_nodes.push_back(added->node);
+    const auto added = value_or_fail(tree.add(n), "add node");
+    if (p.agent_call) proposer.proposed(added.node.id, *p.agent_call, added.duplicate);
+    if (!added.duplicate) added_nodes.push_back(added.node);
   }
   return added_nodes;
 }

@@ -19,7 +19,7 @@ std::vector<trees::Node> proposed_nodes(trees::DesignTree& tree);
 // Stores proposals as nodes of `tree` (a variant of the node whose source is its parent_source,
 // when there is one; else a design) and tells `proposer` of each (Proposer::proposed) when it
 // came from an agent call. Returns the nodes that are new (not duplicates), in order. Throws
-// std::runtime_error when a node cannot be stored.
+// a Failure (common/result.h) with the store's code when a node cannot be stored.
 std::vector<trees::Node> add_proposals(trees::DesignTree& tree, Proposer& proposer,
                                        const std::vector<Proposal>& proposals);
 

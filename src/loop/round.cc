@@ -6,8 +6,10 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "common/result.h"
 #include "loop/acceptance.h"
 #include "loop/device_time.h"
+#include "loop/kernel_registration.h"
 #include "loop/race.h"
 #include "loop/screen_calibration.h"
 
@@ -17,12 +19,6 @@ namespace {
 
 using trees::Node;
 using trees::NodeStatus;
-
-const KernelContract& kernel_named(const std::string& name) {
-  const KernelContract* kernel = find_kernel(name);
-  if (!kernel) throw std::runtime_error(fmt::format("unknown kernel '{}'", name));
-  return *kernel;
-}
 
 }  // namespace
 
@@ -34,8 +30,8 @@ targets::BuildOutcome SerialBuilds::build(const std::string& source) {
 targets::Artifact SerialBuilds::artifact_of(const std::string& kernel, const std::string& source) {
   const auto built = build(source);
   if (!built.built()) {
-    throw std::runtime_error(fmt::format("{}: a source that built before no longer builds: {}",
-                                         kernel, built.diagnostics));
+    fail_with(environment_error(fmt::format("{}: a source that built before no longer builds: {}",
+                                            kernel, built.diagnostics)));
   }
   return built.artifact;
 }
@@ -47,7 +43,7 @@ Round::Round(store::Workspace& ws, SerialBuilds& builds, trees::DesignTree& tree
       tree_(tree),
       options_(options),
       events_(events),
-      kernel_(kernel_named(tree.kernel())) {}
+      kernel_(kernel_or_fail(tree.kernel())) {}
 
 RoundCounts Round::run(const std::vector<Node>& pending) {
   const Node head = *tree_.node(tree_.head().node_id);
@@ -155,9 +151,7 @@ std::optional<size_t> Round::race(const Node& head, const std::vector<Survivor>&
   if (head_artifact) head_entrant = RaceEntrant{head.id, *head_artifact};
   Race race(builds_.target, kernel_, tree_,
             {options_.race_initial_readings, options_.race_budget, run_seeded(1, options_.seed)});
-  auto raced = race.run(entrants, head_entrant);
-  if (!raced) throw std::runtime_error(raced.error().message);
-  const RaceResult& r = raced.value();
+  const RaceResult r = value_or_fail(race.run(entrants, head_entrant));
   for (size_t i = 0; i < survivors.size(); ++i) {
     if (r.cheated[i]) disqualify(survivors[i].node, *r.cheated[i]);
     if (!r.head_median || !survivors[i].predicted_pct || r.cheated[i] ||

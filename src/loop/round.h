@@ -48,7 +48,7 @@ struct SerialBuilds {
   std::filesystem::path cache;
   std::mutex& mutex;
   targets::BuildOutcome build(const std::string& source);
-  // The artifact of a source that built before; throws std::runtime_error when it does not.
+  // The artifact of a source that built before; throws a Failure (environment) when it does not.
   targets::Artifact artifact_of(const std::string& kernel, const std::string& source);
 };
 
@@ -60,7 +60,7 @@ class Round {
 
   // Decides `pending`, proposed nodes of the tree, against the head of the moment. Throws
   // targets::DeviceStopped from the device (what it interrupted is discarded), KernelStopped when
-  // the baseline, as head, fails under timing, and std::runtime_error for environment failures.
+  // the baseline, as head, fails under timing, and a Failure (common/result.h) for other failures.
   RoundCounts run(const std::vector<trees::Node>& pending);
 
  private:

@@ -51,7 +51,7 @@ std::optional<RunRecord> running_optimize(store::Workspace& ws);
 class RunRecorder {
  public:
   // Writes the record of this process (replacing any, stale or not: the caller holds the
-  // workspace lock). Throws std::runtime_error on database errors.
+  // workspace lock). Throws store::StoreError on database errors.
   RunRecorder(store::Workspace& ws, double budget_s);
   RunRecorder(const RunRecorder&) = delete;
   RunRecorder& operator=(const RunRecorder&) = delete;

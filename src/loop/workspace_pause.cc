@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/file_io.h"
+#include "common/result.h"
 #include "store/transaction.h"
 
 namespace headway::loop {
@@ -60,7 +61,7 @@ std::optional<WorkspaceLock> WorkspaceLock::try_acquire(const std::filesystem::p
   const std::string path = workspace_lock_path(workspace_root).string();
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) {
-    throw std::runtime_error(fmt::format("cannot open {}: {}", path, std::strerror(errno)));
+    fail_with(environment_error(fmt::format("cannot open {}: {}", path, std::strerror(errno))));
   }
   int rc;
   do {
@@ -70,7 +71,7 @@ std::optional<WorkspaceLock> WorkspaceLock::try_acquire(const std::filesystem::p
     const int err = errno;
     ::close(fd);
     if (err == EWOULDBLOCK) return std::nullopt;
-    throw std::runtime_error(fmt::format("cannot lock {}: {}", path, std::strerror(err)));
+    fail_with(environment_error(fmt::format("cannot lock {}: {}", path, std::strerror(err))));
   }
   const std::string who = fmt::format("{} {}\n", ::getpid(), role);
   // The holder line is only for messages: a failure to write it does not matter.
@@ -180,7 +181,7 @@ std::optional<double> PausableLock::enter() {
     lock_ = std::move(lock);
     return std::nullopt;
   }
-  throw std::runtime_error(busy_message(ws_.root()));
+  fail_with(conflict(busy_message(ws_.root())));
 }
 
 bool PausableLock::pause_requested() {
@@ -211,8 +212,8 @@ double PausableLock::wait_paused(const PauseRequest& request) {
     }
     // Another pauser may have written its request and taken the lock in between.
     if (pause_requested()) continue;
-    throw std::runtime_error(
-        fmt::format("while this optimize was paused, {}", busy_message(ws_.root())));
+    fail_with(
+        conflict(fmt::format("while this optimize was paused, {}", busy_message(ws_.root()))));
   }
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   if (on_event_) on_event_({Event::Kind::kResumed, request, seconds});
@@ -254,7 +255,7 @@ Result<WorkspacePause> WorkspacePause::acquire(
     std::optional<WorkspaceLock> lock;
     try {
       lock = WorkspaceLock::try_acquire(ws.root(), role);
-    } catch (const std::runtime_error& e) {
+    } catch (const Failure& e) {
       clear_pause_request(ws, mine);
       return conflict(e.what());
     }

@@ -61,7 +61,7 @@ struct LockHolder {
 class WorkspaceLock {
  public:
   // The lock, with this process written as holder in `role`; nullopt when another open file
-  // description holds it. Throws std::runtime_error when the file cannot be opened.
+  // description holds it. Throws a Failure (environment) when the file cannot be opened.
   static std::optional<WorkspaceLock> try_acquire(const std::filesystem::path& workspace_root,
                                                   std::string_view role);
   // What the lock file says; nullopt when it is missing or empty.
@@ -113,14 +113,14 @@ class PausableLock {
                std::chrono::milliseconds poll = std::chrono::milliseconds(250));
 
   // Takes the lock (see the protocol). Returns the seconds it waited paused when a pause was
-  // under way at start, nullopt when it took the lock at once. Throws std::runtime_error naming
-  // the holder when another process holds the lock without a live request.
+  // under way at start, nullopt when it took the lock at once. Throws a Failure (conflict)
+  // naming the holder when another process holds the lock without a live request.
   std::optional<double> enter();
   // True when a live request is waiting; a stale one is cleared (and reported) here.
   bool pause_requested();
   // When a live request is waiting: pauses as the protocol says and returns the seconds paused;
-  // nullopt (doing nothing) otherwise. Requires enter(). Throws std::runtime_error when another
-  // process took the lock meanwhile.
+  // nullopt (doing nothing) otherwise. Requires enter(). Throws a Failure (conflict) when
+  // another process took the lock meanwhile.
   std::optional<double> pause_if_requested();
 
  private:
