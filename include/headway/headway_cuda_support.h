@@ -288,7 +288,27 @@ static __device__ __forceinline__ bool hw_last_block(unsigned* counter, unsigned
   return true;
 }
 
-/* ---- RMSNorm of a vector held in slices ---- */
+/* ---- RMSNorm ---- */
+
+/* out[j] = bf16(x[j] * inv * weight[j]) as f32 for j < HW_H, inv = 1 / sqrtf(mean(x^2) + HW_EPS),
+ * by one block of NT threads (blockDim.x == NT): thread t sums the squares of elements t, t + NT,
+ * ... in that order, then hw_block_sum. red as for hw_block_sum; synchronizes. */
+template <int NT>
+static __device__ __forceinline__ void hw_rms_norm_to_f32(const hw_bf16* x, const hw_bf16* weight,
+                                                          float* out, float* red) {
+  float ss = 0.0f;
+  for (int j = threadIdx.x; j < HW_H; j += blockDim.x) {
+    const float v = hw_bf16_to_float(x[j]);
+    ss += v * v;
+  }
+  const float inv = 1.0f / sqrtf(hw_block_sum<NT / 32>(ss, red) / (float)HW_H + HW_EPS);
+  for (int j = threadIdx.x; j < HW_H; j += blockDim.x) {
+    const float v = hw_bf16_to_float(x[j]);
+    out[j] = hw_round_bf16(v * inv * hw_bf16_to_float(weight[j]));
+  }
+}
+
+/* RMSNorm of a vector held in slices. */
 
 /* Thread t (blockDim.x == 32 * NWARPS) holds elements [N t, N t + N) of x (HW_H bf16 values,
  * 16-byte aligned; threads at or past HW_H / N hold none): xs[k] = bf16(x * inv * weight) * 2^64

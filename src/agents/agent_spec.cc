@@ -21,8 +21,9 @@ std::unique_ptr<Agent> make_inner(const std::string& kind, const std::string& re
         fmt::format("--agent-base-url is for openai: and anthropic: agents, not {}:", kind));
   }
   if (http) {
-    ProviderOptions p = kind == "openai" ? openai_options_from_env(rest, options.base_url)
-                                         : anthropic_options_from_env(rest, options.base_url);
+    ProviderOptions p = options_from_env(
+        kind == "openai" ? OpenAiProvider::kIdentity : AnthropicProvider::kIdentity, rest,
+        options.base_url);
     if (options.timeout_seconds > 0) p.timeout = Seconds(options.timeout_seconds);
     if (kind == "openai") return std::make_unique<OpenAiProvider>(std::move(p));
     return std::make_unique<AnthropicProvider>(std::move(p));

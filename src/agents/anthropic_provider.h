@@ -3,33 +3,23 @@
 // map as http_provider.h says; Anthropic's 529 (overloaded) is retried like any 5xx.
 #include <string>
 
-#include "agents/agent.h"
 #include "agents/http_provider.h"
 
 namespace headway::agents {
 
-class AnthropicProvider : public Agent {
+class AnthropicProvider : public HttpChatProvider {
  public:
-  static constexpr const char* kDefaultBaseUrl = "https://api.anthropic.com/v1";
-  static constexpr const char* kKeyEnv = "ANTHROPIC_API_KEY";
+  static constexpr ProviderIdentity kIdentity{"anthropic", "ANTHROPIC_API_KEY",
+                                              "https://api.anthropic.com/v1"};
   static constexpr const char* kApiVersion = "2023-06-01";
 
   // Sends `x-api-key: <api_key>` only where options.api_key is not empty.
   explicit AnthropicProvider(ProviderOptions options);
 
-  std::string provider() const override { return "anthropic"; }
-  std::string model() const override { return options_.model; }
   // The request's system prompt (where not empty) as `system` and the prompt as the one user
   // message; request.files are not sent. The reply's text is the concatenated text blocks of
   // content[], truncated where stop_reason is "max_tokens".
   AgentReply complete(const AgentRequest& request) override;
-
- private:
-  ProviderOptions options_;
 };
-
-// Options for `model` at `base_url` (empty: kDefaultBaseUrl) with the key from
-// $ANTHROPIC_API_KEY (none where unset) and the default timeout and retries.
-ProviderOptions anthropic_options_from_env(std::string model, std::string base_url = "");
 
 }  // namespace headway::agents

@@ -4,7 +4,6 @@
 
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <optional>
 
 #include "agents/provider_test_support.h"
 #include "agents/test_http_server.h"
@@ -13,36 +12,28 @@ namespace headway::agents {
 namespace {
 
 using nlohmann::json;
-using testing::fast_options;
-using testing::RecordedWaits;
-using testing::ScopedEnv;
+using testing::answer_json;
 using testing::TestHttpServer;
 
 constexpr const char* kPath = "/v1/messages";
 
-void answer(httplib::Response& response, const json& body) {
-  response.status = 200;
-  response.set_content(body.dump(), "application/json");
-}
-
 AnthropicProvider provider(const TestHttpServer& server, const std::string& key = "sk-ant") {
-  return AnthropicProvider(
-      fast_options(server.base_url(), "claude-test", key, std::make_shared<RecordedWaits>()));
+  return testing::provider_at<AnthropicProvider>(server, "claude-test", key);
 }
 
 TEST(AnthropicProvider, SendsModelSystemMessagesAndMaxTokensAndParsesTheReply) {
   TestHttpServer server(kPath, [](int, const httplib::Request&, httplib::Response& response) {
-    answer(response,
-           {{"id", "msg_1"},
-            {"type", "message"},
-            {"model", "claude-test-20250101"},
-            {"content",
-             {{{"type", "thinking"}, {"thinking", "hmm"}},
-              {{"type", "text"}, {"text", "first "}},
-              {{"type", "tool_use"}, {"id", "t"}, {"name", "x"}, {"input", json::object()}},
-              {{"type", "text"}, {"text", "second"}}}},
-            {"stop_reason", "end_turn"},
-            {"usage", {{"input_tokens", 21}, {"output_tokens", 8}}}});
+    answer_json(response,
+                {{"id", "msg_1"},
+                 {"type", "message"},
+                 {"model", "claude-test-20250101"},
+                 {"content",
+                  {{{"type", "thinking"}, {"thinking", "hmm"}},
+                   {{"type", "text"}, {"text", "first "}},
+                   {{"type", "tool_use"}, {"id", "t"}, {"name", "x"}, {"input", json::object()}},
+                   {{"type", "text"}, {"text", "second"}}}},
+                 {"stop_reason", "end_turn"},
+                 {"usage", {{"input_tokens", 21}, {"output_tokens", 8}}}});
   });
   AnthropicProvider agent = provider(server);
   EXPECT_EQ(agent.provider(), "anthropic");
@@ -74,7 +65,7 @@ TEST(AnthropicProvider, SendsModelSystemMessagesAndMaxTokensAndParsesTheReply) {
 
 TEST(AnthropicProvider, WithoutASystemPromptOrKeySendsNeither) {
   TestHttpServer server(kPath, [](int, const httplib::Request&, httplib::Response& response) {
-    answer(response, {{"content", json::array()}});
+    answer_json(response, {{"content", json::array()}});
   });
   AgentRequest request;
   request.prompt = "hi";
@@ -90,8 +81,8 @@ TEST(AnthropicProvider, WithoutASystemPromptOrKeySendsNeither) {
 
 TEST(AnthropicProvider, StopReasonMaxTokensIsTruncated) {
   TestHttpServer server(kPath, [](int, const httplib::Request&, httplib::Response& response) {
-    answer(response,
-           {{"content", {{{"type", "text"}, {"text", "half"}}}}, {"stop_reason", "max_tokens"}});
+    answer_json(response, {{"content", {{{"type", "text"}, {"text", "half"}}}},
+                           {"stop_reason", "max_tokens"}});
   });
   const AgentReply reply = provider(server).complete(AgentRequest{});
   EXPECT_EQ(reply.text, "half");
@@ -105,7 +96,7 @@ TEST(AnthropicProvider, OverloadedIsRetried) {
       response.set_content(R"({"type":"error","error":{"type":"overloaded_error"}})",
                            "application/json");
     } else {
-      answer(response, {{"content", {{{"type", "text"}, {"text", "ok"}}}}});
+      answer_json(response, {{"content", {{{"type", "text"}, {"text", "ok"}}}}});
     }
   });
   const AgentReply reply = provider(server).complete(AgentRequest{});
@@ -114,29 +105,15 @@ TEST(AnthropicProvider, OverloadedIsRetried) {
 }
 
 TEST(AnthropicProvider, ContentThatIsNotBlocksIsMalformed) {
-  for (const char* body : {R"({"content":"text"})", R"({"content":[1]})",
-                           R"({"content":[{"type":"text"}]})", R"({"completion":"old API"})"}) {
-    TestHttpServer server(kPath, [&](int, const httplib::Request&, httplib::Response& response) {
-      response.set_content(body, "application/json");
-    });
-    try {
-      provider(server).complete(AgentRequest{});
-      ADD_FAILURE() << "no error for " << body;
-    } catch (const AgentError& e) {
-      EXPECT_EQ(e.kind(), AgentError::Kind::kMalformed) << body;
-    }
-  }
+  testing::expect_each_malformed(
+      kPath,
+      {R"({"content":"text"})", R"({"content":[1]})", R"({"content":[{"type":"text"}]})",
+       R"({"completion":"old API"})"},
+      [](const TestHttpServer& server) { return provider(server); });
 }
 
-TEST(AnthropicProvider, OptionsFromTheEnvironmentReadTheKey) {
-  std::optional<ScopedEnv> env;
-  env.emplace("ANTHROPIC_API_KEY", "sk-ant-from-env");
-  ProviderOptions options = anthropic_options_from_env("claude-x");
-  EXPECT_EQ(options.api_key, "sk-ant-from-env");
-  EXPECT_EQ(options.model, "claude-x");
-  EXPECT_EQ(options.base_url, "");
-  env.emplace("ANTHROPIC_API_KEY", nullptr);
-  EXPECT_EQ(anthropic_options_from_env("claude-x").api_key, "");
+TEST(AnthropicProvider, ItsKeyComesFromAnthropicApiKey) {
+  EXPECT_STREQ(AnthropicProvider::kIdentity.key_env, "ANTHROPIC_API_KEY");
 }
 
 }  // namespace

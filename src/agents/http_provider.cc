@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <utility>
 
 #include "common/ascii.h"
 
@@ -163,6 +164,55 @@ ProviderPost post_with_retries(const ProviderIdentity& who, const ProviderOption
                    redact(fmt::format("{}: gave up after {} attempt{}; the last: {}", who.provider,
                                       attempts, attempts == 1 ? "" : "s", last_failure),
                           options.api_key));
+}
+
+ProviderOptions options_from_env(const ProviderIdentity& who, std::string model,
+                                 std::string base_url) {
+  ProviderOptions options;
+  options.model = std::move(model);
+  options.base_url = std::move(base_url);
+  options.api_key = env_or_empty(who.key_env);
+  return options;
+}
+
+HttpChatProvider::HttpChatProvider(ProviderIdentity who, ProviderOptions options)
+    : options_(std::move(options)), who_(who) {}
+
+std::string HttpChatProvider::url_of(const std::string& path) const {
+  return endpoint(options_.base_url, who_.default_base_url, path);
+}
+
+ProviderPost HttpChatProvider::post(const std::string& url, const std::vector<std::string>& headers,
+                                    const std::string& body) const {
+  return post_with_retries(who_, options_, url, headers, body);
+}
+
+AgentError HttpChatProvider::malformed(const std::string& url, const ProviderPost& post,
+                                       const std::string& why) const {
+  return malformed_reply(who_, options_, url, post.response, why);
+}
+
+nlohmann::json HttpChatProvider::reply_object(const std::string& url,
+                                              const ProviderPost& post) const {
+  auto json = nlohmann::json::parse(post.response.body, nullptr, false);
+  if (json.is_discarded() || !json.is_object()) throw malformed(url, post, "not a JSON object");
+  return json;
+}
+
+void HttpChatProvider::read_common(const nlohmann::json& body, const char* input_field,
+                                   const char* output_field, const ProviderPost& post,
+                                   std::chrono::steady_clock::time_point start,
+                                   AgentReply* reply) const {
+  const auto model = body.find("model");
+  reply->model =
+      model != body.end() && model->is_string() ? model->get<std::string>() : options_.model;
+  if (const auto usage = body.find("usage"); usage != body.end() && usage->is_object()) {
+    reply->input_tokens = usage->value(input_field, int64_t{0});
+    reply->output_tokens = usage->value(output_field, int64_t{0});
+  }
+  reply->attempts = post.attempts;
+  reply->latency_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 }  // namespace headway::agents

@@ -1,12 +1,15 @@
 #pragma once
 // What the HTTP chat providers (openai_provider.h, anthropic_provider.h) share: their options,
-// the POST with retries, and the mapping of HTTP failures to AgentError kinds.
+// the POST with retries, the mapping of HTTP failures to AgentError kinds, and the base class
+// that reads the parts of a reply every protocol has.
 //
 // Mapping: 401/403 → kAuth, 404 or an error whose type/code says the model is unknown →
 // kUnknownModel, any other status outside 2xx that is not retried → kBadRequest; all at once,
 // without retries. 429, 5xx and connection failures are retried under the RetryPolicy and end
 // in kTransient, timeouts likewise end in kTimeout (when the last attempt timed out). Messages
 // quote the provider's own error message (shortened) and never contain the API key.
+#include <chrono>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
@@ -24,10 +27,12 @@ struct ProviderOptions {
   RetryPolicy retry;
 };
 
-// Who is calling, for messages: the provider's name and the variable its key comes from.
+// Who is calling: the provider's name (for messages), the variable its key comes from and the
+// base URL it calls where the options name none.
 struct ProviderIdentity {
-  const char* provider;  // "openai"
-  const char* key_env;   // "OPENAI_API_KEY"
+  const char* provider;          // "openai"
+  const char* key_env;           // "OPENAI_API_KEY"
+  const char* default_base_url;  // "https://api.openai.com/v1"
 };
 
 struct ProviderPost {
@@ -50,6 +55,44 @@ AgentError malformed_reply(const ProviderIdentity& who, const ProviderOptions& o
 // `base_url` (default_base_url where empty) without trailing '/' followed by `path` ("/...").
 std::string endpoint(const std::string& base_url, const std::string& default_base_url,
                      const std::string& path);
+
+// Options for `model` at `base_url` (empty: who.default_base_url) with the key from the
+// environment variable who.key_env (none where unset) and the default timeout and retries.
+ProviderOptions options_from_env(const ProviderIdentity& who, std::string model,
+                                 std::string base_url = "");
+
+// An Agent that speaks one HTTP chat protocol. A provider builds its request and reads its
+// reply's text and truncation; this class names it, posts under its options and reads the rest.
+class HttpChatProvider : public Agent {
+ public:
+  std::string provider() const override { return who_.provider; }
+  std::string model() const override { return options_.model; }
+
+ protected:
+  HttpChatProvider(ProviderIdentity who, ProviderOptions options);
+
+  // endpoint(options.base_url, who.default_base_url, path).
+  std::string url_of(const std::string& path) const;
+  // post_with_retries under this provider's identity and options.
+  ProviderPost post(const std::string& url, const std::vector<std::string>& headers,
+                    const std::string& body) const;
+  // malformed_reply for this provider's `post` to `url`.
+  AgentError malformed(const std::string& url, const ProviderPost& post,
+                       const std::string& why) const;
+  // The post's body as a JSON object; throws malformed(...) where it is not one.
+  nlohmann::json reply_object(const std::string& url, const ProviderPost& post) const;
+  // Fills what every protocol's reply says the same way: the model (options.model where `body`
+  // names none), the token counts from body.usage[input_field] and body.usage[output_field] (0
+  // where absent), the post's attempts and the latency since `start`.
+  void read_common(const nlohmann::json& body, const char* input_field, const char* output_field,
+                   const ProviderPost& post, std::chrono::steady_clock::time_point start,
+                   AgentReply* reply) const;
+
+  const ProviderOptions options_;
+
+ private:
+  const ProviderIdentity who_;
+};
 
 // The environment variable's value, or "" where it is unset.
 std::string env_or_empty(const char* name);

@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -335,6 +336,21 @@ INSTANTIATE_TEST_SUITE_P(OpenAi, ChatProvider, ::testing::Values(openai()),
                          [](const auto& p) { return p.param.name; });
 INSTANTIATE_TEST_SUITE_P(Anthropic, ChatProvider, ::testing::Values(anthropic()),
                          [](const auto& p) { return p.param.name; });
+
+TEST(HttpProvider, OptionsFromTheEnvironmentReadTheKey) {
+  constexpr ProviderIdentity kWho{"test", "HEADWAY_TEST_PROVIDER_KEY", "https://x/v1"};
+  std::optional<testing::ScopedEnv> env;
+  env.emplace(kWho.key_env, "sk-from-env");
+  ProviderOptions options = options_from_env(kWho, "m-x", "http://127.0.0.1:1/v1");
+  EXPECT_EQ(options.api_key, "sk-from-env");
+  EXPECT_EQ(options.model, "m-x");
+  EXPECT_EQ(options.base_url, "http://127.0.0.1:1/v1");
+  EXPECT_EQ(options.timeout, Seconds(300.0));
+  EXPECT_EQ(options.retry.attempts, 5);
+  env.emplace(kWho.key_env, nullptr);
+  EXPECT_EQ(options_from_env(kWho, "m-x").api_key, "");
+  EXPECT_EQ(options_from_env(kWho, "m-x").base_url, "");
+}
 
 TEST(HttpProvider, RedactsEveryOccurrenceOfTheSecret) {
   EXPECT_EQ(redact("a sk-1 b sk-1", "sk-1"), "a [redacted] b [redacted]");

@@ -8,12 +8,6 @@
 
 namespace headway::agents {
 
-namespace {
-
-constexpr ProviderIdentity kOpenAi{"openai", OpenAiProvider::kKeyEnv};
-
-}  // namespace
-
 std::string token_limit_field(const std::string& base_url) {
   const bool openai = base_url.empty() || base_url.rfind("https://api.openai.com/", 0) == 0 ||
                       base_url == "https://api.openai.com";
@@ -21,20 +15,12 @@ std::string token_limit_field(const std::string& base_url) {
 }
 
 OpenAiProvider::OpenAiProvider(ProviderOptions options)
-    : options_(std::move(options)),
+    : HttpChatProvider(kIdentity, std::move(options)),
       completion_tokens_(token_limit_field(options_.base_url) == "max_completion_tokens") {}
-
-ProviderOptions openai_options_from_env(std::string model, std::string base_url) {
-  ProviderOptions options;
-  options.model = std::move(model);
-  options.base_url = std::move(base_url);
-  options.api_key = env_or_empty(OpenAiProvider::kKeyEnv);
-  return options;
-}
 
 AgentReply OpenAiProvider::complete(const AgentRequest& request) {
   const auto start = std::chrono::steady_clock::now();
-  const std::string url = endpoint(options_.base_url, kDefaultBaseUrl, "/chat/completions");
+  const std::string url = url_of("/chat/completions");
   nlohmann::json messages = nlohmann::json::array();
   if (!request.system.empty()) {
     messages.push_back({{"role", "system"}, {"content", request.system}});
@@ -51,9 +37,9 @@ AgentReply OpenAiProvider::complete(const AgentRequest& request) {
   const bool completion_tokens = completion_tokens_.load();
   const char* field = completion_tokens ? "max_completion_tokens" : "max_tokens";
   const char* other = completion_tokens ? "max_tokens" : "max_completion_tokens";
-  ProviderPost post;
+  ProviderPost sent;
   try {
-    post = post_with_retries(kOpenAi, options_, url, headers, body(field));
+    sent = post(url, headers, body(field));
   } catch (const AgentError& e) {
     if (e.kind() != AgentError::Kind::kBadRequest) throw;
     const std::string why = e.what();
@@ -61,14 +47,11 @@ AgentReply OpenAiProvider::complete(const AgentRequest& request) {
         why.find("max_completion_tokens") == std::string::npos) {
       throw;
     }
-    post = post_with_retries(kOpenAi, options_, url, headers, body(other));
+    sent = post(url, headers, body(other));
     completion_tokens_.store(!completion_tokens);
   }
-  const auto fail = [&](const std::string& why) {
-    return malformed_reply(kOpenAi, options_, url, post.response, why);
-  };
-  const auto json = nlohmann::json::parse(post.response.body, nullptr, false);
-  if (json.is_discarded() || !json.is_object()) throw fail("not a JSON object");
+  const auto fail = [&](const std::string& why) { return malformed(url, sent, why); };
+  const nlohmann::json json = reply_object(url, sent);
   const auto choices = json.find("choices");
   if (choices == json.end() || !choices->is_array() || choices->empty()) {
     throw fail("no choices");
@@ -85,17 +68,9 @@ AgentReply OpenAiProvider::complete(const AgentRequest& request) {
 
   AgentReply reply;
   if (content->is_string()) reply.text = content->get<std::string>();
-  reply.model = json.contains("model") && json["model"].is_string()
-                    ? json["model"].get<std::string>()
-                    : options_.model;
-  if (const auto usage = json.find("usage"); usage != json.end() && usage->is_object()) {
-    reply.input_tokens = usage->value("prompt_tokens", int64_t{0});
-    reply.output_tokens = usage->value("completion_tokens", int64_t{0});
-  }
   const auto finish = choice.find("finish_reason");
   reply.truncated = finish != choice.end() && finish->is_string() && *finish == "length";
-  reply.attempts = post.attempts;
-  reply.latency_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  read_common(json, "prompt_tokens", "completion_tokens", sent, start, &reply);
   return reply;
 }
 

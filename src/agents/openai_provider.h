@@ -5,21 +5,18 @@
 #include <atomic>
 #include <string>
 
-#include "agents/agent.h"
 #include "agents/http_provider.h"
 
 namespace headway::agents {
 
-class OpenAiProvider : public Agent {
+class OpenAiProvider : public HttpChatProvider {
  public:
-  static constexpr const char* kDefaultBaseUrl = "https://api.openai.com/v1";
-  static constexpr const char* kKeyEnv = "OPENAI_API_KEY";
+  static constexpr ProviderIdentity kIdentity{"openai", "OPENAI_API_KEY",
+                                              "https://api.openai.com/v1"};
 
   // Sends `Authorization: Bearer <api_key>` only where options.api_key is not empty.
   explicit OpenAiProvider(ProviderOptions options);
 
-  std::string provider() const override { return "openai"; }
-  std::string model() const override { return options_.model; }
   // The request's system prompt (where not empty) and prompt as the system and user messages;
   // request.files are not sent. The reply's text is choices[0].message.content (a null content
   // reads as ""), truncated where finish_reason is "length".
@@ -31,7 +28,6 @@ class OpenAiProvider : public Agent {
   AgentReply complete(const AgentRequest& request) override;
 
  private:
-  ProviderOptions options_;
   std::atomic<bool> completion_tokens_;  // send "max_completion_tokens", not "max_tokens"
 };
 
@@ -39,9 +35,5 @@ class OpenAiProvider : public Agent {
 // for OpenAI's own API (empty: the default), which has deprecated "max_tokens"; "max_tokens",
 // which every compatible server knows, elsewhere.
 std::string token_limit_field(const std::string& base_url);
-
-// Options for `model` at `base_url` (empty: kDefaultBaseUrl) with the key from $OPENAI_API_KEY
-// (none where unset) and the default timeout and retries.
-ProviderOptions openai_options_from_env(std::string model, std::string base_url = "");
 
 }  // namespace headway::agents

@@ -4,7 +4,6 @@
 
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <optional>
 
 #include "agents/provider_test_support.h"
 #include "agents/test_http_server.h"
@@ -13,34 +12,28 @@ namespace headway::agents {
 namespace {
 
 using nlohmann::json;
+using testing::answer_json;
 using testing::fast_options;
 using testing::RecordedWaits;
-using testing::ScopedEnv;
 using testing::TestHttpServer;
 
 constexpr const char* kCompletionsPath = "/v1/chat/completions";
 
-void answer_completion(httplib::Response& response, const json& body) {
-  response.status = 200;
-  response.set_content(body.dump(), "application/json");
-}
-
 OpenAiProvider openai(const TestHttpServer& server, const std::string& key = "sk-openai") {
-  return OpenAiProvider(
-      fast_options(server.base_url(), "gpt-test", key, std::make_shared<RecordedWaits>()));
+  return testing::provider_at<OpenAiProvider>(server, "gpt-test", key);
 }
 
 TEST(OpenAiProvider, SendsModelMessagesAndMaxTokensAndParsesTheReply) {
-  TestHttpServer server(kCompletionsPath, [](int, const httplib::Request&,
-                                             httplib::Response& response) {
-    answer_completion(response, {{"id", "c1"},
-                                 {"model", "gpt-test-2025"},
-                                 {"choices",
-                                  {{{"index", 0},
-                                    {"message", {{"role", "assistant"}, {"content", "the answer"}}},
-                                    {"finish_reason", "stop"}}}},
-                                 {"usage", {{"prompt_tokens", 12}, {"completion_tokens", 34}}}});
-  });
+  TestHttpServer server(
+      kCompletionsPath, [](int, const httplib::Request&, httplib::Response& response) {
+        answer_json(response, {{"id", "c1"},
+                               {"model", "gpt-test-2025"},
+                               {"choices",
+                                {{{"index", 0},
+                                  {"message", {{"role", "assistant"}, {"content", "the answer"}}},
+                                  {"finish_reason", "stop"}}}},
+                               {"usage", {{"prompt_tokens", 12}, {"completion_tokens", 34}}}});
+      });
   OpenAiProvider agent = openai(server);
   EXPECT_EQ(agent.provider(), "openai");
   EXPECT_EQ(agent.model(), "gpt-test");
@@ -90,7 +83,7 @@ TEST(OpenAiProvider, AModelThatRefusesMaxTokensGetsMaxCompletionTokensFromThenOn
           response.set_content(kUseCompletionTokens, "application/json");
           return;
         }
-        answer_completion(response, {{"choices", {{{"message", {{"content", "ok"}}}}}}});
+        answer_json(response, {{"choices", {{{"message", {{"content", "ok"}}}}}}});
       });
   OpenAiProvider agent = openai(server);
   AgentRequest request;
@@ -147,7 +140,7 @@ TEST(OpenAiProvider, WhenBothFieldsAreRefusedTheSecondErrorIsTheCallsAndNothingI
 TEST(OpenAiProvider, WithoutASystemPromptOrKeySendsOnlyTheUserMessage) {
   TestHttpServer server(
       kCompletionsPath, [](int, const httplib::Request&, httplib::Response& response) {
-        answer_completion(response, {{"choices", {{{"message", {{"content", "ok"}}}}}}});
+        answer_json(response, {{"choices", {{{"message", {{"content", "ok"}}}}}}});
       });
   AgentRequest request;
   request.prompt = "hi";
@@ -165,7 +158,7 @@ TEST(OpenAiProvider, WithoutASystemPromptOrKeySendsOnlyTheUserMessage) {
 TEST(OpenAiProvider, FinishReasonLengthIsTruncated) {
   TestHttpServer server(kCompletionsPath, [](int, const httplib::Request&,
                                              httplib::Response& response) {
-    answer_completion(
+    answer_json(
         response,
         {{"choices", {{{"message", {{"content", "half an ans"}}}, {"finish_reason", "length"}}}}});
   });
@@ -177,7 +170,7 @@ TEST(OpenAiProvider, FinishReasonLengthIsTruncated) {
 TEST(OpenAiProvider, NullContentReadsAsEmptyText) {
   TestHttpServer server(
       kCompletionsPath, [](int, const httplib::Request&, httplib::Response& response) {
-        answer_completion(
+        answer_json(
             response,
             {{"choices", {{{"message", {{"content", nullptr}}}, {"finish_reason", "length"}}}}});
       });
@@ -187,43 +180,24 @@ TEST(OpenAiProvider, NullContentReadsAsEmptyText) {
 }
 
 TEST(OpenAiProvider, EmptyChoicesOrAMissingContentAreMalformed) {
-  for (const char* body : {R"({"choices":[]})", R"({"choices":[{"message":{"role":"x"}}]})",
-                           R"({"choices":[{"message":{"content":3}}]})", R"([1,2])"}) {
-    TestHttpServer server(kCompletionsPath,
-                          [&](int, const httplib::Request&, httplib::Response& response) {
-                            response.set_content(body, "application/json");
-                          });
-    try {
-      openai(server).complete(AgentRequest{});
-      ADD_FAILURE() << "no error for " << body;
-    } catch (const AgentError& e) {
-      EXPECT_EQ(e.kind(), AgentError::Kind::kMalformed) << body;
-    }
-  }
+  testing::expect_each_malformed(kCompletionsPath,
+                                 {R"({"choices":[]})", R"({"choices":[{"message":{"role":"x"}}]})",
+                                  R"({"choices":[{"message":{"content":3}}]})", R"([1,2])"},
+                                 [](const TestHttpServer& server) { return openai(server); });
 }
 
 TEST(OpenAiProvider, ABaseUrlWithATrailingSlashReachesTheSameEndpoint) {
   TestHttpServer server(
       kCompletionsPath, [](int, const httplib::Request&, httplib::Response& response) {
-        answer_completion(response, {{"choices", {{{"message", {{"content", "ok"}}}}}}});
+        answer_json(response, {{"choices", {{{"message", {{"content", "ok"}}}}}}});
       });
   ProviderOptions options =
       fast_options(server.base_url() + "/", "m", "", std::make_shared<RecordedWaits>());
   EXPECT_EQ(OpenAiProvider(options).complete(AgentRequest{}).text, "ok");
 }
 
-TEST(OpenAiProvider, OptionsFromTheEnvironmentReadTheKey) {
-  std::optional<ScopedEnv> env;
-  env.emplace("OPENAI_API_KEY", "sk-from-env");
-  ProviderOptions options = openai_options_from_env("gpt-x", "http://127.0.0.1:1/v1");
-  EXPECT_EQ(options.api_key, "sk-from-env");
-  EXPECT_EQ(options.model, "gpt-x");
-  EXPECT_EQ(options.base_url, "http://127.0.0.1:1/v1");
-  EXPECT_EQ(options.timeout, Seconds(300.0));
-  EXPECT_EQ(options.retry.attempts, 5);
-  env.emplace("OPENAI_API_KEY", nullptr);
-  EXPECT_EQ(openai_options_from_env("gpt-x").api_key, "");
-  EXPECT_EQ(openai_options_from_env("gpt-x").base_url, "");
+TEST(OpenAiProvider, ItsKeyComesFromOpenAiApiKey) {
+  EXPECT_STREQ(OpenAiProvider::kIdentity.key_env, "OPENAI_API_KEY");
 }
 
 }  // namespace

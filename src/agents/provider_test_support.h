@@ -1,8 +1,10 @@
 #pragma once
 // For tests of the HTTP providers: options that retry fast and record their waits instead of
-// sleeping, and environment variables set for one scope.
+// sleeping, environment variables set for one scope, and a check that replies are malformed.
+#include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <initializer_list>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "agents/http_provider.h"
+#include "agents/test_http_server.h"
 
 namespace headway::agents::testing {
 
@@ -59,6 +62,33 @@ inline ProviderOptions fast_options(const std::string& base_url, const std::stri
     waits->waits.push_back(wait);
   };
   return options;
+}
+
+// A `Provider` for `model` with the key `api_key` (none where empty) that calls `server` with
+// fast_options.
+template <typename Provider>
+Provider provider_at(const TestHttpServer& server, const std::string& model,
+                     const std::string& api_key) {
+  return Provider(
+      fast_options(server.base_url(), model, api_key, std::make_shared<RecordedWaits>()));
+}
+
+// Serves each of `bodies` at `path` with status 200 in turn and expects the provider that
+// `make(server)` returns to throw a kMalformed AgentError for it.
+template <typename Make>
+void expect_each_malformed(const std::string& path, std::initializer_list<const char*> bodies,
+                           Make make) {
+  for (const char* body : bodies) {
+    TestHttpServer server(path, [&](int, const httplib::Request&, httplib::Response& response) {
+      response.set_content(body, "application/json");
+    });
+    try {
+      make(server).complete(AgentRequest{});
+      ADD_FAILURE() << "no error for " << body;
+    } catch (const AgentError& e) {
+      EXPECT_EQ(e.kind(), AgentError::Kind::kMalformed) << body;
+    }
+  }
 }
 
 }  // namespace headway::agents::testing

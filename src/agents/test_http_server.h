@@ -31,6 +31,12 @@ struct ReceivedRequest {
   bool has_header(const std::string& name) const { return headers.count(name) > 0; }
 };
 
+// Answers with status 200 and `body` as JSON.
+inline void answer_json(httplib::Response& response, const nlohmann::json& body) {
+  response.status = 200;
+  response.set_content(body.dump(), "application/json");
+}
+
 // Answers POSTs to `path` with `handler` (which sees the request number, 1 for the first) from
 // a thread of its own; stopped and joined on destruction.
 class TestHttpServer {

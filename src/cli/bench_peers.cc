@@ -12,10 +12,10 @@
 #include "cli/cli_support.h"
 #include "cli/floor_facts.h"
 #include "cli/readings_view.h"
+#include "common/cache_sizes.h"
 #include "common/rng.h"
 #include "common/stats.h"
-#include "targets/cpu/peer_libraries.h"
-#include "targets/cpu/runner_host.h"
+#include "peers/peer_libraries.h"
 #include "targets/design_library.h"
 #include "targets/fact_names.h"
 #include "targets/floor_bracket.h"
@@ -40,7 +40,7 @@ struct PeersKernel {
   std::vector<targets::Artifact> artifacts;  // head candidates, the session's arms in order
   std::vector<PeersArm> arms;                // head candidates first, then the peers
   std::unique_ptr<targets::Session> session;
-  std::vector<std::unique_ptr<cpu::PeerRun>> peers;
+  std::vector<std::unique_ptr<peers::PeerRun>> peers;
   double floor_ms = 0.0;
 };
 
@@ -114,7 +114,7 @@ int run_bench_peers(const BenchPeersArgs& args) {
   auto target = target_or_throw(args.target, args.toolchain);
 
   const uint64_t seed = fresh_seed();
-  const uint64_t cold_bytes = 2 * cpu::last_level_cache_bytes();
+  const uint64_t cold_bytes = 2 * last_level_cache_bytes();
   std::vector<PeersKernel> kernels;
   for (const KernelContract* k : args.kernels) {
     PeersKernel pk;
@@ -125,16 +125,16 @@ int run_bench_peers(const BenchPeersArgs& args) {
   fmt::print(stderr, "bench: preparing the peers' weights ({} MiB of cold rotation each)\n",
              cold_bytes >> 20);
   for (auto& pk : kernels) {
-    const auto products = value_or_fail(cpu::kernel_matvecs(pk.kernel->name()));
+    const auto products = value_or_fail(peers::kernel_matvecs(pk.kernel->name()));
     pk.session = value_or_fail(target->start_session(*pk.kernel, pk.artifacts, seed),
                                fmt::format("{} session", pk.kernel->name()));
-    for (const cpu::PeerLibrary peer : cpu::all_peer_libraries()) {
-      auto run = value_or_fail(cpu::PeerRun::start(peer, products, cold_bytes, seed),
-                               std::string(cpu::peer_name(peer)));
-      pk.arms.push_back({std::string(cpu::peer_name(peer)),
+    for (const peers::PeerLibrary peer : peers::all_peer_libraries()) {
+      auto run = value_or_fail(peers::PeerRun::start(peer, products, cold_bytes, seed),
+                               std::string(peers::peer_name(peer)));
+      pk.arms.push_back({std::string(peers::peer_name(peer)),
                          "peer",
-                         std::string(cpu::peer_format(peer)),
-                         cpu::peer_bytes(peer, products),
+                         std::string(peers::peer_format(peer)),
+                         peers::peer_bytes(peer, products),
                          run->copies(),
                          {}});
       pk.peers.push_back(std::move(run));
@@ -142,7 +142,7 @@ int run_bench_peers(const BenchPeersArgs& args) {
   }
 
   // Every arm of every kernel in one rotation: a round takes one reading of each.
-  std::vector<cpu::InterleavedArm> arms;
+  std::vector<peers::InterleavedArm> arms;
   std::vector<std::pair<size_t, size_t>> where;  // arms[i] is kernels[first].arms[second]
   for (size_t ki = 0; ki < kernels.size(); ++ki) {
     PeersKernel& pk = kernels[ki];
@@ -154,7 +154,7 @@ int run_bench_peers(const BenchPeersArgs& args) {
         const int arm = static_cast<int>(ai);
         arms.push_back({name, [session, arm] { return session->reading(arm); }});
       } else {
-        cpu::PeerRun* run = pk.peers[ai - heads].get();
+        peers::PeerRun* run = pk.peers[ai - heads].get();
         arms.push_back({name, [run] { return run->reading(); }});
       }
       where.emplace_back(ki, ai);
@@ -166,7 +166,7 @@ int run_bench_peers(const BenchPeersArgs& args) {
   Result<std::vector<std::vector<double>>> readings = std::vector<std::vector<double>>{};
   targets::FloorBracket bracket(*target);
   const targets::BracketedFloor floor = value_or_fail(bracket.around(args.kernels, [&] {
-    readings = cpu::read_interleaved(arms, args.readings, 1);
+    readings = peers::read_interleaved(arms, args.readings, 1);
     return readings.ok();
   }));
   if (!readings) fail_with(readings.error());
@@ -182,7 +182,7 @@ int run_bench_peers(const BenchPeersArgs& args) {
     }
   }
 
-  const cpu::PeerRuntime rt = cpu::peer_runtime();
+  const peers::PeerRuntime rt = peers::peer_runtime();
   nlohmann::json out = {{"target", args.target},
                         {"toolchain", target->identity().id},
                         {"readings", args.readings},

@@ -1,7 +1,7 @@
 #pragma once
 // `headway bench --peers` (docs/PERFORMANCE.md, "Peer libraries"): each kernel's
 // matrix-vector products through the libraries a user would call instead (oneDNN's matmul with
-// bf16 and f32 weights, OpenBLAS's sgemv; targets/cpu/peer_libraries.h), interleaved in one run
+// bf16 and f32 weights, OpenBLAS's sgemv; peers/peer_libraries.h), interleaved in one run
 // with headway's heads, every arm as a ratio to its own bytes at the same read bandwidth.
 #include <string>
 #include <vector>

@@ -26,25 +26,47 @@ struct Source {
   std::vector<Include> includes;
 };
 
-// Part name -> layer (0 at the bottom).
-std::map<std::string, int> read_layers(const fs::path& layers_file) {
+struct Layers {
+  std::map<std::string, int> layer;         // part -> layer (0 at the bottom)
+  std::map<std::string, std::string> gate;  // part -> the one part above it that may include it
+};
+
+// src/LAYERS: a line of peers, bottom up, optionally ending in `: through GATE`.
+Layers read_layers(const fs::path& layers_file) {
   std::ifstream in(layers_file);
   if (!in) throw std::runtime_error("cannot read " + layers_file.string());
-  std::map<std::string, int> layers;
+  const auto fail = [&](const std::string& why) {
+    throw std::runtime_error(layers_file.string() + ": " + why);
+  };
+  Layers layers;
   int layer = 0;
   std::string line;
   while (std::getline(in, line)) {
     if (line.empty() || line[0] == '#') continue;
-    std::istringstream parts(line);
+    const auto colon = line.find(':');
+    std::string gate;
+    if (colon != std::string::npos) {
+      std::istringstream rest(line.substr(colon + 1));
+      std::string word, extra;
+      if (!(rest >> word >> gate) || word != "through" || (rest >> extra)) {
+        fail("a line ends in `: through PART`, not `" + line.substr(colon) + "`");
+      }
+    }
+    std::istringstream parts(line.substr(0, colon));
     std::string part;
     bool any = false;
     while (parts >> part) {
-      if (!layers.emplace(part, layer).second) {
-        throw std::runtime_error(layers_file.string() + ": part " + part + " is named twice");
-      }
+      if (!layers.layer.emplace(part, layer).second) fail("part " + part + " is named twice");
+      if (!gate.empty()) layers.gate[part] = gate;
       any = true;
     }
     if (any) ++layer;
+  }
+  for (const auto& [part, gate] : layers.gate) {
+    const auto it = layers.layer.find(gate);
+    if (it == layers.layer.end() || it->second <= layers.layer.at(part)) {
+      fail("part " + part + " is reached through " + gate + ", which is not a part above it");
+    }
   }
   return layers;
 }
@@ -69,9 +91,10 @@ std::string part_of(const std::string& path, const std::map<std::string, int>& l
   return slash == std::string::npos ? "" : in_src.substr(0, slash);
 }
 
-// Every `#include "..."` of `file` that resolves to a file of the tree, with its line.
+// Every `#include "..."` and `#include <...>` of `file` that resolves to a file of the tree, with
+// its line.
 std::vector<Include> includes_of(const fs::path& root, const std::string& file) {
-  static const std::regex kInclude(R"re(^\s*#\s*include\s*"([^"]+)")re");
+  static const std::regex kInclude(R"re(^\s*#\s*include\s*(?:"([^"]+)"|<([^>]+)>))re");
   std::vector<Include> out;
   std::ifstream in(root / file);
   std::string line;
@@ -79,9 +102,12 @@ std::vector<Include> includes_of(const fs::path& root, const std::string& file) 
     std::smatch m;
     if (line.find("include") == std::string::npos || !std::regex_search(line, m, kInclude))
       continue;
-    const std::string name = m[1].str();
+    const bool quoted = m[1].matched;
+    const std::string name = quoted ? m[1].str() : m[2].str();
     for (const fs::path& candidate :
          {fs::path("src") / name, fs::path(file).parent_path() / name}) {
+      // `<...>` is looked up on the include path (src/ is on it), never beside the file.
+      if (!quoted && candidate != fs::path("src") / name) continue;
       if (fs::is_regular_file(root / candidate)) {
         out.push_back({n, candidate.lexically_normal().generic_string()});
         break;
@@ -95,8 +121,10 @@ std::map<std::string, Source> read_sources(const fs::path& root, const std::stri
   std::map<std::string, Source> sources;
   if (!fs::is_directory(root / folder)) return sources;
   for (const auto& entry : fs::recursive_directory_iterator(root / folder)) {
-    const auto ext = entry.path().extension();
-    if (!entry.is_regular_file() || (ext != ".h" && ext != ".cc")) continue;
+    static const std::set<std::string> kSourceExtensions = {
+        ".h", ".hh", ".hpp", ".hxx", ".inc", ".ipp", ".c", ".cc", ".cpp", ".cxx", ".cu", ".cuh"};
+    if (!entry.is_regular_file() || !kSourceExtensions.contains(entry.path().extension().string()))
+      continue;
     const std::string file = fs::relative(entry.path(), root).generic_string();
     sources[file] = {is_test(file), includes_of(root, file)};
   }
@@ -135,7 +163,8 @@ std::vector<std::string> find_cycles(const std::map<std::string, Source>& source
 }  // namespace
 
 std::vector<std::string> find_layer_violations(const fs::path& source_root) {
-  const auto layers = read_layers(source_root / "src" / "LAYERS");
+  const Layers read = read_layers(source_root / "src" / "LAYERS");
+  const auto& layers = read.layer;
   const auto sources = read_sources(source_root, "src");
   // (file, line number, the violation's line), so that lines sort by number.
   std::vector<std::tuple<std::string, int, std::string>> found;
@@ -166,6 +195,12 @@ std::vector<std::string> find_layer_violations(const fs::path& source_root) {
       const int a = layers.at(from), b = layers.at(to);
       if (b > a) add(file, inc.line, "part " + from + " includes part " + to + " (upward)");
       if (b == a) add(file, inc.line, "part " + from + " includes part " + to + " (a peer)");
+      if (const auto gate = read.gate.find(to);
+          b < a && gate != read.gate.end() && from != gate->second) {
+        add(file, inc.line,
+            "part " + from + " includes part " + to + " (reached only through " + gate->second +
+                ")");
+      }
     }
   }
   for (const auto& [file, source] : read_sources(source_root, "include")) {

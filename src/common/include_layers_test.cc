@@ -107,6 +107,41 @@ TEST(IncludeLayers, APartBelongsToTheLongestDeclaredFolder) {
              "src/targets/side.h:1: part targets includes part targets/cpu (upward)"}));
 }
 
+TEST(IncludeLayers, AngledIncludesAndEveryCxxFileAreChecked) {
+  Tree t("common\nloop\n");
+  t.write("src/loop/l.h", "#pragma once\n");
+  t.write("src/common/a.h", "#include <vector>\n#include <loop/l.h>\n");
+  t.write("src/common/b.cpp", "#include \"loop/l.h\"\n");
+  t.write("src/common/c.inc", "#  include \"loop/l.h\"\n");
+  t.write("src/common/l.h", "#pragma once\n");
+  t.write("src/common/d.cc", "#include <l.h>\n");  // <...> is not looked up beside the file
+  t.write("src/common/notes.txt", "#include \"loop/l.h\"\n");
+  EXPECT_EQ(t.violations(), (Lines{"src/common/a.h:2: part common includes part loop (upward)",
+                                   "src/common/b.cpp:1: part common includes part loop (upward)",
+                                   "src/common/c.inc:1: part common includes part loop (upward)"}));
+}
+
+TEST(IncludeLayers, APartReachedThroughAGateIsIncludedOnlyByTheGate) {
+  Tree t(
+      "common\ntargets\ntargets/cpu targets/sim : through targets/registry\n"
+      "targets/registry\ncli\n");
+  t.write("src/targets/target.h", "#pragma once\n");
+  t.write("src/targets/cpu/cpu.h", "#include \"targets/target.h\"\n");
+  t.write("src/targets/cpu/cpu.cc", "#include \"targets/cpu/cpu.h\"\n");
+  t.write("src/targets/registry/registry.cc", "#include \"targets/cpu/cpu.h\"\n");
+  t.write("src/cli/verb.cc", "#include \"targets/target.h\"\n#include \"targets/cpu/cpu.h\"\n");
+  t.write("src/cli/verb_test.cc", "#include \"targets/cpu/cpu.h\"\n");
+  EXPECT_EQ(t.violations(),
+            Lines{"src/cli/verb.cc:2: part cli includes part targets/cpu (reached only through "
+                  "targets/registry)"});
+}
+
+TEST(IncludeLayers, AGateMustBeAPartAbove) {
+  EXPECT_THROW(Tree("common\nloop : through common\n").violations(), std::runtime_error);
+  EXPECT_THROW(Tree("common\nloop : through nowhere\n").violations(), std::runtime_error);
+  EXPECT_THROW(Tree("common : by loop\nloop\n").violations(), std::runtime_error);
+}
+
 TEST(IncludeLayers, TestsMayIncludeAnyPartButNoProductionFileIncludesATest) {
   Tree t("common\nstore\nloop\n");
   t.write("src/loop/l.h", "#pragma once\n");

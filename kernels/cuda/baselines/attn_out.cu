@@ -33,14 +33,7 @@ extern "C" __global__ void attn_rows(hw_attn_out_args a, unsigned char* scratch)
 
 extern "C" __global__ void attn_norm(hw_attn_out_args a, unsigned char* scratch) {
   __shared__ float red[32];
-  const float* y = (const float*)(scratch + Y_OFFSET);
-  float ss = 0.0f;
-  for (int i = threadIdx.x; i < HW_H; i += blockDim.x) ss += y[i] * y[i];
-  const float inv = 1.0f / sqrtf(hw_block_sum<NORM_THREADS / 32>(ss, red) / (float)HW_H + HW_EPS);
-  for (int i = threadIdx.x; i < HW_H; i += blockDim.x) {
-    const float normed = y[i] * inv * hw_bf16_to_float(a.post_attn_rms_weight[i]);
-    a.residual[i] = hw_float_to_bf16(hw_bf16_to_float(a.residual[i]) + normed);
-  }
+  hw_attn_out_finish<NORM_THREADS>(a, (const float*)(scratch + Y_OFFSET), red);
 }
 
 extern "C" __device__ const hw_cuda_plan hw_plan = {

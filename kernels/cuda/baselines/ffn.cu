@@ -35,17 +35,8 @@ static __device__ float dot_row_part(const uint8_t* codes, const uint8_t* block_
 
 extern "C" __global__ void ffn_x(hw_ffn_args a, unsigned char* scratch) {
   __shared__ float red[32];
-  float* x = (float*)(scratch + X_OFFSET);
-  float ss = 0.0f;
-  for (int j = threadIdx.x; j < HW_H; j += blockDim.x) {
-    const float v = hw_bf16_to_float(a.residual[j]);
-    ss += v * v;
-  }
-  const float inv = 1.0f / sqrtf(hw_block_sum<NORM_THREADS / 32>(ss, red) / (float)HW_H + HW_EPS);
-  for (int j = threadIdx.x; j < HW_H; j += blockDim.x) {
-    const float v = hw_bf16_to_float(a.residual[j]);
-    x[j] = hw_round_bf16(v * inv * hw_bf16_to_float(a.pre_ff_rms_weight[j]));
-  }
+  hw_rms_norm_to_f32<NORM_THREADS>(a.residual, a.pre_ff_rms_weight, (float*)(scratch + X_OFFSET),
+                                   red);
 }
 
 extern "C" __global__ void ffn_gate_up(hw_ffn_args a, unsigned char* scratch) {
@@ -88,15 +79,7 @@ extern "C" __global__ void ffn_down(hw_ffn_args a, unsigned char* scratch) {
 
 extern "C" __global__ void ffn_norm(hw_ffn_args a, unsigned char* scratch) {
   __shared__ float red[32];
-  const float* d = (const float*)(scratch + D_OFFSET);
-  float ss = 0.0f;
-  for (int i = threadIdx.x; i < HW_H; i += blockDim.x) ss += d[i] * d[i];
-  const float inv = 1.0f / sqrtf(hw_block_sum<NORM_THREADS / 32>(ss, red) / (float)HW_H + HW_EPS);
-  const float layer_scalar = hw_bf16_to_float(a.layer_scalar);
-  for (int i = threadIdx.x; i < HW_H; i += blockDim.x) {
-    const float normed = d[i] * inv * hw_bf16_to_float(a.post_ff_rms_weight[i]);
-    a.residual[i] = hw_float_to_bf16((hw_bf16_to_float(a.residual[i]) + normed) * layer_scalar);
-  }
+  hw_ffn_finish<NORM_THREADS>(a, (const float*)(scratch + D_OFFSET), red);
 }
 
 extern "C" __device__ const hw_cuda_plan hw_plan = {

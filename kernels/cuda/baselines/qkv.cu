@@ -19,17 +19,7 @@
 
 extern "C" __global__ void qkv_xn(hw_qkv_args a, unsigned char* scratch) {
   __shared__ float red[32];
-  float* xn = (float*)(scratch + XN_OFFSET);
-  float ss = 0.0f;
-  for (int j = threadIdx.x; j < HW_H; j += blockDim.x) {
-    const float v = hw_bf16_to_float(a.x[j]);
-    ss += v * v;
-  }
-  const float inv = 1.0f / sqrtf(hw_block_sum<NORM_THREADS / 32>(ss, red) / (float)HW_H + HW_EPS);
-  for (int j = threadIdx.x; j < HW_H; j += blockDim.x) {
-    const float v = hw_bf16_to_float(a.x[j]);
-    xn[j] = hw_round_bf16(v * inv * hw_bf16_to_float(a.input_rms_weight[j]));
-  }
+  hw_rms_norm_to_f32<NORM_THREADS>(a.x, a.input_rms_weight, (float*)(scratch + XN_OFFSET), red);
 }
 
 extern "C" __global__ void qkv_rows(hw_qkv_args a, unsigned char* scratch) {
@@ -47,13 +37,7 @@ extern "C" __global__ void qkv_rows(hw_qkv_args a, unsigned char* scratch) {
   const uint8_t* w;
   const hw_bf16* scale;
   int row;
-  if (r < HW_QS) {
-    w = a.q_weight, scale = a.q_scale, row = r;
-  } else if (r < HW_QS + HW_PS) {
-    w = a.k_weight, scale = a.k_scale, row = r - HW_QS;
-  } else {
-    w = a.v_weight, scale = a.v_scale, row = r - HW_QS - HW_PS;
-  }
+  hw_qkv_matrix(a, r, w, scale, row);
   const uint8_t* codes = w + (size_t)row * HW_H;
   float acc = 0.0f;
   for (int j = lane; j < HW_H; j += 32) acc += table[codes[j]] * xn[j];

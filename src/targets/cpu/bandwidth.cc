@@ -5,6 +5,7 @@
 #include <cstring>
 #include <thread>
 
+#include "common/cache_sizes.h"
 #include "common/shared_memory.h"
 #include "common/stats.h"
 #include "targets/cpu/parallel_readings.h"

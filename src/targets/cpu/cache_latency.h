@@ -34,14 +34,6 @@ struct InferOptions {
 std::vector<CacheLevel> infer_cache_levels(std::span<const LatencyPoint> curve,
                                            const InferOptions& options = {});
 
-// Data and unified cache sizes of cpu0 as the OS reports them, 0 where it reports none: sysfs
-// (/sys/devices/system/cpu/cpu0/cache/index*), else sysconf(_SC_LEVEL*_CACHE_SIZE).
-struct OsCacheSizes {
-  uint64_t l1d = 0, l2 = 0, l3 = 0;
-  std::string source;  // "sysfs", "sysconf" or "none"
-};
-OsCacheSizes os_cache_sizes();
-
 struct CacheLatencySweep {
   std::vector<LatencyPoint> curve;  // 4 KiB .. max_bytes, two sizes per octave (2^k, 1.5 x 2^k)
   std::vector<CacheLevel> levels;   // infer_cache_levels(curve)

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 
+#include "common/cache_sizes.h"
 #include "common/rng.h"
 
 namespace headway::cpu {

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <vector>
 
+#include "common/cache_sizes.h"
 #include "common/rng.h"
 #include "kernels/input_sets.h"
 #include "targets/cpu/runner_host.h"

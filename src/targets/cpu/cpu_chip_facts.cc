@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "common/cache_sizes.h"
 #include "targets/cpu/bandwidth.h"
 #include "targets/cpu/cache_latency.h"
 #include "targets/cpu/cold_inputs.h"

@@ -42,8 +42,8 @@ namespace headway::cpu {
 namespace {
 
 // Decoded e2m1 weights are value * 2^-126 and activations are stored times 2^64 (NVFP4); see
-// kernels/designs/ffn/shift_blocks.cc. The f8 decoders are the designs' own
-// (include/headway/headway_decoders.h).
+// kernels/designs/ffn/shift_blocks.cc. The f8 decoders and the NVFP4 bf16 decoder are the
+// designs' own (include/headway/headway_decoders.h).
 constexpr float kFp4XScale = 0x1p64f;
 constexpr float kFp4OutScale = 0x1p62f;
 constexpr int kPi[8] = {0, 1, 4, 5, 2, 3, 6, 7};
@@ -159,73 +159,7 @@ int f8_bf16_pos(int e) {
   return j + (i < 8 ? 8 * lane + i : 32 + 8 * lane + (i - 8));
 }
 
-// Position of element e of an NVFP4 row in the bf16 layout (blocks of 128): word 32k + 2l + h
-// holds element 8l + 4h + k, the order vpermw of the k-th nibble of every code word comes out.
-int fp4_bf16_pos(int e) {
-  const int j = e & ~127, l = (e >> 3) & 15, h = (e >> 2) & 1, k = e & 3;
-  return j + 32 * k + 2 * l + h;
-}
-
 #if HEADWAY_DECODE_BF16
-// Tables built from the formats alone: the 16 e2m1 values as bf16 words (twice: vpermw reads 5
-// index bits), and the pshufb control that spreads 8 block-scale bytes to the top byte of dword
-// lanes 2b and 2b+1.
-struct Bf16Tables {
-  alignas(64) uint16_t e2m1[32];
-  alignas(64) int8_t spread[64];
-  Bf16Tables() {
-    for (int i = 0; i < 32; ++i) e2m1[i] = to_bf16_bits(e2m1_value(i & 15));
-    for (int q = 0; q < 4; ++q)
-      for (int j = 0; j < 4; ++j)
-        for (int k = 0; k < 4; ++k)
-          spread[16 * q + 4 * j + k] = static_cast<int8_t>(k == 3 ? 2 * q + j / 2 : -1);
-  }
-};
-const Bf16Tables& bf16_tables() {
-  static const Bf16Tables t;
-  return t;
-}
-
-template <int T>
-void fp4_rows_bf16(const uint8_t* const* codes, const uint8_t* const* scales, const uint16_t* xb,
-                   int n, float* out) {
-  const Bf16Tables& tb = bf16_tables();
-  const __m512i table = _mm512_load_si512(tb.e2m1);
-  const __m512i spread = _mm512_load_si512(tb.spread);
-  const __m512i SM = _mm512_set1_epi32(static_cast<int>(0x87F00000u));
-  const __m512 s120 = _mm512_set1_ps(0x1p120f);
-  __m512 acc[T];
-  HEADWAY_UNROLL
-  for (int t = 0; t < T; ++t) acc[t] = _mm512_setzero_ps();
-  for (int j = 0; j < n; j += 128) {
-    const __m512bh x0 = (__m512bh)_mm512_loadu_si512(xb + j);
-    const __m512bh x1 = (__m512bh)_mm512_loadu_si512(xb + j + 32);
-    const __m512bh x2 = (__m512bh)_mm512_loadu_si512(xb + j + 64);
-    const __m512bh x3 = (__m512bh)_mm512_loadu_si512(xb + j + 96);
-    HEADWAY_UNROLL
-    for (int t = 0; t < T; ++t) {
-      const __m512i w = _mm512_loadu_si512(codes[t] + j / 2);
-      const __m512bh w0 = (__m512bh)_mm512_permutexvar_epi16(w, table);
-      const __m512bh w1 = (__m512bh)_mm512_permutexvar_epi16(_mm512_srli_epi16(w, 4), table);
-      const __m512bh w2 = (__m512bh)_mm512_permutexvar_epi16(_mm512_srli_epi16(w, 8), table);
-      const __m512bh w3 = (__m512bh)_mm512_permutexvar_epi16(_mm512_srli_epi16(w, 12), table);
-      __m512 sum = _mm512_dpbf16_ps(_mm512_setzero_ps(), w0, x0);
-      sum = _mm512_dpbf16_ps(sum, w1, x1);
-      sum = _mm512_dpbf16_ps(sum, w2, x2);
-      sum = _mm512_dpbf16_ps(sum, w3, x3);
-      long long sq;
-      std::memcpy(&sq, scales[t] + j / 16, 8);
-      const __m512i sv = _mm512_shuffle_epi8(_mm512_set1_epi64(sq), spread);
-      // (the zero-masked shift: GCC 12 warns that _mm512_srai_epi32's undefined source is
-      // uninitialized)
-      const __m512 sc = _mm512_mul_ps(
-          _mm512_castsi512_ps(_mm512_and_si512(_mm512_maskz_srai_epi32(0xFFFF, sv, 4), SM)), s120);
-      acc[t] = _mm512_fmadd_ps(sum, sc, acc[t]);
-    }
-  }
-  HEADWAY_UNROLL
-  for (int t = 0; t < T; ++t) out[t] = hw::hsum(acc[t]);
-}
 constexpr const char* kBf16Method =
     "avx512bw+vbmi+bf16: f8 to bf16 by two vpermi2b tables, nvfp4 to bf16 by vpermw per nibble, "
     "vdpbf16ps against bf16 activations, 2 rows per x load";
@@ -331,7 +265,7 @@ void pass(ThreadData& d, bool fp4, Decoder decoder) {
                                   d.fp4_scales + size_t(r + 1) * (kCols / 16)};
 #if HEADWAY_DECODE_BF16
       if (bf16) {
-        fp4_rows_bf16<2>(codes, scales, d.xb4, kCols, out);
+        hw::nvfp4_bf16_dot<2>(codes, scales, d.xb4, kCols, out);
       } else
 #endif
         fp4_rows<2>(codes, scales, d.xp4, kCols, out);
@@ -407,7 +341,7 @@ void f8_bf16_permute_activations(const float* x, uint16_t* xb, int n) {
 }
 
 void nvfp4_bf16_permute_activations(const float* x, uint16_t* xb, int n) {
-  for (int e = 0; e < n; ++e) xb[fp4_bf16_pos(e)] = to_bf16_bits(x[e]);
+  for (int e = 0; e < n; ++e) xb[hw::nvfp4_bf16_pos(e)] = to_bf16_bits(x[e]);
 }
 
 #if HEADWAY_DECODE_BF16
@@ -421,7 +355,7 @@ float nvfp4_dot_bf16(const uint8_t* codes, const uint8_t* block_scales, const ui
   const uint8_t* c[1] = {codes};
   const uint8_t* s[1] = {block_scales};
   float out[1];
-  fp4_rows_bf16<1>(c, s, xb, n, out);
+  hw::nvfp4_bf16_dot<1>(c, s, xb, n, out);
   return out[0];
 }
 #else

@@ -50,8 +50,8 @@ struct DecodeCeiling {
 DecodeCeiling measure_decode_ceiling(int max_threads = 0, int readings = 11);
 
 // ---- The inner loops, exposed for tests. Activations go through the matching permute first,
-// into storage aligned to 64 bytes; the f8 dots are the designs' own (include/headway/
-// kernel_decoders.h).
+// into storage aligned to 64 bytes; the dots are the designs' own (include/headway/
+// headway_decoders.h).
 // f8e4m3fn codes[n] . x, n a multiple of 32.
 void f8_permute_activations(const float* x, float* xp, int n);
 float f8_dot(const uint8_t* codes, const float* xp, int n);

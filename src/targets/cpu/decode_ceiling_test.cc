@@ -26,7 +26,7 @@ double e2m1_ref(int code) {
   return (code & 8) ? -kMag[code & 7] : kMag[code & 7];
 }
 
-// Activations for the f8 decoders, aligned to 64 bytes as they load them (up to 4096).
+// Activations for the decoders, aligned to 64 bytes as they load them (up to 4096).
 template <class T>
 struct AlignedActivations {
   alignas(64) T v[4096];
@@ -40,9 +40,9 @@ float f8_dot_of(const std::vector<uint8_t>& codes, const std::vector<float>& x) 
 
 float fp4_dot_of(const std::vector<uint8_t>& codes, const std::vector<uint8_t>& scales,
                  const std::vector<float>& x) {
-  std::vector<float> xp(x.size());
-  nvfp4_permute_activations(x.data(), xp.data(), static_cast<int>(x.size()));
-  return nvfp4_dot(codes.data(), scales.data(), xp.data(), static_cast<int>(x.size()));
+  const auto xp = std::make_unique<AlignedActivations<float>>();
+  nvfp4_permute_activations(x.data(), xp->v, static_cast<int>(x.size()));
+  return nvfp4_dot(codes.data(), scales.data(), xp->v, static_cast<int>(x.size()));
 }
 
 TEST(DecodeCeiling, F8DotIsExactOnAKnownBuffer) {
@@ -140,9 +140,9 @@ float f8_bf16_dot_of(const std::vector<uint8_t>& codes, const std::vector<float>
 
 float fp4_bf16_dot_of(const std::vector<uint8_t>& codes, const std::vector<uint8_t>& scales,
                       const std::vector<float>& x) {
-  std::vector<uint16_t> xb(x.size());
-  nvfp4_bf16_permute_activations(x.data(), xb.data(), static_cast<int>(x.size()));
-  return nvfp4_dot_bf16(codes.data(), scales.data(), xb.data(), static_cast<int>(x.size()));
+  const auto xb = std::make_unique<AlignedActivations<uint16_t>>();
+  nvfp4_bf16_permute_activations(x.data(), xb->v, static_cast<int>(x.size()));
+  return nvfp4_dot_bf16(codes.data(), scales.data(), xb->v, static_cast<int>(x.size()));
 }
 
 TEST(DecodeCeiling, Bf16DecodersAreExactOnKnownBuffersAndPickTheRightElement) {

@@ -120,12 +120,6 @@ std::filesystem::path runner_executable() {
   return self.parent_path() / "headway-runner";
 }
 
-uint64_t last_level_cache_bytes() {
-  const OsCacheSizes os = os_cache_sizes();
-  const uint64_t largest = std::max({os.l1d, os.l2, os.l3});
-  return largest ? largest : (32ull << 20);
-}
-
 std::unique_ptr<RunnerHost> RunnerHost::start(const RunnerSpec& spec, CallResult* failure) {
   const auto runner = runner_executable();
   if (!std::filesystem::exists(runner)) {

@@ -169,7 +169,4 @@ class RunnerChild {
 // The runner executable: $HEADWAY_RUNNER, else headway-runner beside the running binary.
 std::filesystem::path runner_executable();
 
-// Size of the largest cache the OS reports (os_cache_sizes), or 32 MiB when it reports none.
-uint64_t last_level_cache_bytes();
-
 }  // namespace headway::cpu

@@ -1,4 +1,4 @@
-#include "targets/cpu/peer_libraries.h"
+#include "peers/peer_libraries.h"
 
 #include <cblas.h>
 #include <dlfcn.h>
@@ -20,7 +20,7 @@
 #include "headway/headway_kernel.h"
 #include "kernels/numerics.h"
 
-namespace headway::cpu {
+namespace headway::peers {
 
 namespace {
 
@@ -371,4 +371,4 @@ Result<std::vector<std::vector<double>>> read_interleaved(const std::vector<Inte
   return out;
 }
 
-}  // namespace headway::cpu
+}  // namespace headway::peers

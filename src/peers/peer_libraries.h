@@ -19,7 +19,7 @@
 
 #include "common/result.h"
 
-namespace headway::cpu {
+namespace headway::peers {
 
 enum class PeerLibrary {
   kOnednnBf16,     // dnnl::matmul, bf16 source, weights and destination
@@ -109,4 +109,4 @@ std::vector<size_t> interleaved_order(size_t arms, int round);
 Result<std::vector<std::vector<double>>> read_interleaved(const std::vector<InterleavedArm>& arms,
                                                           int readings, int warmup_rounds);
 
-}  // namespace headway::cpu
+}  // namespace headway::peers

@@ -1,4 +1,4 @@
-#include "targets/cpu/peer_libraries.h"
+#include "peers/peer_libraries.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include "kernels/contract.h"
 #include "kernels/numerics.h"
 
-namespace headway::cpu {
+namespace headway::peers {
 namespace {
 
 // Values as the peer's format holds them (bf16: rounded to nearest even).
@@ -150,4 +150,4 @@ TEST(PeerLibraries, RuntimeNamesVersionsAndThreads) {
 }
 
 }  // namespace
-}  // namespace headway::cpu
+}  // namespace headway::peers
