@@ -46,6 +46,7 @@ std::vector<knowledge::HeadToExport> heads_to_export(store::Workspace& ws,
     const auto blank = evidence.find("\n\n");
     knowledge::HeadToExport head;
     head.kernel = &kernel_or_throw(name);
+    head.node = tree.head().node_id;
     head.source = tree.source(tree.head().node_id).value_or("");
     head.subject = evidence.substr(0, blank);
     head.evidence = evidence.substr(blank + 2);
@@ -104,15 +105,28 @@ int run_export(const ExportArgs& args) {
                         {"kernels", nlohmann::json::array()}};
   for (const auto& head : heads) out["kernels"].push_back(head.kernel->name());
   std::vector<std::filesystem::path> written;
+  std::vector<knowledge::ExportRecord> records;
+  for (const auto& head : heads)
+    records.push_back(
+        {std::string(head.kernel->name()), head.node, "", "", head.subject, head.evidence});
   if (!heads.empty() && format == "files") {
-    written = value_or_fail(knowledge::export_files(*target, heads, args.to)).written;
+    const auto files = value_or_fail(knowledge::export_files(*target, heads, args.to));
+    written = files.written;
+    for (size_t i = 0; i < records.size() && i < files.first_of_head.size(); ++i)
+      records[i].path = files.first_of_head[i].string();
   } else if (!heads.empty()) {
     const auto series = value_or_fail(knowledge::export_patches(*target, heads, *commit, args.to));
     written = series.patches;
+    for (size_t i = 0; i < records.size() && i < series.patches.size(); ++i) {
+      records[i].path = series.patches[i].string();
+      if (i < series.commits.size()) records[i].commit = series.commits[i];
+    }
     out["base_commit"] = series.base_commit;
     out["repository_head"] = series.repository_head;
     out["not_applying"] = series.not_applying;
+    out["commits"] = series.commits;
   }
+  if (!records.empty()) knowledge::record_exports(ws, records);
   out["written"] = nlohmann::json::array();
   for (const auto& w : written) out["written"].push_back(w.string());
   if (args.json) {

@@ -65,6 +65,45 @@ TEST(ExportVerb, EachHeadAsAFileOpeningWithItsEvidenceThatChecksFromItsNewPlace)
   EXPECT_EQ(file_text(fs::path(to) / "qkv.sim"), "mine\n");
 }
 
+// A user's spec kernel on the cpu target, its head a design of the spec's own library (made head
+// here through the tree, as the loop does after a FASTER): exported as a file, it builds and
+// passes `headway check` from its new place.
+TEST(ExportVerb, ASpecKernelsHeadChecksFromWhereItWasExported) {
+  store::TestTempDir tmp;
+  const std::string ws = (tmp.path() / "ws").string();
+  ASSERT_EQ(run_headway({"init", ws, "--target", "cpu"}).exit_code, 0);
+  const fs::path spec_dir = fs::path(HEADWAY_SOURCE_DIR) / "kernels/specs/gemv_f8";
+  ASSERT_EQ(run_headway({"kernel", "add", (spec_dir / "gemv_f8.toml").string(), "--workspace", ws},
+                        "", 300)
+                .exit_code,
+            0);
+  {
+    auto opened = store::Workspace::open(ws).value();
+    auto tree = trees::DesignTree::create(opened, {"gemv_f8", "cpu", 0.01, 0.1, ""},
+                                          file_text(spec_dir / "gemv_f8_cpu.cc"),
+                                          nlohmann::json::object(), 0.1)
+                    .value();
+    trees::NewNode design;
+    design.design = "lut_rows";
+    design.source = file_text(spec_dir / "designs/lut_rows.cc");
+    design.proposer = "test";
+    const auto added = tree.add(design).value();
+    ASSERT_TRUE(tree.set_head(added.node.id, 0.05, std::nullopt, "test").ok());
+  }
+  const fs::path to = tmp.path() / "mine";
+  const CliRun exported =
+      run_headway({"export", "gemv_f8", "--workspace", ws, "--to", to.string(), "--json"});
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  const fs::path file = to / "gemv_f8.cc";
+  ASSERT_TRUE(fs::exists(file)) << exported.out;
+  EXPECT_EQ(file_text(file).rfind("// gemv_f8: headway head lut_rows", 0), 0u);
+  const CliRun check = run_headway(
+      {"check", "--kernel", "gemv_f8", "--workspace", ws, "--source", file.string(), "--seed", "4"},
+      tmp.path().string(), 300);
+  EXPECT_EQ(check.exit_code, 0) << check.err << check.out;
+  EXPECT_NE(check.out.find("correct"), std::string::npos) << check.out;
+}
+
 TEST(ExportVerb, BadInputsSayWhatIsWrongAndWriteNothing) {
   store::TestTempDir tmp;
   const std::string ws = (tmp.path() / "ws").string();
@@ -169,6 +208,15 @@ TEST(ExportVerb, APatchSeriesAFreshCloneAppliesAndThePacksCommandsPass) {
       << message;
   EXPECT_NE(file_text(fresh / "kernels/attn_out.tk"), file_text(repo / "kernels/attn_out.tk"))
       << "the head's file replaced the baseline's";
+  // The report for a pull request names the exported commit and carries its evidence.
+  const CliRun md = run_headway({"report", "--workspace", ws, "--format", "md"});
+  ASSERT_EQ(md.exit_code, 0) << md.err;
+  ASSERT_EQ(j["commits"].size(), 1u);
+  EXPECT_NE(md.out.find("### Exported heads"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find(j["commits"][0].get<std::string>().substr(0, 12)), std::string::npos)
+      << md.out;
+  EXPECT_NE(md.out.find(message.substr(0, message.find('\n'))), std::string::npos)
+      << "the commit's subject";
   for (const char* command : {"build", "test"}) {
     std::vector<std::string> argv = {"python3", (pack / "bin/standin").string(), command};
     if (std::string(command) == "test") argv.push_back("--release");

@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
@@ -18,6 +20,7 @@ namespace {
 
 constexpr const char* kCommitKey = "repository.commit";
 constexpr const char* kPathKey = "repository.path";
+constexpr const char* kExportsKey = "exports";
 
 // The evidence as comment lines of the kernel language, then a blank line.
 std::string evidence_comment(const targets::KernelLanguage& language, const std::string& evidence) {
@@ -112,9 +115,11 @@ Result<ExportedFiles> export_files(const targets::Target& target,
   const targets::KernelLanguage language = target.kernel_language();
   Staging staging(root.value());
   std::vector<fs::path> staged;
+  std::vector<size_t> first_of_head;
   for (const HeadToExport& head : heads) {
     auto files = target.source_files(*head.kernel, head.source);
     if (!files) return files.error();
+    first_of_head.push_back(staged.size());
     for (const auto& [path, text] : files->files) {
       const fs::path rel = files->repository.empty()
                                ? fs::path(path)
@@ -128,6 +133,8 @@ Result<ExportedFiles> export_files(const targets::Target& target,
   ExportedFiles out;
   if (auto placed = place(staging.dir(), staged, root.value(), &out.written); !placed)
     return placed.error();
+  for (const size_t i : first_of_head)
+    if (i < out.written.size()) out.first_of_head.push_back(out.written[i]);
   return out;
 }
 
@@ -187,6 +194,11 @@ Result<PatchSeries> export_patches(const targets::Target& target,
   out.base_commit = base_commit;
   if (auto placed = place(patches, staged, root.value(), &out.patches); !placed)
     return placed.error();
+  const auto commits = run_git(clone, {"rev-list", "--reverse", base_commit + "..HEAD"});
+  if (!commits) return commits.error();
+  std::istringstream listed(commits.value());
+  for (std::string line; std::getline(listed, line);)
+    if (!line.empty()) out.commits.push_back(line);
   const auto now = run_git(repo, {"rev-parse", "HEAD"});
   if (!now) return now.error();
   out.repository_head = now.value();
@@ -210,6 +222,33 @@ Result<PatchSeries> export_patches(const targets::Target& target,
       }
     }
     out.not_applying.assign(failing.begin(), failing.end());
+  }
+  return out;
+}
+
+void record_exports(store::Workspace& ws, const std::vector<ExportRecord>& records) {
+  std::map<std::string, nlohmann::json> by_kernel;
+  for (const ExportRecord& r : exported_heads(ws))
+    by_kernel[r.kernel] = {{"kernel", r.kernel}, {"node", r.node},       {"commit", r.commit},
+                           {"path", r.path},     {"subject", r.subject}, {"evidence", r.evidence}};
+  for (const ExportRecord& r : records)
+    by_kernel[r.kernel] = {{"kernel", r.kernel}, {"node", r.node},       {"commit", r.commit},
+                           {"path", r.path},     {"subject", r.subject}, {"evidence", r.evidence}};
+  nlohmann::json all = nlohmann::json::array();
+  for (auto& [kernel, j] : by_kernel) all.push_back(std::move(j));
+  ws.set_meta(kExportsKey, all.dump());
+}
+
+std::vector<ExportRecord> exported_heads(store::Workspace& ws) {
+  std::vector<ExportRecord> out;
+  const auto text = ws.meta(kExportsKey);
+  if (!text) return out;
+  const auto all = nlohmann::json::parse(*text, nullptr, false);
+  if (!all.is_array()) return out;
+  for (const auto& j : all) {
+    if (!j.is_object()) continue;
+    out.push_back({j.value("kernel", ""), j.value("node", int64_t{0}), j.value("commit", ""),
+                   j.value("path", ""), j.value("subject", ""), j.value("evidence", "")});
   }
   return out;
 }

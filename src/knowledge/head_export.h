@@ -29,13 +29,15 @@ std::optional<std::string> recorded_repository_commit(store::Workspace& ws);
 
 struct HeadToExport {
   const KernelContract* kernel = nullptr;
+  int64_t node = 0;      // the head's node
   std::string source;    // the head's source as the Design Tree keeps it
   std::string subject;   // one line: the commit's subject, the evidence's first line
   std::string evidence;  // lines, without comment markers
 };
 
 struct ExportedFiles {
-  std::vector<std::filesystem::path> written;  // absolute, in the order written
+  std::vector<std::filesystem::path> written;        // absolute, in the order written
+  std::vector<std::filesystem::path> first_of_head;  // each head's first file, in order
 };
 
 // Writes each head's files into `to` (created if missing): a target with a repository of the
@@ -48,6 +50,7 @@ Result<ExportedFiles> export_files(const targets::Target& target,
 struct PatchSeries {
   std::string base_commit;                     // what the series applies to
   std::vector<std::filesystem::path> patches;  // absolute, one per head, in order
+  std::vector<std::string> commits;            // the commit of each patch, in order
   // Where the repository has moved on from base_commit: the files of the series that do not
   // apply to its HEAD now (empty when all do or it has not moved).
   std::string repository_head;
@@ -60,5 +63,20 @@ struct PatchSeries {
 Result<PatchSeries> export_patches(const targets::Target& target,
                                    const std::vector<HeadToExport>& heads,
                                    const std::string& base_commit, const std::filesystem::path& to);
+
+// What one export wrote of one kernel's head, kept in the workspace so that the report can name
+// it (report --format md, for a pull request).
+struct ExportRecord {
+  std::string kernel;
+  int64_t node = 0;
+  std::string commit;  // the commit of its patch (patch format); empty for files
+  std::string path;    // its patch, or its first file
+  std::string subject;
+  std::string evidence;
+};
+// Keeps `records`, each in place of the kernel's earlier one.
+void record_exports(store::Workspace& ws, const std::vector<ExportRecord>& records);
+// Every kernel's latest export, by kernel name.
+std::vector<ExportRecord> exported_heads(store::Workspace& ws);
 
 }  // namespace headway::knowledge

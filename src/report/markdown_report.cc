@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+#include <sstream>
+
 #include "report/report_text.h"
 
 namespace headway::report {
@@ -68,6 +71,19 @@ std::string render_markdown(const Report& r) {
                          h.median_ms ? ms(*h.median_ms) : "-", how);
     }
     out += "\n";
+  }
+  if (!r.exports.empty()) out += "### Exported heads\n\n";
+  for (const auto& e : r.exports) {
+    out += fmt::format("- **{}**{}, head node {}: {}\n\n", cell(e.kernel),
+                       e.commit.empty()
+                           ? fmt::format(" in `{}`", e.path)
+                           : fmt::format(" as commit `{}` (`{}`)", e.commit.substr(0, 12),
+                                         std::filesystem::path(e.path).filename().string()),
+                       e.node, e.subject);
+    out += "  ```text\n";
+    std::istringstream lines(e.evidence);
+    for (std::string line; std::getline(lines, line);) out += "  " + line + "\n";
+    out += "  ```\n\n";
   }
   if (!r.pools.empty()) out += "### Device pools\n\n";
   for (const auto& p : r.pools) {

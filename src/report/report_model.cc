@@ -238,6 +238,10 @@ Report collect_report(store::Workspace& ws, targets::Target& target,
   r.calibration_from = options.calibration.is_null() ? "" : options.calibration_from;
   r.unsandboxed_runs = ws.db().query_int64("SELECT COUNT(*) FROM unsandboxed_runs");
   r.pools = pool_use_reports(ws);
+  for (auto& e : knowledge::exported_heads(ws)) {
+    for (const auto& k : r.kernels)
+      if (k.name == e.kernel && k.head_node == e.node) r.exports.push_back(std::move(e));
+  }
   return r;
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "agents/agent_ledger.h"
+#include "knowledge/head_export.h"
 #include "loop/device_time.h"
 #include "report/kernel_summary.h"
 #include "report/pool_use.h"
@@ -91,6 +92,8 @@ struct Report {
   std::string calibration_from;  // where it was read from; empty when null
   int64_t unsandboxed_runs = 0;
   std::vector<PoolUseReport> pools;  // the runs that had a device pool, oldest first
+  // The latest `headway export` of each kernel whose head it still is (knowledge/head_export.h).
+  std::vector<knowledge::ExportRecord> exports;
 };
 
 struct CollectOptions {
