@@ -126,16 +126,37 @@ TEST(ExportVerb, BadInputsSayWhatIsWrongAndWriteNothing) {
     EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
   }
   EXPECT_TRUE(!fs::exists(to) || fs::is_empty(to));
-  // A folder that cannot be written: an environment error.
-  const fs::path locked = tmp.path() / "locked";
-  fs::create_directories(locked);
-  fs::permissions(locked, fs::perms::owner_read | fs::perms::owner_exec);
-  const CliRun unwritable = run_headway({"export", "--workspace", ws, "--to", locked.string()});
-  if (getuid() != 0) {  // root writes anywhere
-    EXPECT_EQ(unwritable.exit_code, 3) << unwritable.err;
-    EXPECT_NE(unwritable.err.find("cannot write into"), std::string::npos) << unwritable.err;
+  // A folder that cannot be made (under a file, which stops root too): an environment error.
+  write_file(tmp.path() / "a-file", "x\n");
+  const CliRun unwritable = run_headway(
+      {"export", "--workspace", ws, "--to", (tmp.path() / "a-file" / "heads").string()});
+  EXPECT_EQ(unwritable.exit_code, 3) << unwritable.err;
+  EXPECT_NE(unwritable.err.find("cannot make the folder"), std::string::npos) << unwritable.err;
+}
+
+TEST(ExportVerb, AHeadTheToolchainNoLongerPassesIsNamedAndNothingIsExported) {
+  store::TestTempDir tmp;
+  const std::string ws = (tmp.path() / "ws").string();
+  report::make_sim_run(ws, {"attn_out", "qkv"});
+  {
+    // qkv's head now computes wrong results, as a head a newer toolchain breaks does.
+    auto opened = store::Workspace::open(ws).value();
+    auto tree = trees::DesignTree::open(opened, "qkv").value();
+    trees::NewNode broken;
+    broken.design = "broken";
+    broken.source = "sim-x 0.5\nsim-wrong\n";
+    broken.proposer = "test";
+    const auto added = tree.add(broken).value();
+    ASSERT_TRUE(tree.set_head(added.node.id, 0.05, std::nullopt, "test").ok());
   }
-  fs::permissions(locked, fs::perms::owner_all);
+  const fs::path to = tmp.path() / "heads";
+  const CliRun r = run_headway({"export", "--workspace", ws, "--to", to.string(), "--check"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("qkv's head fails its check under"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("nothing exported"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(to)) << "not even attn_out's head, which passes";
+  // Without --check the user takes the head as it is.
+  EXPECT_EQ(run_headway({"export", "--workspace", ws, "--to", to.string()}).exit_code, 0);
 }
 
 TEST(ExportVerb, AKernelWhoseHeadIsItsBaselineHasNothingToExport) {
