@@ -228,12 +228,12 @@ Result<PatchSeries> export_patches(const targets::Target& target,
 
 void record_exports(store::Workspace& ws, const std::vector<ExportRecord>& records) {
   std::map<std::string, nlohmann::json> by_kernel;
-  for (const ExportRecord& r : exported_heads(ws))
+  const auto keep = [&](const ExportRecord& r) {
     by_kernel[r.kernel] = {{"kernel", r.kernel}, {"node", r.node},       {"commit", r.commit},
                            {"path", r.path},     {"subject", r.subject}, {"evidence", r.evidence}};
-  for (const ExportRecord& r : records)
-    by_kernel[r.kernel] = {{"kernel", r.kernel}, {"node", r.node},       {"commit", r.commit},
-                           {"path", r.path},     {"subject", r.subject}, {"evidence", r.evidence}};
+  };
+  for (const ExportRecord& r : exported_heads(ws)) keep(r);
+  for (const ExportRecord& r : records) keep(r);
   nlohmann::json all = nlohmann::json::array();
   for (auto& [kernel, j] : by_kernel) all.push_back(std::move(j));
   ws.set_meta(kExportsKey, all.dump());
