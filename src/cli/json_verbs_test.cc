@@ -309,9 +309,9 @@ TEST(JsonVerbsNoWorkspace, CompareConfirmsAFasterByReadingsOfBAlone) {
   EXPECT_GT(c["readings"].get<int>(), 0);
   EXPECT_EQ(c["pairs"], 0) << "no head reading confirms the candidate's calls";
   // Every confirming reading is a reading of B: the session read more than the decision's pairs.
-  EXPECT_EQ(j["device_time"]["readings"].get<int>(),
-            2 + 2 * j["pairs"].get<int>() + j["warmup_readings"].get<int>() +
-                c["readings"].get<int>())
+  EXPECT_EQ(
+      j["device_time"]["readings"].get<int>(),
+      2 + 2 * j["pairs"].get<int>() + j["warmup_readings"].get<int>() + c["readings"].get<int>())
       << "the probe's 2, the pairs', the warm-up's and the confirming readings";
   EXPECT_GT(j["effect_pct"].get<double>(), 0.0) << "time saved, as the tree and the tests say";
 }
