@@ -1,5 +1,7 @@
 #include "cli/status_figures.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <string>
 #include <vector>
