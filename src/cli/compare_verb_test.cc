@@ -64,6 +64,11 @@ TEST_F(CompareVerb, EveryShapeSetOfASpecKernelTakesPart) {
   const auto j = compare_json({"--target", "sim", "--kernel", spec, "--a", a, "--b", b});
   EXPECT_EQ(j["shape_sets"], nlohmann::json::array({"gemma4", "small"})) << j.dump(2);
   EXPECT_EQ(j["outcome"], "FASTER");
+  // The pairs ran at both shape sets, not only the first.
+  const auto& per_set = j["device_time"]["pairs_per_device"];
+  ASSERT_EQ(per_set.size(), 2u) << j.dump(2);
+  EXPECT_GT(per_set[0].get<int>(), 0);
+  EXPECT_GT(per_set[1].get<int>(), 0);
 }
 
 TEST_F(CompareVerb, ACandidateFoundCheatingIsCheatedWithExitOne) {
