@@ -81,6 +81,7 @@ std::unique_ptr<TimedSession> TimedSession::start(const KernelContract& kernel,
   for (size_t arm = 0; arm < objects.size(); ++arm) {
     session->writable_.push_back(session->inputs_->new_writable_block(window - 1));
     spec.writable.push_back(session->writable_.back().get());
+    session->whole_keys_.push_back(whole_reading_key(kernel, objects[arm], options.one_core));
   }
   session->host_ = RunnerHost::start(spec, failure);
   if (!session->host_) return nullptr;
@@ -263,16 +264,19 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
       ++clock_disagreements_;
     }
     // Every call of an arm's first reading of each length is kept (a child knows which call of
-    // its batch it is, but not which reading it serves: each is a fresh process), and then a
-    // random fraction of the others, dropped again where the reading is compared with another
-    // arm's (compare_with verifies each of those calls).
+    // its batch it is, but not which reading it serves: each is a fresh process), unless this
+    // process has checked a reading of the object that long whole already (whole_readings.h),
+    // and then a random fraction of the others; all are dropped again where the reading is
+    // compared with another arm's (compare_with verifies each of those calls).
     const size_t bytes = inputs_->slot_bytes();
+    const auto& key = whole_keys_[static_cast<size_t>(arm)];
     // A confirming reading's calls are all checked as it ends.
-    const bool keep_all = !confirming && fully_kept_[arm] < calls;
+    const bool keep_all =
+        !confirming && fully_kept_[arm] < calls && !(key && checked_whole_length(*key) >= calls);
     fully_kept_[arm] = std::max(fully_kept_[arm], calls);
     for (int k = 0; k < calls; ++k) {
       if (!confirming && (keep_all || secret_.uniform() < options_.verify_fraction)) {
-        kept_.push_back({arm, first + 1 + k, patches[static_cast<size_t>(k)], keep_all,
+        kept_.push_back({arm, first + 1 + k, patches[static_cast<size_t>(k)], keep_all ? calls : 0,
                          std::vector<std::byte>(slot(arm, k), slot(arm, k) + bytes)});
       }
     }
@@ -412,10 +416,10 @@ std::optional<Misbehaviour> TimedSession::compare_with(const LastReading& last, 
       }
     }
   }
-  // The sampled calls of both readings are verified now (all but the whole first readings).
+  // The kept calls of both readings, whole first readings included, are verified now.
   std::erase_if(kept_, [&](const Kept& kept) {
     const auto k = static_cast<size_t>(kept.set - last.first - 1);
-    return !kept.whole_reading && k < last.patches.size() && kept.patch_seed == last.patches[k];
+    return k < last.patches.size() && kept.patch_seed == last.patches[k];
   });
   costs_.verification += since(t0);
   return found;
@@ -424,10 +428,18 @@ std::optional<Misbehaviour> TimedSession::compare_with(const LastReading& last, 
 std::optional<Misbehaviour> TimedSession::verify_sampled() {
   const auto t0 = Clock::now();
   std::optional<Misbehaviour> found;
+  std::map<int, int> whole;  // per arm: the longest reading checked whole here
   for (const auto& kept : kept_) {
     if (const auto violation = wrong_outputs(kept.set, kept.patch_seed, {kept.writable})[0]) {
       found = Misbehaviour{kept.arm, "a timed call's output is wrong: " + violation->describe()};
       break;
+    }
+    whole[kept.arm] = std::max(whole[kept.arm], kept.whole_reading);
+  }
+  if (!found) {
+    for (const auto& [arm, length] : whole) {
+      const auto& key = whole_keys_[static_cast<size_t>(arm)];
+      if (key && length > 0) record_checked_whole(*key, length);
     }
   }
   kept_.clear();

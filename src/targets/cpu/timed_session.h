@@ -34,10 +34,10 @@
 //     with that reading's call on the same inputs, and where the two differ by more than
 //     kAgreeShare of the tolerance both are checked against the reference at once, so every
 //     call of such a reading is verified, exactly where the arms disagree;
-//   - every call of an arm's first reading of each length and a secret random sample of the
-//     others not compared with another arm's are kept and checked against the reference
-//     (verify_sampled), so a call that skipped or replayed work in an unpaired reading is caught,
-//     and a drift both arms share is too;
+//   - every call of an arm's first reading of each length (once per object in the process:
+//     whole_readings.h) and a secret random sample of the others not compared with another
+//     arm's are kept and checked against the reference (verify_sampled), so a call that skipped
+//     or replayed work in an unpaired reading is caught, and a drift both arms share is too;
 //   - a confirming reading (Inputs::kConfirming) checks every call against a reference kept for
 //     its inputs, which recur from a few windows; to the child it is a reading like the others.
 // A breach of any of these is a Misbehaviour: it ends the arm's part in the session.
@@ -57,6 +57,7 @@
 #include "kernels/verify.h"
 #include "targets/cpu/runner_host.h"
 #include "targets/cpu/session_inputs.h"
+#include "targets/cpu/whole_readings.h"
 
 namespace headway::cpu {
 
@@ -171,7 +172,8 @@ class TimedSession {
     int arm;
     int set;
     uint64_t patch_seed;
-    bool whole_reading;               // one of every call of an arm's first reading of a length
+    int whole_reading;                // the length of the arm's first reading of that length, of
+                                      // which this is one of every call; 0: a sampled call
     std::vector<std::byte> writable;  // the call's slot of the writable block right after it
   };
   // What a reading on the same inputs needs of the reading before it.
@@ -227,7 +229,9 @@ class TimedSession {
   int confirming_readings_ = 0;
   std::map<int, int64_t> confirmed_calls_;  // per arm
   std::map<int, int> fully_kept_;           // per arm: the longest reading kept whole so far
-  std::set<int> single_threaded_;           // arms whose first child ran on one thread
+  // per arm: what its whole readings are remembered by in this process (whole_readings.h)
+  std::vector<std::optional<WholeReadingKey>> whole_keys_;
+  std::set<int> single_threaded_;  // arms whose first child ran on one thread
   std::vector<double> round_trips_;
   int clock_disagreements_ = 0;
   int unstamped_ = 0;

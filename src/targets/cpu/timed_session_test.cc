@@ -95,6 +95,19 @@ class TimedSessionBatches : public ::testing::Test {
 };
 fs::path* TimedSessionBatches::cache_ = nullptr;
 
+// A function that makes an object's bytes differ from every other object's.
+std::string unique_function(const std::string& name) {
+  return "\nextern \"C\" const char* headway_test_" + name + "() { return \"" + name + "\"; }\n";
+}
+
+// The baseline renamed `real`, with `body` as the entry point around it.
+std::string around_baseline(const std::string& body) {
+  std::string source = std::string(host_abi(*find_kernel("attn_out")).baseline_source());
+  const std::string entry = "extern \"C\" void hw_attn_out(const hw_attn_out_args* a)";
+  source.replace(source.find(entry), entry.size(), "static void real(const hw_attn_out_args* a)");
+  return "#include <cstring>\n" + source + "\n" + entry + " {\n" + body + "\n}\n";
+}
+
 TEST_F(TimedSessionBatches, EveryReadingOfASessionMakesTheCallsItsProbeChose) {
   const fs::path a = build(baseline());
   const fs::path b = build(baseline() + "\n// a copy\n");
@@ -126,24 +139,74 @@ TEST_F(TimedSessionBatches, CallsComparedWithTheOtherArmsAreNotKeptForTheReferen
   options.timed_per_reading = 10.0;
   options.verify_fraction = 1.0;  // every call sampled
   CallResult failure;
-  auto session = TimedSession::start(*find_kernel("attn_out"),
-                                     {build(baseline()), build(baseline() + "\n// a copy\n")},
-                                     options, &failure);
+  auto session = TimedSession::start(
+      *find_kernel("attn_out"),
+      {build(baseline() + "\n// compared, a\n"), build(baseline() + "\n// compared, b\n")}, options,
+      &failure);
   ASSERT_TRUE(session) << failure.describe();
   const auto calls = static_cast<size_t>(session->calls_per_reading());
   ASSERT_GT(calls, 1u);
   EXPECT_EQ(session->kept_calls(), 2u) << "each probe's one call";
-  auto pair = [&] {
-    ASSERT_TRUE(session->reading(0).ok());
-    ASSERT_TRUE(session->reading(1, TimedSession::Inputs::kAsLastReading).ok());
-  };
-  pair();  // each arm's first reading of this length: kept whole, compared or not
-  EXPECT_EQ(session->kept_calls(), 2 + 2 * calls);
   ASSERT_TRUE(session->reading(0).ok());
-  EXPECT_EQ(session->kept_calls(), 2 + 3 * calls) << "sampled until compared";
+  EXPECT_EQ(session->kept_calls(), 2 + calls) << "kept (whole) until compared";
   ASSERT_TRUE(session->reading(1, TimedSession::Inputs::kAsLastReading).ok());
-  EXPECT_EQ(session->kept_calls(), 2 + 2 * calls) << "both readings' calls were compared";
+  EXPECT_EQ(session->kept_calls(), 2u) << "both first readings' calls were compared";
+  ASSERT_TRUE(session->reading(0).ok());
+  EXPECT_EQ(session->kept_calls(), 2 + calls) << "sampled until compared";
+  ASSERT_TRUE(session->reading(1, TimedSession::Inputs::kAsLastReading).ok());
+  EXPECT_EQ(session->kept_calls(), 2u) << "both readings' calls were compared";
   EXPECT_FALSE(session->verify_sampled());
+}
+
+// A reading of an object checked whole and found right stands for the later sessions of this
+// process (whole_readings.h): they keep its sampled calls only, while an object new to the
+// process, or one whose whole reading was wrong, is kept whole again.
+TEST_F(TimedSessionBatches, AReadingCheckedWholeIsNotKeptWholeAgainInTheProcess) {
+  SessionOptions options;
+  options.timed_per_reading = 10.0;
+  options.verify_fraction = 0.0;  // only whole readings are kept
+  // Objects of their own code (a comment alone builds the same bytes as the baseline, which
+  // other tests of this process check).
+  const fs::path honest = build(baseline() + unique_function("checked_whole_once"));
+  const fs::path replays = build(around_baseline(
+      "static hw_bf16 first[HW_H]; static int calls = 0; static volatile int unique = 17;\n"
+      "if (calls++ == 0) { real(a); std::memcpy(first, a->residual, sizeof first); }\n"
+      "else std::memcpy(a->residual, first, sizeof first);"));
+  CallResult failure;
+  auto first = TimedSession::start(*find_kernel("attn_out"), {honest, replays}, options, &failure);
+  ASSERT_TRUE(first) << failure.describe();
+  const auto calls = static_cast<size_t>(first->calls_per_reading());
+  ASSERT_GT(calls, 1u);
+  ASSERT_TRUE(first->reading(0).ok());
+  ASSERT_TRUE(first->reading(1).ok());
+  EXPECT_EQ(first->kept_calls(), 2 + 2 * calls) << "both probes and both first readings";
+  const auto caught = first->verify_sampled();
+  ASSERT_TRUE(caught) << "the replayed answers passed";
+  EXPECT_EQ(caught->arm, 1);
+  // The honest arm's calls were all checked only where nothing wrong came before them: check it
+  // whole again, alone, so that it is found right.
+  auto alone = TimedSession::start(*find_kernel("attn_out"), {honest}, options, &failure);
+  ASSERT_TRUE(alone) << failure.describe();
+  ASSERT_EQ(static_cast<size_t>(alone->calls_per_reading()), calls);
+  ASSERT_TRUE(alone->reading(0).ok());
+  EXPECT_EQ(alone->kept_calls(), 1 + calls);
+  ASSERT_FALSE(alone->verify_sampled());
+
+  const fs::path fresh = build(baseline() + unique_function("new_to_the_process"));
+  auto later =
+      TimedSession::start(*find_kernel("attn_out"), {honest, replays, fresh}, options, &failure);
+  ASSERT_TRUE(later) << failure.describe();
+  ASSERT_EQ(static_cast<size_t>(later->calls_per_reading()), calls);
+  EXPECT_EQ(later->kept_calls(), 2u) << "the probes of the wrong and the new object";
+  ASSERT_TRUE(later->reading(0).ok());
+  EXPECT_EQ(later->kept_calls(), 2u) << "the honest object's reading was checked whole before";
+  ASSERT_TRUE(later->reading(1).ok());
+  EXPECT_EQ(later->kept_calls(), 2 + calls) << "the wrong one's is kept whole again";
+  ASSERT_TRUE(later->reading(2).ok());
+  EXPECT_EQ(later->kept_calls(), 2 + 2 * calls) << "and the new one's";
+  const auto again = later->verify_sampled();
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->arm, 1);
 }
 
 TEST_F(TimedSessionBatches, AnArmWhoseProbeFailsReadsItsFailureNextWhileTheOthersBatch) {
@@ -183,14 +246,6 @@ TEST_F(TimedSessionBatches, TheFastestArmsProbeSetsTheBatch) {
     ASSERT_TRUE(r.ok()) << r.failure();
     EXPECT_EQ(r.calls, calls);
   }
-}
-
-// The baseline renamed `real`, with `body` as the entry point around it.
-std::string around_baseline(const std::string& body) {
-  std::string source = std::string(host_abi(*find_kernel("attn_out")).baseline_source());
-  const std::string entry = "extern \"C\" void hw_attn_out(const hw_attn_out_args* a)";
-  source.replace(source.find(entry), entry.size(), "static void real(const hw_attn_out_args* a)");
-  return "#include <cstring>\n" + source + "\n" + entry + " {\n" + body + "\n}\n";
 }
 
 TEST_F(TimedSessionBatches, AnswersReplayedFromAProcesssFirstCallAreCaught) {
