@@ -8,6 +8,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <system_error>
 
@@ -20,7 +21,6 @@
 #include "common/file_io.h"
 #include "common/sandbox.h"
 #include "common/split_fields.h"
-#include "report/tools.h"
 
 namespace headway::cli {
 
@@ -102,11 +102,11 @@ int run_ablate(const AblateArgs& args) {
   }
   const auto arms = ablate::summarize(study);
   if (!args.html.empty()) {
+    // A missing or failing plot tool, or a page that cannot be written: the environment's
+    // problem (exit 3), as in every verb.
     try {
       write_file_atomically(args.html, ablate::study_html(study, arms));
-    } catch (const report::ToolMissing& e) {
-      throw EnvironmentError(e.what());
-    } catch (const report::ToolFailed& e) {
+    } catch (const std::runtime_error& e) {
       throw EnvironmentError(e.what());
     }
   }

@@ -54,6 +54,11 @@ TEST(AblateVerb, RunsASmallStudyOnSimResumesItAndRefusesAnotherSpec) {
   EXPECT_NE(more.err.find("has runs 2, not 3"), std::string::npos) << more.err;
   EXPECT_EQ(run_headway({"ablate", "--study", study, "--runs", "2", "--report-only"}).exit_code, 0)
       << "an option that agrees with the study is fine";
+
+  const CliRun unwritable = run_headway({"ablate", "--study", study, "--report-only", "--html",
+                                         (tmp.path() / "no-such-folder" / "study.html").string()});
+  EXPECT_EQ(unwritable.exit_code, 3) << "a page it cannot write is the environment's problem";
+  EXPECT_NE(unwritable.err.find("study.html"), std::string::npos) << unwritable.err;
 }
 
 TEST(AblateVerb, BadInputIsAUsageErrorThatCreatesNothing) {
