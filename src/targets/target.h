@@ -189,10 +189,16 @@ struct TargetDocs {
   std::string summary;       // a cited summary of `files` (may be empty)
 };
 
+// Its methods come in groups, by what a target can do. A new target overrides name() and the pure
+// methods of the four required groups, fourteen in all (MinimalTarget in target_test.cc is such
+// a target); every optional group has a default that does without it, and says so where a user
+// asks for it.
 class Target {
  public:
   virtual ~Target() = default;
   virtual std::string name() const = 0;
+
+  // ==== Required ====
 
   // ---- Toolchain. The selected toolchain's spec (for cpu: the compiler), as the workspace
   // stores it under meta "<name>.toolchain".
@@ -206,36 +212,17 @@ class Target {
   // ---- Candidates. Builds `source` into an artifact kept under cache_dir; an identical source
   // and toolchain is built once. Never throws for a bad source.
   virtual BuildOutcome build(const std::string& source, const std::filesystem::path& cache_dir) = 0;
-  // True when timing runs on this machine's own cores (the cpu target), so that nothing else
-  // may run on them while it times: the loop then builds nothing during timing.
-  virtual bool times_on_host() const = 0;
-  // What the toolchain predicts for a built artifact's time (e.g. a schedule's makespan; lower
-  // is faster; only ratios between artifacts of one kernel mean anything), or nullopt when the
-  // target has no static cost.
-  virtual std::optional<double> static_cost(const Artifact& /*artifact*/) const {
-    return std::nullopt;
-  }
-  // A simulated device's truth: the noise-free seconds of one reading of a built artifact, for
-  // judging the loop's decisions against it (loop/truth_audit.h); nullopt on real devices.
-  virtual std::optional<double> true_seconds(const KernelContract& /*kernel*/,
-                                             const Artifact& /*artifact*/) const {
-    return std::nullopt;
-  }
-  // Checks a built artifact against the kernel's reference, isolated from this process, on
-  // inputs from options.seed (fresh ones otherwise) and again on different inputs.
+  // The kernel's plain baseline on this target: the reference point of every speedup.
+  virtual std::string baseline_source(const KernelContract& kernel) const = 0;
+
+  // ---- Device. Checks a built artifact against the kernel's reference, isolated from this
+  // process, on inputs from options.seed (fresh ones otherwise) and again on different inputs.
   virtual CheckOutcome check(const KernelContract& kernel, const Artifact& artifact,
                              const CheckOptions& options) = 0;
   // Starts every artifact (each one that passed check) over the same inputs from `seed`.
   virtual Result<std::unique_ptr<Session>> start_session(const KernelContract& kernel,
                                                          const std::vector<Artifact>& artifacts,
                                                          uint64_t seed) = 0;
-  // One-core readings: empty when the target can time on one core of this machine, and then
-  // start_session and time_side_by_side do so while `on` (each arm's process held to one CPU,
-  // the threads it asks of the harness run one after another: what one core does with the
-  // kernel, whatever threads the candidate would use); else one line saying why it cannot.
-  virtual std::string time_on_one_core(bool /*on*/) {
-    return "the " + name() + " target does not time on this machine's cores";
-  }
   // Times artifacts side by side in one session: `readings` rounds of one reading each,
   // rotating the order. One result per artifact, in order; when one
   // fails every result carries the failure.
@@ -247,19 +234,68 @@ class Target {
   virtual Result<std::unique_ptr<statistics::PairedDevice>> paired_device(
       const KernelContract& kernel, const Artifact& head, const Artifact& candidate,
       uint64_t seed) = 0;
-  // Devices for calibration decisions (A/A or a known effect). Throws std::exception with a
-  // message for the user when the request cannot be served (unknown kernel, failed build).
-  virtual statistics::DeviceFactory calibration_devices(
-      const statistics::CalibrateRequest& request) = 0;
-  // The s0 a calibration uses when none is given and the target knows its own noise
-  // (sim: from the configured cv); nullopt: estimate it from a warm-up.
-  virtual std::optional<double> known_s0(const statistics::CalibrateRequest& request) const = 0;
 
   // ---- Chip facts and floors. Runs the target's microbenchmarks (seconds on real hardware).
   virtual std::vector<ChipFact> measure_facts(const FactOptions& options) = 0;
-  // A microbenchmark an agent wrote for a fact the target's own do not measure: a whole program
-  // in microbenchmark_language(), built and run isolated from this process (as candidate code),
-  // within timeout_s. Never throws for a bad program.
+  // The facts floors() needs; a workspace missing any of them measures the facts first.
+  virtual std::vector<std::string> floor_facts() const = 0;
+  // Requires every floor_facts() name in `facts`.
+  virtual KernelFloors floors(const KernelContract& kernel,
+                              const std::map<std::string, double>& facts) const = 0;
+  // The target's documentation and its cited summary, for onboarding.
+  virtual TargetDocs docs() const = 0;
+
+  // ==== Optional, each group with its default ====
+
+  // ---- Where the device is. True when timing runs on this machine's own cores (the cpu
+  // target), so that nothing else may run on them while it times: the loop then builds nothing
+  // during timing. Default: a device elsewhere.
+  virtual bool times_on_host() const { return false; }
+  // One-core readings: empty when the target can time on one core of this machine, and then
+  // start_session and time_side_by_side do so while `on` (each arm's process held to one CPU,
+  // the threads it asks of the harness run one after another: what one core does with the
+  // kernel, whatever threads the candidate would use); else one line saying why it cannot.
+  virtual std::string time_on_one_core(bool /*on*/) {
+    return "the " + name() + " target does not time on this machine's cores";
+  }
+  // Empty when the target can send its device work (checks, timing, the paired device) to a
+  // device pool, else one line saying what it does instead.
+  virtual std::string pool_refusal() const {
+    return "the " + name() + " target runs its device work on this machine";
+  }
+  // Requires pool_refusal() to be empty: device work goes to `pool`'s devices from now on, and
+  // may come from several threads (see Thread-safety above).
+  virtual void use_pool(std::shared_ptr<pool::DevicePool> /*pool*/) {}
+
+  // ---- Calibration (`headway calibrate`). Devices for calibration decisions (A/A or a known
+  // effect). Throws std::exception with a message for the user when the request cannot be served
+  // (unknown kernel, failed build). Default: the target cannot calibrate, and says so.
+  virtual statistics::DeviceFactory calibration_devices(
+      const statistics::CalibrateRequest& /*request*/) {
+    throw std::runtime_error("the " + name() + " target cannot run calibration decisions");
+  }
+  // The s0 a calibration uses when none is given and the target knows its own noise
+  // (sim: from the configured cv); nullopt (the default): estimate it from a warm-up.
+  virtual std::optional<double> known_s0(const statistics::CalibrateRequest& /*request*/) const {
+    return std::nullopt;
+  }
+
+  // ---- Predictions. What the toolchain predicts for a built artifact's time (e.g. a
+  // schedule's makespan; lower is faster; only ratios between artifacts of one kernel mean
+  // anything), or nullopt when the target has no static cost.
+  virtual std::optional<double> static_cost(const Artifact& /*artifact*/) const {
+    return std::nullopt;
+  }
+  // A simulated device's truth: the noise-free seconds of one reading of a built artifact, for
+  // judging the loop's decisions against it (loop/truth_audit.h); nullopt on real devices.
+  virtual std::optional<double> true_seconds(const KernelContract& /*kernel*/,
+                                             const Artifact& /*artifact*/) const {
+    return std::nullopt;
+  }
+
+  // ---- Microbenchmarks an agent writes, for a fact the target's own do not measure: a whole
+  // program in microbenchmark_language(), built and run isolated from this process (as
+  // candidate code), within timeout_s. Never throws for a bad program. Default: unsupported.
   virtual std::string microbenchmark_language() const { return ""; }  // empty: unsupported
   virtual MicrobenchmarkOutcome run_microbenchmark(const std::string& /*source*/,
                                                    const std::filesystem::path& /*cache_dir*/,
@@ -268,21 +304,20 @@ class Target {
     out.failure = "the " + name() + " target cannot run microbenchmarks";
     return out;
   }
-  // The facts floors() needs; a workspace missing any of them measures the facts first.
-  virtual std::vector<std::string> floor_facts() const = 0;
-  // Requires every floor_facts() name in `facts`.
-  virtual KernelFloors floors(const KernelContract& kernel,
-                              const std::map<std::string, double>& facts) const = 0;
 
-  // ---- Knowledge.
-  virtual Diagnostic normalize_diagnostic(std::string_view diagnostics) const = 0;
-  virtual TargetDocs docs() const = 0;
-  // The kernel's plain baseline on this target: the reference point of every speedup.
-  virtual std::string baseline_source(const KernelContract& kernel) const = 0;
+  // ---- Knowledge. The toolchain's diagnostics reduced for the legality rules; the default
+  // abstracts the first error line (targets/error_diagnostics.h), which suits a toolchain that
+  // writes "error" where it fails.
+  virtual Diagnostic normalize_diagnostic(std::string_view diagnostics) const;
   // The design library's files for a kernel (format: kernels/designs/README.md), by path.
-  virtual std::vector<DocFile> design_files(std::string_view kernel) const = 0;
-  // The kernels this target can optimize, by name (find_kernel knows each once the target is
-  // made): the built-in ones, or a command target's manifest's.
+  // Default: none (the loop then proposes only what an agent writes).
+  virtual std::vector<DocFile> design_files(std::string_view /*kernel*/) const { return {}; }
+  // The files a candidate source may include, under the names it includes them by (for cpu,
+  // "headway_kernel.h" and "headway_support.h"), as agents are shown them. Empty: none.
+  virtual std::vector<DocFile> candidate_headers() const { return {}; }
+
+  // ---- Kernels and their sources. The kernels this target can optimize, by name (find_kernel
+  // knows each once the target is made): the built-in ones, or a command target's manifest's.
   virtual std::vector<std::string> kernels() const { return kernel_names(); }
   // The language candidates are written in: its comment, and how design parameters reach it.
   virtual KernelLanguage kernel_language() const { return {}; }
@@ -299,17 +334,6 @@ class Target {
     return SourceFiles{{},
                        {{std::string(kernel.name()) + kernel_language().file_extension, source}}};
   }
-  // ---- Devices. Empty when the target can send its device work (checks, timing, the paired
-  // device) to a device pool, else one line saying what it does instead.
-  virtual std::string pool_refusal() const {
-    return "the " + name() + " target runs its device work on this machine";
-  }
-  // Requires pool_refusal() to be empty: device work goes to `pool`'s devices from now on, and
-  // may come from several threads (see Thread-safety above).
-  virtual void use_pool(std::shared_ptr<pool::DevicePool> /*pool*/) {}
-  // The files a candidate source may include, under the names it includes them by (for cpu,
-  // "headway_kernel.h" and "headway_support.h"), as agents are shown them. Empty: none.
-  virtual std::vector<DocFile> candidate_headers() const { return {}; }
 };
 
 }  // namespace headway::targets

@@ -366,10 +366,6 @@ targets::KernelFloors CommandTarget::floors(const KernelContract& kernel,
   return f;
 }
 
-targets::Diagnostic CommandTarget::normalize_diagnostic(std::string_view diagnostics) const {
-  return {targets::normalize_diagnostic(diagnostics), targets::first_error_line(diagnostics)};
-}
-
 targets::TargetDocs CommandTarget::docs() const {
   targets::TargetDocs d;
   if (!manifest_ || manifest_->docs.empty()) return d;

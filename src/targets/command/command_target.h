@@ -52,16 +52,12 @@ class CommandTarget final : public targets::Target {
       const targets::Artifact& candidate, uint64_t seed) override;
   statistics::DeviceFactory calibration_devices(
       const statistics::CalibrateRequest& request) override;
-  std::optional<double> known_s0(const statistics::CalibrateRequest&) const override {
-    return std::nullopt;
-  }
 
   std::vector<targets::ChipFact> measure_facts(const targets::FactOptions& options) override;
   std::vector<std::string> floor_facts() const override;
   targets::KernelFloors floors(const KernelContract& kernel,
                                const std::map<std::string, double>& facts) const override;
 
-  targets::Diagnostic normalize_diagnostic(std::string_view diagnostics) const override;
   targets::TargetDocs docs() const override;
   std::string baseline_source(const KernelContract& kernel) const override;
   std::vector<targets::DocFile> design_files(std::string_view kernel) const override;

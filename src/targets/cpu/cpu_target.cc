@@ -142,10 +142,6 @@ targets::KernelFloors CpuTarget::floors(const KernelContract& kernel,
   return targets::floors_from_rates(kernel, facts);
 }
 
-targets::Diagnostic CpuTarget::normalize_diagnostic(std::string_view diagnostics) const {
-  return {targets::normalize_diagnostic(diagnostics), targets::first_error_line(diagnostics)};
-}
-
 targets::TargetDocs CpuTarget::docs() const {
   targets::TargetDocs d;
   for (std::string_view path : kDocPaths)

@@ -40,9 +40,6 @@ class CpuTarget final : public targets::Target {
       const targets::Artifact& candidate, uint64_t seed) override;
   statistics::DeviceFactory calibration_devices(
       const statistics::CalibrateRequest& request) override;
-  std::optional<double> known_s0(const statistics::CalibrateRequest&) const override {
-    return std::nullopt;
-  }
 
   std::vector<targets::ChipFact> measure_facts(const targets::FactOptions& options) override;
   std::string microbenchmark_language() const override;
@@ -53,7 +50,6 @@ class CpuTarget final : public targets::Target {
   targets::KernelFloors floors(const KernelContract& kernel,
                                const std::map<std::string, double>& facts) const override;
 
-  targets::Diagnostic normalize_diagnostic(std::string_view diagnostics) const override;
   targets::TargetDocs docs() const override;
   // The built-in kernels, then every kernel declared from a spec with a cpu baseline.
   std::vector<std::string> kernels() const override;

@@ -326,10 +326,6 @@ targets::KernelFloors CudaTarget::floors(const KernelContract& kernel,
   return f;
 }
 
-targets::Diagnostic CudaTarget::normalize_diagnostic(std::string_view diagnostics) const {
-  return {targets::normalize_diagnostic(diagnostics), targets::first_error_line(diagnostics)};
-}
-
 targets::TargetDocs CudaTarget::docs() const {
   targets::TargetDocs d;
   for (std::string_view path :

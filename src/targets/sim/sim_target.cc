@@ -264,10 +264,6 @@ targets::KernelFloors SimTarget::floors(const KernelContract& kernel,
   return targets::floors_from_rates(kernel, facts);
 }
 
-targets::Diagnostic SimTarget::normalize_diagnostic(std::string_view diagnostics) const {
-  return {targets::normalize_diagnostic(diagnostics), targets::first_error_line(diagnostics)};
-}
-
 targets::TargetDocs SimTarget::docs() const {
   targets::TargetDocs d;
   d.files.push_back({"docs/targets/sim.md", kDocs});

@@ -66,7 +66,6 @@ class SimTarget final : public targets::Target {
   // The cost model's prediction for a built source (sim_landscape.h).
   std::optional<double> static_cost(const targets::Artifact& artifact) const override;
   // Its times come from a model of a device, not from the host's cores.
-  bool times_on_host() const override { return false; }
   targets::CheckOutcome check(const KernelContract& kernel, const targets::Artifact& artifact,
                               const targets::CheckOptions& options) override;
   Result<std::unique_ptr<targets::Session>> start_session(
@@ -87,7 +86,6 @@ class SimTarget final : public targets::Target {
   targets::KernelFloors floors(const KernelContract& kernel,
                                const std::map<std::string, double>& facts) const override;
 
-  targets::Diagnostic normalize_diagnostic(std::string_view diagnostics) const override;
   targets::TargetDocs docs() const override;
   std::string baseline_source(const KernelContract& kernel) const override;
   std::vector<targets::DocFile> design_files(std::string_view kernel) const override;
