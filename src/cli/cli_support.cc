@@ -91,6 +91,13 @@ targets::Artifact build_or_throw(targets::Target& target, const std::string& sou
 
 std::unique_ptr<targets::Target> target_or_throw(const std::string& name,
                                                  const std::string& toolchain) {
+  // Emulation stands in for a GPU: only the cuda target has it (docs/targets/cuda.md).
+  if (toolchain == "emulated" && name != "cuda") {
+    throw UsageError(fmt::format(
+        "--toolchain emulated is the cuda target's (its kernels on host threads); the {} target "
+        "has no emulated toolchain",
+        name));
+  }
   auto target = targets::make_target(name, toolchain);
   if (!target) {
     throw UsageError(fmt::format("target '{}' is not available in this build (available: {})", name,

@@ -57,7 +57,8 @@ std::string read_source_or_throw(const std::filesystem::path& path);
 targets::Artifact build_or_throw(targets::Target& target, const std::string& source,
                                  const std::string& label);
 // The registered target of that name with `toolchain` selected (empty: its default); throws
-// UsageError naming the available targets otherwise.
+// UsageError naming the available targets otherwise, and for the toolchain "emulated" with a
+// target other than cuda.
 std::unique_ptr<targets::Target> target_or_throw(const std::string& name,
                                                  const std::string& toolchain = "");
 // As above, for a verb that also takes --manifest: the command target's manifest is its
