@@ -171,4 +171,17 @@ std::unique_ptr<targets::Target> workspace_target_or_throw(store::Workspace& ws)
   return value_or_fail(knowledge::open_workspace_target(ws));
 }
 
+std::unique_ptr<targets::Target> verb_target_or_throw(const std::string& target,
+                                                      const std::string& toolchain,
+                                                      const std::string& manifest,
+                                                      const std::string& workspace) {
+  if (!target.empty() || !toolchain.empty() || !manifest.empty())
+    return target_or_throw(target.empty() ? "cpu" : target, toolchain, manifest);
+  if (!workspace.empty() || store::Workspace::locate(fs::current_path())) {
+    store::Workspace ws = open_workspace_or_throw(workspace);
+    return workspace_target_or_throw(ws);
+  }
+  return target_or_throw("cpu");
+}
+
 }  // namespace headway::cli

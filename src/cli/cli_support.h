@@ -90,6 +90,13 @@ store::Workspace open_workspace_or_throw(const std::string& dir);
 // The workspace's target with its toolchain selected (knowledge/workspace_target.h); throws
 // VerbError (not found) when the workspace names a target this build does not know.
 std::unique_ptr<targets::Target> workspace_target_or_throw(store::Workspace& ws);
+// The target of a verb that takes --target, --toolchain and --manifest (check, compare, bench):
+// target_or_throw's when any of the three is given; else the workspace's with its toolchain
+// (`workspace`, else the one found from here); else cpu.
+std::unique_ptr<targets::Target> verb_target_or_throw(const std::string& target,
+                                                      const std::string& toolchain,
+                                                      const std::string& manifest,
+                                                      const std::string& workspace);
 
 // Exit status of a verb that refuses to build or run candidate code without the sandbox.
 inline constexpr int kSandboxExit = kExitEnvironment;
