@@ -89,15 +89,19 @@ targets::Artifact build_or_throw(targets::Target& target, const std::string& sou
   throw UsageError(fmt::format("{} does not build:\n{}", label, built.diagnostics));
 }
 
-std::unique_ptr<targets::Target> target_or_throw(const std::string& name,
-                                                 const std::string& toolchain) {
+void refuse_emulation_off_cuda(const std::string& target, const std::string& toolchain) {
   // Emulation stands in for a GPU: only the cuda target has it (docs/targets/cuda.md).
-  if (toolchain == "emulated" && name != "cuda") {
+  if (toolchain == "emulated" && target != "cuda") {
     throw UsageError(fmt::format(
         "--toolchain emulated is the cuda target's (its kernels on host threads); the {} target "
         "has no emulated toolchain",
-        name));
+        target));
   }
+}
+
+std::unique_ptr<targets::Target> target_or_throw(const std::string& name,
+                                                 const std::string& toolchain) {
+  refuse_emulation_off_cuda(name, toolchain);
   auto target = targets::make_target(name, toolchain);
   if (!target) {
     throw UsageError(fmt::format("target '{}' is not available in this build (available: {})", name,

@@ -56,9 +56,10 @@ std::string read_source_or_throw(const std::filesystem::path& path);
 // diagnostics when it does not build, EnvironmentError when the toolchain is missing.
 targets::Artifact build_or_throw(targets::Target& target, const std::string& source,
                                  const std::string& label);
+// Throws UsageError for the toolchain "emulated" with a target other than cuda.
+void refuse_emulation_off_cuda(const std::string& target, const std::string& toolchain);
 // The registered target of that name with `toolchain` selected (empty: its default); throws
-// UsageError naming the available targets otherwise, and for the toolchain "emulated" with a
-// target other than cuda.
+// UsageError naming the available targets otherwise, and as refuse_emulation_off_cuda.
 std::unique_ptr<targets::Target> target_or_throw(const std::string& name,
                                                  const std::string& toolchain = "");
 // As above, for a verb that also takes --manifest: the command target's manifest is its

@@ -118,6 +118,15 @@ TEST(CudaEmulationCli, EmulatedIsTheCudaTargetsOnly) {
   EXPECT_EQ(no_target.exit_code, 2) << no_target.err;
   EXPECT_NE(no_target.err.find("--toolchain needs --target"), std::string::npos) << no_target.err;
   EXPECT_FALSE(fs::exists(ws));
+
+  // Nor can a cpu workspace migrate to it.
+  const fs::path cpu = dir.path() / "cpu";
+  ASSERT_EQ(cli::run_headway({"init", cpu.string(), "--target", "cpu"}).exit_code, 0);
+  const auto migrate =
+      cli::run_headway({"migrate", "--toolchain", "emulated", "--workspace", cpu.string()});
+  EXPECT_EQ(migrate.exit_code, 2) << migrate.err;
+  EXPECT_NE(migrate.err.find("the cpu target has no emulated toolchain"), std::string::npos)
+      << migrate.err;
 }
 
 // The loop on the emulated cuda target, with the design library (no LLM), attn_out only (qkv

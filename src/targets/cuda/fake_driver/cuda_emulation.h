@@ -139,9 +139,11 @@ struct hw_emulated_block {
 };
 inline hw_emulated_block* hw_current_block;
 
-// The fibers' stacks, kept for the module's life: 64 KiB each, below a guard page.
+// The fibers' stacks, kept for the module's life: 256 KiB each (reserved, not committed), below a
+// guard page, so that a kernel whose locals outgrow it crashes rather than writes another's.
+inline constexpr size_t hw_emulated_stack_bytes = 256 << 10;
 inline char* hw_emulated_stack(unsigned thread) {
-  constexpr size_t kStack = 64 << 10, kGuard = 4 << 10;
+  constexpr size_t kStack = hw_emulated_stack_bytes, kGuard = 4 << 10;
   static std::vector<char*> stacks;
   while (stacks.size() <= thread) {
     void* p = mmap(nullptr, kStack + kGuard, PROT_READ | PROT_WRITE,
@@ -155,7 +157,6 @@ inline char* hw_emulated_stack(unsigned thread) {
   }
   return stacks[thread];
 }
-inline constexpr size_t hw_emulated_stack_bytes = 64 << 10;
 
 // Back to the scheduler; the fiber runs again when it is ready.
 inline void hw_emulated_yield() {
