@@ -182,7 +182,10 @@ std::unique_ptr<targets::Target> verb_target_or_throw(const std::string& target,
   if (!target.empty() || !toolchain.empty() || !manifest.empty())
     return target_or_throw(target.empty() ? "cpu" : target, toolchain, manifest);
   if (!workspace.empty() || store::Workspace::locate(fs::current_path())) {
-    store::Workspace ws = open_workspace_or_throw(workspace);
+    // Only its target is read: the kernels it added are kernel_or_throw's to load.
+    store::Workspace ws =
+        value_or_fail(workspace.empty() ? store::Workspace::find(fs::current_path())
+                                        : store::Workspace::open(workspace));
     return workspace_target_or_throw(ws);
   }
   return target_or_throw("cpu");
