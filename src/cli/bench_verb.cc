@@ -101,7 +101,8 @@ int run_bench(const BenchArgs& args) {
     return run_bench_peers(
         {kernels, args.source, args.readings, args.target, args.toolchain, args.json});
   const std::string source = args.source.empty() ? "" : read_source_or_throw(args.source);
-  auto target = target_or_throw(args.target, args.toolchain);
+  auto target = verb_target_or_throw(args.target_given ? args.target : "", args.toolchain, "",
+                                     args.workspace);
   if (args.one_core) {
     if (std::string why = target->time_on_one_core(true); !why.empty())
       throw UsageError("--one-core: " + why);
@@ -136,7 +137,7 @@ int run_bench(const BenchArgs& args) {
     return all;
   }));
   std::map<std::string, double> values = floor.facts.values;
-  nlohmann::json out = {{"target", args.target}, {"toolchain", target->identity().id}};
+  nlohmann::json out = {{"target", target->name()}, {"toolchain", target->identity().id}};
   add_floor(floor, !args.json, &out);
   if (args.one_core) {
     // One core's readings against one thread's read bandwidth: the floor of one core.
@@ -210,7 +211,8 @@ void add_bench(CLI::App& app, int* exit_code) {
   cmd->add_option("--readings", args->readings, "timed readings per kernel and shape set")
       ->check(CLI::Range(1, 100000));
   auto* target = cmd->add_option("--target", args->target,
-                                 "cpu (default), sim, cuda, or another registered target");
+                                 "cpu, sim, cuda, or another registered target (default: the "
+                                 "workspace's, with its toolchain; else cpu)");
   cmd->add_option("--toolchain,--cxx", args->toolchain,
                   "the target's toolchain (cpu: the C++ compiler; default: the target's own)");
   cmd->add_flag("--peers", args->peers,

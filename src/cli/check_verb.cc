@@ -13,7 +13,7 @@ struct CheckArgs {
   std::string source;
   std::optional<uint64_t> seed;
   std::optional<double> timeout;  // the target's own limit when not given
-  std::string target = "cpu";
+  std::string target;             // empty: the workspace's, else cpu (verb_target_or_throw)
   std::string toolchain;
   std::string manifest;
   std::string workspace;  // whose added kernels --kernel may name
@@ -44,7 +44,7 @@ const char* outcome_name(targets::CheckOutcome::Status s) {
 // (exit 2), not a wrong kernel.
 int run_check(const CheckArgs& args) {
   const std::string source = read_source_or_throw(args.source);
-  auto target = target_or_throw(args.target, args.toolchain, args.manifest);
+  auto target = verb_target_or_throw(args.target, args.toolchain, args.manifest, args.workspace);
   // After the target: a command target's manifest may declare kernels of its own.
   const KernelContract& kernel = kernel_or_throw(args.kernel, args.workspace);
   const targets::Artifact artifact = build_or_throw(*target, source, args.source);
@@ -57,7 +57,7 @@ int run_check(const CheckArgs& args) {
   if (args.json) {
     const nlohmann::json j = {
         {"kernel", kernel.name()},    {"source", args.source},
-        {"target", args.target},      {"status", outcome_name(outcome.status)},
+        {"target", target->name()},   {"status", outcome_name(outcome.status)},
         {"kind", outcome.kind},       {"seed", outcome.seed},
         {"seconds", outcome.seconds}, {"message", outcome.description},
         {"details", outcome.details}};
@@ -80,7 +80,9 @@ void add_check(CLI::App& app, int* exit_code) {
   cmd->add_option("--timeout", args->timeout,
                   "seconds one call may take (default: the target's own; cpu: 10)")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--target", args->target, "cpu (default), cuda, or another registered target");
+  cmd->add_option("--target", args->target,
+                  "cpu, cuda, or another registered target (default: the workspace's, with its "
+                  "toolchain; else cpu)");
   cmd->add_option("--toolchain,--cxx", args->toolchain,
                   "the target's toolchain (cpu: the C++ compiler; default: the target's own)");
   cmd->add_option("--manifest", args->manifest, kManifestOptionHelp);

@@ -89,8 +89,19 @@ targets::Artifact build_or_throw(targets::Target& target, const std::string& sou
   throw UsageError(fmt::format("{} does not build:\n{}", label, built.diagnostics));
 }
 
+void refuse_emulation_off_cuda(const std::string& target, const std::string& toolchain) {
+  // Emulation stands in for a GPU: only the cuda target has it (docs/targets/cuda.md).
+  if (toolchain == "emulated" && target != "cuda") {
+    throw UsageError(fmt::format(
+        "--toolchain emulated is the cuda target's (its kernels on host threads); the {} target "
+        "has no emulated toolchain",
+        target));
+  }
+}
+
 std::unique_ptr<targets::Target> target_or_throw(const std::string& name,
                                                  const std::string& toolchain) {
+  refuse_emulation_off_cuda(name, toolchain);
   auto target = targets::make_target(name, toolchain);
   if (!target) {
     throw UsageError(fmt::format("target '{}' is not available in this build (available: {})", name,
@@ -162,6 +173,22 @@ std::string sandbox_refusal(const std::string& reason) {
 
 std::unique_ptr<targets::Target> workspace_target_or_throw(store::Workspace& ws) {
   return value_or_fail(knowledge::open_workspace_target(ws));
+}
+
+std::unique_ptr<targets::Target> verb_target_or_throw(const std::string& target,
+                                                      const std::string& toolchain,
+                                                      const std::string& manifest,
+                                                      const std::string& workspace) {
+  if (!target.empty() || !toolchain.empty() || !manifest.empty())
+    return target_or_throw(target.empty() ? "cpu" : target, toolchain, manifest);
+  if (!workspace.empty() || store::Workspace::locate(fs::current_path())) {
+    // Only its target is read: the kernels it added are kernel_or_throw's to load.
+    store::Workspace ws =
+        value_or_fail(workspace.empty() ? store::Workspace::find(fs::current_path())
+                                        : store::Workspace::open(workspace));
+    return workspace_target_or_throw(ws);
+  }
+  return target_or_throw("cpu");
 }
 
 }  // namespace headway::cli

@@ -56,8 +56,10 @@ std::string read_source_or_throw(const std::filesystem::path& path);
 // diagnostics when it does not build, EnvironmentError when the toolchain is missing.
 targets::Artifact build_or_throw(targets::Target& target, const std::string& source,
                                  const std::string& label);
+// Throws UsageError for the toolchain "emulated" with a target other than cuda.
+void refuse_emulation_off_cuda(const std::string& target, const std::string& toolchain);
 // The registered target of that name with `toolchain` selected (empty: its default); throws
-// UsageError naming the available targets otherwise.
+// UsageError naming the available targets otherwise, and as refuse_emulation_off_cuda.
 std::unique_ptr<targets::Target> target_or_throw(const std::string& name,
                                                  const std::string& toolchain = "");
 // As above, for a verb that also takes --manifest: the command target's manifest is its
@@ -89,6 +91,13 @@ store::Workspace open_workspace_or_throw(const std::string& dir);
 // The workspace's target with its toolchain selected (knowledge/workspace_target.h); throws
 // VerbError (not found) when the workspace names a target this build does not know.
 std::unique_ptr<targets::Target> workspace_target_or_throw(store::Workspace& ws);
+// The target of a verb that takes --target, --toolchain and --manifest (check, compare, bench):
+// target_or_throw's when any of the three is given; else the workspace's with its toolchain
+// (`workspace`, else the one found from here); else cpu.
+std::unique_ptr<targets::Target> verb_target_or_throw(const std::string& target,
+                                                      const std::string& toolchain,
+                                                      const std::string& manifest,
+                                                      const std::string& workspace);
 
 // Exit status of a verb that refuses to build or run candidate code without the sandbox.
 inline constexpr int kSandboxExit = kExitEnvironment;

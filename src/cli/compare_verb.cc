@@ -15,7 +15,7 @@ namespace {
 struct CompareArgs {
   std::string kernel;
   std::string a, b;
-  std::string target = "cpu";
+  std::string target;  // empty: the workspace's, else cpu (verb_target_or_throw)
   std::string toolchain;
   std::string manifest;
   std::string rule = "betting";
@@ -53,7 +53,8 @@ int run_compare(CompareArgs args) {
   args.acceptance.confirm_max_pairs = static_cast<int>(args.acceptance.confirm_calls);
   const std::string a_text = read_source_or_throw(args.a);
   const std::string b_text = read_source_or_throw(args.b);
-  const auto target = target_or_throw(args.target, args.toolchain, args.manifest);
+  const auto target =
+      verb_target_or_throw(args.target, args.toolchain, args.manifest, args.workspace);
   // After the target: a command target's manifest may declare kernels of its own.
   const KernelContract& kernel = kernel_or_throw(args.kernel, args.workspace);
   const auto a_artifact = build_or_throw(*target, a_text, args.a);
@@ -143,7 +144,9 @@ void add_compare(CLI::App& app, int* exit_code) {
                   "the workspace whose added kernels --kernel may name (default: the one here)");
   cmd->add_option("--a", args->a, "head source")->required();
   cmd->add_option("--b", args->b, "candidate source")->required();
-  cmd->add_option("--target", args->target, "cpu (default), sim, command, cuda");
+  cmd->add_option("--target", args->target,
+                  "cpu, sim, command, cuda (default: the workspace's, with its toolchain; else "
+                  "cpu)");
   cmd->add_option("--toolchain,--cxx", args->toolchain,
                   "the target's toolchain (cpu: the C++ compiler; default: the target's own)");
   cmd->add_option("--manifest", args->manifest, kManifestOptionHelp);

@@ -1,6 +1,5 @@
 #include <fmt/format.h>
 
-#include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -19,6 +18,7 @@ struct InitArgs {
   bool json = false;
   std::string target;    // empty: decided by the first `headway optimize --target` (cpu by default)
   std::string manifest;  // the command target's manifest
+  std::string toolchain;  // the target's toolchain spec (empty: its default)
 };
 
 int run_init(const InitArgs& args) {
@@ -27,14 +27,11 @@ int run_init(const InitArgs& args) {
   if (!args.manifest.empty() && args.target != "command") {
     throw UsageError("--manifest is for --target command");
   }
+  if (!args.toolchain.empty() && args.target.empty()) {
+    throw UsageError("--toolchain needs --target (the toolchain is the target's)");
+  }
   if (!args.target.empty()) {
-    std::string spec;
-    if (args.target == "command") {
-      if (args.manifest.empty())
-        throw UsageError("--target command needs --manifest FILE (e.g. packs/standin/target.toml)");
-      spec = std::filesystem::absolute(args.manifest).lexically_normal().string();
-    }
-    target = target_or_throw(args.target, spec);
+    target = target_or_throw(args.target, args.toolchain, args.manifest);
     if (!target->identity().found) {
       fail_with(Error{target->identity().error_code, target->identity().error});
     }
@@ -64,11 +61,15 @@ void add_init(CLI::App& app, int* exit_code) {
   auto* cmd = app.add_subcommand("init", "Make a directory a headway workspace (prints its path)");
   cmd->add_option("dir", args->dir, "directory to make a workspace (default: the current one)");
   cmd->add_flag("--json", args->json, "print one JSON object");
-  cmd->add_option("--target", args->target,
-                  "the target the workspace optimizes for: cpu, sim, command (default: set by the "
-                  "first optimize)");
+  cmd->add_option(
+      "--target", args->target,
+      "the target the workspace optimizes for: cpu, sim, command, cuda (default: set by "
+      "the first optimize)");
   cmd->add_option("--manifest", args->manifest,
                   "the command target's TOML manifest (docs/TARGETS.md)");
+  cmd->add_option("--toolchain", args->toolchain,
+                  "the target's toolchain: cpu, a C++ compiler; cuda, NVCC[@sm_NN] or emulated "
+                  "(host threads, no GPU: docs/targets/cuda.md); the workspace keeps it");
   cmd->callback([args, exit_code] { run_verb(exit_code, [&] { return run_init(*args); }); });
 }
 

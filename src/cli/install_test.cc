@@ -25,6 +25,11 @@ TEST(Install, PutsBinaryManPageAndCompletionInThePrefixAndRunsFromThere) {
   const fs::path bin = prefix / "bin/headway";
   EXPECT_TRUE(fs::is_regular_file(bin));
   EXPECT_TRUE(fs::is_regular_file(prefix / "bin/headway-runner"));
+#ifdef HEADWAY_FAKE_LIBCUDA
+  // The cuda runner and, beside it, the stand-in driver the emulated toolchain loads.
+  EXPECT_TRUE(fs::is_regular_file(prefix / "bin/headway-cuda-runner"));
+  EXPECT_TRUE(fs::is_regular_file(prefix / "bin/libheadway_fake_libcuda.so"));
+#endif
   EXPECT_EQ(file_text(prefix / "share/man/man1/headway.1"), file_text(HEADWAY_MAN_PAGE));
   EXPECT_EQ(file_text(prefix / "share/bash-completion/completions/headway"),
             file_text(HEADWAY_BASH_COMPLETION));

@@ -103,6 +103,7 @@ int run_migrate(const MigrateArgs& args) {
   validate_agent_args(args.agent);
   store::Workspace ws = open_workspace_or_throw(args.workspace);
   const std::unique_ptr<targets::Target> to = workspace_target_or_throw(ws);
+  refuse_emulation_off_cuda(to->name(), args.toolchain);
   // A toolchain that cannot be used is refused before any optimizer is paused.
   const targets::ToolchainInfo id = to->select_toolchain(args.toolchain);
   if (!id.found) {
@@ -176,7 +177,10 @@ void add_migrate(CLI::App& app, int* exit_code) {
       app.add_subcommand("migrate",
                          "Move the workspace to a new toolchain of its target: pause a running "
                          "optimize, re-check rules and heads, re-measure baselines and heads");
-  cmd->add_option("--toolchain", args->toolchain, "compiler command: clang++, g++-12, or a path")
+  cmd->add_option(
+         "--toolchain", args->toolchain,
+         "the target's toolchain: cpu, a compiler command (clang++, g++-12, or a path); cuda, "
+         "NVCC[@sm_NN] or emulated")
       ->required();
   cmd->add_option("--workspace", args->workspace,
                   "workspace directory (default: the nearest one up from here)");

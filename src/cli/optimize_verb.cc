@@ -251,6 +251,8 @@ int run_optimize(const OptimizeArgs& args) {
     for (const auto& [kernel, why] : summary.kernels_stopped)
       fmt::print("optimize: {} stopped, the run went on without it: {}\n", kernel, why);
     fmt::print("optimize: {}\n", loop::describe(loop::decision_rate(ws)));
+    if (!target->identity().caveat.empty())
+      fmt::print("optimize: note: {}\n", target->identity().caveat);
     if (agent_run) fmt::print("{}\n", agent_run_line(agent_run));
     if (devices) fmt::print("{}", pool_text(pool::pool_status_json(*devices)));
     if (const std::string off = loop::switched_off(options);

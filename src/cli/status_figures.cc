@@ -164,6 +164,9 @@ nlohmann::json status_figures(store::Workspace& ws, targets::Target& target) {
   const std::string toolchain = knowledge::toolchain_id_of(target);
   const auto facts = loop::load_floor_facts(ws, target, toolchain);
   out["toolchain"] = toolchain;
+  out["toolchain_caveat"] = target.identity().caveat.empty()
+                                ? nlohmann::json(nullptr)
+                                : nlohmann::json(target.identity().caveat);
   // What the design library has left per kernel, by the facts of the current toolchain.
   const loop::FactLookup fact_of = [&ws,
                                     &toolchain](const std::string& name) -> std::optional<double> {

@@ -110,6 +110,8 @@ std::string status_text(const nlohmann::json& out) {
   std::string text;
   if (!out["run"].is_null()) text += run_text(out["run"]);
   if (!out["pool"].is_null()) text += pool_text(out["pool"]);
+  if (!out["toolchain_caveat"].is_null())
+    text += fmt::format("note: {}\n", out["toolchain_caveat"].get<std::string>());
   if (out["kernels"].empty()) {
     text += "no kernels yet: run `headway optimize`\n";
     return text;

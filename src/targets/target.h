@@ -39,6 +39,9 @@ struct ToolchainInfo {
   std::string error;    // !found: why the toolchain could not be identified
   std::string version;  // one line, for people (e.g. the compiler's first --version line)
   std::string id;       // the version knowledge is keyed on (facts, rules, timings)
+  // What the toolchain's figures are not, for people, where that is not what its target's name
+  // says (e.g. the cuda target's emulation: host threads, not a GPU); empty for most.
+  std::string caveat;
   // !found: what kind of failure that is: kEnvironment (a compiler or command that is missing or
   // fails) unless the target says it is the user's input (a manifest that does not parse).
   ErrorCode error_code = ErrorCode::kEnvironment;

@@ -10,6 +10,7 @@
 #include "common/embedded.h"
 #include "common/rng.h"
 #include "common/stats.h"
+#include "targets/cuda/emulation.h"
 #include "targets/cuda/runner_client.h"
 #include "targets/error_diagnostics.h"
 #include "targets/side_by_side.h"
@@ -23,9 +24,9 @@ using targets::CheckOutcome;
 constexpr double kReplyTimeoutSeconds = 120.0;
 constexpr double kCheckTimeoutSeconds = 180.0;
 
-// The GPU's info, or DeviceUnavailable with the runner's one line.
-nlohmann::json require_gpu() {
-  auto info = gpu_info();
+// The GPU's info (`driver`'s: runner_client.h), or DeviceUnavailable with the runner's one line.
+nlohmann::json require_gpu(const std::string& driver) {
+  auto info = gpu_info(driver);
   if (!info) throw targets::DeviceUnavailable(info.error().message);
   return info.value();
 }
@@ -136,8 +137,8 @@ class CudaSession final : public targets::Session {
 
 Result<std::unique_ptr<CudaSession>> open_session(const KernelContract& kernel,
                                                   const std::vector<Artifact>& artifacts,
-                                                  uint64_t seed) {
-  require_gpu();
+                                                  uint64_t seed, const std::string& driver) {
+  require_gpu(driver);
   std::vector<std::string> args = {"serve", "--kernel", std::string(kernel.name()), "--seed",
                                    std::to_string(seed)};
   for (const auto& a : artifacts) {
@@ -146,7 +147,8 @@ Result<std::unique_ptr<CudaSession>> open_session(const KernelContract& kernel,
   }
   std::unique_ptr<RunnerProcess> runner;
   try {
-    runner = std::make_unique<RunnerProcess>(args, paths_of(artifacts), kReplyTimeoutSeconds);
+    runner =
+        std::make_unique<RunnerProcess>(args, paths_of(artifacts), kReplyTimeoutSeconds, driver);
   } catch (const std::runtime_error& e) {
     return environment_error(e.what());
   }
@@ -208,6 +210,13 @@ CudaTarget::CudaTarget(const std::string& toolchain_spec) { select_toolchain(too
 
 targets::ToolchainInfo CudaTarget::select_toolchain(const std::string& spec) {
   spec_ = spec;
+  if (emulated()) {
+    nvcc_ = {};
+    driver_ = stand_in_driver().string();
+    info_ = identify_emulation();
+    return info_;
+  }
+  driver_.clear();
   // The GPU is asked only when the spec leaves the architecture open.
   nvcc_ = toolchain_for(spec, spec.find('@') == std::string::npos ? detected_arch() : "");
   info_ = identify(nvcc_);
@@ -216,18 +225,19 @@ targets::ToolchainInfo CudaTarget::select_toolchain(const std::string& spec) {
 
 targets::BuildOutcome CudaTarget::build(const std::string& source,
                                         const std::filesystem::path& cache_dir) {
+  if (emulated()) return build_emulated(info_, source, cache_dir);
   return build_module(nvcc_, info_, source, cache_dir);
 }
 
 CheckOutcome CudaTarget::check(const KernelContract& kernel, const Artifact& artifact,
                                const targets::CheckOptions& options) {
-  require_gpu();
+  require_gpu(driver_);
   CheckOutcome out;
   out.seed = options.seed ? *options.seed : fresh_seed();
   const auto start = std::chrono::steady_clock::now();
   auto result = run_runner({"check", "--kernel", std::string(kernel.name()), "--module",
                             artifact.path.string(), "--seed", std::to_string(out.seed)},
-                           {artifact.path}, kCheckTimeoutSeconds);
+                           {artifact.path}, kCheckTimeoutSeconds, driver_);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!result) {
     const bool timed_out = result.error().message.find("ran past") != std::string::npos;
@@ -254,7 +264,7 @@ CheckOutcome CudaTarget::check(const KernelContract& kernel, const Artifact& art
 
 Result<std::unique_ptr<targets::Session>> CudaTarget::start_session(
     const KernelContract& kernel, const std::vector<Artifact>& artifacts, uint64_t seed) {
-  auto session = open_session(kernel, artifacts, seed);
+  auto session = open_session(kernel, artifacts, seed, driver_);
   if (!session) return session.error();
   return std::unique_ptr<targets::Session>(std::move(session).value());
 }
@@ -262,7 +272,7 @@ Result<std::unique_ptr<targets::Session>> CudaTarget::start_session(
 std::vector<targets::Timing> CudaTarget::time_side_by_side(const KernelContract& kernel,
                                                            const std::vector<Artifact>& artifacts,
                                                            int readings, uint64_t seed) {
-  auto session = open_session(kernel, artifacts, seed);
+  auto session = open_session(kernel, artifacts, seed, driver_);
   if (!session) {
     std::vector<targets::Timing> out(artifacts.size());
     for (auto& t : out) t.failure = session.error().message;
@@ -273,7 +283,7 @@ std::vector<targets::Timing> CudaTarget::time_side_by_side(const KernelContract&
 
 Result<std::unique_ptr<statistics::PairedDevice>> CudaTarget::paired_device(
     const KernelContract& kernel, const Artifact& head, const Artifact& candidate, uint64_t seed) {
-  auto session = open_session(kernel, {head, candidate}, seed);
+  auto session = open_session(kernel, {head, candidate}, seed, driver_);
   if (!session) return session.error();
   return std::unique_ptr<statistics::PairedDevice>(
       std::make_unique<CudaPairedDevice>(std::move(session).value()));
@@ -283,7 +293,7 @@ statistics::DeviceFactory CudaTarget::calibration_devices(
     const statistics::CalibrateRequest& request) {
   const KernelContract* kernel = find_kernel(request.kernel.empty() ? "attn_out" : request.kernel);
   if (!kernel) throw std::invalid_argument("unknown kernel '" + request.kernel + "'");
-  require_gpu();
+  require_gpu(driver_);
   const auto cache = std::filesystem::temp_directory_path() / "headway-cuda-calibration";
   const auto built = build(baseline_source(*kernel), cache);
   if (!built.built())
@@ -292,17 +302,18 @@ statistics::DeviceFactory CudaTarget::calibration_devices(
   const double factor = 1.0 - request.effect_pct / 100.0;
   const Artifact a = built.artifact;
   const uint64_t seed = request.seed;
-  return [kernel, a, seed, factor](int decision) -> std::unique_ptr<statistics::PairedDevice> {
-    auto session = open_session(*kernel, {a, a}, seed + static_cast<uint64_t>(decision));
+  return [kernel, a, seed, factor,
+          driver = driver_](int decision) -> std::unique_ptr<statistics::PairedDevice> {
+    auto session = open_session(*kernel, {a, a}, seed + static_cast<uint64_t>(decision), driver);
     if (!session) throw std::runtime_error(session.error().message);
     return std::make_unique<CudaPairedDevice>(std::move(session).value(), factor);
   };
 }
 
 std::vector<targets::ChipFact> CudaTarget::measure_facts(const targets::FactOptions& options) {
-  require_gpu();
-  auto result =
-      run_runner({"facts", "--readings", std::to_string(std::max(options.readings, 3))}, {}, 300.0);
+  require_gpu(driver_);
+  auto result = run_runner({"facts", "--readings", std::to_string(std::max(options.readings, 3))},
+                           {}, 300.0, driver_);
   if (!result)
     throw std::runtime_error("cannot measure the GPU's facts: " + result.error().message);
   std::vector<targets::ChipFact> facts;
@@ -313,6 +324,8 @@ std::vector<targets::ChipFact> CudaTarget::measure_facts(const targets::FactOpti
     fact.unit = f.value("unit", "");
     if (f.contains("spread")) fact.spread = f.at("spread").get<double>();
     fact.method = f.value("method", "");
+    // An emulated device's figures are the host's: said with each fact.
+    if (emulated()) fact.method = "emulated on host threads: " + fact.method;
     facts.push_back(std::move(fact));
   }
   return facts;

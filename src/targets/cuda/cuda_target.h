@@ -3,9 +3,12 @@
 // into device modules (nvcc.h) that headway-cuda-runner loads, checks against the f64 reference
 // and times with CUDA events, the L2 flushed before every reading (runner/runner_main.cc). No
 // candidate code runs on the host. Builds need only nvcc; checks, timing and facts need a GPU and
-// throw targets::DeviceUnavailable without one (docs/targets/cuda.md).
+// throw targets::DeviceUnavailable without one (docs/targets/cuda.md). With the toolchain spec
+// "emulated" (emulation.h), candidates are built for host threads and run by the stand-in driver
+// instead: a check of the machinery on any machine, whose timings are the host's.
 #include <string>
 
+#include "targets/cuda/emulation.h"
 #include "targets/cuda/nvcc.h"
 #include "targets/target.h"
 
@@ -23,6 +26,7 @@ class CudaTarget final : public targets::Target {
   targets::ToolchainInfo select_toolchain(const std::string& spec) override;
   const targets::ToolchainInfo& identity() const override { return info_; }
   const NvccToolchain& nvcc() const { return nvcc_; }
+  bool emulated() const { return spec_ == kEmulatedSpec; }
   targets::KernelLanguage kernel_language() const override {
     targets::KernelLanguage cuda;
     cuda.file_extension = ".cu";
@@ -61,6 +65,7 @@ class CudaTarget final : public targets::Target {
  private:
   std::string spec_;
   NvccToolchain nvcc_;
+  std::string driver_;  // the driver the runner loads (runner_client.h): the stand-in's, emulated
   targets::ToolchainInfo info_;
 };
 

@@ -23,9 +23,16 @@ namespace headway::cuda {
 namespace fs = std::filesystem;
 namespace {
 
+// The driver file the runner is told to load; empty: the system's.
+std::string driver_file(const std::string& driver) {
+  if (!driver.empty()) return driver;
+  const char* env = std::getenv("HEADWAY_CUDA_DRIVER");
+  return env ? env : "";
+}
+
 // The runner's sandbox: the runner and the modules readable, the NVIDIA device nodes and the
 // driver's view of the system (/sys, read-only) bound in.
-sandbox::Policy runner_policy(const std::vector<fs::path>& readable) {
+sandbox::Policy runner_policy(const std::vector<fs::path>& readable, const std::string& driver) {
   sandbox::Policy policy;
   policy.read_only.push_back(runner_executable());
   for (const auto& r : readable) policy.read_only.push_back(r);
@@ -35,7 +42,7 @@ sandbox::Policy runner_policy(const std::vector<fs::path>& readable) {
       policy.devices.push_back(entry.path());
   }
   if (fs::exists("/sys")) policy.read_only.push_back("/sys");
-  if (const char* driver = std::getenv("HEADWAY_CUDA_DRIVER"); driver && *driver) {
+  if (!driver.empty()) {
     policy.read_only.push_back(driver);
     policy.environment.emplace_back("HEADWAY_CUDA_DRIVER", driver);
     // The stand-in's log of what the runner queues (fake_driver/fake_libcuda.cc), for tests.
@@ -48,10 +55,11 @@ sandbox::Policy runner_policy(const std::vector<fs::path>& readable) {
 }
 
 std::vector<std::string> runner_argv(const std::vector<std::string>& args,
-                                     const std::vector<fs::path>& readable) {
+                                     const std::vector<fs::path>& readable,
+                                     const std::string& driver) {
   std::vector<std::string> command = {runner_executable().string()};
   command.insert(command.end(), args.begin(), args.end());
-  return sandbox::wrap(runner_policy(readable), command);
+  return sandbox::wrap(runner_policy(readable, driver_file(driver)), command);
 }
 
 std::string first_line_of(const std::string& text) { return text.substr(0, text.find('\n')); }
@@ -73,14 +81,15 @@ fs::path runner_executable() {
 }
 
 Result<nlohmann::json> run_runner(const std::vector<std::string>& args,
-                                  const std::vector<fs::path>& readable, double timeout_seconds) {
+                                  const std::vector<fs::path>& readable, double timeout_seconds,
+                                  const std::string& driver) {
   if (!fs::exists(runner_executable())) {
     return environment_error(
         fmt::format("the cuda runner {} is missing (this headway was built without the CUDA driver "
                     "header cuda.h)",
                     runner_executable().string()));
   }
-  const ProcessResult r = run_process(runner_argv(args, readable), timeout_seconds);
+  const ProcessResult r = run_process(runner_argv(args, readable, driver), timeout_seconds);
   if (r.timed_out)
     return environment_error(fmt::format("the cuda runner ran past {} s", timeout_seconds));
   if (!r.ok()) {
@@ -100,17 +109,16 @@ Result<nlohmann::json> run_runner(const std::vector<std::string>& args,
   return environment_error("the cuda runner printed no JSON: " + first_line_of(r.output));
 }
 
-Result<nlohmann::json> gpu_info() {
-  // Asked once per driver ($HEADWAY_CUDA_DRIVER names a test's stand-in).
+Result<nlohmann::json> gpu_info(const std::string& driver) {
+  // Asked once per driver (a stand-in, or the system's).
   static std::mutex mutex;
   static std::map<std::string, Result<nlohmann::json>> known;
-  const char* driver = std::getenv("HEADWAY_CUDA_DRIVER");
-  const std::string key = driver ? driver : "";
+  const std::string key = driver_file(driver);
   std::lock_guard lock(mutex);
   if (auto it = known.find(key); it != known.end()) return it->second;
   Result<nlohmann::json> info = environment_error("");
   try {
-    info = run_runner({"info"}, {}, 60.0);
+    info = run_runner({"info"}, {}, 60.0, key);
   } catch (const sandbox::Unavailable& e) {
     info = environment_error(fmt::format("cannot sandbox the cuda runner: {}", e.what()));
   }
@@ -119,9 +127,10 @@ Result<nlohmann::json> gpu_info() {
 }
 
 RunnerProcess::RunnerProcess(const std::vector<std::string>& args,
-                             const std::vector<fs::path>& readable, double reply_timeout_seconds)
+                             const std::vector<fs::path>& readable, double reply_timeout_seconds,
+                             const std::string& driver)
     : timeout_(reply_timeout_seconds) {
-  const std::vector<std::string> argv = runner_argv(args, readable);
+  const std::vector<std::string> argv = runner_argv(args, readable, driver);
   // The runner's stdin is a socket, so that a request to a runner that died fails with EPIPE
   // (send with MSG_NOSIGNAL) instead of raising SIGPIPE in headway.
   int in[2], out[2];

@@ -1,5 +1,6 @@
-// A stand-in for the CUDA driver (libcuda.so.1), for tests on machines without a GPU: the
-// runner loads it through $HEADWAY_CUDA_DRIVER. "Device" memory is host memory, a module is a
+// A stand-in for the CUDA driver (libcuda.so.1), for tests and the cuda target's emulated
+// toolchain (targets/cuda/emulation.h) on machines without a GPU: the runner loads it through
+// $HEADWAY_CUDA_DRIVER. "Device" memory is host memory, a module is a
 // host shared object (its bytes written to a file and dlopened) whose hw_plan is a host variable,
 // and events read the host's steady clock. A module's kernels are either host functions
 // `void name(void** params)` called once per launch, or real kernel files built with
