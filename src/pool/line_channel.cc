@@ -13,6 +13,9 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <fstream>
+
+#include "common/file_io.h"
 
 namespace headway::pool {
 
@@ -183,5 +186,38 @@ std::unique_ptr<LineChannel> Listener::accept(double timeout_seconds) {
 }
 
 void Listener::shutdown() { ::shutdown(fd_, SHUT_RDWR); }
+
+std::optional<nlohmann::json> receive_hello(LineChannel& channel, const std::string& token,
+                                            int protocol, const std::string& whose) {
+  nlohmann::json hello;
+  if (channel.receive(&hello, 5.0) != LineChannel::Received::kMessage) return std::nullopt;
+  std::string why;
+  if (hello.value("type", "") != "hello" || hello.value("token", "") != token) {
+    why = fmt::format("not this {}'s token", whose);
+  } else if (hello.value("protocol", 0) != protocol) {
+    why = fmt::format("protocol {} here, {} there", protocol, hello.value("protocol", 0));
+  }
+  if (why.empty()) return hello;
+  channel.send({{"type", "refused"}, {"why", why}});
+  return std::nullopt;
+}
+
+Result<std::string> write_new_token(const std::filesystem::path& file) {
+  std::ifstream in("/dev/urandom", std::ios::binary);
+  unsigned char bytes[16];
+  if (!in.read(reinterpret_cast<char*>(bytes), sizeof bytes)) {
+    return environment_error("cannot read /dev/urandom for a token");
+  }
+  std::string hex;
+  for (unsigned char b : bytes) hex += fmt::format("{:02x}", b);
+  try {
+    write_file_creating_folders(file, hex + "\n");
+    std::filesystem::permissions(
+        file, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  } catch (const std::exception& e) {
+    return environment_error(e.what());
+  }
+  return hex;
+}
 
 }  // namespace headway::pool
