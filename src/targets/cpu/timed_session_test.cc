@@ -41,7 +41,7 @@ class TimedSessionBatches : public ::testing::Test {
     return built.artifact.path;
   }
   static std::string baseline() {
-    return std::string(host_abi(*find_kernel("attn_out")).baseline_source());
+    return std::string(host_abi(*builtin_kernel("attn_out")).baseline_source());
   }
   // A session whose readings aim for far more kernel time than one call: as many calls per
   // reading as attn_out's inputs allow.
@@ -51,7 +51,7 @@ class TimedSessionBatches : public ::testing::Test {
     options.timed_per_reading = 10.0;
     options.one_core = one_core;
     CallResult failure;
-    auto session = TimedSession::start(*find_kernel("attn_out"), objects, options, &failure);
+    auto session = TimedSession::start(*builtin_kernel("attn_out"), objects, options, &failure);
     EXPECT_TRUE(session) << failure.describe();
     return session;
   }
@@ -60,7 +60,7 @@ class TimedSessionBatches : public ::testing::Test {
                                                 int sets, const SharedMemory* writable,
                                                 const fs::path& object, CallResult* failure) {
     RunnerSpec spec;
-    spec.kernel = find_kernel("attn_out");
+    spec.kernel = builtin_kernel("attn_out");
     spec.inputs = inputs;
     spec.set_bytes = set_bytes;
     spec.sets = sets;
@@ -76,7 +76,7 @@ class TimedSessionBatches : public ::testing::Test {
   };
   static OneChild spawn_one(const fs::path& object) {
     OneChild one;
-    one.buffers = std::make_unique<SharedBuffers>(find_kernel("attn_out")->regions());
+    one.buffers = std::make_unique<SharedBuffers>(builtin_kernel("attn_out")->regions());
     CallResult failure;
     one.host = start_host(one.buffers->input_memory(), one.buffers->layout().input_bytes, 1,
                           one.buffers->writable_memory(), object, &failure);
@@ -103,7 +103,8 @@ TEST_F(TimedSessionBatches, EveryReadingOfASessionMakesTheCallsItsProbeChose) {
   // The probe (a first reading of each arm) is made when the session starts.
   EXPECT_EQ(session->costs().readings, 2);
   const int calls = session->calls_per_reading();
-  EXPECT_EQ(calls, max_calls_per_reading(InputSets::input_block_bytes(*find_kernel("attn_out"))));
+  EXPECT_EQ(calls,
+            max_calls_per_reading(InputSets::input_block_bytes(*builtin_kernel("attn_out"))));
   const double timed_before = session->costs().timed;
   double read = 0.0;
   for (int round = 0; round < 2; ++round) {
@@ -126,7 +127,7 @@ TEST_F(TimedSessionBatches, CallsComparedWithTheOtherArmsAreNotKeptForTheReferen
   options.timed_per_reading = 10.0;
   options.verify_fraction = 1.0;  // every call sampled
   CallResult failure;
-  auto session = TimedSession::start(*find_kernel("attn_out"),
+  auto session = TimedSession::start(*builtin_kernel("attn_out"),
                                      {build(baseline()), build(baseline() + "\n// a copy\n")},
                                      options, &failure);
   ASSERT_TRUE(session) << failure.describe();
@@ -173,7 +174,7 @@ TEST_F(TimedSessionBatches, TheFastestArmsProbeSetsTheBatch) {
   SessionOptions options;
   options.timed_per_reading = 0.15;  // no call of the slow arm fits; several of the baseline's
   CallResult failure;
-  auto session = TimedSession::start(*find_kernel("attn_out"), {build(slow), build(baseline())},
+  auto session = TimedSession::start(*builtin_kernel("attn_out"), {build(slow), build(baseline())},
                                      options, &failure);
   ASSERT_TRUE(session) << failure.describe();
   const int calls = session->calls_per_reading();
@@ -187,7 +188,7 @@ TEST_F(TimedSessionBatches, TheFastestArmsProbeSetsTheBatch) {
 
 // The baseline renamed `real`, with `body` as the entry point around it.
 std::string around_baseline(const std::string& body) {
-  std::string source = std::string(host_abi(*find_kernel("attn_out")).baseline_source());
+  std::string source = std::string(host_abi(*builtin_kernel("attn_out")).baseline_source());
   const std::string entry = "extern \"C\" void hw_attn_out(const hw_attn_out_args* a)";
   source.replace(source.find(entry), entry.size(), "static void real(const hw_attn_out_args* a)");
   return "#include <cstring>\n" + source + "\n" + entry + " {\n" + body + "\n}\n";
@@ -222,7 +223,7 @@ TEST_F(TimedSessionBatches, ACallThatSkipsItsWorkIsCaughtAsItsReadingEnds) {
   options.verify_fraction = 0.0;
   CallResult failure;
   auto session = TimedSession::start(
-      *find_kernel("attn_out"),
+      *builtin_kernel("attn_out"),
       {build(baseline()),
        build(around_baseline("static int calls = 0; if (calls++ == 0) real(a);"))},
       options, &failure);
@@ -360,7 +361,8 @@ TEST_F(TimedSessionBatches, NothingAProcessLeavesInItsSlotsReachesTheNextOne) {
   options.timed_per_reading = 10.0;
   options.verify_fraction = 1.0;  // every call kept and checked
   CallResult failure;
-  auto session = TimedSession::start(*find_kernel("attn_out"), {build(marks)}, options, &failure);
+  auto session =
+      TimedSession::start(*builtin_kernel("attn_out"), {build(marks)}, options, &failure);
   ASSERT_TRUE(session) << failure.describe();
   for (int reading = 0; reading < 3; ++reading) {
     const SessionReading r = session->reading(0);
@@ -438,7 +440,7 @@ TEST_F(TimedSessionBatches, AWarmUpCallLeavesTheHarnessWorkersHotThroughThePause
 TEST_F(TimedSessionBatches, WhatAChildUsesBeforeItsCandidateLoadsIsTheRunners) {
   // Mapping and touching four sets of inputs costs the runner CPU before any candidate code is
   // in the child; headway reads it then, so that the life's CPU check does not count it.
-  auto sets = shared_input_sets(*find_kernel("attn_out"), 1, 4);
+  auto sets = shared_input_sets(*builtin_kernel("attn_out"), 1, 4);
   auto writable = sets->new_writable_block(1);
   CallResult failure;
   auto host = start_host(&sets->memory(), sets->set_bytes(), sets->count(), writable.get(),

@@ -90,7 +90,7 @@ class SimTarget final : public targets::Target {
   targets::Diagnostic normalize_diagnostic(std::string_view diagnostics) const override;
   targets::TargetDocs docs() const override;
   std::string baseline_source(const KernelContract& kernel) const override;
-  std::vector<targets::DocFile> design_files(std::string_view kernel) const override;
+  std::vector<targets::DocFile> design_files(const KernelContract& kernel) const override;
 
   // The true (noise-free) seconds of a built artifact on `kernel`.
   std::optional<double> true_seconds(const KernelContract& kernel,
