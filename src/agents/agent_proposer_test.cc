@@ -34,7 +34,7 @@ class AgentProposerTest : public ::testing::Test {
   }
   loop::ProposalContext context(const std::string& head_design, int max_proposals) {
     loop::ProposalContext ctx;
-    ctx.kernel = find_kernel("attn_out");
+    ctx.kernel = builtin_kernel("attn_out");
     ctx.head_source = kHead;
     ctx.head_design = head_design;
     ctx.max_proposals = max_proposals;

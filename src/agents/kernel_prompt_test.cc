@@ -12,7 +12,7 @@ namespace {
 
 loop::ProposalContext context(std::string head_source) {
   loop::ProposalContext ctx;
-  ctx.kernel = find_kernel("attn_out");
+  ctx.kernel = builtin_kernel("attn_out");
   ctx.head_source = std::move(head_source);
   ctx.head_design = "shift_pool";
   ctx.head_ms = 1.23456;

@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 
 std::string faster_attn_out() {
   const auto target = targets::make_target("cpu");
-  for (const auto& d : targets::designs_for(*target, "attn_out")) {
+  for (const auto& d : targets::designs_for(*target, *builtin_kernel("attn_out"))) {
     if (d.name == "f16cvt") return d.render(d.defaults());
   }
   ADD_FAILURE() << "the library has no attn_out/f16cvt design";

@@ -57,7 +57,7 @@ void peers_add_heads(targets::Target& target, const std::string& source, PeersKe
     pk.artifacts.push_back(build_or_throw(target, read_source_or_throw(source), source));
     pk.arms.push_back({source, "source", format, k.bytes_to_move(), 0, {}});
   } else {
-    const auto& designs = targets::designs_for(target, k.name());
+    const auto& designs = targets::designs_for(target, k);
     fmt::print(stderr, "bench: building and checking the {} designs of {}\n", designs.size(),
                k.name());
     for (const auto& d : designs) {

@@ -55,9 +55,10 @@ int run_bench_step(const BenchStepArgs& args) {
   }
 
   std::vector<StepKernel> kernels;
-  for (const auto& name : kernel_names()) {
+  for (const KernelContract* contract : builtin_kernels()) {
+    const std::string name(contract->name());
     StepKernel k;
-    k.contract = find_kernel(name);
+    k.contract = contract;
     std::string source = target->baseline_source(*k.contract);
     k.source_label = "baseline";
     if (ws) {

@@ -88,12 +88,14 @@ int run_bench(const BenchArgs& args) {
                            args.workspace, args.json});
   }
   std::vector<const KernelContract*> kernels;
+  NamedKernel named;  // holds the kernel named by --kernel
   if (args.kernel.empty()) {
     if (!args.source.empty()) throw UsageError("--source needs --kernel");
     if (!args.workspace.empty()) throw UsageError("--workspace goes with --step or --kernel");
-    for (const auto& n : kernel_names()) kernels.push_back(find_kernel(n));
+    kernels = builtin_kernels();
   } else {
-    kernels.push_back(&kernel_or_throw(args.kernel, args.workspace));
+    named = named_kernel_or_throw(args.kernel, args.workspace);
+    kernels.push_back(named.kernel);
   }
   if (!args.shape_set.empty() && (args.kernel.empty() || args.peers))
     throw UsageError("--shape-set goes with --kernel, in a plain bench");

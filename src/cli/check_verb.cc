@@ -46,7 +46,8 @@ int run_check(const CheckArgs& args) {
   const std::string source = read_source_or_throw(args.source);
   auto target = verb_target_or_throw(args.target, args.toolchain, args.manifest, args.workspace);
   // After the target: a command target's manifest may declare kernels of its own.
-  const KernelContract& kernel = kernel_or_throw(args.kernel, args.workspace);
+  const NamedKernel named = named_kernel_or_throw(args.kernel, args.workspace, target.get());
+  const KernelContract& kernel = *named.kernel;
   const targets::Artifact artifact = build_or_throw(*target, source, args.source);
   targets::CheckOptions options;
   options.seed = args.seed;

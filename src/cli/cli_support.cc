@@ -10,8 +10,7 @@
 #include "cli/unsandboxed_runs.h"
 #include "common/file_io.h"
 #include "common/rng.h"
-#include "kernels/declared_kernel.h"
-#include "kernels/spec_kernel.h"
+#include "knowledge/spec_check.h"
 #include "knowledge/workspace_kernels.h"
 #include "knowledge/workspace_target.h"
 #include "targets/registry/registry.h"
@@ -19,6 +18,21 @@
 namespace headway::cli {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// The catalog of the workspace at `root` (none where empty) with `target`'s declared kernels.
+KernelCatalog catalog_at_or_throw(const fs::path& root, const targets::Target* target) {
+  KernelCatalog catalog =
+      root.empty() ? KernelCatalog()
+                   : value_or_fail(knowledge::workspace_catalog(root, build_cache_dir()));
+  if (target) {
+    for (const auto& k : target->declared_kernels()) value_or_fail(catalog.add(k));
+  }
+  return catalog;
+}
+
+}  // namespace
 
 int exit_code_for(ErrorCode code) {
   switch (code) {
@@ -33,33 +47,32 @@ int exit_code_for(ErrorCode code) {
   return kExitEnvironment;
 }
 
-const KernelContract& kernel_or_throw(const std::string& name, const std::string& workspace) {
-  if (const auto* k = find_kernel(name)) return *k;
+KernelCatalog kernel_catalog_or_throw(const store::Workspace& ws, const targets::Target* target) {
+  return catalog_at_or_throw(ws.root(), target);
+}
+
+const KernelContract& kernel_or_throw(KernelCatalog& catalog, const std::string& name,
+                                      bool in_workspace) {
+  if (const auto* k = catalog.find_kernel(name)) return *k;
   if (name.find('/') != std::string::npos || name.ends_with(".toml"))
-    return *value_or_fail(load_spec_kernel(name, build_cache_dir()));
+    return *value_or_fail(catalog.add_spec(name, build_cache_dir()));
+  throw UsageError(
+      fmt::format("unknown kernel '{}' (known: {}{})", name, catalog.known_text(),
+                  in_workspace ? "" : "; a kernel added to a workspace needs --workspace"));
+}
+
+NamedKernel named_kernel_or_throw(const std::string& name, const std::string& workspace,
+                                  const targets::Target* target) {
   std::optional<fs::path> root;
   if (!workspace.empty()) {
     root = value_or_fail(store::Workspace::open(workspace)).root();
   } else {
     root = store::Workspace::locate(fs::current_path());
   }
-  std::string added;
-  if (root) {
-    const fs::path kernels = knowledge::workspace_kernels_dir(*root);
-    const fs::path spec = kernels / name / (name + ".toml");
-    if (valid_kernel_name(name) && fs::exists(spec))
-      return *value_or_fail(load_spec_kernel(spec, build_cache_dir()));
-    std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(kernels, ec)) {
-      const std::string n = entry.path().filename().string();
-      if (fs::exists(entry.path() / (n + ".toml"))) added += ", " + n;
-    }
-  }
-  std::string known;
-  for (const auto& n : kernel_names()) known += (known.empty() ? "" : ", ") + n;
-  for (const auto& n : declared_kernel_names()) known += ", " + n;
-  throw UsageError(fmt::format("unknown kernel '{}' (known: {}{}{})", name, known, added,
-                               root ? "" : "; a kernel added to a workspace needs --workspace"));
+  NamedKernel named{root ? catalog_at_or_throw(*root, target) : catalog_at_or_throw({}, target)};
+  named.kernel = &kernel_or_throw(named.catalog, name, root.has_value());
+  if (!is_builtin_kernel(named.kernel->name())) value_or_fail(named.kernel->build_reference());
+  return named;
 }
 
 std::string read_source_or_throw(const fs::path& path) {
@@ -74,19 +87,7 @@ std::string read_source_or_throw(const fs::path& path) {
 
 targets::Artifact build_or_throw(targets::Target& target, const std::string& source,
                                  const std::string& label) {
-  if (!target.identity().found) {
-    fail_with(Error{target.identity().error_code, target.identity().error});
-  }
-  const auto built = target.build(source, build_cache_dir());
-  switch (built.status) {
-    case targets::BuildOutcome::Status::kBuilt:
-      return built.artifact;
-    case targets::BuildOutcome::Status::kToolchainMissing:
-      throw EnvironmentError(fmt::format("compiler not usable: {}", built.diagnostics));
-    case targets::BuildOutcome::Status::kCompileError:
-      break;
-  }
-  throw UsageError(fmt::format("{} does not build:\n{}", label, built.diagnostics));
+  return value_or_fail(knowledge::build_source(target, source, label, build_cache_dir()));
 }
 
 void refuse_emulation_off_cuda(const std::string& target, const std::string& toolchain) {
@@ -158,7 +159,6 @@ store::Workspace open_workspace_or_throw(const std::string& dir) {
   if (sandbox::mode() == sandbox::Mode::kDisabled) {
     record_unsandboxed_runs_in(ws.root(), invocation());
   }
-  value_or_fail(knowledge::load_workspace_kernels(ws, build_cache_dir()));
   return ws;
 }
 

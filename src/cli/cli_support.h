@@ -10,7 +10,7 @@
 #include "common/cache_dir.h"
 #include "common/result.h"
 #include "common/sandbox.h"
-#include "kernels/contract.h"
+#include "kernels/kernel_catalog.h"
 #include "store/database.h"
 #include "store/workspace.h"
 #include "targets/target.h"
@@ -38,13 +38,29 @@ struct EnvironmentError : VerbError {
   explicit EnvironmentError(const std::string& what) : VerbError(environment_error(what)) {}
 };
 
-// The kernel of that name (a built-in one, or one declared in this process: by the target's
-// manifest, or a workspace's spec), or of the spec at that path (a name with a '/' or ending in
-// .toml: loaded, its reference built, at its first shape set); throws UsageError listing the known
-// kernels otherwise, or the spec's own error.
-// `workspace`, when not empty, is the workspace whose added kernels are searched (a UsageError
-// when it is not one), in place of the nearest workspace up from the current folder.
-const KernelContract& kernel_or_throw(const std::string& name, const std::string& workspace = "");
+// The kernels a verb knows (kernels/kernel_catalog.h): the built-in ones, the specs the workspace
+// `ws` has added (read, not built: a reference is built when a verb needs it) and the kernels
+// `target` declares (a command target's manifest's), which replace added ones of their names. A
+// spec that does not read is the error.
+KernelCatalog kernel_catalog_or_throw(const store::Workspace& ws,
+                                      const targets::Target* target = nullptr);
+// The kernel of that name in `catalog`, or of the spec at that path (a name with a '/' or ending
+// in .toml: read into the catalog, at its first shape set); throws UsageError listing the known
+// kernels otherwise ("; a kernel added to a workspace needs --workspace" where `in_workspace` is
+// false), or the spec's own error. Builds nothing.
+const KernelContract& kernel_or_throw(KernelCatalog& catalog, const std::string& name,
+                                      bool in_workspace = true);
+// A kernel named on the command line of a verb whose workspace is optional, with the catalog that
+// holds it: that of the workspace at `workspace` when given (a UsageError when it is not one),
+// else of the nearest one up from the current folder, else the built-in kernels, with `target`'s
+// declared kernels (kernel_catalog_or_throw). A kernel that is not built in has its reference
+// built now: its build's error is thrown.
+struct NamedKernel {
+  KernelCatalog catalog;
+  const KernelContract* kernel = nullptr;
+};
+NamedKernel named_kernel_or_throw(const std::string& name, const std::string& workspace,
+                                  const targets::Target* target = nullptr);
 
 // The --kernel option's help, the same in every verb that takes one.
 inline constexpr const char* kKernelOptionHelp =
@@ -84,9 +100,8 @@ targets::CheckOutcome check_at_every_shape_set(targets::Target& target,
 // The workspace at `dir` when given (--workspace), else the nearest one up from the current
 // directory; throws VerbError saying which was tried and why it failed (not found: exit 2; a
 // database that cannot be opened, read or migrated: exit 3). With --no-sandbox, the
-// first unsandboxed run of candidate code is recorded in it (cli/unsandboxed_runs.h). The kernel
-// specs it has added are loaded (knowledge/workspace_kernels.h); one that does not load is the
-// error.
+// first unsandboxed run of candidate code is recorded in it (cli/unsandboxed_runs.h). Its kernels
+// are in kernel_catalog_or_throw.
 store::Workspace open_workspace_or_throw(const std::string& dir);
 // The workspace's target with its toolchain selected (knowledge/workspace_target.h); throws
 // VerbError (not found) when the workspace names a target this build does not know.

@@ -56,7 +56,8 @@ int run_compare(CompareArgs args) {
   const auto target =
       verb_target_or_throw(args.target, args.toolchain, args.manifest, args.workspace);
   // After the target: a command target's manifest may declare kernels of its own.
-  const KernelContract& kernel = kernel_or_throw(args.kernel, args.workspace);
+  const NamedKernel named = named_kernel_or_throw(args.kernel, args.workspace, target.get());
+  const KernelContract& kernel = *named.kernel;
   const auto a_artifact = build_or_throw(*target, a_text, args.a);
   const auto b_artifact = build_or_throw(*target, b_text, args.b);
   // Timing a wrong kernel means nothing: both must pass the check first.

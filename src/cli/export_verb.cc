@@ -23,7 +23,7 @@ struct ExportArgs {
 };
 
 // The heads to export, with the kernels whose head is their baseline in `nothing`.
-std::vector<knowledge::HeadToExport> heads_to_export(store::Workspace& ws,
+std::vector<knowledge::HeadToExport> heads_to_export(store::Workspace& ws, KernelCatalog& catalog,
                                                      const std::vector<std::string>& names,
                                                      const nlohmann::json& figures,
                                                      const std::string& toolchain,
@@ -45,7 +45,7 @@ std::vector<knowledge::HeadToExport> heads_to_export(store::Workspace& ws,
         fmt::format("headway export {} --check --workspace {}", name, recheck_workspace));
     const auto blank = evidence.find("\n\n");
     knowledge::HeadToExport head;
-    head.kernel = &kernel_or_throw(name);
+    head.kernel = &kernel_or_throw(catalog, name);
     head.node = tree.head().node_id;
     head.source = tree.source(tree.head().node_id).value_or("");
     head.subject = evidence.substr(0, blank);
@@ -60,7 +60,8 @@ int run_export(const ExportArgs& args) {
     throw UsageError(fmt::format("--format '{}': patch or files", args.format));
   store::Workspace ws = open_workspace_or_throw(args.workspace);
   const auto target = workspace_target_or_throw(ws);
-  const nlohmann::json figures = status_figures(ws, *target);
+  KernelCatalog catalog = kernel_catalog_or_throw(ws, target.get());
+  const nlohmann::json figures = status_figures(ws, *target, catalog);
   std::vector<std::string> known;
   for (const auto& k : figures["kernels"]) known.push_back(k["name"].get<std::string>());
   for (const std::string& name : args.kernels) {
@@ -71,8 +72,8 @@ int run_export(const ExportArgs& args) {
   }
   const std::string toolchain = knowledge::toolchain_id_of(*target);
   std::vector<std::string> nothing;
-  const auto heads = heads_to_export(ws, args.kernels.empty() ? known : args.kernels, figures,
-                                     toolchain, ws.root().string(), &nothing);
+  const auto heads = heads_to_export(ws, catalog, args.kernels.empty() ? known : args.kernels,
+                                     figures, toolchain, ws.root().string(), &nothing);
   const std::optional<std::string> commit = knowledge::recorded_repository_commit(ws);
   const std::string format = !args.format.empty() ? args.format : commit ? "patch" : "files";
   if (format == "patch" && !commit && !heads.empty())

@@ -6,12 +6,14 @@
 #include "common/median_interval.h"
 #include "knowledge/kernel_timings.h"
 #include "knowledge/workspace_target.h"
+#include "loop/kernel_registration.h"
 #include "targets/floor_bracket.h"
 #include "trees/design_tree.h"
 
 namespace headway::cli {
 
 nlohmann::json time_heads_side_by_side(store::Workspace& ws, targets::Target& target,
+                                       const KernelCatalog& catalog,
                                        const std::vector<std::string>& kernels) {
   // The workspace's toolchain: a migration during the run may have moved it.
   const targets::ToolchainInfo identity =
@@ -29,9 +31,9 @@ nlohmann::json time_heads_side_by_side(store::Workspace& ws, targets::Target& ta
   for (const auto& name : kernels) {
     auto tree = trees::DesignTree::open(ws, name);
     if (!tree) continue;  // never registered (the budget ran out first)
-    const auto r = knowledge::remeasure_baseline_and_head(ws, tree.value(), kernel_or_throw(name),
-                                                          target, ws.root() / ".headway" / "builds",
-                                                          kReadings, floor ? &*floor : nullptr);
+    const auto r = knowledge::remeasure_baseline_and_head(
+        ws, tree.value(), loop::kernel_or_fail(catalog, name), target,
+        ws.root() / ".headway" / "builds", kReadings, floor ? &*floor : nullptr);
     if (!r.failure.empty() || !r.baseline || !r.head) {
       out.push_back({{"name", name},
                      {"head_node", r.head_node},

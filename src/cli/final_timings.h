@@ -7,13 +7,16 @@
 #include <string>
 #include <vector>
 
+#include "kernels/kernel_catalog.h"
 #include "store/workspace.h"
 #include "targets/target.h"
 
 namespace headway::cli {
 
-// Times and stores them; one object per kernel (docs/CLI.md, `optimize --json`'s "kernels").
+// Times and stores them; one object per kernel (docs/CLI.md, `optimize --json`'s "kernels"). Each
+// of `kernels` must be in `catalog`.
 nlohmann::json time_heads_side_by_side(store::Workspace& ws, targets::Target& target,
+                                       const KernelCatalog& catalog,
                                        const std::vector<std::string>& kernels);
 // Prints those objects, a line per kernel (and its floor's and failure's lines).
 void print_timed(const nlohmann::json& kernels);

@@ -11,8 +11,7 @@
 #include "common/file_io.h"
 #include "kernels/declared_kernel.h"
 #include "kernels/kernel_spec.h"
-#include "kernels/spec_kernel.h"
-#include "kernels/spec_self_check.h"
+#include "knowledge/spec_check.h"
 #include "knowledge/workspace_kernels.h"
 #include "targets/design_library.h"
 #include "targets/spec_designs.h"
@@ -140,67 +139,41 @@ int run_new(const KernelArgs& args) {
   return kExitOk;
 }
 
-// The reference judged at every shape set, each in a child process (before this one starts any
-// thread): throws UsageError naming the spec and shape set.
-void judge_reference(const KernelSpec& spec,
-                     const std::vector<std::unique_ptr<SpecKernel>>& kernels, uint64_t seed) {
-  for (const auto& kernel : kernels) {
-    if (auto judged = self_check_in_child(*kernel, seed); !judged) {
-      throw UsageError(fmt::format("{}: shape set {}: {}", spec.file.string(),
-                                   kernel->shape_set().name, judged.error().message));
-    }
-  }
-}
-
 int run_check_spec(const KernelArgs& args) {
-  auto spec = std::make_shared<const KernelSpec>(value_or_fail(load_kernel_spec(args.spec)));
-  auto kernels = value_or_fail(spec_kernels(spec, build_cache_dir()));
-  judge_reference(*spec, kernels, args.seed);
+  const knowledge::JudgedSpec judged =
+      value_or_fail(knowledge::judge_spec(args.spec, args.seed, build_cache_dir()));
+  const KernelSpec& spec = *judged.spec;
   auto target = target_or_throw(args.target, args.toolchain);
-  value_or_fail(targets::spec_designs_check(*spec, args.target, target->kernel_language()));
+  value_or_fail(knowledge::check_spec_designs(judged, *target));
   // The baseline, then each design at its defaults: every one must pass at every shape set.
-  std::vector<std::pair<std::string, targets::Artifact>> sources;
-  const std::string baseline = target->baseline_source(*kernels.front());
-  sources.emplace_back("baseline", build_or_throw(*target, baseline,
-                                                  fmt::format("the {} baseline of {}", args.target,
-                                                              spec->file.string())));
-  for (const auto& file : targets::spec_design_files(*spec, args.target)) {
-    const auto design =
-        value_or_fail(targets::parse_design(spec->name, file.text, target->kernel_language()));
-    if (file.text == baseline) continue;  // the baseline declared as a design: built above
-    sources.emplace_back("design " + design.name,
-                         build_or_throw(*target, design.render(design.defaults()), file.path));
-  }
+  const auto checks =
+      value_or_fail(knowledge::check_spec_sources(judged, *target, args.seed, build_cache_dir()));
   nlohmann::json shapes = nlohmann::json::array();
   int failed = 0;
-  for (const auto& kernel : kernels) {
+  for (const auto& kernel : judged.kernels) {
     const std::string& shape = kernel->shape_set().name;
     nlohmann::json checked = nlohmann::json::object();
-    for (const auto& [label, artifact] : sources) {
-      targets::CheckOptions options;
-      options.seed = args.seed;
-      const targets::CheckOutcome outcome = target->check(*kernel, artifact, options);
-      if (outcome.status == targets::CheckOutcome::Status::kUnloadable)
-        throw UsageError(fmt::format("the {} {}: {}", args.target, label, outcome.description));
-      failed += outcome.correct() ? 0 : 1;
-      checked[label] = outcome.description;
+    for (const auto& c : checks) {
+      if (c.shape != shape) continue;
+      failed += c.outcome.correct() ? 0 : 1;
+      checked[c.label] = c.outcome.description;
       if (!args.json) {
-        fmt::print("{} @ {}: {} bytes to move; {} {}: {}\n", spec->name, shape,
-                   kernel->bytes_to_move(), args.target, label, outcome.description);
+        fmt::print("{} @ {}: {} bytes to move; {} {}: {}\n", spec.name, shape,
+                   kernel->bytes_to_move(), args.target, c.label, c.outcome.description);
       }
     }
     shapes.push_back(
         {{"shape", shape}, {"bytes_to_move", kernel->bytes_to_move()}, {"checked", checked}});
   }
   if (args.json) {
-    fmt::print("{}\n", nlohmann::json{{"kernel", spec->name},
-                                      {"spec", spec->file.string()},
+    fmt::print("{}\n", nlohmann::json{{"kernel", spec.name},
+                                      {"spec", spec.file.string()},
                                       {"target", args.target},
                                       {"ok", failed == 0},
                                       {"shapes", shapes}}
                            .dump(2));
   } else if (failed) {
-    fmt::print("{}: {} check(s) of the baseline and designs failed\n", spec->name, failed);
+    fmt::print("{}: {} check(s) of the baseline and designs failed\n", spec.name, failed);
   }
   return failed ? kExitNegative : kExitOk;
 }
@@ -209,11 +182,11 @@ int run_add(const KernelArgs& args) {
   store::Workspace ws = open_workspace_or_throw(args.workspace);
   // The reference must build and judge before the spec is added: a workspace never holds one
   // that cannot.
-  auto spec = std::make_shared<const KernelSpec>(value_or_fail(load_kernel_spec(args.spec)));
-  const auto kernels = value_or_fail(spec_kernels(spec, build_cache_dir()));
-  judge_reference(*spec, kernels, args.seed);
+  const knowledge::JudgedSpec judged =
+      value_or_fail(knowledge::judge_spec(args.spec, args.seed, build_cache_dir()));
+  const auto& spec = judged.spec;
   auto target = workspace_target_or_throw(ws);
-  value_or_fail(targets::spec_designs_check(*spec, target->name(), target->kernel_language()));
+  value_or_fail(knowledge::check_spec_designs(judged, *target));
   const bool replaced = fs::exists(knowledge::workspace_kernels_dir(ws.root()) / spec->name);
   const fs::path added =
       value_or_fail(knowledge::add_workspace_kernel(ws, args.spec, args.replace));
@@ -222,7 +195,7 @@ int run_add(const KernelArgs& args) {
     return kExitOk;
   }
   nlohmann::json shapes = nlohmann::json::array();
-  for (const auto& kernel : kernels) {
+  for (const auto& kernel : judged.kernels) {
     shapes.push_back(
         {{"shape", kernel->shape_set().name}, {"bytes_to_move", kernel->bytes_to_move()}});
   }
@@ -250,16 +223,15 @@ int run_add(const KernelArgs& args) {
 
 int run_list(const KernelArgs& args) {
   store::Workspace ws = open_workspace_or_throw(args.workspace);
+  const KernelCatalog catalog = kernel_catalog_or_throw(ws);
   nlohmann::json rows = nlohmann::json::array();
-  for (const auto& name : kernel_names())
-    rows.push_back({{"kernel", name},
-                    {"source", "built-in"},
-                    {"bytes_to_move", kernel_or_throw(name).bytes_to_move()}});
-  for (const auto& spec : knowledge::workspace_kernel_specs(ws)) {
-    const std::string name = spec.parent_path().filename().string();
-    rows.push_back({{"kernel", name},
-                    {"source", spec.string()},
-                    {"bytes_to_move", kernel_or_throw(name).bytes_to_move()}});
+  for (const KernelContract* k : builtin_kernels())
+    rows.push_back(
+        {{"kernel", k->name()}, {"source", "built-in"}, {"bytes_to_move", k->bytes_to_move()}});
+  for (const KernelContract* k : catalog.added()) {
+    rows.push_back({{"kernel", k->name()},
+                    {"source", k->spec()->file.string()},
+                    {"bytes_to_move", k->bytes_to_move()}});
   }
   if (args.json) {
     fmt::print("{}\n", rows.dump(2));

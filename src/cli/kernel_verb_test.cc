@@ -234,6 +234,37 @@ TEST(KernelVerb, AnAddedKernelIsFoundFromOutsideTheWorkspaceThroughWorkspace) {
   }
 }
 
+// Opening a workspace reads its added specs and builds none of their references: `status` and
+// `kernel list` run without a C compiler, and the reference is built when a verb needs it (check),
+// its build's error then led by the kernel's name.
+TEST(KernelVerb, AVerbThatNeedsNoReferenceCompilesNone) {
+  store::TestTempDir tmp;
+  const std::string ws = (tmp.path() / "ws").string();
+  ASSERT_EQ(run_headway({"init", ws}).exit_code, 0);
+  const std::string spec = (kShippedSpecs / "rmsnorm/rmsnorm.toml").string();
+  ASSERT_EQ(run_headway({"kernel", "add", spec, "--workspace", ws}, "", 300).exit_code, 0);
+  // The reference is C: its compiler is $CC, here one that does not exist.
+  const auto without_cc = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"CC=/nonexistent/cc", HEADWAY_BINARY});
+    return run_split("env", args, "", 300);
+  };
+  const CliRun status = without_cc({"status", "--workspace", ws, "--json"});
+  EXPECT_EQ(status.exit_code, 0) << status.err;
+  const CliRun list = without_cc({"kernel", "list", "--workspace", ws, "--json"});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_EQ(nlohmann::json::parse(list.out)[3]["kernel"], "rmsnorm");
+
+  const std::string baseline = (kShippedSpecs / "rmsnorm/rmsnorm_cpu.cc").string();
+  const CliRun check =
+      without_cc({"check", "--kernel", "rmsnorm", "--source", baseline, "--workspace", ws});
+  EXPECT_EQ(check.exit_code, 3) << check.err;
+  EXPECT_NE(check.err.find("workspace kernel rmsnorm: "), std::string::npos) << check.err;
+  EXPECT_NE(check.err.find("/nonexistent/cc"), std::string::npos) << check.err;
+  const CliRun built = run_headway(
+      {"check", "--kernel", "rmsnorm", "--source", baseline, "--workspace", ws}, "", 300);
+  EXPECT_EQ(built.exit_code, 0) << built.err;
+}
+
 // A design whose header is malformed is refused by `kernel check` and `kernel add` with the
 // design's file and line (exit 2), and nothing is added; once fixed, `kernel add --json` names it.
 TEST(KernelVerb, AMalformedDesignHeaderIsRefusedWithItsFileAndLine) {

@@ -6,6 +6,7 @@
 
 #include "loop/device_time.h"
 #include "loop/head_curve.h"
+#include "loop/kernel_registration.h"
 #include "loop/truth_audit.h"
 
 namespace headway::cli {
@@ -25,7 +26,7 @@ nlohmann::json or_null(const std::optional<double>& v) {
 
 }  // namespace
 
-void add_run_figures(store::Workspace& ws, targets::Target& target,
+void add_run_figures(store::Workspace& ws, targets::Target& target, const KernelCatalog& catalog,
                      const std::filesystem::path& cache_dir, nlohmann::json* out) {
   std::vector<std::vector<loop::HeadStep>> curves;
   std::vector<double> floors_ms;
@@ -37,7 +38,8 @@ void add_run_figures(store::Workspace& ws, targets::Target& target,
     nlohmann::json points = nlohmann::json::array();
     for (const auto& s : curve) points.push_back({s.device_seconds, s.head_ms});
     k["curve"] = points;
-    const auto audit = loop::audit_against_truth(ws, target, name, cache_dir);
+    const auto audit =
+        loop::audit_against_truth(ws, target, loop::kernel_or_fail(catalog, name), cache_dir);
     k["truth"] = audit ? truth_json(*audit) : nlohmann::json(nullptr);
     if (audit) {
       if (!total) total.emplace();

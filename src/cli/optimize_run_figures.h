@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "kernels/kernel_catalog.h"
 #include "store/workspace.h"
 #include "targets/target.h"
 
@@ -19,7 +20,8 @@ namespace headway::cli {
 //   "truth"                        {judged, false_accepts, true_gains, false_rejects} over the
 //                                  kernels (loop/truth_audit.h); null when the target knows none
 // and to each kernel "curve", [[device_seconds, head_ms], ...] (loop::head_curve), and "truth".
-void add_run_figures(store::Workspace& ws, targets::Target& target,
+// Each kernel of "kernels" must be in `catalog`.
+void add_run_figures(store::Workspace& ws, targets::Target& target, const KernelCatalog& catalog,
                      const std::filesystem::path& cache_dir, nlohmann::json* out);
 
 }  // namespace headway::cli

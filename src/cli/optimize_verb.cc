@@ -122,10 +122,14 @@ int run_optimize(const OptimizeArgs& args) {
   };
   const auto target = workspace_target();
   options.target = target.get();
-  const std::vector<std::string> known = target->kernels();
+  options.catalog = kernel_catalog_or_throw(ws, target.get());
+  std::vector<std::string> known;
+  for (const KernelContract* k : target->kernels(options.catalog)) known.emplace_back(k->name());
   if (args.kernels.empty()) options.kernels = known;
   for (const auto& name : options.kernels) {
-    kernel_or_throw(name);
+    const KernelContract& kernel = kernel_or_throw(options.catalog, name);
+    // The reference of an added kernel is built now, not on a round's thread.
+    if (!is_builtin_kernel(name)) value_or_fail(kernel.build_reference());
     if (std::find(known.begin(), known.end(), name) == known.end()) {
       throw UsageError(fmt::format("the {} target has no kernel '{}' (it has: {})", target->name(),
                                    name, fmt::join(known, ", ")));
@@ -263,7 +267,8 @@ int run_optimize(const OptimizeArgs& args) {
                  off.empty() ? "" : "; switched off: " + off);
     }
   }
-  const nlohmann::json kernels = time_heads_side_by_side(ws, *target, options.kernels);
+  const nlohmann::json kernels =
+      time_heads_side_by_side(ws, *target, options.catalog, options.kernels);
   // A kernel that could go no further is a negative result, like a broken head.
   const int exit_status = summary.kernels_stopped.empty() ? kExitOk : kExitNegative;
   if (!args.json) {
@@ -288,7 +293,7 @@ int run_optimize(const OptimizeArgs& args) {
                         {"agent", nullptr},
                         {"pool", devices ? pool::pool_status_json(*devices) : nlohmann::json()},
                         {"kernels", kernels}};
-  add_run_figures(ws, *target, ws.root() / ".headway" / "builds", &out);
+  add_run_figures(ws, *target, options.catalog, ws.root() / ".headway" / "builds", &out);
   if (agent_run) {
     const agents::Spent spent = agent_run.ledger->spent();
     out["agent"] = {{"agent", args.agent.spec},

@@ -71,6 +71,7 @@ int run_report(const ReportArgs& args) {
   store::Workspace ws = open_workspace_or_throw(args.workspace);
   const std::unique_ptr<targets::Target> target = workspace_target_or_throw(ws);
   report::CollectOptions options;
+  options.catalog = kernel_catalog_or_throw(ws, target.get());
   if (!args.calibration.empty()) {
     options.calibration = read_calibration(args.calibration);
     options.calibration_from = args.calibration;

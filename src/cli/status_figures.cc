@@ -11,6 +11,7 @@
 #include "common/median_interval.h"
 #include "knowledge/facts.h"
 #include "knowledge/kernel_timings.h"
+#include "knowledge/workspace_kernels.h"
 #include "knowledge/workspace_target.h"
 #include "loop/device_time.h"
 #include "loop/kernel_floors.h"
@@ -56,7 +57,7 @@ nlohmann::json shape_figures(store::Workspace& ws, const targets::Target& target
                              const report::KernelSummary& k, const std::string& toolchain,
                              const std::optional<loop::FactValues>& facts) {
   nlohmann::json out = nlohmann::json::array();
-  const KernelContract* contract = find_kernel(k.name);
+  const KernelContract* contract = k.contract;
   if (!contract || contract->shape_sets().size() < 2) return out;
   for (const KernelContract* at : contract->shape_sets()) {
     const bool first = at == contract;
@@ -159,7 +160,8 @@ std::string head_evidence(const nlohmann::json& k, const std::string& toolchain,
   return text;
 }
 
-nlohmann::json status_figures(store::Workspace& ws, targets::Target& target) {
+nlohmann::json status_figures(store::Workspace& ws, targets::Target& target,
+                              const KernelCatalog& catalog) {
   nlohmann::json out = {{"kernels", nlohmann::json::array()}};
   const std::string toolchain = knowledge::toolchain_id_of(target);
   const auto facts = loop::load_floor_facts(ws, target, toolchain);
@@ -178,12 +180,12 @@ nlohmann::json status_figures(store::Workspace& ws, targets::Target& target) {
   const auto interval_json = [](const std::optional<MedianInterval>& i) {
     return i ? nlohmann::json{i->low, i->high} : nlohmann::json(nullptr);
   };
-  for (const auto& record : trees::DesignTree::kernels(ws)) {
+  for (const auto& [record, contract] : knowledge::recorded_kernels(ws, catalog)) {
     auto tree = trees::DesignTree::open(ws, record.name);
     if (!tree) fail_with(tree.error());
     trees::DecisionLog log(tree.value());
     const report::KernelSummary k =
-        report::summarize_kernel(ws, target, record, tree.value(), log, toolchain, facts);
+        report::summarize_kernel(ws, target, record, contract, tree.value(), log, toolchain, facts);
     speedups.push_back(k.speedup);
     summaries.push_back(k);
     // Every outcome, with 0 for those no test had.
@@ -221,7 +223,9 @@ nlohmann::json status_figures(store::Workspace& ws, targets::Target& target) {
          {"decode_floor_ms", k.decode_ms},
          {"ratio_to_decode_ceiling", k.ratio_to_decode()},
          {"nodes", k.nodes_by_status},
-         {"untried", loop::untried_library_candidates(target, fact_of, tree.value())},
+         {"untried",
+          contract ? loop::untried_library_candidates(target, fact_of, *contract, tree.value())
+                   : 0},
          {"tests", tests},
          {"device_seconds", k.device_seconds},
          {"screen_calibration",
@@ -257,7 +261,7 @@ const nlohmann::json& StatusFigures::current(targets::Target& target) {
   // Read before the figures: a commit while they are computed makes the next call compute again.
   const int64_t version = ws_->db().query_int64("PRAGMA data_version");
   if (computations_ == 0 || version != data_version_ || &target != target_) {
-    figures_ = status_figures(*ws_, target);
+    figures_ = status_figures(*ws_, target, catalog_);
     data_version_ = version;
     target_ = &target;
     ++computations_;

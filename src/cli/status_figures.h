@@ -7,7 +7,9 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <utility>
 
+#include "kernels/kernel_catalog.h"
 #include "loop/screen_calibration.h"
 #include "store/workspace.h"
 #include "targets/target.h"
@@ -17,9 +19,11 @@ namespace headway::cli {
 // The screen calibration (loop/screen_calibration.h) as JSON; nulls where undefined.
 nlohmann::json screen_calibration_json(const loop::ScreenCalibration& c);
 
-// The figures of the workspace under `target`. Throws UsageError when a kernel's Design Tree
-// cannot be opened and store::StoreError on a database failure.
-nlohmann::json status_figures(store::Workspace& ws, targets::Target& target);
+// The figures of the workspace under `target`, its kernels' contracts from `catalog` (a kernel it
+// does not know has no decode ceiling, untried candidates or shape sets). Throws UsageError when
+// a kernel's Design Tree cannot be opened and store::StoreError on a database failure.
+nlohmann::json status_figures(store::Workspace& ws, targets::Target& target,
+                              const KernelCatalog& catalog = KernelCatalog());
 
 // Why one of status_figures' kernels has the speedup_verdict "unresolved", in a sentence: what
 // the last side-by-side timing supports of its speedup, and what the acceptance test that made
@@ -39,8 +43,9 @@ std::string head_evidence(const nlohmann::json& kernel, const std::string& toolc
 // costs no read of any table; a different target object computes them again too.
 class StatusFigures {
  public:
-  // `ws` must outlive this.
-  explicit StatusFigures(store::Workspace& ws) : ws_(&ws) {}
+  // `ws` must outlive this; `catalog` holds its kernels' contracts.
+  explicit StatusFigures(store::Workspace& ws, KernelCatalog catalog = KernelCatalog())
+      : ws_(&ws), catalog_(std::move(catalog)) {}
 
   // The figures under `target`, as status_figures computes them; the ones computed last when the
   // database did not change since and the target is the same object.
@@ -50,6 +55,7 @@ class StatusFigures {
 
  private:
   store::Workspace* ws_;
+  KernelCatalog catalog_;
   const targets::Target* target_ = nullptr;
   std::optional<int64_t> data_version_;
   nlohmann::json figures_;

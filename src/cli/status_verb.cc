@@ -198,7 +198,8 @@ void warn_unsandboxed(store::Workspace& ws) {
 int run_status_once(const StatusArgs& args) {
   store::Workspace ws = open_workspace_or_throw(args.workspace);
   const std::unique_ptr<targets::Target> target = workspace_target_or_throw(ws);
-  const nlohmann::json out = status_json(ws, status_figures(ws, *target));
+  const nlohmann::json out =
+      status_json(ws, status_figures(ws, *target, kernel_catalog_or_throw(ws, target.get())));
   if (args.json) {
     fmt::print("{}\n", out.dump(2));
     return kExitOk;
@@ -265,7 +266,8 @@ int run_status_watch(const StatusArgs& args, double interval) {
   const bool terminal = isatty(STDOUT_FILENO) == 1 && !args.json;
   catch_stop_signals();
   std::optional<loop::RunRecord> followed;  // the run's process, once seen
-  StatusFigures figures(ws);                // computed again only when the workspace changed
+  // Computed again only when the workspace changed.
+  StatusFigures figures(ws, kernel_catalog_or_throw(ws, target.get()));
   std::string last_key;
   if (!args.json) warn_unsandboxed(ws);
   for (;;) {

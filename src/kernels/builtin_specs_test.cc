@@ -31,7 +31,7 @@ constexpr Golden kGolden[] = {
 
 TEST(BuiltinSpecs, TheSameSeedGivesTheInputsAndReferenceOfTheHandWrittenContracts) {
   for (const Golden& g : kGolden) {
-    const KernelContract* k = find_kernel(g.kernel);
+    const KernelContract* k = builtin_kernel(g.kernel);
     ASSERT_TRUE(k && k->spec()) << g.kernel;
     SharedBuffers b(k->regions());
     k->generate(7, b);
@@ -53,27 +53,27 @@ TEST(BuiltinSpecs, TheSameSeedGivesTheInputsAndReferenceOfTheHandWrittenContract
 }
 
 TEST(BuiltinSpecs, TheContractsAreTheEmbeddedSpecs) {
-  EXPECT_EQ(kernel_names(), (std::vector<std::string>{"qkv", "attn_out", "ffn"}));
-  for (const std::string& name : kernel_names()) {
-    const KernelContract* k = find_kernel(name);
+  EXPECT_EQ(builtin_kernel_names(), (std::vector<std::string>{"qkv", "attn_out", "ffn"}));
+  for (const std::string& name : builtin_kernel_names()) {
+    const KernelContract* k = builtin_kernel(name);
     ASSERT_TRUE(k->spec());
     EXPECT_EQ(k->spec()->origin, SpecOrigin::kEmbedded);
     EXPECT_EQ(k->spec()->file.generic_string(), "kernels/specs/gemma4/" + name + ".toml");
   }
   // The weights' formats and the bytes the floors and decode ceilings are measured against.
-  EXPECT_EQ(find_kernel("qkv")->weight_format(), KernelContract::WeightFormat::kF8e4m3);
-  EXPECT_EQ(find_kernel("qkv")->quantized_weight_bytes(), uint64_t{4096 + 2 * 2048} * 3840);
-  EXPECT_EQ(find_kernel("ffn")->weight_format(), KernelContract::WeightFormat::kNvfp4);
-  EXPECT_EQ(find_kernel("ffn")->quantized_weight_bytes(),
+  EXPECT_EQ(builtin_kernel("qkv")->weight_format(), KernelContract::WeightFormat::kF8e4m3);
+  EXPECT_EQ(builtin_kernel("qkv")->quantized_weight_bytes(), uint64_t{4096 + 2 * 2048} * 3840);
+  EXPECT_EQ(builtin_kernel("ffn")->weight_format(), KernelContract::WeightFormat::kNvfp4);
+  EXPECT_EQ(builtin_kernel("ffn")->quantized_weight_bytes(),
             3 * (uint64_t{15360} * 3840 / 2 + uint64_t{15360} * 3840 / 16));
   // qkv moves its inputs once and writes q and one row of each cache.
   const uint64_t qkv_inputs = 2 * 3840 * 2 + uint64_t{4096 + 2 * 2048} * 3840 +
                               (4096 + 2 * 2048) * 2 + 2 * 256 * 2 + 2 * 256 * 2 + 4;
-  EXPECT_EQ(find_kernel("qkv")->bytes_to_move(), qkv_inputs + 4096 * 2 + 2 * 2048 * 2);
+  EXPECT_EQ(builtin_kernel("qkv")->bytes_to_move(), qkv_inputs + 4096 * 2 + 2 * 2048 * 2);
 }
 
 TEST(BuiltinSpecs, TheFfnScalarsReachTheirAbiInOrder) {
-  const KernelContract* ffn = find_kernel("ffn");
+  const KernelContract* ffn = builtin_kernel("ffn");
   SharedBuffers b(ffn->regions());
   ffn->generate(3, b);
   const FfnScalars s = read_ffn_scalars(b);

@@ -4,7 +4,6 @@
 
 #include <cmath>
 
-#include "kernels/declared_kernel.h"
 #include "kernels/spec_kernel.h"
 
 namespace headway {
@@ -33,35 +32,30 @@ uint64_t KernelContract::bytes_to_move() const {
   return total;
 }
 
-namespace {
-const std::vector<std::unique_ptr<KernelContract>>& all_kernels() {
-  static const auto kernels = [] {
-    std::vector<std::unique_ptr<KernelContract>> k;
+const std::vector<const KernelContract*>& builtin_kernels() {
+  // Never destroyed: contracts may be used during exit.
+  static const auto* kernels = [] {
+    auto* k = new std::vector<const KernelContract*>;
     for (const char* name : {"qkv", "attn_out", "ffn"})
-      k.push_back(embedded_spec_kernel(fmt::format("kernels/specs/gemma4/{}.toml", name)));
+      k->push_back(
+          embedded_spec_kernel(fmt::format("kernels/specs/gemma4/{}.toml", name)).release());
     return k;
   }();
-  return kernels;
+  return *kernels;
 }
-}  // namespace
 
-const KernelContract* find_kernel(std::string_view name) {
-  for (const auto& k : all_kernels()) {
-    if (k->name() == name) return k.get();
+const KernelContract* builtin_kernel(std::string_view name) {
+  for (const KernelContract* k : builtin_kernels()) {
+    if (k->name() == name) return k;
   }
-  return find_declared_kernel(name);
+  return nullptr;
 }
 
-bool is_builtin_kernel(std::string_view name) {
-  for (const auto& k : all_kernels()) {
-    if (k->name() == name) return true;
-  }
-  return false;
-}
+bool is_builtin_kernel(std::string_view name) { return builtin_kernel(name) != nullptr; }
 
-std::vector<std::string> kernel_names() {
+std::vector<std::string> builtin_kernel_names() {
   std::vector<std::string> names;
-  for (const auto& k : all_kernels()) names.emplace_back(k->name());
+  for (const KernelContract* k : builtin_kernels()) names.emplace_back(k->name());
   return names;
 }
 

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/result.h"
 #include "kernels/shared_buffers.h"
 
 namespace headway {
@@ -64,13 +65,19 @@ class KernelContract {
   virtual std::vector<const KernelContract*> shape_sets() const { return {this}; }
   // The name of this contract's shape set; empty for a kernel without shape sets.
   virtual std::string shape_set_name() const { return ""; }
+  // Builds what generate() and reference() call (a spec's reference and generator), once; an
+  // error says why they cannot be built, and generate() and reference() then throw it. A
+  // contract with nothing to build returns success.
+  virtual Result<void> build_reference() const { return {}; }
 };
 
-// A kernel by name: a built-in one, or one declared in this process (kernels/declared_kernel.h);
-// nullptr for an unknown name.
-const KernelContract* find_kernel(std::string_view name);
-// The built-in kernels (the Gemma-4 decode step: qkv, attn_out, ffn), in that order.
-std::vector<std::string> kernel_names();
+// The built-in kernels (the Gemma-4 decode step: qkv, attn_out, ffn), in that order: constants of
+// headway, alive for the whole process. A workspace's kernels are in its catalog
+// (kernels/kernel_catalog.h).
+const std::vector<const KernelContract*>& builtin_kernels();
+std::vector<std::string> builtin_kernel_names();
+// The built-in kernel of that name, or nullptr.
+const KernelContract* builtin_kernel(std::string_view name);
 bool is_builtin_kernel(std::string_view name);
 
 }  // namespace headway

@@ -16,30 +16,30 @@ TEST(Contract, BytesToMoveMatchTheGemmaShapes) {
   const uint64_t qkv_weights = 31'457'280 + 16'384;
   const uint64_t qkv_small = 2 * 7'680 /*x, input norm*/ + 4 * 512 /*q,k norms, cos, sin*/ +
                              4 /*kv_slot*/ + 8'192 /*q_out*/ + 2 * 4'096 /*k, v slot*/;
-  EXPECT_EQ(find_kernel("qkv")->bytes_to_move(), qkv_weights + qkv_small);
+  EXPECT_EQ(builtin_kernel("qkv")->bytes_to_move(), qkv_weights + qkv_small);
   const uint64_t attn =
       15'728'640 + 7'680 + 8'192 /*attn*/ + 7'680 /*norm*/ + 2 * 7'680 /*residual*/;
-  EXPECT_EQ(find_kernel("attn_out")->bytes_to_move(), attn);
+  EXPECT_EQ(builtin_kernel("attn_out")->bytes_to_move(), attn);
   const uint64_t ffn = 88'473'600 + 11'059'200 + 2 * 7'680 /*norms*/ + 2 * 7'680 /*residual*/ + 14;
-  EXPECT_EQ(find_kernel("ffn")->bytes_to_move(), ffn);
+  EXPECT_EQ(builtin_kernel("ffn")->bytes_to_move(), ffn);
 }
 
 TEST(Contract, QuantizedWeightBytesMatchTheGemmaShapes) {
-  EXPECT_EQ(find_kernel("qkv")->quantized_weight_bytes(), 31'457'280u);
-  EXPECT_EQ(find_kernel("attn_out")->quantized_weight_bytes(), 15'728'640u);
-  EXPECT_EQ(find_kernel("ffn")->quantized_weight_bytes(), 88'473'600u + 11'059'200u);
+  EXPECT_EQ(builtin_kernel("qkv")->quantized_weight_bytes(), 31'457'280u);
+  EXPECT_EQ(builtin_kernel("attn_out")->quantized_weight_bytes(), 15'728'640u);
+  EXPECT_EQ(builtin_kernel("ffn")->quantized_weight_bytes(), 88'473'600u + 11'059'200u);
 }
 
 TEST(Contract, UnknownKernelIsNull) {
-  EXPECT_EQ(find_kernel("gemm"), nullptr);
-  EXPECT_EQ(kernel_names(), (std::vector<std::string>{"qkv", "attn_out", "ffn"}));
+  EXPECT_EQ(builtin_kernel("gemm"), nullptr);
+  EXPECT_EQ(builtin_kernel_names(), (std::vector<std::string>{"qkv", "attn_out", "ffn"}));
 }
 
 class EveryKernel : public ::testing::TestWithParam<std::string> {};
 
 // Outputs must be O(1) so that zeros, NaN, the unchanged input or a stale result cannot pass.
 TEST_P(EveryKernel, ReferenceOutputsAreOrderOneAndDependOnTheSeed) {
-  const KernelContract& k = *find_kernel(GetParam());
+  const KernelContract& k = *builtin_kernel(GetParam());
   SharedBuffers b(k.regions());
   k.generate(1, b);
   const auto first = k.reference(b);
@@ -67,7 +67,7 @@ TEST_P(EveryKernel, ReferenceOutputsAreOrderOneAndDependOnTheSeed) {
 }
 
 TEST_P(EveryKernel, SameSeedSameInputs) {
-  const KernelContract& k = *find_kernel(GetParam());
+  const KernelContract& k = *builtin_kernel(GetParam());
   SharedBuffers a(k.regions()), b(k.regions());
   k.generate(42, a);
   k.generate(42, b);
@@ -83,7 +83,7 @@ INSTANTIATE_TEST_SUITE_P(Gemma4, EveryKernel, ::testing::Values("qkv", "attn_out
 TEST(Contract, InOutputsDifferFromTheirInput) {
   // "returning the input" must fail: the residual update is larger than the tolerance.
   for (const char* name : {"attn_out", "ffn"}) {
-    const KernelContract& k = *find_kernel(name);
+    const KernelContract& k = *builtin_kernel(name);
     SharedBuffers b(k.regions());
     k.generate(3, b);
     const auto expected = k.reference(b);

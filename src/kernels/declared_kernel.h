@@ -6,8 +6,6 @@
 // and reference throw std::logic_error (the cpu and cuda targets, which call them, have no way to
 // declare one).
 #include <cstdint>
-#include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -37,19 +35,5 @@ class DeclaredKernel final : public KernelContract {
 // A declarable name: a lowercase letter, then lowercase letters, digits and '_' (it names files
 // and rows). An error says why not.
 Result<void> valid_kernel_name(std::string_view name);
-
-// Makes `name` a kernel that find_kernel knows in this process, moving `bytes`. A built-in name,
-// an invalid one, or zero bytes is an error. Declaring a name again replaces what find_kernel
-// returns from then on; contracts handed out before stay valid (none is ever freed).
-Result<const KernelContract*> declare_kernel(std::string_view name, uint64_t bytes);
-
-// Makes `kernel` (a spec's contract, kernels/spec_kernel.h) what find_kernel returns for its name
-// from then on; a built-in or invalid name is an error. Contracts handed out before stay valid.
-Result<const KernelContract*> declare_contract(std::unique_ptr<KernelContract> kernel);
-
-// The kernel declared under `name` in this process, or nullptr.
-const KernelContract* find_declared_kernel(std::string_view name);
-// The names declared in this process, sorted.
-std::vector<std::string> declared_kernel_names();
 
 }  // namespace headway

@@ -15,7 +15,7 @@ namespace headway {
 namespace {
 
 TEST(InputSets, PatchedRangesCoverEveryByteAPatchChanges) {
-  const KernelContract& kernel = *find_kernel("attn_out");
+  const KernelContract& kernel = *builtin_kernel("attn_out");
   InputSets sets(kernel, 3, 2);
   auto writable = sets.new_writable_block(1);
   const size_t bytes = sets.set_bytes();
@@ -43,7 +43,7 @@ TEST(InputSets, PatchedRangesCoverEveryByteAPatchChanges) {
 }
 
 TEST(InputSets, ConsecutiveSetsHoldIndependentDrawsAndRestoreToTheirOwn) {
-  const KernelContract& kernel = *find_kernel("attn_out");
+  const KernelContract& kernel = *builtin_kernel("attn_out");
   InputSets sets(kernel, 3, 6, 3);
   ASSERT_EQ(sets.draws(), 3);
   auto writable = sets.new_writable_block(1);
@@ -74,7 +74,7 @@ TEST(InputSets, ConsecutiveSetsHoldIndependentDrawsAndRestoreToTheirOwn) {
 TEST(InputSets, AFlushedSetIsReadFromMemory) {
   // A set just read answers dependent loads from a cache; flushed, from memory (several times
   // slower: tens of nanoseconds against a few).
-  InputSets sets(*find_kernel("attn_out"), 3, 2);
+  InputSets sets(*builtin_kernel("attn_out"), 3, 2);
   auto writable = sets.new_writable_block(1);
   const std::byte* set = sets.memory().data();
   constexpr size_t kWalk = 1 << 20;  // few pages: the walk times the caches, not the TLB
@@ -96,7 +96,7 @@ TEST(InputSets, AFlushedSetIsReadFromMemory) {
 }
 
 TEST(InputSets, EveryTimedCallSeesInputsThatNoEarlierCallSaw) {
-  const KernelContract* kernel = find_kernel("attn_out");
+  const KernelContract* kernel = builtin_kernel("attn_out");
   InputSets sets(*kernel, 3, 4);
   auto writable = sets.new_writable_block();
   auto first = sets.view(1, writable->data());

@@ -15,7 +15,6 @@
 #include "common/hash.h"
 #include "common/rng.h"
 #include "common/subprocess.h"
-#include "kernels/declared_kernel.h"
 #include "kernels/generate.h"
 
 namespace headway {
@@ -51,6 +50,12 @@ const SpecFunctions& SpecBuild::functions() const {
   std::call_once(once_, [this] { built_.emplace(build_()); });
   if (!*built_) fail_with(built_->error());
   return built_->value();
+}
+
+Result<void> SpecBuild::build() const {
+  std::call_once(once_, [this] { built_.emplace(build_()); });
+  if (!*built_) return built_->error();
+  return {};
 }
 
 SpecKernel::SpecKernel(std::shared_ptr<const KernelSpec> spec, size_t shape_set,
@@ -414,8 +419,10 @@ std::unique_ptr<SpecKernel> embedded_spec_kernel(std::string_view spec_file) {
   return first;
 }
 
-Result<const KernelContract*> load_spec_kernel(const fs::path& file, const fs::path& cache_dir,
-                                               std::string_view shape_set) {
+Result<std::unique_ptr<SpecKernel>> load_spec_kernel(const fs::path& file,
+                                                     const fs::path& cache_dir,
+                                                     std::string_view shape_set,
+                                                     std::string label) {
   auto spec = load_kernel_spec(file);
   if (!spec) return spec.error();
   auto shared = std::make_shared<const KernelSpec>(std::move(spec.value()));
@@ -429,13 +436,21 @@ Result<const KernelContract*> load_spec_kernel(const fs::path& file, const fs::p
           fmt::format("{}: no shape set '{}' (it has: {})", file.string(), shape_set, known));
     }
   }
-  auto kernels = spec_kernels(shared, cache_dir);
-  if (!kernels) return kernels.error();
-  auto& all = kernels.value();
-  std::unique_ptr<SpecKernel> chosen = std::move(all[index]);
-  all.erase(all.begin() + static_cast<ptrdiff_t>(index));
-  chosen->adopt(std::move(all));
-  return declare_contract(std::move(chosen));
+  auto build = std::make_shared<const SpecBuild>([shared, cache_dir,
+                                                  label =
+                                                      std::move(label)]() -> Result<SpecFunctions> {
+    auto functions = build_spec_functions(*shared, cache_dir);
+    if (!functions && !label.empty())
+      return Error{functions.error().code, fmt::format("{}: {}", label, functions.error().message)};
+    return functions;
+  });
+  auto chosen = std::make_unique<SpecKernel>(shared, index, build);
+  std::vector<std::unique_ptr<SpecKernel>> others;
+  for (size_t s = 0; s < shared->shapes.size(); ++s) {
+    if (s != index) others.push_back(std::make_unique<SpecKernel>(shared, s, build));
+  }
+  chosen->adopt(std::move(others));
+  return chosen;
 }
 
 }  // namespace headway

@@ -2,7 +2,7 @@
 // The contract of a kernel spec (kernels/kernel_spec.h) at one of its shape sets: regions from its
 // arguments in their order and then `dims` (the shape set's dimensions as int64, in the spec's
 // order, so that one build serves every shape set), inputs drawn as the spec says, expected outputs
-// from its f64 reference (built and loaded by load_spec_kernel), its tolerance and its bytes to
+// from its f64 reference (built and loaded when first called for), its tolerance and its bytes to
 // move.
 #include <cstdint>
 #include <filesystem>
@@ -34,6 +34,8 @@ class SpecBuild {
   explicit SpecBuild(std::function<Result<SpecFunctions>()> build) : build_(std::move(build)) {}
   // The functions; throws (fail_with) the build's error, on every call.
   const SpecFunctions& functions() const;
+  // Builds them if not yet built: the build's error, on every call.
+  Result<void> build() const;
 
  private:
   std::function<Result<SpecFunctions>()> build_;
@@ -60,6 +62,7 @@ class SpecKernel final : public KernelContract {
   uint64_t quantized_weight_bytes() const override;
   uint64_t bytes_to_move() const override;
   const KernelSpec* spec() const override { return spec_.get(); }
+  Result<void> build_reference() const override { return build_->build(); }
   // The family load_spec_kernel made: this contract, then the others it owns (a contract made
   // alone, by spec_kernels, is its own family).
   std::vector<const KernelContract*> shape_sets() const override;
@@ -99,15 +102,16 @@ class SpecKernel final : public KernelContract {
 Result<void*> build_spec_function(const std::filesystem::path& source, std::string_view symbol,
                                   const std::filesystem::path& cache_dir);
 
-// Loads the spec at `file`, builds its reference and declares the kernel at `shape_set` (its
-// name; empty: the first), owning its other shape sets, so that find_kernel returns it from then
-// on. Errors name the file and
-// line, or carry the reference's diagnostics.
-Result<const KernelContract*> load_spec_kernel(const std::filesystem::path& file,
-                                               const std::filesystem::path& cache_dir,
-                                               std::string_view shape_set = "");
-// As load_spec_kernel, for a spec already read: one contract per shape set, in the spec's order,
-// none declared. The reference and generator are built now, and their errors returned.
+// Loads the spec at `file` and returns its contract at `shape_set` (its name; empty: the first),
+// owning its other shape sets. Its reference and generator are built under cache_dir when first
+// called for (build_reference, generate or reference): loading compiles nothing. Errors name the
+// file and line; `label`, when given, leads the message of a build's error ("LABEL: ...").
+Result<std::unique_ptr<SpecKernel>> load_spec_kernel(const std::filesystem::path& file,
+                                                     const std::filesystem::path& cache_dir,
+                                                     std::string_view shape_set = "",
+                                                     std::string label = "");
+// For a spec already read: one contract per shape set, in the spec's order, each its own family.
+// The reference and generator are built now, and their errors returned.
 Result<std::vector<std::unique_ptr<SpecKernel>>> spec_kernels(
     std::shared_ptr<const KernelSpec> spec, const std::filesystem::path& cache_dir);
 // The contract of a spec embedded in headway (a built-in kernel) at its first shape set, owning

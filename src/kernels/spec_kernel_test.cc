@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <memory>
 
@@ -232,15 +234,50 @@ TEST_F(SpecKernelTest, AReferenceThatDoesNotBuildOrLacksItsEntryIsAnError) {
       << built.error().message;
 }
 
-TEST_F(SpecKernelTest, LoadingDeclaresTheKernelAtTheNamedShapeSet) {
-  auto loaded = load_spec_kernel(kExampleSpecs / "rmsnorm/rmsnorm.toml", cache_.path(), "small");
+TEST_F(SpecKernelTest, LoadingMakesTheKernelAtTheNamedShapeSetAndBuildsNothing) {
+  // A compiler that does not exist: loading must not need one.
+  const char* was = std::getenv("CC");
+  const std::string old = was ? was : "";
+  setenv("CC", "/nonexistent/cc", 1);
+  struct Restore {
+    bool had;
+    std::string value;
+    ~Restore() { had ? setenv("CC", value.c_str(), 1) : unsetenv("CC"); }
+  } restore{was != nullptr, old};
+  auto loaded = load_spec_kernel(kExampleSpecs / "rmsnorm/rmsnorm.toml", cache_.path(), "small",
+                                 "workspace kernel rmsnorm");
   ASSERT_TRUE(loaded) << loaded.error().message;
-  EXPECT_EQ(find_kernel("rmsnorm"), loaded.value());
+  EXPECT_EQ(loaded.value()->name(), "rmsnorm");
+  EXPECT_EQ(loaded.value()->shape_set_name(), "small");
   EXPECT_EQ(loaded.value()->regions()[0].bytes, 2048u);
+  ASSERT_EQ(loaded.value()->shape_sets().size(), 2u);
+  EXPECT_EQ(loaded.value()->shape_sets()[1]->shape_set_name(), "gemma4");
+  // The reference is built when called for: here it cannot be, and says why, led by the label.
+  const auto built = loaded.value()->build_reference();
+  ASSERT_FALSE(built);
+  EXPECT_EQ(built.error().code, ErrorCode::kEnvironment);
+  EXPECT_EQ(built.error().message.rfind("workspace kernel rmsnorm: ", 0), 0u)
+      << built.error().message;
+  EXPECT_NE(built.error().message.find("/nonexistent/cc"), std::string::npos);
+  SharedBuffers buffers(loaded.value()->regions());
+  loaded.value()->generate(1, buffers);  // its draws need no build: it has no generator
+  EXPECT_THROW(loaded.value()->reference(buffers), Failure);
   auto missing = load_spec_kernel(kExampleSpecs / "rmsnorm/rmsnorm.toml", cache_.path(), "huge");
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().message.find("no shape set 'huge' (it has: gemma4, small)"),
             std::string::npos);
+}
+
+TEST_F(SpecKernelTest, ALoadedSpecsReferenceIsBuiltWhenFirstCalledFor) {
+  auto loaded = load_spec_kernel(kExampleSpecs / "rmsnorm/rmsnorm.toml", cache_.path(), "small");
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  EXPECT_FALSE(std::filesystem::exists(cache_.path() / "references"));
+  const auto built = loaded.value()->build_reference();
+  ASSERT_TRUE(built) << built.error().message;
+  EXPECT_TRUE(std::filesystem::exists(cache_.path() / "references"));
+  SharedBuffers buffers(loaded.value()->regions());
+  loaded.value()->generate(7, buffers);
+  EXPECT_FALSE(loaded.value()->reference(buffers).empty());
 }
 
 }  // namespace

@@ -37,7 +37,7 @@ struct Given {
 class ScreenEveryKernel : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ScreenEveryKernel, ASkippedCallFailsAndTheReferencesValuesPass) {
-  const KernelContract& kernel = *find_kernel(GetParam());
+  const KernelContract& kernel = *builtin_kernel(GetParam());
   Given skipped(kernel);
   const auto v = screen_writes(skipped.buffers, skipped.hashes);
   ASSERT_TRUE(v);
@@ -52,7 +52,7 @@ TEST_P(ScreenEveryKernel, ASkippedCallFailsAndTheReferencesValuesPass) {
 INSTANTIATE_TEST_SUITE_P(Gemma4, ScreenEveryKernel, ::testing::Values("qkv", "attn_out", "ffn"));
 
 TEST(ScreenWrites, AnInOutRegionLeftAsGivenIsNamed) {
-  Given g(*find_kernel("attn_out"));  // its only written region is the in/out `residual`
+  Given g(*builtin_kernel("attn_out"));  // its only written region is the in/out `residual`
   const auto v = screen_writes(g.buffers, g.hashes);
   ASSERT_TRUE(v);
   EXPECT_EQ(v->kind, Kind::kUnchanged);
@@ -60,7 +60,7 @@ TEST(ScreenWrites, AnInOutRegionLeftAsGivenIsNamed) {
 }
 
 TEST(ScreenWrites, OnePoisonedOrNonFiniteElementIsFound) {
-  Given g(*find_kernel("qkv"));
+  Given g(*builtin_kernel("qkv"));
   g.write_expected();
   auto q = g.buffers.as<bf16>("q_out");
   q[17] = kPoison;
@@ -76,7 +76,7 @@ TEST(ScreenWrites, OnePoisonedOrNonFiniteElementIsFound) {
 }
 
 TEST(ScreenWrites, ANonFiniteValueInAnInOutRegionIsFound) {
-  Given g(*find_kernel("ffn"));
+  Given g(*builtin_kernel("ffn"));
   g.write_expected();
   g.buffers.as<bf16>("residual")[5] = 0xffc0;  // NaN
   const auto v = screen_writes(g.buffers, g.hashes);
@@ -86,7 +86,7 @@ TEST(ScreenWrites, ANonFiniteValueInAnInOutRegionIsFound) {
 }
 
 TEST(Disagreement, TwoCallsThatWroteTheSameAgreeAndAnyElementOffByMoreThanTheShareIsNamed) {
-  const KernelContract& kernel = *find_kernel("qkv");
+  const KernelContract& kernel = *builtin_kernel("qkv");
   Given a(kernel);
   Given b(kernel);
   a.write_expected();
@@ -117,7 +117,7 @@ TEST(Disagreement, TwoCallsThatWroteTheSameAgreeAndAnyElementOffByMoreThanTheSha
 }
 
 TEST(Disagreement, AnInOutRegionIsComparedAndInputsAreNot) {
-  const KernelContract& kernel = *find_kernel("attn_out");
+  const KernelContract& kernel = *builtin_kernel("attn_out");
   Given a(kernel);
   Given b(kernel);
   a.write_expected();
@@ -135,7 +135,7 @@ TEST(Disagreement, AnInOutRegionIsComparedAndInputsAreNot) {
 // A call's margin: the element whose error is the largest share of its tolerance, found among
 // elements that pass, and infinite for a poisoned one.
 TEST(ErrorShare, TheElementClosestToItsToleranceAndItsShare) {
-  const KernelContract& kernel = *find_kernel("attn_out");
+  const KernelContract& kernel = *builtin_kernel("attn_out");
   Given g(kernel);
   g.write_expected();
   ASSERT_EQ(g.expected.size(), 1u);

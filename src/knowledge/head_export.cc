@@ -86,8 +86,9 @@ Result<fs::path> folder(const fs::path& to) {
 
 std::optional<std::string> record_repository_commit(store::Workspace& ws,
                                                     const targets::Target& target) {
-  const auto names = target.kernels();
-  const KernelContract* kernel = names.empty() ? nullptr : find_kernel(names.front());
+  // The target's first kernel: a built-in one, or a command target's own.
+  const auto kernels = target.kernels(KernelCatalog());
+  const KernelContract* kernel = kernels.empty() ? nullptr : kernels.front();
   if (!kernel) return std::nullopt;
   Result<targets::Target::SourceFiles> files = not_found("");
   try {

@@ -41,7 +41,7 @@ KernelTiming kernel_timing_row(std::string kernel, std::string toolchain, int64_
 TEST(KernelTimings, RemeasureAppendsPerToolchainAndTracksTheCurrentHead) {
   store::TestTempDir dir, cache;
   auto ws = store::Workspace::create(dir.path() / "w").value();
-  const KernelContract* kernel = find_kernel("attn_out");
+  const KernelContract* kernel = builtin_kernel("attn_out");
   ASSERT_NE(kernel, nullptr);
   // The loop tests' own target (timed in-process, through the Target interface only).
   const auto tc = targets::make_test_target();
@@ -107,7 +107,7 @@ TEST(KernelTimings, RemeasureAppendsPerToolchainAndTracksTheCurrentHead) {
 TEST(KernelTimings, CarryTheFloorOfTheFactsMeasuredAroundTheirReadings) {
   store::TestTempDir dir, cache;
   auto ws = store::Workspace::create(dir.path() / "w").value();
-  const KernelContract* kernel = find_kernel("attn_out");
+  const KernelContract* kernel = builtin_kernel("attn_out");
   ASSERT_NE(kernel, nullptr);
   const auto tc =
       targets::make_test_target("test-1:host=shared:bandwidths=38,42,25,100:decodes=100,60");

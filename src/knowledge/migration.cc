@@ -8,6 +8,7 @@
 #include "knowledge/facts.h"
 #include "knowledge/kernel_timings.h"
 #include "knowledge/rules.h"
+#include "knowledge/workspace_kernels.h"
 #include "store/transaction.h"
 #include "trees/design_tree.h"
 
@@ -173,10 +174,11 @@ Result<MigrationReport> migrate_toolchain(store::Workspace& ws, targets::Target&
   }
 
   if (options.check_heads) {
-    for (const trees::KernelRecord& k : trees::DesignTree::kernels(ws)) {
+    for (const RecordedKernel& recorded : recorded_kernels(ws, options.catalog)) {
+      const trees::KernelRecord& k = recorded.record;
       auto tree = trees::DesignTree::open(ws, k.name);
       if (!tree) continue;
-      const KernelContract* contract = find_kernel(k.name);
+      const KernelContract* contract = recorded.contract;
       const std::vector<trees::HeadRecord> history = tree->head_history();
       const int64_t head = history.back().node_id;
       std::string head_why;
@@ -226,7 +228,8 @@ Result<MigrationReport> migrate_toolchain(store::Workspace& ws, targets::Target&
   }
 
   if (options.remeasure) {
-    for (const trees::KernelRecord& k : trees::DesignTree::kernels(ws)) {
+    for (const RecordedKernel& recorded : recorded_kernels(ws, options.catalog)) {
+      const trees::KernelRecord& k = recorded.record;
       auto tree = trees::DesignTree::open(ws, k.name);
       if (!tree) continue;
       MigrationReport::Timings t;
@@ -239,7 +242,7 @@ Result<MigrationReport> migrate_toolchain(store::Workspace& ws, targets::Target&
       }
       t.baseline_node = tree->root().id;
       t.head_node = tree->head().node_id;
-      const KernelContract* contract = find_kernel(k.name);
+      const KernelContract* contract = recorded.contract;
       if (!contract) {
         t.failure = "unknown to this headway: cannot be timed";
       } else {

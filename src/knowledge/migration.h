@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "kernels/kernel_catalog.h"
 #include "store/workspace.h"
 #include "targets/target.h"
 
@@ -83,11 +84,14 @@ struct MigrateOptions {
   // Called with each port's node, the agent call that wrote it, and whether the node is an
   // earlier one with the same code (the port is a duplicate).
   std::function<void(int64_t node, int64_t agent_call, bool duplicate)> on_ported;
+  // The contracts of the workspace's kernels (cli: kernel_catalog_or_throw); by default the
+  // built-in kernels only.
+  KernelCatalog catalog;
 };
 
 // Migrates ws to the toolchain selected in `to` (the workspace's target) as described above. An
 // error, changing nothing, when that toolchain cannot be found or identified. Kernels whose
-// contract is unknown to this headway count as kept when their head builds (they cannot be
+// contract options.catalog does not know count as kept when their head builds (they cannot be
 // checked).
 Result<MigrationReport> migrate_toolchain(store::Workspace& ws, targets::Target& to,
                                           const MigrateOptions& options = {});

@@ -21,7 +21,7 @@ class SimMigration : public ::testing::Test {
     ws_.emplace(store::Workspace::create(dir_.path()).value());
     set_workspace_target_name(*ws_, "sim");
     sim_ = targets::make_target("sim");
-    kernel_ = find_kernel("attn_out");
+    kernel_ = builtin_kernel("attn_out");
     tree_.emplace(trees::DesignTree::create(*ws_, {"attn_out", "sim", 0.1, 0.6, ""},
                                             sim_->baseline_source(*kernel_))
                       .value());
@@ -54,7 +54,8 @@ class SimMigration : public ::testing::Test {
 TEST_F(SimMigration, ReverifiesRulesKeepsHeadsAndRemeasures) {
   EXPECT_EQ(current_toolchain_id(*ws_), "sim:sim-1");
   auto to = targets::make_target("sim", "sim-2");
-  const auto report = migrate_toolchain(*ws_, *to, {dir_.path() / "builds", true, true, 5, {}, {}});
+  const auto report =
+      migrate_toolchain(*ws_, *to, {dir_.path() / "builds", true, true, 5, {}, {}, {}});
   ASSERT_TRUE(report.ok()) << report.error().message;
   EXPECT_EQ(report->from_id, "sim:sim-1");
   EXPECT_EQ(report->to_id, "sim:sim-2");
@@ -72,7 +73,8 @@ TEST_F(SimMigration, ReverifiesRulesKeepsHeadsAndRemeasures) {
 
 TEST_F(SimMigration, AMissingToolchainIsRefusedChangingNothing) {
   auto to = targets::make_target("sim", "missing-2");
-  const auto report = migrate_toolchain(*ws_, *to, {dir_.path() / "builds", true, true, 5, {}, {}});
+  const auto report =
+      migrate_toolchain(*ws_, *to, {dir_.path() / "builds", true, true, 5, {}, {}, {}});
   ASSERT_FALSE(report.ok());
   EXPECT_NE(report.error().message.find("missing-2"), std::string::npos) << report.error().message;
   EXPECT_EQ(current_toolchain_id(*ws_), "sim:sim-1");

@@ -95,7 +95,7 @@ TEST(RuleLintTest, ScreenRejectsBeforeBuilding) {
   ASSERT_TRUE(
       record_build_failure(f.ws(), "qkv", 1, kMissingHeaderRepro, kMissingHeaderDiagnostic, "tc")
           .ok());
-  const KernelContract* qkv = find_kernel("qkv");
+  const KernelContract* qkv = builtin_kernel("qkv");
   ASSERT_NE(qkv, nullptr);
   // Any target: a candidate the lint rejects never reaches it (the loop tests' target would
   // fail this one's build as "unknown line").

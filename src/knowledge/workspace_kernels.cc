@@ -6,7 +6,6 @@
 #include <system_error>
 
 #include "kernels/kernel_spec.h"
-#include "kernels/spec_kernel.h"
 
 namespace headway::knowledge {
 
@@ -68,10 +67,10 @@ Result<fs::path> add_workspace_kernel(const store::Workspace& ws, const fs::path
   return dest / relative[0];
 }
 
-std::vector<fs::path> workspace_kernel_specs(const store::Workspace& ws) {
+std::vector<fs::path> workspace_kernel_specs(const fs::path& root) {
   std::vector<fs::path> out;
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(workspace_kernels_dir(ws.root()), ec)) {
+  for (const auto& entry : fs::directory_iterator(workspace_kernels_dir(root), ec)) {
     const fs::path spec = entry.path() / (entry.path().filename().string() + ".toml");
     if (entry.is_directory(ec) && entry.path().extension() != ".adding" && fs::exists(spec, ec))
       out.push_back(spec);
@@ -80,19 +79,25 @@ std::vector<fs::path> workspace_kernel_specs(const store::Workspace& ws) {
   return out;
 }
 
-Result<std::vector<std::string>> load_workspace_kernels(const store::Workspace& ws,
-                                                        const fs::path& cache_dir) {
-  std::vector<std::string> names;
-  for (const fs::path& spec : workspace_kernel_specs(ws)) {
-    auto kernel = load_spec_kernel(spec, cache_dir);
-    if (!kernel) {
-      return Error{kernel.error().code,
-                   fmt::format("workspace kernel {}: {}", spec.parent_path().filename().string(),
-                               kernel.error().message)};
-    }
-    names.emplace_back(kernel.value()->name());
+Result<KernelCatalog> workspace_catalog(const fs::path& root, const fs::path& cache_dir) {
+  KernelCatalog catalog;
+  for (const fs::path& spec : workspace_kernel_specs(root)) {
+    const std::string label =
+        fmt::format("workspace kernel {}", spec.parent_path().filename().string());
+    auto kernel = catalog.add_spec(spec, cache_dir, "", label);
+    if (!kernel)
+      return Error{kernel.error().code, fmt::format("{}: {}", label, kernel.error().message)};
   }
-  return names;
+  return catalog;
+}
+
+std::vector<RecordedKernel> recorded_kernels(store::Workspace& ws, const KernelCatalog& catalog) {
+  std::vector<RecordedKernel> out;
+  for (trees::KernelRecord& record : trees::DesignTree::kernels(ws)) {
+    const KernelContract* contract = catalog.find_kernel(record.name);
+    out.push_back({std::move(record), contract});
+  }
+  return out;
 }
 
 }  // namespace headway::knowledge

@@ -7,8 +7,9 @@
 #include <vector>
 
 #include "common/result.h"
-#include "kernels/contract.h"
+#include "kernels/kernel_catalog.h"
 #include "store/workspace.h"
+#include "trees/design_tree.h"
 
 namespace headway::knowledge {
 
@@ -23,13 +24,25 @@ Result<std::filesystem::path> add_workspace_kernel(const store::Workspace& ws,
                                                    const std::filesystem::path& spec_file,
                                                    bool replace);
 
-// The spec files the workspace has added, by kernel name (sorted).
-std::vector<std::filesystem::path> workspace_kernel_specs(const store::Workspace& ws);
+// The spec files the workspace at `root` has added, by kernel name (sorted).
+std::vector<std::filesystem::path> workspace_kernel_specs(const std::filesystem::path& root);
 
-// Loads every added spec (kernels/spec_kernel.h: its reference built under cache_dir) and
-// declares each at its first shape set, so that find_kernel knows them; returns their names. The
-// first spec that does not load is the error.
-Result<std::vector<std::string>> load_workspace_kernels(const store::Workspace& ws,
-                                                        const std::filesystem::path& cache_dir);
+// The built-in kernels and every spec the workspace at `root` has added, at its first shape set
+// (kernels/kernel_catalog.h). Each spec is read, not built: its reference is built under
+// cache_dir when first called for, an error of that build led by "workspace kernel NAME". The
+// first spec that does not read is the error.
+Result<KernelCatalog> workspace_catalog(const std::filesystem::path& root,
+                                        const std::filesystem::path& cache_dir);
+
+// A kernel the workspace records (it has a Design Tree) with its contract in a catalog: nullptr
+// where the catalog does not know its name (a spec no longer added, a manifest's kernel under
+// another target).
+struct RecordedKernel {
+  trees::KernelRecord record;
+  const KernelContract* contract = nullptr;
+};
+// Every kernel the workspace records (trees::DesignTree::kernels), in its order, with its contract
+// in `catalog`: where the kernels a workspace's database names meet their contracts.
+std::vector<RecordedKernel> recorded_kernels(store::Workspace& ws, const KernelCatalog& catalog);
 
 }  // namespace headway::knowledge

@@ -78,7 +78,7 @@ TEST(AcceptanceProcedure, AKernelWithSeveralShapeSetsIsPairedOverAllOfThem) {
   auto mixed = open_paired_device(target, **kernel, a, b, 1);
   ASSERT_TRUE(mixed.ok()) << mixed.error().message;
   EXPECT_NE(dynamic_cast<statistics::MixedPairedDevice*>(mixed.value().get()), nullptr);
-  auto one = open_paired_device(target, *find_kernel("qkv"), a, b, 1);
+  auto one = open_paired_device(target, *builtin_kernel("qkv"), a, b, 1);
   ASSERT_TRUE(one.ok());
   EXPECT_EQ(dynamic_cast<statistics::MixedPairedDevice*>(one.value().get()), nullptr);
 }

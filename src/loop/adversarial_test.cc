@@ -60,9 +60,9 @@ class Adversarial : public ::testing::Test {
                           ("headway-adversarial-" + std::to_string(getpid())));
     fs::create_directories(*cache_);
     identity_ = new ToolchainIdentity(identify(Toolchain{}));
-    const auto built =
-        build_candidate(Toolchain{}, *identity_,
-                        std::string(host_abi(*find_kernel("attn_out")).baseline_source()), *cache_);
+    const auto built = build_candidate(
+        Toolchain{}, *identity_,
+        std::string(host_abi(*builtin_kernel("attn_out")).baseline_source()), *cache_);
     baseline_ = new fs::path(built.artifact.path);
   }
   static void TearDownTestSuite() {
@@ -77,7 +77,7 @@ class Adversarial : public ::testing::Test {
   static std::string cheat(const std::string& prelude, const std::string& body,
                            std::string base = "") {
     std::string s =
-        base.empty() ? std::string(host_abi(*find_kernel("attn_out")).baseline_source()) : base;
+        base.empty() ? std::string(host_abi(*builtin_kernel("attn_out")).baseline_source()) : base;
     const std::string entry = "extern \"C\" void hw_attn_out(const hw_attn_out_args* a)";
     s.replace(s.find(entry), entry.size(), "static void real(const hw_attn_out_args* a)");
     return "#include <cstdint>\n#include <cstdlib>\n#include <cstring>\n#include <unistd.h>\n" + s +
@@ -91,11 +91,12 @@ class Adversarial : public ::testing::Test {
     const targets::BuildOutcome built = build_candidate(Toolchain{}, *identity_, source, *cache_);
     EXPECT_EQ(built.status, targets::BuildOutcome::Status::kBuilt) << built.diagnostics;
     const ProcessLimits limits{.call_timeout_seconds = timeout, .memory_limit_bytes = memory};
-    v.check = check_candidate(*find_kernel("attn_out"), built.artifact.path, {}, limits);
+    v.check = check_candidate(*builtin_kernel("attn_out"), built.artifact.path, {}, limits);
     if (!v.check.correct()) return v;
     v.timed = true;
-    auto started = CpuPairedDevice::start(
-        *find_kernel("attn_out"), head.empty() ? *baseline_ : head, built.artifact.path, limits, 5);
+    auto started =
+        CpuPairedDevice::start(*builtin_kernel("attn_out"), head.empty() ? *baseline_ : head,
+                               built.artifact.path, limits, 5);
     EXPECT_TRUE(started) << (started ? "" : started.error().message);
     if (!started) return v;
     const std::unique_ptr<CpuPairedDevice> device = std::move(started).value();
@@ -136,7 +137,8 @@ class Adversarial : public ::testing::Test {
   static Verdict judge_against_design(const std::string& design, const std::string& prelude,
                                       const std::string& body) {
     std::string honest;
-    for (const auto& d : targets::designs_for(*targets::make_target("cpu"), "attn_out"))
+    for (const auto& d :
+         targets::designs_for(*targets::make_target("cpu"), *builtin_kernel("attn_out")))
       if (d.name == design) honest = d.render(d.defaults());
     EXPECT_FALSE(honest.empty()) << design;
     const auto built = build_candidate(Toolchain{}, *identity_, honest, *cache_);
@@ -343,7 +345,7 @@ TEST_F(Adversarial, APrivateCopyOfTheTimedSetsMadeBeforeTheClockIsCaught) {
   // copy, still in the cache. Judged against the honest design. A patch that changes lines at
   // random leaves it computing on stale lines in every such call, which the first pair's
   // comparison finds (against whole pages swapped, it was right and never faster).
-  const size_t set_bytes = InputSets::input_block_bytes(*find_kernel("attn_out"));
+  const size_t set_bytes = InputSets::input_block_bytes(*builtin_kernel("attn_out"));
   const auto v = judge_against_design(
       "perm_bf16",
       kTwoCalls + fmt::format("#include <sys/mman.h>\nstatic const uint8_t* warm;\n"
@@ -496,7 +498,7 @@ TEST_F(Adversarial, ExitAbortAndKillingTheParentEndOnlyTheChild) {
   EXPECT_EQ(run_status(killer.check), "forbidden-call") << killer.check.description;
   // The runner survived all three: the baseline still checks correct afterwards.
   EXPECT_TRUE(
-      judge(std::string(host_abi(*find_kernel("attn_out")).baseline_source()) + "\n// again\n")
+      judge(std::string(host_abi(*builtin_kernel("attn_out")).baseline_source()) + "\n// again\n")
           .check.correct());
 }
 

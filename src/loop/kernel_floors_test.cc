@@ -31,7 +31,7 @@ TEST(KernelFloors, ReadTheFactsTableOfTheCurrentToolchain) {
   EXPECT_DOUBLE_EQ(facts->at(targets::kDecodeNvfp4), 56.0);
   EXPECT_DOUBLE_EQ(load_or_measure_floor_facts(ws, *target).at(targets::kDecodeNvfp4),
                    56.0);  // no measuring
-  const KernelContract& qkv = *find_kernel("qkv");
+  const KernelContract& qkv = *builtin_kernel("qkv");
   EXPECT_DOUBLE_EQ(target->floors(qkv, *facts).memory_ms,
                    static_cast<double>(qkv.bytes_to_move()) / 12e9 * 1e3);
 

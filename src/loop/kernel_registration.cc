@@ -12,8 +12,8 @@
 
 namespace headway::loop {
 
-const KernelContract& kernel_or_fail(const std::string& name) {
-  const KernelContract* kernel = find_kernel(name);
+const KernelContract& kernel_or_fail(const KernelCatalog& catalog, const std::string& name) {
+  const KernelContract* kernel = catalog.find_kernel(name);
   if (!kernel) fail_with(not_found(fmt::format("unknown kernel '{}'", name)));
   return *kernel;
 }

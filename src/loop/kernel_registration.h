@@ -5,16 +5,16 @@
 #include <optional>
 #include <string>
 
-#include "kernels/contract.h"
+#include "kernels/kernel_catalog.h"
 #include "store/workspace.h"
 #include "targets/target.h"
 #include "trees/design_tree.h"
 
 namespace headway::loop {
 
-// The kernel of that name known to this process (kernels/contract.h, find_kernel); throws a
-// Failure (not found) when there is none.
-const KernelContract& kernel_or_fail(const std::string& name);
+// The kernel of that name in `catalog` (the run's: OptimizeOptions::catalog); throws a Failure
+// (not found) when there is none.
+const KernelContract& kernel_or_fail(const KernelCatalog& catalog, const std::string& name);
 
 // Builds a source on the run's target (the loop serializes builds).
 using BuildFn = std::function<targets::BuildOutcome(const std::string& source)>;

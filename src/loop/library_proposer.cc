@@ -31,7 +31,7 @@ std::string LibraryProposer::unmet_requirements(const targets::Design& design) c
 
 std::vector<Proposal> LibraryProposer::propose(const ProposalContext& ctx) {
   std::vector<Proposal> out;
-  const auto& all = targets::designs_for(target_, ctx.kernel->name());
+  const auto& all = targets::designs_for(target_, *ctx.kernel);
   std::vector<targets::Design> designs;
   for (const auto& d : all) {
     const std::string unmet = unmet_requirements(d);
@@ -77,12 +77,11 @@ std::vector<Proposal> LibraryProposer::propose(const ProposalContext& ctx) {
 }
 
 int untried_library_candidates(const targets::Target& target, const FactLookup& facts,
-                               const trees::DesignTree& tree) {
+                               const KernelContract& kernel, const trees::DesignTree& tree) {
   const auto head = tree.node(tree.head().node_id);
-  const KernelContract* kernel = find_kernel(tree.kernel());
-  if (!head || !kernel) return 0;
+  if (!head) return 0;
   ProposalContext ctx;
-  ctx.kernel = kernel;
+  ctx.kernel = &kernel;
   ctx.head_source = tree.source(head->id).value_or("");
   ctx.head_design = head->design;
   ctx.head_params = targets::params_from_json(head->params);

@@ -53,11 +53,11 @@ class LibraryProposer final : public Proposer {
   std::set<std::string> skip_logged_;  // "<kernel>/<design>" already reported as skipped
 };
 
-// How many candidates the library would still propose for the kernel of `tree`, all of them
-// rather than a batch: designs not yet tried, variants of the head, variants of the other
+// How many candidates the library would still propose for `kernel`, whose tree `tree` is, all of
+// them rather than a batch: designs not yet tried, variants of the head, variants of the other
 // designs' defaults, minus any source already in the tree; designs the chip cannot run (by
 // `facts`) do not count.
 int untried_library_candidates(const targets::Target& target, const FactLookup& facts,
-                               const trees::DesignTree& tree);
+                               const KernelContract& kernel, const trees::DesignTree& tree);
 
 }  // namespace headway::loop

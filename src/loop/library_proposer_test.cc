@@ -15,7 +15,7 @@ namespace {
 ProposalContext context(std::set<std::string>* tried, const std::string& head_design = "baseline",
                         targets::Params head_params = {}) {
   ProposalContext ctx;
-  ctx.kernel = find_kernel("attn_out");
+  ctx.kernel = builtin_kernel("attn_out");
   ctx.head_design = head_design;
   ctx.head_params = std::move(head_params);
   ctx.already_tried = [tried](const std::string& s) { return tried->count(s) > 0; };
@@ -33,7 +33,7 @@ const targets::Target& library_target() {
 std::optional<double> has_everything(const std::string&) { return 1.0; }
 
 TEST(LibraryProposer, NewDesignsFirstThenNeverTheSameSourceTwice) {
-  const auto& designs = targets::designs_for(library_target(), "attn_out");
+  const auto& designs = targets::designs_for(library_target(), *builtin_kernel("attn_out"));
   ASSERT_GE(designs.size(), 3u) << "the issue asks for at least three designs per kernel";
   std::set<std::string> tried;
   LibraryProposer proposer(library_target(), has_everything);
@@ -51,9 +51,10 @@ TEST(LibraryProposer, NewDesignsFirstThenNeverTheSameSourceTwice) {
 }
 
 TEST(LibraryProposer, VariantsOfTheHeadChangeOneParameterAndNameTheHeadAsParent) {
-  const targets::Design& d = targets::designs_for(library_target(), "attn_out").front();
+  const targets::Design& d =
+      targets::designs_for(library_target(), *builtin_kernel("attn_out")).front();
   std::set<std::string> tried;
-  for (const auto& x : targets::designs_for(library_target(), "attn_out"))
+  for (const auto& x : targets::designs_for(library_target(), *builtin_kernel("attn_out")))
     tried.insert(x.render(x.defaults()));
   LibraryProposer proposer(library_target(), has_everything);
   ProposalContext ctx = context(&tried, d.name, d.defaults());
@@ -69,7 +70,8 @@ TEST(LibraryProposer, VariantsOfTheHeadChangeOneParameterAndNameTheHeadAsParent)
 }
 
 TEST(LibraryProposer, StaleHeadParametersAreSkippedNotFatal) {
-  const targets::Design& d = targets::designs_for(library_target(), "attn_out").front();
+  const targets::Design& d =
+      targets::designs_for(library_target(), *builtin_kernel("attn_out")).front();
   std::set<std::string> tried;
   LibraryProposer proposer(library_target());
   targets::Params stale = d.defaults();
@@ -87,7 +89,7 @@ TEST(LibraryProposer, StaleHeadParametersAreSkippedNotFatal) {
 std::set<std::string> proposed_designs(LibraryProposer& proposer, const char* kernel) {
   std::set<std::string> tried;
   ProposalContext ctx = context(&tried);
-  ctx.kernel = find_kernel(kernel);
+  ctx.kernel = builtin_kernel(kernel);
   std::set<std::string> names;
   for (const auto& p : proposer.propose(ctx)) names.insert(p.design);
   return names;
@@ -95,7 +97,7 @@ std::set<std::string> proposed_designs(LibraryProposer& proposer, const char* ke
 
 TEST(LibraryProposer, DesignsTheChipCannotRunAreSkippedOnceLoggedAndAcceptedWhenItCan) {
   for (const char* kernel : {"qkv", "attn_out"}) {
-    const auto& designs = targets::designs_for(library_target(), kernel);
+    const auto& designs = targets::designs_for(library_target(), *builtin_kernel(kernel));
     const auto needs_bw =
         std::find_if(designs.begin(), designs.end(), [](const targets::Design& d) {
           return std::find(d.requires_isa.begin(), d.requires_isa.end(), "vec512") !=
@@ -164,11 +166,11 @@ TEST(UntriedLibraryCandidates, CountsWhatTheLibraryWouldStillProposeAndDropsWhat
   store::TestTempDir dir;
   auto ws = store::Workspace::create(dir.path()).value();
   const auto target = targets::make_test_target();
-  const KernelContract& kernel = *find_kernel("qkv");
+  const KernelContract& kernel = *builtin_kernel("qkv");
   auto tree = trees::DesignTree::create(ws, {"qkv", target->name(), {}, {}, ""},
                                         target->baseline_source(kernel))
                   .value();
-  const int before = untried_library_candidates(*target, {}, tree);
+  const int before = untried_library_candidates(*target, {}, *builtin_kernel(tree.kernel()), tree);
   ASSERT_GT(before, 0);
 
   // The same count the proposer gives when asked for everything.
@@ -188,7 +190,8 @@ TEST(UntriedLibraryCandidates, CountsWhatTheLibraryWouldStillProposeAndDropsWhat
   n.source = all.front().source;
   n.proposer = "library";
   ASSERT_TRUE(tree.add(n).ok());
-  EXPECT_EQ(untried_library_candidates(*target, {}, tree), before - 1);
+  EXPECT_EQ(untried_library_candidates(*target, {}, *builtin_kernel(tree.kernel()), tree),
+            before - 1);
 }
 
 }  // namespace

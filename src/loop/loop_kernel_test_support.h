@@ -21,7 +21,7 @@ class LoopKernel {
   // that stops once the kernel is registered (2 warm-up and 11 timed readings).
   explicit LoopKernel(const std::string& kernel = "attn_out", const std::string& toolchain = "")
       : target_(targets::make_test_target(toolchain)),
-        kernel_(*find_kernel(kernel)),
+        kernel_(*builtin_kernel(kernel)),
         tree_(*register_kernel(
             ws_, *target_, kernel_,
             [this](const std::string& s) { return target_->build(s, dir_.path() / "builds"); },

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/rng.h"
+#include "kernels/kernel_catalog.h"
 #include "loop/acceptance_procedure.h"
 #include "loop/screen.h"
 #include "targets/target.h"
@@ -16,6 +17,9 @@ namespace headway::loop {
 
 struct OptimizeOptions {
   std::vector<std::string> kernels = {"qkv", "attn_out", "ffn"};
+  // Where `kernels` are looked up (kernels/kernel_catalog.h): by default the built-in kernels; a
+  // verb's holds its workspace's too. The loop keeps its contracts for the run.
+  KernelCatalog catalog;
   std::chrono::duration<double> budget = std::chrono::minutes(10);
   int batch = 4;  // proposals per round
   int race_initial_readings = 3;

@@ -162,7 +162,7 @@ class Loop final {
     std::optional<DesignTree> created;
     try {
       created = register_kernel(
-          ws_, target_, kernel_or_fail(name),
+          ws_, target_, kernel_or_fail(options_.catalog, name),
           [this](const std::string& s) { return builds_.build(s); }, options_.baseline_readings);
     } catch (const KernelStopped& e) {
       stop_kernel(name, e.what());

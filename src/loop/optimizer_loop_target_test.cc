@@ -449,7 +449,7 @@ TEST(OptimizeOnLoopTarget, ADeviceThatStopsEndsTheRunAndLeavesNothingHalfDone) {
   auto tree = trees::DesignTree::open(r.ws, "attn_out").value();
   EXPECT_EQ(tree.count_by_status().at(NodeStatus::kProposed), 4) << "all can be raced again";
   // It served its 31 readings and no more: a new session stops at its first reading.
-  const KernelContract& attn_out = *find_kernel("attn_out");
+  const KernelContract& attn_out = *builtin_kernel("attn_out");
   const auto baseline = target.build(target.baseline_source(attn_out), r.dir.path());
   ASSERT_TRUE(baseline.built()) << baseline.diagnostics;
   auto session = target.start_session(attn_out, {baseline.artifact}, 1);

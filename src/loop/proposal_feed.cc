@@ -14,7 +14,7 @@ ProposalContext ProposalFeed::context_of(store::Workspace& ws, trees::DesignTree
                                          int max_proposals) {
   const Node head = *t.node(t.head().node_id);
   ProposalContext ctx;
-  ctx.kernel = &kernel_or_fail(t.kernel());
+  ctx.kernel = &kernel_or_fail(options_.catalog, t.kernel());
   ctx.head_source = t.source(head.id).value_or("");
   ctx.head_design = head.design;
   ctx.head_params = targets::params_from_json(head.params);

@@ -43,7 +43,7 @@ Round::Round(store::Workspace& ws, SerialBuilds& builds, trees::DesignTree& tree
       tree_(tree),
       options_(options),
       events_(events),
-      kernel_(kernel_or_fail(tree.kernel())) {}
+      kernel_(kernel_or_fail(options.catalog, tree.kernel())) {}
 
 RoundCounts Round::run(const std::vector<Node>& pending) {
   const Node head = *tree_.node(tree_.head().node_id);

@@ -12,7 +12,7 @@ using trees::NodeStatus;
 
 ScreenResult screen(const std::string& source, const LintHook& lint = {}) {
   static const auto target = targets::make_test_target();
-  return screen_candidate(*find_kernel("qkv"), source, *target, {}, lint);
+  return screen_candidate(*builtin_kernel("qkv"), source, *target, {}, lint);
 }
 
 TEST(Screen, ACorrectCandidatePassesWithItsArtifact) {

@@ -9,11 +9,11 @@
 namespace headway::loop {
 
 std::optional<TruthAudit> audit_against_truth(store::Workspace& ws, targets::Target& target,
-                                              const std::string& kernel,
+                                              const KernelContract& kernel,
                                               const std::filesystem::path& cache_dir) {
-  const KernelContract* contract = find_kernel(kernel);
-  auto tree = trees::DesignTree::open(ws, kernel);
-  if (!contract || !tree) return std::nullopt;
+  const KernelContract* contract = &kernel;
+  auto tree = trees::DesignTree::open(ws, std::string(kernel.name()));
+  if (!tree) return std::nullopt;
   std::map<int64_t, std::optional<double>> truth;  // by node
   const auto true_seconds_of = [&](int64_t node) -> std::optional<double> {
     if (const auto known = truth.find(node); known != truth.end()) return known->second;

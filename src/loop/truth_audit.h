@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "kernels/contract.h"
 #include "store/workspace.h"
 #include "targets/target.h"
 
@@ -26,7 +27,7 @@ struct TruthAudit {
 // under cache_dir (a cached build where the loop built them). nullopt when the target knows no
 // truth (a real device) or the kernel is not registered.
 std::optional<TruthAudit> audit_against_truth(store::Workspace& ws, targets::Target& target,
-                                              const std::string& kernel,
+                                              const KernelContract& kernel,
                                               const std::filesystem::path& cache_dir);
 
 }  // namespace headway::loop

@@ -32,7 +32,8 @@ TEST(TruthAudit, EachTestIsJudgedAgainstTheTrueTimesOfItsHeadAndCandidate) {
   trees::DecisionLog log(k.tree());
   log.begin_test(k.add("unfinished", "time: 0.1\n").id, "betting").value();
 
-  const auto audit = audit_against_truth(k.ws(), k.target(), "attn_out", k.ws().root() / "b");
+  const auto audit =
+      audit_against_truth(k.ws(), k.target(), *builtin_kernel("attn_out"), k.ws().root() / "b");
   ASSERT_TRUE(audit);
   EXPECT_EQ(audit->judged, 5) << "an unfinished test is not judged";
   EXPECT_EQ(audit->false_accepts, 1);
@@ -40,15 +41,16 @@ TEST(TruthAudit, EachTestIsJudgedAgainstTheTrueTimesOfItsHeadAndCandidate) {
   EXPECT_EQ(audit->false_rejects, 1);
 }
 
-TEST(TruthAudit, ATargetThatKnowsNoTruthOrAnUnknownKernelGivesNone) {
+TEST(TruthAudit, ATargetThatKnowsNoTruthOrAnUnregisteredKernelGivesNone) {
   LoopKernel hidden("attn_out", "test-1:truth=hidden");
   decide(hidden, hidden.add("half", "time: 0.5\n"), Outcome::kFaster);
-  EXPECT_FALSE(
-      audit_against_truth(hidden.ws(), hidden.target(), "attn_out", hidden.ws().root() / "b"));
+  EXPECT_FALSE(audit_against_truth(hidden.ws(), hidden.target(), *builtin_kernel("attn_out"),
+                                   hidden.ws().root() / "b"));
   LoopKernel k("attn_out");
   decide(k, k.add("half", "time: 0.5\n"), Outcome::kFaster);
-  EXPECT_TRUE(audit_against_truth(k.ws(), k.target(), "attn_out", k.ws().root() / "b"));
-  EXPECT_FALSE(audit_against_truth(k.ws(), k.target(), "qkv", k.ws().root() / "b"))
+  EXPECT_TRUE(
+      audit_against_truth(k.ws(), k.target(), *builtin_kernel("attn_out"), k.ws().root() / "b"));
+  EXPECT_FALSE(audit_against_truth(k.ws(), k.target(), *builtin_kernel("qkv"), k.ws().root() / "b"))
       << "not registered";
 }
 

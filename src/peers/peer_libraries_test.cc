@@ -57,13 +57,13 @@ TEST(PeerLibraries, MatvecRejectsSizesThatDoNotMatch) {
 TEST(PeerLibraries, KernelProductsAreTheKernelsWeights) {
   // Each weight element is one f8 code (qkv, attn_out) or half a byte of NVFP4 codes plus a
   // scale byte per 16 (ffn): the products' sizes account for the contract's quantized bytes.
-  for (const auto& name : kernel_names()) {
+  for (const auto& name : builtin_kernel_names()) {
     SCOPED_TRACE(name);
     auto products = kernel_matvecs(name);
     ASSERT_TRUE(products.ok()) << products.error().message;
     uint64_t elements = 0;
     for (const auto& p : products.value()) elements += p.rows * p.cols;
-    const KernelContract& kernel = *find_kernel(name);
+    const KernelContract& kernel = *builtin_kernel(name);
     const uint64_t expected = kernel.weight_format() == KernelContract::WeightFormat::kF8e4m3
                                   ? elements
                                   : elements / 2 + elements / 16;

@@ -11,18 +11,19 @@
 namespace headway::report {
 
 KernelSummary summarize_kernel(store::Workspace& ws, const targets::Target& target,
-                               const trees::KernelRecord& record, trees::DesignTree& tree,
-                               trees::DecisionLog& log, const std::string& toolchain,
+                               const trees::KernelRecord& record, const KernelContract* contract,
+                               trees::DesignTree& tree, trees::DecisionLog& log,
+                               const std::string& toolchain,
                                const std::optional<loop::FactValues>& facts) {
   KernelSummary k;
   k.name = record.name;
+  k.contract = contract;
   k.target = record.target;
   k.baseline_ms = knowledge::current_baseline_ms(ws, tree, toolchain).value_or(NAN);
   k.head_ms = knowledge::current_head_ms(ws, tree, toolchain).value_or(k.baseline_ms);
   k.remeasured =
       knowledge::latest_kernel_timing(ws, record.name, toolchain, knowledge::kBaselineRole)
           .has_value();
-  const KernelContract* contract = find_kernel(record.name);
   k.decode_ms =
       facts && contract ? target.floors(*contract, *facts).instruction_ms.value_or(NAN) : NAN;
   k.speedup = k.baseline_ms / k.head_ms;
@@ -75,7 +76,7 @@ std::optional<DecodeStepSummary> summarize_decode_step(
   DecodeStepSummary step;
   MedianInterval interval{0.0, 0.0, 0, 1.0};
   bool every_interval = true;
-  for (const auto& name : kernel_names()) {
+  for (const auto& name : builtin_kernel_names()) {
     const KernelSummary* found = nullptr;
     for (const KernelSummary* k : kernels) {
       if (k->name == name) found = k;

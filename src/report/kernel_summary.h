@@ -23,6 +23,8 @@ namespace headway::report {
 
 struct KernelSummary {
   std::string name;
+  // Its contract in the catalog the summary was made with; nullptr where it knows none.
+  const KernelContract* contract = nullptr;
   std::string target;
   double baseline_ms = 0;  // NaN when unknown
   double head_ms = 0;      // the baseline's figure when the head has none
@@ -82,13 +84,14 @@ struct DecodeStepSummary {
 std::optional<DecodeStepSummary> summarize_decode_step(
     const std::vector<const KernelSummary*>& kernels);
 
-// The summary of the kernel `record` whose Design Tree is `tree` (and `log` its decision log),
-// under `toolchain` (knowledge::toolchain_id_of(target)) with the floor facts `facts`
-// (loop::load_floor_facts; nullopt: no decode ceiling). Throws store::StoreError on a database
-// failure.
+// The summary of the kernel `record` whose Design Tree is `tree` (and `log` its decision log) and
+// whose contract is `contract` (nullptr: unknown, no decode ceiling), under `toolchain`
+// (knowledge::toolchain_id_of(target)) with the floor facts `facts` (loop::load_floor_facts;
+// nullopt: no decode ceiling). Throws store::StoreError on a database failure.
 KernelSummary summarize_kernel(store::Workspace& ws, const targets::Target& target,
-                               const trees::KernelRecord& record, trees::DesignTree& tree,
-                               trees::DecisionLog& log, const std::string& toolchain,
+                               const trees::KernelRecord& record, const KernelContract* contract,
+                               trees::DesignTree& tree, trees::DecisionLog& log,
+                               const std::string& toolchain,
                                const std::optional<loop::FactValues>& facts);
 
 // The geometric mean of the finite, positive `speedups`; NaN when there is none.

@@ -72,7 +72,8 @@ TEST(KernelSummary, HasTheTreesHeadCountsAndTheFloors) {
   const std::string toolchain = knowledge::toolchain_id_of(*target);
   const auto facts = loop::load_floor_facts(ws, *target, toolchain);
   ASSERT_TRUE(facts) << "the sim run measured its floor facts";
-  const KernelSummary k = summarize_kernel(ws, *target, records[0], tree, log, toolchain, facts);
+  const KernelSummary k = summarize_kernel(ws, *target, records[0], builtin_kernel(records[0].name),
+                                           tree, log, toolchain, facts);
 
   EXPECT_EQ(k.name, "attn_out");
   EXPECT_EQ(k.target, "sim");
@@ -106,8 +107,8 @@ TEST(KernelSummary, HasTheTreesHeadCountsAndTheFloors) {
   EXPECT_GE(k.tests_by_outcome.at("FASTER"), 1);
 
   // Without floor facts there is no decode ceiling.
-  const KernelSummary no_facts =
-      summarize_kernel(ws, *target, records[0], tree, log, toolchain, std::nullopt);
+  const KernelSummary no_facts = summarize_kernel(
+      ws, *target, records[0], builtin_kernel(records[0].name), tree, log, toolchain, std::nullopt);
   EXPECT_TRUE(std::isnan(no_facts.decode_ms));
   EXPECT_DOUBLE_EQ(no_facts.head_ms, k.head_ms);
   EXPECT_FALSE(k.head_interval) << "nothing re-measured yet";
@@ -116,10 +117,11 @@ TEST(KernelSummary, HasTheTreesHeadCountsAndTheFloors) {
   // Re-measured side by side: the intervals come from the stored readings, and the sim head
   // (far faster than the baseline, 1% noise) is supported as faster.
   store::TestTempDir cache;
-  const auto r = knowledge::remeasure_baseline_and_head(ws, tree, *find_kernel("attn_out"), *target,
-                                                        cache.path(), 11);
+  const auto r = knowledge::remeasure_baseline_and_head(ws, tree, *builtin_kernel("attn_out"),
+                                                        *target, cache.path(), 11);
   ASSERT_TRUE(r.failure.empty()) << r.failure;
-  const KernelSummary m = summarize_kernel(ws, *target, records[0], tree, log, toolchain, facts);
+  const KernelSummary m = summarize_kernel(ws, *target, records[0], builtin_kernel(records[0].name),
+                                           tree, log, toolchain, facts);
   EXPECT_TRUE(m.remeasured);
   ASSERT_TRUE(m.head_interval && m.baseline_interval);
   EXPECT_EQ(m.head_interval->rank, 2) << "11 readings: the 2nd and 10th";
@@ -140,7 +142,8 @@ TEST(KernelSummary, HasTheTreesHeadCountsAndTheFloors) {
   knowledge::KernelTiming beside = *r.head;
   beside.floor_ms = k.floor_ms / 2;
   knowledge::record_kernel_timing(ws, beside);
-  const KernelSummary b = summarize_kernel(ws, *target, records[0], tree, log, toolchain, facts);
+  const KernelSummary b = summarize_kernel(ws, *target, records[0], builtin_kernel(records[0].name),
+                                           tree, log, toolchain, facts);
   EXPECT_TRUE(b.floor_beside_head);
   EXPECT_DOUBLE_EQ(b.floor_ms, k.floor_ms / 2);
   EXPECT_DOUBLE_EQ(b.ratio_to_floor(), b.head_ms / (k.floor_ms / 2));
@@ -149,7 +152,8 @@ TEST(KernelSummary, HasTheTreesHeadCountsAndTheFloors) {
   // One that carries the decode ceiling of its own minutes too: the decode ratio is to that.
   beside.decode_floor_ms = k.decode_ms / 4;
   knowledge::record_kernel_timing(ws, beside);
-  const KernelSummary d = summarize_kernel(ws, *target, records[0], tree, log, toolchain, facts);
+  const KernelSummary d = summarize_kernel(ws, *target, records[0], builtin_kernel(records[0].name),
+                                           tree, log, toolchain, facts);
   EXPECT_DOUBLE_EQ(d.decode_ms, k.decode_ms / 4);
   EXPECT_DOUBLE_EQ(d.ratio_to_decode(), d.head_ms / (k.decode_ms / 4));
 }

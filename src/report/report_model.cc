@@ -13,6 +13,7 @@
 #include "knowledge/facts.h"
 #include "knowledge/onboard.h"
 #include "knowledge/rules.h"
+#include "knowledge/workspace_kernels.h"
 #include "knowledge/workspace_target.h"
 #include "loop/kernel_floors.h"
 #include "report/tools.h"
@@ -78,15 +79,16 @@ TestReport test_report(const trees::DecisionLog& log, const trees::TestRecord& t
 }
 
 KernelReport kernel_report(store::Workspace& ws, targets::Target& target,
-                           const trees::KernelRecord& record, const std::string& toolchain,
+                           const knowledge::RecordedKernel& recorded, const std::string& toolchain,
                            const std::optional<loop::FactValues>& facts) {
+  const trees::KernelRecord& record = recorded.record;
   auto opened = trees::DesignTree::open(ws, record.name);
   if (!opened) throw std::runtime_error(opened.error().message);
   trees::DesignTree& tree = opened.value();
   trees::DecisionLog log(tree);
   KernelReport k;
   static_cast<KernelSummary&>(k) =
-      summarize_kernel(ws, target, record, tree, log, toolchain, facts);
+      summarize_kernel(ws, target, record, recorded.contract, tree, log, toolchain, facts);
 
   std::set<int64_t> former, path;
   for (const auto& h : k.heads) {
@@ -222,8 +224,8 @@ Report collect_report(store::Workspace& ws, targets::Target& target,
   r.generated_at = knowledge::utc_timestamp_now();
   const auto facts = loop::load_floor_facts(ws, target, r.toolchain);
   std::vector<double> speedups;
-  for (const auto& record : trees::DesignTree::kernels(ws)) {
-    r.kernels.push_back(kernel_report(ws, target, record, r.toolchain, facts));
+  for (const auto& recorded : knowledge::recorded_kernels(ws, options.catalog)) {
+    r.kernels.push_back(kernel_report(ws, target, recorded, r.toolchain, facts));
     r.device_seconds += r.kernels.back().device_seconds;
     speedups.push_back(r.kernels.back().speedup);
   }

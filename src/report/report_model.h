@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "agents/agent_ledger.h"
+#include "kernels/kernel_catalog.h"
 #include "knowledge/head_export.h"
 #include "loop/device_time.h"
 #include "report/kernel_summary.h"
@@ -99,6 +100,9 @@ struct Report {
 struct CollectOptions {
   nlohmann::json calibration;  // see Report::calibration
   std::string calibration_from;
+  // The contracts of the workspace's kernels (cli: kernel_catalog_or_throw); by default the
+  // built-in kernels only.
+  KernelCatalog catalog;
 };
 
 // Collects the report of a workspace whose target is `target`. Throws store::StoreError on a

@@ -263,18 +263,18 @@ std::pair<int, std::string> design_error_at(const std::string& message) {
   return {1, message};
 }
 
-const std::vector<Design>& designs_for(const Target& target, std::string_view kernel) {
+const std::vector<Design>& designs_for(const Target& target, const KernelContract& kernel) {
   static std::mutex mu;
   static std::map<std::string, std::vector<Design>, std::less<>> cache;
   std::lock_guard lock(mu);
   // Keyed on the toolchain too: two command targets share a name, not a manifest (whose designs
   // and language they are).
-  const std::string key = fmt::format("{}/{}/{}", target.name(), target.toolchain(), kernel);
+  const std::string key = fmt::format("{}/{}/{}", target.name(), target.toolchain(), kernel.name());
   if (auto it = cache.find(key); it != cache.end()) return it->second;
   const KernelLanguage language = target.kernel_language();
   std::vector<Design> designs;
   for (const auto& file : target.design_files(kernel)) {
-    auto d = parse_design(kernel, file.text, language);
+    auto d = parse_design(kernel.name(), file.text, language);
     if (!d) throw std::logic_error(fmt::format("{}: {}", file.path, d.error().message));
     designs.push_back(std::move(d).value());
   }

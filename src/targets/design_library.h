@@ -67,6 +67,6 @@ std::pair<int, std::string> design_error_at(const std::string& message);
 // Every design of the target's library for `kernel` (Target::design_files), sorted by name, parsed
 // once per target name, toolchain spec and kernel, in the target's kernel language. Throws
 // std::logic_error when a design does not parse (a build-time mistake, caught by the tests).
-const std::vector<Design>& designs_for(const Target& target, std::string_view kernel);
+const std::vector<Design>& designs_for(const Target& target, const KernelContract& kernel);
 
 }  // namespace headway::targets

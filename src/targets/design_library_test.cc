@@ -200,7 +200,7 @@ TEST(DesignLibrary, APlaceholderWithoutAParamOrAParamWithoutAPlaceholderNamesIts
 
 TEST(DesignLibrary, EveryEmbeddedDesignParses) {
   for (const char* k : {"qkv", "attn_out", "ffn"}) {
-    for (const auto& d : designs_for(test_cpu_target(), k)) {
+    for (const auto& d : designs_for(test_cpu_target(), *builtin_kernel(k))) {
       EXPECT_EQ(d.kernel, k);
       EXPECT_FALSE(d.summary.empty()) << d.name;
       const std::string source = d.render(d.defaults());

@@ -19,7 +19,7 @@ std::unique_ptr<Target> target_with(const std::string& spec) {
 }
 
 std::vector<const KernelContract*> attn_out() {
-  const KernelContract* k = find_kernel("attn_out");
+  const KernelContract* k = builtin_kernel("attn_out");
   EXPECT_NE(k, nullptr);
   return {k};
 }

@@ -26,7 +26,7 @@ TieArms tie_arms(const std::string& spec, const std::vector<std::string>& source
   return a;
 }
 
-const KernelContract& attn_out_contract() { return *find_kernel("attn_out"); }
+const KernelContract& attn_out_contract() { return *builtin_kernel("attn_out"); }
 
 TEST(OneCoreTies, TheArmsTiedWithTheFastestAreReadOnOneCore) {
   auto a = tie_arms(

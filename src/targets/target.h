@@ -26,6 +26,7 @@
 
 #include "common/result.h"
 #include "kernels/contract.h"
+#include "kernels/kernel_catalog.h"
 #include "pool/device_pool.h"
 #include "statistics/calibration.h"
 #include "statistics/pair_runner.h"
@@ -314,14 +315,20 @@ class Target {
   virtual Diagnostic normalize_diagnostic(std::string_view diagnostics) const;
   // The design library's files for a kernel (format: kernels/designs/README.md), by path.
   // Default: none (the loop then proposes only what an agent writes).
-  virtual std::vector<DocFile> design_files(std::string_view /*kernel*/) const { return {}; }
+  virtual std::vector<DocFile> design_files(const KernelContract& /*kernel*/) const { return {}; }
   // The files a candidate source may include, under the names it includes them by (for cpu,
   // "headway_kernel.h" and "headway_support.h"), as agents are shown them. Empty: none.
   virtual std::vector<DocFile> candidate_headers() const { return {}; }
 
-  // ---- Kernels and their sources. The kernels this target can optimize, by name (find_kernel
-  // knows each once the target is made): the built-in ones, or a command target's manifest's.
-  virtual std::vector<std::string> kernels() const { return kernel_names(); }
+  // ---- Kernels and their sources. The kernels of `catalog` this target can optimize, in its
+  // order: by default all of them; a command target's are its manifest's (declared_kernels()
+  // among them, held in the catalog or not).
+  virtual std::vector<const KernelContract*> kernels(const KernelCatalog& catalog) const {
+    return catalog.kernels();
+  }
+  // The kernels this target declares itself (a command target's manifest's), which a verb adds to
+  // its catalog (kernels/kernel_catalog.h); none by default.
+  virtual std::vector<std::shared_ptr<const KernelContract>> declared_kernels() const { return {}; }
   // The language candidates are written in: its comment, and how design parameters reach it.
   virtual KernelLanguage kernel_language() const { return {}; }
   // Where a kernel's source goes home (headway export): the files it writes, each by its path in

@@ -60,12 +60,12 @@ TEST(Target, EveryOptionalGroupHasADefaultThatSaysTheTargetLacksIt) {
   EXPECT_FALSE(t.known_s0({}));
   const Artifact artifact{"id", "/nowhere", {}};
   EXPECT_FALSE(t.static_cost(artifact));
-  EXPECT_FALSE(t.true_seconds(*find_kernel("qkv"), artifact));
+  EXPECT_FALSE(t.true_seconds(*builtin_kernel("qkv"), artifact));
   EXPECT_EQ(t.microbenchmark_language(), "");
   const MicrobenchmarkOutcome bench = t.run_microbenchmark("int main() {}", "/tmp", 1.0);
   EXPECT_EQ(bench.status, MicrobenchmarkOutcome::Status::kUnsupported);
   EXPECT_EQ(bench.failure, "the minimal target cannot run microbenchmarks");
-  EXPECT_TRUE(t.design_files("qkv").empty());
+  EXPECT_TRUE(t.design_files(*builtin_kernel("qkv")).empty());
   EXPECT_TRUE(t.candidate_headers().empty());
 }
 
@@ -84,7 +84,7 @@ TEST(Target, TheDefaultDiagnosticIsTheFirstErrorLineAbstracted) {
 
 TEST(Target, AKernelsSourceGoesHomeAsOneFileNamedForIt) {
   MinimalTarget t;
-  const auto files = t.source_files(*find_kernel("ffn"), "int x;");
+  const auto files = t.source_files(*builtin_kernel("ffn"), "int x;");
   ASSERT_TRUE(files.ok());
   EXPECT_TRUE(files.value().repository.empty());
   ASSERT_EQ(files.value().files.size(), 1u);

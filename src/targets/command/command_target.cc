@@ -62,6 +62,7 @@ targets::ToolchainInfo CommandTarget::select_toolchain(const std::string& spec) 
   spec_ = spec;
   info_ = {};
   manifest_.reset();
+  declared_.clear();
   if (spec.empty()) {
     info_.error =
         "the command target needs a manifest (headway init WS --target command --manifest FILE)";
@@ -77,14 +78,24 @@ targets::ToolchainInfo CommandTarget::select_toolchain(const std::string& spec) 
   manifest_ = std::move(parsed).value();
   for (const auto& [name, kernel] : manifest_->kernels) {
     if (is_builtin_kernel(name)) continue;
-    auto declared = kernel.spec.empty() ? declare_kernel(name, *kernel.bytes)
-                                        : load_spec_kernel(kernel.spec, build_cache_dir());
+    // Read, not built: a spec's reference is built when first called for.
+    std::shared_ptr<const KernelContract> contract;
+    Result<void> declared = valid_kernel_name(name);
+    if (declared && kernel.spec.empty()) {
+      contract = std::make_shared<DeclaredKernel>(name, *kernel.bytes);
+    } else if (declared) {
+      auto loaded = load_spec_kernel(kernel.spec, build_cache_dir());
+      if (loaded) contract = std::move(loaded).value();
+      if (!loaded) declared = loaded.error();
+    }
     if (!declared) {
       info_.error = fmt::format("{}: {}", manifest_->path.string(), declared.error().message);
       info_.error_code = ErrorCode::kInvalidInput;
       manifest_.reset();
+      declared_.clear();
       return info_;
     }
+    declared_.push_back(std::move(contract));
   }
   const CommandSpec& version = *manifest_->command("toolchain_version");
   // The version query runs the user's toolchain, not candidate code: no sandbox needed.
@@ -323,13 +334,17 @@ statistics::DeviceFactory CommandTarget::calibration_devices(
         "given a known effect");
   }
   const PackManifest& m = manifest_or_throw();
-  const std::string kernel = request.kernel.empty() ? kernels().front() : request.kernel;
-  if (m.kernels.count(kernel) == 0) {
-    throw std::runtime_error(fmt::format("the pack {} has no kernel '{}' (it has: {})", m.name,
-                                         kernel, fmt::join(kernels(), ", ")));
+  std::vector<std::string> names;
+  const KernelContract* contract = nullptr;
+  for (const KernelContract* k : kernels(KernelCatalog())) {
+    names.emplace_back(k->name());
+    if (k->name() == request.kernel || (request.kernel.empty() && !contract)) contract = k;
   }
-  const KernelContract* contract = find_kernel(kernel);
-  if (!contract) throw std::runtime_error("no contract for kernel " + kernel);
+  if (!contract) {
+    throw std::runtime_error(fmt::format("the pack {} has no kernel '{}' (it has: {})", m.name,
+                                         request.kernel, fmt::join(names, ", ")));
+  }
+  const std::string kernel(contract->name());
   // Head and candidate are one build of the pack's own kernel: an A/A decision.
   const BuildOutcome built = build(baseline_source(*contract), build_cache_dir());
   if (!built.built()) {
@@ -392,16 +407,20 @@ std::string CommandTarget::baseline_source(const KernelContract& kernel) const {
                      read_file(m.repo / it->second.file).value_or(""));
 }
 
-std::vector<std::string> CommandTarget::kernels() const {
-  std::vector<std::string> out;
+std::vector<const KernelContract*> CommandTarget::kernels(const KernelCatalog& catalog) const {
+  std::vector<const KernelContract*> out;
   if (!manifest_) return out;
-  for (const auto& name : kernel_names()) {
-    if (manifest_->kernels.count(name)) out.push_back(name);
+  for (const KernelContract* k : builtin_kernels()) {
+    if (manifest_->kernels.count(std::string(k->name()))) out.push_back(k);
   }
-  for (const auto& [name, kernel] : manifest_->kernels) {
-    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
-  }
+  // The manifest's own, which a verb's catalog holds (cli/cli_support.h) or not.
+  (void)catalog;
+  for (const auto& own : declared_) out.push_back(own.get());
   return out;
+}
+
+std::vector<std::shared_ptr<const KernelContract>> CommandTarget::declared_kernels() const {
+  return declared_;
 }
 
 void CommandTarget::use_pool(std::shared_ptr<pool::DevicePool> pool) {
@@ -426,10 +445,10 @@ targets::KernelLanguage CommandTarget::kernel_language() const {
   return manifest_ ? manifest_->language : PackManifest{}.language;
 }
 
-std::vector<targets::DocFile> CommandTarget::design_files(std::string_view kernel) const {
+std::vector<targets::DocFile> CommandTarget::design_files(const KernelContract& kernel) const {
   std::vector<targets::DocFile> out;
   if (!manifest_ || manifest_->designs.empty()) return out;
-  const fs::path dir = manifest_->designs / std::string(kernel);
+  const fs::path dir = manifest_->designs / std::string(kernel.name());
   if (!fs::is_directory(dir)) return out;
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(dir)) {

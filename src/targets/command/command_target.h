@@ -60,9 +60,12 @@ class CommandTarget final : public targets::Target {
 
   targets::TargetDocs docs() const override;
   std::string baseline_source(const KernelContract& kernel) const override;
-  std::vector<targets::DocFile> design_files(std::string_view kernel) const override;
-  // The manifest's kernels: the built-in ones first, in their order, then the declared ones.
-  std::vector<std::string> kernels() const override;
+  std::vector<targets::DocFile> design_files(const KernelContract& kernel) const override;
+  // The manifest's kernels: the built-in ones first, in their order, then its own, by name.
+  std::vector<const KernelContract*> kernels(const KernelCatalog& catalog) const override;
+  // The manifest's kernels that are not built in, by name: a spec's contract (read, its reference
+  // built when first called for), else one that moves the bytes it states.
+  std::vector<std::shared_ptr<const KernelContract>> declared_kernels() const override;
   targets::KernelLanguage kernel_language() const override;
   // The candidate's files (a bundle's, else the kernel's own file) in the manifest's repo.
   Result<SourceFiles> source_files(const KernelContract& kernel,
@@ -86,7 +89,8 @@ class CommandTarget final : public targets::Target {
   std::string spec_;
   targets::ToolchainInfo info_;
   std::optional<PackManifest> manifest_;
-  std::shared_ptr<pool::DevicePool> pool_;  // null: device work runs here
+  std::vector<std::shared_ptr<const KernelContract>> declared_;  // by name
+  std::shared_ptr<pool::DevicePool> pool_;                       // null: device work runs here
   std::unique_ptr<JobRunner> jobs_;
   std::mutex jobs_mutex_;  // jobs_ is made by the first of the threads that time
 };

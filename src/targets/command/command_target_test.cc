@@ -93,7 +93,7 @@ class CommandTargetTest : public ::testing::Test {
     return "// headway-file: k/qkv.tk\nspeed " + std::to_string(speed) + "\ncost " +
            std::to_string(cost) + "\n";
   }
-  const KernelContract& qkv() { return *find_kernel("qkv"); }
+  const KernelContract& qkv() { return *builtin_kernel("qkv"); }
   store::TestTempDir dir_;
 };
 
@@ -248,12 +248,18 @@ TEST_F(CommandTargetTest, AKernelOfTheManifestsSpecIsKnownWithTheSpecsContract) 
   std::ofstream(dir_.path() / "target.toml") << text;
   CommandTarget t((dir_.path() / "target.toml").string());
   ASSERT_TRUE(t.identity().found) << t.identity().error;
-  const KernelContract* kernel = find_kernel("kv_append");
-  ASSERT_NE(kernel, nullptr);
+  const auto declared = t.declared_kernels();
+  ASSERT_EQ(declared.size(), 1u);
+  const KernelContract* kernel = declared.front().get();
   ASSERT_NE(kernel->spec(), nullptr);
   EXPECT_EQ(kernel->spec()->file, spec);
   EXPECT_EQ(kernel->bytes_to_move(), 512u + 4u + 512u);
-  EXPECT_EQ(t.kernels(), (std::vector<std::string>{"qkv", "kv_append"}));
+  // A verb's catalog holds it once added; the target's kernels are the same contracts.
+  KernelCatalog catalog;
+  ASSERT_TRUE(catalog.add(declared.front()));
+  EXPECT_EQ(catalog.find_kernel("kv_append"), kernel);
+  EXPECT_EQ(t.kernels(catalog),
+            (std::vector<const KernelContract*>{builtin_kernel("qkv"), kernel}));
 }
 
 TEST(CommandDiagnostics, RustcStyleErrorsAreRuleSignatures) {

@@ -205,7 +205,7 @@ void parse_kernels(PackManifest& m, const toml::table& ks) {
       fail(line, fmt::format("kernel '{}' is not one headway has a contract of ({}): point at its "
                              "spec (spec = \"FILE\") or give the bytes it must move (bytes = N), "
                              "which its floor is based on",
-                             name, fmt::join(kernel_names(), ", ")));
+                             name, fmt::join(builtin_kernel_names(), ", ")));
     }
     m.kernels[name] = k;
   }

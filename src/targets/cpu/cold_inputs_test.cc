@@ -12,9 +12,9 @@ TEST(ColdInputs, ASetIsColdWhenItsTurnComesAgain) {
   // to three measurements, judged by the clearest: another process on the machine can evict the
   // set just read before its walk (seen once under ctest -j2), but no neighbour makes a
   // rotation that keeps sets warm look cold three times.
-  ColdInputs cold = measure_cold_inputs(*find_kernel("attn_out"));
+  ColdInputs cold = measure_cold_inputs(*builtin_kernel("attn_out"));
   for (int again = 0; again < 2 && cold.cold_ns <= 1.5 * cold.warm_ns; ++again) {
-    const ColdInputs next = measure_cold_inputs(*find_kernel("attn_out"));
+    const ColdInputs next = measure_cold_inputs(*builtin_kernel("attn_out"));
     if (next.cold_ns / next.warm_ns > cold.cold_ns / cold.warm_ns) cold = next;
   }
   EXPECT_GT(cold.cold_ns, 1.5 * cold.warm_ns) << cold.method;

@@ -57,7 +57,7 @@ class SandboxedCompiler : public ::testing::Test {
 
 TEST_F(SandboxedCompiler, BuildsAndCachesAsBefore) {
   store::TestTempDir cache;
-  const std::string source(host_abi(*find_kernel("attn_out")).baseline_source());
+  const std::string source(host_abi(*builtin_kernel("attn_out")).baseline_source());
   const targets::BuildOutcome first = build_candidate(toolchain_, identity_, source, cache.path());
   ASSERT_EQ(first.status, targets::BuildOutcome::Status::kBuilt) << first.diagnostics;
   EXPECT_FALSE(first.cached);

@@ -40,7 +40,7 @@ class PlantedKernels : public ::testing::Test {
   // The baseline of `kernel` with `from` replaced by `to` (which must occur exactly once).
   static std::string mutate(const std::string& kernel, const std::string& from,
                             const std::string& to) {
-    std::string s(host_abi(*find_kernel(kernel)).baseline_source());
+    std::string s(host_abi(*builtin_kernel(kernel)).baseline_source());
     const size_t at = s.find(from);
     EXPECT_NE(at, std::string::npos) << "mutation site not found: " << from;
     EXPECT_EQ(s.find(from, at + 1), std::string::npos) << "mutation site not unique: " << from;
@@ -55,7 +55,7 @@ class PlantedKernels : public ::testing::Test {
     targets::CheckOptions options;
     options.seed = 20261129;
     options.call_timeout_seconds = timeout;
-    return check_candidate(*find_kernel(kernel), built.artifact.path, options,
+    return check_candidate(*builtin_kernel(kernel), built.artifact.path, options,
                            ProcessLimits{.memory_limit_bytes = memory});
   }
 
@@ -67,7 +67,7 @@ ToolchainIdentity* PlantedKernels::identity_ = nullptr;
 
 TEST_F(PlantedKernels, BaselinesPass) {
   for (const char* k : {"qkv", "attn_out", "ffn"}) {
-    const Outcome r = check(k, std::string(host_abi(*find_kernel(k)).baseline_source()));
+    const Outcome r = check(k, std::string(host_abi(*builtin_kernel(k)).baseline_source()));
     EXPECT_EQ(r.status, Status::kCorrect) << k << ": " << r.description;
     const auto& margin = r.details["error_share"];
     EXPECT_LT(margin["share"].get<double>(), 0.9) << k << ": " << margin.dump();
@@ -227,15 +227,15 @@ TEST_F(PlantedKernels, MissingEntryPointIsALoadFailure) {
 }
 
 TEST_F(PlantedKernels, FreshSeedsDifferAndFixedSeedRepeats) {
-  const targets::BuildOutcome built =
-      build_candidate(Toolchain{}, *identity_,
-                      std::string(host_abi(*find_kernel("attn_out")).baseline_source()), *cache_);
-  const auto a = check_candidate(*find_kernel("attn_out"), built.artifact.path, {});
-  const auto b = check_candidate(*find_kernel("attn_out"), built.artifact.path, {});
+  const targets::BuildOutcome built = build_candidate(
+      Toolchain{}, *identity_, std::string(host_abi(*builtin_kernel("attn_out")).baseline_source()),
+      *cache_);
+  const auto a = check_candidate(*builtin_kernel("attn_out"), built.artifact.path, {});
+  const auto b = check_candidate(*builtin_kernel("attn_out"), built.artifact.path, {});
   EXPECT_NE(a.seed, b.seed);
   targets::CheckOptions fixed;
   fixed.seed = 5;
-  EXPECT_EQ(check_candidate(*find_kernel("attn_out"), built.artifact.path, fixed).seed, 5u);
+  EXPECT_EQ(check_candidate(*builtin_kernel("attn_out"), built.artifact.path, fixed).seed, 5u);
 }
 
 }  // namespace

@@ -132,7 +132,7 @@ std::vector<targets::ChipFact> measure_chip_facts(const targets::FactOptions& op
   facts.push_back({targets::kLatencyDram, sweep.memory_ns, "ns", std::nullopt,
                    fmt::format("at {} MiB of a {}", sweep.curve.back().bytes >> 20, sweep.method)});
 
-  const ColdInputs cold = measure_cold_inputs(*find_kernel("attn_out"));
+  const ColdInputs cold = measure_cold_inputs(*builtin_kernel("attn_out"));
   facts.push_back(
       {targets::kColdInputLatency, cold.cold_ns, "ns", std::nullopt,
        fmt::format("{}; the DRAM latency fact: {:.1f} ns", cold.method, sweep.memory_ns)});

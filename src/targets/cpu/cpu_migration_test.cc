@@ -24,7 +24,7 @@ class CpuMigration : public ::testing::Test {
     gcc_id_ = gcc_->identity();
     ASSERT_TRUE(gcc_id_.found) << gcc_id_.error;
     ASSERT_TRUE(clang_->identity().found) << "clang++ is required";
-    kernel_ = find_kernel("qkv");
+    kernel_ = builtin_kernel("qkv");
     ASSERT_NE(kernel_, nullptr);
     baseline_ = gcc_->baseline_source(*kernel_);
     ws_.emplace(store::Workspace::create(dir_.path() / "w").value());
@@ -91,7 +91,7 @@ TEST_F(CpuMigration, GccToClangReverifiesRewritesRetiresAndFallsBack) {
   ASSERT_EQ(gcc_only.status, NodeStatus::kProposed);
   ASSERT_TRUE(tree_->set_head(gcc_only.id, 1.0, std::nullopt, "test").ok());
 
-  auto report = migrate_toolchain(*ws_, *clang_, {cache_.path(), true, true, 11, {}, {}});
+  auto report = migrate_toolchain(*ws_, *clang_, {cache_.path(), true, true, 11, {}, {}, {}});
   ASSERT_TRUE(report.ok()) << report.error().message;
   EXPECT_EQ(report->mined_new_rules, 1);
   for (const auto& n : report->notes) std::printf("  %s\n", n.c_str());
@@ -151,7 +151,7 @@ TEST_F(CpuMigration, MissingCompilerIsRefusedChangingNothing) {
   const auto undeclared = add_screened("undeclared", "void hw_f() { hwq_zx_never_declared(3); }");
   ASSERT_TRUE(mine_rules_from_tree(*ws_, "qkv").ok());
   const auto missing = targets::make_target("cpu", (dir_.path() / "no-such-c++").string());
-  auto report = migrate_toolchain(*ws_, *missing, {cache_.path(), true, true, 11, {}, {}});
+  auto report = migrate_toolchain(*ws_, *missing, {cache_.path(), true, true, 11, {}, {}, {}});
   ASSERT_FALSE(report.ok());
   EXPECT_NE(report.error().message.find("no-such-c++"), std::string::npos)
       << report.error().message;
@@ -175,7 +175,7 @@ TEST_F(CpuMigration, APortOfAFailingHeadIsCheckedAndProposedNotMadeHead) {
       "#include <immintrin.h>\n__m128 hw_twice(__m128 a) { return __builtin_ia32_addps(a, a); }");
   ASSERT_TRUE(tree_->set_head(gcc_only.id, 1.0, std::nullopt, "test").ok());
   std::vector<std::string> asked;
-  MigrateOptions options{cache_.path(), true, false, 11, {}, {}};
+  MigrateOptions options{cache_.path(), true, false, 11, {}, {}, {}};
   options.port = [&](const std::string& kernel, const std::string& source,
                      const std::string& why) -> std::optional<Port> {
     asked.push_back(kernel + " | " + why);
@@ -209,7 +209,7 @@ TEST_F(CpuMigration, APortThatFailsTooIsRecordedWithItsStatus) {
       "gcc_only",
       "#include <immintrin.h>\n__m128 hw_twice(__m128 a) { return __builtin_ia32_addps(a, a); }");
   ASSERT_TRUE(tree_->set_head(gcc_only.id, 1.0, std::nullopt, "test").ok());
-  MigrateOptions options{cache_.path(), true, false, 11, {}, {}};
+  MigrateOptions options{cache_.path(), true, false, 11, {}, {}, {}};
   options.port = [&](const std::string&, const std::string& source,
                      const std::string&) -> std::optional<Port> {
     return Port{source + "\nint hw_ported = hw_still_undeclared;\n", "test porter", std::nullopt};

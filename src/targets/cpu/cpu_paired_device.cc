@@ -121,7 +121,7 @@ void CpuPairedDevice::set_injected_slowdown(statistics::Arm arm, double fraction
 statistics::DeviceFactory cpu_calibration_device_factory(
     const statistics::CalibrateRequest& request) {
   const std::string name = request.kernel.empty() ? "attn_out" : request.kernel;
-  const KernelContract* kernel = find_kernel(name);
+  const KernelContract* kernel = builtin_kernel(name);
   if (!kernel) throw std::runtime_error(fmt::format("unknown kernel '{}'", name));
   const Toolchain toolchain;
   const ToolchainIdentity identity = identify(toolchain);

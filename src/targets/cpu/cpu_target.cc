@@ -151,25 +151,24 @@ targets::TargetDocs CpuTarget::docs() const {
   return d;
 }
 
-std::vector<std::string> CpuTarget::kernels() const {
-  std::vector<std::string> names = kernel_names();
-  for (const auto& name : declared_kernel_names()) {
-    const KernelSpec* spec = find_kernel(name)->spec();
-    if (spec && spec->baselines.contains("cpu")) names.push_back(name);
+std::vector<const KernelContract*> CpuTarget::kernels(const KernelCatalog& catalog) const {
+  std::vector<const KernelContract*> out = builtin_kernels();
+  for (const KernelContract* k : catalog.added()) {
+    if (k->spec() && k->spec()->baselines.contains("cpu")) out.push_back(k);
   }
-  return names;
+  return out;
 }
 
 std::string CpuTarget::baseline_source(const KernelContract& kernel) const {
   return std::string(host_abi(kernel).baseline_source());
 }
 
-std::vector<targets::DocFile> CpuTarget::design_files(std::string_view kernel) const {
-  if (const KernelContract* contract = find_kernel(kernel);
-      contract && contract->spec() && !is_builtin_kernel(kernel))
-    return targets::spec_design_files(*contract->spec(), "cpu");
+std::vector<targets::DocFile> CpuTarget::design_files(const KernelContract& kernel) const {
+  if (kernel.spec() && !is_builtin_kernel(kernel.name()))
+    return targets::spec_design_files(*kernel.spec(), "cpu");
   std::vector<targets::DocFile> out;
-  for (std::string_view path : embedded_files_under(fmt::format("kernels/designs/{}/", kernel))) {
+  for (std::string_view path :
+       embedded_files_under(fmt::format("kernels/designs/{}/", kernel.name()))) {
     out.push_back({std::string(path), std::string(embedded_file(path))});
   }
   return out;

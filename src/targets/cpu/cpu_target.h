@@ -51,10 +51,10 @@ class CpuTarget final : public targets::Target {
                                const std::map<std::string, double>& facts) const override;
 
   targets::TargetDocs docs() const override;
-  // The built-in kernels, then every kernel declared from a spec with a cpu baseline.
-  std::vector<std::string> kernels() const override;
+  // The built-in kernels, then every spec of the catalog with a cpu baseline.
+  std::vector<const KernelContract*> kernels(const KernelCatalog& catalog) const override;
   std::string baseline_source(const KernelContract& kernel) const override;
-  std::vector<targets::DocFile> design_files(std::string_view kernel) const override;
+  std::vector<targets::DocFile> design_files(const KernelContract& kernel) const override;
   std::vector<targets::DocFile> candidate_headers() const override;
 
   // The selected toolchain as the cpu runner files take it.

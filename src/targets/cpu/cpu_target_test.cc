@@ -4,13 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include "kernels/declared_kernel.h"
 #include "store/test_temp_dir.h"
 #include "targets/fact_names.h"
 
 namespace headway::cpu {
 namespace {
 
-const KernelContract& attn_out() { return *find_kernel("attn_out"); }
+const KernelContract& attn_out() { return *builtin_kernel("attn_out"); }
 
 TEST(CpuTarget, IdentifiesTheSelectedCompiler) {
   CpuTarget t;
@@ -92,8 +93,8 @@ TEST(CpuTarget, CarriesDocsDesignsAndFloors) {
   EXPECT_EQ(docs.files.size(), 2u);
   EXPECT_EQ(docs.summary_path, "docs/targets/cpu-summary.md");
   EXPECT_FALSE(docs.summary.empty());
-  EXPECT_FALSE(t.design_files("attn_out").empty());
-  EXPECT_TRUE(t.design_files("no-such-kernel").empty());
+  EXPECT_FALSE(t.design_files(*builtin_kernel("attn_out")).empty());
+  EXPECT_TRUE(t.design_files(DeclaredKernel("no_such_kernel", 8)).empty());
   const std::map<std::string, double> facts = {
       {targets::kReadBandwidth, 10.0}, {targets::kDecodeF8, 20.0}, {targets::kDecodeNvfp4, 5.0}};
   const auto floors = t.floors(attn_out(), facts);

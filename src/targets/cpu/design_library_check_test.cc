@@ -37,7 +37,8 @@ std::vector<std::string> all_designs() {
   std::vector<std::string> out;
   try {
     for (const char* k : {"qkv", "attn_out", "ffn"}) {
-      for (const auto& d : designs_for(cpu(), k)) out.push_back(std::string(k) + "/" + d.name);
+      for (const auto& d : designs_for(cpu(), *builtin_kernel(k)))
+        out.push_back(std::string(k) + "/" + d.name);
     }
   } catch (const std::exception&) {
     out.clear();
@@ -60,7 +61,8 @@ class DesignDefaults : public ::testing::TestWithParam<std::string> {
 fs::path* DesignDefaults::cache_ = nullptr;
 
 TEST(DesignDefaultsList, EveryKernelHasDesigns) {
-  for (const char* k : {"qkv", "attn_out", "ffn"}) EXPECT_FALSE(designs_for(cpu(), k).empty()) << k;
+  for (const char* k : {"qkv", "attn_out", "ffn"})
+    EXPECT_FALSE(designs_for(cpu(), *builtin_kernel(k)).empty()) << k;
 }
 
 TEST_P(DesignDefaults, BuildsAndPassesTheCheck) {
@@ -69,7 +71,7 @@ TEST_P(DesignDefaults, BuildsAndPassesTheCheck) {
   const std::string kernel = id.substr(0, id.find('/'));
   const std::string name = id.substr(id.find('/') + 1);
   const Design* design = nullptr;
-  for (const auto& d : designs_for(cpu(), kernel)) {
+  for (const auto& d : designs_for(cpu(), *builtin_kernel(kernel))) {
     if (d.name == name) design = &d;
   }
   ASSERT_NE(design, nullptr) << id;
@@ -99,7 +101,8 @@ TEST_P(DesignDefaults, BuildsAndPassesTheCheck) {
   }
   targets::CheckOptions options;
   options.seed = 20261129;
-  const targets::CheckOutcome report = cpu().check(*find_kernel(kernel), built.artifact, options);
+  const targets::CheckOutcome report =
+      cpu().check(*builtin_kernel(kernel), built.artifact, options);
   EXPECT_TRUE(report.correct()) << id << ": " << report.description;
 }
 

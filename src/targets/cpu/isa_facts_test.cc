@@ -73,7 +73,7 @@ TEST(IsaFacts, EveryDesignRequiresAnExtensionThatIsMeasured) {
   for (const auto& e : isa_extensions()) known.insert(e.name);
   const CpuTarget target;
   for (const char* k : {"qkv", "attn_out", "ffn"}) {
-    for (const auto& d : targets::designs_for(target, k)) {
+    for (const auto& d : targets::designs_for(target, *builtin_kernel(k))) {
       for (const auto& r : d.requires_isa)
         EXPECT_TRUE(known.count(r)) << d.name << " requires unknown " << r;
     }

@@ -24,7 +24,7 @@ TEST(SessionInputs, ShortKernelsMayMakeMoreCallsPerReading) {
 }
 
 TEST(SessionInputs, ASessionReusesTheInputsOfAnEarlierOneThatEnded) {
-  const KernelContract& kernel = *find_kernel("attn_out");
+  const KernelContract& kernel = *builtin_kernel("attn_out");
   auto first = shared_input_sets(kernel, 1, 4);
   const InputSets* drawn = first.get();
   // While the first is held, another session gets its own.

@@ -41,7 +41,7 @@ class TimedSessionBatches : public ::testing::Test {
     return built.artifact.path;
   }
   static std::string baseline() {
-    return std::string(host_abi(*find_kernel("attn_out")).baseline_source());
+    return std::string(host_abi(*builtin_kernel("attn_out")).baseline_source());
   }
   // A session whose readings aim for far more kernel time than one call: as many calls per
   // reading as attn_out's inputs allow.
@@ -51,7 +51,7 @@ class TimedSessionBatches : public ::testing::Test {
     options.timed_per_reading = 10.0;
     options.one_core = one_core;
     CallResult failure;
-    auto session = TimedSession::start(*find_kernel("attn_out"), objects, options, &failure);
+    auto session = TimedSession::start(*builtin_kernel("attn_out"), objects, options, &failure);
     EXPECT_TRUE(session) << failure.describe();
     return session;
   }
@@ -60,7 +60,7 @@ class TimedSessionBatches : public ::testing::Test {
                                                 int sets, const SharedMemory* writable,
                                                 const fs::path& object, CallResult* failure) {
     RunnerSpec spec;
-    spec.kernel = find_kernel("attn_out");
+    spec.kernel = builtin_kernel("attn_out");
     spec.inputs = inputs;
     spec.set_bytes = set_bytes;
     spec.sets = sets;
@@ -76,7 +76,7 @@ class TimedSessionBatches : public ::testing::Test {
   };
   static OneChild spawn_one(const fs::path& object) {
     OneChild one;
-    one.buffers = std::make_unique<SharedBuffers>(find_kernel("attn_out")->regions());
+    one.buffers = std::make_unique<SharedBuffers>(builtin_kernel("attn_out")->regions());
     CallResult failure;
     one.host = start_host(one.buffers->input_memory(), one.buffers->layout().input_bytes, 1,
                           one.buffers->writable_memory(), object, &failure);
@@ -102,7 +102,7 @@ std::string unique_function(const std::string& name) {
 
 // The baseline renamed `real`, with `body` as the entry point around it.
 std::string around_baseline(const std::string& body) {
-  std::string source = std::string(host_abi(*find_kernel("attn_out")).baseline_source());
+  std::string source = std::string(host_abi(*builtin_kernel("attn_out")).baseline_source());
   const std::string entry = "extern \"C\" void hw_attn_out(const hw_attn_out_args* a)";
   source.replace(source.find(entry), entry.size(), "static void real(const hw_attn_out_args* a)");
   return "#include <cstring>\n" + source + "\n" + entry + " {\n" + body + "\n}\n";
@@ -116,7 +116,8 @@ TEST_F(TimedSessionBatches, EveryReadingOfASessionMakesTheCallsItsProbeChose) {
   // The probe (a first reading of each arm) is made when the session starts.
   EXPECT_EQ(session->costs().readings, 2);
   const int calls = session->calls_per_reading();
-  EXPECT_EQ(calls, max_calls_per_reading(InputSets::input_block_bytes(*find_kernel("attn_out"))));
+  EXPECT_EQ(calls,
+            max_calls_per_reading(InputSets::input_block_bytes(*builtin_kernel("attn_out"))));
   const double timed_before = session->costs().timed;
   double read = 0.0;
   for (int round = 0; round < 2; ++round) {
@@ -140,7 +141,7 @@ TEST_F(TimedSessionBatches, CallsComparedWithTheOtherArmsAreNotKeptForTheReferen
   options.verify_fraction = 1.0;  // every call sampled
   CallResult failure;
   auto session = TimedSession::start(
-      *find_kernel("attn_out"),
+      *builtin_kernel("attn_out"),
       {build(baseline() + "\n// compared, a\n"), build(baseline() + "\n// compared, b\n")}, options,
       &failure);
   ASSERT_TRUE(session) << failure.describe();
@@ -173,7 +174,7 @@ TEST_F(TimedSessionBatches, AReadingCheckedWholeIsNotKeptWholeAgainInTheProcess)
       "if (calls++ == 0) { real(a); std::memcpy(first, a->residual, sizeof first); }\n"
       "else std::memcpy(a->residual, first, sizeof first);"));
   CallResult failure;
-  auto first = TimedSession::start(*find_kernel("attn_out"), {honest, replays}, options, &failure);
+  auto first = TimedSession::start(*builtin_kernel("attn_out"), {honest, replays}, options, &failure);
   ASSERT_TRUE(first) << failure.describe();
   const auto calls = static_cast<size_t>(first->calls_per_reading());
   ASSERT_GT(calls, 1u);
@@ -185,7 +186,7 @@ TEST_F(TimedSessionBatches, AReadingCheckedWholeIsNotKeptWholeAgainInTheProcess)
   EXPECT_EQ(caught->arm, 1);
   // The honest arm's calls were all checked only where nothing wrong came before them: check it
   // whole again, alone, so that it is found right.
-  auto alone = TimedSession::start(*find_kernel("attn_out"), {honest}, options, &failure);
+  auto alone = TimedSession::start(*builtin_kernel("attn_out"), {honest}, options, &failure);
   ASSERT_TRUE(alone) << failure.describe();
   ASSERT_EQ(static_cast<size_t>(alone->calls_per_reading()), calls);
   ASSERT_TRUE(alone->reading(0).ok());
@@ -194,7 +195,7 @@ TEST_F(TimedSessionBatches, AReadingCheckedWholeIsNotKeptWholeAgainInTheProcess)
 
   const fs::path fresh = build(baseline() + unique_function("new_to_the_process"));
   auto later =
-      TimedSession::start(*find_kernel("attn_out"), {honest, replays, fresh}, options, &failure);
+      TimedSession::start(*builtin_kernel("attn_out"), {honest, replays, fresh}, options, &failure);
   ASSERT_TRUE(later) << failure.describe();
   ASSERT_EQ(static_cast<size_t>(later->calls_per_reading()), calls);
   EXPECT_EQ(later->kept_calls(), 2u) << "the probes of the wrong and the new object";
@@ -236,7 +237,7 @@ TEST_F(TimedSessionBatches, TheFastestArmsProbeSetsTheBatch) {
   SessionOptions options;
   options.timed_per_reading = 0.15;  // no call of the slow arm fits; several of the baseline's
   CallResult failure;
-  auto session = TimedSession::start(*find_kernel("attn_out"), {build(slow), build(baseline())},
+  auto session = TimedSession::start(*builtin_kernel("attn_out"), {build(slow), build(baseline())},
                                      options, &failure);
   ASSERT_TRUE(session) << failure.describe();
   const int calls = session->calls_per_reading();
@@ -277,7 +278,7 @@ TEST_F(TimedSessionBatches, ACallThatSkipsItsWorkIsCaughtAsItsReadingEnds) {
   options.verify_fraction = 0.0;
   CallResult failure;
   auto session = TimedSession::start(
-      *find_kernel("attn_out"),
+      *builtin_kernel("attn_out"),
       {build(baseline()),
        build(around_baseline("static int calls = 0; if (calls++ == 0) real(a);"))},
       options, &failure);
@@ -415,7 +416,8 @@ TEST_F(TimedSessionBatches, NothingAProcessLeavesInItsSlotsReachesTheNextOne) {
   options.timed_per_reading = 10.0;
   options.verify_fraction = 1.0;  // every call kept and checked
   CallResult failure;
-  auto session = TimedSession::start(*find_kernel("attn_out"), {build(marks)}, options, &failure);
+  auto session =
+      TimedSession::start(*builtin_kernel("attn_out"), {build(marks)}, options, &failure);
   ASSERT_TRUE(session) << failure.describe();
   for (int reading = 0; reading < 3; ++reading) {
     const SessionReading r = session->reading(0);
@@ -493,7 +495,7 @@ TEST_F(TimedSessionBatches, AWarmUpCallLeavesTheHarnessWorkersHotThroughThePause
 TEST_F(TimedSessionBatches, WhatAChildUsesBeforeItsCandidateLoadsIsTheRunners) {
   // Mapping and touching four sets of inputs costs the runner CPU before any candidate code is
   // in the child; headway reads it then, so that the life's CPU check does not count it.
-  auto sets = shared_input_sets(*find_kernel("attn_out"), 1, 4);
+  auto sets = shared_input_sets(*builtin_kernel("attn_out"), 1, 4);
   auto writable = sets->new_writable_block(1);
   CallResult failure;
   auto host = start_host(&sets->memory(), sets->set_bytes(), sets->count(), writable.get(),

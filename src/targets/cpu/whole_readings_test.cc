@@ -30,8 +30,8 @@ class WholeReadings : public ::testing::Test {
 };
 
 TEST_F(WholeReadings, AKeyIsTheObjectsBytesTheKernelsLayoutAndTheCoreMode) {
-  const KernelContract& attn = *find_kernel("attn_out");
-  const KernelContract& qkv = *find_kernel("qkv");
+  const KernelContract& attn = *builtin_kernel("attn_out");
+  const KernelContract& qkv = *builtin_kernel("qkv");
   const auto a = whole_reading_key(attn, object("a.so", "code one"), false);
   ASSERT_TRUE(a);
   EXPECT_EQ(*a, *whole_reading_key(attn, object("copy.so", "code one"), false))
@@ -43,7 +43,7 @@ TEST_F(WholeReadings, AKeyIsTheObjectsBytesTheKernelsLayoutAndTheCoreMode) {
 }
 
 TEST_F(WholeReadings, TheLongestReadingCheckedWholeIsRemembered) {
-  const auto key = whole_reading_key(*find_kernel("attn_out"),
+  const auto key = whole_reading_key(*builtin_kernel("attn_out"),
                                      object("remembered.so", "only this test's bytes"), false);
   ASSERT_TRUE(key);
   EXPECT_EQ(checked_whole_length(*key), 0);

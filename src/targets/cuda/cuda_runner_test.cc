@@ -79,7 +79,7 @@ class FakeDriver : public ::testing::Test {
     return build(name, dir, {"-pthread", "-include", emulation.string()});
   }
 
-  const KernelContract& attn_out() const { return *find_kernel("attn_out"); }
+  const KernelContract& attn_out() const { return *builtin_kernel("attn_out"); }
   CudaTarget target_{"/nonexistent/nvcc@sm_90"};  // builds nothing: the modules are made here
   store::TestTempDir dir_;
 };
@@ -149,7 +149,7 @@ TEST_F(FakeDriver, TimesArmsSideBySideWithTheirCallsVerified) {
 }
 
 TEST_F(FakeDriver, QkvWritesOnlyItsCacheRowInTimedCalls) {
-  const KernelContract& qkv = *find_kernel("qkv");
+  const KernelContract& qkv = *builtin_kernel("qkv");
   const auto honest = module("qkv", "hw_qkv(&a);", "{{{\"run_rows\", 1, 32, 0}}, 0}", "qkv");
   EXPECT_TRUE(target_.check(qkv, honest, {4, {}}).correct());
   const auto timed = target_.time_side_by_side(qkv, {honest, honest}, 2, 1);
@@ -259,10 +259,10 @@ TEST_P(EmulatedKernels, BaselineAndDesignsAreCorrectAndTimedInOneSession) {
   const char* all = std::getenv("HEADWAY_CUDA_EMULATE_ALL");
   if (name != "attn_out" && !(all && std::string(all) == "1"))
     GTEST_SKIP() << "HEADWAY_CUDA_EMULATE_ALL=1 runs it";
-  const KernelContract& kernel = *find_kernel(name);
+  const KernelContract& kernel = *builtin_kernel(name);
   std::vector<targets::Artifact> arms = {
       emulated("baseline", name, target_.baseline_source(kernel))};
-  for (const auto& d : targets::designs_for(target_, name))
+  for (const auto& d : targets::designs_for(target_, *builtin_kernel(name)))
     arms.push_back(emulated(d.name, name, d.render(d.defaults())));
   if (HasFailure()) return;  // a module did not build
   for (const auto& arm : arms) {

@@ -291,7 +291,8 @@ Result<std::unique_ptr<statistics::PairedDevice>> CudaTarget::paired_device(
 
 statistics::DeviceFactory CudaTarget::calibration_devices(
     const statistics::CalibrateRequest& request) {
-  const KernelContract* kernel = find_kernel(request.kernel.empty() ? "attn_out" : request.kernel);
+  const KernelContract* kernel =
+      builtin_kernel(request.kernel.empty() ? "attn_out" : request.kernel);
   if (!kernel) throw std::invalid_argument("unknown kernel '" + request.kernel + "'");
   require_gpu(driver_);
   const auto cache = std::filesystem::temp_directory_path() / "headway-cuda-calibration";
@@ -352,15 +353,15 @@ std::string CudaTarget::baseline_source(const KernelContract& kernel) const {
     fail_with(invalid_input(fmt::format(
         "the cuda target runs the built-in kernels ({}) only; kernel {} runs on the cpu and "
         "command targets",
-        fmt::join(kernel_names(), ", "), kernel.name())));
+        fmt::join(builtin_kernel_names(), ", "), kernel.name())));
   }
   return std::string(embedded_file(fmt::format("kernels/cuda/baselines/{}.cu", kernel.name())));
 }
 
-std::vector<targets::DocFile> CudaTarget::design_files(std::string_view kernel) const {
+std::vector<targets::DocFile> CudaTarget::design_files(const KernelContract& kernel) const {
   std::vector<targets::DocFile> out;
   for (std::string_view path :
-       embedded_files_under(fmt::format("kernels/cuda/designs/{}/", kernel)))
+       embedded_files_under(fmt::format("kernels/cuda/designs/{}/", kernel.name())))
     out.push_back({std::string(path), std::string(embedded_file(path))});
   return out;
 }

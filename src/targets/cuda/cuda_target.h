@@ -57,7 +57,7 @@ class CudaTarget final : public targets::Target {
 
   targets::TargetDocs docs() const override;
   std::string baseline_source(const KernelContract& kernel) const override;
-  std::vector<targets::DocFile> design_files(std::string_view kernel) const override;
+  std::vector<targets::DocFile> design_files(const KernelContract& kernel) const override;
   std::vector<targets::DocFile> candidate_headers() const override {
     return cuda_candidate_headers();
   }

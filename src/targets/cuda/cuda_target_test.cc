@@ -67,10 +67,10 @@ TEST(CudaTarget, NvccBuildsEveryBaselineAndEveryDesignValue) {
     EXPECT_EQ(b.artifact.meta.value("arch", ""), "sm_90");
     ++built;
   };
-  for (const auto& name : kernel_names()) {
-    const KernelContract& kernel = *find_kernel(name);
+  for (const auto& name : builtin_kernel_names()) {
+    const KernelContract& kernel = *builtin_kernel(name);
     build(name + " baseline", t.baseline_source(kernel));
-    const auto& designs = targets::designs_for(t, name);
+    const auto& designs = targets::designs_for(t, *builtin_kernel(name));
     EXPECT_GE(designs.size(), 2u) << name;
     for (const auto& d : designs) {
       build(name + "/" + d.name, d.render(d.defaults()));
@@ -83,7 +83,7 @@ TEST(CudaTarget, NvccBuildsEveryBaselineAndEveryDesignValue) {
   }
   EXPECT_GE(built, 9);
   // The second build of a source is the cached module.
-  EXPECT_TRUE(t.build(t.baseline_source(*find_kernel("qkv")), cache.path()).cached);
+  EXPECT_TRUE(t.build(t.baseline_source(*builtin_kernel("qkv")), cache.path()).cached);
 }
 
 TEST(CudaTarget, ACompileErrorIsDiagnosedNotThrown) {
@@ -120,10 +120,10 @@ TEST(CudaTarget, WithoutAGpuEveryDeviceCallSaysSoInOneLine) {
   CudaTarget t("@sm_90");
   if (!nvcc_found(t)) GTEST_SKIP() << "no nvcc: " << t.identity().error;
   store::TestTempDir cache;
-  const auto b = t.build(t.baseline_source(*find_kernel("attn_out")), cache.path());
+  const auto b = t.build(t.baseline_source(*builtin_kernel("attn_out")), cache.path());
   ASSERT_TRUE(b.built()) << b.diagnostics;
   try {
-    t.check(*find_kernel("attn_out"), b.artifact, {});
+    t.check(*builtin_kernel("attn_out"), b.artifact, {});
     FAIL() << "check ran without a GPU";
   } catch (const targets::DeviceUnavailable& e) {
     const std::string what = e.what();
@@ -131,7 +131,7 @@ TEST(CudaTarget, WithoutAGpuEveryDeviceCallSaysSoInOneLine) {
     EXPECT_EQ(what.find('\n'), std::string::npos) << what;
   }
   EXPECT_THROW(t.measure_facts({}), targets::DeviceUnavailable);
-  EXPECT_THROW(t.start_session(*find_kernel("attn_out"), {b.artifact}, 1),
+  EXPECT_THROW(t.start_session(*builtin_kernel("attn_out"), {b.artifact}, 1),
                targets::DeviceUnavailable);
 }
 
@@ -154,7 +154,7 @@ TEST(CudaTarget, TheCheckVerbSaysInOneLineThatNoGpuIsPresent) {
 
 TEST(CudaTarget, FloorsAreTheBytesToMoveAtTheCopyBandwidth) {
   CudaTarget t("/nonexistent/nvcc@sm_90");
-  const KernelContract& ffn = *find_kernel("ffn");
+  const KernelContract& ffn = *builtin_kernel("ffn");
   const auto f = t.floors(ffn, {{kCopyBandwidth, 4000.0}});
   EXPECT_DOUBLE_EQ(f.memory_ms, static_cast<double>(ffn.bytes_to_move()) / 4e12 * 1e3);
   EXPECT_FALSE(f.instruction_ms.has_value());
@@ -174,8 +174,8 @@ TEST(CudaTarget, IsRegisteredWithItsDocsAndHeaders) {
   const auto docs = t->docs();
   ASSERT_FALSE(docs.files.empty());
   EXPECT_EQ(docs.files[0].path, "docs/targets/cuda.md");
-  for (const auto& name : kernel_names()) {
-    EXPECT_NE(t->baseline_source(*find_kernel(name)).find("hw_plan"), std::string::npos) << name;
+  for (const auto& name : builtin_kernel_names()) {
+    EXPECT_NE(t->baseline_source(*builtin_kernel(name)).find("hw_plan"), std::string::npos) << name;
   }
 }
 

@@ -32,7 +32,7 @@ Args args_of(const KernelContract& kernel, const SharedBuffers& host) {
 uint64_t address(const void* p) { return reinterpret_cast<uintptr_t>(p); }
 
 TEST(DeviceArgs, QkvPointsIntoBothBlocksAndCarriesTheSlot) {
-  const KernelContract& k = *find_kernel("qkv");
+  const KernelContract& k = *builtin_kernel("qkv");
   SharedBuffers host(k.regions());
   k.generate(5, host);
   const auto a = args_of<hw_qkv_args>(k, host);
@@ -47,13 +47,13 @@ TEST(DeviceArgs, QkvPointsIntoBothBlocksAndCarriesTheSlot) {
 }
 
 TEST(DeviceArgs, AttnOutAndFfnCarryTheirRegionsAndScalars) {
-  const KernelContract& attn = *find_kernel("attn_out");
+  const KernelContract& attn = *builtin_kernel("attn_out");
   SharedBuffers ha(attn.regions());
   const auto a = args_of<hw_attn_out_args>(attn, ha);
   EXPECT_EQ(address(a.o_weight), expected_address(ha, "o_weight"));
   EXPECT_EQ(address(a.residual), expected_address(ha, "residual"));
 
-  const KernelContract& ffn = *find_kernel("ffn");
+  const KernelContract& ffn = *builtin_kernel("ffn");
   SharedBuffers hf(ffn.regions());
   ffn.generate(9, hf);
   const auto f = args_of<hw_ffn_args>(ffn, hf);

@@ -33,7 +33,7 @@ class EmulatedToolchain : public ::testing::Test {
  protected:
   void SetUp() override { unsetenv("HEADWAY_CUDA_DRIVER"); }
   void TearDown() override { unsetenv("HEADWAY_CUDA_DRIVER"); }
-  const KernelContract& attn_out() const { return *find_kernel("attn_out"); }
+  const KernelContract& attn_out() const { return *builtin_kernel("attn_out"); }
   store::TestTempDir cache_;
 };
 

@@ -117,7 +117,7 @@ inline PoolLoopRun run_loop_on_sim_devices(int devices, int kernels, uint64_t by
   options.kernels.clear();
   for (int i = 1; i <= kernels; ++i) {
     const std::string name = fmt::format("s{:04}", i);
-    if (!declare_kernel(name, bytes)) throw std::runtime_error("cannot declare " + name);
+    if (!options.catalog.declare(name, bytes)) throw std::runtime_error("cannot declare " + name);
     options.kernels.push_back(name);
   }
   // The kernels are registered (their baselines timed) before the run, a device's worth at once:
@@ -127,7 +127,8 @@ inline PoolLoopRun run_loop_on_sim_devices(int devices, int kernels, uint64_t by
     std::lock_guard lock(build_mutex);
     return target.build(source, dir.path() / "builds");
   };
-  loop::register_kernel(ws, target, *find_kernel(options.kernels[0]), build, 3);  // facts first
+  loop::register_kernel(ws, target, *options.catalog.find_kernel(options.kernels[0]), build,
+                        3);  // facts first
   std::vector<std::thread> registering;
   std::exception_ptr failed;
   const int threads = std::min(devices, kernels);
@@ -137,7 +138,8 @@ inline PoolLoopRun run_loop_on_sim_devices(int devices, int kernels, uint64_t by
         auto own = store::Workspace::open(dir.path()).value();
         for (size_t k = 1 + static_cast<size_t>(t); k < options.kernels.size();
              k += static_cast<size_t>(threads)) {
-          loop::register_kernel(own, target, *find_kernel(options.kernels[k]), build, 3);
+          loop::register_kernel(own, target, *options.catalog.find_kernel(options.kernels[k]),
+                                build, 3);
         }
       } catch (...) {
         std::lock_guard lock(build_mutex);

@@ -281,13 +281,13 @@ std::string SimTarget::baseline_source(const KernelContract& kernel) const {
                      kernel.name() == baseline_wrong_ ? "sim-cheat\n" : "");
 }
 
-std::vector<targets::DocFile> SimTarget::design_files(std::string_view kernel) const {
+std::vector<targets::DocFile> SimTarget::design_files(const KernelContract& kernel) const {
   std::vector<targets::DocFile> out;
   for (const auto& [name, text] : {std::pair{"blocked", kBlocked},
                                    {"threaded", kThreaded},
                                    {"tuned", kTuned},
                                    {"wide", kWide}}) {
-    out.push_back({fmt::format("sim/designs/{}/{}.sim", kernel, name), text});
+    out.push_back({fmt::format("sim/designs/{}/{}.sim", kernel.name(), name), text});
   }
   return out;
 }

@@ -88,7 +88,7 @@ class SimTarget final : public targets::Target {
 
   targets::TargetDocs docs() const override;
   std::string baseline_source(const KernelContract& kernel) const override;
-  std::vector<targets::DocFile> design_files(std::string_view kernel) const override;
+  std::vector<targets::DocFile> design_files(const KernelContract& kernel) const override;
 
   // The true (noise-free) seconds of a built artifact on `kernel`.
   std::optional<double> true_seconds(const KernelContract& kernel,

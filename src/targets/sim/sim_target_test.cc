@@ -15,7 +15,7 @@
 namespace headway::sim {
 namespace {
 
-const KernelContract& qkv() { return *find_kernel("qkv"); }
+const KernelContract& qkv() { return *builtin_kernel("qkv"); }
 
 targets::Artifact built(SimTarget& t, const std::string& source) {
   const auto b = t.build(source, {});
@@ -38,7 +38,7 @@ TEST(SimTarget, AStopAfterSpecStopsTheDeviceAndABadOneIsTheUsers) {
   SimTarget t("sim-1:stop-after=3");
   ASSERT_TRUE(t.identity().found) << t.identity().error;
   const auto built = t.build("sim-x 1\n", {});
-  auto session = t.start_session(*find_kernel("qkv"), {built.artifact}, 1);
+  auto session = t.start_session(*builtin_kernel("qkv"), {built.artifact}, 1);
   ASSERT_TRUE(session.ok());
   for (int i = 0; i < 3; ++i) EXPECT_TRUE(session.value()->reading(0).ok());
   EXPECT_THROW((void)session.value()->reading(0), targets::DeviceStopped);
@@ -56,14 +56,14 @@ TEST(SimTarget, ABaselineWrongSpecMakesOneKernelsBaselineWrongUnderTiming) {
   SimTarget t("sim-1:baseline-wrong=ffn:stop-after=100");
   ASSERT_TRUE(t.identity().found) << t.identity().error;
   for (const char* name : {"ffn", "qkv"}) {
-    const KernelContract& kernel = *find_kernel(name);
+    const KernelContract& kernel = *builtin_kernel(name);
     const auto built = t.build(t.baseline_source(kernel), {});
     ASSERT_TRUE(built.built());
     const auto timing = t.time_side_by_side(kernel, {built.artifact}, 3, 1).front();
     EXPECT_EQ(timing.ok(), std::string(name) != "ffn") << name << ": " << timing.failure;
   }
-  EXPECT_EQ(t.baseline_source(*find_kernel("qkv")),
-            SimTarget("sim-1").baseline_source(*find_kernel("qkv")));
+  EXPECT_EQ(t.baseline_source(*builtin_kernel("qkv")),
+            SimTarget("sim-1").baseline_source(*builtin_kernel("qkv")));
   for (const char* bad : {"sim-1:baseline-wrong=", "sim-1:wrong=ffn"}) {
     const auto info = t.select_toolchain(bad);
     EXPECT_FALSE(info.found) << bad;
@@ -187,7 +187,7 @@ SimModel design_at(const std::string& text, std::map<std::string, int> params) {
 // small ones, a design the chip cannot run, and a static cost that misleads on some parameters.
 TEST(SimTarget, TheDesignLibraryHasTheStructureOfTheRealKernels) {
   std::map<std::string, std::string> designs;
-  for (const auto& d : SimTarget().design_files("qkv")) {
+  for (const auto& d : SimTarget().design_files(*builtin_kernel("qkv"))) {
     designs[std::filesystem::path(d.path).stem().string()] = d.text;
   }
   ASSERT_EQ(designs.size(), 4u);
@@ -249,7 +249,7 @@ TEST(SimTarget, CarriesDocsBaselinesAndADesignLibrary) {
   SimTarget t;
   EXPECT_FALSE(t.docs().files.empty());
   EXPECT_NE(t.baseline_source(qkv()).find("sim-x 1"), std::string::npos);
-  const auto designs = t.design_files("qkv");
+  const auto designs = t.design_files(*builtin_kernel("qkv"));
   ASSERT_EQ(designs.size(), 4u);
   for (const auto& d : designs) {
     EXPECT_EQ(d.text.rfind("// headway-design: ", 0), 0u) << d.path;

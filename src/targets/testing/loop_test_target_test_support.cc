@@ -366,7 +366,7 @@ class LoopTestTarget final : public targets::Target {
     return fmt::format("// the plain {} baseline\ntime: 1\nstatic-cost: 1\n{}", kernel.name(),
                        kernel.name() == baseline_fault_.first ? baseline_fault_.second + "\n" : "");
   }
-  std::vector<targets::DocFile> design_files(std::string_view kernel) const override {
+  std::vector<targets::DocFile> design_files(const KernelContract& kernel) const override {
     std::vector<targets::DocFile> out;
     for (const auto& [name, text] : {std::pair{"blocked", kLoopTestBlocked},
                                      {"threaded", kLoopTestThreaded},
@@ -376,7 +376,7 @@ class LoopTestTarget final : public targets::Target {
         const size_t after_summary = design.find('\n', design.find("// summary:")) + 1;
         design.insert(after_summary, "// requires: " + requires_ + "\n");
       }
-      out.push_back({fmt::format("loop-test/designs/{}/{}.txt", kernel, name), design});
+      out.push_back({fmt::format("loop-test/designs/{}/{}.txt", kernel.name(), name), design});
     }
     return out;
   }

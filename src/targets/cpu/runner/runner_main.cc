@@ -309,7 +309,7 @@ int host_main(int argc, char** argv) {
     kernel.regions = std::move(*regions);
     kernel.abi = {"hw_" + o.kernel, cpu::invoke_generic, "", false};
   } else {
-    const KernelContract* builtin = find_kernel(o.kernel);
+    const KernelContract* builtin = builtin_kernel(o.kernel);
     if (!builtin) die("unknown kernel " + o.kernel);
     kernel.regions = builtin->regions();
     kernel.abi = cpu::host_abi(*builtin);

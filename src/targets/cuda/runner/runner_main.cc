@@ -91,7 +91,7 @@ Options parse(int argc, char** argv) {
 }
 
 const KernelContract& kernel_of(const Options& o) {
-  const KernelContract* k = find_kernel(o.kernel);
+  const KernelContract* k = builtin_kernel(o.kernel);
   if (!k) usage("unknown kernel '" + o.kernel + "'");
   return *k;
 }
