@@ -85,7 +85,17 @@ Status validate(const StudySpec& s) {
       return invalid_input(fmt::format(
           "{} is the study's or an arm's to give, not one of the options every run gets", option));
     }
+    if (std::find(std::begin(kPoolOptions), std::end(kPoolOptions), option) !=
+        std::end(kPoolOptions)) {
+      return invalid_input(fmt::format(
+          "{} in the options every run gets: the runs of a study share one pool, given to "
+          "headway ablate itself (--pool slurm --workers N ...; docs/ABLATIONS.md)",
+          option));
+    }
   }
+  const std::string pool = s.pool.is_object() ? s.pool.value("kind", "") : "";
+  if (pool != "local" && pool != "slurm")
+    return invalid_input(fmt::format("a study's pool is local or slurm, not {}", s.pool.dump()));
   return {};
 }
 
@@ -93,7 +103,8 @@ nlohmann::json to_json(const StudySpec& s) {
   return {{"target", s.target},   {"manifest", s.manifest},
           {"kernels", s.kernels}, {"budget", s.budget},
           {"runs", s.runs},       {"seed", s.seed},
-          {"arms", s.arms},       {"optimize_args", s.optimize_args}};
+          {"arms", s.arms},       {"optimize_args", s.optimize_args},
+          {"pool", s.pool}};
 }
 
 Result<StudySpec> study_spec_from_json(const nlohmann::json& j) {
@@ -107,6 +118,7 @@ Result<StudySpec> study_spec_from_json(const nlohmann::json& j) {
     s.seed = whole<uint64_t>(j.at("seed"));
     s.arms = j.at("arms").get<std::vector<std::string>>();
     s.optimize_args = j.value("optimize_args", std::vector<std::string>{});
+    s.pool = j.value("pool", s.pool);
     if (auto valid = validate(s); !valid) return valid.error();
     return s;
   } catch (const nlohmann::json::exception& e) {

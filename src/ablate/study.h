@@ -45,16 +45,24 @@ struct StudySpec {
   int runs = 5;
   uint64_t seed = 1;
   std::vector<std::string> arms{"full"};
-  // Options every run's optimize gets too, e.g. a device pool that the study's runs share
-  // through its scheduler: {"--pool", "slurm", "--workers", "4"}. Not the options the study sets
-  // itself (--workspace, --budget, --seed, --json, --kernels, --target) or an arm does (--without,
-  // --acceptance-rule, --beam).
+  // Options every run's optimize gets too, e.g. {"--agent-jobs", "4"}. Not the options the study
+  // sets itself (--workspace, --budget, --seed, --json, --kernels, --target), an arm does
+  // (--without, --acceptance-rule, --beam), or the study's pool does (kPoolOptions).
   std::vector<std::string> optimize_args;
+  // The one device pool every run's device work goes to (cli/pool_options.h's config: {"kind":
+  // "slurm", "workers": 4, ...}), shared by the runs through a broker (pool/pool_broker.h);
+  // {"kind": "local"}: each run on this machine.
+  nlohmann::json pool = {{"kind", "local"}};
 };
+
+// optimize's pool options, which a study gives as its own pool rather than to each run.
+inline constexpr std::string_view kPoolOptions[] = {
+    "--pool",        "--workers",  "--partition", "--account",     "--gres",           "--exclusive",
+    "--worker-time", "--pool-host", "--lease",    "--pool-broker", "--pool-token-file"};
 
 // nullopt when valid, else a one-line message: arms known and each once, runs >= 1, a budget
 // that parses, a manifest only for the command target and there required, optimize_args without
-// an option the study or an arm sets.
+// an option the study, an arm or its pool sets, a pool of kind local or slurm.
 Status validate(const StudySpec& spec);
 nlohmann::json to_json(const StudySpec& spec);
 Result<StudySpec> study_spec_from_json(const nlohmann::json& j);

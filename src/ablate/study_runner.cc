@@ -57,6 +57,8 @@ std::string run_one(const Study& study, const std::string& arm_name, int run,
   if (!spec.kernels.empty()) optimize.argv.insert(optimize.argv.end(), {"--kernels", spec.kernels});
   optimize.argv.insert(optimize.argv.end(), arm.optimize_args.begin(), arm.optimize_args.end());
   optimize.argv.insert(optimize.argv.end(), spec.optimize_args.begin(), spec.optimize_args.end());
+  optimize.argv.insert(optimize.argv.end(), options.optimize_args.begin(),
+                       options.optimize_args.end());
   optimize.timeout_seconds = timeout;
   optimize.stderr_tail = 1u << 20;
   optimize.cancel = options.cancel;

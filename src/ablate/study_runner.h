@@ -2,7 +2,8 @@
 // Runs a study's pending runs (ablate/study.h), each as the commands a user would type:
 //   headway init RUN_DIR --target T [--manifest M]
 //   headway optimize --workspace RUN_DIR --budget B [--kernels K] --seed S --json ARM'S ARGS
-//                    STUDY'S OPTIMIZE ARGS (e.g. a device pool: --pool slurm --workers 4)
+//                    STUDY'S OPTIMIZE ARGS  RUNNER'S OPTIMIZE ARGS (the study's pool:
+//                    --pool study --pool-broker HOST:PORT --pool-token-file F)
 // `jobs` runs at once, each in processes of its own. A run starts from an empty folder (what an
 // earlier, unfinished attempt left is removed); its result.json is written, atomically, only
 // when optimize exits 0 with its JSON, and its progress goes to optimize.log beside it.
@@ -20,6 +21,10 @@ struct RunnerOptions {
   std::filesystem::path headway;         // the headway executable the runs use
   std::vector<std::string> global_args;  // before each verb, e.g. {"--no-sandbox"}
   int jobs = 1;                          // runs at once; >= 1
+  // After the study's optimize_args, on every run's optimize: how the runs reach the study's
+  // device pool (pool/pool_broker.h), e.g. {"--pool", "study", "--pool-broker", "127.0.0.1:40312",
+  // "--pool-token-file", "DIR/pool/broker-token"}.
+  std::vector<std::string> optimize_args;
   // Each run is killed past this; 0: twice the budget plus 10 minutes (the set-up and the final
   // timing of the heads come on top of the budget).
   double timeout_seconds = 0;

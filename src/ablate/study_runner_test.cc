@@ -113,14 +113,14 @@ TEST(AblateRunner, AFailedRunIsReportedAndLeavesNoResult) {
   EXPECT_EQ(run_pending(study, missing).failures.size(), 1u);
 }
 
-// The study's optimize options reach every run's optimize: here a pool that does not exist, which
-// each run's optimize refuses.
+// The study's optimize options, and the runner's (the study pool's address), reach every run's
+// optimize: here values that each run's optimize refuses.
 TEST(AblateRunner, TheStudysOptimizeArgsReachEveryRun) {
   store::TestTempDir tmp;
   StudySpec spec = small_sim_study();
   spec.arms = {"full", "without-racing"};
   spec.runs = 1;
-  spec.optimize_args = {"--pool", "cloud"};
+  spec.optimize_args = {"--confirm-calls", "cloud"};
   const Study study = Study::create_or_open(tmp.path() / "s", spec).value();
   std::vector<std::string> lines;
   std::mutex mutex;
@@ -129,9 +129,16 @@ TEST(AblateRunner, TheStudysOptimizeArgsReachEveryRun) {
   ASSERT_EQ(report.failures.size(), 2u);
   for (const char* arm : {"full", "without-racing"}) {
     const std::string log = read_file(study.run_dir(arm, 0) / "optimize.log").value_or("");
-    EXPECT_NE(log.find("--pool"), std::string::npos) << arm << ": " << log;
+    EXPECT_NE(log.find("--confirm-calls"), std::string::npos) << arm << ": " << log;
     EXPECT_NE(log.find("cloud"), std::string::npos) << arm << ": " << log;
   }
+  spec.optimize_args = {};
+  const Study other = Study::create_or_open(tmp.path() / "t", spec).value();
+  RunnerOptions pooled = runner(&lines, &mutex);
+  pooled.optimize_args = {"--pool", "study", "--pool-broker", "127.0.0.1:1"};
+  EXPECT_EQ(run_pending(other, pooled).failures.size(), 2u);
+  const std::string log = read_file(other.run_dir("full", 0) / "optimize.log").value_or("");
+  EXPECT_NE(log.find("--pool-token-file"), std::string::npos) << log;
 }
 
 // Cancelling stops the runs in flight (here a stand-in for headway whose optimize takes long) and

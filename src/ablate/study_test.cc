@@ -53,22 +53,37 @@ TEST(AblateStudySpec, BadSpecsAreOneLineErrors) {
             std::string::npos);
   for (const char* own : {"--budget", "--json", "--beam=3", "--without", "--workspace"}) {
     EXPECT_NE(error([&](StudySpec& s) {
-                s.optimize_args = {"--pool", "local", own};
+                s.optimize_args = {"--agent-jobs", "3", own};
               }).find(std::string(own).substr(0, std::string(own).find('=')) + " is the study's"),
               std::string::npos)
         << own;
   }
+  // The runs share the study's pool: a pool of their own in optimize_args is refused.
+  for (const char* pool : {"--pool", "--workers=4", "--partition", "--pool-broker"}) {
+    EXPECT_NE(error([&](StudySpec& s) {
+                s.optimize_args = {"--agent-jobs", "3", pool};
+              }).find("the runs of a study share one pool"),
+              std::string::npos)
+        << pool;
+  }
+  EXPECT_NE(error([](StudySpec& s) { s.pool = {{"kind", "study"}}; }).find("local or slurm"),
+            std::string::npos);
+  EXPECT_NE(error([](StudySpec& s) { s.pool = "slurm"; }).find("local or slurm"),
+            std::string::npos);
   StudySpec s;
   s.arms = {"full", "without-racing"};
   s.runs = 7;
-  s.optimize_args = {"--pool", "slurm", "--workers", "4"};
+  s.optimize_args = {"--agent-jobs", "4"};
+  s.pool = {{"kind", "slurm"}, {"workers", 4}};
   EXPECT_EQ(error([&](StudySpec& t) { t = s; }), "");
   EXPECT_EQ(to_json(study_spec_from_json(to_json(s)).value()), to_json(s));
   EXPECT_FALSE(study_spec_from_json({{"target", "sim"}}).ok());
-  // A study written before optimize_args existed opens with none.
+  // A study written before optimize_args (or its pool) existed opens with none (a local pool).
   auto older = to_json(s);
   older.erase("optimize_args");
+  older.erase("pool");
   EXPECT_TRUE(study_spec_from_json(older).value().optimize_args.empty());
+  EXPECT_EQ(study_spec_from_json(older).value().pool, nlohmann::json({{"kind", "local"}}));
   // A hand-edited study.json whose counts are floats or out of range is refused, not converted.
   for (const auto& [field, number] : {std::pair{"runs", "1e300"}, std::pair{"runs", "3.5"},
                                       std::pair{"seed", "-1"}, std::pair{"seed", "1e30"}}) {

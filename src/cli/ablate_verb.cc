@@ -17,10 +17,12 @@
 #include "ablate/study_runner.h"
 #include "ablate/study_summary.h"
 #include "cli/cli_support.h"
+#include "cli/pool_options.h"
 #include "cli/verbs.h"
 #include "common/file_io.h"
 #include "common/sandbox.h"
 #include "common/split_fields.h"
+#include "pool/pool_broker.h"
 
 namespace headway::cli {
 
@@ -33,6 +35,7 @@ struct AblateArgs {
   ablate::StudySpec spec;
   std::string arms;
   std::string optimize_args;  // whitespace-separated
+  PoolArgs pool;              // the study's one pool, shared by its runs
   int jobs = 1;
   bool report_only = false;
   std::string format = "text";
@@ -59,10 +62,37 @@ void catch_ablate_stop_signals() {
   sigaction(SIGTERM, &sa, nullptr);
 }
 
+// `words` without optimize's pool options, which go to `pool` instead: a study's runs share the
+// study's one pool (docs/ABLATIONS.md). Pool options both here and given to ablate itself are a
+// UsageError, as are values optimize would refuse.
+std::vector<std::string> take_pool_options(const std::vector<std::string>& words, PoolArgs* pool) {
+  PoolArgs found;
+  CLI::App parser;
+  add_pool_options(parser, found);
+  parser.allow_extras();
+  try {
+    parser.parse(std::vector<std::string>(words.rbegin(), words.rend()));
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(fmt::format("--optimize-args: {}", e.what()));
+  }
+  if (!pool_given(found)) return words;
+  if (pool_given(*pool)) {
+    throw UsageError(
+        "the study's pool is given twice: in --optimize-args and as headway ablate's own "
+        "--pool options");
+  }
+  *pool = found;
+  fmt::print(stderr,
+             "ablate: the pool options in --optimize-args make the study's one pool, which every "
+             "run shares (docs/ABLATIONS.md)\n");
+  return parser.remaining();
+}
+
 // The study at args.study: created from the given options when it has no study.json yet, else
 // opened, and each given option must agree with what it holds.
 ablate::Study open_study(const AblateArgs& args) {
   ablate::StudySpec spec = args.spec;
+  std::vector<std::string> given = args.given;
   if (!args.arms.empty()) {
     spec.arms.clear();
     for (auto& arm : split_fields(args.arms, ',')) {
@@ -73,11 +103,41 @@ ablate::Study open_study(const AblateArgs& args) {
     spec.manifest = fs::absolute(spec.manifest).lexically_normal().string();
   std::istringstream words(args.optimize_args);
   for (std::string word; words >> word;) spec.optimize_args.push_back(word);
+  PoolArgs pool = args.pool;
+  spec.optimize_args = take_pool_options(spec.optimize_args, &pool);
+  spec.pool = pool_config(pool, nlohmann::json::object());
+  if (pool_given(pool) && std::find(given.begin(), given.end(), "pool") == given.end())
+    given.push_back("pool");
   if (args.report_only && !fs::exists(fs::path(args.study) / "study.json"))
     throw UsageError(args.study + " holds no study (no study.json)");
-  auto study = ablate::Study::create_or_open(args.study, spec, args.given);
+  auto study = ablate::Study::create_or_open(args.study, spec, given);
   if (!study) fail_with(study.error());
   return std::move(study.value());
+}
+
+// The study's pool and the broker that serves it to the runs (pool/pool_broker.h), in DIR/pool/;
+// nullptr when the study has none, or when its target keeps device work here (with a warning).
+std::unique_ptr<pool::PoolBroker> start_study_pool(const ablate::Study& study) {
+  const ablate::StudySpec& spec = study.spec();
+  if (spec.pool.value("kind", "local") != "slurm") return nullptr;
+  const auto target = target_or_throw(spec.target, "", spec.manifest);
+  if (!target_takes_pool(*target)) return nullptr;
+  const fs::path folder = study.dir() / "pool";
+  auto broker = pool::PoolBroker::start(start_slurm_pool(spec.pool, folder), folder);
+  if (!broker) throw EnvironmentError("the study's pool cannot start: " + broker.error().message);
+  fmt::print(stderr, "ablate: {}, shared by the study's runs at {}\n", pool_line(spec.pool),
+             (*broker)->address());
+  return std::move(*broker);
+}
+
+// The study pool's status as text (pool_text), and which runs each worker served.
+std::string study_pool_text(const nlohmann::json& status) {
+  std::string text = pool_text(status);
+  for (const auto& w : status["workers"]) {
+    text += fmt::format("  {} ran jobs of {} runs\n", w["name"].get<std::string>(),
+                        w["runs"].size());
+  }
+  return text;
 }
 
 int run_ablate(const AblateArgs& args) {
@@ -88,6 +148,7 @@ int run_ablate(const AblateArgs& args) {
     throw UsageError("--manifest " + args.spec.manifest + " does not exist");
   const ablate::Study study = open_study(args);
   ablate::RunnerReport ran;
+  nlohmann::json pool_status;  // the study pool's at the end, when it had one
   if (!args.report_only) {
     ablate::RunnerOptions options;
     std::error_code ec;
@@ -98,7 +159,17 @@ int run_ablate(const AblateArgs& args) {
     options.log = [](const std::string& line) { fmt::print(stderr, "ablate: {}\n", line); };
     options.cancel = &g_ablate_stopping;
     catch_ablate_stop_signals();
+    auto broker = start_study_pool(study);
+    if (broker) {
+      options.optimize_args = {"--pool",        "study", "--pool-broker", broker->address(),
+                               "--pool-token-file", broker->token_file().string()};
+    }
     ran = ablate::run_pending(study, options);
+    if (broker) {
+      pool_status = broker->status_json();
+      broker.reset();  // the workers leave; the scheduler's allocations end
+      write_file_atomically(study.dir() / "pool" / "status.json", pool_status.dump(2) + "\n");
+    }
   }
   const auto arms = ablate::summarize(study);
   if (!args.html.empty()) {
@@ -117,10 +188,12 @@ int run_ablate(const AblateArgs& args) {
                                 {"stopped", ran.stopped},
                                 {"failures", ran.failures},
                                 {"pending", study.pending().size()},
-                                {"arms", ablate::to_json(arms)}};
+                                {"arms", ablate::to_json(arms)},
+                                {"pool", pool_status}};
     fmt::print("{}\n", out.dump(2));
   } else {
     fmt::print("{}", ablate::render(study, arms, args.format == "md"));
+    if (!pool_status.is_null()) fmt::print("\n{}", study_pool_text(pool_status));
   }
   for (const auto& f : ran.failures) fmt::print(stderr, "headway: {}\n", f);
   if (g_ablate_stopping) {
@@ -168,10 +241,11 @@ void add_ablate(CLI::App& app, int* exit_code) {
                               fmt::join(ablate::known_arms(), ", ")))
       ->each([args](const std::string&) { args->given.push_back("arms"); });
   cmd->add_option("--optimize-args", args->optimize_args,
-                  "options every run's optimize gets too, e.g. a device pool the runs share: "
-                  "'--pool slurm --workers 4'")
+                  "options every run's optimize gets too, e.g. '--confirm-calls 0'; pool options "
+                  "here make the study's pool (as --pool ...)")
       ->each([args](const std::string&) { args->given.push_back("optimize_args"); });
   cmd->add_option("--jobs", args->jobs, "runs at once (default 1)");
+  add_pool_options(*cmd, args->pool);  // the study's one pool: every run's device work goes there
   cmd->add_flag("--report-only", args->report_only, "run nothing; summarize the stored runs");
   cmd->add_option("--format", args->format, "text (default) or md");
   cmd->add_flag("--json", args->json, "print one JSON object (progress goes to stderr)");

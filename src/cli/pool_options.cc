@@ -6,6 +6,8 @@
 #include <filesystem>
 
 #include "cli/cli_support.h"
+#include "common/file_io.h"
+#include "pool/broker_client.h"
 #include "pool/slurm_launcher.h"
 #include "pool/worker_pool.h"
 
@@ -13,11 +15,24 @@ namespace headway::cli {
 
 namespace fs = std::filesystem;
 
-void add_pool_options(CLI::App& cmd, PoolArgs& args) {
+void add_pool_options(CLI::App& cmd, PoolArgs& args, bool study_run) {
+  const std::vector<std::string> kinds =
+      study_run ? std::vector<std::string>{"local", "slurm", "study"}
+                : std::vector<std::string>{"local", "slurm"};
   cmd.add_option("--pool", args.kind,
-                 "where device work runs: local (this machine) or slurm (a worker per device, "
-                 "started with sbatch; docs/POOL.md); default: the workspace's, else local")
-      ->check(CLI::IsMember({"local", "slurm"}));
+                 std::string("where device work runs: local (this machine) or slurm (a worker per "
+                             "device, started with sbatch; docs/POOL.md)") +
+                     (study_run ? ", or study (the pool of the `headway ablate` this run is one "
+                                  "of, with --pool-broker and --pool-token-file)"
+                                : "") +
+                     "; default: the workspace's, else local")
+      ->check(CLI::IsMember(kinds));
+  if (study_run) {
+    cmd.add_option("--pool-broker", args.broker,
+                   "with --pool study: the study pool's HOST:PORT (headway ablate gives it)");
+    cmd.add_option("--pool-token-file", args.token_file,
+                   "with --pool study: the file holding the study pool's token");
+  }
   cmd.add_option("--workers", args.workers, "with --pool slurm: devices (workers) to use")
       ->check(CLI::Range(1, 4096));
   cmd.add_option("--partition", args.partition, "with --pool slurm: sbatch --partition");
@@ -34,7 +49,20 @@ void add_pool_options(CLI::App& cmd, PoolArgs& args) {
       ->check(CLI::PositiveNumber);
 }
 
+bool pool_given(const PoolArgs& args) {
+  return !args.kind.empty() || args.workers || !args.partition.empty() ||
+         !args.account.empty() || !args.gres.empty() || args.exclusive ||
+         !args.worker_time.empty() || !args.pool_host.empty() || args.lease_seconds > 0 ||
+         !args.broker.empty() || !args.token_file.empty();
+}
+
 nlohmann::json pool_config(store::Workspace& ws, const PoolArgs& args) {
+  if (args.kind == "study") {
+    nlohmann::json config = pool_config(args, nlohmann::json::object());
+    const fs::path root = fs::absolute(ws.root()).lexically_normal();
+    config["name"] = (root.parent_path().filename() / root.filename()).string();
+    return config;
+  }
   nlohmann::json stored = nlohmann::json::object();
   if (const auto text = ws.meta("pool"); text && !text->empty()) {
     auto parsed = nlohmann::json::parse(*text, nullptr, false);
@@ -48,6 +76,10 @@ nlohmann::json pool_config(store::Workspace& ws, const PoolArgs& args) {
 }
 
 nlohmann::json pool_config(const PoolArgs& args, nlohmann::json stored) {
+  if ((args.kind == "study") != (!args.broker.empty() && !args.token_file.empty()) ||
+      (args.kind != "study" && (!args.broker.empty() || !args.token_file.empty()))) {
+    throw UsageError("--pool study goes with --pool-broker and --pool-token-file, and they with it");
+  }
   nlohmann::json config = stored.is_object() && stored.contains("kind")
                               ? std::move(stored)
                               : nlohmann::json{{"kind", "local"}};
@@ -58,6 +90,13 @@ nlohmann::json pool_config(const PoolArgs& args, nlohmann::json stored) {
   const bool slurm_options = args.workers || !args.partition.empty() || !args.account.empty() ||
                              !args.gres.empty() || args.exclusive || !args.worker_time.empty() ||
                              !args.pool_host.empty() || args.lease_seconds > 0;
+  if (args.kind == "study") {
+    if (slurm_options) {
+      throw UsageError("a study's pool has the options its `headway ablate` gave it: --workers, "
+                       "--partition, ... do not go with --pool study");
+    }
+    return {{"kind", "study"}, {"broker", args.broker}, {"token_file", args.token_file}};
+  }
   if (!slurm && slurm_options) {
     throw UsageError(
         "--workers, --partition, --account, --gres, --exclusive, --worker-time, "
@@ -79,14 +118,17 @@ nlohmann::json pool_config(const PoolArgs& args, nlohmann::json stored) {
 
 fs::path pool_folder(store::Workspace& ws) { return ws.root() / ".headway" / "pool"; }
 
-std::shared_ptr<pool::DevicePool> start_pool(const nlohmann::json& config, targets::Target& target,
-                                             const fs::path& folder) {
-  if (config.value("kind", "local") != "slurm") return nullptr;
+bool target_takes_pool(targets::Target& target) {
   if (!target.identity().found) throw EnvironmentError(target.identity().error);
   if (const std::string why = target.pool_refusal(); !why.empty()) {
     fmt::print(stderr, "headway: warning: no slurm pool is started: {}\n", why);
-    return nullptr;
+    return false;
   }
+  return true;
+}
+
+std::shared_ptr<pool::DevicePool> start_slurm_pool(const nlohmann::json& config,
+                                                   const fs::path& folder) {
   pool::SlurmOptions slurm;
   slurm.partition = config.value("partition", "");
   slurm.account = config.value("account", "");
@@ -106,8 +148,46 @@ std::shared_ptr<pool::DevicePool> start_pool(const nlohmann::json& config, targe
   fs::remove(options.status_file, ec);  // an earlier run's
   auto started = pool::WorkerPool::start(std::make_unique<pool::SlurmLauncher>(slurm), options);
   if (!started) throw EnvironmentError("the slurm pool cannot start: " + started.error().message);
-  std::shared_ptr<pool::DevicePool> devices(std::move(*started));
-  fmt::print(stderr, "headway: {}\n", pool_line(config));
+  return std::shared_ptr<pool::DevicePool>(std::move(*started));
+}
+
+namespace {
+
+std::shared_ptr<pool::DevicePool> join_study_pool(const nlohmann::json& config,
+                                                  const fs::path& folder) {
+  pool::BrokerClientOptions options;
+  options.address = config.value("broker", "");
+  const auto token = read_file(config.value("token_file", ""));
+  if (!token) {
+    throw EnvironmentError(fmt::format("cannot read the study pool's token file {}",
+                                       config.value("token_file", "")));
+  }
+  options.token = token->substr(0, token->find('\n'));
+  options.name = config.value("name", "");
+  options.status_file = folder / "status.json";
+  std::error_code ec;
+  fs::remove(options.status_file, ec);  // an earlier run's
+  auto joined = pool::BrokerClient::connect(options);
+  if (!joined) throw EnvironmentError("cannot join the study's pool: " + joined.error().message);
+  fmt::print(stderr, "headway: the study's {} pool: {} devices shared by its runs, at {}\n",
+             (*joined)->study_kind(), (*joined)->devices(), options.address);
+  return std::shared_ptr<pool::DevicePool>(std::move(*joined));
+}
+
+}  // namespace
+
+std::shared_ptr<pool::DevicePool> start_pool(const nlohmann::json& config, targets::Target& target,
+                                             const fs::path& folder) {
+  const std::string kind = config.value("kind", "local");
+  if (kind != "slurm" && kind != "study") return nullptr;
+  if (!target_takes_pool(target)) return nullptr;
+  std::shared_ptr<pool::DevicePool> devices;
+  if (kind == "study") {
+    devices = join_study_pool(config, folder);
+  } else {
+    devices = start_slurm_pool(config, folder);
+    fmt::print(stderr, "headway: {}\n", pool_line(config));
+  }
   target.use_pool(devices);
   return devices;
 }
@@ -147,6 +227,8 @@ std::string pool_text(const nlohmann::json& status) {
 }
 
 std::string pool_line(const nlohmann::json& config) {
+  if (config.value("kind", "local") == "study")
+    return "the study's pool at " + config.value("broker", std::string("?"));
   if (config.value("kind", "local") != "slurm") return "local pool: this machine's one device";
   std::string where =
       config.contains("partition") ? " on partition " + config["partition"].get<std::string>() : "";

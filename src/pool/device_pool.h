@@ -82,6 +82,10 @@ class DevicePool {
   virtual PoolStats stats() const = 0;
   // One line each, oldest first: workers started, connected, lost and replaced.
   virtual std::vector<std::string> events() const { return {}; }
+  // Ends the pool's use: the jobs in flight and queued end with PoolStopped, a later run() throws
+  // it, and the devices are given back. Idempotent; the destructor does it too. Safe while other
+  // threads wait in run(): they return (with PoolStopped) and never touch the pool again.
+  virtual void close() {}
 };
 
 }  // namespace headway::pool

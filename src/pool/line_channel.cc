@@ -13,6 +13,9 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <fstream>
+
+#include "common/file_io.h"
 
 namespace headway::pool {
 
@@ -183,5 +186,23 @@ std::unique_ptr<LineChannel> Listener::accept(double timeout_seconds) {
 }
 
 void Listener::shutdown() { ::shutdown(fd_, SHUT_RDWR); }
+
+Result<std::string> write_new_token(const std::filesystem::path& file) {
+  std::ifstream in("/dev/urandom", std::ios::binary);
+  unsigned char bytes[16];
+  if (!in.read(reinterpret_cast<char*>(bytes), sizeof bytes)) {
+    return environment_error("cannot read /dev/urandom for a token");
+  }
+  std::string hex;
+  for (unsigned char b : bytes) hex += fmt::format("{:02x}", b);
+  try {
+    write_file_creating_folders(file, hex + "\n");
+    std::filesystem::permissions(
+        file, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  } catch (const std::exception& e) {
+    return environment_error(e.what());
+  }
+  return hex;
+}
 
 }  // namespace headway::pool

@@ -3,6 +3,7 @@
 // (worker.h). Messages are at most kMaxMessageBytes; output that is not UTF-8 is sent with the
 // replacement character. Not thread-safe except shutdown(), which another thread may call to
 // end a blocked receive().
+#include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -43,6 +44,11 @@ class LineChannel {
 
 // This machine's host name (gethostname).
 std::string this_host_name();
+
+// Writes a fresh secret (128 random bits, in hex) to `file`, creating its folders, readable and
+// writable by the user only, and returns it: what a connecting peer must show (worker.h,
+// pool_broker.h). An Error when /dev/urandom or the file cannot be used.
+Result<std::string> write_new_token(const std::filesystem::path& file);
 
 // A listening TCP socket on every interface (or the one `bind_host` names), on a port the system
 // chooses unless one is given.

@@ -110,6 +110,31 @@ Result<ProcessResult> process_result_from_json(const json& j) {
   });
 }
 
+json job_result_to_json(const PoolJobResult& r) {
+  return {{"process", process_result_to_json(r.process)},
+          {"worker", r.worker},
+          {"attempts", r.attempts},
+          {"queued_seconds", r.queued_seconds},
+          {"run_seconds", r.run_seconds},
+          {"transfer_seconds", r.transfer_seconds}};
+}
+
+Result<PoolJobResult> job_result_from_json(const json& j) {
+  if (!j.is_object()) return invalid_input("cannot read a job result: not a JSON object");
+  auto process = process_result_from_json(j.value("process", json()));
+  if (!process) return process.error();
+  return parsed("job result", [&] {
+    PoolJobResult r;
+    r.process = std::move(*process);
+    r.worker = j.at("worker").get<std::string>();
+    r.attempts = whole<int>(j.at("attempts"));
+    r.queued_seconds = j.at("queued_seconds").get<double>();
+    r.run_seconds = j.at("run_seconds").get<double>();
+    r.transfer_seconds = j.at("transfer_seconds").get<double>();
+    return r;
+  });
+}
+
 ProcessResult run_job_here(const PoolJob& job, double* seconds) {
   const auto start = std::chrono::steady_clock::now();
   ProcessResult r = job.policy ? run_process(job.argv, job.timeout_seconds, *job.policy)

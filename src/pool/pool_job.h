@@ -38,6 +38,9 @@ nlohmann::json job_to_json(const PoolJob& job);
 Result<PoolJob> job_from_json(const nlohmann::json& json);
 nlohmann::json process_result_to_json(const ProcessResult& result);
 Result<ProcessResult> process_result_from_json(const nlohmann::json& json);
+// A job's result as a study's pool broker (pool_broker.h) sends it to the run that asked.
+nlohmann::json job_result_to_json(const PoolJobResult& result);
+Result<PoolJobResult> job_result_from_json(const nlohmann::json& json);
 
 // Runs the job on this machine (in the sandbox when it has a policy) and returns its wall time
 // in *seconds. Throws sandbox::Unavailable as run_process does.

@@ -7,6 +7,32 @@
 namespace headway::pool {
 namespace {
 
+TEST(PoolJob, AJobResultsJsonCarriesItsProcessWorkerAndTimes) {
+  PoolJobResult r;
+  r.process.started = true;
+  r.process.exit_code = 3;
+  r.process.output = "arm 0: 5\n";
+  r.worker = "w2 on dev3";
+  r.attempts = 2;
+  r.queued_seconds = 1.5;
+  r.run_seconds = 0.25;
+  r.transfer_seconds = 0.01;
+  const auto back = job_result_from_json(nlohmann::json::parse(job_result_to_json(r).dump()));
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->process.exit_code, 3);
+  EXPECT_EQ(back->process.output, "arm 0: 5\n");
+  EXPECT_EQ(back->worker, "w2 on dev3");
+  EXPECT_EQ(back->attempts, 2);
+  EXPECT_EQ(back->queued_seconds, 1.5);
+  EXPECT_EQ(back->run_seconds, 0.25);
+  EXPECT_EQ(back->transfer_seconds, 0.01);
+  nlohmann::json no_worker = job_result_to_json(r);
+  no_worker.erase("worker");
+  EXPECT_FALSE(job_result_from_json(no_worker));
+  EXPECT_FALSE(job_result_from_json(nlohmann::json::array()));
+  EXPECT_FALSE(job_result_from_json({{"worker", "w1"}}));
+}
+
 TEST(PoolJob, ItsJsonCarriesEveryFieldOfTheJobAndItsPolicy) {
   PoolJob job;
   job.label = "time attn_out";

@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
 
 #include "common/file_io.h"
+#include "pool/worker.h"
 
 namespace headway::pool {
 
@@ -46,17 +46,6 @@ Clock::duration as_duration(double seconds) {
   return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
 }
 
-Result<std::string> random_token() {
-  std::ifstream in("/dev/urandom", std::ios::binary);
-  unsigned char bytes[16];
-  if (!in.read(reinterpret_cast<char*>(bytes), sizeof bytes)) {
-    return environment_error("cannot read /dev/urandom for the workers' token");
-  }
-  std::string hex;
-  for (unsigned char b : bytes) hex += fmt::format("{:02x}", b);
-  return hex;
-}
-
 }  // namespace
 
 WorkerPool::WorkerPool(std::unique_ptr<WorkerLauncher> launcher, WorkerPoolOptions options,
@@ -74,15 +63,8 @@ Result<std::unique_ptr<WorkerPool>> WorkerPool::start(std::unique_ptr<WorkerLaun
   if (options.advertise_host.empty()) options.advertise_host = this_host_name();
   auto listener = Listener::open(options.bind_host);
   if (!listener) return listener.error();
-  auto token = random_token();
+  auto token = write_new_token(options.folder / "token");
   if (!token) return token.error();
-  const fs::path token_file = options.folder / "token";
-  try {
-    write_file_creating_folders(token_file, *token + "\n");
-    fs::permissions(token_file, fs::perms::owner_read | fs::perms::owner_write);
-  } catch (const std::exception& e) {
-    return environment_error(e.what());
-  }
   std::unique_ptr<WorkerPool> pool(new WorkerPool(std::move(launcher), std::move(options),
                                                   std::move(*listener), std::move(*token)));
   {
@@ -102,7 +84,13 @@ Result<std::unique_ptr<WorkerPool>> WorkerPool::start(std::unique_ptr<WorkerLaun
   return pool;
 }
 
-WorkerPool::~WorkerPool() {
+WorkerPool::~WorkerPool() { close(); }
+
+void WorkerPool::close() {
+  std::call_once(closed_, [this] { close_once(); });
+}
+
+void WorkerPool::close_once() {
   std::vector<std::string> to_cancel;
   {
     std::lock_guard lock(mutex_);

@@ -62,6 +62,9 @@ class WorkerPool final : public DevicePool {
   std::vector<WorkerStatus> workers() const override;
   PoolStats stats() const override;
   std::vector<std::string> events() const override;
+  // Interrupts the jobs in flight (they fail as the pool's), says goodbye to every worker and
+  // cancels what the scheduler still holds.
+  void close() override;
 
   int port() const { return listener_->port(); }
   // Waits until `count` workers are connected, at most timeout_seconds; false on timeout.
@@ -84,6 +87,7 @@ class WorkerPool final : public DevicePool {
   void stop_if_hopeless();              // mutex_ held
   void event(const std::string& line);  // mutex_ held
   void write_status() const;            // mutex_ not held
+  void close_once();
 
   std::unique_ptr<WorkerLauncher> launcher_;
   WorkerPoolOptions options_;
@@ -100,6 +104,7 @@ class WorkerPool final : public DevicePool {
   int64_t next_job_id_ = 0;
   std::string stopped_;  // non-empty: why no job can run any more
   bool closing_ = false;
+  std::once_flag closed_;
   std::thread acceptor_, monitor_;
   Clock::time_point started_ = Clock::now();
 };
