@@ -57,8 +57,9 @@ struct StudySpec {
 
 // optimize's pool options, which a study gives as its own pool rather than to each run.
 inline constexpr std::string_view kPoolOptions[] = {
-    "--pool",        "--workers",  "--partition", "--account",     "--gres",           "--exclusive",
-    "--worker-time", "--pool-host", "--lease",    "--pool-broker", "--pool-token-file"};
+    "--pool",  "--workers",     "--partition",      "--account",
+    "--gres",  "--exclusive",   "--worker-time",    "--pool-host",
+    "--lease", "--pool-broker", "--pool-token-file"};
 
 // nullopt when valid, else a one-line message: arms known and each once, runs >= 1, a budget
 // that parses, a manifest only for the command target and there required, optimize_args without

@@ -66,7 +66,9 @@ TEST(AblateStudySpec, BadSpecsAreOneLineErrors) {
               std::string::npos)
         << pool;
   }
-  EXPECT_NE(error([](StudySpec& s) { s.pool = {{"kind", "study"}}; }).find("local or slurm"),
+  EXPECT_NE(error([](StudySpec& s) {
+              s.pool = {{"kind", "study"}};
+            }).find("local or slurm"),
             std::string::npos);
   EXPECT_NE(error([](StudySpec& s) { s.pool = "slurm"; }).find("local or slurm"),
             std::string::npos);

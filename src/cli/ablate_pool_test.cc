@@ -39,7 +39,7 @@ fs::path timed_standin(const fs::path& dir) {
 }
 
 // The done-when of the study's pool: 8 runs, 4 at once, on a pool of 4 workers, hold at most 4
-// allocations at any moment, and every worker runs jobs of several runs. About a minute.
+// allocations at any moment, and every worker runs jobs of several runs. About 40 s (2 cores).
 TEST(AblatePool, EightRunsFourAtOnceShareFourWorkers) {
   if (const std::string why = SlurmCluster::unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
   SlurmCluster cluster(4);
@@ -49,10 +49,30 @@ TEST(AblatePool, EightRunsFourAtOnceShareFourWorkers) {
   CliRun r;
   std::thread ablate([&] {
     r = run_split("env",
-                  {"HEADWAY_CACHE_DIR=" + (dir / "cache").string(), HEADWAY_BINARY, "ablate",
-                   "--study", study.string(), "--target", "command", "--manifest",
-                   manifest.string(), "--runs", "8", "--jobs", "4", "--budget", "8s", "--pool",
-                   "slurm", "--workers", "4", "--pool-host", "127.0.0.1", "--json"},
+                  {"HEADWAY_CACHE_DIR=" + (dir / "cache").string(),
+                   HEADWAY_BINARY,
+                   "ablate",
+                   "--study",
+                   study.string(),
+                   "--target",
+                   "command",
+                   "--manifest",
+                   manifest.string(),
+                   "--runs",
+                   "8",
+                   "--jobs",
+                   "4",
+                   "--kernels",
+                   "qkv",
+                   "--budget",
+                   "4s",
+                   "--pool",
+                   "slurm",
+                   "--workers",
+                   "4",
+                   "--pool-host",
+                   "127.0.0.1",
+                   "--json"},
                   "", 600);
     done = true;
   });
@@ -99,8 +119,8 @@ TEST(AblatePool, EightRunsFourAtOnceShareFourWorkers) {
 TEST(AblatePool, PoolOptionsInOptimizeArgsMakeTheStudysPool) {
   store::TestTempDir dir;
   const auto ablate = [&](std::vector<std::string> args) {
-    args.insert(args.begin(),
-                {"ablate", "--study", (dir.path() / "s").string(), "--budget", "1s", "--runs", "1"});
+    args.insert(args.begin(), {"ablate", "--study", (dir.path() / "s").string(), "--budget", "1s",
+                               "--runs", "1"});
     return run_headway(args);
   };
   CliRun r = ablate({"--optimize-args", "--pool slurm --workers 3 --confirm-calls 0"});

@@ -134,8 +134,8 @@ std::unique_ptr<pool::PoolBroker> start_study_pool(const ablate::Study& study) {
 std::string study_pool_text(const nlohmann::json& status) {
   std::string text = pool_text(status);
   for (const auto& w : status["workers"]) {
-    text += fmt::format("  {} ran jobs of {} runs\n", w["name"].get<std::string>(),
-                        w["runs"].size());
+    text +=
+        fmt::format("  {} ran jobs of {} runs\n", w["name"].get<std::string>(), w["runs"].size());
   }
   return text;
 }
@@ -161,8 +161,12 @@ int run_ablate(const AblateArgs& args) {
     catch_ablate_stop_signals();
     auto broker = start_study_pool(study);
     if (broker) {
-      options.optimize_args = {"--pool",        "study", "--pool-broker", broker->address(),
-                               "--pool-token-file", broker->token_file().string()};
+      options.optimize_args = {"--pool",
+                               "study",
+                               "--pool-broker",
+                               broker->address(),
+                               "--pool-token-file",
+                               broker->token_file().string()};
     }
     ran = ablate::run_pending(study, options);
     if (broker) {
@@ -245,7 +249,7 @@ void add_ablate(CLI::App& app, int* exit_code) {
                   "here make the study's pool (as --pool ...)")
       ->each([args](const std::string&) { args->given.push_back("optimize_args"); });
   cmd->add_option("--jobs", args->jobs, "runs at once (default 1)");
-  add_pool_options(*cmd, args->pool);  // the study's one pool: every run's device work goes there
+  add_pool_options(*cmd, args->pool, PoolOptionsOf::kStudy);
   cmd->add_flag("--report-only", args->report_only, "run nothing; summarize the stored runs");
   cmd->add_option("--format", args->format, "text (default) or md");
   cmd->add_flag("--json", args->json, "print one JSON object (progress goes to stderr)");

@@ -311,7 +311,7 @@ void add_optimize(CLI::App& app, int* exit_code) {
   cmd->add_option("--workspace", args->workspace, "workspace directory (default: found from here)");
   cmd->add_flag("--json", args->json, "print one JSON object when done (progress goes to stderr)");
   add_agent_options(cmd, args->agent);
-  add_pool_options(*cmd, args->pool, /*study_run=*/true);
+  add_pool_options(*cmd, args->pool, PoolOptionsOf::kOptimize);
   cmd->add_flag("--library", args->library, "with --agent: the design library proposes too");
   cmd->add_option("--confirm-calls", args->confirm_calls,
                   "the candidate's calls a FASTER acceptance test verifies before it stands, "

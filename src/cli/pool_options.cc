@@ -15,17 +15,21 @@ namespace headway::cli {
 
 namespace fs = std::filesystem;
 
-void add_pool_options(CLI::App& cmd, PoolArgs& args, bool study_run) {
-  const std::vector<std::string> kinds =
-      study_run ? std::vector<std::string>{"local", "slurm", "study"}
-                : std::vector<std::string>{"local", "slurm"};
+void add_pool_options(CLI::App& cmd, PoolArgs& args, PoolOptionsOf of) {
+  const bool study_run = of == PoolOptionsOf::kOptimize;
+  const std::vector<std::string> kinds = study_run
+                                             ? std::vector<std::string>{"local", "slurm", "study"}
+                                             : std::vector<std::string>{"local", "slurm"};
   cmd.add_option("--pool", args.kind,
                  std::string("where device work runs: local (this machine) or slurm (a worker per "
                              "device, started with sbatch; docs/POOL.md)") +
                      (study_run ? ", or study (the pool of the `headway ablate` this run is one "
                                   "of, with --pool-broker and --pool-token-file)"
-                                : "") +
-                     "; default: the workspace's, else local")
+                                  "; default: the workspace's, else local"
+                      : of == PoolOptionsOf::kStudy
+                          ? "; one pool, which every run of the study shares; default: the "
+                            "study's, else local"
+                          : "; default: local"))
       ->check(CLI::IsMember(kinds));
   if (study_run) {
     cmd.add_option("--pool-broker", args.broker,
@@ -50,10 +54,10 @@ void add_pool_options(CLI::App& cmd, PoolArgs& args, bool study_run) {
 }
 
 bool pool_given(const PoolArgs& args) {
-  return !args.kind.empty() || args.workers || !args.partition.empty() ||
-         !args.account.empty() || !args.gres.empty() || args.exclusive ||
-         !args.worker_time.empty() || !args.pool_host.empty() || args.lease_seconds > 0 ||
-         !args.broker.empty() || !args.token_file.empty();
+  return !args.kind.empty() || args.workers || !args.partition.empty() || !args.account.empty() ||
+         !args.gres.empty() || args.exclusive || !args.worker_time.empty() ||
+         !args.pool_host.empty() || args.lease_seconds > 0 || !args.broker.empty() ||
+         !args.token_file.empty();
 }
 
 nlohmann::json pool_config(store::Workspace& ws, const PoolArgs& args) {
@@ -78,7 +82,8 @@ nlohmann::json pool_config(store::Workspace& ws, const PoolArgs& args) {
 nlohmann::json pool_config(const PoolArgs& args, nlohmann::json stored) {
   if ((args.kind == "study") != (!args.broker.empty() && !args.token_file.empty()) ||
       (args.kind != "study" && (!args.broker.empty() || !args.token_file.empty()))) {
-    throw UsageError("--pool study goes with --pool-broker and --pool-token-file, and they with it");
+    throw UsageError(
+        "--pool study goes with --pool-broker and --pool-token-file, and they with it");
   }
   nlohmann::json config = stored.is_object() && stored.contains("kind")
                               ? std::move(stored)
@@ -92,8 +97,9 @@ nlohmann::json pool_config(const PoolArgs& args, nlohmann::json stored) {
                              !args.pool_host.empty() || args.lease_seconds > 0;
   if (args.kind == "study") {
     if (slurm_options) {
-      throw UsageError("a study's pool has the options its `headway ablate` gave it: --workers, "
-                       "--partition, ... do not go with --pool study");
+      throw UsageError(
+          "a study's pool has the options its `headway ablate` gave it: --workers, "
+          "--partition, ... do not go with --pool study");
     }
     return {{"kind", "study"}, {"broker", args.broker}, {"token_file", args.token_file}};
   }
@@ -159,8 +165,8 @@ std::shared_ptr<pool::DevicePool> join_study_pool(const nlohmann::json& config,
   options.address = config.value("broker", "");
   const auto token = read_file(config.value("token_file", ""));
   if (!token) {
-    throw EnvironmentError(fmt::format("cannot read the study pool's token file {}",
-                                       config.value("token_file", "")));
+    throw EnvironmentError(
+        fmt::format("cannot read the study pool's token file {}", config.value("token_file", "")));
   }
   options.token = token->substr(0, token->find('\n'));
   options.name = config.value("name", "");

@@ -24,9 +24,11 @@ struct PoolArgs {
   std::string broker, token_file;
 };
 
-// The pool options; with `study_run`, also --pool study and its --pool-broker and
-// --pool-token-file (optimize, as a run of `headway ablate`).
-void add_pool_options(CLI::App& cmd, PoolArgs& args, bool study_run = false);
+// Who takes the pool options: a verb on its own (calibrate), optimize (which also takes --pool
+// study with --pool-broker and --pool-token-file, as a run of `headway ablate`), or ablate (the
+// study's one pool).
+enum class PoolOptionsOf { kVerb, kOptimize, kStudy };
+void add_pool_options(CLI::App& cmd, PoolArgs& args, PoolOptionsOf of = PoolOptionsOf::kVerb);
 // True when `args` name a pool or one of its options.
 bool pool_given(const PoolArgs& args);
 

@@ -10,7 +10,7 @@ namespace headway::pool {
 namespace {
 
 double span_seconds(std::chrono::steady_clock::time_point a,
-                       std::chrono::steady_clock::time_point b) {
+                    std::chrono::steady_clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
 
@@ -26,8 +26,8 @@ Result<std::unique_ptr<BrokerClient>> BrokerClient::connect(BrokerClientOptions 
   }
   if (port <= 0 || port > 65535)
     return invalid_input(fmt::format("not a broker's HOST:PORT: '{}'", options.address));
-  auto channel = LineChannel::connect(options.address.substr(0, colon), port,
-                                      options.connect_timeout_seconds);
+  auto channel =
+      LineChannel::connect(options.address.substr(0, colon), port, options.connect_timeout_seconds);
   if (!channel) return channel.error();
   nlohmann::json reply;
   if (!(*channel)->send({{"type", "hello"},
@@ -36,8 +36,7 @@ Result<std::unique_ptr<BrokerClient>> BrokerClient::connect(BrokerClientOptions 
                          {"protocol", kBrokerProtocolVersion}}) ||
       (*channel)->receive(&reply, options.connect_timeout_seconds) !=
           LineChannel::Received::kMessage) {
-    return environment_error(
-        fmt::format("the study's pool at {} did not answer", options.address));
+    return environment_error(fmt::format("the study's pool at {} did not answer", options.address));
   }
   if (reply.value("type", "") != "welcome") {
     return environment_error(fmt::format("the study's pool at {} refused this run: {}",
@@ -73,8 +72,7 @@ void BrokerClient::close() {
 void BrokerClient::stop(const std::string& why) {
   if (!stopped_.empty()) return;
   stopped_ = why;
-  events_.push_back(
-      fmt::format("{:.1f} s  {}", span_seconds(started_, Clock::now()), stopped_));
+  events_.push_back(fmt::format("{:.1f} s  {}", span_seconds(started_, Clock::now()), stopped_));
   for (auto& [id, promise] : waiting_)
     promise.set_exception(std::make_exception_ptr(PoolStopped(stopped_)));
   waiting_.clear();

@@ -25,9 +25,9 @@
 namespace headway::pool {
 
 struct BrokerClientOptions {
-  std::string address;            // the broker's "HOST:PORT"
-  std::string token;              // the broker's token (its token file's content)
-  std::string name;               // the run as the study's status shows it, e.g. "full/3"
+  std::string address;  // the broker's "HOST:PORT"
+  std::string token;    // the broker's token (its token file's content)
+  std::string name;     // the run as the study's status shows it, e.g. "full/3"
   double connect_timeout_seconds = 10.0;
   // Where pool_status_json is written (atomically) after each result, at most once a second, and
   // when the client closes, for `headway status`; empty: nowhere.
@@ -67,7 +67,7 @@ class BrokerClient final : public DevicePool {
   mutable std::mutex mutex_;
   std::map<int64_t, std::promise<PoolJobResult>> waiting_;
   int64_t next_id_ = 0;
-  std::string stopped_;  // non-empty: why no job can run any more
+  std::string stopped_;                          // non-empty: why no job can run any more
   std::map<std::string, WorkerStatus> workers_;  // by name, those that ran a job of this run
   PoolStats stats_;
   std::vector<std::string> events_;

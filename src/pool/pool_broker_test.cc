@@ -79,9 +79,8 @@ TEST(PoolBroker, JobsOfTwoRunsBothRunOnTheStudysWorkers) {
   std::vector<PoolJobResult> results(6);
   std::vector<std::thread> callers;
   for (int i = 0; i < 6; ++i) {
-    callers.emplace_back([&, i] {
-      results[i] = (i % 2 ? *b : *a).run(f.shell("sleep 0.2; echo $HEADWAY_DEVICE"));
-    });
+    callers.emplace_back(
+        [&, i] { results[i] = (i % 2 ? *b : *a).run(f.shell("sleep 0.2; echo $HEADWAY_DEVICE")); });
   }
   for (auto& t : callers) t.join();
   for (const auto& r : results) {
@@ -118,7 +117,8 @@ TEST(PoolBroker, ARunWithManyJobsQueuedDoesNotStarveOneWithFew) {
   std::vector<std::thread> callers;
   for (int i = 0; i < 8; ++i) {
     callers.emplace_back([&, i] {
-      EXPECT_TRUE(many->run(f.shell(fmt::format("echo many{} >> order; sleep 0.3", i))).process.ok());
+      EXPECT_TRUE(
+          many->run(f.shell(fmt::format("echo many{} >> order; sleep 0.3", i))).process.ok());
     });
   }
   // One of them on the device, seven queued at the broker, before the other run asks.
