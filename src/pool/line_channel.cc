@@ -187,6 +187,21 @@ std::unique_ptr<LineChannel> Listener::accept(double timeout_seconds) {
 
 void Listener::shutdown() { ::shutdown(fd_, SHUT_RDWR); }
 
+std::optional<nlohmann::json> receive_hello(LineChannel& channel, const std::string& token,
+                                            int protocol, const std::string& whose) {
+  nlohmann::json hello;
+  if (channel.receive(&hello, 5.0) != LineChannel::Received::kMessage) return std::nullopt;
+  std::string why;
+  if (hello.value("type", "") != "hello" || hello.value("token", "") != token) {
+    why = fmt::format("not this {}'s token", whose);
+  } else if (hello.value("protocol", 0) != protocol) {
+    why = fmt::format("protocol {} here, {} there", protocol, hello.value("protocol", 0));
+  }
+  if (why.empty()) return hello;
+  channel.send({{"type", "refused"}, {"why", why}});
+  return std::nullopt;
+}
+
 Result<std::string> write_new_token(const std::filesystem::path& file) {
   std::ifstream in("/dev/urandom", std::ios::binary);
   unsigned char bytes[16];

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "common/result.h"
@@ -44,6 +45,12 @@ class LineChannel {
 
 // This machine's host name (gethostname).
 std::string this_host_name();
+
+// The introduction a pool's listener reads first on a new connection (worker.h, pool_broker.h):
+// {"type":"hello","token","protocol",...} within 5 s, with this `token` and `protocol`. nullopt
+// when it is not, after answering {"type":"refused","why"} ("not this <whose>'s token").
+std::optional<nlohmann::json> receive_hello(LineChannel& channel, const std::string& token,
+                                            int protocol, const std::string& whose);
 
 // Writes a fresh secret (128 random bits, in hex) to `file`, creating its folders, readable and
 // writable by the user only, and returns it: what a connecting peer must show (worker.h,

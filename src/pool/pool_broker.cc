@@ -79,20 +79,10 @@ void PoolBroker::accept_loop() {
 }
 
 void PoolBroker::admit(std::unique_ptr<LineChannel> channel) {
-  nlohmann::json hello;
-  if (channel->receive(&hello, 5.0) != LineChannel::Received::kMessage) return;
-  const auto refuse = [&](const std::string& why) {
-    channel->send({{"type", "refused"}, {"why", why}});
-  };
-  if (hello.value("type", "") != "hello" || hello.value("token", "") != token_) {
-    return refuse("not this study's token");
-  }
-  if (hello.value("protocol", 0) != kBrokerProtocolVersion) {
-    return refuse(fmt::format("protocol {} here, {} there", kBrokerProtocolVersion,
-                              hello.value("protocol", 0)));
-  }
+  const auto hello = receive_hello(*channel, token_, kBrokerProtocolVersion, "study");
+  if (!hello) return;
   auto client = std::make_shared<Client>();
-  client->name = hello.value("name", "");
+  client->name = hello->value("name", "");
   if (!channel->send({{"type", "welcome"}, {"kind", pool_->kind()}, {"devices", pool_->devices()}}))
     return;
   client->channel = std::move(channel);

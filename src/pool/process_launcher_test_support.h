@@ -106,6 +106,17 @@ class ProcessLauncher final : public WorkerLauncher {
   std::shared_ptr<Processes> processes_;
 };
 
+// A job that runs `script` with sh in `cwd`.
+inline PoolJob shell_job(const std::string& script, const std::filesystem::path& cwd,
+                         double timeout = 30) {
+  PoolJob job;
+  job.label = "test";
+  job.argv = {"sh", "-c", script};
+  job.cwd = cwd.string();
+  job.timeout_seconds = timeout;
+  return job;
+}
+
 // A pool of `workers` workers started by a ProcessLauncher on `processes` (the headway binary
 // under test), its files in `folder`, every worker connected; an error when it does not start or
 // a worker does not connect within 30 s.

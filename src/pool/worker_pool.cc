@@ -167,32 +167,25 @@ void WorkerPool::accept_loop() {
 }
 
 void WorkerPool::admit(std::unique_ptr<LineChannel> channel) {
-  nlohmann::json hello;
-  if (channel->receive(&hello, 5.0) != LineChannel::Received::kMessage) return;
+  const auto hello = receive_hello(*channel, token_, kProtocolVersion, "run");
+  if (!hello) return;
   const auto refuse = [&](const std::string& why) {
     channel->send({{"type", "refused"}, {"why", why}});
   };
-  if (hello.value("type", "") != "hello" || hello.value("token", "") != token_) {
-    return refuse("not this run's token");
-  }
-  if (hello.value("protocol", 0) != kProtocolVersion) {
-    return refuse(
-        fmt::format("protocol {} here, {} there", kProtocolVersion, hello.value("protocol", 0)));
-  }
   std::lock_guard lock(mutex_);
-  const std::string name = hello.value("name", "");
+  const std::string name = hello->value("name", "");
   auto it = std::find_if(workers_.begin(), workers_.end(),
                          [&](const auto& w) { return w->name == name; });
   if (it == workers_.end() || (*it)->ended() || (*it)->channel || closing_) {
     return refuse("no worker " + name + " is expected");
   }
   Worker& w = **it;
-  const std::string slurm_job = hello.value("slurm_job", "");
+  const std::string slurm_job = hello->value("slurm_job", "");
   if (!slurm_job.empty() && slurm_job != w.launch_id) {
     return refuse(fmt::format("{} is job {}, not {}", name, w.launch_id, slurm_job));
   }
   if (!channel->send({{"type", "welcome"}})) return;
-  w.node = hello.value("node", w.node);
+  w.node = hello->value("node", w.node);
   w.state = "running";
   w.connected_at = Clock::now();
   w.channel = std::move(channel);

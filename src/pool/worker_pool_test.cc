@@ -39,12 +39,7 @@ struct PoolFixture {
     pool = std::move(*p);
   }
   PoolJob shell(const std::string& script, double timeout = 30) const {
-    PoolJob job;
-    job.label = "test";
-    job.argv = {"sh", "-c", script};
-    job.cwd = dir.path().string();
-    job.timeout_seconds = timeout;
-    return job;
+    return testing::shell_job(script, dir.path(), timeout);
   }
 };
 
