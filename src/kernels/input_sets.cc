@@ -51,14 +51,18 @@ std::unique_ptr<SharedMemory> InputSets::new_writable_block(int slots) const {
 }
 
 void InputSets::reset_writable(const SharedMemory& block) const {
+  for (size_t k = 0; k < block.size() / slot_bytes(); ++k) reset_writable_slot(block, k);
+}
+
+void InputSets::reset_writable_slot(const SharedMemory& block, size_t k) const {
   const size_t slots = block.size() / slot_bytes();
-  for (size_t k = 0; k < slots; ++k) {
-    std::byte* slot = block.data() + slot_bytes() * k;
-    std::memcpy(slot, draws_[0]->writable_block(), layout_.writable_bytes);
-    std::memset(slot + layout_.writable_bytes, 0, slot_bytes() - layout_.writable_bytes);
+  std::byte* slot = block.data() + slot_bytes() * k;
+  std::memcpy(slot, draws_[0]->writable_block(), layout_.writable_bytes);
+  std::memset(slot + layout_.writable_bytes, 0, slot_bytes() - layout_.writable_bytes);
+  if (k + 1 == slots) {
+    const size_t used = slots * slot_bytes();
+    std::memset(block.data() + used, 0, block.size() - used);
   }
-  const size_t used = slots * slot_bytes();
-  std::memset(block.data() + used, 0, block.size() - used);
 }
 
 InputSets::Patch InputSets::draw_patch(uint64_t patch_seed) const {

@@ -60,6 +60,9 @@ class InputSets {
   // Puts every byte of `block` (one new_writable_block made) back as it was made, padding
   // included: nothing a process wrote there reaches the next process that maps it.
   void reset_writable(const SharedMemory& block) const;
+  // Puts slot k of `block` back as reset_writable does (and, for the last slot, the block's tail
+  // after it): slots are independent, so several threads may reset a block's slots at once.
+  void reset_writable_slot(const SharedMemory& block, size_t k) const;
 
   // Applies the patch of `patch_seed` to set `set` and to the in/out regions of `writable`,
   // and poisons the output regions. The written lines stay in the caches (flush).

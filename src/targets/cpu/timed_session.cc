@@ -194,7 +194,9 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
   if (!same && !confirming) ++next_window_;
   // Nothing an earlier process of this arm left in its slots reaches this one.
   const auto reset_started = Clock::now();
-  inputs_->reset_writable(*writable_[static_cast<size_t>(arm)]);
+  const SharedMemory& block = *writable_[static_cast<size_t>(arm)];
+  for_each_call(static_cast<int>(block.size() / inputs_->slot_bytes()),
+                [&](int k) { inputs_->reset_writable_slot(block, static_cast<size_t>(k)); });
   costs_.guard.reset += since(reset_started);
   // A warm-up call first, unless this arm's first child showed it runs on one thread: then
   // there is no thread pool to start and its first call can be timed.
@@ -378,8 +380,16 @@ TimedSession::ConfirmingWindow& TimedSession::next_confirming_window() {
   return confirming_[at];
 }
 
-std::vector<ExpectedOutput> TimedSession::reference_for(int set, uint64_t patch_seed,
-                                                        SharedMemory& scratch) {
+SharedMemory& TimedSession::verify_scratch() {
+  if (!verify_scratch_)
+    verify_scratch_ = std::make_unique<SharedMemory>("headway-verify", inputs_->slot_bytes());
+  return *verify_scratch_;
+}
+
+std::vector<ExpectedOutput> TimedSession::reference_for(int set, uint64_t patch_seed) {
+  SharedMemory& scratch = verify_scratch();
+  // A slot as it is before a call: what prepare() does not write (cache rows) as drawn.
+  inputs_->reset_writable(scratch);
   inputs_->prepare(set, patch_seed, scratch.data());
   auto view = inputs_->view(set, scratch.data());
   auto expected = kernel_.reference(*view);
@@ -393,8 +403,7 @@ std::optional<Misbehaviour> TimedSession::check_confirming(ConfirmingWindow& win
   for (size_t k = 0; k < window.patches.size() && !found; ++k) {
     const int set = window.first + 1 + static_cast<int>(k);
     if (window.expected[k].empty()) {
-      SharedMemory scratch("headway-verify", inputs_->slot_bytes());
-      window.expected[k] = reference_for(set, window.patches[k], scratch);
+      window.expected[k] = reference_for(set, window.patches[k]);
     }
     const auto mine = inputs_->view(set, slot(arm, static_cast<int>(k)));
     if (const auto wrong = verify_values(kernel_, *mine, window.expected[k])) {
@@ -416,8 +425,8 @@ int64_t TimedSession::confirmed_calls(int arm) const {
 std::vector<std::optional<Violation>> TimedSession::wrong_outputs(
     int set, uint64_t patch_seed, const std::vector<std::span<const std::byte>>& writes) {
   // Computes the reference once, then judges each call's writes in the same scratch slot.
-  SharedMemory scratch("headway-verify", inputs_->slot_bytes());
-  const auto expected = reference_for(set, patch_seed, scratch);
+  const auto expected = reference_for(set, patch_seed);
+  SharedMemory& scratch = verify_scratch();
   const auto view = inputs_->view(set, scratch.data());
   std::vector<std::optional<Violation>> judged;
   for (const auto& w : writes) {

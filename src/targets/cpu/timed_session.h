@@ -190,8 +190,12 @@ class TimedSession {
     std::vector<std::vector<ExpectedOutput>> expected;  // per timed call, empty until needed
   };
   // The reference of a call on `set` patched with `patch_seed`, its writable regions laid out in
-  // `scratch` (a slot's bytes).
-  std::vector<ExpectedOutput> reference_for(int set, uint64_t patch_seed, SharedMemory& scratch);
+  // verify_scratch(), which holds the call's slot as the reference left it until the next one.
+  std::vector<ExpectedOutput> reference_for(int set, uint64_t patch_seed);
+  // One slot's bytes for references, made when first needed and kept for the session (a fresh
+  // one per reference cost as much as the reference: its pages zeroed and faulted in).
+  SharedMemory& verify_scratch();
+  std::unique_ptr<SharedMemory> verify_scratch_;
   // Checks `arm`'s calls, still in its slots, against `window`'s references: the first wrong
   // one, or nullopt (and the calls count as confirmed).
   std::optional<Misbehaviour> check_confirming(ConfirmingWindow& window, int arm);
