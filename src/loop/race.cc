@@ -91,9 +91,18 @@ Result<RaceResult> Race::run(const std::vector<RaceEntrant>& entrants,
       result.head_median = head_readings[head_readings.size() / 2];
     }
   }
-  if (auto breach = session.value()->verify_arms();
-      breach && breach->arm < static_cast<int>(entrants.size())) {
-    result.cheated[static_cast<size_t>(breach->arm)] = breach->reason;
+  // Only the winner goes on, to an acceptance test that compares every paired call: the arms are
+  // checked in the race's order until one is found right, each one found wrong cheated on the
+  // way; the losers behind a right leader are not checked (no decision reads their readings).
+  for (const int i : raced.value().ranking) {
+    if (result.cheated[static_cast<size_t>(i)] ||
+        !std::isfinite(raced.value().medians[static_cast<size_t>(i)]))
+      continue;
+    const auto breach = session.value()->verify_arm(i);
+    if (!breach) break;
+    if (breach->arm < static_cast<int>(entrants.size()))
+      result.cheated[static_cast<size_t>(breach->arm)] = breach->reason;
+    if (breach->arm != i) break;  // a session that checks every arm at once has said all it can
   }
   // The race's readings are done: its session goes, so that the one-core timing below takes
   // over its input sets (targets may keep them for the next session) rather than draw its own.

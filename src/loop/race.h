@@ -63,7 +63,8 @@ class Race {
   // Races `entrants` (at least one) over the same inputs. With `head`, the head runs in the
   // session too as an extra arm, not ranked, read initial_readings times after the race (its
   // median is the reference of the static cost's calibration). An entrant whose reading fails or
-  // whose kept outputs fail verification (Session::verify_arms) is `cheated`, ranked last.
+  // whose kept outputs fail verification is `cheated`, ranked last; entrants are verified in the
+  // race's order (Session::verify_arm) until one is found right, the losers behind it not at all.
   // Errors: the session cannot start, or the options cannot race this many entrants.
   // Throws targets::DeviceStopped from the device; the race is then left unfinished in the log
   // (trees::RaceLog::abandon_unfinished_races removes it).

@@ -136,6 +136,30 @@ TEST(Race, ACheatThatReadsFastestIsFoundOutAndRankedLast) {
             (std::vector<int64_t>{honest.id, cheat.id}));
 }
 
+// Entrants are verified in the race's order until one is found right: two cheats that read
+// fastest are both found out, and the honest entrant behind them wins; a cheat behind the
+// winner is not checked (no decision reads its readings), so it is only raced out.
+TEST(Race, EntrantsAreVerifiedInOrderUntilOneIsRight) {
+  LoopKernel k;
+  const auto first = k.add("first", "time: 0.1\ncheats: yes\n");
+  const auto second = k.add("second", "time: 0.2\ncheats: yes\n");
+  const auto honest = k.add("honest", "time: 0.5\n");
+  const auto slow_cheat = k.add("slow_cheat", "time: 0.9\ncheats: yes\n");
+  Race race(k.target(), k.kernel(), k.tree(), {3, 24});
+  const auto r = race.run({{first.id, k.artifact(first)},
+                           {second.id, k.artifact(second)},
+                           {honest.id, k.artifact(honest)},
+                           {slow_cheat.id, k.artifact(slow_cheat)}},
+                          std::nullopt);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_TRUE(r.value().cheated[0]);
+  EXPECT_TRUE(r.value().cheated[1]) << "the second leader was checked once the first was wrong";
+  EXPECT_FALSE(r.value().cheated[2]);
+  EXPECT_FALSE(r.value().cheated[3]) << "a loser behind a right leader is not checked";
+  EXPECT_EQ(r.value().winner(), 2);
+  EXPECT_EQ(r.value().ranking, (std::vector<int>{2, 3, 0, 1}));
+}
+
 TEST(Race, ADeviceThatStopsLeavesAnUnfinishedRaceThatIsDiscarded) {
   LoopKernel k("attn_out", "test-1:stop-after=13");  // registration (2 warm-up, 11 timed) spends it
   const auto a = k.add("a", "time: 0.5\n");

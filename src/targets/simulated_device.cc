@@ -50,8 +50,17 @@ nlohmann::json SimulatedSession::accounting() const {
 
 std::optional<ArmBreach> SimulatedSession::verify_arms() {
   for (const size_t k : read_) {
+    checked_.insert(k);
     if (cheats_[k]) return ArmBreach{static_cast<int>(k), cheat_found_};
   }
+  return std::nullopt;
+}
+
+std::optional<ArmBreach> SimulatedSession::verify_arm(int arm) {
+  const auto k = static_cast<size_t>(arm);
+  if (!read_.count(k)) return std::nullopt;
+  checked_.insert(k);
+  if (cheats_[k]) return ArmBreach{arm, cheat_found_};
   return std::nullopt;
 }
 

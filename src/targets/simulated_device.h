@@ -47,6 +47,9 @@ class SimulatedSession final : public Session {
   int arms() const override { return static_cast<int>(seconds_.size()); }
   Result<double> reading(int i) override;
   std::optional<ArmBreach> verify_arms() override;
+  std::optional<ArmBreach> verify_arm(int arm) override;
+  // Arms whose readings verify_arms or verify_arm checked.
+  const std::set<size_t>& checked() const { return checked_; }
   // {"timed_seconds": the simulated seconds of its readings so far}: the device time it took.
   nlohmann::json accounting() const override;
 
@@ -58,7 +61,8 @@ class SimulatedSession final : public Session {
   std::string cheat_found_;
   HoldDevice hold_;
   std::vector<Rng> rngs_;
-  std::set<size_t> read_;  // arms read so far
+  std::set<size_t> read_;     // arms read so far
+  std::set<size_t> checked_;  // arms checked so far
   double simulated_seconds_ = 0.0;
 };
 

@@ -119,6 +119,10 @@ class Session {
   // Checks what the session kept of its readings (sampled outputs against the reference); the
   // first arm found breaking a rule, if any.
   virtual std::optional<ArmBreach> verify_arms() { return std::nullopt; }
+  // Checks what the session kept of arm `arm`'s readings only, leaving the others' kept; its
+  // breach, or nullopt. A session that cannot check one arm alone checks them all (verify_arms),
+  // and its breach may then be another arm's.
+  virtual std::optional<ArmBreach> verify_arm(int /*arm*/) { return verify_arms(); }
   // Where the session's time went so far (an object of "<activity>_seconds"), or null.
   virtual nlohmann::json accounting() const { return nullptr; }
 };

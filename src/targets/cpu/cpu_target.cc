@@ -56,6 +56,12 @@ class CpuSession final : public targets::Session {
       breach_ = targets::ArmBreach{cheat->arm, cheat->reason};
     return breach_;
   }
+  std::optional<targets::ArmBreach> verify_arm(int arm) override {
+    if (breach_ && breach_->arm == arm) return breach_;
+    if (auto cheat = session_->verify_sampled(arm))
+      return targets::ArmBreach{cheat->arm, cheat->reason};
+    return std::nullopt;
+  }
   nlohmann::json accounting() const override {
     nlohmann::json j = to_json(session_->costs());
     j["round_trip_seconds"] = session_->round_trip_seconds();

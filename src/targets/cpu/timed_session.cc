@@ -471,11 +471,12 @@ std::optional<Misbehaviour> TimedSession::compare_with(const LastReading& last, 
   return found;
 }
 
-std::optional<Misbehaviour> TimedSession::verify_sampled() {
+std::optional<Misbehaviour> TimedSession::verify_sampled(std::optional<int> arm) {
   const auto t0 = Clock::now();
   std::optional<Misbehaviour> found;
   std::map<int, int> whole;  // per arm: the longest reading checked whole here
   for (const auto& kept : kept_) {
+    if (arm && kept.arm != *arm) continue;
     if (const auto violation = wrong_outputs(kept.set, kept.patch_seed, {kept.writable})[0]) {
       found = Misbehaviour{kept.arm, "a timed call's output is wrong: " + violation->describe()};
       break;
@@ -483,12 +484,12 @@ std::optional<Misbehaviour> TimedSession::verify_sampled() {
     whole[kept.arm] = std::max(whole[kept.arm], kept.whole_reading);
   }
   if (!found) {
-    for (const auto& [arm, length] : whole) {
-      const auto& key = whole_keys_[static_cast<size_t>(arm)];
+    for (const auto& [checked, length] : whole) {
+      const auto& key = whole_keys_[static_cast<size_t>(checked)];
       if (key && length > 0) record_checked_whole(*key, length);
     }
   }
-  kept_.clear();
+  std::erase_if(kept_, [&](const Kept& kept) { return !arm || kept.arm == *arm; });
   costs_.verification += since(t0);
   return found;
 }

@@ -147,8 +147,9 @@ class TimedSession {
   };
   // One reading of `arm`.
   SessionReading reading(int arm, Inputs inputs = Inputs::kFresh);
-  // Checks every kept call against the reference; the first wrong one, if any.
-  std::optional<Misbehaviour> verify_sampled();
+  // Checks every kept call (of `arm` only, when given: the others stay kept) against the
+  // reference; the first wrong one, if any.
+  std::optional<Misbehaviour> verify_sampled(std::optional<int> arm = std::nullopt);
   // Calls kept for verify_sampled so far.
   size_t kept_calls() const { return kept_.size(); }
   // Timed calls of `arm` checked against the reference in its confirming readings

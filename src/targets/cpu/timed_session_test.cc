@@ -174,7 +174,8 @@ TEST_F(TimedSessionBatches, AReadingCheckedWholeIsNotKeptWholeAgainInTheProcess)
       "if (calls++ == 0) { real(a); std::memcpy(first, a->residual, sizeof first); }\n"
       "else std::memcpy(a->residual, first, sizeof first);"));
   CallResult failure;
-  auto first = TimedSession::start(*builtin_kernel("attn_out"), {honest, replays}, options, &failure);
+  auto first =
+      TimedSession::start(*builtin_kernel("attn_out"), {honest, replays}, options, &failure);
   ASSERT_TRUE(first) << failure.describe();
   const auto calls = static_cast<size_t>(first->calls_per_reading());
   ASSERT_GT(calls, 1u);
@@ -268,6 +269,31 @@ TEST_F(TimedSessionBatches, AnswersReplayedFromAProcesssFirstCallAreCaught) {
   ASSERT_TRUE(cheat_found);
   EXPECT_EQ(cheat_found->arm, 1);
   EXPECT_NE(cheat_found->reason.find("wrong"), std::string::npos) << cheat_found->reason;
+}
+
+TEST_F(TimedSessionBatches, OneArmsKeptCallsAreCheckedAloneAndTheOthersStayKept) {
+  SessionOptions options;
+  options.timed_per_reading = 10.0;
+  options.verify_fraction = 0.0;  // only whole readings are kept
+  const std::string replays = around_baseline(
+      "static hw_bf16 first[HW_H]; static int calls = 0; static volatile int alone = 23;\n"
+      "if (calls++ == 0) { real(a); std::memcpy(first, a->residual, sizeof first); }\n"
+      "else std::memcpy(a->residual, first, sizeof first);");
+  CallResult failure;
+  auto session = TimedSession::start(
+      *builtin_kernel("attn_out"),
+      {build(baseline() + unique_function("checked_alone")), build(replays)}, options, &failure);
+  ASSERT_TRUE(session) << failure.describe();
+  const auto calls = static_cast<size_t>(session->calls_per_reading());
+  ASSERT_TRUE(session->reading(0).ok());
+  ASSERT_TRUE(session->reading(1).ok());
+  ASSERT_EQ(session->kept_calls(), 2 + 2 * calls);
+  EXPECT_FALSE(session->verify_sampled(0)) << "the honest arm's calls are right";
+  EXPECT_EQ(session->kept_calls(), 1 + calls) << "the other arm's calls are still kept";
+  const auto caught = session->verify_sampled(1);
+  ASSERT_TRUE(caught);
+  EXPECT_EQ(caught->arm, 1);
+  EXPECT_EQ(session->kept_calls(), 0u);
 }
 
 TEST_F(TimedSessionBatches, ACallThatSkipsItsWorkIsCaughtAsItsReadingEnds) {
