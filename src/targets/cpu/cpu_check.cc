@@ -6,6 +6,7 @@
 
 #include "common/rng.h"
 #include "kernels/verify.h"
+#include "targets/cpu/idle_breach.h"
 #include "targets/cpu/timed_session.h"
 
 namespace headway::cpu {

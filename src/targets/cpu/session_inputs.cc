@@ -6,6 +6,8 @@
 #include <string>
 #include <tuple>
 
+#include "targets/cpu/host_abi.h"
+
 namespace headway::cpu {
 
 namespace {

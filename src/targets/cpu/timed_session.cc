@@ -14,6 +14,7 @@
 #include "common/stats.h"
 #include "kernels/verify.h"
 #include "targets/cpu/host_abi.h"
+#include "targets/cpu/idle_breach.h"
 
 namespace headway::cpu {
 
@@ -28,20 +29,6 @@ double since(Clock::time_point t) {
 // CPU a child may use in its life beyond its calls' wall time times the cores: loading, the
 // empty call, and the scheduler's accounting granularity.
 constexpr double kCpuAllowanceSeconds = 0.05;
-// A thread pool may spin a while after a call before its threads sleep (under a hypervisor a
-// spin of a few thousand pauses can take milliseconds): a child has kIdleGrace to fall idle.
-// A child with a thread still runnable then is watched for kIdleWindow, and on while a thread
-// stays runnable, for at most kIdleWatch: using more than kBusyCpu of CPU in that watch is work
-// outside the call. The watch is long because a
-// runnable thread on a loaded machine may be waiting for a core, which uses no CPU: a thread
-// going to sleep needs microseconds of a core once it gets one, a thread that spins uses every
-// slice it gets, and even a small share of a loaded machine adds up to kBusyCpu well before
-// kIdleWatch ends.
-constexpr auto kIdleGrace = std::chrono::milliseconds(20);
-constexpr auto kIdlePoll = std::chrono::microseconds(250);
-constexpr auto kIdleWindow = std::chrono::milliseconds(10);
-constexpr auto kIdleWatch = std::chrono::milliseconds(250);
-constexpr double kBusyCpu = 2.5e-3;
 // How long a child polls for the request that follows its ping, its warm-up and timed calls.
 constexpr int kNextWithinUs = 2000;
 // How long a child may take to stop when headway prepares its timed calls.
@@ -64,18 +51,6 @@ void for_each_call(int calls, const Step& step) {
   }
   for (int k = 0; k < calls; k += stride) step(k);
   for (auto& other : others) other.join();
-}
-
-// Adds `wall` seconds to `a` and `b` in the shares that the per-call seconds `as` and `bs` of
-// the two steps have of their sum (steps run on several threads overlap).
-void split_wall(double wall, const std::vector<double>& as, const std::vector<double>& bs,
-                double& a, double& b) {
-  double sa = 0.0, sb = 0.0;
-  for (double x : as) sa += x;
-  for (double x : bs) sb += x;
-  const double share = sa + sb > 0 ? sa / (sa + sb) : 0.5;
-  a += wall * share;
-  b += wall * (1.0 - share);
 }
 
 }  // namespace
@@ -118,33 +93,6 @@ std::unique_ptr<TimedSession> TimedSession::start(const KernelContract& kernel,
   session->costs_.input_huge_page_share = session->inputs_->memory().huge_page_share();
   session->probe();
   return session;
-}
-
-std::optional<std::string> idle_breach(RunnerChild& child) {
-  constexpr const char* kForged = "sent a message it was not asked for (a forged reply)";
-  if (child.unexpected_message()) return kForged;
-  const auto grace_end = Clock::now() + kIdleGrace;
-  int runnable = 0;
-  while ((runnable = child.running_threads()) > 0 && Clock::now() < grace_end)
-    std::this_thread::sleep_for(kIdlePoll);
-  const double before = runnable > 0 ? child.cpu_seconds() : -1.0;
-  const auto t0 = Clock::now();
-  auto watching = [&] {
-    const auto watched = Clock::now() - t0;
-    return watched < kIdleWindow || (watched < kIdleWatch && child.running_threads() > 0);
-  };
-  while (before >= 0 && watching()) {
-    std::this_thread::sleep_for(kIdlePoll);
-    const double used = child.cpu_seconds() - before;
-    if (used > kBusyCpu) {
-      return fmt::format(
-          "left a thread running after its call returned ({:.1f} ms of CPU in the {:.1f} ms "
-          "that followed a {} ms grace)",
-          used * 1e3, since(t0) * 1e3, kIdleGrace.count());
-    }
-  }
-  if (child.unexpected_message()) return kForged;
-  return std::nullopt;
 }
 
 void TimedSession::probe() {
@@ -259,21 +207,18 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
   }
   std::vector<std::unique_ptr<SharedBuffers>> views(n);  // per call: its set and slot
   std::vector<std::vector<uint64_t>> given(n);           // per call: its in/out regions as given
-  // The child is stopped: every core of the host may patch and flush.
-  std::vector<double> patching(n), flushing(n);
+  // The child is stopped: every core of the host may patch, then flush.
   t = Clock::now();
   for_each_call(calls, [&](int k) {
     const auto i = static_cast<size_t>(k);
-    auto step = Clock::now();
     inputs_->prepare(first + 1 + k, patches[i], slot(arm, k));
     views[i] = inputs_->view(first + 1 + k, slot(arm, k));
     given[i] = hash_inout_regions(*views[i]);
-    patching[i] = since(step);
-    step = Clock::now();
-    inputs_->flush(first + 1 + k, slot(arm, k));
-    flushing[i] = since(step);
   });
-  split_wall(since(t), patching, flushing, guard.patch, guard.flush);
+  guard.patch += since(t);
+  t = Clock::now();
+  for_each_call(calls, [&](int k) { inputs_->flush(first + 1 + k, slot(arm, k)); });
+  guard.flush += since(t);
   auto restore_sets = [&] {
     const auto r = Clock::now();
     for_each_call(calls,

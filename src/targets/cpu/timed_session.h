@@ -243,8 +243,4 @@ class TimedSession {
   SessionCosts costs_;
 };
 
-// Why `child` is not idle right after a call (a message it was not asked for, or a thread still
-// running a few milliseconds later), or nullopt when it is.
-std::optional<std::string> idle_breach(RunnerChild& child);
-
 }  // namespace headway::cpu
