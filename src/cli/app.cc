@@ -91,6 +91,7 @@ std::unique_ptr<CLI::App> make_app(int* exit_code) {
   add_agents(*app, exit_code);
   add_report(*app, exit_code);
   add_worker(*app, exit_code);
+  add_device_job(*app, exit_code);
   add_ablate(*app, exit_code);
   add_version(*app, exit_code);
   add_completion(*app, exit_code);

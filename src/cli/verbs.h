@@ -30,6 +30,7 @@ void add_version(CLI::App& app, int* exit_code);
 void add_agents(CLI::App& app, int* exit_code);
 void add_report(CLI::App& app, int* exit_code);
 void add_worker(CLI::App& app, int* exit_code);
+void add_device_job(CLI::App& app, int* exit_code);
 void add_ablate(CLI::App& app, int* exit_code);
 // `completion` and `man` describe `app` itself: add them last.
 void add_completion(CLI::App& app, int* exit_code);

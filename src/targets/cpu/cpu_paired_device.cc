@@ -118,15 +118,14 @@ void CpuPairedDevice::set_injected_slowdown(statistics::Arm arm, double fraction
   slowdown_ = fraction;
 }
 
-statistics::DeviceFactory cpu_calibration_device_factory(
-    const statistics::CalibrateRequest& request) {
+CalibrationArms cpu_calibration_arms(const statistics::CalibrateRequest& request,
+                                     const std::filesystem::path& cache) {
   const std::string name = request.kernel.empty() ? "attn_out" : request.kernel;
   const KernelContract* kernel = builtin_kernel(name);
   if (!kernel) throw std::runtime_error(fmt::format("unknown kernel '{}'", name));
   const Toolchain toolchain;
   const ToolchainIdentity identity = identify(toolchain);
   const std::string source(host_abi(*kernel).baseline_source());
-  const auto cache = std::filesystem::temp_directory_path() / "headway-calibrate-builds";
   // The copy differs by a comment only: a separately built object of the same code.
   const targets::BuildOutcome a = build_candidate(toolchain, identity, source, cache);
   const targets::BuildOutcome b =
@@ -136,11 +135,19 @@ statistics::DeviceFactory cpu_calibration_device_factory(
     throw std::runtime_error("cannot build the baseline for A/A calibration: " + a.diagnostics +
                              b.diagnostics);
   }
+  return {kernel, a.artifact, b.artifact};
+}
+
+statistics::DeviceFactory cpu_calibration_device_factory(
+    const statistics::CalibrateRequest& request) {
+  const CalibrationArms arms = cpu_calibration_arms(
+      request, std::filesystem::temp_directory_path() / "headway-calibrate-builds");
+  const KernelContract* kernel = arms.kernel;
   SessionOptions options;
   options.seed = request.seed;
   CallResult failure;
   std::shared_ptr<TimedSession> session =
-      TimedSession::start(*kernel, {a.artifact.path, b.artifact.path}, options, &failure);
+      TimedSession::start(*kernel, {arms.a.path, arms.b.path}, options, &failure);
   if (!session) throw std::runtime_error("cannot start the timing session: " + failure.describe());
   const double effect = request.effect_pct / 100.0;
   return [session, effect](int) -> std::unique_ptr<statistics::PairedDevice> {

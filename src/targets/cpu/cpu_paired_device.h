@@ -11,6 +11,7 @@
 #include "statistics/calibration.h"
 #include "statistics/pair_runner.h"
 #include "targets/cpu/timed_session.h"
+#include "targets/target.h"
 
 namespace headway::cpu {
 
@@ -55,6 +56,16 @@ class CpuPairedDevice final : public statistics::PairedDevice {
 
 // The session's costs as JSON: seconds per activity and the share of timed calls.
 nlohmann::json to_json(const SessionCosts& costs);
+
+// What a cpu calibration times: the baseline of request.kernel (default attn_out) built twice
+// under `cache`, as two separate objects (the A/A copy). Throws std::runtime_error with a clear
+// message for an unknown kernel or a failed build.
+struct CalibrationArms {
+  const KernelContract* kernel = nullptr;
+  targets::Artifact a, b;
+};
+CalibrationArms cpu_calibration_arms(const statistics::CalibrateRequest& request,
+                                     const std::filesystem::path& cache);
 
 // The calibration device maker for target "cpu" (register it under that name): builds the
 // baseline of request.kernel (default attn_out) twice, as two separate objects (the A/A copy),

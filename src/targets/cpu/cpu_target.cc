@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "common/cache_dir.h"
 #include "common/embedded.h"
 #include "kernels/declared_kernel.h"
 #include "kernels/kernel_spec.h"
@@ -92,11 +93,13 @@ targets::BuildOutcome CpuTarget::build(const std::string& source,
 
 CheckOutcome CpuTarget::check(const KernelContract& kernel, const Artifact& artifact,
                               const targets::CheckOptions& options) {
+  if (remote_) return remote_->check(kernel, artifact, options);
   return check_candidate(kernel, artifact.path, options);
 }
 
 Result<std::unique_ptr<targets::Session>> CpuTarget::start_session(
     const KernelContract& kernel, const std::vector<Artifact>& artifacts, uint64_t seed) {
+  if (remote_) return remote_->start_session(kernel, artifacts, seed);
   SessionOptions options;
   options.seed = seed;
   options.one_core = one_core_;
@@ -110,6 +113,7 @@ Result<std::unique_ptr<targets::Session>> CpuTarget::start_session(
 std::vector<targets::Timing> CpuTarget::time_side_by_side(const KernelContract& kernel,
                                                           const std::vector<Artifact>& artifacts,
                                                           int readings, uint64_t seed) {
+  if (remote_) return remote_->time_side_by_side(kernel, artifacts, readings, seed);
   auto session = start_session(kernel, artifacts, seed);
   if (!session) {
     std::vector<targets::Timing> out(artifacts.size());
@@ -122,6 +126,7 @@ std::vector<targets::Timing> CpuTarget::time_side_by_side(const KernelContract& 
 
 Result<std::unique_ptr<statistics::PairedDevice>> CpuTarget::paired_device(
     const KernelContract& kernel, const Artifact& head, const Artifact& candidate, uint64_t seed) {
+  if (remote_) return remote_->paired_device(kernel, head, candidate, seed);
   auto device = CpuPairedDevice::start(kernel, head.path, candidate.path, {}, seed);
   if (!device) return device.error();
   return std::unique_ptr<statistics::PairedDevice>(std::move(device).value());
@@ -129,10 +134,29 @@ Result<std::unique_ptr<statistics::PairedDevice>> CpuTarget::paired_device(
 
 statistics::DeviceFactory CpuTarget::calibration_devices(
     const statistics::CalibrateRequest& request) {
-  return cpu_calibration_device_factory(request);
+  if (!remote_) return cpu_calibration_device_factory(request);
+  // Where the pool's nodes find the objects: the build cache, which they share.
+  const CalibrationArms arms = cpu_calibration_arms(request, build_cache_dir() / "calibrate");
+  const double effect = request.effect_pct / 100.0;
+  const statistics::Arm slowed = effect < 0 ? statistics::Arm::kCandidate : statistics::Arm::kHead;
+  const double slowdown = effect > 0 ? effect / (1.0 - effect) : -effect;
+  return [this, arms, slowed, slowdown, seed = request.seed](int decision) {
+    return remote_->paired_device(*arms.kernel, arms.a, arms.b,
+                                  seed + static_cast<uint64_t>(decision), slowed, slowdown);
+  };
+}
+
+void CpuTarget::use_pool(std::shared_ptr<pool::DevicePool> pool) {
+  remote::RemoteOptions options;
+  options.binary = remote::device_job_binary();
+  options.target = name();
+  options.toolchain = toolchain();
+  options.one_core = one_core_;
+  remote_ = std::make_unique<remote::RemoteDevice>(std::move(pool), options);
 }
 
 std::vector<targets::ChipFact> CpuTarget::measure_facts(const targets::FactOptions& options) {
+  if (remote_) return remote_->measure_facts(options);
   std::vector<targets::ChipFact> facts = measure_chip_facts(options);
   if (!options.only.empty()) return facts;  // no floor needs the instruction sets
   for (auto& f : measure_isa_facts(toolchain_)) facts.push_back(std::move(f));

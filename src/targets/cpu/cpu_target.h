@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "targets/cpu/compiler.h"
+#include "targets/remote/remote_device.h"
 #include "targets/target.h"
 
 namespace headway::cpu {
@@ -22,11 +23,15 @@ class CpuTarget final : public targets::Target {
 
   targets::BuildOutcome build(const std::string& source,
                               const std::filesystem::path& cache_dir) override;
-  bool times_on_host() const override { return true; }
+  // With a pool (use_pool) the device work runs on the pool's nodes (remote/remote_device.h).
+  bool times_on_host() const override { return remote_ == nullptr; }
   std::string time_on_one_core(bool on) override {
     one_core_ = on;
+    if (remote_) remote_->set_one_core(on);
     return "";
   }
+  std::string pool_refusal() const override { return ""; }
+  void use_pool(std::shared_ptr<pool::DevicePool> pool) override;
   targets::CheckOutcome check(const KernelContract& kernel, const targets::Artifact& artifact,
                               const targets::CheckOptions& options) override;
   Result<std::unique_ptr<targets::Session>> start_session(
@@ -64,6 +69,7 @@ class CpuTarget final : public targets::Target {
   Toolchain toolchain_;
   bool one_core_ = false;
   ToolchainIdentity identity_;
+  std::unique_ptr<remote::RemoteDevice> remote_;  // null: the device work runs here
 };
 
 }  // namespace headway::cpu

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "common/cache_dir.h"
 #include "common/embedded.h"
 #include "common/rng.h"
 #include "common/stats.h"
@@ -208,6 +209,14 @@ std::string detected_arch() {
 
 CudaTarget::CudaTarget(const std::string& toolchain_spec) { select_toolchain(toolchain_spec); }
 
+void CudaTarget::use_pool(std::shared_ptr<pool::DevicePool> pool) {
+  remote::RemoteOptions options;
+  options.binary = remote::device_job_binary();
+  options.target = name();
+  options.toolchain = toolchain();
+  remote_ = std::make_unique<remote::RemoteDevice>(std::move(pool), options);
+}
+
 targets::ToolchainInfo CudaTarget::select_toolchain(const std::string& spec) {
   spec_ = spec;
   if (emulated()) {
@@ -231,6 +240,7 @@ targets::BuildOutcome CudaTarget::build(const std::string& source,
 
 CheckOutcome CudaTarget::check(const KernelContract& kernel, const Artifact& artifact,
                                const targets::CheckOptions& options) {
+  if (remote_) return remote_->check(kernel, artifact, options);
   require_gpu(driver_);
   CheckOutcome out;
   out.seed = options.seed ? *options.seed : fresh_seed();
@@ -264,6 +274,7 @@ CheckOutcome CudaTarget::check(const KernelContract& kernel, const Artifact& art
 
 Result<std::unique_ptr<targets::Session>> CudaTarget::start_session(
     const KernelContract& kernel, const std::vector<Artifact>& artifacts, uint64_t seed) {
+  if (remote_) return remote_->start_session(kernel, artifacts, seed);
   auto session = open_session(kernel, artifacts, seed, driver_);
   if (!session) return session.error();
   return std::unique_ptr<targets::Session>(std::move(session).value());
@@ -272,6 +283,7 @@ Result<std::unique_ptr<targets::Session>> CudaTarget::start_session(
 std::vector<targets::Timing> CudaTarget::time_side_by_side(const KernelContract& kernel,
                                                            const std::vector<Artifact>& artifacts,
                                                            int readings, uint64_t seed) {
+  if (remote_) return remote_->time_side_by_side(kernel, artifacts, readings, seed);
   auto session = open_session(kernel, artifacts, seed, driver_);
   if (!session) {
     std::vector<targets::Timing> out(artifacts.size());
@@ -283,6 +295,7 @@ std::vector<targets::Timing> CudaTarget::time_side_by_side(const KernelContract&
 
 Result<std::unique_ptr<statistics::PairedDevice>> CudaTarget::paired_device(
     const KernelContract& kernel, const Artifact& head, const Artifact& candidate, uint64_t seed) {
+  if (remote_) return remote_->paired_device(kernel, head, candidate, seed);
   auto session = open_session(kernel, {head, candidate}, seed, driver_);
   if (!session) return session.error();
   return std::unique_ptr<statistics::PairedDevice>(
@@ -294,8 +307,10 @@ statistics::DeviceFactory CudaTarget::calibration_devices(
   const KernelContract* kernel =
       builtin_kernel(request.kernel.empty() ? "attn_out" : request.kernel);
   if (!kernel) throw std::invalid_argument("unknown kernel '" + request.kernel + "'");
-  require_gpu(driver_);
-  const auto cache = std::filesystem::temp_directory_path() / "headway-cuda-calibration";
+  if (!remote_) require_gpu(driver_);
+  // With a pool, where its nodes find the module: the build cache, which they share.
+  const auto cache = remote_ ? build_cache_dir() / "calibrate"
+                             : std::filesystem::temp_directory_path() / "headway-cuda-calibration";
   const auto built = build(baseline_source(*kernel), cache);
   if (!built.built())
     throw std::runtime_error("the cuda baseline does not build: " + built.diagnostics);
@@ -303,6 +318,12 @@ statistics::DeviceFactory CudaTarget::calibration_devices(
   const double factor = 1.0 - request.effect_pct / 100.0;
   const Artifact a = built.artifact;
   const uint64_t seed = request.seed;
+  if (remote_) {
+    return [this, kernel, a, seed, factor](int decision) {
+      return remote_->paired_device(*kernel, a, a, seed + static_cast<uint64_t>(decision),
+                                    statistics::Arm::kCandidate, factor - 1.0);
+    };
+  }
   return [kernel, a, seed, factor,
           driver = driver_](int decision) -> std::unique_ptr<statistics::PairedDevice> {
     auto session = open_session(*kernel, {a, a}, seed + static_cast<uint64_t>(decision), driver);
@@ -312,6 +333,7 @@ statistics::DeviceFactory CudaTarget::calibration_devices(
 }
 
 std::vector<targets::ChipFact> CudaTarget::measure_facts(const targets::FactOptions& options) {
+  if (remote_) return remote_->measure_facts(options);
   require_gpu(driver_);
   auto result = run_runner({"facts", "--readings", std::to_string(std::max(options.readings, 3))},
                            {}, 300.0, driver_);

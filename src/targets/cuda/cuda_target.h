@@ -10,6 +10,7 @@
 
 #include "targets/cuda/emulation.h"
 #include "targets/cuda/nvcc.h"
+#include "targets/remote/remote_device.h"
 #include "targets/target.h"
 
 namespace headway::cuda {
@@ -48,6 +49,10 @@ class CudaTarget final : public targets::Target {
       const targets::Artifact& candidate, uint64_t seed) override;
   statistics::DeviceFactory calibration_devices(
       const statistics::CalibrateRequest& request) override;
+  // With a pool, checks, timing and facts run on the pool's nodes, each worker on the GPU its
+  // allocation gives it (remote/remote_device.h); builds stay here.
+  std::string pool_refusal() const override { return ""; }
+  void use_pool(std::shared_ptr<pool::DevicePool> pool) override;
 
   std::vector<targets::ChipFact> measure_facts(const targets::FactOptions& options) override;
   std::vector<std::string> floor_facts() const override { return {kCopyBandwidth}; }
@@ -67,6 +72,7 @@ class CudaTarget final : public targets::Target {
   NvccToolchain nvcc_;
   std::string driver_;  // the driver the runner loads (runner_client.h): the stand-in's, emulated
   targets::ToolchainInfo info_;
+  std::unique_ptr<remote::RemoteDevice> remote_;  // null: the device work runs here
 };
 
 // The architecture of the GPU present ("sm_90"), or "" when there is none.

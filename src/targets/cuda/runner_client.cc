@@ -50,6 +50,9 @@ sandbox::Policy runner_policy(const std::vector<fs::path>& readable, const std::
       policy.writable.push_back(fs::path(log).parent_path());
       policy.environment.emplace_back("HEADWAY_FAKE_CUDA_LOG", log);
     }
+    // The stand-in's slower device (fake_driver/fake_libcuda.cc, time_scale).
+    if (const char* scale = std::getenv("HEADWAY_EMULATED_TIME_SCALE"); scale && *scale)
+      policy.environment.emplace_back("HEADWAY_EMULATED_TIME_SCALE", scale);
   }
   return policy;
 }

@@ -10,6 +10,7 @@
 // With $HEADWAY_FAKE_CUDA_LOG set, each memset, launch and event record appends a line to that
 // file ("memset BYTES", "read BYTES" for the runner's read stream, "launch" for a module's
 // kernel, "event"), so that a test can see what the runner queues around a timed call.
+// $HEADWAY_EMULATED_TIME_SCALE stretches launches (time_scale below).
 #include <cuda.h>
 #include <dlfcn.h>
 #include <unistd.h>
@@ -21,6 +22,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <thread>
 
 #include "headway/headway_cuda.h"
 
@@ -51,6 +53,18 @@ void log_op(const char* what, size_t bytes) {
   if (!log) return;
   std::fprintf(log, "%s %zu\n", what, bytes);
   std::fflush(log);
+}
+
+// $HEADWAY_EMULATED_TIME_SCALE (a number, default 1): a module's launch lasts that many times its
+// run on the host, sleeping the rest, as a device slower than its host would. Ratios between
+// kernels keep; device work then dominates without taking the host's cores.
+double time_scale() {
+  static const double scale = [] {
+    const char* text = std::getenv("HEADWAY_EMULATED_TIME_SCALE");
+    const double v = text ? std::strtod(text, nullptr) : 1.0;
+    return v >= 1.0 && v <= 1e6 ? v : 1.0;
+  }();
+  return scale;
 }
 
 // The runner's own kernels, which a PTX module holds: their function handles.
@@ -250,10 +264,13 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int grid, unsigned int, unsigned 
     return CUDA_SUCCESS;
   }
   log_op("launch", 0);
+  const auto start = std::chrono::steady_clock::now();
   if (auto it = launchers().find(fn); it != launchers().end())
     it->second(fn, grid, block, params);
   else
     reinterpret_cast<HostKernel>(f)(params);
+  if (const double scale = time_scale(); scale > 1.0)
+    std::this_thread::sleep_for((std::chrono::steady_clock::now() - start) * (scale - 1.0));
   return CUDA_SUCCESS;
 }
 

@@ -1,0 +1,81 @@
+#pragma once
+// A target's device work sent to a device pool as device jobs (device_job.h): what the cpu and
+// cuda targets do once given a pool (Target::use_pool). Each job runs on one device of the pool,
+// in one process of the target there, so whatever a job reads is read on one device:
+//   - a check is one job;
+//   - a session (a race) reads its arms through jobs of `rounds_per_job` rounds over every arm
+//     still in, one such job on each device at once; each job verifies its arms' readings before
+//     it ends, and an arm found breaking a rule is out with its breach;
+//   - a paired device runs `pairs_per_job` pairs a job, with the orders the acceptance test drew,
+//     one job on each device at once: a pair never leaves its device, and the test sees the
+//     pairs in its own order. Each job verifies both arms before it ends; a confirmation runs
+//     jobs of the candidate's checked readings alone.
+// Thread-safety: one RemoteDevice serves sessions and paired devices on several threads at once
+// (the pool is thread-safe); each session or paired device is used by one thread.
+#include <atomic>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "pool/device_pool.h"
+#include "targets/target.h"
+
+namespace headway::remote {
+
+struct RemoteOptions {
+  std::string binary;  // the headway the workers run (on the shared filesystem)
+  std::string target;  // the target's name and its toolchain's spec, for make_target there
+  std::string toolchain;
+  bool one_core = false;  // Target::time_on_one_core there
+  int rounds_per_job = 3;
+  int pairs_per_job = 4;
+  int confirming_readings_per_job = 4;
+  double job_timeout_seconds = 900.0;
+};
+
+// $HEADWAY_DEVICE_JOB_BINARY when set (tests, whose own binary is not headway), else this
+// process's own executable.
+std::string device_job_binary();
+
+class RemoteDevice {
+ public:
+  RemoteDevice(std::shared_ptr<pool::DevicePool> pool, RemoteOptions options);
+
+  int devices() const { return pool_->devices(); }
+  const RemoteOptions& options() const { return options_; }
+  void set_one_core(bool on) { options_.one_core = on; }
+
+  targets::CheckOutcome check(const KernelContract& kernel, const targets::Artifact& artifact,
+                              const targets::CheckOptions& options);
+  std::unique_ptr<targets::Session> start_session(const KernelContract& kernel,
+                                                  const std::vector<targets::Artifact>& artifacts,
+                                                  uint64_t seed);
+  std::vector<targets::Timing> time_side_by_side(const KernelContract& kernel,
+                                                 const std::vector<targets::Artifact>& artifacts,
+                                                 int readings, uint64_t seed);
+  // `slowed`/`slowdown`: readings of that arm lengthened by that fraction (calibration's known
+  // effect); 0 for none.
+  std::unique_ptr<statistics::PairedDevice> paired_device(
+      const KernelContract& kernel, const targets::Artifact& head,
+      const targets::Artifact& candidate, uint64_t seed,
+      statistics::Arm slowed = statistics::Arm::kHead, double slowdown = 0.0);
+  std::vector<targets::ChipFact> measure_facts(const targets::FactOptions& options);
+
+  // A reply to `request` (device_job.h) from one job, with the worker that ran it in "worker".
+  // Throws targets::DeviceStopped when the pool stopped, the job did not run to its end or its
+  // reply says the device stopped; targets::DeviceUnavailable when it says there is no device.
+  nlohmann::json run(const std::string& label, nlohmann::json request);
+  // One job per request, all at once on the pool's devices; replies in order. Throws the first
+  // failure after every job has ended.
+  std::vector<nlohmann::json> run_many(const std::string& label,
+                                       std::vector<nlohmann::json> requests);
+
+ private:
+  nlohmann::json request(const std::string& op, const KernelContract* kernel,
+                         const std::vector<targets::Artifact>& artifacts, uint64_t seed) const;
+  std::shared_ptr<pool::DevicePool> pool_;
+  RemoteOptions options_;
+};
+
+}  // namespace headway::remote
