@@ -293,7 +293,7 @@ TEST(AttnDecodeBaseline, PassesAndEachPlantedBugIsRejected) {
       {"attn_decode", "const int64_t valid = *a->valid;",  // every slot read
        "const int64_t valid = a->dims[0];"},
       {"attn_decode_f8", "", ""},
-      {"attn_decode_f8", "(hw::f8e4m3_to_f32(v[i]) * v_scale)", "hw::f8e4m3_to_f32(v[i])"},
+      {"attn_decode_f8", "(f8.v[v[i]] * v_scale)", "f8.v[v[i]]"},
       {"attn_decode_f8", "a->k_scale[t * n_groups + n]",  // the scales read [N][T]
        "a->k_scale[n * a->dims[0] + t]"},
   };

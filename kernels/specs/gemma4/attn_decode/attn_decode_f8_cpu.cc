@@ -1,6 +1,6 @@
 // The cpu baseline of attn_decode_f8.toml: plain and single-threaded, f32. Per query head, the
 // scores of every valid slot, then their softmax, then the weighted sum of the values; each f8
-// code decoded by formula and multiplied by its slot's and group's scale.
+// code decoded through a 256-entry table and multiplied by its slot's and group's scale.
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -22,6 +22,7 @@ extern "C" void hw_attn_decode_f8(const hw_attn_decode_f8_args* a) {
   const int64_t n_groups = a->dims[1], g_heads = a->dims[2], d = a->dims[3];
   const int64_t valid = *a->valid;
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
+  static const hw::F8Table f8;
   std::vector<float> score(static_cast<size_t>(valid));
   std::vector<float> acc(static_cast<size_t>(d));
   for (int64_t n = 0; n < n_groups; ++n) {
@@ -33,7 +34,7 @@ extern "C" void hw_attn_decode_f8(const hw_attn_decode_f8_args* a) {
         const float k_scale = a->k_scale[t * n_groups + n];
         float s = 0.0f;
         for (int64_t i = 0; i < d; ++i)
-          s += hw::bf16_to_f32(q[i]) * (hw::f8e4m3_to_f32(k[i]) * k_scale);
+          s += hw::bf16_to_f32(q[i]) * (f8.v[k[i]] * k_scale);
         score[t] = s * scale;
         maximum = std::max(maximum, score[t]);
       }
@@ -44,7 +45,7 @@ extern "C" void hw_attn_decode_f8(const hw_attn_decode_f8_args* a) {
         sum += p;
         const uint8_t* v = a->v_cache + (t * n_groups + n) * d;
         const float v_scale = a->v_scale[t * n_groups + n];
-        for (int64_t i = 0; i < d; ++i) acc[i] += p * (hw::f8e4m3_to_f32(v[i]) * v_scale);
+        for (int64_t i = 0; i < d; ++i) acc[i] += p * (f8.v[v[i]] * v_scale);
       }
       uint16_t* out = a->attn + (n * g_heads + g) * d;
       for (int64_t i = 0; i < d; ++i) out[i] = hw::f32_to_bf16(acc[i] / sum);
