@@ -117,6 +117,7 @@ void expect_agrees(const std::vector<double>& reference, const std::vector<doubl
 }
 
 TEST(AttnDecodeSpec, TheShippedSpecsHaveTheGemma4ShapeSetsAndBytesToMove) {
+  store::TestTempDir cache;
   for (const std::string name : {"attn_decode", "attn_decode_f8"}) {
     auto spec = load(name);
     ASSERT_EQ(spec->shapes.size(), 3u);
@@ -126,7 +127,7 @@ TEST(AttnDecodeSpec, TheShippedSpecsHaveTheGemma4ShapeSetsAndBytesToMove) {
       EXPECT_EQ(spec->shapes[s].name, names[s]);
       EXPECT_EQ(spec->shapes[s].dims, (std::vector<int64_t>{slots[s], 8, 2, 256, fewest[s]}));
     }
-    auto made = spec_kernels(spec, fs::temp_directory_path());
+    auto made = spec_kernels(spec, cache.path());
     ASSERT_TRUE(made) << made.error().message;
     const uint64_t element = name == "attn_decode" ? 2 : 1;
     const uint64_t scales = name == "attn_decode" ? 0 : 2 * 32768 * 8 * 4;
