@@ -191,6 +191,12 @@ std::shared_ptr<pool::DevicePool> start_pool(const nlohmann::json& config, targe
   if (kind == "study") {
     devices = join_study_pool(config, folder);
   } else {
+    if (target.times_on_host() && !config.value("exclusive", false)) {
+      fmt::print(stderr,
+                 "headway: warning: the {} target times on its nodes' cores: without --exclusive "
+                 "other jobs of a node share them and skew the readings\n",
+                 target.name());
+    }
     devices = start_slurm_pool(config, folder);
     fmt::print(stderr, "headway: {}\n", pool_line(config));
   }

@@ -109,6 +109,8 @@ TEST_F(PoolTargets, TheCpuTargetOnTwoNodesStopsAWrongKernelAndDecidesTheOthers) 
   EXPECT_EQ(timed, (std::set<std::string>{"attn_out", "mulk"}));
   EXPECT_GE(j["tests"].get<int>(), 1) << j.dump(2);
   EXPECT_EQ(busy_workers(j["pool"]).size(), 2u) << j["pool"].dump();
+  EXPECT_NE(r.output.find("times on its nodes' cores: without --exclusive"), std::string::npos)
+      << r.output;
 }
 
 // A/A through the pool: the two copies of the baseline paired on the nodes, each decision's

@@ -259,6 +259,10 @@ class Target {
   // target), so that nothing else may run on them while it times: the loop then builds nothing
   // during timing. Default: a device elsewhere.
   virtual bool times_on_host() const { return false; }
+  // The model of the device this process's device work runs on ("AMD EPYC 9R14 96-Core
+  // Processor", "NVIDIA H100 80GB HBM3"), so that a pool's devices of different models are told
+  // apart; empty (the default) when the target cannot tell.
+  virtual std::string device_model() const { return ""; }
   // One-core readings: empty when the target can time on one core of this machine, and then
   // start_session and time_side_by_side do so while `on` (each arm's process held to one CPU,
   // the threads it asks of the harness run one after another: what one core does with the

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <fstream>
 #include <map>
 
 #include "common/cache_dir.h"
@@ -144,6 +145,18 @@ statistics::DeviceFactory CpuTarget::calibration_devices(
     return remote_->paired_device(*arms.kernel, arms.a, arms.b,
                                   seed + static_cast<uint64_t>(decision), slowed, slowdown);
   };
+}
+
+std::string CpuTarget::device_model() const {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);) {
+    if (line.rfind("model name", 0) != 0) continue;
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) break;
+    const size_t start = line.find_first_not_of(' ', colon + 1);
+    return start == std::string::npos ? "" : line.substr(start);
+  }
+  return "";
 }
 
 void CpuTarget::use_pool(std::shared_ptr<pool::DevicePool> pool) {

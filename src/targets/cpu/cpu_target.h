@@ -30,6 +30,8 @@ class CpuTarget final : public targets::Target {
     if (remote_) remote_->set_one_core(on);
     return "";
   }
+  // /proc/cpuinfo's first "model name".
+  std::string device_model() const override;
   std::string pool_refusal() const override { return ""; }
   void use_pool(std::shared_ptr<pool::DevicePool> pool) override;
   targets::CheckOutcome check(const KernelContract& kernel, const targets::Artifact& artifact,

@@ -29,6 +29,14 @@ TEST(CpuTarget, IdentifiesTheSelectedCompiler) {
 // Timing runs on this machine's own cores, so the loop builds nothing while it times.
 TEST(CpuTarget, TimesOnTheHost) { EXPECT_TRUE(CpuTarget().times_on_host()); }
 
+// The model a pool's jobs are pinned to: /proc/cpuinfo's, the same that lscpu shows.
+TEST(CpuTarget, NamesItsDeviceModel) {
+  const std::string model = CpuTarget().device_model();
+  EXPECT_FALSE(model.empty());
+  EXPECT_EQ(model.find(':'), std::string::npos) << model;
+  EXPECT_NE(model.front(), ' ') << model;
+}
+
 TEST(CpuTarget, BuildsChecksAndTimesTheBaseline) {
   CpuTarget t;
   store::TestTempDir cache;

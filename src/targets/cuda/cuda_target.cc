@@ -209,6 +209,11 @@ std::string detected_arch() {
 
 CudaTarget::CudaTarget(const std::string& toolchain_spec) { select_toolchain(toolchain_spec); }
 
+std::string CudaTarget::device_model() const {
+  auto info = gpu_info(driver_);
+  return info ? info.value().value("name", "") : "";
+}
+
 void CudaTarget::use_pool(std::shared_ptr<pool::DevicePool> pool) {
   remote::RemoteOptions options;
   options.binary = remote::device_job_binary();

@@ -51,6 +51,8 @@ class CudaTarget final : public targets::Target {
       const statistics::CalibrateRequest& request) override;
   // With a pool, checks, timing and facts run on the pool's nodes, each worker on the GPU its
   // allocation gives it (remote/remote_device.h); builds stay here.
+  // The GPU's name as the driver gives it (the emulated toolchain's: the stand-in's), or "".
+  std::string device_model() const override;
   std::string pool_refusal() const override { return ""; }
   void use_pool(std::shared_ptr<pool::DevicePool> pool) override;
 

@@ -1,8 +1,10 @@
 #include "targets/remote/device_job.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <array>
+#include <cstdlib>
 #include <map>
 #include <stdexcept>
 
@@ -30,6 +32,12 @@ std::string host_name() {
   char name[256] = "";
   if (gethostname(name, sizeof name - 1) != 0) return "";
   return name;
+}
+
+// $HEADWAY_DEVICE_MODEL when set (a site's own name for its nodes' devices), else the target's.
+std::string node_model(const targets::Target& target) {
+  if (const char* env = std::getenv("HEADWAY_DEVICE_MODEL"); env && *env) return env;
+  return target.device_model();
 }
 
 const json& field(const json& request, const char* name) {
@@ -276,9 +284,16 @@ json run_device_job(targets::Target& target, const KernelContract* kernel, const
   const auto it = kOps.find(op);
   if (op != "facts" && it == kOps.end()) throw std::invalid_argument("unknown op '" + op + "'");
   if (op != "facts" && !kernel) throw std::invalid_argument("the op " + op + " needs a kernel");
+  const std::string model = node_model(target);
   json reply;
   try {
-    reply = op == "facts" ? run_facts(target, request) : it->second(target, *kernel, request);
+    if (const std::string wanted = request.value("model", ""); !wanted.empty() && wanted != model) {
+      reply = {{"error", fmt::format("this device is {}, not the {} the work is pinned to",
+                                     model.empty() ? "of a model unknown" : "a " + model, wanted)},
+               {"other_model", true}};
+    } else {
+      reply = op == "facts" ? run_facts(target, request) : it->second(target, *kernel, request);
+    }
   } catch (const targets::DeviceUnavailable& e) {
     reply = {{"error", e.what()}, {"unavailable", true}};
   } catch (const targets::DeviceStopped& e) {
@@ -286,7 +301,7 @@ json run_device_job(targets::Target& target, const KernelContract* kernel, const
   } catch (const nlohmann::json::exception& e) {
     throw std::invalid_argument(std::string("a malformed request: ") + e.what());
   }
-  reply["device"] = {{"host", host_name()}};
+  reply["device"] = {{"host", host_name()}, {"model", model}};
   return reply;
 }
 

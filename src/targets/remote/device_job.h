@@ -23,9 +23,11 @@
 //                 "verified", "accounting"}
 //   side_by_side  "readings": n -> {"timings": [...]}
 //   facts         "readings", "noise_repeats", "max_threads", "only" -> {"facts": [...]}
-// Every reply has "device": {"host"}. A reply {"error": why, "unavailable": true} says the node
-// has no usable device (targets::DeviceUnavailable); {"error", "stopped": true} that the device
-// stopped (targets::DeviceStopped).
+// A request may carry "model": the device model (Target::device_model, or $HEADWAY_DEVICE_MODEL
+// on the node) its work is pinned to; a node of another model runs nothing and replies {"error",
+// "other_model": true}. Every reply has "device": {"host", "model"}. A reply {"error": why,
+// "unavailable": true} says the node has no usable device (targets::DeviceUnavailable);
+// {"error", "stopped": true} that the device stopped (targets::DeviceStopped).
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>

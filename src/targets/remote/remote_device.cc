@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <deque>
 #include <filesystem>
 #include <future>
 #include <optional>
+#include <thread>
 
 #include "common/rng.h"
 #include "common/sandbox.h"
@@ -106,7 +108,7 @@ class RemoteSession final : public targets::Session {
       request["seed"] = mix_seed(request_["seed"].get<uint64_t>(), static_cast<uint64_t>(jobs_++));
       requests.push_back(std::move(request));
     }
-    const auto replies = device_.run_many("readings", std::move(requests));
+    const auto replies = device_.run_pinned("readings", std::move(requests), model_);
     for (const json& reply : replies) {
       add_accounting(accounting_, reply.value("accounting", json::object()));
       accounting_["jobs"] = accounting_.value("jobs", 0.0) + 1.0;
@@ -129,6 +131,7 @@ class RemoteSession final : public targets::Session {
 
   RemoteDevice& device_;
   json request_;
+  std::string model_;  // the model every job runs on (run_pinned)
   std::vector<std::deque<double>> buffered_;
   std::vector<std::string> out_;  // non-empty: why the arm is out
   std::vector<bool> breach_;      // out for breaking a rule
@@ -185,7 +188,7 @@ class RemotePairedDevice final : public statistics::PairedDevice {
       requests.push_back(std::move(request));
     }
     int confirmed = 0;
-    for (const json& reply : device_.run_many("confirm", std::move(requests))) {
+    for (const json& reply : device_.run_pinned("confirm", std::move(requests), model_)) {
       take(reply);
       confirmed += reply.value("confirmed", 0);
     }
@@ -238,10 +241,10 @@ class RemotePairedDevice final : public statistics::PairedDevice {
       requests.push_back(std::move(request));
     }
     prepared_.clear();
-    const auto replies = device_.run_many("pairs", std::move(requests));
+    const auto replies = device_.run_pinned("pairs", std::move(requests), model_);
+    for (const json& reply : replies) take(reply);
     for (size_t r = 0; r < replies.size(); ++r) {
       const json& reply = replies[r];
-      take(reply);
       const std::string worker = reply.value("worker", "a device");
       const auto& pairs = reply.at("pairs");
       for (size_t p = 0; p < pairs.size(); ++p) {
@@ -266,6 +269,7 @@ class RemotePairedDevice final : public statistics::PairedDevice {
 
   RemoteDevice& device_;
   json request_;
+  std::string model_;  // the model every job runs on (run_pinned)
   Arm slowed_;
   double slowdown_;
   std::optional<std::pair<Arm, double>> pending_;
@@ -332,6 +336,7 @@ json RemoteDevice::run(const std::string& label, json request) {
     throw targets::DeviceStopped(fmt::format("a device job ({}) on {} gave no reply: {}", job.label,
                                              result.worker, tail(p.output)));
   }
+  if (reply.value("other_model", false)) return reply;  // run_pinned's, to run again
   if (reply.contains("error")) {
     const std::string why = fmt::format("{} (on {})", reply.value("error", ""), result.worker);
     if (reply.value("unavailable", false)) throw targets::DeviceUnavailable(why);
@@ -359,6 +364,41 @@ std::vector<json> RemoteDevice::run_many(const std::string& label, std::vector<j
   }
   if (first) std::rethrow_exception(first);
   return replies;
+}
+
+std::vector<json> RemoteDevice::run_pinned(const std::string& label, std::vector<json> requests,
+                                           std::string& model) {
+  const auto model_of = [](const json& reply) {
+    return reply.value("device", json::object()).value("model", "");
+  };
+  if (!model.empty()) {
+    for (auto& r : requests) r["model"] = model;
+  }
+  std::vector<json> replies = run_many(label, requests);
+  if (model.empty()) model = model_of(replies.front());
+  const auto until = std::chrono::steady_clock::now() +
+                     std::chrono::duration<double>(options_.job_timeout_seconds);
+  for (double wait = 0.05;; wait = std::min(1.0, 2 * wait)) {
+    std::vector<size_t> again;
+    for (size_t i = 0; i < replies.size(); ++i) {
+      if (replies[i].value("other_model", false) || model_of(replies[i]) != model)
+        again.push_back(i);
+    }
+    if (again.empty()) return replies;
+    if (std::chrono::steady_clock::now() > until) {
+      throw targets::DeviceStopped(
+          fmt::format("no device of model {} took a job ({}) within {:.0f} s", model, label,
+                      options_.job_timeout_seconds));
+    }
+    std::this_thread::sleep_for(std::chrono::duration<double>(wait));
+    std::vector<json> pinned;
+    for (size_t i : again) {
+      requests[i]["model"] = model;
+      pinned.push_back(requests[i]);
+    }
+    std::vector<json> rerun = run_many(label, std::move(pinned));
+    for (size_t k = 0; k < again.size(); ++k) replies[again[k]] = std::move(rerun[k]);
+  }
 }
 
 targets::CheckOutcome RemoteDevice::check(const KernelContract& kernel,

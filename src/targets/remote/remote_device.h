@@ -10,6 +10,10 @@
 //     one job on each device at once: a pair never leaves its device, and the test sees the
 //     pairs in its own order. Each job verifies both arms before it ends; a confirmation runs
 //     jobs of the candidate's checked readings alone.
+// A session's jobs, and a paired device's, all run on devices of one model (Target::
+// device_model): a pool of mixed models never compares readings across them. A job that a device
+// of another model takes is refused there and run again until one of the model takes it (up to
+// the job's time limit).
 // Thread-safety: one RemoteDevice serves sessions and paired devices on several threads at once
 // (the pool is thread-safe); each session or paired device is used by one thread.
 #include <atomic>
@@ -70,6 +74,11 @@ class RemoteDevice {
   // failure after every job has ended.
   std::vector<nlohmann::json> run_many(const std::string& label,
                                        std::vector<nlohmann::json> requests);
+  // run_many with every job on a device of one model: `model`, or when it is empty the model of
+  // the first reply, which it is set to; a job that ran on another model is run again pinned to
+  // it (its reply dropped).
+  std::vector<nlohmann::json> run_pinned(const std::string& label,
+                                         std::vector<nlohmann::json> requests, std::string& model);
 
  private:
   nlohmann::json request(const std::string& op, const KernelContract* kernel,

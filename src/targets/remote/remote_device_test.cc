@@ -11,6 +11,7 @@
 
 #include "cli/cli_test_support.h"
 #include "pool/process_launcher_test_support.h"
+#include "pool/worker_launcher.h"
 #include "pool/worker_pool.h"
 #include "store/test_temp_dir.h"
 #include "targets/cpu/cpu_target.h"
@@ -200,6 +201,78 @@ TEST_F(RemoteCpu, AWrongArmInARaceIsOutWithItsBreach) {
   ASSERT_TRUE(breach);
   EXPECT_EQ(breach->arm, 1);
   EXPECT_FALSE((*session)->verify_arm(0));
+}
+
+// Workers started as ProcessLauncher does, the first of every two on a device of model "model-a",
+// the other on "model-b" ($HEADWAY_DEVICE_MODEL on the node).
+class TwoModelsLauncher final : public pool::WorkerLauncher {
+ public:
+  explicit TwoModelsLauncher(std::shared_ptr<pool::testing::Processes> processes)
+      : inner_(std::move(processes)) {}
+  std::string kind() const override { return "processes"; }
+  Result<std::string> start(const std::vector<std::string>& argv,
+                            const std::string& name) override {
+    std::vector<std::string> wrapped = {
+        "/usr/bin/env", std::string("HEADWAY_DEVICE_MODEL=model-") + (started_++ % 2 ? "b" : "a")};
+    wrapped.insert(wrapped.end(), argv.begin(), argv.end());
+    return inner_.start(wrapped, name);
+  }
+  void stop(const std::vector<std::string>& ids) override { inner_.stop(ids); }
+  Result<std::map<std::string, pool::LaunchedWorker>> poll(
+      const std::vector<std::string>& ids) override {
+    return inner_.poll(ids);
+  }
+
+ private:
+  pool::testing::ProcessLauncher inner_;
+  int started_ = 0;
+};
+
+// A pool of two models: every pair of a test, and every reading of a race, comes from devices of
+// one model, whichever device took the test's first job.
+TEST(RemoteCpuTwoModels, ATestsPairsAndARacesReadingsKeepToOneModel) {
+  setenv("HEADWAY_DEVICE_JOB_BINARY", HEADWAY_BINARY, 1);
+  store::TestTempDir dir;
+  auto processes = std::make_shared<pool::testing::Processes>();
+  pool::WorkerPoolOptions o;
+  o.workers = 2;
+  o.advertise_host = "127.0.0.1";
+  o.bind_host = "127.0.0.1";
+  o.folder = dir.path() / "pool";
+  o.headway_binary = HEADWAY_BINARY;
+  o.lease_seconds = 60;
+  auto started = pool::WorkerPool::start(std::make_unique<TwoModelsLauncher>(processes), o);
+  ASSERT_TRUE(started) << started.error().message;
+  std::shared_ptr<pool::WorkerPool> devices = std::move(*started);
+  ASSERT_TRUE(devices->wait_for_workers(2, 60));
+  cpu::CpuTarget target;
+  target.use_pool(devices);
+  const auto b = target.build(cpu::host_abi(attn_out()).baseline_source(), dir.path() / "builds");
+  ASSERT_TRUE(b.built()) << b.diagnostics;
+
+  auto device = target.paired_device(attn_out(), b.artifact, b.artifact, 2);
+  ASSERT_TRUE(device) << device.error().message;
+  auto& d = *device.value();
+  const std::vector<Arm> firsts(8, Arm::kCandidate);
+  d.prepare_pairs(firsts);
+  std::set<std::string> workers;
+  for (Arm first : firsts) {
+    d.begin_pair();
+    nlohmann::json clock;
+    d.run_once(first, &clock);
+    workers.insert(clock["worker"].get<std::string>());
+    d.run_once(statistics::other(first), &clock);
+  }
+  EXPECT_EQ(workers.size(), 1u) << "both of the test's jobs on the one worker of its model";
+
+  auto session = target.start_session(attn_out(), {b.artifact, b.artifact}, 6);
+  ASSERT_TRUE(session) << session.error().message;
+  for (int i = 0; i < 6; ++i) ASSERT_TRUE((*session)->reading(i % 2));
+  devices->close();
+  int64_t jobs = 0;
+  for (const auto& w : devices->workers()) jobs += w.jobs;
+  EXPECT_GT(jobs, 4) << "jobs taken by the other model were refused there and run again";
+  unsetenv("HEADWAY_DEVICE_JOB_BINARY");
 }
 
 TEST(DeviceJob, OutcomesTimingsFactsAndArtifactsSurviveTheirJson) {
