@@ -114,8 +114,9 @@ TEST_F(PoolTargets, TheCpuTargetOnTwoNodesStopsAWrongKernelAndDecidesTheOthers) 
 }
 
 // A/A through the pool: the two copies of the baseline paired on the nodes, each decision's
-// pairs a job of its own; FASTER stays rare (alpha 0.05; 3 or more of 20 has probability under
-// 1% at that rate).
+// pairs in jobs of its own; FASTER stays rare: at alpha 0.05, 4 or more of 20 has probability
+// 1.6% (0.3% at the 3% measured on this machine without a pool). The error rate itself is
+// measured over many more decisions (docs/PERFORMANCE.md).
 TEST_F(PoolTargets, ACpuAaCalibrationThroughThePoolStaysUnderAlpha) {
   const ProcessResult r =
       headway({"calibrate", "--target", "cpu", "--kernel", "attn_out", "--decisions", "20",
@@ -127,7 +128,7 @@ TEST_F(PoolTargets, ACpuAaCalibrationThroughThePoolStaysUnderAlpha) {
   int64_t all = 0;
   for (const auto& [outcome, count] : j["outcomes"].items()) all += count["count"].get<int64_t>();
   EXPECT_EQ(all, 20) << j.dump(2);
-  EXPECT_LE(j["faster_rate"].get<double>() * 20, 2.0 + 1e-9) << j.dump(2);
+  EXPECT_LE(j["faster_rate"].get<double>() * 20, 3.0 + 1e-9) << j.dump(2);
   EXPECT_NE(r.output.find("pool: slurm with 2 devices"), std::string::npos) << r.output;
 }
 

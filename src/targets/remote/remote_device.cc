@@ -150,7 +150,7 @@ class RemotePairedDevice final : public statistics::PairedDevice {
     if (pending_ && pending_->first == arm) {
       const double v = pending_->second;
       pending_.reset();
-      if (clock_out) *clock_out = {{"job", jobs_}, {"position", 1}, {"worker", worker_}};
+      if (clock_out) *clock_out = clock(1);
       return v;
     }
     pending_.reset();
@@ -166,7 +166,7 @@ class RemotePairedDevice final : public statistics::PairedDevice {
     }
     worker_ = e.worker;
     pending_ = std::make_pair(statistics::other(arm), slowed(statistics::other(arm), e.second));
-    if (clock_out) *clock_out = {{"job", jobs_}, {"position", 0}, {"worker", worker_}};
+    if (clock_out) *clock_out = clock(0);
     return slowed(arm, e.first_seconds);
   }
   void begin_pair() override { pending_.reset(); }
@@ -205,6 +205,11 @@ class RemotePairedDevice final : public statistics::PairedDevice {
     json stop;  // non-null: the job stopped here (device_job.h)
     std::string worker;
   };
+
+  // A reading's clock: where it was read (the worker, its node, the device's model).
+  json clock(int position) const {
+    return {{"job", jobs_}, {"position", position}, {"worker", worker_}, {"model", model_}};
+  }
 
   double slowed(Arm arm, double seconds) const {
     return arm == slowed_ ? seconds * (1.0 + slowdown_) : seconds;

@@ -264,6 +264,10 @@ TEST(RemoteCpuTwoModels, ATestsPairsAndARacesReadingsKeepToOneModel) {
     d.run_once(statistics::other(first), &clock);
   }
   EXPECT_EQ(workers.size(), 1u) << "both of the test's jobs on the one worker of its model";
+  nlohmann::json clock;
+  d.begin_pair();
+  d.run_once(Arm::kHead, &clock);
+  EXPECT_TRUE(clock["model"] == "model-a" || clock["model"] == "model-b") << clock.dump();
 
   auto session = target.start_session(attn_out(), {b.artifact, b.artifact}, 6);
   ASSERT_TRUE(session) << session.error().message;
