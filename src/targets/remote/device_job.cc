@@ -288,8 +288,9 @@ json run_device_job(targets::Target& target, const KernelContract* kernel, const
   json reply;
   try {
     if (const std::string wanted = request.value("model", ""); !wanted.empty() && wanted != model) {
-      reply = {{"error", fmt::format("this device is {}, not the {} the work is pinned to",
-                                     model.empty() ? "of a model unknown" : "a " + model, wanted)},
+      reply = {{"error", fmt::format("this device's model is {}, not {}, the model the work is "
+                                     "pinned to",
+                                     model.empty() ? "unknown" : model, wanted)},
                {"other_model", true}};
     } else {
       reply = op == "facts" ? run_facts(target, request) : it->second(target, *kernel, request);
