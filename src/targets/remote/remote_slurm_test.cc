@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <thread>
 
@@ -22,17 +24,32 @@ namespace fs = std::filesystem;
 using pool::testing::SlurmCluster;
 using statistics::Arm;
 
-// The Slurm job of a `headway device-job` process running now, or "".
+// The value of `name` in a NUL-separated environment block, or "".
+std::string env_value(const std::string& env, const std::string& name) {
+  const std::string key = name + "=";
+  for (size_t at = 0; at < env.size();) {
+    const size_t end = std::min(env.find('\0', at), env.size());
+    if (env.compare(at, key.size(), key) == 0)
+      return env.substr(at + key.size(), end - at - key.size());
+    at = end + 1;
+  }
+  return "";
+}
+
+// The Slurm job of a `headway device-job` process of this test's cluster running now, or "": its
+// SLURM_CONF is this process's (other tests run clusters of their own beside it, whose job ids
+// are alike).
 std::string job_running_a_device_job() {
-  for (const auto& p : fs::directory_iterator("/proc")) {
-    std::ifstream cmdline(p.path() / "cmdline");
+  const char* conf = std::getenv("SLURM_CONF");
+  std::error_code ec;
+  for (fs::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec)) {
+    std::ifstream cmdline(it->path() / "cmdline");
     std::string args((std::istreambuf_iterator<char>(cmdline)), {});
     if (args.find(std::string("device-job") + '\0') == std::string::npos) continue;
-    std::ifstream environ(p.path() / "environ");
+    std::ifstream environ(it->path() / "environ");
     std::string env((std::istreambuf_iterator<char>(environ)), {});
-    const size_t at = env.find("SLURM_JOB_ID=");
-    if (at == std::string::npos) continue;
-    return env.substr(at + 13, env.find('\0', at) - at - 13);
+    if (!conf || env_value(env, "SLURM_CONF") != conf) continue;
+    if (std::string job = env_value(env, "SLURM_JOB_ID"); !job.empty()) return job;
   }
   return "";
 }
@@ -88,7 +105,11 @@ class RemoteSlurm : public ::testing::Test {
       job = job_running_a_device_job();
     }
     EXPECT_FALSE(job.empty()) << "no device job was seen running";
-    if (!job.empty()) fault(job);
+    try {
+      if (!job.empty()) fault(job);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "the fault did not happen: " << e.what();
+    }
     prepare.join();
     const int64_t jobs_before = pool_->stats().jobs;
     for (Arm first : firsts) {
@@ -115,8 +136,14 @@ TEST_F(RemoteSlurm, AWorkerCancelledMidPairsLosesNoPair) {
 }
 
 TEST_F(RemoteSlurm, ANodeSetDownMidPairsLosesNoPair) {
-  expect_no_pair_lost(
-      [this](const std::string& job) { cluster_->set_node_down(cluster_->node_of(job)); });
+  expect_no_pair_lost([this](const std::string& job) {
+    std::string node;
+    for (int i = 0; i < 50 && node.empty(); ++i) {
+      node = cluster_->node_of(job);
+      if (node.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    cluster_->set_node_down(node);
+  });
 }
 
 }  // namespace
