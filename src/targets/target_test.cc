@@ -51,6 +51,7 @@ TEST(Target, EveryOptionalGroupHasADefaultThatSaysTheTargetLacksIt) {
   EXPECT_FALSE(t.times_on_host()) << "a device elsewhere";
   EXPECT_EQ(t.time_on_one_core(true), "the minimal target does not time on this machine's cores");
   EXPECT_EQ(t.pool_refusal(), "the minimal target runs its device work on this machine");
+  EXPECT_EQ(t.device_model(), "") << "a model unknown";
   try {
     t.calibration_devices({});
     ADD_FAILURE() << "a target without calibration served a calibration";
