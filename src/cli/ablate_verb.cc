@@ -22,6 +22,7 @@
 #include "common/file_io.h"
 #include "common/sandbox.h"
 #include "common/split_fields.h"
+#include "common/subprocess.h"
 #include "pool/pool_broker.h"
 
 namespace headway::cli {
@@ -151,9 +152,8 @@ int run_ablate(const AblateArgs& args) {
   nlohmann::json pool_status;  // the study pool's at the end, when it had one
   if (!args.report_only) {
     ablate::RunnerOptions options;
-    std::error_code ec;
-    options.headway = fs::read_symlink("/proc/self/exe", ec);
-    if (ec) throw EnvironmentError("cannot find this headway's own binary: " + ec.message());
+    options.headway = own_executable();
+    if (options.headway.empty()) throw EnvironmentError("cannot find this headway's own binary");
     if (sandbox::mode() == sandbox::Mode::kDisabled) options.global_args = {"--no-sandbox"};
     options.jobs = args.jobs;
     options.log = [](const std::string& line) { fmt::print(stderr, "ablate: {}\n", line); };

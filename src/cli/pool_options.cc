@@ -7,6 +7,7 @@
 
 #include "cli/cli_support.h"
 #include "common/file_io.h"
+#include "common/subprocess.h"
 #include "pool/broker_client.h"
 #include "pool/slurm_launcher.h"
 #include "pool/worker_pool.h"
@@ -146,9 +147,10 @@ std::shared_ptr<pool::DevicePool> start_slurm_pool(const nlohmann::json& config,
   options.workers = config.value("workers", 1);
   options.advertise_host = config.value("pool_host", "");
   options.folder = folder;
+  options.headway_binary = own_executable().string();
+  if (options.headway_binary.empty())
+    throw EnvironmentError("cannot find this headway's own binary");
   std::error_code ec;
-  options.headway_binary = fs::read_symlink("/proc/self/exe", ec).string();
-  if (ec) throw EnvironmentError("cannot find this headway's own binary: " + ec.message());
   options.lease_seconds = config.value("lease_seconds", 60.0);
   options.status_file = folder / "status.json";
   fs::remove(options.status_file, ec);  // an earlier run's

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 #include <string_view>
 #include <thread>
@@ -308,6 +309,12 @@ CommandResult run_command(const CommandSpec& spec) {
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status) && !result.timed_out) result.signal = WTERMSIG(status);
   return result;
+}
+
+std::filesystem::path own_executable() {
+  std::error_code ec;
+  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::filesystem::path() : self;
 }
 
 }  // namespace headway

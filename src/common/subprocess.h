@@ -2,6 +2,7 @@
 // Runs an external program and captures its output, with a wall-clock limit.
 #include <atomic>
 #include <cstddef>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <utility>
@@ -69,5 +70,8 @@ CommandResult run_command(const CommandSpec& spec);
 
 // The name of a signal, e.g. "SIGSEGV".
 std::string signal_name(int sig);
+
+// This process's own executable (/proc/self/exe); empty when it cannot be read.
+std::filesystem::path own_executable();
 
 }  // namespace headway

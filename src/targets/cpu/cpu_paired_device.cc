@@ -149,13 +149,19 @@ statistics::DeviceFactory cpu_calibration_device_factory(
   std::shared_ptr<TimedSession> session =
       TimedSession::start(*kernel, {arms.a.path, arms.b.path}, options, &failure);
   if (!session) throw std::runtime_error("cannot start the timing session: " + failure.describe());
-  const double effect = request.effect_pct / 100.0;
-  return [session, effect](int) -> std::unique_ptr<statistics::PairedDevice> {
+  const InjectedSlowdown slowdown = injected_slowdown(request.effect_pct);
+  return [session, slowdown](int) -> std::unique_ptr<statistics::PairedDevice> {
     auto device = std::make_unique<CpuPairedDevice>(session);
-    if (effect > 0) device->set_injected_slowdown(statistics::Arm::kHead, effect / (1.0 - effect));
-    if (effect < 0) device->set_injected_slowdown(statistics::Arm::kCandidate, -effect);
+    device->set_injected_slowdown(slowdown.arm, slowdown.fraction);
     return device;
   };
+}
+
+InjectedSlowdown injected_slowdown(double effect_pct) {
+  const double effect = effect_pct / 100.0;
+  if (effect > 0) return {statistics::Arm::kHead, effect / (1.0 - effect)};
+  if (effect < 0) return {statistics::Arm::kCandidate, -effect};
+  return {};
 }
 
 }  // namespace headway::cpu

@@ -67,6 +67,14 @@ struct CalibrationArms {
 CalibrationArms cpu_calibration_arms(const statistics::CalibrateRequest& request,
                                      const std::filesystem::path& cache);
 
+// A calibration's known effect as a slowdown of one arm: effect_pct e > 0 slows the head by
+// e / (100 - e) (the candidate then takes e% less time), e < 0 slows the candidate by |e|%.
+struct InjectedSlowdown {
+  statistics::Arm arm = statistics::Arm::kHead;
+  double fraction = 0.0;
+};
+InjectedSlowdown injected_slowdown(double effect_pct);
+
 // The calibration device maker for target "cpu" (register it under that name): builds the
 // baseline of request.kernel (default attn_out) twice, as two separate objects (the A/A copy),
 // and runs every decision on one shared session. A request with effect_pct e > 0 slows the

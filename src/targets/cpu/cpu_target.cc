@@ -138,12 +138,11 @@ statistics::DeviceFactory CpuTarget::calibration_devices(
   if (!remote_) return cpu_calibration_device_factory(request);
   // Where the pool's nodes find the objects: the build cache, which they share.
   const CalibrationArms arms = cpu_calibration_arms(request, build_cache_dir() / "calibrate");
-  const double effect = request.effect_pct / 100.0;
-  const statistics::Arm slowed = effect < 0 ? statistics::Arm::kCandidate : statistics::Arm::kHead;
-  const double slowdown = effect > 0 ? effect / (1.0 - effect) : -effect;
-  return [this, arms, slowed, slowdown, seed = request.seed](int decision) {
+  const InjectedSlowdown slowdown = injected_slowdown(request.effect_pct);
+  return [this, arms, slowdown, seed = request.seed](int decision) {
     return remote_->paired_device(*arms.kernel, arms.a, arms.b,
-                                  seed + static_cast<uint64_t>(decision), slowed, slowdown);
+                                  seed + static_cast<uint64_t>(decision), slowdown.arm,
+                                  slowdown.fraction);
   };
 }
 

@@ -6,6 +6,7 @@
 
 #include "kernels/declared_kernel.h"
 #include "store/test_temp_dir.h"
+#include "targets/cpu/cpu_paired_device.h"
 #include "targets/fact_names.h"
 
 namespace headway::cpu {
@@ -28,6 +29,17 @@ TEST(CpuTarget, IdentifiesTheSelectedCompiler) {
 
 // Timing runs on this machine's own cores, so the loop builds nothing while it times.
 TEST(CpuTarget, TimesOnTheHost) { EXPECT_TRUE(CpuTarget().times_on_host()); }
+
+// A known effect e%: the candidate takes e% less time than the head, whichever arm is slowed.
+TEST(CpuTarget, AKnownEffectSlowsTheArmThatMakesTheCandidateThatMuchFaster) {
+  const InjectedSlowdown faster = injected_slowdown(3.0);
+  EXPECT_EQ(faster.arm, statistics::Arm::kHead);
+  EXPECT_NEAR(1.0 / (1.0 + faster.fraction), 0.97, 1e-12);
+  const InjectedSlowdown slower = injected_slowdown(-3.0);
+  EXPECT_EQ(slower.arm, statistics::Arm::kCandidate);
+  EXPECT_NEAR(slower.fraction, 0.03, 1e-12);
+  EXPECT_EQ(injected_slowdown(0.0).fraction, 0.0);
+}
 
 // The model a pool's jobs are pinned to: /proc/cpuinfo's, the same that lscpu shows.
 TEST(CpuTarget, NamesItsDeviceModel) {

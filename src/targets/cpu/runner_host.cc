@@ -115,9 +115,7 @@ std::string CallResult::describe() const {
 
 std::filesystem::path runner_executable() {
   if (const char* env = std::getenv("HEADWAY_RUNNER"); env && *env) return env;
-  std::error_code ec;
-  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return self.parent_path() / "headway-runner";
+  return own_executable().parent_path() / "headway-runner";
 }
 
 std::unique_ptr<RunnerHost> RunnerHost::start(const RunnerSpec& spec, CallResult* failure) {

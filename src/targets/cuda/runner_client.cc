@@ -79,8 +79,7 @@ std::string runner_message(const std::string& output) {
 
 fs::path runner_executable() {
   if (const char* env = std::getenv("HEADWAY_CUDA_RUNNER"); env && *env) return env;
-  std::error_code ec;
-  return fs::read_symlink("/proc/self/exe", ec).parent_path() / "headway-cuda-runner";
+  return own_executable().parent_path() / "headway-cuda-runner";
 }
 
 Result<nlohmann::json> run_runner(const std::vector<std::string>& args,

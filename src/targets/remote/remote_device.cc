@@ -5,15 +5,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <deque>
-#include <filesystem>
 #include <future>
-#include <optional>
 #include <thread>
 
-#include "common/rng.h"
 #include "common/sandbox.h"
+#include "common/subprocess.h"
 #include "targets/remote/device_job.h"
+#include "targets/remote/remote_paired_device.h"
+#include "targets/remote/remote_session.h"
 
 namespace headway::remote {
 
@@ -21,15 +20,6 @@ namespace {
 
 using nlohmann::json;
 using statistics::Arm;
-
-// Adds every number of `part` to the same field of `sum` (an object of "<activity>_seconds").
-void add_accounting(json& sum, const json& part) {
-  if (!part.is_object()) return;
-  for (const auto& [key, value] : part.items()) {
-    if (!value.is_number()) continue;
-    sum[key] = sum.value(key, 0.0) + value.get<double>();
-  }
-}
 
 std::string tail(const std::string& text, size_t n = 400) {
   return text.size() <= n ? text : "..." + text.substr(text.size() - n);
@@ -52,247 +42,21 @@ json last_json_line(const std::string& output) {
   return nullptr;
 }
 
-// A race's arms read through jobs; see remote_device.h.
-class RemoteSession final : public targets::Session {
- public:
-  RemoteSession(RemoteDevice& device, json request, int arms)
-      : device_(device),
-        request_(std::move(request)),
-        buffered_(static_cast<size_t>(arms)),
-        out_(static_cast<size_t>(arms)),
-        breach_(static_cast<size_t>(arms), false),
-        rng_(mix_seed(request_.at("seed").get<uint64_t>(), 0x72656d6f)) {}
-
-  int arms() const override { return static_cast<int>(out_.size()); }
-
-  Result<double> reading(int i) override {
-    const auto k = static_cast<size_t>(i);
-    if (!out_.at(k).empty()) return environment_error(out_[k]);
-    if (buffered_[k].empty()) read_through_jobs();
-    if (!out_[k].empty()) return environment_error(out_[k]);
-    const double v = buffered_[k].front();
-    buffered_[k].pop_front();
-    return v;
-  }
-
-  std::optional<targets::ArmBreach> verify_arms() override {
-    for (size_t a = 0; a < out_.size(); ++a) {
-      if (breach_[a]) return targets::ArmBreach{static_cast<int>(a), out_[a]};
-    }
-    return std::nullopt;
-  }
-  std::optional<targets::ArmBreach> verify_arm(int arm) override {
-    const auto a = static_cast<size_t>(arm);
-    if (a < out_.size() && breach_[a]) return targets::ArmBreach{arm, out_[a]};
-    return std::nullopt;
-  }
-  json accounting() const override { return accounting_; }
-
- private:
-  void read_through_jobs() {
-    std::vector<size_t> in;
-    for (size_t a = 0; a < out_.size(); ++a) {
-      if (out_[a].empty()) in.push_back(a);
-    }
-    std::vector<json> requests;
-    for (int d = 0; d < device_.devices(); ++d) {
-      json rounds = json::array();
-      for (int r = 0; r < device_.options().rounds_per_job; ++r) {
-        std::vector<size_t> order = in;
-        for (size_t a = order.size(); a > 1; --a)
-          std::swap(order[a - 1], order[rng_.next_u64() % a]);
-        rounds.push_back(order);
-      }
-      json request = request_;
-      request["rounds"] = rounds;
-      request["seed"] = mix_seed(request_["seed"].get<uint64_t>(), static_cast<uint64_t>(jobs_++));
-      requests.push_back(std::move(request));
-    }
-    const auto replies = device_.run_pinned("readings", std::move(requests), model_);
-    for (const json& reply : replies) {
-      add_accounting(accounting_, reply.value("accounting", json::object()));
-      accounting_["jobs"] = accounting_.value("jobs", 0.0) + 1.0;
-      const auto& readings = reply.at("readings");
-      const auto& out = reply.at("out");
-      const auto& breach = reply.at("breach");
-      for (size_t a = 0; a < out_.size(); ++a) {
-        if (!out_[a].empty()) continue;
-        const std::string why = out.at(a).get<std::string>();
-        if (!why.empty()) {
-          out_[a] = fmt::format("{} (on {})", why, reply.value("worker", "a device"));
-          breach_[a] = breach.at(a).get<bool>();
-          buffered_[a].clear();
-          continue;
-        }
-        for (const auto& s : readings.at(a)) buffered_[a].push_back(s.get<double>());
-      }
-    }
-  }
-
-  RemoteDevice& device_;
-  json request_;
-  std::string model_;  // the model every job runs on (run_pinned)
-  std::vector<std::deque<double>> buffered_;
-  std::vector<std::string> out_;  // non-empty: why the arm is out
-  std::vector<bool> breach_;      // out for breaking a rule
-  Rng rng_;
-  int jobs_ = 0;
-  json accounting_ = json::object();
-};
-
-// Head and candidate paired through jobs; see remote_device.h.
-class RemotePairedDevice final : public statistics::PairedDevice {
- public:
-  RemotePairedDevice(RemoteDevice& device, json request, Arm slowed, double slowdown)
-      : device_(device), request_(std::move(request)), slowed_(slowed), slowdown_(slowdown) {}
-
-  double run_once(Arm arm, json* clock_out) override {
-    if (pending_ && pending_->first == arm) {
-      const double v = pending_->second;
-      pending_.reset();
-      if (clock_out) *clock_out = clock(1);
-      return v;
-    }
-    pending_.reset();
-    if (prepared_.empty() || prepared_.front().first != arm) run_jobs({arm});
-    Entry e = std::move(prepared_.front());
-    prepared_.pop_front();
-    if (!e.stop.is_null()) {
-      const Arm who = statistics::parse_arm(e.stop.value("arm", "")).value_or(arm);
-      const std::string reason = fmt::format("{} (on {})", e.stop.value("reason", ""), e.worker);
-      if (e.stop.value("kind", "") == "disqualified")
-        throw statistics::ArmDisqualified(who, reason);
-      throw std::runtime_error(reason);
-    }
-    worker_ = e.worker;
-    pending_ = std::make_pair(statistics::other(arm), slowed(statistics::other(arm), e.second));
-    if (clock_out) *clock_out = clock(0);
-    return slowed(arm, e.first_seconds);
-  }
-  void begin_pair() override { pending_.reset(); }
-  int pairs_at_once() const override {
-    return device_.devices() * std::max(1, device_.options().pairs_per_job);
-  }
-  void prepare_pairs(const std::vector<Arm>& firsts) override { run_jobs(firsts); }
-  void verify_arms() override {
-    if (breach_) throw statistics::ArmDisqualified(breach_->first, breach_->second);
-  }
-  int64_t verified_calls(Arm arm) const override { return verified_[arm == Arm::kHead ? 0 : 1]; }
-  bool run_confirming_reading() override {
-    std::vector<json> requests;
-    for (int d = 0; d < device_.devices(); ++d) {
-      json request = request_;
-      request["op"] = "confirm";
-      request["readings"] = device_.options().confirming_readings_per_job;
-      request["seed"] = mix_seed(request_["seed"].get<uint64_t>(), static_cast<uint64_t>(jobs_++));
-      requests.push_back(std::move(request));
-    }
-    int confirmed = 0;
-    for (const json& reply : device_.run_pinned("confirm", std::move(requests), model_)) {
-      take(reply);
-      confirmed += reply.value("confirmed", 0);
-    }
-    verify_arms();
-    return confirmed > 0;
-  }
-  json accounting() const override { return accounting_; }
-
- private:
-  struct Entry {
-    Arm first = Arm::kHead;
-    double first_seconds = 0.0;
-    double second = 0.0;
-    json stop;  // non-null: the job stopped here (device_job.h)
-    std::string worker;
-  };
-
-  // A reading's clock: where it was read (the worker, its node, the device's model).
-  json clock(int position) const {
-    return {{"job", jobs_}, {"position", position}, {"worker", worker_}, {"model", model_}};
-  }
-
-  double slowed(Arm arm, double seconds) const {
-    return arm == slowed_ ? seconds * (1.0 + slowdown_) : seconds;
-  }
-
-  // The job's verified calls and accounting, and a breach it found.
-  void take(const json& reply) {
-    add_accounting(accounting_, reply.value("accounting", json::object()));
-    accounting_["jobs"] = accounting_.value("jobs", 0.0) + 1.0;
-    const auto& verified = reply.at("verified");
-    for (size_t a = 0; a < 2; ++a) {
-      const int64_t n = verified.at(a).get<int64_t>();
-      verified_[a] = n < 0 || verified_[a] < 0 ? -1 : verified_[a] + n;
-    }
-    const json& stop = reply.value("stop", json());
-    if (!breach_ && stop.is_object() && stop.value("kind", "") == "disqualified") {
-      breach_ = std::make_pair(
-          statistics::parse_arm(stop.value("arm", "")).value_or(Arm::kCandidate),
-          fmt::format("{} (on {})", stop.value("reason", ""), reply.value("worker", "a device")));
-    }
-  }
-
-  // Runs `firsts` as pairs, pairs_per_job a job, all at once; prepared_ holds them in order.
-  void run_jobs(const std::vector<Arm>& firsts) {
-    const size_t per_job = static_cast<size_t>(std::max(1, device_.options().pairs_per_job));
-    std::vector<json> requests;
-    for (size_t i = 0; i < firsts.size(); i += per_job) {
-      json names = json::array();
-      for (size_t j = i; j < std::min(firsts.size(), i + per_job); ++j)
-        names.push_back(std::string(statistics::to_string(firsts[j])));
-      json request = request_;
-      request["firsts"] = names;
-      request["seed"] = mix_seed(request_["seed"].get<uint64_t>(), static_cast<uint64_t>(jobs_++));
-      requests.push_back(std::move(request));
-    }
-    prepared_.clear();
-    const auto replies = device_.run_pinned("pairs", std::move(requests), model_);
-    for (const json& reply : replies) take(reply);
-    for (size_t r = 0; r < replies.size(); ++r) {
-      const json& reply = replies[r];
-      const std::string worker = reply.value("worker", "a device");
-      const auto& pairs = reply.at("pairs");
-      for (size_t p = 0; p < pairs.size(); ++p) {
-        Entry e;
-        e.first = firsts[r * per_job + p];
-        e.first_seconds = pairs[p].at(0).get<double>();
-        e.second = pairs[p].at(1).get<double>();
-        e.worker = worker;
-        prepared_.push_back(std::move(e));
-      }
-      if (const json& stop = reply.value("stop", json()); stop.is_object()) {
-        Entry e;
-        e.first = r * per_job + pairs.size() < firsts.size() ? firsts[r * per_job + pairs.size()]
-                                                             : firsts.back();
-        e.stop = stop;
-        e.worker = worker;
-        prepared_.push_back(std::move(e));
-        break;  // pairs after a stop are not read
-      }
-    }
-  }
-
-  RemoteDevice& device_;
-  json request_;
-  std::string model_;  // the model every job runs on (run_pinned)
-  Arm slowed_;
-  double slowdown_;
-  std::optional<std::pair<Arm, double>> pending_;
-  std::deque<Entry> prepared_;
-  std::optional<std::pair<Arm, std::string>> breach_;
-  int64_t verified_[2] = {0, 0};
-  int jobs_ = 0;
-  std::string worker_;
-  json accounting_ = json::object();
-};
-
 }  // namespace
+
+void add_job_accounting(json& sum, const json& part) {
+  if (!part.is_object()) return;
+  for (const auto& [key, value] : part.items()) {
+    if (!value.is_number()) continue;
+    sum[key] = sum.value(key, 0.0) + value.get<double>();
+  }
+  sum["jobs"] = sum.value("jobs", 0.0) + 1.0;
+}
 
 std::string device_job_binary() {
   if (const char* env = std::getenv("HEADWAY_DEVICE_JOB_BINARY"); env && *env) return env;
-  std::error_code ec;
-  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string("headway") : self.string();
+  const auto self = own_executable();
+  return self.empty() ? std::string("headway") : self.string();
 }
 
 RemoteDevice::RemoteDevice(std::shared_ptr<pool::DevicePool> pool, RemoteOptions options)
@@ -417,8 +181,8 @@ targets::CheckOutcome RemoteDevice::check(const KernelContract& kernel,
 
 std::unique_ptr<targets::Session> RemoteDevice::start_session(
     const KernelContract& kernel, const std::vector<targets::Artifact>& artifacts, uint64_t seed) {
-  return std::make_unique<RemoteSession>(*this, request("readings", &kernel, artifacts, seed),
-                                         static_cast<int>(artifacts.size()));
+  return make_remote_session(*this, request("readings", &kernel, artifacts, seed),
+                             static_cast<int>(artifacts.size()));
 }
 
 std::vector<targets::Timing> RemoteDevice::time_side_by_side(
@@ -435,8 +199,8 @@ std::vector<targets::Timing> RemoteDevice::time_side_by_side(
 std::unique_ptr<statistics::PairedDevice> RemoteDevice::paired_device(
     const KernelContract& kernel, const targets::Artifact& head, const targets::Artifact& candidate,
     uint64_t seed, Arm slowed, double slowdown) {
-  return std::make_unique<RemotePairedDevice>(
-      *this, request("pairs", &kernel, {head, candidate}, seed), slowed, slowdown);
+  return make_remote_paired_device(*this, request("pairs", &kernel, {head, candidate}, seed),
+                                   slowed, slowdown);
 }
 
 std::vector<targets::ChipFact> RemoteDevice::measure_facts(const targets::FactOptions& options) {

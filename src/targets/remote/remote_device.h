@@ -38,6 +38,10 @@ struct RemoteOptions {
   double job_timeout_seconds = 900.0;
 };
 
+// Adds every number of a job's `part` (an object of "<activity>_seconds") to the same field of
+// `sum`, and one to its "jobs".
+void add_job_accounting(nlohmann::json& sum, const nlohmann::json& part);
+
 // $HEADWAY_DEVICE_JOB_BINARY when set (tests, whose own binary is not headway), else this
 // process's own executable.
 std::string device_job_binary();
