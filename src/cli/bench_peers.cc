@@ -19,6 +19,7 @@
 #include "targets/design_library.h"
 #include "targets/fact_names.h"
 #include "targets/floor_bracket.h"
+#include "targets/floors.h"
 #include "targets/one_core_ties.h"
 
 namespace headway::cli {
@@ -233,20 +234,22 @@ int run_bench_peers(const BenchPeersArgs& args) {
                 {"floor_ms", floor_ms},
                 {"gb_per_s", gbs},
                 {"ratio_to_floor", ratio},
+                {"below_floor", targets::below_floor(ratio)},
                 {"cv", coefficient_of_variation(arm.seconds)},
                 {"readings", arm.seconds.size()},
                 {"copies", is_peer ? nlohmann::json(arm.copies) : nlohmann::json(nullptr)}});
       arms_json.push_back(std::move(j));
       if (!args.json) {
         const std::string label = kind == "head" ? fmt::format("{} (head)", arm.name) : arm.name;
-        const std::string bimodal = bimodal_text(readings_ms);
         fmt::print(
             "{:<9} {:<20} {:<6} {:>11} {:>10.3f} {:>10.3f} {:>20} {:>7.1f} {:>8.2f} {:>6.1f}{}\n",
             k.name(), label, arm.format, arm.bytes, floor_ms, median_ms, interval_text(readings_ms),
             gbs, ratio, 100 * coefficient_of_variation(arm.seconds),
-            bimodal.empty() ? "" : "  " + bimodal);
+            reading_notes(readings_ms, ratio));
       }
     }
+    // A head below its floor claims nothing against the peers: its floor is what is wrong.
+    const bool head_below_floor = targets::below_floor(head_ratio);
     const bool closer = head_ratio < best_peer_ratio;
     nlohmann::json head_one_core = nullptr;
     if (ties) {
@@ -262,13 +265,16 @@ int run_bench_peers(const BenchPeersArgs& args) {
                               {"head_ratio_to_floor", head_ratio},
                               {"best_peer", best_peer},
                               {"best_peer_ratio_to_floor", best_peer_ratio},
-                              {"head_closer_than_every_peer", closer},
+                              {"head_below_floor", head_below_floor},
+                              {"head_closer_than_every_peer",
+                               head_below_floor ? nlohmann::json(nullptr) : nlohmann::json(closer)},
                               {"arms", arms_json}});
     if (!args.json) {
       fmt::print("{}: head {} at {:.2f}x its floor, best peer {} at {:.2f}x its own: {}\n",
                  k.name(), pk.arms[head].name, head_ratio, best_peer, best_peer_ratio,
-                 closer ? "the head is closer to its floor than every peer"
-                        : "a peer is as close to its floor as the head, or closer");
+                 head_below_floor ? "the head is below its floor: a floor to fix, not a result"
+                 : closer         ? "the head is closer to its floor than every peer"
+                                  : "a peer is as close to its floor as the head, or closer");
       if (ties) {
         std::string list;
         for (size_t t = 0; t < ties->tied.size(); ++t) {

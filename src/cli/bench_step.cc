@@ -17,6 +17,7 @@
 #include "common/stats.h"
 #include "targets/decode_step.h"
 #include "targets/floor_bracket.h"
+#include "targets/floors.h"
 #include "trees/design_tree.h"
 
 namespace headway::cli {
@@ -133,11 +134,13 @@ int run_bench_step(const BenchStepArgs& args) {
     j["source"] = kernels[k].source_label;
     j["floor_ms"] = kernels[k].floors.memory_ms;
     j["ratio_to_floor"] = median(kernel_ms[k]) / kernels[k].floors.memory_ms;
+    j["below_floor"] = targets::below_floor(j["ratio_to_floor"].get<double>());
     out["kernels"].push_back(j);
   }
   nlohmann::json step = readings_json(step_ms);
   step["floor_ms"] = floor_sum_ms;
   step["ratio_to_floor"] = step_median / floor_sum_ms;
+  step["below_floor"] = targets::below_floor(step_median / floor_sum_ms);
   step["ratio_interval"] = {step_interval.low / floor_sum_ms, step_interval.high / floor_sum_ms};
   out["step"] = step;
   if (args.json) {
@@ -152,14 +155,14 @@ int run_bench_step(const BenchStepArgs& args) {
   fmt::print("{:<9} {:<26} {:>9} {:>10} {:>20} {:>8}\n", "kernel", "source", "floor ms",
              "median ms", "95% interval ms", "x floor");
   for (size_t k = 0; k < kernels.size(); ++k) {
-    fmt::print("{:<9} {:<26} {:>9.3f} {:>10.3f} {:>20} {:>8.2f}  {}\n", names[k],
+    const double ratio = median(kernel_ms[k]) / kernels[k].floors.memory_ms;
+    fmt::print("{:<9} {:<26} {:>9.3f} {:>10.3f} {:>20} {:>8.2f}{}\n", names[k],
                kernels[k].source_label, kernels[k].floors.memory_ms, median(kernel_ms[k]),
-               interval_text(kernel_ms[k]), median(kernel_ms[k]) / kernels[k].floors.memory_ms,
-               bimodal_text(kernel_ms[k]));
+               interval_text(kernel_ms[k]), ratio, reading_notes(kernel_ms[k], ratio));
   }
-  fmt::print("{:<9} {:<26} {:>9.3f} {:>10.3f} {:>20} {:>8.2f}  {}\n", "step", "sum of the rounds",
+  fmt::print("{:<9} {:<26} {:>9.3f} {:>10.3f} {:>20} {:>8.2f}{}\n", "step", "sum of the rounds",
              floor_sum_ms, step_median, interval_text(step_ms), step_median / floor_sum_ms,
-             bimodal_text(step_ms));
+             reading_notes(step_ms, step_median / floor_sum_ms));
   fmt::print(
       "decode step: {:.3f} ms ({:.1f}% interval {:.3f} to {:.3f}), {:.2f} x the sum of the "
       "floors ({:.3f} ms)\n",

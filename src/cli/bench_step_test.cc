@@ -34,6 +34,7 @@ void expect_step_adds_up(const nlohmann::json& j, size_t rounds) {
     // The sim floor: the kernel's bytes at 50 GB/s; its baseline reads about 6x that.
     floors += double(k["floor_ms"]);
     EXPECT_NEAR(double(k["ratio_to_floor"]), 6.0, 0.5) << k.dump();
+    EXPECT_EQ(k["below_floor"], false);
     ASSERT_EQ(k["readings_ms"].size(), rounds);
     const auto interval = k["median_interval_ms"];
     EXPECT_LE(double(interval[0]), double(k["median_ms"]));
@@ -51,6 +52,7 @@ void expect_step_adds_up(const nlohmann::json& j, size_t rounds) {
   EXPECT_DOUBLE_EQ(double(step["median_ms"]), median_of(step_ms));
   EXPECT_NEAR(double(step["ratio_to_floor"]), double(step["median_ms"]) / floors, 1e-9);
   EXPECT_NEAR(double(step["ratio_to_floor"]), 6.0, 0.5);
+  EXPECT_EQ(step["below_floor"], false);
   const auto interval = step["median_interval_ms"];
   EXPECT_LE(double(interval[0]), double(step["median_ms"]));
   EXPECT_GE(double(interval[1]), double(step["median_ms"]));

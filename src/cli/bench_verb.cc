@@ -16,6 +16,7 @@
 #include "common/rng.h"
 #include "targets/fact_names.h"
 #include "targets/floor_bracket.h"
+#include "targets/floors.h"
 
 namespace headway::cli {
 
@@ -183,17 +184,17 @@ int run_bench(const BenchArgs& args) {
                args.one_core ? nlohmann::json(nullptr) : or_null(floors.instruction_ms)},
               {"median_ms", median_ms},
               {"ratio_to_floor", median_ms / floors.memory_ms},
+              {"below_floor", targets::below_floor(median_ms / floors.memory_ms)},
               {"gbps", static_cast<double>(k.bytes_to_move()) / t.median_seconds / 1e9},
               {"cv", t.cv},
               {"readings", t.seconds.size()}});
     out["kernels"].push_back(std::move(j));
     if (!args.json) {
-      const std::string bimodal = bimodal_text(readings_ms);
       fmt::print("{:<{}} {:>12} {:>10.3f} {:>11.3f} {:>20} {:>9.2f} {:>7.2f} {:>7.2f}{}\n",
                  labels[i], width, k.bytes_to_move(), floors.memory_ms, median_ms,
                  interval_text(readings_ms), median_ms / floors.memory_ms, 100 * t.cv,
                  static_cast<double>(k.bytes_to_move()) / t.median_seconds / 1e9,
-                 bimodal.empty() ? "" : "  " + bimodal);
+                 reading_notes(readings_ms, median_ms / floors.memory_ms));
     }
   }
   if (args.json) fmt::print("{}\n", out.dump(2));

@@ -8,6 +8,7 @@
 #include "knowledge/workspace_target.h"
 #include "loop/kernel_registration.h"
 #include "targets/floor_bracket.h"
+#include "targets/floors.h"
 #include "trees/design_tree.h"
 
 namespace headway::cli {
@@ -42,6 +43,7 @@ nlohmann::json time_heads_side_by_side(store::Workspace& ws, targets::Target& ta
                      {"speedup", nullptr},
                      {"floor_ms", nullptr},
                      {"ratio_to_floor", nullptr},
+                     {"below_floor", false},
                      {"baseline_interval_ms", nullptr},
                      {"head_interval_ms", nullptr},
                      {"head_bimodal", false},
@@ -82,6 +84,7 @@ nlohmann::json time_heads_side_by_side(store::Workspace& ws, targets::Target& ta
          {"floor_ms", floor_ms ? nlohmann::json(*floor_ms) : nlohmann::json(nullptr)},
          {"ratio_to_floor",
           floor_ms ? nlohmann::json(r.head->median_ms / *floor_ms) : nlohmann::json(nullptr)},
+         {"below_floor", floor_ms && targets::below_floor(r.head->median_ms / *floor_ms)},
          {"baseline_interval_ms", interval_json(baseline_interval)},
          {"head_interval_ms", interval_json(head_interval)},
          {"head_bimodal", knowledge::bimodality_of(*r.head).bimodal},
@@ -125,6 +128,10 @@ void print_timed(const nlohmann::json& kernels) {
                k["head_ms"].get<double>(), interval(k["head_interval_ms"]),
                k["head_bimodal"].get<bool>() ? " (bimodal readings)" : "",
                k["speedup"].get<double>(), support);
+    if (k["below_floor"] == true) {
+      fmt::print("  {:<8} head at {}\n", k["name"].get<std::string>(),
+                 targets::below_floor_note(k["ratio_to_floor"].get<double>()));
+    }
     if (k["floor_held"] == false) {
       fmt::print(
           "  {:<8} its floor moved during its readings in each of {} timings: its ratio to "

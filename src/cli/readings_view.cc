@@ -4,6 +4,7 @@
 
 #include "common/median_interval.h"
 #include "common/stats.h"
+#include "targets/floors.h"
 
 namespace headway::cli {
 
@@ -36,6 +37,14 @@ std::string bimodal_text(const std::vector<double>& ms) {
   return b.bimodal ? fmt::format("bimodal: {:.3f} | {:.3f} ms ({} | {})", b.low_mode, b.high_mode,
                                  b.low_count, b.high_count)
                    : "";
+}
+
+std::string reading_notes(const std::vector<double>& ms, double ratio_to_floor) {
+  std::string notes;
+  for (const std::string& note : {bimodal_text(ms), targets::below_floor_note(ratio_to_floor)}) {
+    if (!note.empty()) notes += "  " + note;
+  }
+  return notes;
 }
 
 }  // namespace headway::cli

@@ -17,5 +17,8 @@ nlohmann::json readings_json(const std::vector<double>& ms);
 std::string interval_text(const std::vector<double>& ms);
 // "bimodal: LOW | HIGH ms (N | M)", or empty when the readings are not bimodal.
 std::string bimodal_text(const std::vector<double>& ms);
+// What a row of readings adds after its figures, each part led by two spaces: bimodal_text, and
+// targets::below_floor_note where the median sits below its floor; empty when neither applies.
+std::string reading_notes(const std::vector<double>& ms, double ratio_to_floor);
 
 }  // namespace headway::cli

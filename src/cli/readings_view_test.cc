@@ -47,5 +47,21 @@ TEST(ReadingsView, OneGroupIsNotBimodal) {
   EXPECT_TRUE(readings_json(ms)["modes_ms"].is_null());
 }
 
+TEST(ReadingsView, ARowBelowItsFloorSaysItIsAFloorToFixBesideItsModes) {
+  std::vector<double> one_mode;
+  for (int i = 0; i < 20; ++i) one_mode.push_back(1.0 + 0.01 * i);
+  EXPECT_EQ(reading_notes(one_mode, 1.05), "");
+  EXPECT_EQ(reading_notes(one_mode, 0.90),
+            "  0.90x: below its floor (at least 0.97x): a floor to fix, not a result");
+  std::vector<double> two_modes;
+  for (int i = 0; i < 10; ++i) {
+    two_modes.push_back(0.7 + 0.001 * i);
+    two_modes.push_back(1.4 + 0.001 * i);
+  }
+  const std::string both = reading_notes(two_modes, 0.5);
+  EXPECT_EQ(both.rfind("  bimodal: ", 0), 0u) << both;
+  EXPECT_NE(both.find("  0.50x: below its floor"), std::string::npos) << both;
+}
+
 }  // namespace
 }  // namespace headway::cli

@@ -51,6 +51,10 @@ double timer_overhead_ns(int samples) {
   return median(std::move(d));
 }
 
+// What a row's method adds to the measurement's: the reader that read fastest at its threads.
+std::string row_note(const BandwidthAtThreads& row) { return ", read best by " + row.reader; }
+std::string row_note(const FmaAtThreads&) { return ""; }
+
 // One fact per thread count (name_at(threads)) and the best one (name), whose spread is the
 // best thread count's: rows have .threads, .cv (a fraction) and the value member.
 template <typename Row>
@@ -59,13 +63,18 @@ void add_per_thread_facts(std::vector<targets::ChipFact>& facts, const char* nam
                           const std::vector<Row>& rows, double Row::*value, double best,
                           int best_threads) {
   double best_cv = 0.0;
+  std::string best_note;
   for (const Row& t : rows) {
     facts.push_back({name_at(t.threads), t.*value, unit, 100.0 * t.cv,
-                     fmt::format("{}; {} threads", method, t.threads)});
-    if (t.threads == best_threads) best_cv = 100.0 * t.cv;
+                     fmt::format("{}; {} threads{}", method, t.threads, row_note(t))});
+    if (t.threads == best_threads) {
+      best_cv = 100.0 * t.cv;
+      best_note = row_note(t);
+    }
   }
-  facts.push_back({name, best, unit, best_cv,
-                   fmt::format("{}; best median, at {} threads", method, best_threads)});
+  facts.push_back(
+      {name, best, unit, best_cv,
+       fmt::format("{}; best median, at {} threads{}", method, best_threads, best_note)});
 }
 
 // The f8 and NVFP4 decode ceilings, best over thread counts.
