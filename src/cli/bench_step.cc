@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -15,6 +16,7 @@
 #include "common/median_interval.h"
 #include "common/rng.h"
 #include "common/stats.h"
+#include "kernels/kernel_catalog.h"
 #include "targets/decode_step.h"
 #include "targets/floor_bracket.h"
 #include "targets/floors.h"
@@ -26,10 +28,54 @@ namespace {
 
 struct StepKernel {
   const KernelContract* contract = nullptr;
+  std::string name;          // the kernel's, with "@SET" for the attention's shape sets
   std::string source_label;  // "baseline" or "head (node N)"
   targets::Artifact artifact;
   targets::KernelFloors floors;
+  bool attention = false;
 };
+
+// The attention kernels a workspace may hold, by preference (kernels/specs/gemma4/attn_decode/).
+constexpr const char* kAttentionKernels[] = {"attn_decode", "attn_decode_f8"};
+
+// The source of `name` in the workspace: its head, or `baseline` where it has no Design Tree.
+std::string step_source(std::optional<store::Workspace>& ws, const std::string& name,
+                        std::string baseline, std::string* label) {
+  *label = "baseline";
+  if (!ws) return baseline;
+  auto tree = trees::DesignTree::open(*ws, name);
+  if (!tree) {
+    *label = "baseline (not in the workspace)";
+    return baseline;
+  }
+  const int64_t head = tree.value().head().node_id;
+  const auto text = tree.value().source(head);
+  if (!text) fail_with(database_error(fmt::format("{}: head node {} has no source", name, head)));
+  *label = head == tree.value().root().id ? fmt::format("head = baseline (node {})", head)
+                                          : fmt::format("head (node {})", head);
+  return *text;
+}
+
+// Per round, the sum of the readings of the kernels at `members` (indices into a round).
+std::vector<double> summed_rounds(const std::vector<std::vector<double>>& kernel_ms,
+                                  const std::vector<size_t>& members) {
+  std::vector<double> sums(kernel_ms.empty() ? 0 : kernel_ms[0].size(), 0.0);
+  for (size_t k : members) {
+    for (size_t r = 0; r < sums.size(); ++r) sums[r] += kernel_ms[k][r];
+  }
+  return sums;
+}
+
+// SPREAD of `ms` against `floor_ms`, with the ratio's interval.
+nlohmann::json summed_json(const std::vector<double>& ms, double floor_ms) {
+  const MedianInterval interval = median_interval(ms);
+  nlohmann::json j = readings_json(ms);
+  j["floor_ms"] = floor_ms;
+  j["ratio_to_floor"] = median(ms) / floor_ms;
+  j["below_floor"] = targets::below_floor(median(ms) / floor_ms);
+  j["ratio_interval"] = {interval.low / floor_ms, interval.high / floor_ms};
+  return j;
+}
 
 }  // namespace
 
@@ -55,29 +101,45 @@ int run_bench_step(const BenchStepArgs& args) {
     target = target_or_throw(args.target.empty() ? "cpu" : args.target, args.toolchain);
   }
 
+  // The layer's order: qkv, the attention at each of its shape sets (where the workspace holds
+  // one), attn_out, ffn.
+  std::optional<KernelCatalog> catalog;
+  const KernelContract* attention = nullptr;
+  if (ws) {
+    catalog.emplace(kernel_catalog_or_throw(*ws, target.get()));
+    for (const char* name : kAttentionKernels) {
+      if (attention) break;
+      for (const KernelContract* k : target->kernels(*catalog)) {
+        if (k->name() == name) attention = k;
+      }
+    }
+  }
   std::vector<StepKernel> kernels;
   for (const KernelContract* contract : builtin_kernels()) {
     const std::string name(contract->name());
     StepKernel k;
     k.contract = contract;
-    std::string source = target->baseline_source(*k.contract);
-    k.source_label = "baseline";
-    if (ws) {
-      auto tree = trees::DesignTree::open(*ws, name);
-      if (!tree) k.source_label = "baseline (not in the workspace)";
-      if (tree) {
-        const int64_t head = tree.value().head().node_id;
-        const auto text = tree.value().source(head);
-        if (!text)
-          fail_with(database_error(fmt::format("{}: head node {} has no source", name, head)));
-        source = *text;
-        k.source_label = head == tree.value().root().id
-                             ? fmt::format("head = baseline (node {})", head)
-                             : fmt::format("head (node {})", head);
-      }
-    }
+    k.name = name;
+    const std::string source =
+        step_source(ws, name, target->baseline_source(*contract), &k.source_label);
     k.artifact = build_or_throw(*target, source, fmt::format("the {} {}", name, k.source_label));
     kernels.push_back(std::move(k));
+    if (name != "qkv" || !attention) continue;
+    const std::string attention_name(attention->name());
+    std::string label;
+    const std::string attention_source =
+        step_source(ws, attention_name, target->baseline_source(*attention), &label);
+    const targets::Artifact built =
+        build_or_throw(*target, attention_source, fmt::format("the {} {}", attention_name, label));
+    for (const KernelContract* set : attention->shape_sets()) {
+      StepKernel a;
+      a.contract = set;
+      a.name = fmt::format("{}@{}", attention_name, set->shape_set_name());
+      a.source_label = label;
+      a.artifact = built;
+      a.attention = true;
+      kernels.push_back(std::move(a));
+    }
   }
 
   // One session per kernel, all open at once, read in step order.
@@ -90,7 +152,7 @@ int run_bench_step(const BenchStepArgs& args) {
     if (!s) fail_with(s.error());
     sessions.push_back(std::move(s).value());
     raw.push_back(sessions.back().get());
-    names.emplace_back(k.contract->name());
+    names.push_back(k.name);
   }
   // The rounds between two measurements of the floor facts (targets/floor_bracket.h).
   std::vector<const KernelContract*> contracts;
@@ -107,18 +169,36 @@ int run_bench_step(const BenchStepArgs& args) {
     return kExitNegative;
   }
 
-  const std::vector<double> step_ms = to_ms(rounds.step_seconds);
   std::vector<std::vector<double>> kernel_ms(kernels.size());
   for (const auto& round : rounds.seconds) {
     for (size_t k = 0; k < kernels.size(); ++k) kernel_ms[k].push_back(round[k] * 1e3);
   }
-  double floor_sum_ms = 0.0;
-  for (auto& k : kernels) {
-    k.floors = target->floors(*k.contract, floor.facts.values);
-    floor_sum_ms += k.floors.memory_ms;
+  // The step: qkv, attn_out and ffn; a layer: those and the attention at one shape set.
+  std::vector<size_t> projections;
+  std::vector<size_t> attention_sets;
+  for (size_t k = 0; k < kernels.size(); ++k) {
+    kernels[k].floors = target->floors(*kernels[k].contract, floor.facts.values);
+    (kernels[k].attention ? attention_sets : projections).push_back(k);
   }
-  const double step_median = median(step_ms);
-  const MedianInterval step_interval = median_interval(step_ms);
+  const auto floor_sum = [&](const std::vector<size_t>& members) {
+    double sum = 0.0;
+    for (size_t k : members) sum += kernels[k].floors.memory_ms;
+    return sum;
+  };
+  const std::vector<double> step_ms = summed_rounds(kernel_ms, projections);
+  const double floor_sum_ms = floor_sum(projections);
+  struct Layer {
+    std::string kind;  // the attention's shape set
+    std::vector<double> ms;
+    double floor_ms = 0.0;
+  };
+  std::vector<Layer> layers;
+  for (size_t a : attention_sets) {
+    std::vector<size_t> members = projections;
+    members.push_back(a);
+    layers.push_back({std::string(kernels[a].contract->shape_set_name()),
+                      summed_rounds(kernel_ms, members), floor_sum(members)});
+  }
 
   nlohmann::json out = {
       {"target", target->name()},
@@ -129,45 +209,65 @@ int run_bench_step(const BenchStepArgs& args) {
   add_floor(floor, false, &out);
   out["kernels"] = nlohmann::json::array();
   for (size_t k = 0; k < kernels.size(); ++k) {
-    nlohmann::json j = readings_json(kernel_ms[k]);
+    nlohmann::json j = summed_json(kernel_ms[k], kernels[k].floors.memory_ms);
+    j.erase("ratio_interval");
     j["name"] = names[k];
     j["source"] = kernels[k].source_label;
-    j["floor_ms"] = kernels[k].floors.memory_ms;
-    j["ratio_to_floor"] = median(kernel_ms[k]) / kernels[k].floors.memory_ms;
-    j["below_floor"] = targets::below_floor(j["ratio_to_floor"].get<double>());
     out["kernels"].push_back(j);
   }
-  nlohmann::json step = readings_json(step_ms);
-  step["floor_ms"] = floor_sum_ms;
-  step["ratio_to_floor"] = step_median / floor_sum_ms;
-  step["below_floor"] = targets::below_floor(step_median / floor_sum_ms);
-  step["ratio_interval"] = {step_interval.low / floor_sum_ms, step_interval.high / floor_sum_ms};
-  out["step"] = step;
+  out["step"] = summed_json(step_ms, floor_sum_ms);
+  out["layers"] = nlohmann::json::array();
+  for (const Layer& layer : layers) {
+    nlohmann::json j = summed_json(layer.ms, layer.floor_ms);
+    j["kind"] = layer.kind;
+    out["layers"].push_back(j);
+  }
   if (args.json) {
     fmt::print("{}\n", out.dump(2));
     return kExitOk;
   }
-  fmt::print("decode step on {} ({}): {} rounds of qkv, attn_out, ffn back to back; sources: {}\n",
-             target->name(), target->identity().id, step_ms.size(),
+  std::string order;
+  for (const auto& name : names) order += (order.empty() ? "" : ", ") + name;
+  fmt::print("decode step on {} ({}): {} rounds of {} back to back; sources: {}\n", target->name(),
+             target->identity().id, step_ms.size(), order,
              ws ? fmt::format("the heads of {}", ws->root().string()) : "the baselines");
+  const auto summary = [](const std::string& what, const std::vector<double>& ms, double floor_ms) {
+    const MedianInterval interval = median_interval(ms);
+    fmt::print(
+        "{}: {:.3f} ms ({:.1f}% interval {:.3f} to {:.3f}), {:.2f} x the sum of the floors "
+        "({:.3f} ms)\n",
+        what, median(ms), 100 * interval.coverage, interval.low, interval.high,
+        median(ms) / floor_ms, floor_ms);
+  };
+  for (const Layer& layer : layers) {
+    summary(fmt::format("decode layer ({} attention)", layer.kind), layer.ms, layer.floor_ms);
+  }
   nlohmann::json printed;
   add_floor(floor, true, &printed);
-  fmt::print("{:<9} {:<26} {:>9} {:>10} {:>20} {:>8}\n", "kernel", "source", "floor ms",
+  size_t width = 9;
+  for (const auto& name : names) width = std::max(width, name.size() + 1);
+  fmt::print("{:<{}} {:<26} {:>9} {:>10} {:>20} {:>8}\n", "kernel", width, "source", "floor ms",
              "median ms", "95% interval ms", "x floor");
+  const auto row = [&](const std::string& name, const std::string& source,
+                       const std::vector<double>& ms, double floor_ms) {
+    fmt::print("{:<{}} {:<26} {:>9.3f} {:>10.3f} {:>20} {:>8.2f}{}\n", name, width, source,
+               floor_ms, median(ms), interval_text(ms), median(ms) / floor_ms,
+               reading_notes(ms, median(ms) / floor_ms));
+  };
   for (size_t k = 0; k < kernels.size(); ++k) {
-    const double ratio = median(kernel_ms[k]) / kernels[k].floors.memory_ms;
-    fmt::print("{:<9} {:<26} {:>9.3f} {:>10.3f} {:>20} {:>8.2f}{}\n", names[k],
-               kernels[k].source_label, kernels[k].floors.memory_ms, median(kernel_ms[k]),
-               interval_text(kernel_ms[k]), ratio, reading_notes(kernel_ms[k], ratio));
+    row(names[k], kernels[k].source_label, kernel_ms[k], kernels[k].floors.memory_ms);
   }
-  fmt::print("{:<9} {:<26} {:>9.3f} {:>10.3f} {:>20} {:>8.2f}{}\n", "step", "sum of the rounds",
-             floor_sum_ms, step_median, interval_text(step_ms), step_median / floor_sum_ms,
-             reading_notes(step_ms, step_median / floor_sum_ms));
-  fmt::print(
-      "decode step: {:.3f} ms ({:.1f}% interval {:.3f} to {:.3f}), {:.2f} x the sum of the "
-      "floors ({:.3f} ms)\n",
-      step_median, 100 * step_interval.coverage, step_interval.low, step_interval.high,
-      step_median / floor_sum_ms, floor_sum_ms);
+  row("step", "qkv + attn_out + ffn", step_ms, floor_sum_ms);
+  for (const Layer& layer : layers) {
+    row("layer@" + layer.kind, "the step + its attention", layer.ms, layer.floor_ms);
+  }
+  summary("decode step", step_ms, floor_sum_ms);
+  if (layers.empty()) {
+    fmt::print(
+        "no attention kernel in {}: `headway kernel add "
+        "kernels/specs/gemma4/attn_decode/attn_decode.toml` makes each round a whole layer\n",
+        ws ? "the workspace" : "the baselines");
+  }
   return kExitOk;
 }
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -119,6 +120,67 @@ TEST(BenchStep, TimesTheHeadsOfTheWorkspaceItRunsIn) {
       {"bench", "--step", "--workspace", ws, "--readings", "3", "--json"}, tmp.path().string());
   ASSERT_EQ(named.exit_code, 0) << named.err;
   EXPECT_EQ(nlohmann::json::parse(named.out)["sources"], "heads");
+}
+
+// With the attention spec added, each round reads qkv, the attention at every shape set,
+// attn_out and ffn; the step stays the three projections, and each layer is the step and the
+// attention at one shape set, its floor theirs summed.
+TEST(BenchStep, AWorkspaceWithTheAttentionKernelTimesAWholeLayerPerShapeSet) {
+  store::TestTempDir tmp;
+  const std::string ws = (tmp.path() / "ws").string();
+  ASSERT_EQ(run_headway({"init", ws, "--target", "sim"}).exit_code, 0);
+  const CliRun without = run_headway({"bench", "--step", "--readings", "3"}, ws);
+  ASSERT_EQ(without.exit_code, 0) << without.err;
+  EXPECT_NE(without.out.find("no attention kernel in the workspace"), std::string::npos)
+      << without.out;
+  const std::string spec =
+      std::string(HEADWAY_SOURCE_DIR) + "/kernels/specs/gemma4/attn_decode/attn_decode.toml";
+  ASSERT_EQ(run_headway({"kernel", "add", spec}, ws).exit_code, 0);
+
+  const CliRun run = run_headway({"bench", "--step", "--readings", "5", "--json"}, ws);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto j = nlohmann::json::parse(run.out);
+  const std::vector<std::string> order = {
+      "qkv", "attn_decode@sliding", "attn_decode@global4k", "attn_decode@global32k", "attn_out",
+      "ffn"};
+  ASSERT_EQ(j["kernels"].size(), order.size()) << j.dump(2);
+  std::map<std::string, nlohmann::json> by_name;
+  for (size_t k = 0; k < order.size(); ++k) {
+    EXPECT_EQ(j["kernels"][k]["name"], order[k]);
+    by_name[order[k]] = j["kernels"][k];
+  }
+  const std::vector<std::string> step_kernels = {"qkv", "attn_out", "ffn"};
+  double step_floor = 0.0;
+  for (const auto& name : step_kernels) step_floor += double(by_name[name]["floor_ms"]);
+  EXPECT_NEAR(double(j["step"]["floor_ms"]), step_floor, 1e-12);
+  ASSERT_EQ(j["layers"].size(), 3u);
+  for (size_t l = 0; l < 3; ++l) {
+    const auto& layer = j["layers"][l];
+    const std::string kind = order[1 + l].substr(order[1 + l].find('@') + 1);
+    SCOPED_TRACE(kind);
+    EXPECT_EQ(layer["kind"], kind);
+    const auto& attention = by_name[order[1 + l]];
+    EXPECT_NEAR(double(layer["floor_ms"]), step_floor + double(attention["floor_ms"]), 1e-12);
+    ASSERT_EQ(layer["readings_ms"].size(), 5u);
+    for (size_t r = 0; r < 5; ++r) {
+      double step = 0.0;
+      for (const auto& name : step_kernels) step += double(by_name[name]["readings_ms"][r]);
+      EXPECT_NEAR(double(j["step"]["readings_ms"][r]), step, 1e-9 * step);
+      const double sum = step + double(attention["readings_ms"][r]);
+      EXPECT_NEAR(double(layer["readings_ms"][r]), sum, 1e-9 * sum) << "round " << r;
+    }
+    EXPECT_NEAR(double(layer["ratio_to_floor"]),
+                double(layer["median_ms"]) / double(layer["floor_ms"]), 1e-9);
+    EXPECT_EQ(layer["below_floor"], false);
+  }
+
+  const CliRun text = run_headway({"bench", "--step", "--readings", "3"}, ws);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("decode layer (global32k attention): "), std::string::npos) << text.out;
+  EXPECT_LT(text.out.find("decode layer (sliding attention): "), text.out.find("floor ms"))
+      << "the layer leads\n"
+      << text.out;
+  EXPECT_EQ(text.out.find("no attention kernel"), std::string::npos) << text.out;
 }
 
 TEST(BenchStep, RejectsWhatDoesNotGoWithIt) {

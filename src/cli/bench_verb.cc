@@ -227,8 +227,10 @@ void add_bench(CLI::App& app, int* exit_code) {
                 "target)");
   cmd->add_flag("--json", args->json, "print one JSON object");
   cmd->add_flag("--step", args->step,
-                "time qkv, attn_out and ffn back to back as a decode step, against the sum of "
-                "the floors (a workspace's heads, else the baselines)");
+                "time qkv, attn_out and ffn back to back as a decode step, with a workspace's "
+                "attention kernel (attn_decode) at each of its shape sets between them as whole "
+                "layers, against the sums of the floors (a workspace's heads, else the "
+                "baselines)");
   cmd->add_option("--workspace", args->workspace,
                   "with --step: time this workspace's heads (default: the nearest workspace up "
                   "from here, unless --target is given); with --kernel: the workspace whose "
