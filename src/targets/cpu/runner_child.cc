@@ -23,16 +23,7 @@
 
 namespace headway::cpu {
 
-namespace {
-
-using runner::ChildEvent;
-using runner::Command;
-using runner::Op;
-using runner::Reply;
-using runner::send_message;
 using Clock = std::chrono::steady_clock;
-
-}  // namespace
 
 RunnerChild::~RunnerChild() {
   if (alive_) finish();
@@ -101,14 +92,14 @@ constexpr double kStampSlackSeconds = 200e-6;
 
 }  // namespace
 
-CallResult RunnerChild::exchange(const Command& command) {
+CallResult RunnerChild::exchange(const runner::Command& command) {
   if (!alive_) return death_;
   const auto t0 = Clock::now();
   const int64_t sent_ns = realtime_ns();
-  if (!send_message(channel_, &command, sizeof command)) return collect_death(false);
+  if (!runner::send_message(channel_, &command, sizeof command)) return collect_death(false);
   const int ready =
       wait_readable(channel_, poll_timeout_ms(host_.spec_.limits.call_timeout_seconds));
-  Reply reply;
+  runner::Reply reply;
   iovec iov{&reply, sizeof reply};
   alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec)) + CMSG_SPACE(sizeof(ucred))];
   msghdr msg{};
@@ -126,7 +117,7 @@ CallResult RunnerChild::exchange(const Command& command) {
   if (ready == 0) return collect_death(true);
   if (r <= 0) return collect_death(false);
   CallResult result;
-  if (r != sizeof reply || reply.op != Op::kDone) {
+  if (r != sizeof reply || reply.op != runner::Op::kDone) {
     collect_death(false);
     result.status = CallResult::Status::kCrashed;
     result.signal = SIGKILL;
@@ -146,10 +137,10 @@ CallResult RunnerChild::exchange(const Command& command) {
 }
 
 CallResult RunnerChild::call(int set, int next_within_us, int count, bool hot_workers) {
-  return exchange({Op::kCall, set, count, next_within_us, hot_workers ? 1 : 0});
+  return exchange({runner::Op::kCall, set, count, next_within_us, hot_workers ? 1 : 0});
 }
 CallResult RunnerChild::ping(int next_within_us, bool hot_workers) {
-  return exchange({Op::kPing, -1, 1, next_within_us, hot_workers ? 1 : 0});
+  return exchange({runner::Op::kPing, -1, 1, next_within_us, hot_workers ? 1 : 0});
 }
 
 bool RunnerChild::unexpected_message() const {
