@@ -4,6 +4,7 @@
 
 #include <limits>
 
+#include "loop/slow_designs.h"
 #include "targets/fact_names.h"
 
 namespace headway::loop {
@@ -68,6 +69,14 @@ std::vector<Proposal> LibraryProposer::propose(const ProposalContext& ctx) {
   }
   for (const auto& d : designs) {
     if (d.name == ctx.head_design) continue;
+    if (const auto slow = ctx.slow_designs.find(d.name); slow != ctx.slow_designs.end()) {
+      if (std::lock_guard lock(skip_mutex_);
+          skip_logged_.insert(fmt::format("{}/{}/slow", d.kernel, d.name)).second && log_) {
+        log_(fmt::format("library: {} design {} kept out on this chip: {}", d.kernel, d.name,
+                         slow->second));
+      }
+      continue;
+    }
     for (const auto& p : d.neighbours(d.defaults())) {
       offer(d, p, d.render(d.defaults()),
             fmt::format("variant of design {}: {}", d.name, describe(p)));
@@ -87,6 +96,7 @@ int untried_library_candidates(const targets::Target& target, const FactLookup& 
   ctx.head_params = targets::params_from_json(head->params);
   ctx.already_tried = [&tree](const std::string& s) { return tree.find_by_source(s).has_value(); };
   ctx.max_proposals = std::numeric_limits<int>::max();
+  ctx.slow_designs = slow_designs(tree, head->design);
   LibraryProposer library(target, facts);
   return static_cast<int>(library.propose(ctx).size());
 }

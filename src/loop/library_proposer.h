@@ -26,7 +26,8 @@ using ProposerLog = std::function<void(const std::string& line)>;
 //
 // A design whose `requires:` line names an extension the chip and toolchain cannot run (its fact
 // "isa.<extension>" is 0, or was not measured) is never proposed, neither it nor its variants;
-// the first time a design is skipped the proposer writes one line saying so to `log`.
+// the first time a design is skipped the proposer writes one line saying so to `log`. A design
+// in ctx.slow_designs (loop/slow_designs.h) gets no variants, with one line to `log` too.
 class LibraryProposer final : public Proposer {
  public:
   // Proposes from `target`'s design library; the target must outlive the proposer. Without

@@ -1,5 +1,6 @@
 #include "loop/library_proposer.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -83,6 +84,34 @@ TEST(LibraryProposer, StaleHeadParametersAreSkippedNotFatal) {
     // A variant of the stale head would keep its value no design lists: none is offered.
     for (const auto& [name, value] : p.params) EXPECT_NE(value, -12345) << p.design << " " << name;
   }
+}
+
+TEST(LibraryProposer, ADesignTheChipMakesSlowGetsNoVariantsAndIsSaidSoOnce) {
+  const auto& designs = targets::designs_for(library_target(), *builtin_kernel("attn_out"));
+  ASSERT_GE(designs.size(), 3u);
+  const targets::Design& head = designs[0];
+  const targets::Design& slow = designs[1];
+  std::set<std::string> tried;
+  for (const auto& d : designs) tried.insert(d.render(d.defaults()));
+  std::vector<std::string> lines;
+  LibraryProposer proposer(library_target(), has_everything,
+                           [&lines](const std::string& line) { lines.push_back(line); });
+  ProposalContext ctx = context(&tried, head.name, head.defaults());
+  ctx.head_source = head.render(head.defaults());
+  const auto before = proposer.propose(ctx);
+  ASSERT_TRUE(std::any_of(before.begin(), before.end(), [&](const Proposal& p) {
+    return p.design == slow.name;
+  })) << "without the finding its variants are proposed";
+  ctx.slow_designs = {{slow.name, "its best node, 7, read 3.0x the head"}};
+  for (int round = 0; round < 2; ++round) {
+    const auto out = proposer.propose(ctx);
+    EXPECT_FALSE(out.empty()) << "the head's and the other designs' variants remain";
+    for (const auto& p : out) EXPECT_NE(p.design, slow.name);
+  }
+  ASSERT_EQ(lines.size(), 1u) << "said once, not once per round";
+  EXPECT_EQ(lines[0], fmt::format("library: attn_out design {} kept out on this chip: its best "
+                                  "node, 7, read 3.0x the head",
+                                  slow.name));
 }
 
 // Every design of `kernel` the proposer offers at its defaults, by name.

@@ -44,9 +44,12 @@ struct OptimizeOptions {
   // first, and no kernel is left alone near its floor) and rule_lint (false: candidates are not
   // linted against the learned legality rules, which are still learned). Applied by whoever
   // makes the proposer (the CLI): isa_gating (false: designs are proposed whatever the
-  // instruction-set facts say) and cheat_sheet (false: agent prompts get none).
+  // instruction-set facts say) and cheat_sheet (false: agent prompts get none); and by the
+  // proposal feed: slow_designs (false: the library proposes variants of designs this chip
+  // makes slow, loop/slow_designs.h).
   bool floor_guidance = true;
   bool isa_gating = true;
+  bool slow_designs = true;
   bool rule_lint = true;
   bool cheat_sheet = true;
   // Heads whose variants are proposed (loop/beam.h): 1, the head alone; k > 1, the head and the

@@ -19,16 +19,17 @@ struct Part {
 };
 
 const std::vector<Part>& parts() {
-  static const std::vector<Part> all{
-      {"knowledge",
-       {&OptimizeOptions::floor_guidance, &OptimizeOptions::isa_gating, &OptimizeOptions::rule_lint,
-        &OptimizeOptions::cheat_sheet}},
-      {"floor-guidance", {&OptimizeOptions::floor_guidance}},
-      {"isa-gating", {&OptimizeOptions::isa_gating}},
-      {"rule-lint", {&OptimizeOptions::rule_lint}},
-      {"cheat-sheet", {&OptimizeOptions::cheat_sheet}},
-      {"static-cost-screen", {&OptimizeOptions::static_cost_screen}},
-      {"racing", {&OptimizeOptions::racing}}};
+  static const std::vector<Part> all{{"knowledge",
+                                      {&OptimizeOptions::floor_guidance,
+                                       &OptimizeOptions::isa_gating, &OptimizeOptions::slow_designs,
+                                       &OptimizeOptions::rule_lint, &OptimizeOptions::cheat_sheet}},
+                                     {"floor-guidance", {&OptimizeOptions::floor_guidance}},
+                                     {"isa-gating", {&OptimizeOptions::isa_gating}},
+                                     {"slow-designs", {&OptimizeOptions::slow_designs}},
+                                     {"rule-lint", {&OptimizeOptions::rule_lint}},
+                                     {"cheat-sheet", {&OptimizeOptions::cheat_sheet}},
+                                     {"static-cost-screen", {&OptimizeOptions::static_cost_screen}},
+                                     {"racing", {&OptimizeOptions::racing}}};
   return all;
 }
 

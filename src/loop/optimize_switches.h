@@ -1,10 +1,11 @@
 #pragma once
 // The parts of the optimize loop a run can switch off, by name, so that an ablation runs exactly
 // the code users run (`headway optimize --without`, `headway ablate`):
-//   knowledge           the four below
+//   knowledge           the five below
 //   floor-guidance      rounds go to the kernels in turn, not by how far each is from its floor,
 //                       and no kernel is left alone near its floor
 //   isa-gating          designs are proposed whatever the instruction-set facts say
+//   slow-designs        variants of designs the chip makes slow are proposed too
 //   rule-lint           candidates are not linted against the learned legality rules
 //   cheat-sheet         agent prompts get no cheat sheet
 //   static-cost-screen  a candidate the static cost predicts slower is still raced

@@ -11,17 +11,19 @@ TEST(OptimizeSwitches, TheFullLoopHasNothingSwitchedOff) {
   EXPECT_TRUE(options.racing);
   EXPECT_TRUE(options.floor_guidance);
   EXPECT_TRUE(options.isa_gating);
+  EXPECT_TRUE(options.slow_designs);
   EXPECT_TRUE(options.rule_lint);
   EXPECT_TRUE(options.cheat_sheet);
   EXPECT_EQ(options.acceptance.rule, statistics::RuleKind::kBetting);
   EXPECT_EQ(switched_off(options), "");
 }
 
-TEST(OptimizeSwitches, KnowledgeSwitchesOffItsFourPartsAndIsNamedForThemAll) {
+TEST(OptimizeSwitches, KnowledgeSwitchesOffItsFivePartsAndIsNamedForThemAll) {
   OptimizeOptions options;
   ASSERT_TRUE(switch_off("knowledge", &options).ok());
   EXPECT_FALSE(options.floor_guidance);
   EXPECT_FALSE(options.isa_gating);
+  EXPECT_FALSE(options.slow_designs);
   EXPECT_FALSE(options.rule_lint);
   EXPECT_FALSE(options.cheat_sheet);
   EXPECT_TRUE(options.racing);
@@ -34,12 +36,14 @@ TEST(OptimizeSwitches, KnowledgeSwitchesOffItsFourPartsAndIsNamedForThemAll) {
   ASSERT_TRUE(switch_off("cheat-sheet,floor-guidance", &some).ok());
   EXPECT_FALSE(some.floor_guidance);
   EXPECT_TRUE(some.isa_gating);
+  EXPECT_TRUE(some.slow_designs);
   EXPECT_TRUE(some.rule_lint);
   EXPECT_FALSE(some.cheat_sheet);
   EXPECT_EQ(switched_off(some), "floor-guidance,cheat-sheet");
   // The group's parts one by one name the group.
   OptimizeOptions each;
-  ASSERT_TRUE(switch_off("floor-guidance,isa-gating,rule-lint,cheat-sheet", &each).ok());
+  ASSERT_TRUE(
+      switch_off("floor-guidance,isa-gating,slow-designs,rule-lint,cheat-sheet", &each).ok());
   EXPECT_EQ(switched_off(each), "knowledge");
 }
 
@@ -56,8 +60,8 @@ TEST(OptimizeSwitches, EachNamedPartIsSwitchedOffAndNamedBack) {
   ASSERT_TRUE(switch_off(switched_off(options), &again).ok());
   EXPECT_EQ(switched_off(again), switched_off(options));
   EXPECT_EQ(switchable_parts(),
-            (std::vector<std::string>{"knowledge", "floor-guidance", "isa-gating", "rule-lint",
-                                      "cheat-sheet", "static-cost-screen", "racing"}));
+            (std::vector<std::string>{"knowledge", "floor-guidance", "isa-gating", "slow-designs",
+                                      "rule-lint", "cheat-sheet", "static-cost-screen", "racing"}));
 }
 
 TEST(OptimizeSwitches, AnEmptyListSwitchesOffNothing) {

@@ -5,6 +5,7 @@
 #include "loop/kernel_registration.h"
 #include "loop/kernel_trees.h"
 #include "loop/proposals.h"
+#include "loop/slow_designs.h"
 
 namespace headway::loop {
 
@@ -23,6 +24,7 @@ ProposalContext ProposalFeed::context_of(store::Workspace& ws, trees::DesignTree
   ctx.head_ms = head_ms_of(ws, t, target_);
   ctx.floor_ms = t.record().floor_ms;
   ctx.tried = tried_candidates(t);
+  if (options_.slow_designs) ctx.slow_designs = slow_designs(t, head.design);
   if (options_.build_target && !target_.times_on_host()) {
     ctx.prebuild = [this](const std::string& source) { prebuild(source); };
   }

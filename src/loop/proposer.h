@@ -3,6 +3,7 @@
 // kernel; the built-in design library is one proposer, LLM agents plug in as others.
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -45,6 +46,9 @@ struct ProposalContext {
   // decided first, at most kMaxTried.
   std::vector<TriedCandidate> tried;
   static constexpr size_t kMaxTried = 30;
+  // Designs this chip makes slow, each with why (loop/slow_designs.h): the library proposes no
+  // more variants of them.
+  std::map<std::string, std::string> slow_designs;
   // Set by the loop when candidates may be built while the device times others: a proposer may
   // call it, from any thread, with a proposal's source as soon as it has one, so that the build
   // is done (and cached) before the loop screens the proposal. Thread-safe; never throws.

@@ -167,7 +167,8 @@ std::optional<size_t> Round::race(const Node& head, const std::vector<Survivor>&
   for (size_t i = 0; i < survivors.size(); ++i) {
     if (i == w || r.cheated[i]) continue;
     const double ms = r.medians[i] * 1e3;
-    nlohmann::json evidence = {{"race_median_ms", ms}, {"race_id", r.race_id}};
+    nlohmann::json evidence = {
+        {"race_median_ms", ms}, {"winner_median_ms", r.medians[w] * 1e3}, {"race_id", r.race_id}};
     std::string reason =
         fmt::format("lost the race: median {:.3f} ms vs winner {:.3f} ms", ms, r.medians[w] * 1e3);
     if (r.one_core_medians[i] && r.one_core_medians[w]) {
