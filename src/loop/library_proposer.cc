@@ -27,7 +27,18 @@ std::string LibraryProposer::unmet_requirements(const targets::Design& design) c
     missing += fmt::format("{}{} (fact {} {})", missing.empty() ? "" : ", ", ext, fact,
                            v ? "= 0" : "not measured for this toolchain");
   }
-  return missing.empty() ? "" : "needs " + missing;
+  if (!missing.empty()) return "needs " + missing;
+  if (!design.subnormals.empty() && facts_) {
+    // Unmeasured, the ratio is no evidence: the design is proposed, and its races judge it.
+    const std::optional<double> ratio = facts_(targets::kFmaSubnormalRatio);
+    if (ratio && *ratio >= kSlowSubnormalRatio) {
+      return fmt::format(
+          "its FMAs take f32 subnormals ({}), which take {:.1f}x as long on this "
+          "chip (fact {} = {:.2f})",
+          design.subnormals, *ratio, targets::kFmaSubnormalRatio, *ratio);
+    }
+  }
+  return "";
 }
 
 std::vector<Proposal> LibraryProposer::propose(const ProposalContext& ctx) {

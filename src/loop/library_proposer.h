@@ -25,9 +25,14 @@ using ProposerLog = std::function<void(const std::string& line)>;
 // longer accepts (a head stored by an older library).
 //
 // A design whose `requires:` line names an extension the chip and toolchain cannot run (its fact
-// "isa.<extension>" is 0, or was not measured) is never proposed, neither it nor its variants;
+// "isa.<extension>" is 0, or was not measured), or whose `subnormals:` line says its FMAs take f32
+// subnormals on a chip whose fact fma.subnormal_ratio is at least kSlowSubnormalRatio, is
+// never proposed, neither it nor its variants;
 // the first time a design is skipped the proposer writes one line saying so to `log`. A design
 // in ctx.slow_designs (loop/slow_designs.h) gets no variants, with one line to `log` too.
+// The subnormal-operand slowdown from which a design that makes f32 subnormals is not proposed.
+inline constexpr double kSlowSubnormalRatio = 2.0;
+
 class LibraryProposer final : public Proposer {
  public:
   // Proposes from `target`'s design library; the target must outlive the proposer. Without
@@ -38,8 +43,9 @@ class LibraryProposer final : public Proposer {
   std::string name() const override { return "library"; }
   std::vector<Proposal> propose(const ProposalContext& ctx) override;
 
-  // Why `design` cannot run here, e.g. "needs avx512vbmi (fact isa.avx512vbmi = 0)"; empty when
-  // every extension it requires is available, or when requirements are not gated.
+  // Why `design` cannot run here, e.g. "needs avx512vbmi (fact isa.avx512vbmi = 0)", or would
+  // crawl ("its FMAs take f32 subnormals (...), which take 37.0x as long on this chip (fact
+  // fma.subnormal_ratio = 37.00)"); empty when neither holds, or when requirements are not gated.
   std::string unmet_requirements(const targets::Design& design) const;
   // false: designs are proposed whatever their `requires:` line and the facts say (the loop's
   // isa-gating switched off, OptimizeOptions::isa_gating). Call before proposing.

@@ -114,6 +114,35 @@ TEST(LibraryProposer, ADesignTheChipMakesSlowGetsNoVariantsAndIsSaidSoOnce) {
                                   slow.name));
 }
 
+TEST(LibraryProposer, ADesignMakingSubnormalsIsSkippedWhereTheChipsFmasTakeThemSlowly) {
+  targets::Design design;
+  design.kernel = "ffn";
+  design.name = "shifty";
+  design.subnormals = "e2m1 0.5 codes";
+  const auto ratio_of = [](double ratio) {
+    return [ratio](const std::string& name) -> std::optional<double> {
+      return name == "fma.subnormal_ratio" ? std::optional<double>(ratio) : 1.0;
+    };
+  };
+  const std::string slow =
+      LibraryProposer(library_target(), ratio_of(37.0)).unmet_requirements(design);
+  EXPECT_EQ(slow,
+            "its FMAs take f32 subnormals (e2m1 0.5 codes), which take 37.0x as long on this chip "
+            "(fact fma.subnormal_ratio = 37.00)");
+  EXPECT_EQ(LibraryProposer(library_target(), ratio_of(1.1)).unmet_requirements(design), "")
+      << "subnormals in hardware: the design runs at its speed";
+  const FactLookup unmeasured = [](const std::string&) -> std::optional<double> {
+    return std::nullopt;
+  };
+  EXPECT_EQ(LibraryProposer(library_target(), unmeasured).unmet_requirements(design), "")
+      << "no measurement is no evidence: its races judge it";
+  LibraryProposer ungated(library_target(), ratio_of(37.0));
+  ungated.gate_on_isa_facts(false);
+  EXPECT_EQ(ungated.unmet_requirements(design), "");
+  design.subnormals.clear();
+  EXPECT_EQ(LibraryProposer(library_target(), ratio_of(37.0)).unmet_requirements(design), "");
+}
+
 // Every design of `kernel` the proposer offers at its defaults, by name.
 std::set<std::string> proposed_designs(LibraryProposer& proposer, const char* kernel) {
   std::set<std::string> tried;

@@ -225,6 +225,17 @@ Result<Design> parse_design(std::string_view kernel, std::string_view text,
         return invalid_input(fmt::format(
             "line {}: expected `// requires: EXTENSION...` with at least one extension", number));
       }
+    } else if (key == "subnormals:") {
+      if (!d.subnormals.empty()) {
+        return invalid_input(fmt::format("line {}: a second `subnormals:` line", number));
+      }
+      std::getline(words >> std::ws, d.subnormals);
+      if (d.subnormals.empty()) {
+        return invalid_input(fmt::format(
+            "line {}: expected `{} subnormals: WHERE` saying where the design makes f32 "
+            "subnormals",
+            number, language.comment));
+      }
     } else if (key == "param") {
       auto parsed = parse_param(words, number);
       if (!parsed) return parsed.error();

@@ -36,6 +36,11 @@ struct Design {
   // target's fact names without their prefix ("avx512bw" for the fact "isa.avx512bw"); empty:
   // it builds and runs wherever the target does.
   std::vector<std::string> requires_isa;
+  // Where the design feeds f32 subnormals to its FMAs (`// subnormals: WHERE`, e.g. "f8 codes
+  // below 2^-6 decode to f32 subnormals"); empty: it never does. Such a design runs many times
+  // slower on a chip that takes a microcode assist per subnormal operand
+  // (targets/cpu/subnormal_fma.h).
+  std::string subnormals;
   std::string text;
   KernelLanguage language;  // the language it was parsed for, which render writes
 
@@ -54,7 +59,8 @@ struct Design {
 // more than one word, a second `headway-design:` line; a param whose name is not P_ and
 // capitals, digits or '_', without values, with a value that is not an integer or listed twice,
 // without a default, with a default not among the values or words after it, or declared twice;
-// a `requires:` line without extensions or given twice; a `headway-design:` or `param P_`
+// a `requires:` line without extensions or given twice; a `subnormals:` line without words or
+// given twice; a `headway-design:` or `param P_`
 // comment line after the header; with placeholders, also a malformed `{{P_`, a placeholder no
 // param declares, and a param no placeholder uses (its variants would all be one source).
 Result<Design> parse_design(std::string_view kernel, std::string_view text,

@@ -129,6 +129,20 @@ TEST(DesignLibrary, RequiresLineListsExtensions) {
   EXPECT_NE(error.find("line 3"), std::string::npos) << error;
 }
 
+TEST(DesignLibrary, SubnormalsLineSaysWhereTheDesignMakesThem) {
+  const auto d =
+      parse_design("qkv", "// headway-design: a\n// subnormals: f8 codes below 2^-6\nint x;\n");
+  ASSERT_TRUE(d) << d.error().message;
+  EXPECT_EQ(d->subnormals, "f8 codes below 2^-6");
+  const auto none = parse_design("qkv", kDesign);
+  ASSERT_TRUE(none) << none.error().message;
+  EXPECT_TRUE(none->subnormals.empty());
+  std::string error = parse_error("qkv", "// headway-design: a\n// subnormals:\n");
+  EXPECT_NE(error.find("line 2: expected `// subnormals: WHERE`"), std::string::npos) << error;
+  error = parse_error("qkv", "// headway-design: a\n// subnormals: x\n// subnormals: y\n");
+  EXPECT_NE(error.find("line 3: a second `subnormals:` line"), std::string::npos) << error;
+}
+
 // A formatter that reflows the header joins `requires:` and `param` lines onto the summary's last
 // line; parsed as prose they would vanish (the design would lose its parameters and requirements).
 TEST(DesignLibrary, AReflowedHeaderIsAnErrorNotASilentLoss) {

@@ -37,6 +37,9 @@ inline constexpr const char* kLatencyDram = "latency.dram";  // at the largest s
 // Single-precision FMA throughput (GFLOP/s, best over thread counts) and latency (ns).
 inline constexpr const char* kFmaThroughput = "fma_throughput";
 inline constexpr const char* kFmaLatency = "fma_latency";
+// An FMA's time with an f32 subnormal multiplicand over its time with normal inputs (targets/cpu/
+// subnormal_fma.h): about 1 where the FPU handles subnormals in hardware.
+inline constexpr const char* kFmaSubnormalRatio = "fma.subnormal_ratio";
 // Instruction-set extensions, one fact per extension named "isa.<extension>" (e.g.
 // "isa.avx512bw"): 1 when the chip reports it and the toolchain builds candidates with it, else 0.
 inline constexpr const char* kIsaPrefix = "isa.";

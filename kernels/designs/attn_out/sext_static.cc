@@ -1,5 +1,6 @@
 // headway-design: sext_static
 // summary: f8 widened in natural order by sign-extending byte loads (vpmovsxbd) plus one shift and one AND to f32 bits, no activation permutation; static contiguous row split (no atomics), each thread converts the activations itself; optional software prefetch
+// subnormals: f8 codes below 2^-6 decode to f32 subnormals (the code's value times 2^-120)
 // param P_ROWS 1 2 4 default 2
 // param P_THREADS 1 2 4 default 2
 // param P_PREFETCH 0 1 2 4 default 1

@@ -1,5 +1,6 @@
 // headway-design: shift_blocks
 // summary: e2m1 decoded to f32 bits by 16-bit shifts and one AND per nibble (no tables); code dwords de-interleaved so each f32 lane holds one 16-element block and one vector of 8 decoded block scales scales 128 elements; gate and up rows decoded together against shared x; persistent pool with per-thread regions and stealing for both projections
+// subnormals: the e2m1 codes 0.5 and -0.5 decode to f32 subnormals (the value times 2^-126)
 // param P_THREADS 1 2 4 default 2
 // param P_CHUNK 8 16 32 default 16
 // param P_DOWN_ROWS 1 2 4 default 1

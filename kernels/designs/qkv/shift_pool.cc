@@ -1,5 +1,6 @@
 // headway-design: shift_pool
 // summary: f8 decoded to f32 bits by 16-bit shifts and one AND (no tables, no converts), activations pre-permuted to match, P_ROWS rows share each activation load; rows streamed by a persistent pool (one contiguous region per thread, stealing at the end); each head's RMSNorm+RoPE runs as soon as its 256 rows are in
+// subnormals: f8 codes below 2^-6 decode to f32 subnormals (the code's value times 2^-120)
 // param P_ROWS 1 2 4 default 4
 // param P_THREADS 1 2 4 default 2
 // param P_CHUNK 4 8 16 32 default 8

@@ -13,6 +13,7 @@
 #include "targets/cpu/decode_ceiling.h"
 #include "targets/cpu/fma_throughput.h"
 #include "targets/cpu/guard_facts.h"
+#include "targets/cpu/subnormal_fma.h"
 #include "targets/fact_names.h"
 
 namespace headway::cpu {
@@ -167,6 +168,11 @@ std::vector<targets::ChipFact> measure_chip_facts(const targets::FactOptions& op
       {targets::kFmaLatency, fma.latency_ns, "ns", 100.0 * fma.latency_cv,
        fmt::format("median of {} readings of one dependent chain of {}-lane FMAs ({}), one thread",
                    readings, fma.lanes, fma.isa)});
+
+  const SubnormalFma subnormal = measure_subnormal_fma(readings);
+  facts.push_back({targets::kFmaSubnormalRatio, subnormal.ratio, "x", cv_percent(subnormal.ratios),
+                   fmt::format("{}: {:.2f} ns against {:.2f} ns an FMA", subnormal.method,
+                               subnormal.subnormal_ns, subnormal.normal_ns)});
 
   constexpr int kTimerSamples = 100001;
   facts.push_back(

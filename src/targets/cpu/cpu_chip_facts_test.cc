@@ -80,9 +80,12 @@ TEST(CpuChipFacts, MicrobenchmarksBecomeStoredFacts) {
   EXPECT_GT(value(kGuardStopResume), 0.0);
   EXPECT_EQ(find_fact(ws, kGuardForkWait, "tc")->unit, "ms");
   const size_t guard = 3 + cpu_has(FlushInstruction::kClflushopt);
+  // An FMA on a subnormal multiplicand against one on normal inputs: a ratio, never below half.
+  EXPECT_GT(value(kFmaSubnormalRatio), 0.5);
+  EXPECT_EQ(find_fact(ws, kFmaSubnormalRatio, "tc")->unit, "x");
   // 6 bandwidth, decode, timer and noise facts; 2 per cache level and DRAM latency; cold
-  // inputs; the guard's; 3 FMA facts; the instruction-set facts.
-  EXPECT_EQ(facts.size(), 6u + 2 * levels + 1 + 1 + guard + 3 + isa);
+  // inputs; the guard's; 4 FMA facts; the instruction-set facts.
+  EXPECT_EQ(facts.size(), 6u + 2 * levels + 1 + 1 + guard + 4 + isa);
 }
 
 }  // namespace

@@ -10,6 +10,8 @@
 
 #include <exception>
 #include <filesystem>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -59,6 +61,20 @@ class DesignDefaults : public ::testing::TestWithParam<std::string> {
   static fs::path* cache_;
 };
 fs::path* DesignDefaults::cache_ = nullptr;
+
+// The designs whose shift decoders make f32 subnormals (the code's value times 2^-120 or 2^-126)
+// say so; those that decode through f16, bf16 or a table of normal values do not.
+TEST(DesignDefaultsList, DesignsThatMakeSubnormalsDeclareThem) {
+  const std::map<std::string, std::set<std::string>> making = {
+      {"qkv", {"sext_static", "shift_pool"}},
+      {"attn_out", {"sext_static", "shift_pool"}},
+      {"ffn", {"shift_blocks"}}};
+  for (const auto& [kernel, names] : making) {
+    for (const auto& d : designs_for(cpu(), *builtin_kernel(kernel))) {
+      EXPECT_EQ(!d.subnormals.empty(), names.count(d.name) > 0) << kernel << " " << d.name;
+    }
+  }
+}
 
 TEST(DesignDefaultsList, EveryKernelHasDesigns) {
   for (const char* k : {"qkv", "attn_out", "ffn"})
