@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <set>
 
 #include "cli/cli_test_support.h"
@@ -16,6 +17,7 @@
 #include "store/test_temp_dir.h"
 #include "targets/cpu/cpu_target.h"
 #include "targets/cpu/host_abi.h"
+#include "targets/fact_names.h"
 #include "targets/remote/device_job.h"
 
 namespace headway::remote {
@@ -276,6 +278,57 @@ TEST(RemoteCpuTwoModels, ATestsPairsAndARacesReadingsKeepToOneModel) {
   int64_t jobs = 0;
   for (const auto& w : devices->workers()) jobs += w.jobs;
   EXPECT_GT(jobs, 4) << "jobs taken by the other model were refused there and run again";
+  unsetenv("HEADWAY_DEVICE_JOB_BINARY");
+}
+
+// A pool of two models tells its models, measures chip facts on each model it is asked for, and
+// says which model a side-by-side timing was read on.
+TEST(RemoteCpuTwoModels, FactsArePinnedToAModelAndTimingsNameTheirs) {
+  setenv("HEADWAY_DEVICE_JOB_BINARY", HEADWAY_BINARY, 1);
+  store::TestTempDir dir;
+  auto processes = std::make_shared<pool::testing::Processes>();
+  pool::WorkerPoolOptions o;
+  o.workers = 2;
+  o.advertise_host = "127.0.0.1";
+  o.bind_host = "127.0.0.1";
+  o.folder = dir.path() / "pool";
+  o.headway_binary = HEADWAY_BINARY;
+  o.lease_seconds = 60;
+  auto started = pool::WorkerPool::start(std::make_unique<TwoModelsLauncher>(processes), o);
+  ASSERT_TRUE(started) << started.error().message;
+  std::shared_ptr<pool::WorkerPool> devices = std::move(*started);
+  ASSERT_TRUE(devices->wait_for_workers(2, 60));
+  cpu::CpuTarget target;
+  target.use_pool(devices);
+  EXPECT_EQ(target.device_models(), (std::vector<std::string>{"model-a", "model-b"}));
+
+  targets::FactOptions options;
+  options.only = {targets::kReadBandwidth};
+  options.readings = 3;
+  options.noise_repeats = 1;
+  for (const char* model : {"model-a", "model-b"}) {
+    options.model = model;
+    const auto facts = target.measure_facts(options);
+    EXPECT_TRUE(std::any_of(facts.begin(), facts.end(), [](const auto& f) {
+      return f.name == targets::kReadBandwidth;
+    })) << model;
+  }
+  options.model = "model-z";
+  try {
+    target.measure_facts(options);
+    ADD_FAILURE() << "no device of model-z";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("'model-z'"), std::string::npos) << e.what();
+  }
+
+  const auto b = target.build(cpu::host_abi(attn_out()).baseline_source(), dir.path() / "builds");
+  ASSERT_TRUE(b.built()) << b.diagnostics;
+  const auto timings = target.time_side_by_side(attn_out(), {b.artifact}, 3, 1);
+  ASSERT_TRUE(timings.front().ok()) << timings.front().failure;
+  EXPECT_TRUE(timings.front().device_model == "model-a" ||
+              timings.front().device_model == "model-b")
+      << timings.front().device_model;
+  devices->close();
   unsetenv("HEADWAY_DEVICE_JOB_BINARY");
 }
 
