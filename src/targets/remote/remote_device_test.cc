@@ -7,10 +7,10 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
-#include <algorithm>
 #include <set>
 
 #include "cli/cli_test_support.h"
+#include "knowledge/facts.h"
 #include "pool/process_launcher_test_support.h"
 #include "pool/worker_launcher.h"
 #include "pool/worker_pool.h"
@@ -302,16 +302,18 @@ TEST(RemoteCpuTwoModels, FactsArePinnedToAModelAndTimingsNameTheirs) {
   target.use_pool(devices);
   EXPECT_EQ(target.device_models(), (std::vector<std::string>{"model-a", "model-b"}));
 
+  // Measured once per model, a facts job pinned to each, each set stored under its model.
+  auto ws = store::Workspace::create(dir.path() / "ws").value();
   targets::FactOptions options;
   options.only = {targets::kReadBandwidth};
   options.readings = 3;
   options.noise_repeats = 1;
+  knowledge::measure_and_store_facts(ws, target, "tc", options);
+  EXPECT_EQ(knowledge::fact_models(ws, "tc"), (std::vector<std::string>{"model-a", "model-b"}));
   for (const char* model : {"model-a", "model-b"}) {
-    options.model = model;
-    const auto facts = target.measure_facts(options);
-    EXPECT_TRUE(std::any_of(facts.begin(), facts.end(), [](const auto& f) {
-      return f.name == targets::kReadBandwidth;
-    })) << model;
+    const auto fact = knowledge::find_fact(ws, targets::kReadBandwidth, "tc", model);
+    ASSERT_TRUE(fact) << model;
+    EXPECT_EQ(fact->device_model, model);
   }
   options.model = "model-z";
   try {
