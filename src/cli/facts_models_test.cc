@@ -48,7 +48,7 @@ TEST_F(FactsModels, AModelWithoutFactsOrDevicesIsAUsageErrorNamingTheModels) {
   EXPECT_EQ(none.exit_code, 2);
   EXPECT_NE(none.err.find("no chip facts of device model 'model-z'"), std::string::npos)
       << none.err;
-  EXPECT_NE(none.err.find("'model-a', 'model-b'"), std::string::npos) << none.err;
+  EXPECT_NE(none.err.find("'model-a' and 'model-b'"), std::string::npos) << none.err;
 
   // This machine's one device is of another model: nothing to measure on, nothing measured.
   const CliRun measure =

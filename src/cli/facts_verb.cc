@@ -1,5 +1,4 @@
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -102,11 +101,9 @@ std::vector<knowledge::Fact> facts_of_model(store::Workspace& ws, const std::str
   if (model.empty()) return facts;
   std::erase_if(facts, [&](const knowledge::Fact& f) { return f.device_model != model; });
   if (facts.empty()) {
-    std::vector<std::string> models = knowledge::fact_models(ws, toolchain);
-    for (auto& m : models) m = m.empty() ? "(unnamed)" : "'" + m + "'";
-    throw UsageError(fmt::format(
-        "no chip facts of device model '{}' for {}: its facts are of {}", model, toolchain,
-        models.empty() ? "none" : fmt::format("{}", fmt::join(models, ", "))));
+    throw UsageError(fmt::format("no chip facts of device model '{}' for {}: its facts are of {}",
+                                 model, toolchain,
+                                 knowledge::models_text(knowledge::fact_models(ws, toolchain))));
   }
   return facts;
 }

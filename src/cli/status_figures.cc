@@ -236,7 +236,6 @@ nlohmann::json status_figures(store::Workspace& ws, targets::Target& target,
          {"shapes",
           shape_figures(ws, target, k, toolchain, k.model_facts ? k.model_facts : facts)}});
   }
-
   out["geomean_speedup"] = report::geomean_speedup(speedups);
   out["decision_rate"] = loop::to_json(loop::decision_rate(ws));
   std::vector<const report::KernelSummary*> summary_ptrs;

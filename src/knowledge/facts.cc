@@ -28,16 +28,6 @@ Fact read_row(const store::Statement& s) {
 constexpr const char* kColumns =
     "name, toolchain, device_model, value, unit, spread, method, measured_at";
 
-// "a", "b" and "c", or "none" for no model.
-std::string joined_models(const std::vector<std::string>& models) {
-  std::string out;
-  for (size_t i = 0; i < models.size(); ++i) {
-    if (i) out += i + 1 == models.size() ? " and " : ", ";
-    out += models[i].empty() ? "(unnamed)" : "'" + models[i] + "'";
-  }
-  return out.empty() ? "none" : out;
-}
-
 }  // namespace
 
 void store_fact(store::Workspace& ws, const Fact& fact) {
@@ -84,6 +74,15 @@ std::optional<Fact> find_fact(store::Workspace& ws, std::string_view name,
   return read_row(s);
 }
 
+std::string models_text(const std::vector<std::string>& models) {
+  std::string out;
+  for (size_t i = 0; i < models.size(); ++i) {
+    if (i) out += i + 1 == models.size() ? " and " : ", ";
+    out += models[i].empty() ? "(unnamed)" : "'" + models[i] + "'";
+  }
+  return out.empty() ? "none" : out;
+}
+
 std::vector<std::string> fact_models(store::Workspace& ws, std::string_view toolchain) {
   std::vector<std::string> out;
   auto s = ws.db().prepare(
@@ -103,7 +102,7 @@ std::vector<Fact> measure_and_store_facts(store::Workspace& ws, targets::Target&
       throw std::invalid_argument(
           fmt::format("no device of model '{}' to measure chip facts on: the {} target's devices "
                       "are of {}",
-                      options.model, target.name(), joined_models(present)));
+                      options.model, target.name(), models_text(present)));
     }
     models = {options.model};
   }

@@ -40,6 +40,8 @@ std::vector<Fact> list_facts(store::Workspace& ws,
 std::optional<Fact> find_fact(store::Workspace& ws, std::string_view name,
                               std::string_view toolchain,
                               std::optional<std::string_view> model = std::nullopt);
+// "'a', 'b' and 'c'" ('' as "(unnamed)"), or "none": device models for a message.
+std::string models_text(const std::vector<std::string>& models);
 // The distinct device models `toolchain`'s facts were measured on, sorted ('' included).
 std::vector<std::string> fact_models(store::Workspace& ws, std::string_view toolchain);
 
