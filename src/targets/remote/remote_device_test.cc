@@ -230,25 +230,39 @@ class TwoModelsLauncher final : public pool::WorkerLauncher {
   int started_ = 0;
 };
 
+// A cpu target on a pool of two workers, one of model-a and one of model-b.
+class RemoteCpuTwoModels : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    setenv("HEADWAY_DEVICE_JOB_BINARY", HEADWAY_BINARY, 1);
+    pool::WorkerPoolOptions o;
+    o.workers = 2;
+    o.advertise_host = "127.0.0.1";
+    o.bind_host = "127.0.0.1";
+    o.folder = dir.path() / "pool";
+    o.headway_binary = HEADWAY_BINARY;
+    o.lease_seconds = 60;
+    auto started = pool::WorkerPool::start(std::make_unique<TwoModelsLauncher>(processes_), o);
+    ASSERT_TRUE(started) << started.error().message;
+    devices = std::move(*started);
+    ASSERT_TRUE(devices->wait_for_workers(2, 60));
+    target.use_pool(devices);
+  }
+  void TearDown() override {
+    if (devices) devices->close();
+    unsetenv("HEADWAY_DEVICE_JOB_BINARY");
+  }
+
+  store::TestTempDir dir;
+  std::shared_ptr<pool::testing::Processes> processes_ =
+      std::make_shared<pool::testing::Processes>();
+  std::shared_ptr<pool::WorkerPool> devices;
+  cpu::CpuTarget target;
+};
+
 // A pool of two models: every pair of a test, and every reading of a race, comes from devices of
 // one model, whichever device took the test's first job.
-TEST(RemoteCpuTwoModels, ATestsPairsAndARacesReadingsKeepToOneModel) {
-  setenv("HEADWAY_DEVICE_JOB_BINARY", HEADWAY_BINARY, 1);
-  store::TestTempDir dir;
-  auto processes = std::make_shared<pool::testing::Processes>();
-  pool::WorkerPoolOptions o;
-  o.workers = 2;
-  o.advertise_host = "127.0.0.1";
-  o.bind_host = "127.0.0.1";
-  o.folder = dir.path() / "pool";
-  o.headway_binary = HEADWAY_BINARY;
-  o.lease_seconds = 60;
-  auto started = pool::WorkerPool::start(std::make_unique<TwoModelsLauncher>(processes), o);
-  ASSERT_TRUE(started) << started.error().message;
-  std::shared_ptr<pool::WorkerPool> devices = std::move(*started);
-  ASSERT_TRUE(devices->wait_for_workers(2, 60));
-  cpu::CpuTarget target;
-  target.use_pool(devices);
+TEST_F(RemoteCpuTwoModels, ATestsPairsAndARacesReadingsKeepToOneModel) {
   const auto b = target.build(cpu::host_abi(attn_out()).baseline_source(), dir.path() / "builds");
   ASSERT_TRUE(b.built()) << b.diagnostics;
 
@@ -278,28 +292,11 @@ TEST(RemoteCpuTwoModels, ATestsPairsAndARacesReadingsKeepToOneModel) {
   int64_t jobs = 0;
   for (const auto& w : devices->workers()) jobs += w.jobs;
   EXPECT_GT(jobs, 4) << "jobs taken by the other model were refused there and run again";
-  unsetenv("HEADWAY_DEVICE_JOB_BINARY");
 }
 
 // A pool of two models tells its models, measures chip facts on each model it is asked for, and
 // says which model a side-by-side timing was read on.
-TEST(RemoteCpuTwoModels, FactsArePinnedToAModelAndTimingsNameTheirs) {
-  setenv("HEADWAY_DEVICE_JOB_BINARY", HEADWAY_BINARY, 1);
-  store::TestTempDir dir;
-  auto processes = std::make_shared<pool::testing::Processes>();
-  pool::WorkerPoolOptions o;
-  o.workers = 2;
-  o.advertise_host = "127.0.0.1";
-  o.bind_host = "127.0.0.1";
-  o.folder = dir.path() / "pool";
-  o.headway_binary = HEADWAY_BINARY;
-  o.lease_seconds = 60;
-  auto started = pool::WorkerPool::start(std::make_unique<TwoModelsLauncher>(processes), o);
-  ASSERT_TRUE(started) << started.error().message;
-  std::shared_ptr<pool::WorkerPool> devices = std::move(*started);
-  ASSERT_TRUE(devices->wait_for_workers(2, 60));
-  cpu::CpuTarget target;
-  target.use_pool(devices);
+TEST_F(RemoteCpuTwoModels, FactsArePinnedToAModelAndTimingsNameTheirs) {
   EXPECT_EQ(target.device_models(), (std::vector<std::string>{"model-a", "model-b"}));
 
   // Measured once per model, a facts job pinned to each, each set stored under its model.
@@ -330,8 +327,6 @@ TEST(RemoteCpuTwoModels, FactsArePinnedToAModelAndTimingsNameTheirs) {
   EXPECT_TRUE(timings.front().device_model == "model-a" ||
               timings.front().device_model == "model-b")
       << timings.front().device_model;
-  devices->close();
-  unsetenv("HEADWAY_DEVICE_JOB_BINARY");
 }
 
 TEST(DeviceJob, OutcomesTimingsFactsAndArtifactsSurviveTheirJson) {
