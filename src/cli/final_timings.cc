@@ -61,8 +61,8 @@ nlohmann::json time_heads_side_by_side(store::Workspace& ws, targets::Target& ta
     // several models' (loop::floor_facts_of_model), else the one the kernel was registered with.
     std::optional<double> floor_ms =
         r.head->floor_ms ? r.head->floor_ms : tree.value().record().floor_ms;
-    if (const auto facts = loop::floor_facts_of_model(ws, target, identity.id,
-                                                      r.head->device_model);
+    if (const auto facts =
+            loop::floor_facts_of_model(ws, target, identity.id, r.head->device_model);
         facts && !r.head->floor_ms) {
       floor_ms = target.floors(loop::kernel_or_fail(catalog, name), *facts).memory_ms;
     }
@@ -90,7 +90,7 @@ nlohmann::json time_heads_side_by_side(store::Workspace& ws, targets::Target& ta
          {"head_ms", r.head->median_ms},
          {"speedup", r.baseline->median_ms / r.head->median_ms},
          {"device_model", r.head->device_model.empty() ? nlohmann::json(nullptr)
-                                                        : nlohmann::json(r.head->device_model)},
+                                                       : nlohmann::json(r.head->device_model)},
          {"floor_ms", floor_ms ? nlohmann::json(*floor_ms) : nlohmann::json(nullptr)},
          {"ratio_to_floor",
           floor_ms ? nlohmann::json(r.head->median_ms / *floor_ms) : nlohmann::json(nullptr)},

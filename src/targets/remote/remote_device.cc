@@ -235,15 +235,13 @@ std::vector<targets::ChipFact> RemoteDevice::measure_facts(const targets::FactOp
 }
 
 std::vector<std::string> RemoteDevice::device_models() {
-  bool probe = false;
   {
-    std::lock_guard lock(models_mutex_);
-    probe = !models_probed_;
-    models_probed_ = true;
-  }
-  if (probe) {
-    const json probe_request = request("model", nullptr, {}, 0);
-    run_many("model", std::vector<json>(static_cast<size_t>(devices()), probe_request));
+    std::lock_guard probing(probe_mutex_);  // a second caller waits for the first's probe
+    if (!models_probed_) {
+      const json probe_request = request("model", nullptr, {}, 0);
+      run_many("model", std::vector<json>(static_cast<size_t>(devices()), probe_request));
+      models_probed_ = true;
+    }
   }
   std::lock_guard lock(models_mutex_);
   return {models_seen_.begin(), models_seen_.end()};

@@ -99,7 +99,8 @@ class RemoteDevice {
   RemoteOptions options_;
   std::mutex models_mutex_;
   std::set<std::string> models_seen_;  // every reply's device model
-  bool models_probed_ = false;
+  std::mutex probe_mutex_;
+  bool models_probed_ = false;  // under probe_mutex_
 };
 
 }  // namespace headway::remote

@@ -390,5 +390,14 @@ TEST(DeviceJob, AWrongRequestIsRefusedWithWhatIsWrong) {
   EXPECT_NE(unknown.err.find("unknown kernel 'nope'"), std::string::npos) << unknown.err;
 }
 
+TEST(DeviceJob, TheModelOpNamesTheNodesModelAndRunsNothing) {
+  cpu::CpuTarget target;
+  const auto reply = run_device_job(target, nullptr, {{"op", "model"}});
+  EXPECT_FALSE(reply.contains("error")) << reply.dump();
+  EXPECT_EQ(reply["device"]["model"], target.device_model());
+  const auto pinned = run_device_job(target, nullptr, {{"op", "model"}, {"model", "model-z"}});
+  EXPECT_TRUE(pinned.value("other_model", false)) << pinned.dump();
+}
+
 }  // namespace
 }  // namespace headway::remote
