@@ -7,6 +7,7 @@
 #include "agents/microbenchmark_writer.h"
 #include "cli/agent_options.h"
 #include "cli/cli_support.h"
+#include "cli/pool_options.h"
 #include "cli/verbs.h"
 #include "knowledge/facts.h"
 
@@ -17,6 +18,8 @@ struct FactsArgs {
   bool json = false;
   bool measure = false;
   std::string workspace;
+  std::string model;  // --model: the device model's facts alone
+  PoolArgs pool;
   // --write: a fact measured by a microbenchmark the agent writes.
   std::string write;
   std::string unit;
@@ -29,6 +32,7 @@ struct FactsArgs {
 nlohmann::json fact_json(const knowledge::Fact& f) {
   return {{"name", f.name},
           {"toolchain", f.toolchain},
+          {"device_model", f.device_model},
           {"value", f.value},
           {"unit", f.unit},
           {"spread_pct", f.spread ? nlohmann::json(*f.spread) : nlohmann::json()},
@@ -89,6 +93,21 @@ int write_fact(const FactsArgs& args) {
   return result.fact ? kExitOk : kExitNegative;
 }
 
+// The facts of `model` alone (every fact when it is empty). Throws UsageError naming the models
+// there are when `toolchain` has none of `model`.
+std::vector<knowledge::Fact> facts_of_model(store::Workspace& ws, const std::string& toolchain,
+                                            const std::string& model) {
+  std::vector<knowledge::Fact> facts = knowledge::list_facts(ws);
+  if (model.empty()) return facts;
+  std::erase_if(facts, [&](const knowledge::Fact& f) { return f.device_model != model; });
+  if (facts.empty()) {
+    throw UsageError(fmt::format("no chip facts of device model '{}' for {}: its facts are of {}",
+                                 model, toolchain,
+                                 knowledge::models_text(knowledge::fact_models(ws, toolchain))));
+  }
+  return facts;
+}
+
 int run_facts(const FactsArgs& args) {
   if (!args.write.empty()) return write_fact(args);
   if (!args.unit.empty() || !args.describe.empty())
@@ -97,14 +116,24 @@ int run_facts(const FactsArgs& args) {
   store::Workspace ws = open_workspace_or_throw(args.workspace);
   const std::unique_ptr<targets::Target> target = workspace_target_or_throw(ws);
   const std::string toolchain = knowledge::toolchain_id_of(*target);
-  std::vector<knowledge::Fact> facts = knowledge::list_facts(ws);
   bool measured = false;
   if (args.measure || knowledge::list_facts(ws, toolchain).empty()) {
     if (!args.json) fmt::print(stderr, "measuring chip facts for {} ...\n", toolchain);
-    knowledge::measure_and_store_facts(ws, *target, toolchain);
-    facts = knowledge::list_facts(ws);
+    // On the workspace's pool, once per device model there (docs/POOL.md).
+    const std::shared_ptr<pool::DevicePool> devices =
+        start_pool(pool_config(ws, args.pool), *target, pool_folder(ws));
+    targets::FactOptions options;
+    options.model = args.model;
+    try {
+      knowledge::measure_and_store_facts(ws, *target, toolchain, options);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
     measured = true;
+  } else if (pool_given(args.pool)) {
+    throw UsageError("the pool options go with --measure");
   }
+  const std::vector<knowledge::Fact> facts = facts_of_model(ws, toolchain, args.model);
   if (args.json) {
     nlohmann::json out = {
         {"toolchain", toolchain}, {"measured", measured}, {"facts", nlohmann::json::array()}};
@@ -112,11 +141,16 @@ int run_facts(const FactsArgs& args) {
     fmt::print("{}\n", out.dump(2));
     return 0;
   }
-  std::string last;
+  std::string last, last_model;
   for (const auto& f : facts) {
     if (f.toolchain != last) {
       fmt::print("toolchain: {}{}\n", f.toolchain, f.toolchain == toolchain ? " (current)" : "");
       last = f.toolchain;
+      last_model.clear();
+    }
+    if (f.device_model != last_model) {
+      fmt::print("device model: {}\n", f.device_model);
+      last_model = f.device_model;
     }
     fmt::print("  {:<28} {:>12.4f} {:<5} {:<12} {}\n", f.name, f.value, f.unit,
                f.spread ? fmt::format("cv {:.2f}%", *f.spread) : "", f.method);
@@ -130,7 +164,11 @@ void add_facts(CLI::App& app, int* exit_code) {
   auto* cmd = app.add_subcommand("facts",
                                  "List the chip facts (measuring them first when none are stored)");
   cmd->add_flag("--json", args->json, "print JSON");
-  cmd->add_flag("--measure", args->measure, "measure again for the current toolchain");
+  cmd->add_flag("--measure", args->measure,
+                "measure again for the current toolchain: on the workspace's pool, once per "
+                "device model there");
+  cmd->add_option("--model", args->model,
+                  "only the facts of this device model; with --measure, measure on it alone");
   cmd->add_option("--workspace", args->workspace,
                   "workspace directory (default: the nearest one up from here)");
   cmd->add_option("--write", args->write,
@@ -144,6 +182,7 @@ void add_facts(CLI::App& app, int* exit_code) {
   cmd->add_option("--bench-timeout", args->bench_timeout,
                   "with --write: seconds each benchmark may run (default 60)");
   add_agent_options(cmd, args->agent);
+  add_pool_options(*cmd, args->pool);
   cmd->callback([args, exit_code] { run_verb(exit_code, [&] { return run_facts(*args); }); });
 }
 

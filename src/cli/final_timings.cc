@@ -6,6 +6,7 @@
 #include "common/median_interval.h"
 #include "knowledge/kernel_timings.h"
 #include "knowledge/workspace_target.h"
+#include "loop/kernel_floors.h"
 #include "loop/kernel_registration.h"
 #include "targets/floor_bracket.h"
 #include "targets/floors.h"
@@ -41,6 +42,7 @@ nlohmann::json time_heads_side_by_side(store::Workspace& ws, targets::Target& ta
                      {"baseline_ms", nullptr},
                      {"head_ms", nullptr},
                      {"speedup", nullptr},
+                     {"device_model", nullptr},
                      {"floor_ms", nullptr},
                      {"ratio_to_floor", nullptr},
                      {"below_floor", false},
@@ -55,9 +57,15 @@ nlohmann::json time_heads_side_by_side(store::Workspace& ws, targets::Target& ta
       continue;
     }
     // The floor measured around these readings where the target's floor moves with the hour,
-    // else the one the kernel was registered with.
-    const std::optional<double> floor_ms =
+    // else that of the facts of the model the head was timed on where the workspace keeps
+    // several models' (loop::floor_facts_of_model), else the one the kernel was registered with.
+    std::optional<double> floor_ms =
         r.head->floor_ms ? r.head->floor_ms : tree.value().record().floor_ms;
+    if (const auto facts =
+            loop::floor_facts_of_model(ws, target, identity.id, r.head->device_model);
+        facts && !r.head->floor_ms) {
+      floor_ms = target.floors(loop::kernel_or_fail(catalog, name), *facts).memory_ms;
+    }
     // What the run supports: each median's 95% interval, and the speedup's interval from the
     // two (common/median_interval.h); a head that is the baseline claims nothing.
     const auto baseline_interval = knowledge::median_interval_of(*r.baseline);
@@ -81,6 +89,8 @@ nlohmann::json time_heads_side_by_side(store::Workspace& ws, targets::Target& ta
          {"baseline_ms", r.baseline->median_ms},
          {"head_ms", r.head->median_ms},
          {"speedup", r.baseline->median_ms / r.head->median_ms},
+         {"device_model", r.head->device_model.empty() ? nlohmann::json(nullptr)
+                                                       : nlohmann::json(r.head->device_model)},
          {"floor_ms", floor_ms ? nlohmann::json(*floor_ms) : nlohmann::json(nullptr)},
          {"ratio_to_floor",
           floor_ms ? nlohmann::json(r.head->median_ms / *floor_ms) : nlohmann::json(nullptr)},

@@ -219,6 +219,8 @@ nlohmann::json status_figures(store::Workspace& ws, targets::Target& target,
          {"head_test", head_test_json(k.head_test)},
          {"floor_ms", k.floor_ms},
          {"floor_beside_head", k.floor_beside_head},
+         {"device_model",
+          k.device_model.empty() ? nlohmann::json(nullptr) : nlohmann::json(k.device_model)},
          {"ratio_to_floor", k.ratio_to_floor()},
          {"decode_floor_ms", k.decode_ms},
          {"ratio_to_decode_ceiling", k.ratio_to_decode()},
@@ -231,12 +233,15 @@ nlohmann::json status_figures(store::Workspace& ws, targets::Target& target,
          {"screen_calibration",
           screen_calibration_json(loop::summarize_screen_calibration(ws, record.name))},
          {"device_seconds_by_activity", loop::device_seconds_split(ws, record.name)},
-         {"shapes", shape_figures(ws, target, k, toolchain, facts)}});
+         {"shapes",
+          shape_figures(ws, target, k, toolchain, k.model_facts ? k.model_facts : facts)}});
   }
   out["geomean_speedup"] = report::geomean_speedup(speedups);
   out["decision_rate"] = loop::to_json(loop::decision_rate(ws));
   std::vector<const report::KernelSummary*> summary_ptrs;
   for (const auto& k : summaries) summary_ptrs.push_back(&k);
+  // The models the heads' figures were read on, each with its kernels.
+  out["device_models"] = report::heads_by_model(summary_ptrs);
   if (const auto step = report::summarize_decode_step(summary_ptrs)) {
     out["decode_step"] = {
         {"head_ms", step->head_ms},

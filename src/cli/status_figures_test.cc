@@ -5,10 +5,18 @@
 #include <cmath>
 #include <string>
 
+#include "knowledge/facts.h"
+#include "knowledge/kernel_timings.h"
+#include "knowledge/workspace_target.h"
+#include "report/json_report.h"
+#include "report/markdown_report.h"
 #include "report/report_model.h"
 #include "report/report_test_support.h"
 #include "store/test_temp_dir.h"
+#include "targets/fact_names.h"
 #include "targets/registry/registry.h"
+#include "targets/registry/test_targets.h"
+#include "trees/decision_log.h"
 
 namespace headway::cli {
 namespace {
@@ -123,6 +131,109 @@ TEST(StatusFigures, AnUnresolvedSpeedupSaysWhatTheTimingAndTheTestEachSupport) {
   const std::string alone = unresolved_speedup_text(k);
   EXPECT_NE(alone.find("the baseline's and the head's median intervals"), std::string::npos);
   EXPECT_EQ(alone.find("acceptance test"), std::string::npos) << alone;
+}
+
+// A workspace whose two kernels' heads were read on two device models of a pool: qkv's made head
+// by an acceptance test whose readings a worker of model-b took, attn_out's timed side by side on
+// model-a; with the chip facts of each model (10 GB/s read bandwidth on model-a, 20 on model-b).
+class HeadsOfTwoModels : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto qkv = trees::DesignTree::create(ws_, {"qkv", target_->name(), 0.05, 1.5, ""},
+                                         "// baseline\n", nlohmann::json::object(), 1.5)
+                   .value();
+    trees::NewNode n;
+    n.kind = trees::NodeKind::kDesign;
+    n.design = "tiled";
+    n.source = "// tiled\n";
+    n.proposer = "test";
+    const int64_t candidate = qkv.add(n).value().node.id;
+    trees::DecisionLog log(qkv);
+    const int64_t test = log.begin_test(candidate, "betting").value();
+    for (int pos = 0; pos < 2; ++pos) {
+      trees::TestReading r;
+      r.node_id = pos == 0 ? qkv.root().id : candidate;
+      r.position = pos;
+      r.seconds = pos == 0 ? 1.5e-3 : 1e-3;
+      r.clock = {{"job", 0}, {"position", pos}, {"worker", "w2"}, {"model", "model-b"}};
+      ASSERT_TRUE(log.record_reading(test, r).ok());
+    }
+    trees::TestDecision d;
+    d.outcome = statistics::Outcome::kFaster;
+    d.pairs = 1;
+    ASSERT_TRUE(log.finish_test(test, d).ok());
+
+    auto attn = trees::DesignTree::create(ws_, {"attn_out", target_->name(), 0.05, 2.0, ""},
+                                          "// baseline\n", nlohmann::json::object(), 2.0)
+                    .value();
+    knowledge::KernelTiming t;
+    t.kernel = "attn_out";
+    t.toolchain = toolchain_;
+    t.node_id = attn.head().node_id;
+    t.role = knowledge::kHeadRole;
+    t.median_ms = 1.9;
+    t.readings = 3;
+    t.device_model = "model-a";
+    knowledge::record_kernel_timing(ws_, t);
+    t.role = knowledge::kBaselineRole;
+    knowledge::record_kernel_timing(ws_, t);
+    store_bandwidth("model-a", 10.0);
+  }
+  void store_bandwidth(const std::string& model, double gbps) {
+    knowledge::store_fact(
+        ws_, {targets::kReadBandwidth, toolchain_, gbps, "GB/s", std::nullopt, "", "", model});
+  }
+  double floor_at(const char* kernel, double gbps) const {
+    return target_->floors(*builtin_kernel(kernel), {{targets::kReadBandwidth, gbps}}).memory_ms;
+  }
+
+  store::TestTempDir dir_;
+  store::Workspace ws_ = store::Workspace::create(dir_.path()).value();
+  std::unique_ptr<targets::Target> target_ = targets::make_test_target();
+  std::string toolchain_ = knowledge::toolchain_id_of(*target_);
+};
+
+TEST_F(HeadsOfTwoModels, StatusAndTheReportNameEachHeadsModelAndDivideByItsFloor) {
+  // One model's facts: each kernel keeps the floor it was registered with, as before models.
+  nlohmann::json figures = status_figures(ws_, *target_);
+  ASSERT_EQ(figures["kernels"].size(), 2u);
+  const auto& attn = figures["kernels"][0];
+  const auto& qkv = figures["kernels"][1];
+  EXPECT_EQ(attn["name"], "attn_out");
+  EXPECT_EQ(attn["device_model"], "model-a");
+  EXPECT_EQ(qkv["device_model"], "model-b");
+  EXPECT_DOUBLE_EQ(qkv["floor_ms"].get<double>(), 0.05);
+  EXPECT_EQ(figures["device_models"],
+            (nlohmann::json{{"model-a", {"attn_out"}}, {"model-b", {"qkv"}}}));
+
+  // Facts of both models: each head's figures are divided by its own model's floor.
+  store_bandwidth("model-b", 20.0);
+  figures = status_figures(ws_, *target_);
+  EXPECT_DOUBLE_EQ(figures["kernels"][0]["floor_ms"].get<double>(), floor_at("attn_out", 10.0));
+  EXPECT_DOUBLE_EQ(figures["kernels"][1]["floor_ms"].get<double>(), floor_at("qkv", 20.0));
+  EXPECT_DOUBLE_EQ(figures["kernels"][1]["ratio_to_floor"].get<double>(),
+                   1.0 / floor_at("qkv", 20.0));
+
+  const report::Report r = report::collect_report(ws_, *target_);
+  ASSERT_EQ(r.kernels.size(), 2u);
+  EXPECT_EQ(r.kernels[1].device_model, "model-b");
+  EXPECT_DOUBLE_EQ(r.kernels[1].floor_ms, floor_at("qkv", 20.0));
+  const nlohmann::json j = report::to_json(r);
+  EXPECT_EQ(j["kernels"][0]["device_model"], "model-a");
+  EXPECT_EQ(j["device_models"], figures["device_models"]);
+  const std::string line =
+      "heads' figures read on 2 device models: model-a (attn_out); model-b (qkv)";
+  EXPECT_NE(report::render_markdown(r).find(line), std::string::npos) << report::render_markdown(r);
+}
+
+TEST(HeadsByModel, NameOneModelOrEachWithItsKernels) {
+  EXPECT_EQ(report::heads_by_model_line({}), "");
+  EXPECT_EQ(report::heads_by_model_line({{"NVIDIA H100", {"qkv", "ffn"}}}),
+            "heads' figures read on device model NVIDIA H100");
+  EXPECT_EQ(
+      report::heads_by_model_line({{"NVIDIA H100", {"qkv", "ffn"}}, {"NVIDIA H200", {"attn_out"}}}),
+      "heads' figures read on 2 device models: NVIDIA H100 (qkv, ffn); NVIDIA H200 "
+      "(attn_out)");
 }
 
 }  // namespace

@@ -22,6 +22,7 @@
 #include "knowledge/workspace_target.h"
 #include "loop/device_time.h"
 #include "loop/run_record.h"
+#include "report/kernel_summary.h"
 
 namespace headway::cli {
 
@@ -178,6 +179,11 @@ std::string status_text(const nlohmann::json& out) {
     text +=
         fmt::format("* baseline and head re-measured side by side with the current toolchain: {}\n",
                     out["toolchain"].get<std::string>());
+  }
+  if (const std::string line = report::heads_by_model_line(
+          out.value("device_models", nlohmann::json::object()).get<report::HeadsByModel>());
+      !line.empty()) {
+    text += line + "\n";
   }
   std::string floors_beside;
   for (const auto& k : out["kernels"]) {

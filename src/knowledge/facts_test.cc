@@ -52,5 +52,51 @@ TEST(FactsMeasure, ATargetsMeasuredFactsAreStoredUnderTheToolchain) {
   EXPECT_FALSE(find_fact(ws, targets::kReadBandwidth, "another toolchain"));
 }
 
+TEST(FactsStore, KeepsASetPerDeviceModelAndFallsBackToTheUnknownModel) {
+  store::TestTempDir dir;
+  auto ws = store::Workspace::create(dir.path()).value();
+  store_fact(ws, {"read_bandwidth", "tc", 10.0, "GB/s", std::nullopt, "", "", "model-a"});
+  store_fact(ws, {"read_bandwidth", "tc", 20.0, "GB/s", std::nullopt, "", "", "model-b"});
+  store_fact(ws, {"timer_overhead", "tc", 30.0, "ns", std::nullopt, "", ""});
+  EXPECT_EQ(list_facts(ws, "tc").size(), 3u) << "one row per (name, toolchain, model)";
+  EXPECT_EQ(fact_models(ws, "tc"), (std::vector<std::string>{"", "model-a", "model-b"}));
+  EXPECT_DOUBLE_EQ(find_fact(ws, "read_bandwidth", "tc", "model-a")->value, 10.0);
+  EXPECT_DOUBLE_EQ(find_fact(ws, "read_bandwidth", "tc", "model-b")->value, 20.0);
+  EXPECT_EQ(find_fact(ws, "read_bandwidth", "tc", "model-b")->device_model, "model-b");
+  EXPECT_FALSE(find_fact(ws, "read_bandwidth", "tc", "model-c")) << "no other model's";
+  EXPECT_DOUBLE_EQ(find_fact(ws, "timer_overhead", "tc", "model-c")->value, 30.0)
+      << "the unknown model's fact stands for any";
+  EXPECT_TRUE(find_fact(ws, "read_bandwidth", "tc")) << "without a model: any model's";
+}
+
+TEST(FactsMeasure, APoolOfTwoModelsIsMeasuredOncePerModel) {
+  store::TestTempDir dir;
+  auto ws = store::Workspace::create(dir.path()).value();
+  // Facts from before models were kept: the workspace's one device, replaced by the models'.
+  store_fact(ws, {targets::kReadBandwidth, "tc", 5.0, "GB/s", std::nullopt, "", ""});
+  const auto target = targets::make_test_target("test-1:bandwidths=10,20:models=model-a,model-b");
+  const auto facts = measure_and_store_facts(ws, *target, "tc");
+  ASSERT_EQ(facts.size(), 2u);
+  EXPECT_EQ(fact_models(ws, "tc"), (std::vector<std::string>{"model-a", "model-b"}));
+  EXPECT_DOUBLE_EQ(find_fact(ws, targets::kReadBandwidth, "tc", "model-a")->value, 10.0);
+  EXPECT_DOUBLE_EQ(find_fact(ws, targets::kReadBandwidth, "tc", "model-b")->value, 20.0);
+
+  targets::FactOptions only_b;
+  only_b.model = "model-b";
+  store_fact(ws, {targets::kReadBandwidth, "tc", 1.0, "GB/s", std::nullopt, "", "", "model-b"});
+  measure_and_store_facts(ws, *target, "tc", only_b);
+  EXPECT_DOUBLE_EQ(find_fact(ws, targets::kReadBandwidth, "tc", "model-b")->value, 20.0);
+
+  targets::FactOptions unknown;
+  unknown.model = "model-z";
+  try {
+    measure_and_store_facts(ws, *target, "tc", unknown);
+    ADD_FAILURE() << "no device of model-z";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("'model-z'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("'model-a' and 'model-b'"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace headway::knowledge

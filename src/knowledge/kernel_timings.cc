@@ -17,7 +17,7 @@ namespace {
 
 constexpr const char* kTimingColumns =
     "id, kernel, toolchain, node_id, role, median_ms, cv, readings, method, measured_at, "
-    "readings_ms_json, shape, floor_ms, decode_floor_ms";
+    "readings_ms_json, shape, floor_ms, decode_floor_ms, device_model";
 
 KernelTiming read_timing(const store::Statement& s) {
   KernelTiming t;
@@ -37,6 +37,7 @@ KernelTiming read_timing(const store::Statement& s) {
   t.shape = s.text(11);
   t.floor_ms = s.optional_real(12);
   t.decode_floor_ms = s.optional_real(13);
+  t.device_model = s.text(14);
   return t;
 }
 
@@ -45,8 +46,8 @@ KernelTiming read_timing(const store::Statement& s) {
 void record_kernel_timing(store::Workspace& ws, const KernelTiming& timing) {
   auto s = ws.db().prepare(
       "INSERT INTO kernel_timings(kernel, toolchain, node_id, role, median_ms, cv, readings, "
-      "method, readings_ms_json, shape, floor_ms, decode_floor_ms) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+      "method, readings_ms_json, shape, floor_ms, decode_floor_ms, device_model) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
   s.bind(1, timing.kernel).bind(2, timing.toolchain).bind(3, timing.node_id).bind(4, timing.role);
   s.bind(5, timing.median_ms).bind(6, timing.cv).bind(7, timing.readings).bind(8, timing.method);
   if (timing.readings_ms.empty()) {
@@ -55,6 +56,7 @@ void record_kernel_timing(store::Workspace& ws, const KernelTiming& timing) {
     s.bind(9, nlohmann::json(timing.readings_ms).dump());
   }
   s.bind(10, timing.shape).bind(11, timing.floor_ms).bind(12, timing.decode_floor_ms);
+  s.bind(13, timing.device_model);
   s.run();
 }
 
@@ -188,6 +190,7 @@ Remeasured remeasure_baseline_and_head(store::Workspace& ws, trees::DesignTree& 
     t.readings = static_cast<int>(r.seconds.size());
     t.method = method;
     for (const double sec : r.seconds) t.readings_ms.push_back(sec * 1e3);
+    t.device_model = r.device_model.empty() ? target.device_model() : r.device_model;
     return t;
   };
   // The kernel's own shape set first, then the others, each stored under its name.

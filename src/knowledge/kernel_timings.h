@@ -45,6 +45,9 @@ struct KernelTiming {
   // The decode (instruction) ceiling from the same facts (schema 14); nullopt where none were or
   // the target has no such ceiling.
   std::optional<double> decode_floor_ms;
+  // The model of the device the readings were taken on (schema 15; Target::device_model, a pool
+  // job's device where the timing ran on one); empty where it was not recorded.
+  std::string device_model = "";
 };
 
 // The 95% interval of the timing's median (common/median_interval.h); nullopt when it kept no

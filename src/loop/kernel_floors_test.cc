@@ -8,6 +8,7 @@
 #include "knowledge/workspace_target.h"
 #include "store/test_temp_dir.h"
 #include "targets/fact_names.h"
+#include "targets/registry/test_targets.h"
 
 namespace headway::loop {
 namespace {
@@ -40,6 +41,39 @@ TEST(KernelFloors, ReadTheFactsTableOfTheCurrentToolchain) {
   EXPECT_FALSE(load());  // facts are per toolchain
   ws.set_meta("cpu.toolchain", "/nonexistent/c++");
   EXPECT_EQ(knowledge::current_toolchain_id(ws), "unidentified:/nonexistent/c++");
+}
+
+TEST(KernelFloors, APoolOfTwoModelsHasTheFloorFactsOfEach) {
+  store::TestTempDir dir;
+  auto ws = store::Workspace::create(dir.path()).value();
+  const auto target = targets::make_test_target("test-1:bandwidths=10,20:models=model-a,model-b");
+  const std::string tc = knowledge::toolchain_id_of(*target);
+  EXPECT_DOUBLE_EQ(load_or_measure_floor_facts(ws, *target).at(targets::kReadBandwidth), 10.0)
+      << "the first model's";
+  EXPECT_DOUBLE_EQ(floor_facts_of_model(ws, *target, tc, "model-b")->at(targets::kReadBandwidth),
+                   20.0);
+  EXPECT_DOUBLE_EQ(floor_facts_of_model(ws, *target, tc, "model-a")->at(targets::kReadBandwidth),
+                   10.0);
+  EXPECT_FALSE(floor_facts_of_model(ws, *target, tc, "model-c")) << "a model without facts";
+  EXPECT_FALSE(floor_facts_of_model(ws, *target, tc, "")) << "an unknown model";
+
+  // A model whose facts are missing is measured alone; the other's stay.
+  knowledge::store_fact(
+      ws, {targets::kReadBandwidth, tc, 11.0, "GB/s", std::nullopt, "", "", "model-a"});
+  ws.db().exec("DELETE FROM facts WHERE device_model = 'model-b'");
+  load_or_measure_floor_facts(ws, *target);
+  EXPECT_DOUBLE_EQ(knowledge::find_fact(ws, targets::kReadBandwidth, tc, "model-a")->value, 11.0);
+  EXPECT_DOUBLE_EQ(knowledge::find_fact(ws, targets::kReadBandwidth, tc, "model-b")->value, 20.0);
+}
+
+TEST(KernelFloors, OneModelsFactsLeaveTheRecordsFloor) {
+  store::TestTempDir dir;
+  auto ws = store::Workspace::create(dir.path()).value();
+  const auto target = targets::make_test_target("test-1:models=model-a");
+  const std::string tc = knowledge::toolchain_id_of(*target);
+  load_or_measure_floor_facts(ws, *target);
+  EXPECT_EQ(knowledge::fact_models(ws, tc), std::vector<std::string>{"model-a"});
+  EXPECT_FALSE(floor_facts_of_model(ws, *target, tc, "model-a"));
 }
 
 }  // namespace

@@ -174,6 +174,9 @@ std::string summary_section(const Report& r) {
   if (const std::string note = unsupported_note(r.kernels); !note.empty()) {
     out += fmt::format("<p class=\"note\">{}</p>", html_escape(note));
   }
+  if (const std::string line = heads_by_model_line(heads_by_model(r.kernels)); !line.empty()) {
+    out += fmt::format("<p class=\"note\">{}.</p>", html_escape(line));
+  }
   if (std::any_of(r.kernels.begin(), r.kernels.end(), [](auto& k) { return k.remeasured; })) {
     out += fmt::format(
         "<p class=\"note\">* baseline and head re-measured side by side with the current "

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "report/report_text.h"
+
 namespace headway::report {
 
 namespace {
@@ -108,6 +110,7 @@ json kernel_json(const KernelReport& k) {
       {"speedup_paired", k.speedup_paired},
       {"floor_ms", number(k.floor_ms)},
       {"floor_beside_head", k.floor_beside_head},
+      {"device_model", k.device_model.empty() ? json(nullptr) : json(k.device_model)},
       {"ratio_to_floor", number(k.ratio_to_floor())},
       {"decode_floor_ms", number(k.decode_ms)},
       {"ratio_to_decode_ceiling", number(k.ratio_to_decode())},
@@ -203,7 +206,8 @@ json to_json(const Report& r) {
       {"calibration_from", r.calibration_from.empty() ? json(nullptr) : json(r.calibration_from)},
       {"unsandboxed_runs", r.unsandboxed_runs},
       {"pools", pools},
-      {"kernels", kernels}};
+      {"kernels", kernels},
+      {"device_models", heads_by_model(r.kernels)}};
 }
 
 }  // namespace headway::report

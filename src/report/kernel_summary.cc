@@ -1,9 +1,13 @@
 #include "report/kernel_summary.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <cmath>
 
 #include "kernels/contract.h"
+#include "knowledge/head_model.h"
 #include "knowledge/kernel_timings.h"
 #include "loop/device_time.h"
 #include "statistics/outcome.h"
@@ -24,14 +28,19 @@ KernelSummary summarize_kernel(store::Workspace& ws, const targets::Target& targ
   k.remeasured =
       knowledge::latest_kernel_timing(ws, record.name, toolchain, knowledge::kBaselineRole)
           .has_value();
-  k.decode_ms =
-      facts && contract ? target.floors(*contract, *facts).instruction_ms.value_or(NAN) : NAN;
+  k.device_model = knowledge::head_device_model(ws, tree, log, toolchain, target);
+  k.model_facts = loop::floor_facts_of_model(ws, target, toolchain, k.device_model);
+  const std::optional<loop::FactValues>& kernel_facts = k.model_facts ? k.model_facts : facts;
+  k.decode_ms = kernel_facts && contract
+                    ? target.floors(*contract, *kernel_facts).instruction_ms.value_or(NAN)
+                    : NAN;
   k.speedup = k.baseline_ms / k.head_ms;
   if (const auto t = knowledge::current_baseline_timing(ws, tree, toolchain)) {
     k.baseline_interval = knowledge::median_interval_of(*t);
     k.baseline_bimodal = knowledge::bimodality_of(*t).bimodal;
   }
   k.floor_ms = record.floor_ms.value_or(NAN);
+  if (k.model_facts && contract) k.floor_ms = target.floors(*contract, *k.model_facts).memory_ms;
   if (const auto t = knowledge::current_head_timing(ws, tree, toolchain)) {
     k.head_interval = knowledge::median_interval_of(*t);
     k.head_bimodal = knowledge::bimodality_of(*t).bimodal;
@@ -101,6 +110,25 @@ std::optional<DecodeStepSummary> summarize_decode_step(
     step.interval = interval;
   }
   return step;
+}
+
+HeadsByModel heads_by_model(const std::vector<const KernelSummary*>& kernels) {
+  HeadsByModel out;
+  for (const KernelSummary* k : kernels) {
+    if (!k->device_model.empty()) out[k->device_model].push_back(k->name);
+  }
+  return out;
+}
+
+std::string heads_by_model_line(const HeadsByModel& models) {
+  if (models.empty()) return "";
+  if (models.size() == 1) return "heads' figures read on device model " + models.begin()->first;
+  std::string text = fmt::format("heads' figures read on {} device models:", models.size());
+  for (const auto& [model, kernels] : models) {
+    text += fmt::format(" {} ({}){}", model, fmt::join(kernels, ", "),
+                        model == models.rbegin()->first ? "" : ";");
+  }
+  return text;
 }
 
 double geomean_speedup(const std::vector<double>& speedups) {

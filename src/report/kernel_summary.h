@@ -32,6 +32,13 @@ struct KernelSummary {
   // around its readings) where there is one (floor_beside_head), else the kernel's record's.
   double floor_ms = 0;
   bool floor_beside_head = false;
+  // The model of the device the head's figure was read on (knowledge::head_device_model); empty
+  // when unknown.
+  std::string device_model;
+  // Where the workspace keeps chip facts of several device models: the floor facts of
+  // device_model (loop::floor_facts_of_model), which its floor and decode ceiling come from
+  // (unless measured beside the head); nullopt otherwise.
+  std::optional<loop::FactValues> model_facts;
   // The decode (instruction) ceiling: that of the head timing's floor facts where it carries one,
   // else from `facts`; NaN when the target has none.
   double decode_ms = 0;
@@ -87,12 +94,21 @@ std::optional<DecodeStepSummary> summarize_decode_step(
 // The summary of the kernel `record` whose Design Tree is `tree` (and `log` its decision log) and
 // whose contract is `contract` (nullptr: unknown, no decode ceiling), under `toolchain`
 // (knowledge::toolchain_id_of(target)) with the floor facts `facts` (loop::load_floor_facts;
-// nullopt: no decode ceiling). Throws store::StoreError on a database failure.
+// nullopt: no decode ceiling), or those of its head's device model where the workspace keeps
+// several models' (model_facts). Throws store::StoreError on a database failure.
 KernelSummary summarize_kernel(store::Workspace& ws, const targets::Target& target,
                                const trees::KernelRecord& record, const KernelContract* contract,
                                trees::DesignTree& tree, trees::DecisionLog& log,
                                const std::string& toolchain,
                                const std::optional<loop::FactValues>& facts);
+
+// The device models the kernels' head figures were read on, each with its kernels in order;
+// kernels whose model is unknown are left out.
+using HeadsByModel = std::map<std::string, std::vector<std::string>>;
+HeadsByModel heads_by_model(const std::vector<const KernelSummary*>& kernels);
+// "heads' figures read on device model M", or "heads' figures read on 2 device models: A (qkv,
+// ffn); B (attn_out)"; empty when no model is known.
+std::string heads_by_model_line(const HeadsByModel& models);
 
 // The geometric mean of the finite, positive `speedups`; NaN when there is none.
 double geomean_speedup(const std::vector<double>& speedups);

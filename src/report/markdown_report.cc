@@ -56,6 +56,9 @@ std::string render_markdown(const Report& r) {
   if (const std::string note = unsupported_note(r.kernels); !note.empty()) {
     out += "\n" + note + "\n";
   }
+  if (const std::string line = heads_by_model_line(heads_by_model(r.kernels)); !line.empty()) {
+    out += "\n" + line + ".\n";
+  }
   out += "\n";
   for (const auto& k : r.kernels) {
     if (k.heads.size() < 2) continue;

@@ -42,6 +42,12 @@ std::string speedup_text(const KernelSummary& k) {
   return times(k.speedup) + (k.speedup_verdict() == "unresolved" ? " (not supported)" : "");
 }
 
+HeadsByModel heads_by_model(const std::vector<KernelReport>& kernels) {
+  std::vector<const KernelSummary*> summaries;
+  for (const auto& k : kernels) summaries.push_back(&k);
+  return heads_by_model(summaries);
+}
+
 std::string unsupported_note(const std::vector<KernelReport>& kernels) {
   std::vector<std::string> names;
   for (const auto& k : kernels) {

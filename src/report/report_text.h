@@ -19,6 +19,8 @@ std::string ms_interval(double value, const std::optional<MedianInterval>& inter
 std::string speedup_text(const KernelSummary& k);
 // The note under a table where some speedup is not supported; empty when none is.
 std::string unsupported_note(const std::vector<KernelReport>& kernels);
+// The kernels' heads by the device model their figures were read on (heads_by_model).
+HeadsByModel heads_by_model(const std::vector<KernelReport>& kernels);
 // "decode step: 2.345 ms (the heads' medians summed; 95%-per-kernel interval 2.3 to 2.4, at least
 // 85% together), 3.21x the sum of the floors (0.7305 ms); 1.8x the baselines' step (4.2 ms)"
 std::string decode_step_line(const DecodeStepSummary& step);

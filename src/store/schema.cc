@@ -351,7 +351,30 @@ ALTER TABLE kernel_timings ADD COLUMN decode_floor_ms REAL
   CHECK (decode_floor_ms IS NULL OR decode_floor_ms > 0);
 )sql";
 
-constexpr std::array<SchemaStep, 14> kSteps = {{
+// The device model (Target::device_model) chip facts and baseline and head timings were measured
+// on, so that a pool of mixed models keeps a set of facts per model and says which model a head's
+// figures come from. '' where it was not recorded (before this step, or a target that names no
+// model): the workspace's one device.
+constexpr std::string_view kV15 = R"sql(
+CREATE TABLE facts_by_model(
+  name TEXT NOT NULL,
+  toolchain TEXT NOT NULL,
+  device_model TEXT NOT NULL DEFAULT '',
+  value REAL NOT NULL,
+  unit TEXT NOT NULL DEFAULT '',
+  spread REAL,
+  method TEXT NOT NULL DEFAULT '',
+  measured_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  PRIMARY KEY (name, toolchain, device_model)
+);
+INSERT INTO facts_by_model(name, toolchain, value, unit, spread, method, measured_at)
+  SELECT name, toolchain, value, unit, spread, method, measured_at FROM facts;
+DROP TABLE facts;
+ALTER TABLE facts_by_model RENAME TO facts;
+ALTER TABLE kernel_timings ADD COLUMN device_model TEXT NOT NULL DEFAULT '';
+)sql";
+
+constexpr std::array<SchemaStep, 15> kSteps = {{
     {1, "kernels, design trees, heads, tests, races and readings", kV1},
     {2, "chip facts and legality rules per toolchain", kV2},
     {3, "baseline and head timings per toolchain", kV3},
@@ -366,6 +389,7 @@ constexpr std::array<SchemaStep, 14> kSteps = {{
     {12, "the device time when each head was set", kV12},
     {13, "the memory floor measured beside baseline and head timings", kV13},
     {14, "the decode ceiling measured beside baseline and head timings", kV14},
+    {15, "the device model of chip facts and of baseline and head timings", kV15},
 }};
 
 static_assert(kApplicationId == 1751414649, "kV1 sets application_id literally");

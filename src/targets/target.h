@@ -97,6 +97,9 @@ struct Timing {
   double median_seconds = 0.0;
   double cv = 0.0;            // coefficient of variation of the readings, a fraction
   nlohmann::json accounting;  // the session's Session::accounting() at its end, or null
+  // The model of the device the readings were taken on (Target::device_model) where the target
+  // knows it per timing (a pool's device jobs); empty: this process's device.
+  std::string device_model = "";
   bool ok() const { return failure.empty(); }
 };
 
@@ -158,6 +161,9 @@ struct FactOptions {
   // Empty: every fact the target has. Else the facts wanted (e.g. floor_facts()): the target
   // measures at least these, and may skip the others.
   std::vector<std::string> only;
+  // Non-empty: measure on a device of this model (one of Target::device_models(); a pool's facts
+  // job pinned to it). Empty: any device.
+  std::string model = "";
 };
 
 // What became of a microbenchmark an agent wrote (Target::run_microbenchmark).
@@ -263,6 +269,9 @@ class Target {
   // Processor", "NVIDIA H100 80GB HBM3"), so that a pool's devices of different models are told
   // apart; empty (the default) when the target cannot tell.
   virtual std::string device_model() const { return ""; }
+  // The distinct models of the devices device work goes to, each once: on a pool, those of its
+  // devices (as far as its jobs have shown them); else device_model() alone (the default).
+  virtual std::vector<std::string> device_models() { return {device_model()}; }
   // One-core readings: empty when the target can time on one core of this machine, and then
   // start_session and time_side_by_side do so while `on` (each arm's process held to one CPU,
   // the threads it asks of the harness run one after another: what one core does with the

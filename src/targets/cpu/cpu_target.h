@@ -32,6 +32,9 @@ class CpuTarget final : public targets::Target {
   }
   // /proc/cpuinfo's first "model name".
   std::string device_model() const override;
+  std::vector<std::string> device_models() override {
+    return remote_ ? remote_->device_models() : std::vector<std::string>{device_model()};
+  }
   std::string pool_refusal() const override { return ""; }
   void use_pool(std::shared_ptr<pool::DevicePool> pool) override;
   targets::CheckOutcome check(const KernelContract& kernel, const targets::Artifact& artifact,

@@ -53,6 +53,9 @@ class CudaTarget final : public targets::Target {
   // allocation gives it (remote/remote_device.h); builds stay here.
   // The GPU's name as the driver gives it (the emulated toolchain's: the stand-in's), or "".
   std::string device_model() const override;
+  std::vector<std::string> device_models() override {
+    return remote_ ? remote_->device_models() : std::vector<std::string>{device_model()};
+  }
   std::string pool_refusal() const override { return ""; }
   void use_pool(std::shared_ptr<pool::DevicePool> pool) override;
 

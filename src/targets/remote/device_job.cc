@@ -282,8 +282,9 @@ json run_device_job(targets::Target& target, const KernelContract* kernel, const
       {"confirm", run_confirm}, {"side_by_side", run_side_by_side},
   };
   const auto it = kOps.find(op);
-  if (op != "facts" && it == kOps.end()) throw std::invalid_argument("unknown op '" + op + "'");
-  if (op != "facts" && !kernel) throw std::invalid_argument("the op " + op + " needs a kernel");
+  const bool kernel_free = op == "facts" || op == "model";
+  if (!kernel_free && it == kOps.end()) throw std::invalid_argument("unknown op '" + op + "'");
+  if (!kernel_free && !kernel) throw std::invalid_argument("the op " + op + " needs a kernel");
   const std::string model = node_model(target);
   json reply;
   try {
@@ -293,7 +294,9 @@ json run_device_job(targets::Target& target, const KernelContract* kernel, const
                                      model.empty() ? "unknown" : model, wanted)},
                {"other_model", true}};
     } else {
-      reply = op == "facts" ? run_facts(target, request) : it->second(target, *kernel, request);
+      reply = op == "model"   ? json::object()
+              : op == "facts" ? run_facts(target, request)
+                              : it->second(target, *kernel, request);
     }
   } catch (const targets::DeviceUnavailable& e) {
     reply = {{"error", e.what()}, {"unavailable", true}};

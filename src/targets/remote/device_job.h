@@ -23,6 +23,7 @@
 //                 "verified", "accounting"}
 //   side_by_side  "readings": n -> {"timings": [...]}
 //   facts         "readings", "noise_repeats", "max_threads", "only" -> {"facts": [...]}
+//   model         nothing more -> {} (the reply's "device" names the node's model)
 // A request may carry "model": the device model (Target::device_model, or $HEADWAY_DEVICE_MODEL
 // on the node) its work is pinned to; a node of another model runs nothing and replies {"error",
 // "other_model": true}. Every reply has "device": {"host", "model"}. A reply {"error": why,

@@ -1,11 +1,13 @@
 #include "targets/remote/remote_device.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <future>
+#include <stdexcept>
 #include <thread>
 
 #include "common/sandbox.h"
@@ -105,6 +107,10 @@ json RemoteDevice::run(const std::string& label, json request) {
     throw targets::DeviceStopped(fmt::format("a device job ({}) on {} gave no reply: {}", job.label,
                                              result.worker, tail(p.output)));
   }
+  {
+    std::lock_guard lock(models_mutex_);
+    models_seen_.insert(reply.value("device", json::object()).value("model", ""));
+  }
   if (reply.value("other_model", false)) return reply;  // run_pinned's, to run again
   if (reply.contains("error")) {
     const std::string why = fmt::format("{} (on {})", reply.value("error", ""), result.worker);
@@ -192,7 +198,10 @@ std::vector<targets::Timing> RemoteDevice::time_side_by_side(
   r["readings"] = readings;
   const json reply = run("time", std::move(r));
   std::vector<targets::Timing> out;
-  for (const auto& t : reply.at("timings")) out.push_back(timing_from_json(t));
+  for (const auto& t : reply.at("timings")) {
+    out.push_back(timing_from_json(t));
+    out.back().device_model = reply.value("device", json::object()).value("model", "");
+  }
   return out;
 }
 
@@ -209,10 +218,33 @@ std::vector<targets::ChipFact> RemoteDevice::measure_facts(const targets::FactOp
   r["noise_repeats"] = options.noise_repeats;
   r["max_threads"] = options.max_threads;
   r["only"] = options.only;
-  const json reply = run("facts", std::move(r));
+  std::string model = options.model;
+  if (!model.empty()) {
+    const auto models = device_models();
+    if (std::find(models.begin(), models.end(), model) == models.end()) {
+      throw std::invalid_argument(
+          fmt::format("no device of the pool is of model '{}' (they are of {})", model,
+                      fmt::join(models, ", ")));
+    }
+  }
+  const json reply = model.empty() ? run("facts", std::move(r))
+                                   : run_pinned("facts", {std::move(r)}, model).front();
   std::vector<targets::ChipFact> out;
   for (const auto& f : reply.at("facts")) out.push_back(fact_from_json(f));
   return out;
+}
+
+std::vector<std::string> RemoteDevice::device_models() {
+  {
+    std::lock_guard probing(probe_mutex_);  // a second caller waits for the first's probe
+    if (!models_probed_) {
+      const json probe_request = request("model", nullptr, {}, 0);
+      run_many("model", std::vector<json>(static_cast<size_t>(devices()), probe_request));
+      models_probed_ = true;
+    }
+  }
+  std::lock_guard lock(models_mutex_);
+  return {models_seen_.begin(), models_seen_.end()};
 }
 
 }  // namespace headway::remote

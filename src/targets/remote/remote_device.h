@@ -18,7 +18,9 @@
 // (the pool is thread-safe); each session or paired device is used by one thread.
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -68,7 +70,13 @@ class RemoteDevice {
       const KernelContract& kernel, const targets::Artifact& head,
       const targets::Artifact& candidate, uint64_t seed,
       statistics::Arm slowed = statistics::Arm::kHead, double slowdown = 0.0);
+  // On a device of options.model when it is set (a facts job pinned to it), else on any. Throws
+  // std::invalid_argument when no device of the pool is of options.model (device_models).
   std::vector<targets::ChipFact> measure_facts(const targets::FactOptions& options);
+  // The models of the pool's devices, sorted: on the first call a job on each device at once
+  // (each device that is free takes one) tells them; every reply of any job since adds its
+  // device's model.
+  std::vector<std::string> device_models();
 
   // A reply to `request` (device_job.h) from one job, with the worker that ran it in "worker".
   // Throws targets::DeviceStopped when the pool stopped, the job did not run to its end or its
@@ -89,6 +97,10 @@ class RemoteDevice {
                          const std::vector<targets::Artifact>& artifacts, uint64_t seed) const;
   std::shared_ptr<pool::DevicePool> pool_;
   RemoteOptions options_;
+  std::mutex models_mutex_;
+  std::set<std::string> models_seen_;  // every reply's device model
+  std::mutex probe_mutex_;
+  bool models_probed_ = false;  // under probe_mutex_
 };
 
 }  // namespace headway::remote

@@ -10,12 +10,14 @@
 #include <set>
 
 #include "cli/cli_test_support.h"
+#include "knowledge/facts.h"
 #include "pool/process_launcher_test_support.h"
 #include "pool/worker_launcher.h"
 #include "pool/worker_pool.h"
 #include "store/test_temp_dir.h"
 #include "targets/cpu/cpu_target.h"
 #include "targets/cpu/host_abi.h"
+#include "targets/fact_names.h"
 #include "targets/remote/device_job.h"
 
 namespace headway::remote {
@@ -228,25 +230,39 @@ class TwoModelsLauncher final : public pool::WorkerLauncher {
   int started_ = 0;
 };
 
+// A cpu target on a pool of two workers, one of model-a and one of model-b.
+class RemoteCpuTwoModels : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    setenv("HEADWAY_DEVICE_JOB_BINARY", HEADWAY_BINARY, 1);
+    pool::WorkerPoolOptions o;
+    o.workers = 2;
+    o.advertise_host = "127.0.0.1";
+    o.bind_host = "127.0.0.1";
+    o.folder = dir.path() / "pool";
+    o.headway_binary = HEADWAY_BINARY;
+    o.lease_seconds = 60;
+    auto started = pool::WorkerPool::start(std::make_unique<TwoModelsLauncher>(processes_), o);
+    ASSERT_TRUE(started) << started.error().message;
+    devices = std::move(*started);
+    ASSERT_TRUE(devices->wait_for_workers(2, 60));
+    target.use_pool(devices);
+  }
+  void TearDown() override {
+    if (devices) devices->close();
+    unsetenv("HEADWAY_DEVICE_JOB_BINARY");
+  }
+
+  store::TestTempDir dir;
+  std::shared_ptr<pool::testing::Processes> processes_ =
+      std::make_shared<pool::testing::Processes>();
+  std::shared_ptr<pool::WorkerPool> devices;
+  cpu::CpuTarget target;
+};
+
 // A pool of two models: every pair of a test, and every reading of a race, comes from devices of
 // one model, whichever device took the test's first job.
-TEST(RemoteCpuTwoModels, ATestsPairsAndARacesReadingsKeepToOneModel) {
-  setenv("HEADWAY_DEVICE_JOB_BINARY", HEADWAY_BINARY, 1);
-  store::TestTempDir dir;
-  auto processes = std::make_shared<pool::testing::Processes>();
-  pool::WorkerPoolOptions o;
-  o.workers = 2;
-  o.advertise_host = "127.0.0.1";
-  o.bind_host = "127.0.0.1";
-  o.folder = dir.path() / "pool";
-  o.headway_binary = HEADWAY_BINARY;
-  o.lease_seconds = 60;
-  auto started = pool::WorkerPool::start(std::make_unique<TwoModelsLauncher>(processes), o);
-  ASSERT_TRUE(started) << started.error().message;
-  std::shared_ptr<pool::WorkerPool> devices = std::move(*started);
-  ASSERT_TRUE(devices->wait_for_workers(2, 60));
-  cpu::CpuTarget target;
-  target.use_pool(devices);
+TEST_F(RemoteCpuTwoModels, ATestsPairsAndARacesReadingsKeepToOneModel) {
   const auto b = target.build(cpu::host_abi(attn_out()).baseline_source(), dir.path() / "builds");
   ASSERT_TRUE(b.built()) << b.diagnostics;
 
@@ -276,7 +292,41 @@ TEST(RemoteCpuTwoModels, ATestsPairsAndARacesReadingsKeepToOneModel) {
   int64_t jobs = 0;
   for (const auto& w : devices->workers()) jobs += w.jobs;
   EXPECT_GT(jobs, 4) << "jobs taken by the other model were refused there and run again";
-  unsetenv("HEADWAY_DEVICE_JOB_BINARY");
+}
+
+// A pool of two models tells its models, measures chip facts on each model it is asked for, and
+// says which model a side-by-side timing was read on.
+TEST_F(RemoteCpuTwoModels, FactsArePinnedToAModelAndTimingsNameTheirs) {
+  EXPECT_EQ(target.device_models(), (std::vector<std::string>{"model-a", "model-b"}));
+
+  // Measured once per model, a facts job pinned to each, each set stored under its model.
+  auto ws = store::Workspace::create(dir.path() / "ws").value();
+  targets::FactOptions options;
+  options.only = {targets::kReadBandwidth};
+  options.readings = 3;
+  options.noise_repeats = 1;
+  knowledge::measure_and_store_facts(ws, target, "tc", options);
+  EXPECT_EQ(knowledge::fact_models(ws, "tc"), (std::vector<std::string>{"model-a", "model-b"}));
+  for (const char* model : {"model-a", "model-b"}) {
+    const auto fact = knowledge::find_fact(ws, targets::kReadBandwidth, "tc", model);
+    ASSERT_TRUE(fact) << model;
+    EXPECT_EQ(fact->device_model, model);
+  }
+  options.model = "model-z";
+  try {
+    target.measure_facts(options);
+    ADD_FAILURE() << "no device of model-z";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("'model-z'"), std::string::npos) << e.what();
+  }
+
+  const auto b = target.build(cpu::host_abi(attn_out()).baseline_source(), dir.path() / "builds");
+  ASSERT_TRUE(b.built()) << b.diagnostics;
+  const auto timings = target.time_side_by_side(attn_out(), {b.artifact}, 3, 1);
+  ASSERT_TRUE(timings.front().ok()) << timings.front().failure;
+  EXPECT_TRUE(timings.front().device_model == "model-a" ||
+              timings.front().device_model == "model-b")
+      << timings.front().device_model;
 }
 
 TEST(DeviceJob, OutcomesTimingsFactsAndArtifactsSurviveTheirJson) {
@@ -338,6 +388,15 @@ TEST(DeviceJob, AWrongRequestIsRefusedWithWhatIsWrong) {
       {"device-job", "--request", R"({"target":"cpu","op":"check","kernel":{"name":"nope"}})"});
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.err.find("unknown kernel 'nope'"), std::string::npos) << unknown.err;
+}
+
+TEST(DeviceJob, TheModelOpNamesTheNodesModelAndRunsNothing) {
+  cpu::CpuTarget target;
+  const auto reply = run_device_job(target, nullptr, {{"op", "model"}});
+  EXPECT_FALSE(reply.contains("error")) << reply.dump();
+  EXPECT_EQ(reply["device"]["model"], target.device_model());
+  const auto pinned = run_device_job(target, nullptr, {{"op", "model"}, {"model", "model-z"}});
+  EXPECT_TRUE(pinned.value("other_model", false)) << pinned.dump();
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <cmath>
@@ -192,6 +193,7 @@ class LoopTestTarget final : public targets::Target {
     bandwidths_measured_ = 0;
     decodes_.clear();
     decodes_measured_ = 0;
+    models_.clear();
     for (const auto& [key, value, text] : targets::toolchain_options(spec_)) {
       if (key == "stop-after" && targets::count_value(value)) {
         limit_ = targets::count_value(value);
@@ -211,12 +213,14 @@ class LoopTestTarget final : public targets::Target {
         // read into bandwidths_
       } else if (key == "decodes" && read_gbps(value, &decodes_) && !decodes_.empty()) {
         // read into decodes_
+      } else if (key == "models" && !value.empty()) {
+        models_ = split_fields(value, ',');
       } else {
         return info_ = targets::refused_toolchain(fmt::format(
                    "toolchain '{}': '{}' is neither stop-after=N (N >= 1), requires=EXT, "
                    "truth=hidden, host=shared, baseline-cheats[-paired]=KERNEL, "
-                   "baseline-broken=KERNEL, bandwidths=B1,B2,... (each > 0, or none) nor "
-                   "decodes=D1,D2,... (each > 0)",
+                   "baseline-broken=KERNEL, bandwidths=B1,B2,... (each > 0, or none), "
+                   "decodes=D1,D2,... (each > 0) nor models=M1,M2,...",
                    spec_, text));
       }
     }
@@ -329,8 +333,20 @@ class LoopTestTarget final : public targets::Target {
     return std::nullopt;
   }
 
-  std::vector<targets::ChipFact> measure_facts(const targets::FactOptions&) override {
+  std::string device_model() const override { return models_.empty() ? "" : models_.front(); }
+  std::vector<std::string> device_models() override {
+    return models_.empty() ? std::vector<std::string>{""} : models_;
+  }
+
+  std::vector<targets::ChipFact> measure_facts(const targets::FactOptions& options) override {
     if (bandwidths_.empty()) return {};
+    // With `:models=`, the k-th model's measurement gives the k-th bandwidth, and nothing changes.
+    const auto model = std::find(models_.begin(), models_.end(), options.model);
+    if (!options.model.empty() && model != models_.end()) {
+      const auto k = static_cast<size_t>(model - models_.begin());
+      return {{targets::kReadBandwidth, bandwidths_[k % bandwidths_.size()], "GB/s", 0.0,
+               "the loop's test target: the bandwidth of model " + options.model}};
+    }
     const double gbps = bandwidths_[bandwidths_measured_++ % bandwidths_.size()];
     std::vector<targets::ChipFact> facts = {{targets::kReadBandwidth, gbps, "GB/s", 0.0,
                                              "the loop's test target: the toolchain's bandwidths "
@@ -424,6 +440,7 @@ class LoopTestTarget final : public targets::Target {
   size_t bandwidths_measured_ = 0;
   std::vector<double> decodes_;  // `:decodes=`: the decode ceilings measure_facts gives in turn
   size_t decodes_measured_ = 0;
+  std::vector<std::string> models_;  // `:models=`: its devices' models (device_models)
   std::string requires_;         // `:requires=EXT`: the instruction-set extension "threaded" needs
   std::set<std::string> built_;  // the ids built so far: built again, they come back cached
 };
