@@ -206,9 +206,11 @@ std::string CpuTarget::baseline_source(const KernelContract& kernel) const {
 }
 
 std::vector<targets::DocFile> CpuTarget::design_files(const KernelContract& kernel) const {
-  if (kernel.spec() && !is_builtin_kernel(kernel.name()))
-    return targets::spec_design_files(*kernel.spec(), "cpu");
+  // A spec kernel has its spec's designs, and then the built-in library's for its name
+  // (kernels/designs/attn_decode/ for the spec named attn_decode).
   std::vector<targets::DocFile> out;
+  if (kernel.spec() && !is_builtin_kernel(kernel.name()))
+    out = targets::spec_design_files(*kernel.spec(), "cpu");
   for (std::string_view path :
        embedded_files_under(fmt::format("kernels/designs/{}/", kernel.name()))) {
     out.push_back({std::string(path), std::string(embedded_file(path))});

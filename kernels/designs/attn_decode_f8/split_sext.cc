@@ -1,0 +1,137 @@
+// headway-design: split_sext
+// summary: split-K over the valid slots (one contiguous range per thread, partial max/sum/accumulator merged by online softmax); both query heads of a KV group from one pass over its K and V codes, in blocks of P_BLOCK slots; f8 decoded in registers (vpmovsxbd, shift, AND: value * 2^-120), each row's scale applied once to its dot or weight; optional prefetch of K rows P_PREFETCH slots ahead and of the block's V rows
+// param P_THREADS 1 2 4 default 2
+// param P_BLOCK 8 16 32 default 16
+// param P_PREFETCH 0 2 4 8 default 4
+//
+// The driver (ranges, blocks, the block's softmax, the merge): hw::attn_decode_split in
+// "headway_attn.h" (include/headway/headway_attn.h). This file holds the f8 row dot and the row
+// update. Decode as the sext_static designs' (headway_decoders.h): vpmovsxbd widens 8 codes to
+// int32, a left shift by 20 and AND 0x87F00000 leave the f32 equal to the code's value times
+// 2^-120 (subnormal codes exact). q is stored times 2^32 so that products stay normal; a key row's
+// dot is times 2^-88, undone with its scale (2^88 * k_scale); a value row's weight is the
+// probability times v_scale times 2^120. Scalar table fallback without AVX2/FMA (or when D is not a multiple of 32).
+#include "headway_attn.h"
+#include "headway_kernel.h"
+
+#ifndef P_THREADS
+#define P_THREADS 2
+#endif
+#ifndef P_BLOCK
+#define P_BLOCK 16
+#endif
+#ifndef P_PREFETCH
+#define P_PREFETCH 4
+#endif
+
+typedef struct hw_attn_decode_f8_args {
+  const uint16_t* q;       // input bf16 [N, G, D]
+  const int32_t* valid;    // input int32 []
+  const uint8_t* k_cache;  // input f8e4m3 [T, N, D]
+  const uint8_t* v_cache;  // input f8e4m3 [T, N, D]
+  const float* k_scale;    // input f32 [T, N]
+  const float* v_scale;    // input f32 [T, N]
+  uint16_t* attn;          // output bf16 [N, G, D]
+  const int64_t* dims;     // T, N, G, D, VMIN
+} hw_attn_decode_f8_args;
+
+namespace {
+
+#if defined(__AVX2__) && defined(__FMA__)
+constexpr float kQScale = 0x1p32f;      // q stored times 2^32 ...
+constexpr float kDotScale = 0x1p88f;    // ... decoded codes are value * 2^-120
+constexpr float kWeightScale = 0x1p120f;
+constexpr float kCodeScale = 0x1p-120f;  // the table decode scaled to match
+inline __m256 decode8(const uint8_t* p) {
+  const __m256i codes = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+  return _mm256_castsi256_ps(_mm256_and_si256(_mm256_slli_epi32(codes, 20),
+                                              _mm256_set1_epi32(static_cast<int>(0x87F00000u))));
+}
+#else
+constexpr float kQScale = 1.0f, kDotScale = 1.0f, kWeightScale = 1.0f, kCodeScale = 1.0f;
+#endif
+
+// The scalar path's decode: each code's value times kCodeScale (exact), as the SIMD path's.
+struct CodeTable {
+  float v[256];
+  CodeTable() {
+    const hw::F8Table f8;
+    for (int c = 0; c < 256; ++c) v[c] = f8.v[c] * kCodeScale;
+  }
+};
+const CodeTable& table() {
+  static const CodeTable t;
+  return t;
+}
+
+struct Design {
+  using Args = hw_attn_decode_f8_args;
+  using Cache = uint8_t;
+  static constexpr int kThreads = P_THREADS, kBlock = P_BLOCK, kPrefetch = P_PREFETCH;
+  static constexpr float kQScale = ::kQScale;
+  static const Cache* keys(const Args* a) { return a->k_cache; }
+  static const Cache* values(const Args* a) { return a->v_cache; }
+  static float key_scale(const Args* a, int64_t t, int64_t n) {
+    return a->k_scale[t * a->dims[1] + n] * kDotScale;
+  }
+  static float value_scale(const Args* a, int64_t t, int64_t n) {
+    return a->v_scale[t * a->dims[1] + n] * kWeightScale;
+  }
+
+  template <int G>
+  static void dot(const Cache* row, const float* q, int d, float* out) {
+#if defined(__AVX2__) && defined(__FMA__)
+    if (d % 32 == 0) {
+    __m256 s[G][4];
+    for (int g = 0; g < G; ++g)
+      for (int k = 0; k < 4; ++k) s[g][k] = _mm256_setzero_ps();
+    for (int i = 0; i < d; i += 32) {
+      for (int k = 0; k < 4; ++k) {
+        const __m256 x = decode8(row + i + 8 * k);
+        for (int g = 0; g < G; ++g)
+          s[g][k] = _mm256_fmadd_ps(_mm256_loadu_ps(q + g * d + i + 8 * k), x, s[g][k]);
+      }
+    }
+    for (int g = 0; g < G; ++g)
+      out[g] = hw::hsum(
+          _mm256_add_ps(_mm256_add_ps(s[g][0], s[g][1]), _mm256_add_ps(s[g][2], s[g][3])));
+    return;
+    }
+#endif
+    const CodeTable& f8 = table();
+    for (int g = 0; g < G; ++g) out[g] = 0.0f;
+    for (int i = 0; i < d; ++i) {
+      const float x = f8.v[row[i]];
+      for (int g = 0; g < G; ++g) out[g] += q[g * d + i] * x;
+    }
+  }
+
+  template <int G>
+  static void axpy(const Cache* row, const float* w, int d, float* acc) {
+#if defined(__AVX2__) && defined(__FMA__)
+    if (d % 8 == 0) {
+    __m256 wv[G];
+    for (int g = 0; g < G; ++g) wv[g] = _mm256_set1_ps(w[g]);
+    for (int i = 0; i < d; i += 8) {
+      const __m256 x = decode8(row + i);
+      for (int g = 0; g < G; ++g) {
+        float* out = acc + g * d + i;
+        _mm256_storeu_ps(out, _mm256_fmadd_ps(wv[g], x, _mm256_loadu_ps(out)));
+      }
+    }
+    return;
+    }
+#endif
+    const CodeTable& f8 = table();
+    for (int i = 0; i < d; ++i) {
+      const float x = f8.v[row[i]];
+      for (int g = 0; g < G; ++g) acc[g * d + i] += w[g] * x;
+    }
+  }
+};
+
+}  // namespace
+
+extern "C" void hw_attn_decode_f8(const hw_attn_decode_f8_args* a) {
+  hw::attn_decode_split<Design>(a);
+}
