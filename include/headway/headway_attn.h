@@ -26,10 +26,13 @@
  *                                        both without inv_sqrt_d (the driver applies it)
  *   template <int G> static void dot(const Cache* row, const float* q, int d, float* out);
  *       out[g] = row . q[g*d ...] for g < G (one pass over the row);
- *   template <int G> static void axpy(const Cache* row, const float* w, int d, float* acc);
- *       acc[g*d + i] += w[g] * row[i] for g < G (one pass over the row).
- * D::dot<G> and D::axpy<G> are instantiated for G = 2 (the contract's) and called for G == 2;
- * any other G takes D::dot<1> and D::axpy<1> once per head.
+ *   template <int G> static void axpy_rows(const Cache* row, int64_t stride, int rows,
+ *                                          const float* w, int64_t w_stride, int d, float* acc);
+ *       acc[g*d + i] += sum over r < rows of w[r*w_stride + g] * row[r*stride + i], for g < G
+ *       (each of the rows read once for the G heads; a design may keep a piece of acc in
+ *       registers across the rows).
+ * D::dot<G> and D::axpy_rows<G> are instantiated for G = 2 (the contract's) and called for
+ * G == 2; any other G takes D::dot<1> and D::axpy_rows<1> once per head.
  * Nothing here keeps state that depends on the inputs: the scratch is rewritten on every call. */
 #ifndef HEADWAY_KERNEL_ATTN_H
 #define HEADWAY_KERNEL_ATTN_H
@@ -81,12 +84,14 @@ struct AttnDecodeJob {
     }
   }
   template <int G>
-  void axpy(const typename D::Cache* row, const float* w, float* acc) const {
+  void axpy_rows(const typename D::Cache* row, int rows, const float* w, float* acc) const {
+    const int64_t stride = groups * d, w_stride = heads();
     if (G == g_heads) {
-      D::template axpy<G>(row, w, static_cast<int>(d), acc);
+      D::template axpy_rows<G>(row, stride, rows, w, w_stride, static_cast<int>(d), acc);
     } else {
       for (int64_t g = 0; g < g_heads; ++g)
-        D::template axpy<1>(row, w + g, static_cast<int>(d), acc + g * d);
+        D::template axpy_rows<1>(row, stride, rows, w + g, w_stride, static_cast<int>(d),
+                                 acc + g * d);
     }
   }
 
@@ -115,7 +120,7 @@ struct AttnDecodeJob {
     const int64_t begin = valid * tid / threads, end = valid * (tid + 1) / threads;
     const typename D::Cache* keys = D::keys(a);
     const typename D::Cache* values = D::values(a);
-    float raw[8], w[8];
+    float raw[8];
     for (int64_t b = begin; b < end; b += D::kBlock) {
       const int64_t e = b + D::kBlock < end ? b + D::kBlock : end;
       for (int64_t t = b; t < e; ++t) {  // scores: every key row of the block once
@@ -149,15 +154,15 @@ struct AttnDecodeJob {
           p.l[h] += s;
         }
       }
-      for (int64_t t = b; t < e; ++t) {  // values: every value row of the block once
+      for (int64_t t = b; t < e; ++t) {  // each value row's weights: probability * its scale
         for (int64_t n = 0; n < groups; ++n) {
-          const int64_t row = t * groups + n;
           const float f = D::value_scale(a, t, n);
-          for (int64_t g = 0; g < g_heads; ++g)
-            w[g] = p.score[(t - b) * h_count + n * g_heads + g] * f;
-          axpy<2>(values + row * d, w, p.acc + n * g_heads * d);
+          for (int64_t g = 0; g < g_heads; ++g) p.score[(t - b) * h_count + n * g_heads + g] *= f;
         }
       }
+      for (int64_t n = 0; n < groups; ++n)  // values: every value row of the block once
+        axpy_rows<2>(values + (b * groups + n) * d, static_cast<int>(e - b), p.score + n * g_heads,
+                     p.acc + n * g_heads * d);
     }
   }
 
