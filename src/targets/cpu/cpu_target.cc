@@ -206,8 +206,6 @@ std::string CpuTarget::baseline_source(const KernelContract& kernel) const {
 }
 
 std::vector<targets::DocFile> CpuTarget::design_files(const KernelContract& kernel) const {
-  // A spec kernel has its spec's designs, and then the built-in library's for its name
-  // (kernels/designs/attn_decode/ for the spec named attn_decode).
   std::vector<targets::DocFile> out;
   if (kernel.spec() && !is_builtin_kernel(kernel.name()))
     out = targets::spec_design_files(*kernel.spec(), "cpu");
