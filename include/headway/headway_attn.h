@@ -32,7 +32,8 @@
  *       (each of the rows read once for the G heads; a design may keep a piece of acc in
  *       registers across the rows).
  * D::dot<G> and D::axpy_rows<G> are instantiated for G = 2 (the contract's) and called for
- * G == 2; any other G takes D::dot<1> and D::axpy_rows<1> once per head.
+ * G == 2; any other G takes D::dot<1> and D::axpy_rows<1> once per head. A design whose rows
+ * decode element by element takes both from hw::AttnRows<L> (below) by deriving from it.
  * Nothing here keeps state that depends on the inputs: the scratch is rewritten on every call. */
 #ifndef HEADWAY_KERNEL_ATTN_H
 #define HEADWAY_KERNEL_ATTN_H
@@ -44,6 +45,115 @@
 #include "headway_support.h"
 
 namespace hw {
+
+/* dot and axpy_rows (the driver's contract above) for rows whose elements decode one by one, as
+ * L does it:
+ *   static __m512 load16(const Cache* p);   16 elements as f32 (where AVX-512F, AVX2 and FMA are)
+ *   static __m256 load8(const Cache* p);    8 elements as f32 (where AVX2 and FMA are)
+ *   static float value(Cache c);            one element (elsewhere, or D not a multiple of 32)
+ * The dot keeps 4 vectors of sums a head; axpy_rows keeps a piece of the G heads' accumulators
+ * (4 vectors a head) in registers while each row's piece is decoded once and added with the G
+ * weights. */
+template <class L, class Cache>
+struct AttnRows {
+  template <int G>
+  static void dot(const Cache* row, const float* q, int d, float* out) {
+#if defined(__AVX512F__) && defined(__AVX2__) && defined(__FMA__)
+    if (d % 64 == 0) {
+      __m512 s[G][4];
+      for (int g = 0; g < G; ++g)
+        for (int k = 0; k < 4; ++k) s[g][k] = _mm512_setzero_ps();
+      for (int i = 0; i < d; i += 64) {
+        for (int k = 0; k < 4; ++k) {
+          const __m512 x = L::load16(row + i + 16 * k);
+          for (int g = 0; g < G; ++g)
+            s[g][k] = _mm512_fmadd_ps(_mm512_loadu_ps(q + g * d + i + 16 * k), x, s[g][k]);
+        }
+      }
+      for (int g = 0; g < G; ++g)
+        out[g] =
+            hsum(_mm512_add_ps(_mm512_add_ps(s[g][0], s[g][1]), _mm512_add_ps(s[g][2], s[g][3])));
+      return;
+    }
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
+    if (d % 32 == 0) {
+      __m256 s[G][4];
+      for (int g = 0; g < G; ++g)
+        for (int k = 0; k < 4; ++k) s[g][k] = _mm256_setzero_ps();
+      for (int i = 0; i < d; i += 32) {
+        for (int k = 0; k < 4; ++k) {
+          const __m256 x = L::load8(row + i + 8 * k);
+          for (int g = 0; g < G; ++g)
+            s[g][k] = _mm256_fmadd_ps(_mm256_loadu_ps(q + g * d + i + 8 * k), x, s[g][k]);
+        }
+      }
+      for (int g = 0; g < G; ++g)
+        out[g] =
+            hsum(_mm256_add_ps(_mm256_add_ps(s[g][0], s[g][1]), _mm256_add_ps(s[g][2], s[g][3])));
+      return;
+    }
+#endif
+    for (int g = 0; g < G; ++g) out[g] = 0.0f;
+    for (int i = 0; i < d; ++i) {
+      const float x = L::value(row[i]);
+      for (int g = 0; g < G; ++g) out[g] += q[g * d + i] * x;
+    }
+  }
+
+  template <int G>
+  static void axpy_rows(const Cache* row, int64_t stride, int rows, const float* w,
+                        int64_t w_stride, int d, float* acc) {
+#if defined(__AVX512F__) && defined(__AVX2__) && defined(__FMA__)
+    if (d % 64 == 0) {
+      for (int i = 0; i < d; i += 64) {
+        __m512 sum[G][4];
+        for (int g = 0; g < G; ++g)
+          for (int k = 0; k < 4; ++k) sum[g][k] = _mm512_loadu_ps(acc + g * d + i + 16 * k);
+        for (int r = 0; r < rows; ++r) {
+          const Cache* v = row + r * stride + i;
+          __m512 x[4];
+          for (int k = 0; k < 4; ++k) x[k] = L::load16(v + 16 * k);
+          for (int g = 0; g < G; ++g) {
+            const __m512 wg = _mm512_set1_ps(w[r * w_stride + g]);
+            for (int k = 0; k < 4; ++k) sum[g][k] = _mm512_fmadd_ps(wg, x[k], sum[g][k]);
+          }
+        }
+        for (int g = 0; g < G; ++g)
+          for (int k = 0; k < 4; ++k) _mm512_storeu_ps(acc + g * d + i + 16 * k, sum[g][k]);
+      }
+      return;
+    }
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
+    if (d % 32 == 0) {
+      for (int i = 0; i < d; i += 32) {
+        __m256 sum[G][4];
+        for (int g = 0; g < G; ++g)
+          for (int k = 0; k < 4; ++k) sum[g][k] = _mm256_loadu_ps(acc + g * d + i + 8 * k);
+        for (int r = 0; r < rows; ++r) {
+          const Cache* v = row + r * stride + i;
+          __m256 x[4];
+          for (int k = 0; k < 4; ++k) x[k] = L::load8(v + 8 * k);
+          for (int g = 0; g < G; ++g) {
+            const __m256 wg = _mm256_set1_ps(w[r * w_stride + g]);
+            for (int k = 0; k < 4; ++k) sum[g][k] = _mm256_fmadd_ps(wg, x[k], sum[g][k]);
+          }
+        }
+        for (int g = 0; g < G; ++g)
+          for (int k = 0; k < 4; ++k) _mm256_storeu_ps(acc + g * d + i + 8 * k, sum[g][k]);
+      }
+      return;
+    }
+#endif
+    for (int r = 0; r < rows; ++r) {
+      for (int i = 0; i < d; ++i) {
+        const float x = L::value(row[r * stride + i]);
+        for (int g = 0; g < G; ++g) acc[g * d + i] += w[r * w_stride + g] * x;
+      }
+    }
+  }
+};
 
 /* One thread's scratch: prepared q, its partial per head, the block's scores. */
 struct AttnPartial {

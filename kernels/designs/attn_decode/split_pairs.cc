@@ -5,12 +5,12 @@
 // param P_PREFETCH 0 2 4 8 default 4
 //
 // The driver (ranges, blocks, the block's softmax, the merge): hw::attn_decode_split in
-// "headway_attn.h" (include/headway/headway_attn.h). This file holds the bf16 row dot and the
-// rows' update: a key row is widened 16 (AVX-512) or 8 (AVX2) values at a time (vpmovzxwd, shift
-// by 16) and multiplied into both heads' sums (4 accumulators a head); for the value rows of a
-// block, a piece of both heads' accumulators (64 or 32 values a head) stays in registers while
-// every row's piece is widened once and added with the two heads' weights. Scalar fallback
-// without AVX2/FMA (or when D is not a multiple of 32).
+// "headway_attn.h" (include/headway/headway_attn.h), with its row dot and rows' update
+// (hw::AttnRows: a key row's values multiplied into both heads' sums, 4 vectors a head; for the
+// value rows of a block, a piece of both heads' accumulators kept in registers while each row's
+// piece is added with the two heads' weights). This file holds how bf16 values become f32: 16
+// (AVX-512) or 8 (AVX2) at a time, zero-extended to 32 bits (vpmovzxwd) and shifted left by 16.
+// Scalar fallback without AVX2/FMA (or when D is not a multiple of 32).
 #include "headway_attn.h"
 #include "headway_kernel.h"
 
@@ -35,23 +35,26 @@ typedef struct hw_attn_decode_args {
 
 namespace {
 
-#if defined(__AVX512F__)
-// Zero-masked converts and shifts: GCC 12 warns that the plain ones' undefined source is
-// uninitialized.
-inline __m512 widen16(const uint16_t* p) {
-  const __m256i bits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-  return _mm512_castsi512_ps(
-      _mm512_maskz_slli_epi32(0xFFFF, _mm512_maskz_cvtepu16_epi32(0xFFFF, bits), 16));
-}
+struct Bf16 {
+#if defined(__AVX512F__) && defined(__AVX2__) && defined(__FMA__)
+  // Zero-masked converts and shifts: GCC 12 warns that the plain ones' undefined source is
+  // uninitialized.
+  static __m512 load16(const uint16_t* p) {
+    const __m256i bits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    return _mm512_castsi512_ps(
+        _mm512_maskz_slli_epi32(0xFFFF, _mm512_maskz_cvtepu16_epi32(0xFFFF, bits), 16));
+  }
 #endif
 #if defined(__AVX2__) && defined(__FMA__)
-inline __m256 widen8(const uint16_t* p) {
-  return _mm256_castsi256_ps(_mm256_slli_epi32(
-      _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))), 16));
-}
+  static __m256 load8(const uint16_t* p) {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(
+        _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))), 16));
+  }
 #endif
+  static float value(uint16_t v) { return hw::bf16_to_f32(v); }
+};
 
-struct Design {
+struct Design : hw::AttnRows<Bf16, uint16_t> {
   using Args = hw_attn_decode_args;
   using Cache = uint16_t;
   static constexpr int kThreads = P_THREADS, kBlock = P_BLOCK, kPrefetch = P_PREFETCH;
@@ -60,105 +63,6 @@ struct Design {
   static const Cache* values(const Args* a) { return a->v_cache; }
   static float key_scale(const Args*, int64_t, int64_t) { return 1.0f; }
   static float value_scale(const Args*, int64_t, int64_t) { return 1.0f; }
-
-  template <int G>
-  static void dot(const Cache* row, const float* q, int d, float* out) {
-#if defined(__AVX512F__)
-    if (d % 64 == 0) {
-      __m512 s[G][4];
-      for (int g = 0; g < G; ++g)
-        for (int k = 0; k < 4; ++k) s[g][k] = _mm512_setzero_ps();
-      for (int i = 0; i < d; i += 64) {
-        for (int k = 0; k < 4; ++k) {
-          const __m512 x = widen16(row + i + 16 * k);
-          for (int g = 0; g < G; ++g)
-            s[g][k] = _mm512_fmadd_ps(_mm512_loadu_ps(q + g * d + i + 16 * k), x, s[g][k]);
-        }
-      }
-      for (int g = 0; g < G; ++g)
-        out[g] = hw::hsum(_mm512_add_ps(_mm512_add_ps(s[g][0], s[g][1]),
-                                        _mm512_add_ps(s[g][2], s[g][3])));
-      return;
-    }
-#endif
-#if defined(__AVX2__) && defined(__FMA__)
-    if (d % 32 == 0) {
-      __m256 s[G][4];
-      for (int g = 0; g < G; ++g)
-        for (int k = 0; k < 4; ++k) s[g][k] = _mm256_setzero_ps();
-      for (int i = 0; i < d; i += 32) {
-        for (int k = 0; k < 4; ++k) {
-          const __m256 x = widen8(row + i + 8 * k);
-          for (int g = 0; g < G; ++g)
-            s[g][k] = _mm256_fmadd_ps(_mm256_loadu_ps(q + g * d + i + 8 * k), x, s[g][k]);
-        }
-      }
-      for (int g = 0; g < G; ++g)
-        out[g] = hw::hsum(_mm256_add_ps(_mm256_add_ps(s[g][0], s[g][1]),
-                                        _mm256_add_ps(s[g][2], s[g][3])));
-      return;
-    }
-#endif
-    for (int g = 0; g < G; ++g) out[g] = 0.0f;
-    for (int i = 0; i < d; ++i) {
-      const float x = hw::bf16_to_f32(row[i]);
-      for (int g = 0; g < G; ++g) out[g] += q[g * d + i] * x;
-    }
-  }
-
-  // A piece of acc (4 vectors a head) stays in registers while the rows go by.
-  template <int G>
-  static void axpy_rows(const Cache* row, int64_t stride, int rows, const float* w,
-                        int64_t w_stride, int d, float* acc) {
-#if defined(__AVX512F__)
-    if (d % 64 == 0) {
-      for (int i = 0; i < d; i += 64) {
-        __m512 sum[G][4];
-        for (int g = 0; g < G; ++g)
-          for (int k = 0; k < 4; ++k) sum[g][k] = _mm512_loadu_ps(acc + g * d + i + 16 * k);
-        for (int r = 0; r < rows; ++r) {
-          const Cache* v = row + r * stride + i;
-          __m512 x[4];
-          for (int k = 0; k < 4; ++k) x[k] = widen16(v + 16 * k);
-          for (int g = 0; g < G; ++g) {
-            const __m512 wg = _mm512_set1_ps(w[r * w_stride + g]);
-            for (int k = 0; k < 4; ++k) sum[g][k] = _mm512_fmadd_ps(wg, x[k], sum[g][k]);
-          }
-        }
-        for (int g = 0; g < G; ++g)
-          for (int k = 0; k < 4; ++k) _mm512_storeu_ps(acc + g * d + i + 16 * k, sum[g][k]);
-      }
-      return;
-    }
-#endif
-#if defined(__AVX2__) && defined(__FMA__)
-    if (d % 32 == 0) {
-      for (int i = 0; i < d; i += 32) {
-        __m256 sum[G][4];
-        for (int g = 0; g < G; ++g)
-          for (int k = 0; k < 4; ++k) sum[g][k] = _mm256_loadu_ps(acc + g * d + i + 8 * k);
-        for (int r = 0; r < rows; ++r) {
-          const Cache* v = row + r * stride + i;
-          __m256 x[4];
-          for (int k = 0; k < 4; ++k) x[k] = widen8(v + 8 * k);
-          for (int g = 0; g < G; ++g) {
-            const __m256 wg = _mm256_set1_ps(w[r * w_stride + g]);
-            for (int k = 0; k < 4; ++k) sum[g][k] = _mm256_fmadd_ps(wg, x[k], sum[g][k]);
-          }
-        }
-        for (int g = 0; g < G; ++g)
-          for (int k = 0; k < 4; ++k) _mm256_storeu_ps(acc + g * d + i + 8 * k, sum[g][k]);
-      }
-      return;
-    }
-#endif
-    for (int r = 0; r < rows; ++r) {
-      for (int i = 0; i < d; ++i) {
-        const float x = hw::bf16_to_f32(row[r * stride + i]);
-        for (int g = 0; g < G; ++g) acc[g * d + i] += w[r * w_stride + g] * x;
-      }
-    }
-  }
 };
 
 }  // namespace

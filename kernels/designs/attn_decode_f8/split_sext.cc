@@ -5,13 +5,12 @@
 // param P_PREFETCH 0 2 4 8 default 4
 //
 // The driver (ranges, blocks, the block's softmax, the merge): hw::attn_decode_split in
-// "headway_attn.h" (include/headway/headway_attn.h). This file holds the f8 row dot and the
-// rows' update. Decode as the sext_static designs' (headway_decoders.h): vpmovsxbd widens 16
+// "headway_attn.h" (include/headway/headway_attn.h), with its row dot and rows' update
+// (hw::AttnRows). This file holds the decode, as the sext_static designs': vpmovsxbd widens 16
 // (AVX-512) or 8 (AVX2) codes to int32, a left shift by 20 and AND 0x87F00000 leave the f32 equal
 // to the code's value times 2^-120 (subnormal codes exact). q is stored times 2^32 so that
 // products stay normal; a key row's dot is times 2^-88, undone with its scale (2^88 * k_scale); a
-// value row's weight is the probability times v_scale times 2^120. For the value rows of a block,
-// a piece of both heads' accumulators stays in registers while every row's piece is decoded once.
+// value row's weight is the probability times v_scale times 2^120.
 // Scalar table fallback without AVX2/FMA (or when D is not a multiple of 32).
 #include "headway_attn.h"
 #include "headway_kernel.h"
@@ -40,30 +39,15 @@ typedef struct hw_attn_decode_f8_args {
 namespace {
 
 #if defined(__AVX2__) && defined(__FMA__)
-constexpr float kQScale = 0x1p32f;    // q stored times 2^32 ...
-constexpr float kDotScale = 0x1p88f;  // ... decoded codes are value * 2^-120
+constexpr float kQScale = 0x1p32f;       // q stored times 2^32 ...
+constexpr float kDotScale = 0x1p88f;     // ... decoded codes are value * 2^-120
 constexpr float kWeightScale = 0x1p120f;
 constexpr float kCodeScale = 0x1p-120f;  // the table decode scaled to match
-inline __m256 decode8(const uint8_t* p) {
-  const __m256i codes = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
-  return _mm256_castsi256_ps(_mm256_and_si256(_mm256_slli_epi32(codes, 20),
-                                              _mm256_set1_epi32(static_cast<int>(0x87F00000u))));
-}
 #else
 constexpr float kQScale = 1.0f, kDotScale = 1.0f, kWeightScale = 1.0f, kCodeScale = 1.0f;
 #endif
-#if defined(__AVX512F__) && defined(__AVX2__) && defined(__FMA__)
-// Zero-masked converts and shifts: GCC 12 warns that the plain ones' undefined source is
-// uninitialized.
-inline __m512 decode16(const uint8_t* p) {
-  const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-  const __m512i codes = _mm512_maskz_cvtepi8_epi32(0xFFFF, bytes);
-  return _mm512_castsi512_ps(_mm512_and_si512(_mm512_maskz_slli_epi32(0xFFFF, codes, 20),
-                                              _mm512_set1_epi32(static_cast<int>(0x87F00000u))));
-}
-#endif
 
-// The scalar path's decode: each code's value times kCodeScale (exact), as the SIMD path's.
+// The scalar path's decode: each code's value times kCodeScale (exact), as the SIMD paths'.
 struct CodeTable {
   float v[256];
   CodeTable() {
@@ -71,12 +55,33 @@ struct CodeTable {
     for (int c = 0; c < 256; ++c) v[c] = f8.v[c] * kCodeScale;
   }
 };
-const CodeTable& table() {
-  static const CodeTable t;
-  return t;
-}
 
-struct Design {
+struct F8 {
+#if defined(__AVX512F__) && defined(__AVX2__) && defined(__FMA__)
+  // Zero-masked converts and shifts: GCC 12 warns that the plain ones' undefined source is
+  // uninitialized.
+  static __m512 load16(const uint8_t* p) {
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m512i codes = _mm512_maskz_cvtepi8_epi32(0xFFFF, bytes);
+    return _mm512_castsi512_ps(_mm512_and_si512(_mm512_maskz_slli_epi32(0xFFFF, codes, 20),
+                                                _mm512_set1_epi32(static_cast<int>(0x87F00000u))));
+  }
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
+  static __m256 load8(const uint8_t* p) {
+    const __m256i codes =
+        _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+    return _mm256_castsi256_ps(_mm256_and_si256(_mm256_slli_epi32(codes, 20),
+                                                _mm256_set1_epi32(static_cast<int>(0x87F00000u))));
+  }
+#endif
+  static float value(uint8_t c) {
+    static const CodeTable table;
+    return table.v[c];
+  }
+};
+
+struct Design : hw::AttnRows<F8, uint8_t> {
   using Args = hw_attn_decode_f8_args;
   using Cache = uint8_t;
   static constexpr int kThreads = P_THREADS, kBlock = P_BLOCK, kPrefetch = P_PREFETCH;
@@ -88,107 +93,6 @@ struct Design {
   }
   static float value_scale(const Args* a, int64_t t, int64_t n) {
     return a->v_scale[t * a->dims[1] + n] * kWeightScale;
-  }
-
-  template <int G>
-  static void dot(const Cache* row, const float* q, int d, float* out) {
-#if defined(__AVX512F__) && defined(__AVX2__) && defined(__FMA__)
-    if (d % 64 == 0) {
-      __m512 s[G][4];
-      for (int g = 0; g < G; ++g)
-        for (int k = 0; k < 4; ++k) s[g][k] = _mm512_setzero_ps();
-      for (int i = 0; i < d; i += 64) {
-        for (int k = 0; k < 4; ++k) {
-          const __m512 x = decode16(row + i + 16 * k);
-          for (int g = 0; g < G; ++g)
-            s[g][k] = _mm512_fmadd_ps(_mm512_loadu_ps(q + g * d + i + 16 * k), x, s[g][k]);
-        }
-      }
-      for (int g = 0; g < G; ++g)
-        out[g] = hw::hsum(_mm512_add_ps(_mm512_add_ps(s[g][0], s[g][1]),
-                                        _mm512_add_ps(s[g][2], s[g][3])));
-      return;
-    }
-#endif
-#if defined(__AVX2__) && defined(__FMA__)
-    if (d % 32 == 0) {
-      __m256 s[G][4];
-      for (int g = 0; g < G; ++g)
-        for (int k = 0; k < 4; ++k) s[g][k] = _mm256_setzero_ps();
-      for (int i = 0; i < d; i += 32) {
-        for (int k = 0; k < 4; ++k) {
-          const __m256 x = decode8(row + i + 8 * k);
-          for (int g = 0; g < G; ++g)
-            s[g][k] = _mm256_fmadd_ps(_mm256_loadu_ps(q + g * d + i + 8 * k), x, s[g][k]);
-        }
-      }
-      for (int g = 0; g < G; ++g)
-        out[g] = hw::hsum(
-            _mm256_add_ps(_mm256_add_ps(s[g][0], s[g][1]), _mm256_add_ps(s[g][2], s[g][3])));
-      return;
-    }
-#endif
-    const CodeTable& f8 = table();
-    for (int g = 0; g < G; ++g) out[g] = 0.0f;
-    for (int i = 0; i < d; ++i) {
-      const float x = f8.v[row[i]];
-      for (int g = 0; g < G; ++g) out[g] += q[g * d + i] * x;
-    }
-  }
-
-  // A piece of acc (4 vectors a head) stays in registers while the rows go by.
-  template <int G>
-  static void axpy_rows(const Cache* row, int64_t stride, int rows, const float* w,
-                        int64_t w_stride, int d, float* acc) {
-#if defined(__AVX512F__) && defined(__AVX2__) && defined(__FMA__)
-    if (d % 64 == 0) {
-      for (int i = 0; i < d; i += 64) {
-        __m512 sum[G][4];
-        for (int g = 0; g < G; ++g)
-          for (int k = 0; k < 4; ++k) sum[g][k] = _mm512_loadu_ps(acc + g * d + i + 16 * k);
-        for (int r = 0; r < rows; ++r) {
-          const Cache* v = row + r * stride + i;
-          __m512 x[4];
-          for (int k = 0; k < 4; ++k) x[k] = decode16(v + 16 * k);
-          for (int g = 0; g < G; ++g) {
-            const __m512 wg = _mm512_set1_ps(w[r * w_stride + g]);
-            for (int k = 0; k < 4; ++k) sum[g][k] = _mm512_fmadd_ps(wg, x[k], sum[g][k]);
-          }
-        }
-        for (int g = 0; g < G; ++g)
-          for (int k = 0; k < 4; ++k) _mm512_storeu_ps(acc + g * d + i + 16 * k, sum[g][k]);
-      }
-      return;
-    }
-#endif
-#if defined(__AVX2__) && defined(__FMA__)
-    if (d % 32 == 0) {
-      for (int i = 0; i < d; i += 32) {
-        __m256 sum[G][4];
-        for (int g = 0; g < G; ++g)
-          for (int k = 0; k < 4; ++k) sum[g][k] = _mm256_loadu_ps(acc + g * d + i + 8 * k);
-        for (int r = 0; r < rows; ++r) {
-          const Cache* v = row + r * stride + i;
-          __m256 x[4];
-          for (int k = 0; k < 4; ++k) x[k] = decode8(v + 8 * k);
-          for (int g = 0; g < G; ++g) {
-            const __m256 wg = _mm256_set1_ps(w[r * w_stride + g]);
-            for (int k = 0; k < 4; ++k) sum[g][k] = _mm256_fmadd_ps(wg, x[k], sum[g][k]);
-          }
-        }
-        for (int g = 0; g < G; ++g)
-          for (int k = 0; k < 4; ++k) _mm256_storeu_ps(acc + g * d + i + 8 * k, sum[g][k]);
-      }
-      return;
-    }
-#endif
-    const CodeTable& f8 = table();
-    for (int r = 0; r < rows; ++r) {
-      for (int i = 0; i < d; ++i) {
-        const float x = f8.v[row[r * stride + i]];
-        for (int g = 0; g < G; ++g) acc[g * d + i] += w[r * w_stride + g] * x;
-      }
-    }
   }
 };
 
