@@ -8,10 +8,10 @@
  * (one pass over K for the G heads), takes the block's maximum score per head, rescales its
  * running sum and accumulator when that maximum grows, and adds each value row once, weighted by
  * the G heads' probabilities (one pass over V). Each thread leaves its partial (maximum, sum,
- * accumulator) per head; the caller merges them: M = max of the maxima, sum = sum_t sum_t *
- * exp(m_t - M), the same weights for the accumulators; attn = accumulator / sum, rounded once to
- * bf16. A thread with no slots leaves maximum -inf and sum 0 and weighs nothing. Scores,
- * probabilities and sums are f32.
+ * accumulator) per head; the caller merges them: with M the largest of the threads' maxima m_i,
+ * each thread's sum and accumulator weigh exp(m_i - M), and attn = the weighted accumulators'
+ * total / the weighted sums' total, rounded once to bf16. A thread with no slots leaves maximum
+ * -inf and sum 0 and weighs nothing. Scores, probabilities and sums are f32.
  *
  * A design supplies what makes it different as a struct D:
  *   using Args;                          the kernel's argument struct (q, valid, dims, attn ...)
@@ -33,7 +33,7 @@
  *       registers across the rows).
  * D::dot<G> and D::axpy_rows<G> are instantiated for G = 2 (the contract's) and called for
  * G == 2; any other G takes D::dot<1> and D::axpy_rows<1> once per head. A design whose rows
- * decode element by element takes both from hw::AttnRows<L> (below) by deriving from it.
+ * decode element by element takes both from hw::AttnRows<L, Cache> (below) by deriving from it.
  * Nothing here keeps state that depends on the inputs: the scratch is rewritten on every call. */
 #ifndef HEADWAY_KERNEL_ATTN_H
 #define HEADWAY_KERNEL_ATTN_H
@@ -315,11 +315,11 @@ inline void attn_decode_split(const typename D::Args* a) {
                        1.0f / std::sqrt(static_cast<float>(a->dims[3])),
                        &scratch,
                        0};
-  job.per_thread = AttnDecodeJob<D>::floats_per_thread(job.heads(), job.d);
-  const size_t need = job.per_thread * static_cast<size_t>(D::kThreads);
-  if (scratch.size() < need) scratch.resize(need);
   Pool& workers = pool(D::kThreads);
   job.threads = workers.threads();
+  job.per_thread = AttnDecodeJob<D>::floats_per_thread(job.heads(), job.d);
+  const size_t need = job.per_thread * static_cast<size_t>(job.threads);
+  if (scratch.size() < need) scratch.resize(need);
   workers.run([](void* ctx, int tid) { static_cast<const AttnDecodeJob<D>*>(ctx)->run(tid); },
               &job);
   job.merge(a->attn);
