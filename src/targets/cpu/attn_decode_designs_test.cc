@@ -49,10 +49,10 @@ std::vector<std::unique_ptr<SpecKernel>> kernels_of(const fs::path& file, const 
   return kernels ? std::move(kernels).value() : std::vector<std::unique_ptr<SpecKernel>>{};
 }
 
-// The first seed from `from` whose input set has fewer valid slots than the cache (part_filled)
-// or exactly as many (full).
-uint64_t seed_with(const SpecKernel& kernel, bool part_filled, uint64_t from = 1) {
-  for (uint64_t seed = from;; ++seed) {
+// The first seed whose input set (the check's first call) has fewer valid slots than the cache
+// (part_filled) or exactly as many (full).
+uint64_t seed_with(const SpecKernel& kernel, bool part_filled) {
+  for (uint64_t seed = 1;; ++seed) {
     SharedBuffers b(kernel.regions());
     kernel.generate(seed, b);
     const bool part = b.as<int32_t>("valid")[0] < kernel.shape_set().dims[0];
