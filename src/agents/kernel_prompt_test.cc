@@ -66,7 +66,7 @@ TEST(KernelPrompt, CarriesTheHeadTheFiguresTheHeadersAndWhatWasTried) {
   EXPECT_EQ(data["head_ms"], "1.235");
   EXPECT_EQ(data["floor_ms"], "0.500");
   EXPECT_EQ(data["head_source"], ctx.head_source);
-  ASSERT_EQ(data["headers"].size(), 4u);
+  ASSERT_EQ(data["headers"].size(), 5u);
   EXPECT_EQ(data["headers"][0]["path"], "headway_kernel.h");
   EXPECT_EQ(data["headers"][2]["path"], "headway_rows.h");
   EXPECT_NE(data["headers"][2]["text"].get<std::string>().find("attn_out_rows"), std::string::npos)
@@ -74,6 +74,9 @@ TEST(KernelPrompt, CarriesTheHeadTheFiguresTheHeadersAndWhatWasTried) {
   EXPECT_EQ(data["headers"][3]["path"], "headway_decoders.h");
   EXPECT_EQ(data["headers"][3]["text"].get<std::string>().find("characters cut"), std::string::npos)
       << "the decoders the designs use are shown whole, not cut";
+  EXPECT_EQ(data["headers"][4]["path"], "headway_attn.h");
+  EXPECT_EQ(data["headers"][4]["text"].get<std::string>().find("characters cut"), std::string::npos)
+      << "the attention driver is shown whole, not cut";
   EXPECT_NE(data["headers"][0]["text"].get<std::string>().find("hw_attn_out_args"),
             std::string::npos)
       << "the ABI header declares the kernel's arguments";

@@ -60,6 +60,7 @@ targets::BuildOutcome build_candidate(const Toolchain& toolchain, const Toolchai
 
 // The headers (include/headway/) a candidate includes: every build writes them beside it.
 inline constexpr std::string_view kCandidateHeaders[] = {"headway_kernel.h", "headway_support.h",
-                                                         "headway_rows.h", "headway_decoders.h"};
+                                                         "headway_rows.h", "headway_decoders.h",
+                                                         "headway_attn.h"};
 
 }  // namespace headway::cpu

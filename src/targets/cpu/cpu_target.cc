@@ -206,9 +206,9 @@ std::string CpuTarget::baseline_source(const KernelContract& kernel) const {
 }
 
 std::vector<targets::DocFile> CpuTarget::design_files(const KernelContract& kernel) const {
-  if (kernel.spec() && !is_builtin_kernel(kernel.name()))
-    return targets::spec_design_files(*kernel.spec(), "cpu");
   std::vector<targets::DocFile> out;
+  if (kernel.spec() && !is_builtin_kernel(kernel.name()))
+    out = targets::spec_design_files(*kernel.spec(), "cpu");
   for (std::string_view path :
        embedded_files_under(fmt::format("kernels/designs/{}/", kernel.name()))) {
     out.push_back({std::string(path), std::string(embedded_file(path))});

@@ -64,6 +64,8 @@ class CpuTarget final : public targets::Target {
   // The built-in kernels, then every spec of the catalog with a cpu baseline.
   std::vector<const KernelContract*> kernels(const KernelCatalog& catalog) const override;
   std::string baseline_source(const KernelContract& kernel) const override;
+  // A built-in kernel's embedded designs (kernels/designs/NAME/); a spec kernel's own designs
+  // (its `[designs]` cpu files) and then the embedded ones of its name, if any.
   std::vector<targets::DocFile> design_files(const KernelContract& kernel) const override;
   std::vector<targets::DocFile> candidate_headers() const override;
 

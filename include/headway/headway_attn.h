@@ -1,0 +1,329 @@
+/* headway attention decode: the split-K driver of the attn_decode designs (C++ only). Included by
+ * a candidate as "headway_attn.h".
+ *
+ * attn[n][g] = sum_t softmax_t(q[n][g] . K[t][n] * inv_sqrt_d) V[t][n] over the slots t < valid,
+ * for N groups of G query heads of D values (kernels/specs/gemma4/attn_decode/). The driver splits
+ * the valid slots into one contiguous range per thread. Each thread walks its range in blocks of
+ * D::kBlock slots: it dots every key row of the block once with the G query heads of its group
+ * (one pass over K for the G heads), takes the block's maximum score per head, rescales its
+ * running sum and accumulator when that maximum grows, and adds each value row once, weighted by
+ * the G heads' probabilities (one pass over V). Each thread leaves its partial (maximum, sum,
+ * accumulator) per head; the caller merges them: with M the largest of the threads' maxima m_i,
+ * each thread's sum and accumulator weigh exp(m_i - M), and attn = the weighted accumulators'
+ * total / the weighted sums' total, rounded once to bf16. A thread with no slots leaves maximum
+ * -inf and sum 0 and weighs nothing. Scores, probabilities and sums are f32.
+ *
+ * A design supplies what makes it different as a struct D:
+ *   using Args;                          the kernel's argument struct (q, valid, dims, attn ...)
+ *   using Cache;                         the cache element (uint16_t bf16, uint8_t f8 codes)
+ *   static constexpr int kThreads, kBlock, kPrefetch;   threads; slots per block; key rows
+ *                                        prefetched this many slots ahead (0: none; then no
+ *                                        value row is prefetched either)
+ *   static constexpr float kQScale;      q is stored times this (exact: a power of two)
+ *   static const Cache* keys(const Args*), *values(const Args*);
+ *   static float key_scale(const Args*, int64_t t, int64_t n);    the raw dot -> score factor,
+ *   static float value_scale(const Args*, int64_t t, int64_t n);  probability -> row weight factor,
+ *                                        both without inv_sqrt_d (the driver applies it)
+ *   template <int G> static void dot(const Cache* row, const float* q, int d, float* out);
+ *       out[g] = row . q[g*d ...] for g < G (one pass over the row);
+ *   template <int G> static void axpy_rows(const Cache* row, int64_t stride, int rows,
+ *                                          const float* w, int64_t w_stride, int d, float* acc);
+ *       acc[g*d + i] += sum over r < rows of w[r*w_stride + g] * row[r*stride + i], for g < G
+ *       (each of the rows read once for the G heads; a design may keep a piece of acc in
+ *       registers across the rows).
+ * D::dot<G> and D::axpy_rows<G> are instantiated for G = 2 (the contract's) and called for
+ * G == 2; any other G takes D::dot<1> and D::axpy_rows<1> once per head. A design whose rows
+ * decode element by element takes both from hw::AttnRows<L, Cache> (below) by deriving from it.
+ * Nothing here keeps state that depends on the inputs: the scratch is rewritten on every call. */
+#ifndef HEADWAY_KERNEL_ATTN_H
+#define HEADWAY_KERNEL_ATTN_H
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "headway_rows.h"
+#include "headway_support.h"
+
+namespace hw {
+
+/* dot and axpy_rows (the driver's contract above) for rows whose elements decode one by one, as
+ * L does it:
+ *   static __m512 load16(const Cache* p);   16 elements as f32 (where AVX-512F, AVX2 and FMA are)
+ *   static __m256 load8(const Cache* p);    8 elements as f32 (where AVX2 and FMA are)
+ *   static float value(Cache c);            one element (elsewhere, or D not a multiple of 32)
+ * The dot keeps 4 vectors of sums a head; axpy_rows keeps a piece of the G heads' accumulators
+ * (4 vectors a head) in registers while each row's piece is decoded once and added with the G
+ * weights. */
+template <class L, class Cache>
+struct AttnRows {
+  template <int G>
+  static void dot(const Cache* row, const float* q, int d, float* out) {
+#if defined(__AVX512F__) && defined(__AVX2__) && defined(__FMA__)
+    if (d % 64 == 0) {
+      __m512 s[G][4];
+      for (int g = 0; g < G; ++g)
+        for (int k = 0; k < 4; ++k) s[g][k] = _mm512_setzero_ps();
+      for (int i = 0; i < d; i += 64) {
+        for (int k = 0; k < 4; ++k) {
+          const __m512 x = L::load16(row + i + 16 * k);
+          for (int g = 0; g < G; ++g)
+            s[g][k] = _mm512_fmadd_ps(_mm512_loadu_ps(q + g * d + i + 16 * k), x, s[g][k]);
+        }
+      }
+      for (int g = 0; g < G; ++g)
+        out[g] =
+            hsum(_mm512_add_ps(_mm512_add_ps(s[g][0], s[g][1]), _mm512_add_ps(s[g][2], s[g][3])));
+      return;
+    }
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
+    if (d % 32 == 0) {
+      __m256 s[G][4];
+      for (int g = 0; g < G; ++g)
+        for (int k = 0; k < 4; ++k) s[g][k] = _mm256_setzero_ps();
+      for (int i = 0; i < d; i += 32) {
+        for (int k = 0; k < 4; ++k) {
+          const __m256 x = L::load8(row + i + 8 * k);
+          for (int g = 0; g < G; ++g)
+            s[g][k] = _mm256_fmadd_ps(_mm256_loadu_ps(q + g * d + i + 8 * k), x, s[g][k]);
+        }
+      }
+      for (int g = 0; g < G; ++g)
+        out[g] =
+            hsum(_mm256_add_ps(_mm256_add_ps(s[g][0], s[g][1]), _mm256_add_ps(s[g][2], s[g][3])));
+      return;
+    }
+#endif
+    for (int g = 0; g < G; ++g) out[g] = 0.0f;
+    for (int i = 0; i < d; ++i) {
+      const float x = L::value(row[i]);
+      for (int g = 0; g < G; ++g) out[g] += q[g * d + i] * x;
+    }
+  }
+
+  template <int G>
+  static void axpy_rows(const Cache* row, int64_t stride, int rows, const float* w,
+                        int64_t w_stride, int d, float* acc) {
+#if defined(__AVX512F__) && defined(__AVX2__) && defined(__FMA__)
+    if (d % 64 == 0) {
+      for (int i = 0; i < d; i += 64) {
+        __m512 sum[G][4];
+        for (int g = 0; g < G; ++g)
+          for (int k = 0; k < 4; ++k) sum[g][k] = _mm512_loadu_ps(acc + g * d + i + 16 * k);
+        for (int r = 0; r < rows; ++r) {
+          const Cache* v = row + r * stride + i;
+          __m512 x[4];
+          for (int k = 0; k < 4; ++k) x[k] = L::load16(v + 16 * k);
+          for (int g = 0; g < G; ++g) {
+            const __m512 wg = _mm512_set1_ps(w[r * w_stride + g]);
+            for (int k = 0; k < 4; ++k) sum[g][k] = _mm512_fmadd_ps(wg, x[k], sum[g][k]);
+          }
+        }
+        for (int g = 0; g < G; ++g)
+          for (int k = 0; k < 4; ++k) _mm512_storeu_ps(acc + g * d + i + 16 * k, sum[g][k]);
+      }
+      return;
+    }
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
+    if (d % 32 == 0) {
+      for (int i = 0; i < d; i += 32) {
+        __m256 sum[G][4];
+        for (int g = 0; g < G; ++g)
+          for (int k = 0; k < 4; ++k) sum[g][k] = _mm256_loadu_ps(acc + g * d + i + 8 * k);
+        for (int r = 0; r < rows; ++r) {
+          const Cache* v = row + r * stride + i;
+          __m256 x[4];
+          for (int k = 0; k < 4; ++k) x[k] = L::load8(v + 8 * k);
+          for (int g = 0; g < G; ++g) {
+            const __m256 wg = _mm256_set1_ps(w[r * w_stride + g]);
+            for (int k = 0; k < 4; ++k) sum[g][k] = _mm256_fmadd_ps(wg, x[k], sum[g][k]);
+          }
+        }
+        for (int g = 0; g < G; ++g)
+          for (int k = 0; k < 4; ++k) _mm256_storeu_ps(acc + g * d + i + 8 * k, sum[g][k]);
+      }
+      return;
+    }
+#endif
+    for (int r = 0; r < rows; ++r) {
+      for (int i = 0; i < d; ++i) {
+        const float x = L::value(row[r * stride + i]);
+        for (int g = 0; g < G; ++g) acc[g * d + i] += w[r * w_stride + g] * x;
+      }
+    }
+  }
+};
+
+/* One thread's scratch: prepared q, its partial per head, the block's scores. */
+struct AttnPartial {
+  float* q;     /* [heads * d] */
+  float* m;     /* [heads] running maximum score */
+  float* l;     /* [heads] running sum of exp(score - m) */
+  float* acc;   /* [heads * d] running weighted sum of value rows */
+  float* score; /* [block * heads] */
+};
+
+template <class D>
+struct AttnDecodeJob {
+  const typename D::Args* a;
+  int64_t valid, groups, g_heads, d;
+  int threads;
+  float inv_sqrt_d;
+  std::vector<float>* scratch;
+  size_t per_thread;
+
+  int64_t heads() const { return groups * g_heads; }
+  AttnPartial partial(int tid) const {
+    float* base = scratch->data() + per_thread * static_cast<size_t>(tid);
+    const int64_t h = heads();
+    return {base, base + h * d, base + h * d + h, base + h * d + 2 * h, base + 2 * h * d + 2 * h};
+  }
+  static size_t floats_per_thread(int64_t heads, int64_t d) {
+    const size_t n = static_cast<size_t>(heads * (2 * d + 2) + D::kBlock * heads);
+    return (n + 15) / 16 * 16;  // each thread's part starts on its own cache line
+  }
+
+  template <int G>
+  void dot(const typename D::Cache* row, const float* q, float* out) const {
+    if (G == g_heads) {
+      D::template dot<G>(row, q, static_cast<int>(d), out);
+    } else {
+      for (int64_t g = 0; g < g_heads; ++g)
+        D::template dot<1>(row, q + g * d, static_cast<int>(d), out + g);
+    }
+  }
+  template <int G>
+  void axpy_rows(const typename D::Cache* row, int rows, const float* w, float* acc) const {
+    const int64_t stride = groups * d, w_stride = heads();
+    if (G == g_heads) {
+      D::template axpy_rows<G>(row, stride, rows, w, w_stride, static_cast<int>(d), acc);
+    } else {
+      for (int64_t g = 0; g < g_heads; ++g)
+        D::template axpy_rows<1>(row, stride, rows, w + g, w_stride, static_cast<int>(d),
+                                 acc + g * d);
+    }
+  }
+
+  void prefetch_row(const typename D::Cache* row) const {
+#if defined(__AVX__)
+    const char* p = reinterpret_cast<const char*>(row);
+    const int64_t bytes = d * static_cast<int64_t>(sizeof(typename D::Cache));
+    for (int64_t b = 0; b < bytes; b += 64) prefetch_line<2>(p + b);
+#else
+    (void)row;
+#endif
+  }
+
+  /* Thread tid's partial over its range of slots. */
+  void run(int tid) const {
+    const AttnPartial p = partial(tid);
+    const int64_t h_count = heads();
+    for (int64_t i = 0; i < h_count * d; ++i) {
+      p.q[i] = bf16_to_f32(a->q[i]) * D::kQScale;
+      p.acc[i] = 0.0f;
+    }
+    for (int64_t h = 0; h < h_count; ++h) {
+      p.m[h] = -INFINITY;
+      p.l[h] = 0.0f;
+    }
+    const int64_t begin = valid * tid / threads, end = valid * (tid + 1) / threads;
+    const typename D::Cache* keys = D::keys(a);
+    const typename D::Cache* values = D::values(a);
+    float raw[8];
+    for (int64_t b = begin; b < end; b += D::kBlock) {
+      const int64_t e = b + D::kBlock < end ? b + D::kBlock : end;
+      for (int64_t t = b; t < e; ++t) {  // scores: every key row of the block once
+        for (int64_t n = 0; n < groups; ++n) {
+          const int64_t row = t * groups + n;
+          if (D::kPrefetch > 0) {
+            if (t + D::kPrefetch < end) prefetch_row(keys + (row + D::kPrefetch * groups) * d);
+            prefetch_row(values + row * d);
+          }
+          dot<2>(keys + row * d, p.q + n * g_heads * d, raw);
+          const float f = D::key_scale(a, t, n) * inv_sqrt_d;
+          for (int64_t g = 0; g < g_heads; ++g)
+            p.score[(t - b) * h_count + n * g_heads + g] = raw[g] * f;
+        }
+      }
+      for (int64_t h = 0; h < h_count; ++h) {  // the block's maximum; rescale when it grows
+        float block_max = -INFINITY;
+        for (int64_t t = b; t < e; ++t)
+          block_max = std::fmax(block_max, p.score[(t - b) * h_count + h]);
+        if (block_max > p.m[h]) {
+          if (p.l[h] > 0.0f) {
+            const float shrink = std::exp(p.m[h] - block_max);
+            p.l[h] *= shrink;
+            for (int64_t i = 0; i < d; ++i) p.acc[h * d + i] *= shrink;
+          }
+          p.m[h] = block_max;
+        }
+        for (int64_t t = b; t < e; ++t) {
+          float& s = p.score[(t - b) * h_count + h];
+          s = std::exp(s - p.m[h]);
+          p.l[h] += s;
+        }
+      }
+      for (int64_t t = b; t < e; ++t) {  // each value row's weights: probability * its scale
+        for (int64_t n = 0; n < groups; ++n) {
+          const float f = D::value_scale(a, t, n);
+          for (int64_t g = 0; g < g_heads; ++g) p.score[(t - b) * h_count + n * g_heads + g] *= f;
+        }
+      }
+      for (int64_t n = 0; n < groups; ++n)  // values: every value row of the block once
+        axpy_rows<2>(values + (b * groups + n) * d, static_cast<int>(e - b), p.score + n * g_heads,
+                     p.acc + n * g_heads * d);
+    }
+  }
+
+  /* attn from every thread's partial. */
+  void merge(hw_bf16* attn) const {
+    const int64_t h_count = heads();
+    std::vector<float> weight(static_cast<size_t>(threads));
+    for (int64_t h = 0; h < h_count; ++h) {
+      float top = -INFINITY;
+      for (int t = 0; t < threads; ++t) top = std::fmax(top, partial(t).m[h]);
+      float sum = 0.0f;
+      for (int t = 0; t < threads; ++t) {
+        const AttnPartial p = partial(t);
+        weight[t] = p.l[h] > 0.0f ? std::exp(p.m[h] - top) : 0.0f;
+        sum += p.l[h] * weight[t];
+      }
+      const float inv = 1.0f / sum;
+      for (int64_t i = 0; i < d; ++i) {
+        float v = 0.0f;
+        for (int t = 0; t < threads; ++t) {
+          if (weight[t] != 0.0f) v += partial(t).acc[h * d + i] * weight[t];
+        }
+        attn[h * d + i] = f32_to_bf16(v * inv);
+      }
+    }
+  }
+};
+
+/* The kernel: a->dims is T, N, G, D, ...; *a->valid slots (1 <= valid <= T); at most 8 heads a
+ * group. */
+template <class D>
+inline void attn_decode_split(const typename D::Args* a) {
+  static std::vector<float> scratch;  // rewritten on every call
+  AttnDecodeJob<D> job{a,
+                       *a->valid,
+                       a->dims[1],
+                       a->dims[2],
+                       a->dims[3],
+                       D::kThreads,
+                       1.0f / std::sqrt(static_cast<float>(a->dims[3])),
+                       &scratch,
+                       0};
+  Pool& workers = pool(D::kThreads);
+  job.threads = workers.threads();
+  job.per_thread = AttnDecodeJob<D>::floats_per_thread(job.heads(), job.d);
+  const size_t need = job.per_thread * static_cast<size_t>(job.threads);
+  if (scratch.size() < need) scratch.resize(need);
+  workers.run([](void* ctx, int tid) { static_cast<const AttnDecodeJob<D>*>(ctx)->run(tid); },
+              &job);
+  job.merge(a->attn);
+}
+
+}  // namespace hw
+#endif /* HEADWAY_KERNEL_ATTN_H */

@@ -1,0 +1,226 @@
+// The cpu design library of the decode attention specs (kernels/designs/attn_decode/ and
+// attn_decode_f8/, kernels/specs/gemma4/attn_decode/): a workspace that adds either spec gets its
+// designs from the library proposer; each design builds and passes the check at its defaults at the
+// sliding shape set (a part-filled ring and a full one) and at global4k (global32k, 256 MiB of K
+// and V, is left to the loop in kernels/designs/README.md); and the split-K driver
+// (include/headway/headway_attn.h) with a planted merge or rescale bug fails the check at small
+// shape sets (the bf16 spec's design: both specs share the driver). Real builds, real checks, a
+// real workspace.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/embedded.h"
+#include "common/file_io.h"
+#include "kernels/kernel_spec.h"
+#include "kernels/shared_buffers.h"
+#include "kernels/spec_kernel.h"
+#include "knowledge/workspace_kernels.h"
+#include "loop/library_proposer.h"
+#include "store/test_temp_dir.h"
+#include "store/workspace.h"
+#include "targets/design_library.h"
+#include "targets/registry/registry.h"
+
+namespace headway::targets {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kSpecDir = fs::path(HEADWAY_SOURCE_DIR) / "kernels/specs/gemma4/attn_decode";
+constexpr const char* kSpecs[] = {"attn_decode", "attn_decode_f8"};
+
+Target& cpu() {
+  static const std::unique_ptr<Target> target = make_target("cpu");
+  return *target;
+}
+
+// The spec at `file`, one contract per shape set (references built under cache_dir).
+std::vector<std::unique_ptr<SpecKernel>> kernels_of(const fs::path& file, const fs::path& cache) {
+  auto spec = load_kernel_spec(file);
+  EXPECT_TRUE(spec) << spec.error().message;
+  if (!spec) return {};
+  auto kernels = spec_kernels(std::make_shared<KernelSpec>(spec.value()), cache);
+  EXPECT_TRUE(kernels) << kernels.error().message;
+  return kernels ? std::move(kernels).value() : std::vector<std::unique_ptr<SpecKernel>>{};
+}
+
+// The first seed whose input set (the check's first call) has fewer valid slots than the cache
+// (part_filled) or exactly as many (full).
+uint64_t seed_with(const SpecKernel& kernel, bool part_filled) {
+  for (uint64_t seed = 1;; ++seed) {
+    SharedBuffers b(kernel.regions());
+    kernel.generate(seed, b);
+    const bool part = b.as<int32_t>("valid")[0] < kernel.shape_set().dims[0];
+    if (part == part_filled) return seed;
+  }
+}
+
+CheckOutcome check(const SpecKernel& kernel, const Artifact& artifact, uint64_t seed) {
+  CheckOptions options;
+  options.seed = seed;
+  return cpu().check(kernel, artifact, options);
+}
+
+TEST(AttnDecodeDesigns, AWorkspaceThatAddsTheSpecGetsItsDesignsFromTheLibraryProposer) {
+  store::TestTempDir tmp;
+  auto ws = store::Workspace::create(tmp.path() / "ws");
+  ASSERT_TRUE(ws) << ws.error().message;
+  for (const char* name : kSpecs) {
+    auto added = knowledge::add_workspace_kernel(ws.value(),
+                                                 kSpecDir / (std::string(name) + ".toml"), false);
+    ASSERT_TRUE(added) << added.error().message;
+  }
+  // A spec of another name has no directory in the library: it gets its own designs only.
+  auto other = knowledge::add_workspace_kernel(
+      ws.value(), fs::path(HEADWAY_SOURCE_DIR) / "kernels/specs/rmsnorm/rmsnorm.toml", false);
+  ASSERT_TRUE(other) << other.error().message;
+  auto catalog = knowledge::workspace_catalog(ws->root(), tmp.path() / "cache");
+  ASSERT_TRUE(catalog) << catalog.error().message;
+
+  for (const char* name : kSpecs) {
+    const KernelContract* kernel = catalog->find_kernel(name);
+    ASSERT_NE(kernel, nullptr) << name;
+    const auto& designs = designs_for(cpu(), *kernel);
+    ASSERT_FALSE(designs.empty()) << name;
+    std::set<std::string> tried;
+    loop::ProposalContext ctx;
+    ctx.kernel = kernel;
+    ctx.head_design = "baseline";
+    ctx.already_tried = [&tried](const std::string& s) { return tried.count(s) > 0; };
+    ctx.max_proposals = 100;
+    loop::LibraryProposer proposer(cpu());
+    const auto proposals = proposer.propose(ctx);
+    ASSERT_GE(proposals.size(), designs.size()) << name;
+    for (size_t i = 0; i < designs.size(); ++i) {
+      EXPECT_EQ(proposals[i].source, designs[i].render(designs[i].defaults()))
+          << name << ": " << designs[i].name << " at its defaults first";
+      EXPECT_NE(proposals[i].source.find("hw_" + std::string(name) + "("), std::string::npos)
+          << name << ": the design defines the spec's entry point";
+    }
+  }
+  const KernelContract* rmsnorm = catalog->find_kernel("rmsnorm");
+  ASSERT_NE(rmsnorm, nullptr);
+  EXPECT_TRUE(designs_for(cpu(), *rmsnorm).empty());
+}
+
+// Every design at its defaults: sliding part filled and full, and global4k.
+TEST(AttnDecodeDesigns, EveryDesignPassesTheCheckAtItsDefaults) {
+  ASSERT_TRUE(cpu().identity().found) << cpu().identity().error;
+  store::TestTempDir tmp;
+  for (const char* name : kSpecs) {
+    const auto kernels = kernels_of(kSpecDir / (std::string(name) + ".toml"), tmp.path() / "ref");
+    ASSERT_EQ(kernels.size(), 3u) << name;
+    const SpecKernel& sliding = *kernels[0];
+    const SpecKernel& global4k = *kernels[1];
+    ASSERT_EQ(sliding.shape_set().name, "sliding");
+    ASSERT_EQ(global4k.shape_set().name, "global4k");
+    const auto& designs = designs_for(cpu(), sliding);
+    ASSERT_FALSE(designs.empty()) << name;
+    for (const Design& design : designs) {
+      const std::string id = std::string(name) + "/" + design.name;
+      const BuildOutcome built = cpu().build(design.render(design.defaults()), tmp.path() / "b");
+      ASSERT_TRUE(built.built()) << id << ":\n" << built.diagnostics;
+      for (const bool part : {true, false}) {
+        const CheckOutcome outcome = check(sliding, built.artifact, seed_with(sliding, part));
+        EXPECT_TRUE(outcome.correct()) << id << " at sliding (" << (part ? "part filled" : "full")
+                                       << "): " << outcome.description;
+      }
+      const CheckOutcome outcome = check(global4k, built.artifact, 20261206);
+      EXPECT_TRUE(outcome.correct()) << id << " at global4k: " << outcome.description;
+    }
+  }
+}
+
+// Small shape sets for the planted bugs: a ring of 64 slots (D = 32: the SIMD paths) that may be
+// part filled, and a full cache of another shape (D = 8).
+const char* kSmallShapes = R"([[shapes]]
+name = "ring"
+T = 64
+N = 2
+G = 2
+D = 32
+VMIN = 1
+
+[[shapes]]
+name = "full"
+T = 40
+N = 3
+G = 2
+D = 8
+VMIN = 40
+
+)";
+
+// The design at P_BLOCK 8 (several blocks a thread at the small shapes) after a copy of the driver
+// with `from` replaced by `to`: the copy's include guard keeps the shipped driver out.
+std::string planted(const Design& design, const std::string& from, const std::string& to) {
+  std::string driver(embedded_file("include/headway/headway_attn.h"));
+  const size_t at = driver.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) driver.replace(at, from.size(), to);
+  Params params = design.defaults();
+  params["P_BLOCK"] = 8;
+  params["P_THREADS"] = 2;
+  return driver + design.render(params);
+}
+
+TEST(AttnDecodeDesigns, ADriverThatDropsOrMisweighsAPartialOrSkipsTheRescaleFails) {
+  ASSERT_TRUE(cpu().identity().found) << cpu().identity().error;
+  store::TestTempDir tmp;
+  struct Bug {
+    std::string what, from, to;
+  };
+  const std::string weigh = "weight[t] = p.l[h] > 0.0f ? std::exp(p.m[h] - top) : 0.0f;";
+  const std::vector<Bug> bugs = {
+      {"none", "", ""},
+      {"the last thread's partial dropped", weigh,
+       "weight[t] = t + 1 < threads && p.l[h] > 0.0f ? std::exp(p.m[h] - top) : 0.0f;"},
+      {"partials added unweighted", weigh, "weight[t] = p.l[h] > 0.0f ? 1.0f : 0.0f;"},
+      {"the accumulator not rescaled", "p.acc[h * d + i] *= shrink;", ";"},
+      {"the sum not rescaled", "p.l[h] *= shrink;", ";"},
+  };
+  // The driver is the same for both specs: the bf16 one, whose builds are quicker.
+  const std::string name = "attn_decode";
+  const fs::path dir = tmp.path() / name;
+  fs::create_directories(dir);
+  for (const auto& entry : fs::directory_iterator(kSpecDir))
+    fs::copy_file(entry.path(), dir / entry.path().filename());
+  const fs::path toml = dir / (std::string(name) + ".toml");
+  std::string text = read_file(toml).value();
+  const size_t first = text.find("[[shapes]]"), args = text.find("[[arguments]]");
+  text.replace(first, args - first, kSmallShapes);
+  write_file(toml, text);
+  const auto kernels = kernels_of(toml, dir / "ref");
+  ASSERT_EQ(kernels.size(), 2u) << name;
+  const uint64_t part = seed_with(*kernels[0], true), full = seed_with(*kernels[0], false);
+  for (const Design& design : designs_for(cpu(), *kernels[0])) {
+    for (const Bug& bug : bugs) {
+      const std::string id = std::string(name) + "/" + design.name + ", " + bug.what;
+      const BuildOutcome built = cpu().build(
+          bug.from.empty() ? planted(design, weigh, weigh) : planted(design, bug.from, bug.to),
+          tmp.path() / "b");
+      ASSERT_TRUE(built.built()) << id << ":\n" << built.diagnostics;
+      int wrong = 0;
+      for (const uint64_t seed : {part, full}) {
+        for (const auto& kernel : kernels) {
+          const CheckOutcome outcome = check(*kernel, built.artifact, seed);
+          if (bug.from.empty()) {
+            EXPECT_TRUE(outcome.correct()) << id << ": " << outcome.description;
+          }
+          wrong += outcome.status == CheckOutcome::Status::kIncorrect;
+        }
+      }
+      if (!bug.from.empty()) {
+        EXPECT_GE(wrong, 1) << id << " passed every check";
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace headway::targets
