@@ -242,19 +242,10 @@ nlohmann::json status_figures(store::Workspace& ws, targets::Target& target,
   for (const auto& k : summaries) summary_ptrs.push_back(&k);
   // The models the heads' figures were read on, each with its kernels.
   out["device_models"] = report::heads_by_model(summary_ptrs);
-  if (const auto step = report::summarize_decode_step(summary_ptrs)) {
-    out["decode_step"] = {
-        {"head_ms", step->head_ms},
-        {"interval_ms", interval_json(step->interval)},
-        {"interval_coverage",
-         step->interval ? nlohmann::json(step->interval->coverage) : nlohmann::json(nullptr)},
-        {"floor_ms", step->floor_ms},
-        {"ratio_to_floor", step->ratio_to_floor()},
-        {"baseline_ms", step->baseline_ms},
-        {"speedup", step->speedup()}};
-  } else {
-    out["decode_step"] = nullptr;
-  }
+  const auto step = report::summarize_decode_step(summary_ptrs);
+  out["decode_step"] = step ? report::to_json(*step) : nlohmann::json(nullptr);
+  const auto layer = report::summarize_decode_layer(summary_ptrs);
+  out["decode_layer"] = layer ? report::to_json(*layer) : nlohmann::json(nullptr);
   // How well the target's static cost ranked the raced candidates (targets with a static cost).
   out["screen_calibration"] = screen_calibration_json(loop::summarize_screen_calibration(ws));
   const UnsandboxedRuns unsandboxed = unsandboxed_runs(ws);

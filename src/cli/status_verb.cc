@@ -152,10 +152,16 @@ std::string status_text(const nlohmann::json& out) {
   text += fmt::format("geomean speedup over the baselines: {:.3f}x\n",
                       out["geomean_speedup"].get<double>());
   text += loop::describe(loop::decision_rate_from_json(out["decision_rate"])) + "\n";
-  if (const auto& step = out["decode_step"]; !step.is_null()) {
+  // The layer first, then the step of the three projections.
+  for (const char* key : {"decode_layer", "decode_step"}) {
+    const auto& step = out[key];
+    if (step.is_null()) continue;
+    const bool layer = !step["attention"].is_null();
     text += fmt::format(
-        "decode step (the heads' medians summed): {:.3f} ms{}, {:.2f}x the sum of "
-        "the floors ({:.3f} ms); {:.2f}x the baselines' step\n",
+        "decode {} (the heads' medians summed{}): {:.3f} ms{}, {:.2f}x the sum of the floors "
+        "({:.3f} ms); {:.2f}x the baselines' {}\n",
+        layer ? "layer" : "step",
+        layer ? ": qkv + " + step["attention"].get<std::string>() + " + attn_out + ffn" : "",
         step["head_ms"].get<double>(),
         step["interval_ms"].is_null()
             ? std::string()
@@ -164,7 +170,7 @@ std::string status_text(const nlohmann::json& out) {
                           step["interval_ms"][1].get<double>(),
                           100 * step["interval_coverage"].get<double>()),
         step["ratio_to_floor"].get<double>(), step["floor_ms"].get<double>(),
-        step["speedup"].get<double>());
+        step["speedup"].get<double>(), layer ? "layer" : "step");
   }
   for (const auto& k : out["kernels"]) {
     if (k["speedup_verdict"] == "unresolved") text += unresolved_speedup_text(k) + "\n";

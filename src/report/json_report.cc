@@ -177,17 +177,8 @@ json to_json(const Report& r) {
       {"generated_at", r.generated_at},
       {"geomean_speedup", number(r.geomean_speedup)},
       {"decision_rate", loop::to_json(r.decision_rate)},
-      {"decode_step", r.decode_step
-                          ? json{{"head_ms", r.decode_step->head_ms},
-                                 {"interval_ms", interval_or_null(r.decode_step->interval)},
-                                 {"interval_coverage", r.decode_step->interval
-                                                           ? json(r.decode_step->interval->coverage)
-                                                           : json(nullptr)},
-                                 {"floor_ms", r.decode_step->floor_ms},
-                                 {"ratio_to_floor", r.decode_step->ratio_to_floor()},
-                                 {"baseline_ms", r.decode_step->baseline_ms},
-                                 {"speedup", r.decode_step->speedup()}}
-                          : json(nullptr)},
+      {"decode_layer", r.decode_layer ? to_json(*r.decode_layer) : json(nullptr)},
+      {"decode_step", r.decode_step ? to_json(*r.decode_step) : json(nullptr)},
       {"device_seconds", r.device_seconds},
       {"agents",
        {{"calls", r.agents.calls},

@@ -80,12 +80,16 @@ std::string KernelSummary::speedup_verdict() const {
                           : "";
 }
 
-std::optional<DecodeStepSummary> summarize_decode_step(
-    const std::vector<const KernelSummary*>& kernels) {
+namespace {
+
+// The sum of the kernels named `names`, each of which `kernels` must hold re-measured with finite
+// figures.
+std::optional<DecodeStepSummary> summed(const std::vector<const KernelSummary*>& kernels,
+                                        const std::vector<std::string>& names) {
   DecodeStepSummary step;
   MedianInterval interval{0.0, 0.0, 0, 1.0};
   bool every_interval = true;
-  for (const auto& name : builtin_kernel_names()) {
+  for (const auto& name : names) {
     const KernelSummary* found = nullptr;
     for (const KernelSummary* k : kernels) {
       if (k->name == name) found = k;
@@ -110,6 +114,46 @@ std::optional<DecodeStepSummary> summarize_decode_step(
     step.interval = interval;
   }
   return step;
+}
+
+}  // namespace
+
+std::optional<DecodeStepSummary> summarize_decode_step(
+    const std::vector<const KernelSummary*>& kernels) {
+  return summed(kernels, builtin_kernel_names());
+}
+
+std::optional<DecodeStepSummary> summarize_decode_layer(
+    const std::vector<const KernelSummary*>& kernels) {
+  for (const char* attention : {"attn_decode", "attn_decode_f8"}) {
+    const KernelSummary* found = nullptr;
+    for (const KernelSummary* k : kernels) {
+      if (k->name == attention) found = k;
+    }
+    if (!found) continue;
+    std::vector<std::string> names = builtin_kernel_names();
+    names.emplace_back(attention);
+    auto layer = summed(kernels, names);
+    if (!layer) return std::nullopt;
+    const std::string set = found->contract ? found->contract->shape_set_name() : "";
+    layer->attention = set.empty() ? found->name : found->name + "@" + set;
+    return layer;
+  }
+  return std::nullopt;
+}
+
+nlohmann::json to_json(const DecodeStepSummary& step) {
+  return {{"attention",
+           step.attention.empty() ? nlohmann::json(nullptr) : nlohmann::json(step.attention)},
+          {"head_ms", step.head_ms},
+          {"interval_ms", step.interval ? nlohmann::json{step.interval->low, step.interval->high}
+                                        : nlohmann::json(nullptr)},
+          {"interval_coverage",
+           step.interval ? nlohmann::json(step.interval->coverage) : nlohmann::json(nullptr)},
+          {"floor_ms", step.floor_ms},
+          {"ratio_to_floor", step.ratio_to_floor()},
+          {"baseline_ms", step.baseline_ms},
+          {"speedup", step.speedup()}};
 }
 
 HeadsByModel heads_by_model(const std::vector<const KernelSummary*>& kernels) {

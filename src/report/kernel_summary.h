@@ -82,6 +82,9 @@ struct DecodeStepSummary {
   // whenever every kernel's interval holds its own, so with probability at least `coverage`
   // (1 - the summed misses); nullopt unless every head kept readings.
   std::optional<MedianInterval> interval;
+  // The attention kernel a decode layer adds to the step, "KERNEL@SET" (the shape set its final
+  // timing read); empty for the step of qkv, attn_out and ffn alone.
+  std::string attention;
   double ratio_to_floor() const { return head_ms / floor_ms; }
   double speedup() const { return baseline_ms / head_ms; }
 };
@@ -90,6 +93,13 @@ struct DecodeStepSummary {
 // finite floors; nullopt otherwise.
 std::optional<DecodeStepSummary> summarize_decode_step(
     const std::vector<const KernelSummary*>& kernels);
+// The decode layer: that step and the attention kernel (attn_decode, else attn_decode_f8) where
+// `kernels` holds one with a re-measured head and a finite floor; nullopt otherwise.
+std::optional<DecodeStepSummary> summarize_decode_layer(
+    const std::vector<const KernelSummary*>& kernels);
+// {"attention" (null for the step), "head_ms", "interval_ms": [low, high] or null,
+//  "interval_coverage", "floor_ms", "ratio_to_floor", "baseline_ms", "speedup"}.
+nlohmann::json to_json(const DecodeStepSummary& step);
 
 // The summary of the kernel `record` whose Design Tree is `tree` (and `log` its decision log) and
 // whose contract is `contract` (nullptr: unknown, no decode ceiling), under `toolchain`

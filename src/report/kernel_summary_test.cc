@@ -50,6 +50,38 @@ TEST(DecodeStepSummary, SumsTheHeadsAndFloorsOfEveryKernelOfTheStep) {
   EXPECT_FALSE(summarize_decode_step(all));
 }
 
+TEST(DecodeStepSummary, ALayerAddsTheAttentionKernelAndNamesIt) {
+  std::vector<KernelSummary> k(5);
+  const char* names[] = {"qkv", "attn_out", "ffn", "attn_decode_f8", "attn_decode"};
+  for (size_t i = 0; i < k.size(); ++i) {
+    k[i].name = names[i];
+    k[i].remeasured = true;
+    k[i].baseline_ms = 10.0;
+    k[i].head_ms = 1.0 + static_cast<double>(i);
+    k[i].floor_ms = 0.5;
+  }
+  std::vector<const KernelSummary*> all = {&k[0], &k[1], &k[2], &k[3], &k[4]};
+  const auto layer = summarize_decode_layer(all);
+  ASSERT_TRUE(layer);
+  EXPECT_EQ(layer->attention, "attn_decode") << "bf16 first; no contract: no shape set named";
+  EXPECT_DOUBLE_EQ(layer->head_ms, 1.0 + 2.0 + 3.0 + 5.0);
+  EXPECT_DOUBLE_EQ(layer->floor_ms, 2.0);
+  EXPECT_DOUBLE_EQ(layer->baseline_ms, 40.0);
+  EXPECT_TRUE(summarize_decode_step(all)->attention.empty());
+  // With a contract, the shape set its timing read (the first) is named.
+  k[4].contract = builtin_kernel("qkv");  // its one shape set is "gemma4"
+  EXPECT_EQ(summarize_decode_layer(all)->attention, "attn_decode@gemma4");
+  // Without the bf16 kernel, the f8 one; without either, no layer.
+  all.pop_back();
+  EXPECT_EQ(summarize_decode_layer(all)->attention, "attn_decode_f8");
+  all.pop_back();
+  EXPECT_FALSE(summarize_decode_layer(all));
+  // The attention kernel not re-measured: no layer.
+  all.push_back(&k[3]);
+  k[3].remeasured = false;
+  EXPECT_FALSE(summarize_decode_layer(all));
+}
+
 TEST(KernelSummary, SpeedupVerdictFollowsTheInterval) {
   KernelSummary k;
   EXPECT_EQ(k.speedup_verdict(), "");

@@ -50,7 +50,7 @@ TEST(MarkdownReport, EachRunsPoolHasARowPerWorker) {
 
 TEST(MarkdownReport, LeadsWithTheDecodeStepAndSaysWhatTheRunCannotSupport) {
   Report r = sample_report();
-  r.decode_step = DecodeStepSummary{3.0, 9.0, 1.5, MedianInterval{2.8, 3.3, 0, 0.85}};
+  r.decode_step = DecodeStepSummary{3.0, 9.0, 1.5, MedianInterval{2.8, 3.3, 0, 0.85}, ""};
   KernelReport& k = r.kernels.front();
   k.baseline_interval = MedianInterval{7.0, 9.0, 2, 0.98};
   k.head_interval = MedianInterval{1.5, 7.5, 2, 0.98};  // overlaps the baseline's
@@ -63,6 +63,14 @@ TEST(MarkdownReport, LeadsWithTheDecodeStepAndSaysWhatTheRunCannotSupport) {
       "(9 ms).**";
   EXPECT_NE(md.find(lead), std::string::npos) << md;
   EXPECT_LT(md.find(lead), md.find("**Geomean speedup")) << "the step leads the summary";
+  r.decode_layer = DecodeStepSummary{4.0, 12.0, 2.0, std::nullopt, "attn_decode@sliding"};
+  const std::string with_layer = render_markdown(r);
+  const std::string layer =
+      "**decode layer: 4 ms (qkv + attn_decode@sliding + attn_out + ffn, the heads' medians "
+      "summed), 2x the sum of the floors (2 ms); 3x the baselines' layer (12 ms).**";
+  EXPECT_NE(with_layer.find(layer), std::string::npos) << with_layer;
+  EXPECT_LT(with_layer.find(layer), with_layer.find(lead)) << "the layer leads the step";
+  r.decode_layer.reset();
   EXPECT_NE(md.find("| qkv | 8 [7, 9] | 2 [1.5, 7.5] bimodal | 4x (not supported) |"),
             std::string::npos)
       << md;

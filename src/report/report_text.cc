@@ -63,15 +63,18 @@ std::string unsupported_note(const std::vector<KernelReport>& kernels) {
 }
 
 std::string decode_step_line(const DecodeStepSummary& step) {
+  const bool layer = !step.attention.empty();
   return fmt::format(
-      "decode step: {} ms (qkv + attn_out + ffn, the heads' medians summed{}), {} the sum of the "
-      "floors ({} ms); {} the baselines' step ({} ms)",
-      ms(step.head_ms),
+      "decode {}: {} ms ({}, the heads' medians summed{}), {} the sum of the floors ({} ms); {} "
+      "the baselines' {} ({} ms)",
+      layer ? "layer" : "step", ms(step.head_ms),
+      layer ? "qkv + " + step.attention + " + attn_out + ffn" : "qkv + attn_out + ffn",
       step.interval
           ? fmt::format("; interval {} to {}, at least {:.0f}% together", ms(step.interval->low),
                         ms(step.interval->high), 100 * step.interval->coverage)
           : "",
-      times(step.ratio_to_floor()), ms(step.floor_ms), times(step.speedup()), ms(step.baseline_ms));
+      times(step.ratio_to_floor()), ms(step.floor_ms), times(step.speedup()),
+      layer ? "layer" : "step", ms(step.baseline_ms));
 }
 
 std::string node_label(const trees::Node& node) {
