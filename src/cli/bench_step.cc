@@ -16,6 +16,7 @@
 #include "common/median_interval.h"
 #include "common/rng.h"
 #include "common/stats.h"
+#include "kernels/contract.h"
 #include "kernels/kernel_catalog.h"
 #include "targets/decode_step.h"
 #include "targets/floor_bracket.h"
@@ -34,9 +35,6 @@ struct StepKernel {
   targets::KernelFloors floors;
   bool attention = false;
 };
-
-// The attention kernels a workspace may hold, by preference (kernels/specs/gemma4/attn_decode/).
-constexpr const char* kAttentionKernels[] = {"attn_decode", "attn_decode_f8"};
 
 // The source of `name` in the workspace: its head, or `baseline` where it has no Design Tree.
 std::string step_source(std::optional<store::Workspace>& ws, const std::string& name,
@@ -107,7 +105,7 @@ int run_bench_step(const BenchStepArgs& args) {
   const KernelContract* attention = nullptr;
   if (ws) {
     catalog.emplace(kernel_catalog_or_throw(*ws, target.get()));
-    for (const char* name : kAttentionKernels) {
+    for (const char* name : kDecodeAttentionKernels) {
       if (attention) break;
       for (const KernelContract* k : target->kernels(*catalog)) {
         if (k->name() == name) attention = k;

@@ -79,5 +79,8 @@ std::vector<std::string> builtin_kernel_names();
 // The built-in kernel of that name, or nullptr.
 const KernelContract* builtin_kernel(std::string_view name);
 bool is_builtin_kernel(std::string_view name);
+// The names a decode layer's attention kernel goes by (kernels/specs/gemma4/attn_decode/), in
+// the order a layer takes the first a workspace holds: bf16 cache, then f8.
+inline constexpr const char* kDecodeAttentionKernels[] = {"attn_decode", "attn_decode_f8"};
 
 }  // namespace headway

@@ -125,7 +125,7 @@ std::optional<DecodeStepSummary> summarize_decode_step(
 
 std::optional<DecodeStepSummary> summarize_decode_layer(
     const std::vector<const KernelSummary*>& kernels) {
-  for (const char* attention : {"attn_decode", "attn_decode_f8"}) {
+  for (const char* attention : kDecodeAttentionKernels) {
     const KernelSummary* found = nullptr;
     for (const KernelSummary* k : kernels) {
       if (k->name == attention) found = k;
