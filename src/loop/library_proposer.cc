@@ -107,7 +107,7 @@ int untried_library_candidates(const targets::Target& target, const FactLookup& 
   ctx.head_params = targets::params_from_json(head->params);
   ctx.already_tried = [&tree](const std::string& s) { return tree.find_by_source(s).has_value(); };
   ctx.max_proposals = std::numeric_limits<int>::max();
-  ctx.slow_designs = slow_designs(tree, head->design);
+  ctx.slow_designs = slow_designs(tree.nodes(), head->design);
   LibraryProposer library(target, facts);
   return static_cast<int>(library.propose(ctx).size());
 }

@@ -23,8 +23,9 @@ ProposalContext ProposalFeed::context_of(store::Workspace& ws, trees::DesignTree
   ctx.max_proposals = max_proposals;
   ctx.head_ms = head_ms_of(ws, t, target_);
   ctx.floor_ms = t.record().floor_ms;
-  ctx.tried = tried_candidates(t);
-  if (options_.slow_designs) ctx.slow_designs = slow_designs(t, head.design);
+  const std::vector<Node> nodes = t.nodes();  // read once for both
+  ctx.tried = tried_candidates(nodes);
+  if (options_.slow_designs) ctx.slow_designs = slow_designs(nodes, head.design);
   if (options_.build_target && !target_.times_on_host()) {
     ctx.prebuild = [this](const std::string& source) { prebuild(source); };
   }

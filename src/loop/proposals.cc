@@ -9,11 +9,11 @@ namespace headway::loop {
 using trees::Node;
 using trees::NodeStatus;
 
-std::vector<TriedCandidate> tried_candidates(const trees::DesignTree& tree) {
+std::vector<TriedCandidate> tried_candidates(const std::vector<Node>& nodes) {
   std::vector<Node> decided;
-  for (auto& n : tree.nodes()) {
+  for (const auto& n : nodes) {
     if (n.kind != trees::NodeKind::kBaseline && n.status != NodeStatus::kProposed)
-      decided.push_back(std::move(n));
+      decided.push_back(n);
   }
   std::stable_sort(decided.begin(), decided.end(), [](const Node& a, const Node& b) {
     return a.updated_at != b.updated_at ? a.updated_at > b.updated_at : a.id > b.id;

@@ -8,9 +8,9 @@
 
 namespace headway::loop {
 
-// The tree's decided candidates (screened, raced or tested; neither the baseline nor those still
-// proposed), most recently decided first, at most ProposalContext::kMaxTried.
-std::vector<TriedCandidate> tried_candidates(const trees::DesignTree& tree);
+// The decided candidates among a tree's `nodes` (screened, raced or tested; neither the baseline
+// nor those still proposed), most recently decided first, at most ProposalContext::kMaxTried.
+std::vector<TriedCandidate> tried_candidates(const std::vector<trees::Node>& nodes);
 
 // The tree's nodes still proposed (left by a killed run or asked for ahead), oldest first; never
 // the head.

@@ -40,12 +40,12 @@ std::optional<Timed> timed_against_head(const trees::Node& n) {
 
 }  // namespace
 
-std::map<std::string, std::string> slow_designs(const trees::DesignTree& tree,
+std::map<std::string, std::string> slow_designs(const std::vector<trees::Node>& nodes,
                                                 const std::string& head_design) {
   std::map<std::string, std::string> out;
   std::map<std::string, Timed> best;  // per design, its fastest timed node
   std::set<std::string> close;        // designs with a node judged near or past a head
-  for (const trees::Node& n : tree.nodes()) {
+  for (const trees::Node& n : nodes) {
     if (n.kind == trees::NodeKind::kBaseline || n.design == head_design) continue;
     if (n.status == trees::NodeStatus::kAccepted || n.status == trees::NodeStatus::kSame ||
         n.status == trees::NodeStatus::kInconclusive) {

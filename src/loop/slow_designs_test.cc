@@ -58,7 +58,7 @@ TEST_F(SlowDesigns, ADesignIsSlowOnlyWhenItsBestTimedNodeReadTwiceWhatItWasMeasu
   // Recorded before races kept their winner's median: not counted.
   decided("unknown_winner", NodeStatus::kRacedOut, {{"race_median_ms", 90.0}, {"race_id", 1}});
 
-  const auto slow = slow_designs(tree_, "head_design");
+  const auto slow = slow_designs(tree_.nodes(), "head_design");
   ASSERT_EQ(slow.size(), 3u);
   ASSERT_TRUE(slow.count("raced_slow"));
   EXPECT_EQ(slow.at("raced_slow"),
@@ -77,7 +77,7 @@ TEST_F(SlowDesigns, ADesignIsSlowOnlyWhenItsBestTimedNodeReadTwiceWhatItWasMeasu
   EXPECT_FALSE(slow.count("head_design")) << "the head's own design is never kept out";
   EXPECT_FALSE(slow.count("slow_spell")) << "judged against its own race, not another hour";
   EXPECT_FALSE(slow.count("unknown_winner"));
-  EXPECT_TRUE(slow_designs(tree_, "raced_slow").count("head_design"))
+  EXPECT_TRUE(slow_designs(tree_.nodes(), "raced_slow").count("head_design"))
       << "the head's design is judged once another design is the head";
 }
 
