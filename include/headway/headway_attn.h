@@ -11,14 +11,15 @@
  * accumulator) per head; the caller merges them: with M the largest of the threads' maxima m_i,
  * each thread's sum and accumulator weigh exp(m_i - M), and attn = the weighted accumulators'
  * total / the weighted sums' total, rounded once to bf16. A thread with no slots leaves maximum
- * -inf and sum 0 and weighs nothing. Scores, probabilities and sums are f32.
+ * -inf and sum 0 and weighs nothing. Scores, probabilities and sums are f32. Key rows are read in
+ * memory order (slot by slot, a slot's groups in turn), value rows 4 slots at a time; with
+ * AVX-512 the block's maxima, exponentials (exp16) and sums take 16 heads a vector.
  *
  * A design supplies what makes it different as a struct D:
  *   using Args;                          the kernel's argument struct (q, valid, dims, attn ...)
  *   using Cache;                         the cache element (uint16_t bf16, uint8_t f8 codes)
- *   static constexpr int kThreads, kBlock, kPrefetch;   threads; slots per block; key rows
- *                                        prefetched this many slots ahead (0: none; then no
- *                                        value row is prefetched either)
+ *   static constexpr int kThreads, kBlock, kPrefetch;   threads; slots per block; key and
+ *                                        value rows prefetched this many slots ahead (0: none)
  *   static constexpr float kQScale;      q is stored times this (exact: a power of two)
  *   static const Cache* keys(const Args*), *values(const Args*);
  *   static float key_scale(const Args*, int64_t t, int64_t n);    the raw dot -> score factor,
@@ -46,6 +47,45 @@
 
 namespace hw {
 
+#if defined(__AVX512F__)
+/* exp of 16 floats to about 1 ulp (inputs clamped to [-104, 88]: below, 0; above, not reached by
+ * a score minus a maximum): 2^n * p(r) with n = round(x / ln 2), r = x - n ln 2 in two parts and p
+ * the degree-7 Taylor polynomial. */
+inline __m512 exp16(__m512 x) {
+  x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-104.0f)), _mm512_set1_ps(88.0f));
+  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693145751953125f), x);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(1.428606765330187e-06f), r);
+  static constexpr float kCoef[8] = {1.0f / 5040, 1.0f / 720, 1.0f / 120, 1.0f / 24,
+                                     1.0f / 6,    0.5f,       1.0f,       1.0f};
+  __m512 poly = _mm512_set1_ps(kCoef[0]);
+  for (int k = 1; k < 8; ++k) poly = _mm512_fmadd_ps(poly, r, _mm512_set1_ps(kCoef[k]));
+  return _mm512_scalef_ps(poly, n);
+}
+
+/* out[0] and out[1]: the sums of a's and b's lanes (shuffles, no trip through memory). */
+inline void hsum_pair(__m512 a, __m512 b, float* out) {
+  __m512 s = _mm512_add_ps(_mm512_shuffle_f32x4(a, b, 0x44), _mm512_shuffle_f32x4(a, b, 0xEE));
+  s = _mm512_add_ps(s, _mm512_shuffle_f32x4(s, s, 0xB1));  // 128-bit lanes 0, 1: a; 2, 3: b
+  s = _mm512_add_ps(s, _mm512_permute_ps(s, 0x4E));
+  s = _mm512_add_ps(s, _mm512_permute_ps(s, 0xB1));
+  out[0] = _mm512_cvtss_f32(s);
+  out[1] = _mm_cvtss_f32(_mm512_extractf32x4_ps(s, 2));
+}
+
+/* out[g] = the sum of s[g][0..3]'s lanes, g < G. */
+template <int G>
+inline void hsum_heads(const __m512 (&s)[G][4], float* out) {
+  __m512 t[G];
+  for (int g = 0; g < G; ++g)
+    t[g] = _mm512_add_ps(_mm512_add_ps(s[g][0], s[g][1]), _mm512_add_ps(s[g][2], s[g][3]));
+  int g = 0;
+  for (; g + 1 < G; g += 2) hsum_pair(t[g], t[g + 1], out + g);
+  if (g < G) out[g] = hsum(t[g]);
+}
+#endif
+
 /* dot and axpy_rows (the driver's contract above) for rows whose elements decode one by one, as
  * L does it:
  *   static __m512 load16(const Cache* p);   16 elements as f32 (where AVX-512F, AVX2 and FMA are)
@@ -70,9 +110,7 @@ struct AttnRows {
             s[g][k] = _mm512_fmadd_ps(_mm512_loadu_ps(q + g * d + i + 16 * k), x, s[g][k]);
         }
       }
-      for (int g = 0; g < G; ++g)
-        out[g] =
-            hsum(_mm512_add_ps(_mm512_add_ps(s[g][0], s[g][1]), _mm512_add_ps(s[g][2], s[g][3])));
+      hsum_heads<G>(s, out);
       return;
     }
 #endif
@@ -166,6 +204,7 @@ struct AttnPartial {
 
 template <class D>
 struct AttnDecodeJob {
+  static constexpr int64_t kValueSlots = 4;
   const typename D::Args* a;
   int64_t valid, groups, g_heads, d;
   int threads;
@@ -215,6 +254,67 @@ struct AttnDecodeJob {
 #endif
   }
 
+  /* Head h's running sum and accumulator times shrink, as its maximum grows. */
+  void rescale(const AttnPartial& p, int64_t h, float shrink) const {
+    p.l[h] *= shrink;
+    for (int64_t i = 0; i < d; ++i) p.acc[h * d + i] *= shrink;
+  }
+
+  /* The block's probabilities in place of its scores (score[r * heads + h], r < rows), relative
+   * to each head's running maximum, which grows to the block's maximum first (the running sum
+   * and accumulator shrink by exp(old - new) then); their sums added to the running sums. */
+  void softmax_block(const AttnPartial& p, int rows) const {
+    const int64_t h_count = heads();
+    int64_t h0 = 0;
+#if defined(__AVX512F__)
+    for (; h0 < h_count; h0 += 16) {  // 16 heads a vector: the scores of a slot are contiguous
+      const __mmask16 lanes = h_count - h0 >= 16
+                                  ? __mmask16{0xFFFF}
+                                  : static_cast<__mmask16>((1u << (h_count - h0)) - 1);
+      const __m512 minus_inf = _mm512_set1_ps(-INFINITY);
+      __m512 top = minus_inf;
+      for (int r = 0; r < rows; ++r)
+        top =
+            _mm512_max_ps(top, _mm512_mask_loadu_ps(minus_inf, lanes, p.score + r * h_count + h0));
+      const __m512 old_max = _mm512_mask_loadu_ps(minus_inf, lanes, p.m + h0);
+      const __mmask16 grows = _mm512_mask_cmp_ps_mask(lanes, top, old_max, _CMP_GT_OQ);
+      const __m512 new_max = _mm512_mask_blend_ps(grows, old_max, top);
+      if (grows) {
+        alignas(64) float shrink[16];
+        _mm512_store_ps(shrink, exp16(_mm512_sub_ps(old_max, new_max)));
+        for (int k = 0; k < 16; ++k) {
+          if ((grows >> k & 1) && p.l[h0 + k] > 0.0f) rescale(p, h0 + k, shrink[k]);
+        }
+      }
+      _mm512_mask_storeu_ps(p.m + h0, lanes, new_max);
+      __m512 sum = _mm512_maskz_loadu_ps(lanes, p.l + h0);
+      for (int r = 0; r < rows; ++r) {
+        float* score = p.score + r * h_count + h0;
+        const __m512 prob = exp16(_mm512_sub_ps(_mm512_maskz_loadu_ps(lanes, score), new_max));
+        _mm512_mask_storeu_ps(score, lanes, prob);
+        sum = _mm512_mask_add_ps(sum, lanes, sum, prob);
+      }
+      _mm512_mask_storeu_ps(p.l + h0, lanes, sum);
+    }
+#endif
+    for (int64_t h = h0; h < h_count; ++h) {
+      float top = -INFINITY;
+      for (int r = 0; r < rows; ++r) {
+        const float score = p.score[r * h_count + h];
+        top = score > top ? score : top;
+      }
+      if (top > p.m[h]) {
+        if (p.l[h] > 0.0f) rescale(p, h, std::exp(p.m[h] - top));
+        p.m[h] = top;
+      }
+      for (int r = 0; r < rows; ++r) {
+        float& score = p.score[r * h_count + h];
+        score = std::exp(score - p.m[h]);
+        p.l[h] += score;
+      }
+    }
+  }
+
   /* Thread tid's partial over its range of slots. */
   void run(int tid) const {
     const AttnPartial p = partial(tid);
@@ -233,12 +333,12 @@ struct AttnDecodeJob {
     float raw[8];
     for (int64_t b = begin; b < end; b += D::kBlock) {
       const int64_t e = b + D::kBlock < end ? b + D::kBlock : end;
-      for (int64_t t = b; t < e; ++t) {  // scores: every key row of the block once
+      for (int64_t t = b; t < e; ++t) {  // scores: the block's key rows in memory order
         for (int64_t n = 0; n < groups; ++n) {
           const int64_t row = t * groups + n;
-          if (D::kPrefetch > 0) {
-            if (t + D::kPrefetch < end) prefetch_row(keys + (row + D::kPrefetch * groups) * d);
-            prefetch_row(values + row * d);
+          if (D::kPrefetch > 0 && t + D::kPrefetch < end) {
+            prefetch_row(keys + (row + D::kPrefetch * groups) * d);
+            prefetch_row(values + (row + D::kPrefetch * groups) * d);
           }
           dot<2>(keys + row * d, p.q + n * g_heads * d, raw);
           const float f = D::key_scale(a, t, n) * inv_sqrt_d;
@@ -246,33 +346,20 @@ struct AttnDecodeJob {
             p.score[(t - b) * h_count + n * g_heads + g] = raw[g] * f;
         }
       }
-      for (int64_t h = 0; h < h_count; ++h) {  // the block's maximum; rescale when it grows
-        float block_max = -INFINITY;
-        for (int64_t t = b; t < e; ++t)
-          block_max = std::fmax(block_max, p.score[(t - b) * h_count + h]);
-        if (block_max > p.m[h]) {
-          if (p.l[h] > 0.0f) {
-            const float shrink = std::exp(p.m[h] - block_max);
-            p.l[h] *= shrink;
-            for (int64_t i = 0; i < d; ++i) p.acc[h * d + i] *= shrink;
-          }
-          p.m[h] = block_max;
-        }
-        for (int64_t t = b; t < e; ++t) {
-          float& s = p.score[(t - b) * h_count + h];
-          s = std::exp(s - p.m[h]);
-          p.l[h] += s;
-        }
-      }
+      softmax_block(p, static_cast<int>(e - b));
       for (int64_t t = b; t < e; ++t) {  // each value row's weights: probability * its scale
         for (int64_t n = 0; n < groups; ++n) {
           const float f = D::value_scale(a, t, n);
           for (int64_t g = 0; g < g_heads; ++g) p.score[(t - b) * h_count + n * g_heads + g] *= f;
         }
       }
-      for (int64_t n = 0; n < groups; ++n)  // values: every value row of the block once
-        axpy_rows<2>(values + (b * groups + n) * d, static_cast<int>(e - b), p.score + n * g_heads,
-                     p.acc + n * g_heads * d);
+      // values: every value row of the block once, kValueSlots slots at a time in memory order
+      for (int64_t t = b; t < e; t += kValueSlots) {
+        const int rows = static_cast<int>(e - t < kValueSlots ? e - t : kValueSlots);
+        for (int64_t n = 0; n < groups; ++n)
+          axpy_rows<2>(values + (t * groups + n) * d, rows,
+                       p.score + (t - b) * h_count + n * g_heads, p.acc + n * g_heads * d);
+      }
     }
   }
 
@@ -282,7 +369,7 @@ struct AttnDecodeJob {
     std::vector<float> weight(static_cast<size_t>(threads));
     for (int64_t h = 0; h < h_count; ++h) {
       float top = -INFINITY;
-      for (int t = 0; t < threads; ++t) top = std::fmax(top, partial(t).m[h]);
+      for (int t = 0; t < threads; ++t) top = partial(t).m[h] > top ? partial(t).m[h] : top;
       float sum = 0.0f;
       for (int t = 0; t < threads; ++t) {
         const AttnPartial p = partial(t);
