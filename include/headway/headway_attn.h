@@ -11,9 +11,8 @@
  * accumulator) per head; the caller merges them: with M the largest of the threads' maxima m_i,
  * each thread's sum and accumulator weigh exp(m_i - M), and attn = the weighted accumulators'
  * total / the weighted sums' total, rounded once to bf16. A thread with no slots leaves maximum
- * -inf and sum 0 and weighs nothing. Scores, probabilities and sums are f32. Key rows are read in
- * memory order (slot by slot, a slot's groups in turn), value rows 4 slots at a time; with
- * AVX-512 the block's maxima, exponentials (exp16) and sums take 16 heads a vector.
+ * -inf and sum 0 and weighs nothing. Scores, probabilities and sums are f32. With AVX-512 the
+ * block's maxima, exponentials (exp16) and sums take 16 heads a vector.
  *
  * A design supplies what makes it different as a struct D:
  *   using Args;                          the kernel's argument struct (q, valid, dims, attn ...)
@@ -204,7 +203,6 @@ struct AttnPartial {
 
 template <class D>
 struct AttnDecodeJob {
-  static constexpr int64_t kValueSlots = 4;
   const typename D::Args* a;
   int64_t valid, groups, g_heads, d;
   int threads;
@@ -353,13 +351,9 @@ struct AttnDecodeJob {
           for (int64_t g = 0; g < g_heads; ++g) p.score[(t - b) * h_count + n * g_heads + g] *= f;
         }
       }
-      // values: every value row of the block once, kValueSlots slots at a time in memory order
-      for (int64_t t = b; t < e; t += kValueSlots) {
-        const int rows = static_cast<int>(e - t < kValueSlots ? e - t : kValueSlots);
-        for (int64_t n = 0; n < groups; ++n)
-          axpy_rows<2>(values + (t * groups + n) * d, rows,
-                       p.score + (t - b) * h_count + n * g_heads, p.acc + n * g_heads * d);
-      }
+      for (int64_t n = 0; n < groups; ++n)  // values: every value row of the block once
+        axpy_rows<2>(values + (b * groups + n) * d, static_cast<int>(e - b), p.score + n * g_heads,
+                     p.acc + n * g_heads * d);
     }
   }
 

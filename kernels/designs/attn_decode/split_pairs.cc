@@ -1,5 +1,5 @@
 // headway-design: split_pairs
-// summary: split-K over the valid slots (one contiguous range per thread, partial max/sum/accumulator merged by online softmax); both query heads of a KV group from one pass over its K and V rows, in blocks of P_BLOCK slots; bf16 widened in registers (AVX-512 or AVX2), f32 sums, a piece of the accumulators kept in registers across 4 slots' V rows; optional prefetch of K and V rows P_PREFETCH slots ahead
+// summary: split-K over the valid slots (one contiguous range per thread, partial max/sum/accumulator merged by online softmax); both query heads of a KV group from one pass over its K and V rows, in blocks of P_BLOCK slots; bf16 widened in registers (AVX-512 or AVX2), f32 sums, a piece of the accumulators kept in registers across a block of V rows; optional prefetch of K and V rows P_PREFETCH slots ahead
 // param P_THREADS 1 2 4 default 2
 // param P_BLOCK 8 16 32 default 16
 // param P_PREFETCH 0 2 4 8 default 4
