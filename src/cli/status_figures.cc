@@ -51,44 +51,26 @@ nlohmann::json head_test_json(const std::optional<trees::TestRecord>& t) {
 }
 
 // A kernel with several shape sets: baseline, head, floor and ratios at each (the first is the
-// kernel's own figures; the others are those remeasure_baseline_and_head stored by name, null
-// until it has run). An empty array for a kernel with one.
-nlohmann::json shape_figures(store::Workspace& ws, const targets::Target& target,
-                             const report::KernelSummary& k, const std::string& toolchain,
-                             const std::optional<loop::FactValues>& facts) {
+// kernel's own figures; the others report::ShapeSetFigures, null until the side-by-side timing
+// has run). An empty array for a kernel with one.
+nlohmann::json shape_figures(const report::KernelSummary& k) {
   nlohmann::json out = nlohmann::json::array();
-  const KernelContract* contract = k.contract;
-  if (!contract || contract->shape_sets().size() < 2) return out;
-  for (const KernelContract* at : contract->shape_sets()) {
-    const bool first = at == contract;
-    const std::string shape = at->shape_set_name();
-    // NAN where there is no figure (yet).
-    const auto timed = [&](const char* role) {
-      return first ? std::nullopt
-                   : knowledge::latest_kernel_timing(ws, k.name, toolchain, role, shape);
-    };
-    const auto baseline_timing = timed(knowledge::kBaselineRole);
-    const auto head_timing = timed(knowledge::kHeadRole);
-    const double baseline = first             ? k.baseline_ms
-                            : baseline_timing ? baseline_timing->median_ms
-                                              : NAN;
-    const double head = first ? k.head_ms : head_timing ? head_timing->median_ms : NAN;
-    // The floor measured around the head's readings where there is one (the first set's is
-    // the summary's), else from the workspace's facts.
-    double floor = facts ? target.floors(*at, *facts).memory_ms : NAN;
-    if (first && k.floor_beside_head) floor = k.floor_ms;
-    if (head_timing && head_timing->floor_ms) floor = *head_timing->floor_ms;
-    const auto json_of = [](double v) {
-      return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
-    };
-    out.push_back({{"shape", shape},
-                   {"bytes_to_move", at->bytes_to_move()},
+  if (!k.contract || k.other_shape_sets.empty()) return out;
+  const auto json_of = [](double v) {
+    return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+  };
+  const auto add = [&](const KernelContract& at, double baseline, double head, double floor) {
+    out.push_back({{"shape", at.shape_set_name()},
+                   {"bytes_to_move", at.bytes_to_move()},
                    {"baseline_ms", json_of(baseline)},
                    {"head_ms", json_of(head)},
                    {"floor_ms", json_of(floor)},
                    {"speedup", json_of(baseline / head)},
                    {"ratio_to_floor", json_of(head / floor)}});
-  }
+  };
+  add(*k.contract, k.baseline_ms, k.head_ms, k.floor_ms);
+  for (const report::ShapeSetFigures& f : k.other_shape_sets)
+    add(*f.contract, f.baseline_ms, f.head_ms, f.floor_ms);
   return out;
 }
 
@@ -233,8 +215,7 @@ nlohmann::json status_figures(store::Workspace& ws, targets::Target& target,
          {"screen_calibration",
           screen_calibration_json(loop::summarize_screen_calibration(ws, record.name))},
          {"device_seconds_by_activity", loop::device_seconds_split(ws, record.name)},
-         {"shapes",
-          shape_figures(ws, target, k, toolchain, k.model_facts ? k.model_facts : facts)}});
+         {"shapes", shape_figures(k)}});
   }
   out["geomean_speedup"] = report::geomean_speedup(speedups);
   out["decision_rate"] = loop::to_json(loop::decision_rate(ws));
@@ -244,8 +225,10 @@ nlohmann::json status_figures(store::Workspace& ws, targets::Target& target,
   out["device_models"] = report::heads_by_model(summary_ptrs);
   const auto step = report::summarize_decode_step(summary_ptrs);
   out["decode_step"] = step ? report::to_json(*step) : nlohmann::json(nullptr);
-  const auto layer = report::summarize_decode_layer(summary_ptrs);
-  out["decode_layer"] = layer ? report::to_json(*layer) : nlohmann::json(nullptr);
+  // The layer at each of the attention kernel's shape sets; decode_layer is the first of them.
+  const nlohmann::json layers = report::to_json(report::summarize_decode_layers(summary_ptrs));
+  out["decode_layer"] = layers.empty() ? nlohmann::json(nullptr) : layers.front();
+  out["decode_layers"] = layers;
   // How well the target's static cost ranked the raced candidates (targets with a static cost).
   out["screen_calibration"] = screen_calibration_json(loop::summarize_screen_calibration(ws));
   const UnsandboxedRuns unsandboxed = unsandboxed_runs(ws);

@@ -152,9 +152,11 @@ std::string status_text(const nlohmann::json& out) {
   text += fmt::format("geomean speedup over the baselines: {:.3f}x\n",
                       out["geomean_speedup"].get<double>());
   text += loop::describe(loop::decision_rate_from_json(out["decision_rate"])) + "\n";
-  // The layer first, then the step of the three projections.
-  for (const char* key : {"decode_layer", "decode_step"}) {
-    const auto& step = out[key];
+  // The layer at each of the attention's shape sets first, then the step of the three
+  // projections.
+  std::vector<nlohmann::json> steps(out["decode_layers"].begin(), out["decode_layers"].end());
+  steps.push_back(out["decode_step"]);
+  for (const auto& step : steps) {
     if (step.is_null()) continue;
     const bool layer = !step["attention"].is_null();
     text += fmt::format(

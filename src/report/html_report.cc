@@ -133,10 +133,10 @@ std::string summary_section(const Report& r) {
     out += fmt::format("<div class=\"card\"><b>{}</b><span>{}</span></div>", html_escape(value),
                        html_escape(what));
   };
-  if (r.decode_layer) {
-    card(ms(r.decode_layer->head_ms) + " ms",
-         fmt::format("decode layer ({} attention), {} the sum of the floors",
-                     r.decode_layer->attention, times(r.decode_layer->ratio_to_floor())));
+  for (const auto& layer : r.decode_layers) {
+    card(ms(layer.head_ms) + " ms",
+         fmt::format("decode layer ({} attention), {} the sum of the floors", layer.attention,
+                     times(layer.ratio_to_floor())));
   }
   if (r.decode_step) {
     card(ms(r.decode_step->head_ms) + " ms", fmt::format("decode step, {} the sum of the floors",
@@ -172,11 +172,10 @@ std::string summary_section(const Report& r) {
         head ? html_escape(node_label(head->node)) : "");
   }
   out += "</table>";
-  for (const auto& step : {r.decode_layer, r.decode_step}) {
-    if (step) {
-      out += fmt::format("<p class=\"step\"><b>{}</b>.</p>", html_escape(decode_step_line(*step)));
-    }
-  }
+  std::vector<DecodeStepSummary> steps = r.decode_layers;
+  if (r.decode_step) steps.push_back(*r.decode_step);
+  for (const auto& step : steps)
+    out += fmt::format("<p class=\"step\"><b>{}</b>.</p>", html_escape(decode_step_line(step)));
   if (const std::string note = unsupported_note(r.kernels); !note.empty()) {
     out += fmt::format("<p class=\"note\">{}</p>", html_escape(note));
   }

@@ -59,6 +59,25 @@ KernelSummary summarize_kernel(store::Workspace& ws, const targets::Target& targ
     }
     if (const auto test = tree.head().test_id) k.head_test = log.test(*test);
   }
+  if (contract) {
+    const auto sets = contract->shape_sets();
+    for (size_t i = 1; i < sets.size(); ++i) {
+      ShapeSetFigures f;
+      f.shape = sets[i]->shape_set_name();
+      f.contract = sets[i];
+      const auto timed = [&](const char* role) {
+        return knowledge::latest_kernel_timing(ws, record.name, toolchain, role, f.shape);
+      };
+      if (const auto b = timed(knowledge::kBaselineRole)) f.baseline_ms = b->median_ms;
+      if (kernel_facts) f.floor_ms = target.floors(*sets[i], *kernel_facts).memory_ms;
+      if (const auto h = timed(knowledge::kHeadRole)) {
+        f.head_ms = h->median_ms;
+        f.head_interval = knowledge::median_interval_of(*h);
+        if (h->floor_ms) f.floor_ms = *h->floor_ms;
+      }
+      k.other_shape_sets.push_back(std::move(f));
+    }
+  }
   k.device_seconds = loop::device_seconds(ws, record.name);
   k.head_node = tree.head().node_id;
   if (const auto head = tree.node(k.head_node)) {
@@ -142,6 +161,38 @@ std::optional<DecodeStepSummary> summarize_decode_layer(
   return std::nullopt;
 }
 
+std::vector<DecodeStepSummary> summarize_decode_layers(
+    const std::vector<const KernelSummary*>& kernels) {
+  std::vector<DecodeStepSummary> out;
+  const auto first = summarize_decode_layer(kernels);
+  if (!first) return out;
+  out.push_back(*first);
+  const auto step = summarize_decode_step(kernels);
+  const std::string name = first->attention.substr(0, first->attention.find('@'));
+  for (const KernelSummary* k : kernels) {
+    if (k->name != name) continue;
+    for (const ShapeSetFigures& f : k->other_shape_sets) {
+      if (!std::isfinite(f.head_ms) || !std::isfinite(f.baseline_ms) || !std::isfinite(f.floor_ms))
+        continue;
+      DecodeStepSummary layer = *step;
+      layer.head_ms += f.head_ms;
+      layer.baseline_ms += f.baseline_ms;
+      layer.floor_ms += f.floor_ms;
+      if (layer.interval && f.head_interval) {
+        layer.interval->low += f.head_interval->low;
+        layer.interval->high += f.head_interval->high;
+        layer.interval->coverage =
+            std::max(0.0, layer.interval->coverage - (1.0 - f.head_interval->coverage));
+      } else {
+        layer.interval.reset();
+      }
+      layer.attention = name + "@" + f.shape;
+      out.push_back(layer);
+    }
+  }
+  return out;
+}
+
 nlohmann::json to_json(const DecodeStepSummary& step) {
   return {{"attention",
            step.attention.empty() ? nlohmann::json(nullptr) : nlohmann::json(step.attention)},
@@ -154,6 +205,12 @@ nlohmann::json to_json(const DecodeStepSummary& step) {
           {"ratio_to_floor", step.ratio_to_floor()},
           {"baseline_ms", step.baseline_ms},
           {"speedup", step.speedup()}};
+}
+
+nlohmann::json to_json(const std::vector<DecodeStepSummary>& layers) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& layer : layers) out.push_back(to_json(layer));
+  return out;
 }
 
 HeadsByModel heads_by_model(const std::vector<const KernelSummary*>& kernels) {

@@ -5,6 +5,7 @@
 // tests by outcome. Figures re-measured side by side under the current toolchain (at the end of
 // every optimize run, and by a toolchain migration) replace the recorded ones, which may come
 // from an acceptance test long ago or from an earlier toolchain.
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -20,6 +21,18 @@
 #include "trees/design_tree.h"
 
 namespace headway::report {
+
+// A kernel's figures at one of its shape sets after the first, as the side-by-side timing at the
+// end of an optimize run (knowledge::remeasure_baseline_and_head) stored them by name; NaN where
+// it has not run. The floor: the one measured around the head's readings, else the facts'.
+struct ShapeSetFigures {
+  std::string shape;
+  const KernelContract* contract = nullptr;  // the kernel at this shape set
+  double baseline_ms = NAN;
+  double head_ms = NAN;
+  double floor_ms = NAN;
+  std::optional<MedianInterval> head_interval;
+};
 
 struct KernelSummary {
   std::string name;
@@ -65,6 +78,8 @@ struct KernelSummary {
   // The finished test that made the current head, where one did (not a migration or the
   // baseline): what the loop's paired readings said of it against the head before.
   std::optional<trees::TestRecord> head_test;
+  // The kernel's other shape sets, in the contract's order (empty with one shape set).
+  std::vector<ShapeSetFigures> other_shape_sets;
   double ratio_to_floor() const { return head_ms / floor_ms; }
   double ratio_to_decode() const { return head_ms / decode_ms; }
   // "faster" or "slower" when speedup_interval lies above or below 1, "unresolved" when it holds
@@ -97,9 +112,16 @@ std::optional<DecodeStepSummary> summarize_decode_step(
 // `kernels` holds one with a re-measured head and a finite floor; nullopt otherwise.
 std::optional<DecodeStepSummary> summarize_decode_layer(
     const std::vector<const KernelSummary*>& kernels);
+// The decode layer at each of the attention kernel's shape sets (sliding, global ...): the first
+// as summarize_decode_layer, then one for each other shape set with finite figures; empty where
+// there is no first.
+std::vector<DecodeStepSummary> summarize_decode_layers(
+    const std::vector<const KernelSummary*>& kernels);
 // {"attention" (null for the step), "head_ms", "interval_ms": [low, high] or null,
 //  "interval_coverage", "floor_ms", "ratio_to_floor", "baseline_ms", "speedup"}.
 nlohmann::json to_json(const DecodeStepSummary& step);
+// An array of to_json, one a layer.
+nlohmann::json to_json(const std::vector<DecodeStepSummary>& layers);
 
 // The summary of the kernel `record` whose Design Tree is `tree` (and `log` its decision log) and
 // whose contract is `contract` (nullptr: unknown, no decode ceiling), under `toolchain`

@@ -82,6 +82,41 @@ TEST(DecodeStepSummary, ALayerAddsTheAttentionKernelAndNamesIt) {
   EXPECT_FALSE(summarize_decode_layer(all));
 }
 
+TEST(DecodeStepSummary, ALayerAtEachShapeSetOfTheAttentionWithFigures) {
+  std::vector<KernelSummary> k(4);
+  const char* names[] = {"qkv", "attn_out", "ffn", "attn_decode"};
+  for (size_t i = 0; i < k.size(); ++i) {
+    k[i].name = names[i];
+    k[i].remeasured = true;
+    k[i].baseline_ms = 10.0;
+    k[i].head_ms = 1.0;
+    k[i].floor_ms = 0.5;
+    k[i].head_interval = MedianInterval{0.9, 1.1, 2, 0.99};
+  }
+  ShapeSetFigures global4k{"global4k", nullptr, 80.0, 4.0, 3.0, MedianInterval{3.8, 4.4, 2, 0.99}};
+  ShapeSetFigures untimed{"global8k", nullptr, NAN, NAN, 6.0, std::nullopt};
+  ShapeSetFigures global32k{"global32k", nullptr, 640.0, 30.0, 25.0, std::nullopt};
+  k[3].other_shape_sets = {global4k, untimed, global32k};
+  const std::vector<const KernelSummary*> all = {&k[0], &k[1], &k[2], &k[3]};
+  const auto layers = summarize_decode_layers(all);
+  ASSERT_EQ(layers.size(), 3u) << "the first, then global4k and global32k; global8k has no figures";
+  EXPECT_EQ(layers[0].attention, "attn_decode");
+  EXPECT_DOUBLE_EQ(layers[0].head_ms, 4.0);
+  EXPECT_EQ(layers[1].attention, "attn_decode@global4k");
+  EXPECT_DOUBLE_EQ(layers[1].head_ms, 3.0 + 4.0) << "the step of three plus the attention there";
+  EXPECT_DOUBLE_EQ(layers[1].floor_ms, 1.5 + 3.0);
+  EXPECT_DOUBLE_EQ(layers[1].baseline_ms, 30.0 + 80.0);
+  ASSERT_TRUE(layers[1].interval);
+  EXPECT_DOUBLE_EQ(layers[1].interval->low, 2.7 + 3.8);
+  EXPECT_NEAR(layers[1].interval->coverage, 0.96, 1e-12) << "1 - four misses of 1%";
+  EXPECT_EQ(layers[2].attention, "attn_decode@global32k");
+  EXPECT_DOUBLE_EQ(layers[2].head_ms, 33.0);
+  EXPECT_FALSE(layers[2].interval) << "the attention kept no readings there";
+  // No layer at the first shape set: none at the others either.
+  k[3].remeasured = false;
+  EXPECT_TRUE(summarize_decode_layers(all).empty());
+}
+
 TEST(KernelSummary, SpeedupVerdictFollowsTheInterval) {
   KernelSummary k;
   EXPECT_EQ(k.speedup_verdict(), "");

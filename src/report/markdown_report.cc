@@ -32,7 +32,7 @@ std::string render_markdown(const Report& r) {
   std::string out = "## headway report\n\n";
   out += fmt::format("Workspace `{}`, target {}, toolchain `{}`; generated {} by headway {}.\n\n",
                      r.workspace, r.target, r.toolchain, r.generated_at, r.headway);
-  if (r.decode_layer) out += "**" + decode_step_line(*r.decode_layer) + ".**\n\n";
+  for (const auto& layer : r.decode_layers) out += "**" + decode_step_line(layer) + ".**\n\n";
   if (r.decode_step) out += "**" + decode_step_line(*r.decode_step) + ".**\n\n";
   out += fmt::format(
       "**Geomean speedup {}** over the baselines, {:.0f} device seconds. {} decisions, {:.1f} a "

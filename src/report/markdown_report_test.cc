@@ -63,14 +63,19 @@ TEST(MarkdownReport, LeadsWithTheDecodeStepAndSaysWhatTheRunCannotSupport) {
       "(9 ms).**";
   EXPECT_NE(md.find(lead), std::string::npos) << md;
   EXPECT_LT(md.find(lead), md.find("**Geomean speedup")) << "the step leads the summary";
-  r.decode_layer = DecodeStepSummary{4.0, 12.0, 2.0, std::nullopt, "attn_decode@sliding"};
+  r.decode_layers = {DecodeStepSummary{4.0, 12.0, 2.0, std::nullopt, "attn_decode@sliding"},
+                     DecodeStepSummary{9.0, 90.0, 6.0, std::nullopt, "attn_decode@global32k"}};
   const std::string with_layer = render_markdown(r);
   const std::string layer =
       "**decode layer: 4 ms (qkv + attn_decode@sliding + attn_out + ffn, the heads' medians "
       "summed), 2x the sum of the floors (2 ms); 3x the baselines' layer (12 ms).**";
+  const std::string global =
+      "**decode layer: 9 ms (qkv + attn_decode@global32k + attn_out + ffn, the heads' medians "
+      "summed), 1.5x the sum of the floors (6 ms); 10x the baselines' layer (90 ms).**";
   EXPECT_NE(with_layer.find(layer), std::string::npos) << with_layer;
-  EXPECT_LT(with_layer.find(layer), with_layer.find(lead)) << "the layer leads the step";
-  r.decode_layer.reset();
+  EXPECT_LT(with_layer.find(layer), with_layer.find(global)) << "the shape sets in their order";
+  EXPECT_LT(with_layer.find(global), with_layer.find(lead)) << "the layers lead the step";
+  r.decode_layers.clear();
   EXPECT_NE(md.find("| qkv | 8 [7, 9] | 2 [1.5, 7.5] bimodal | 4x (not supported) |"),
             std::string::npos)
       << md;

@@ -234,7 +234,7 @@ Report collect_report(store::Workspace& ws, targets::Target& target,
   std::vector<const KernelSummary*> summaries;
   for (const auto& k : r.kernels) summaries.push_back(&k);
   r.decode_step = summarize_decode_step(summaries);
-  r.decode_layer = summarize_decode_layer(summaries);
+  r.decode_layers = summarize_decode_layers(summaries);
   r.agents = agent_totals(ws);
   r.knowledge = knowledge_counts(ws, r.toolchain);
   r.calibration = options.calibration;

@@ -84,9 +84,9 @@ struct Report {
   // The decode step from the kernels' final side-by-side timings (summarize_decode_step);
   // nullopt unless every kernel of the step has re-measured figures.
   std::optional<DecodeStepSummary> decode_step;
-  // The decode layer, the step and the attention kernel (summarize_decode_layer); nullopt without
-  // an attention kernel timed side by side.
-  std::optional<DecodeStepSummary> decode_layer;
+  // The decode layer, the step and the attention kernel, at each of the attention kernel's shape
+  // sets timed side by side (summarize_decode_layers); empty without one.
+  std::vector<DecodeStepSummary> decode_layers;
   double device_seconds = 0;          // summed over kernels
   loop::DecisionRate decision_rate;   // over the whole workspace
   std::vector<KernelReport> kernels;  // by name
