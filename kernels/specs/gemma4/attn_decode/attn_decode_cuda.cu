@@ -18,17 +18,6 @@ typedef struct hw_attn_decode_args {
   const int64_t* dims;     // T, N, G, D, VMIN
 } hw_attn_decode_args;
 
-// The maximum of v over the block; every thread gets it. red: NWARPS floats. Synchronizes.
-static __device__ float block_max(float v, float* red) {
-  for (int o = 16; o >= 1; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
-  __syncthreads();
-  if ((threadIdx.x & 31) == 0) red[threadIdx.x >> 5] = v;
-  __syncthreads();
-  float top = red[0];
-  for (int w = 1; w < NWARPS; ++w) top = fmaxf(top, red[w]);
-  return top;
-}
-
 extern "C" __global__ void attn_heads(hw_attn_decode_args a, unsigned char* scratch) {
   __shared__ float red[NWARPS];
   const int slots = (int)a.dims[0], groups = (int)a.dims[1], g_heads = (int)a.dims[2];
@@ -47,7 +36,7 @@ extern "C" __global__ void attn_heads(hw_attn_decode_args a, unsigned char* scra
       score[t] = s * scale;
       top = fmaxf(top, score[t]);
     }
-    top = block_max(top, red);
+    top = hw_block_max<NWARPS>(top, red);
     float sum = 0.0f;
     for (int t = threadIdx.x; t < valid; t += blockDim.x) {
       score[t] = expf(score[t] - top);
