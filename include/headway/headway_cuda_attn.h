@@ -115,9 +115,9 @@ static __device__ __forceinline__ float hw_attn_weight(float m, float l, float t
   return l > 0.0f ? expf(m - top) : 0.0f;
 }
 
-/* Merges the block's NWARPS warp states into partial `index` (h S + s for head h) of each of the
- * `heads` heads of group n: every thread of the block calls it; synchronizes. sm: shared memory
- * of NWARPS (2 + 256) HW_ATTN_MAX_G floats. */
+/* Merges the block's NWARPS warp states into the partial of split `split` of each of the G heads
+ * of group n (index h S + split for head h = n G + g): every thread of the block calls it;
+ * synchronizes. sm: shared memory of NWARPS (2 + 256) HW_ATTN_MAX_G floats. */
 template <int NWARPS>
 static __device__ __forceinline__ void hw_attn_block_partial(const hw_attn_state& st, float* sm,
                                                              hw_attn_partials out, int n, int split,
