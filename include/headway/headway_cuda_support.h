@@ -1,11 +1,12 @@
 /* headway CUDA support: device helpers for candidates of the cuda target, shared by its baselines
  * and designs. Included by a candidate as "headway_cuda_support.h"; it includes "headway_cuda.h".
  *
- * What it holds: bf16 rounding and unpacking, gelu; warp, block and transposing sums; the
- * swizzled layout of activations in shared memory; f8e4m3 decoders (hardware convert with a
- * table or formula fallback, and an exact shift/AND decoder) and the e2m1 shift/AND decoder, with
- * the dot products built on them; the "last block to arrive" counter; and the finishing steps of
- * qkv (per-head RMSNorm + RoPE), attn_out and ffn (RMSNorm + residual).
+ * What it holds: bf16 rounding and unpacking, gelu; warp, block and transposing sums and a block
+ * maximum; the swizzled layout of activations in shared memory; f8e4m3 decoders (hardware
+ * convert with a table or formula fallback, and an exact shift/AND decoder) and the e2m1
+ * shift/AND decoder, with the dot products built on them; the "last block to arrive" counter;
+ * and the finishing steps of qkv (per-head RMSNorm + RoPE), attn_out and ffn (RMSNorm +
+ * residual).
  *
  * Every helper is a static __device__ __forceinline__ function (templates where a constant such
  * as a warp count differs), with its contract in the comment above it. Helpers that say they
@@ -73,6 +74,21 @@ static __device__ __forceinline__ float hw_block_sum(float v, float* red) {
 #pragma unroll
   for (int w = 0; w < NWARPS; ++w) total += red[w];
   return total;
+}
+
+/* The maximum of v over the block, blockDim.x == 32 * NWARPS; every thread gets it. red:
+ * __shared__ float[NWARPS] or larger. Synchronizes as hw_block_sum. */
+template <int NWARPS>
+static __device__ __forceinline__ float hw_block_max(float v, float* red) {
+#pragma unroll
+  for (int o = 16; o >= 1; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+  __syncthreads();
+  if ((threadIdx.x & 31) == 0) red[threadIdx.x >> 5] = v;
+  __syncthreads();
+  float top = red[0];
+#pragma unroll
+  for (int w = 1; w < NWARPS; ++w) top = fmaxf(top, red[w]);
+  return top;
 }
 
 /* Transposing warp sum of R values per lane (R a power of two, at most 32): lane l returns the

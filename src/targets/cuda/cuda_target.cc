@@ -9,12 +9,16 @@
 
 #include "common/cache_dir.h"
 #include "common/embedded.h"
+#include "common/file_io.h"
 #include "common/rng.h"
 #include "common/stats.h"
+#include "kernels/kernel_spec.h"
 #include "targets/cuda/emulation.h"
 #include "targets/cuda/runner_client.h"
+#include "targets/cuda/runner_kernel.h"
 #include "targets/error_diagnostics.h"
 #include "targets/side_by_side.h"
+#include "targets/spec_designs.h"
 
 namespace headway::cuda {
 namespace {
@@ -140,16 +144,18 @@ Result<std::unique_ptr<CudaSession>> open_session(const KernelContract& kernel,
                                                   const std::vector<Artifact>& artifacts,
                                                   uint64_t seed, const std::string& driver) {
   require_gpu(driver);
-  std::vector<std::string> args = {"serve", "--kernel", std::string(kernel.name()), "--seed",
-                                   std::to_string(seed)};
+  const RunnerKernel named = runner_kernel(kernel);
+  std::vector<std::string> args = {"serve", "--seed", std::to_string(seed)};
+  args.insert(args.end(), named.args.begin(), named.args.end());
+  std::vector<std::filesystem::path> readable = paths_of(artifacts);
+  readable.insert(readable.end(), named.readable.begin(), named.readable.end());
   for (const auto& a : artifacts) {
     args.push_back("--module");
     args.push_back(a.path.string());
   }
   std::unique_ptr<RunnerProcess> runner;
   try {
-    runner =
-        std::make_unique<RunnerProcess>(args, paths_of(artifacts), kReplyTimeoutSeconds, driver);
+    runner = std::make_unique<RunnerProcess>(args, readable, kReplyTimeoutSeconds, driver);
   } catch (const std::runtime_error& e) {
     return environment_error(e.what());
   }
@@ -250,9 +256,13 @@ CheckOutcome CudaTarget::check(const KernelContract& kernel, const Artifact& art
   CheckOutcome out;
   out.seed = options.seed ? *options.seed : fresh_seed();
   const auto start = std::chrono::steady_clock::now();
-  auto result = run_runner({"check", "--kernel", std::string(kernel.name()), "--module",
-                            artifact.path.string(), "--seed", std::to_string(out.seed)},
-                           {artifact.path}, kCheckTimeoutSeconds, driver_);
+  const RunnerKernel named = runner_kernel(kernel);
+  std::vector<std::string> args = {"check", "--module", artifact.path.string(), "--seed",
+                                   std::to_string(out.seed)};
+  args.insert(args.end(), named.args.begin(), named.args.end());
+  std::vector<std::filesystem::path> readable = {artifact.path};
+  readable.insert(readable.end(), named.readable.begin(), named.readable.end());
+  auto result = run_runner(args, readable, kCheckTimeoutSeconds, driver_);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!result) {
     const bool timed_out = result.error().message.find("ran past") != std::string::npos;
@@ -376,17 +386,29 @@ targets::TargetDocs CudaTarget::docs() const {
 }
 
 std::string CudaTarget::baseline_source(const KernelContract& kernel) const {
-  if (!is_builtin_kernel(kernel.name())) {
-    fail_with(invalid_input(fmt::format(
-        "the cuda target runs the built-in kernels ({}) only; kernel {} runs on the cpu and "
-        "command targets",
-        fmt::join(builtin_kernel_names(), ", "), kernel.name())));
+  if (is_builtin_kernel(kernel.name()))
+    return std::string(embedded_file(fmt::format("kernels/cuda/baselines/{}.cu", kernel.name())));
+  const KernelSpec* spec = kernel.spec();
+  const std::filesystem::path* file = nullptr;
+  if (spec) {
+    if (auto it = spec->baselines.find("cuda"); it != spec->baselines.end()) file = &it->second;
   }
-  return std::string(embedded_file(fmt::format("kernels/cuda/baselines/{}.cu", kernel.name())));
+  if (!file) {
+    fail_with(invalid_input(fmt::format(
+        "kernel {} has no cuda baseline: the cuda target runs the built-in kernels ({}) and "
+        "kernels whose spec names one (baselines.cuda = \"FILE\")",
+        kernel.name(), fmt::join(builtin_kernel_names(), ", "))));
+  }
+  std::optional<std::string> text = read_file(*file);
+  if (!text)
+    fail_with(invalid_input(fmt::format("cannot read the cuda baseline {}", file->string())));
+  return std::move(*text);
 }
 
 std::vector<targets::DocFile> CudaTarget::design_files(const KernelContract& kernel) const {
   std::vector<targets::DocFile> out;
+  if (kernel.spec() && !is_builtin_kernel(kernel.name()))
+    out = targets::spec_design_files(*kernel.spec(), "cuda");
   for (std::string_view path :
        embedded_files_under(fmt::format("kernels/cuda/designs/{}/", kernel.name())))
     out.push_back({std::string(path), std::string(embedded_file(path))});

@@ -1,5 +1,6 @@
 #pragma once
-// The cuda target: the three kernels on an NVIDIA GPU. Candidates are CUDA sources built by nvcc
+// The cuda target: the three built-in kernels, and kernels made from a spec that names a cuda
+// baseline (runner_kernel.h), on an NVIDIA GPU. Candidates are CUDA sources built by nvcc
 // into device modules (nvcc.h) that headway-cuda-runner loads, checks against the f64 reference
 // and times with CUDA events, the L2 flushed before every reading (runner/runner_main.cc). No
 // candidate code runs on the host. Builds need only nvcc; checks, timing and facts need a GPU and
@@ -66,7 +67,11 @@ class CudaTarget final : public targets::Target {
                                const std::map<std::string, double>& facts) const override;
 
   targets::TargetDocs docs() const override;
+  // A built-in kernel's embedded baseline, or the file its spec's `[baselines] cuda` names; throws
+  // Failure (invalid input) for a kernel with neither.
   std::string baseline_source(const KernelContract& kernel) const override;
+  // The embedded designs of the kernel's name (kernels/cuda/designs/<name>/), after a spec
+  // kernel's own cuda designs (spec_designs.h).
   std::vector<targets::DocFile> design_files(const KernelContract& kernel) const override;
   std::vector<targets::DocFile> candidate_headers() const override {
     return cuda_candidate_headers();

@@ -97,7 +97,7 @@ TEST(CudaTarget, ACompileErrorIsDiagnosedNotThrown) {
   EXPECT_FALSE(t.normalize_diagnostic(b.diagnostics).signature.empty());
 }
 
-TEST(CudaTarget, AKernelFromASpecIsRefusedInOneLine) {
+TEST(CudaTarget, AKernelFromASpecWithoutACudaBaselineIsRefusedInOneLine) {
   store::TestTempDir cache;
   auto kernel = load_spec_kernel(
       std::filesystem::path(HEADWAY_SOURCE_DIR) / "kernels/specs/kv_append/kv_append.toml",
@@ -110,8 +110,8 @@ TEST(CudaTarget, AKernelFromASpecIsRefusedInOneLine) {
   } catch (const Failure& e) {
     EXPECT_EQ(e.code(), ErrorCode::kInvalidInput);
     EXPECT_EQ(std::string(e.what()),
-              "the cuda target runs the built-in kernels (qkv, attn_out, ffn) only; kernel "
-              "kv_append runs on the cpu and command targets");
+              "kernel kv_append has no cuda baseline: the cuda target runs the built-in kernels "
+              "(qkv, attn_out, ffn) and kernels whose spec names one (baselines.cuda = \"FILE\")");
   }
 }
 
@@ -168,7 +168,7 @@ TEST(CudaTarget, IsRegisteredWithItsDocsAndHeaders) {
   EXPECT_EQ(t->name(), "cuda");
   EXPECT_FALSE(t->times_on_host());
   const auto headers = t->candidate_headers();
-  ASSERT_EQ(headers.size(), 3u);
+  ASSERT_EQ(headers.size(), 4u);
   EXPECT_EQ(headers[0].path, "headway_cuda.h");
   EXPECT_NE(headers[0].text.find("hw_cuda_plan"), std::string::npos);
   const auto docs = t->docs();

@@ -88,6 +88,15 @@ std::vector<std::byte> device_args(const KernelContract& kernel, const SharedBuf
     a.layer_scalar = sc.layer_scalar;
     return bytes_of(a);
   }
+  if (kernel.spec()) {  // the generic ABI: every region's address, in region order
+    std::vector<std::byte> out(host.specs().size() * sizeof(uint64_t));
+    for (size_t r = 0; r < host.specs().size(); ++r) {
+      const uint64_t base = host.layout().in_inputs[r] ? inputs : writable;
+      const uint64_t address = base + host.layout().offset[r];
+      std::memcpy(out.data() + r * sizeof address, &address, sizeof address);
+    }
+    return out;
+  }
   throw std::logic_error(
       fmt::format("kernel '{}' has no argument struct on the cuda target", name));
 }

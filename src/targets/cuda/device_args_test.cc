@@ -8,6 +8,8 @@
 
 #include "headway/headway_kernel.h"
 #include "kernels/ffn_scalars.h"
+#include "kernels/spec_kernel.h"
+#include "store/test_temp_dir.h"
 
 namespace headway::cuda {
 namespace {
@@ -64,6 +66,27 @@ TEST(DeviceArgs, AttnOutAndFfnCarryTheirRegionsAndScalars) {
   EXPECT_EQ(f.down_global_scale, sc.down_global_scale);
   EXPECT_EQ(f.layer_scalar, sc.layer_scalar);
   EXPECT_NE(f.gate_global_scale, 0.0f);
+}
+
+// A spec kernel's struct is the generic ABI's: one pointer per region, the dims last.
+TEST(DeviceArgs, ASpecKernelGetsEveryRegionsAddressInOrder) {
+  store::TestTempDir cache;
+  auto kernel = load_spec_kernel(std::filesystem::path(HEADWAY_SOURCE_DIR) /
+                                     "kernels/specs/gemma4/attn_decode/attn_decode.toml",
+                                 cache.path());
+  ASSERT_TRUE(kernel) << kernel.error().message;
+  SharedBuffers host(kernel.value()->regions());
+  const auto bytes = device_args(*kernel.value(), host, kInputs, kWritable);
+  const auto& regions = host.specs();
+  ASSERT_EQ(bytes.size(), regions.size() * sizeof(uint64_t));
+  ASSERT_EQ(regions.back().name, "dims");
+  for (size_t r = 0; r < regions.size(); ++r) {
+    uint64_t a = 0;
+    std::memcpy(&a, bytes.data() + r * sizeof a, sizeof a);
+    EXPECT_EQ(a, expected_address(host, regions[r].name)) << regions[r].name;
+  }
+  EXPECT_GE(expected_address(host, "attn"), kWritable);
+  EXPECT_LT(expected_address(host, "valid"), kWritable);
 }
 
 }  // namespace

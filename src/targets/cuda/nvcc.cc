@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::string_view kHeaders[] = {"headway_cuda.h", "headway_kernel.h",
-                                         "headway_cuda_support.h"};
+                                         "headway_cuda_support.h", "headway_cuda_attn.h"};
 
 std::string default_nvcc() {
   if (const char* path = std::getenv("PATH")) {

@@ -3,10 +3,13 @@
 // program launches, so the clock (CUDA events around the plan) and the checks are headway's.
 //
 //   headway-cuda-runner info
-//   headway-cuda-runner check --kernel K --module FILE --seed N
-//   headway-cuda-runner serve --kernel K --seed N [--sets S] --module FILE [--module FILE ...]
+//   headway-cuda-runner check --kernel K [--spec FILE --shape-set S] --module FILE --seed N
+//   headway-cuda-runner serve --kernel K [--spec FILE --shape-set S] --seed N [--sets S]
+//                             --module FILE [--module FILE ...]
 //   headway-cuda-runner facts [--readings N]
 //
+// K is a built-in kernel, or with --spec the kernel of that spec file at shape set S
+// (runner_kernel.h: its reference and generator are built in the runner, under the build cache).
 // info, check and facts print one JSON object. serve answers one line per request line on stdin:
 //   read I   -> "ok SECONDS SM_MHZ THROTTLED COMPARED" (SM_MHZ 0 when unknown; COMPARED below),
 //               "breach J REASON" (arm J broke a rule: a wrong timed output, a write into its
@@ -33,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "common/cache_dir.h"
 #include "common/rng.h"
 #include "common/shared_memory.h"
 #include "common/stats.h"
@@ -42,6 +46,7 @@
 #include "targets/cuda/device_args.h"
 #include "targets/cuda/runner/gpu.h"
 #include "targets/cuda/runner/own_kernels.h"
+#include "targets/cuda/runner_kernel.h"
 
 namespace headway::cuda_runner {
 namespace {
@@ -51,6 +56,7 @@ using nlohmann::json;
 struct Options {
   std::string mode;
   std::string kernel;
+  std::string spec, shape_set;  // a spec kernel's file and shape set; empty: a built-in kernel
   std::vector<std::string> modules;
   uint64_t seed = 1;
   int sets = 4;
@@ -73,6 +79,10 @@ Options parse(int argc, char** argv) {
     try {
       if (key == "--kernel")
         o.kernel = value;
+      else if (key == "--spec")
+        o.spec = value;
+      else if (key == "--shape-set")
+        o.shape_set = value;
       else if (key == "--module")
         o.modules.push_back(value);
       else if (key == "--seed")
@@ -90,10 +100,10 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
-const KernelContract& kernel_of(const Options& o) {
-  const KernelContract* k = builtin_kernel(o.kernel);
-  if (!k) usage("unknown kernel '" + o.kernel + "'");
-  return *k;
+cuda::LoadedKernel kernel_of(const Options& o) {
+  auto loaded = cuda::load_runner_kernel(o.kernel, o.spec, o.shape_set, build_cache_dir());
+  if (!loaded) usage(loaded.error().message);
+  return std::move(loaded).value();
 }
 
 // The first region whose bytes differ between two input blocks of one layout, or "".
@@ -134,7 +144,8 @@ std::string checked_call(Gpu& gpu, const KernelContract& kernel, const Module& m
 }
 
 int run_check(Gpu& gpu, const Options& o) {
-  const KernelContract& kernel = kernel_of(o);
+  const cuda::LoadedKernel loaded = kernel_of(o);
+  const KernelContract& kernel = *loaded.kernel;
   if (o.modules.size() != 1) usage("check takes one --module");
   json out = {{"seed", o.seed}, {"bytes_to_move", kernel.bytes_to_move()}};
   auto module = gpu.load(o.modules[0]);
@@ -410,7 +421,8 @@ class Server {
 };
 
 int run_serve(Gpu& gpu, const Options& o) {
-  const KernelContract& kernel = kernel_of(o);
+  const cuda::LoadedKernel loaded = kernel_of(o);
+  const KernelContract& kernel = *loaded.kernel;
   if (o.modules.empty()) usage("serve takes at least one --module");
   Server server(gpu, kernel, o);
   for (size_t i = 0; i < o.modules.size(); ++i) {
