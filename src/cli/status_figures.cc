@@ -50,16 +50,16 @@ nlohmann::json head_test_json(const std::optional<trees::TestRecord>& t) {
           {"note", t->note}};
 }
 
-// A kernel with several shape sets: baseline, head, floor and ratios at each (the first is the
-// kernel's own figures; the others are those remeasure_baseline_and_head stored by name, null
-// until it has run). An empty array for a kernel with one.
+// A kernel with several timed shape sets: baseline, head, floor and ratios at each (the first is
+// the kernel's own figures; the others are those remeasure_baseline_and_head stored by name, null
+// until it has run). An empty array for a kernel with one (check-only sets are never timed).
 nlohmann::json shape_figures(store::Workspace& ws, const targets::Target& target,
                              const report::KernelSummary& k, const std::string& toolchain,
                              const std::optional<loop::FactValues>& facts) {
   nlohmann::json out = nlohmann::json::array();
   const KernelContract* contract = k.contract;
-  if (!contract || contract->shape_sets().size() < 2) return out;
-  for (const KernelContract* at : contract->shape_sets()) {
+  if (!contract || timed_shape_sets(*contract).size() < 2) return out;
+  for (const KernelContract* at : timed_shape_sets(*contract)) {
     const bool first = at == contract;
     const std::string shape = at->shape_set_name();
     // NAN where there is no figure (yet).
