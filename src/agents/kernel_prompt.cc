@@ -43,7 +43,8 @@ nlohmann::json spec_data(const KernelSpec& spec, const ContextLimits& limits) {
     std::string dims;
     for (size_t d = 0; d < spec.dims.size(); ++d)
       dims += fmt::format("{}{} = {}", d ? ", " : "", spec.dims[d], s.dims[d]);
-    shapes += fmt::format("{}{} ({})", shapes.empty() ? "" : "; ", s.name, dims);
+    shapes += fmt::format("{}{} ({}{})", shapes.empty() ? "" : "; ", s.name, dims,
+                          s.check_only ? "; checked for correctness, never timed" : "");
   }
   return {{"summary", spec.summary},
           {"arguments", arguments},

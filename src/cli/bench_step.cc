@@ -99,8 +99,8 @@ int run_bench_step(const BenchStepArgs& args) {
     target = target_or_throw(args.target.empty() ? "cpu" : args.target, args.toolchain);
   }
 
-  // The layer's order: qkv, the attention at each of its shape sets (where the workspace holds
-  // one), attn_out, ffn.
+  // The layer's order: qkv, the attention at each of its timed shape sets (where the workspace
+  // holds one), attn_out, ffn.
   std::optional<KernelCatalog> catalog;
   const KernelContract* attention = nullptr;
   if (ws) {
@@ -129,7 +129,7 @@ int run_bench_step(const BenchStepArgs& args) {
         step_source(ws, attention_name, target->baseline_source(*attention), &label);
     const targets::Artifact built =
         build_or_throw(*target, attention_source, fmt::format("the {} {}", attention_name, label));
-    for (const KernelContract* set : attention->shape_sets()) {
+    for (const KernelContract* set : timed_shape_sets(*attention)) {
       StepKernel a;
       a.contract = set;
       a.name = fmt::format("{}@{}", attention_name, set->shape_set_name());

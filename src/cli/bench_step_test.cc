@@ -122,9 +122,9 @@ TEST(BenchStep, TimesTheHeadsOfTheWorkspaceItRunsIn) {
   EXPECT_EQ(nlohmann::json::parse(named.out)["sources"], "heads");
 }
 
-// With the attention spec added, each round reads qkv, the attention at every shape set,
-// attn_out and ffn; the step stays the three projections, and each layer is the step and the
-// attention at one shape set, its floor theirs summed.
+// With the attention spec added, each round reads qkv, the attention at every timed shape set
+// (never filling, which is check-only), attn_out and ffn; the step stays the three projections,
+// and each layer is the step and the attention at one shape set, its floor theirs summed.
 TEST(BenchStep, AWorkspaceWithTheAttentionKernelTimesAWholeLayerPerShapeSet) {
   store::TestTempDir tmp;
   const std::string ws = (tmp.path() / "ws").string();

@@ -1,5 +1,4 @@
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -36,26 +35,14 @@ struct BenchArgs {
   std::string shape_set;      // --shape-set: the one timed (default: every one of each kernel)
 };
 
-// Each kernel at each of its shape sets, or at the one named `only` (which a kernel with several
-// must have: a UsageError lists its names).
+// Each kernel at each of its timed shape sets, or at the one named `only` (cli_support.h,
+// shape_sets_named: a check-only one is a UsageError).
 std::vector<const KernelContract*> at_shape_sets(const std::vector<const KernelContract*>& kernels,
                                                  const std::string& only) {
   std::vector<const KernelContract*> out;
   for (const KernelContract* k : kernels) {
-    const auto sets = k->shape_sets();
-    if (only.empty()) {
-      out.insert(out.end(), sets.begin(), sets.end());
-      continue;
-    }
-    std::vector<std::string> names;
-    const size_t before = out.size();
-    for (const KernelContract* at : sets) {
-      if (at->shape_set_name() == only) out.push_back(at);
-      names.push_back(at->shape_set_name().empty() ? "(one, unnamed)" : at->shape_set_name());
-    }
-    if (out.size() == before)
-      throw UsageError(fmt::format("kernel {} has no shape set '{}' (it has: {})", k->name(), only,
-                                   fmt::join(names, ", ")));
+    const auto sets = shape_sets_named(*k, only, ShapeSetUse::kTimed);
+    out.insert(out.end(), sets.begin(), sets.end());
   }
   return out;
 }
@@ -209,8 +196,10 @@ void add_bench(CLI::App& app, int* exit_code) {
                   std::string("one kernel (default: the built-in three): ") + kKernelOptionHelp);
   cmd->add_option("--source", args->source,
                   "time this source instead of the baseline (needs --kernel)");
-  cmd->add_option("--shape-set", args->shape_set,
-                  "with --kernel: time this shape set only (default: every one of the kernel)");
+  cmd->add_option(
+      "--shape-set", args->shape_set,
+      "with --kernel: time this shape set only (default: every one of the kernel that is "
+      "not check-only)");
   cmd->add_option("--readings", args->readings, "timed readings per kernel and shape set")
       ->check(CLI::Range(1, 100000));
   auto* target = cmd->add_option("--target", args->target,

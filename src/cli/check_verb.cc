@@ -17,6 +17,7 @@ struct CheckArgs {
   std::string toolchain;
   std::string manifest;
   std::string workspace;  // whose added kernels --kernel may name
+  std::string shape_set;  // --shape-set: the one checked (default: every one)
   bool json = false;
 };
 
@@ -52,7 +53,8 @@ int run_check(const CheckArgs& args) {
   targets::CheckOptions options;
   options.seed = args.seed;
   options.call_timeout_seconds = args.timeout;
-  targets::CheckOutcome outcome = check_at_every_shape_set(*target, kernel, artifact, options);
+  targets::CheckOutcome outcome =
+      check_at_every_shape_set(*target, kernel, artifact, options, args.shape_set);
   if (outcome.status == targets::CheckOutcome::Status::kUnloadable)
     throw UsageError(outcome.description);
   if (args.json) {
@@ -77,6 +79,8 @@ void add_check(CLI::App& app, int* exit_code) {
   cmd->add_option("--workspace", args->workspace,
                   "the workspace whose added kernels --kernel may name (default: the one here)");
   cmd->add_option("--source", args->source, "candidate source file")->required();
+  cmd->add_option("--shape-set", args->shape_set,
+                  "check at this shape set only, check-only ones too (default: every one)");
   cmd->add_option("--seed", args->seed, "fixed input seed (default: fresh inputs)");
   cmd->add_option("--timeout", args->timeout,
                   "seconds one call may take (default: the target's own; cpu: 10)")

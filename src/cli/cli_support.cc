@@ -1,6 +1,7 @@
 #include "cli/cli_support.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cerrno>
 #include <cstdlib>
@@ -126,20 +127,42 @@ std::unique_ptr<targets::Target> target_or_throw(const std::string& name,
   return target_or_throw(name, fs::absolute(manifest).lexically_normal().string());
 }
 
+std::vector<const KernelContract*> shape_sets_named(const KernelContract& kernel,
+                                                    const std::string& only, ShapeSetUse use) {
+  const bool timed = use == ShapeSetUse::kTimed;
+  if (only.empty()) return timed ? timed_shape_sets(kernel) : kernel.shape_sets();
+  std::vector<std::string> names;
+  for (const KernelContract* at : kernel.shape_sets()) {
+    if (at->shape_set_name() == only) {
+      if (timed && at->check_only()) {
+        throw UsageError(fmt::format(
+            "shape set '{}' of kernel {} is check-only: it is checked (headway check), never "
+            "timed",
+            only, kernel.name()));
+      }
+      return {at};
+    }
+    names.push_back(at->shape_set_name().empty() ? "(one, unnamed)" : at->shape_set_name());
+  }
+  throw UsageError(fmt::format("kernel {} has no shape set '{}' (it has: {})", kernel.name(), only,
+                               fmt::join(names, ", ")));
+}
+
 targets::CheckOutcome check_at_every_shape_set(targets::Target& target,
                                                const KernelContract& kernel,
                                                const targets::Artifact& artifact,
-                                               targets::CheckOptions options) {
+                                               targets::CheckOptions options,
+                                               const std::string& only) {
   // One seed for every shape set, so that the seed said reproduces the whole check.
   if (!options.seed) options.seed = fresh_seed();
-  const auto sets = kernel.shape_sets();
+  const auto sets = shape_sets_named(kernel, only, ShapeSetUse::kChecked);
+  const bool several = kernel.shape_sets().size() > 1;
   std::optional<targets::CheckOutcome> closest;  // the correct one nearest its tolerance
   for (const KernelContract* at : sets) {
     targets::CheckOutcome outcome = target.check(*at, artifact, options);
-    if (sets.size() > 1 && outcome.details.is_object())
-      outcome.details["shape_set"] = at->shape_set_name();
+    if (several && outcome.details.is_object()) outcome.details["shape_set"] = at->shape_set_name();
     if (!outcome.correct()) {
-      if (sets.size() > 1)
+      if (several)
         outcome.description = "at shape set " + at->shape_set_name() + ": " + outcome.description;
       return outcome;
     }

@@ -45,9 +45,9 @@ struct EnvironmentError : VerbError {
 KernelCatalog kernel_catalog_or_throw(const store::Workspace& ws,
                                       const targets::Target* target = nullptr);
 // The kernel of that name in `catalog`, or of the spec at that path (a name with a '/' or ending
-// in .toml: read into the catalog, at its first shape set); throws UsageError listing the known
-// kernels otherwise ("; a kernel added to a workspace needs --workspace" where `in_workspace` is
-// false), or the spec's own error. Builds nothing.
+// in .toml: read into the catalog, at its first timed shape set); throws UsageError listing the
+// known kernels otherwise ("; a kernel added to a workspace needs --workspace" where
+// `in_workspace` is false), or the spec's own error. Builds nothing.
 const KernelContract& kernel_or_throw(KernelCatalog& catalog, const std::string& name,
                                       bool in_workspace = true);
 // A kernel named on the command line of a verb whose workspace is optional, with the catalog that
@@ -88,14 +88,25 @@ std::unique_ptr<targets::Target> target_or_throw(const std::string& name,
 inline constexpr const char* kManifestOptionHelp =
     "the command target's TOML manifest (docs/TARGETS.md); with --target command";
 
-// The check of `artifact` at every shape set of `kernel` in turn, with one seed (options.seed,
-// else a fresh one): the first outcome that is not correct, its description led by its shape
-// set's name, else the correct one whose error came nearest its tolerance (details.error_share).
-// Where the kernel has several shape sets, details.shape_set names the outcome's.
+// What a verb does at the shape sets it selects: checks them (every one, check-only ones too) or
+// times them (never a check-only one).
+enum class ShapeSetUse { kChecked, kTimed };
+// The shape sets of `kernel` a verb takes: with `only` empty, every one it may use (kTimed:
+// timed_shape_sets); else the one of that name. Throws UsageError for a name the kernel lacks
+// (listing its names) and, with kTimed, for a check-only set (which `check` takes).
+std::vector<const KernelContract*> shape_sets_named(const KernelContract& kernel,
+                                                    const std::string& only, ShapeSetUse use);
+
+// The check of `artifact` at every shape set of `kernel` in turn (check-only ones too), or at the
+// one named `only`, with one seed (options.seed, else a fresh one): the first outcome that is not
+// correct, its description led by its shape set's name, else the correct one whose error came
+// nearest its tolerance (details.error_share). Where the kernel has several shape sets,
+// details.shape_set names the outcome's. An unknown `only` throws UsageError.
 targets::CheckOutcome check_at_every_shape_set(targets::Target& target,
                                                const KernelContract& kernel,
                                                const targets::Artifact& artifact,
-                                               targets::CheckOptions options);
+                                               targets::CheckOptions options,
+                                               const std::string& only = "");
 
 // The workspace at `dir` when given (--workspace), else the nearest one up from the current
 // directory; throws VerbError saying which was tried and why it failed (not found: exit 2; a

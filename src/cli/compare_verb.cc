@@ -102,7 +102,8 @@ int run_compare(CompareArgs args) {
   }
   const auto& record = verdict.record;
   nlohmann::json shape_sets = nlohmann::json::array();
-  for (const KernelContract* at : kernel.shape_sets()) shape_sets.push_back(at->shape_set_name());
+  for (const KernelContract* at : timed_shape_sets(kernel))
+    shape_sets.push_back(at->shape_set_name());
   if (args.json) {
     const nlohmann::json j = {{"kernel", kernel.name()},
                               {"target", target->name()},

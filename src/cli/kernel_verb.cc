@@ -152,18 +152,22 @@ int run_check_spec(const KernelArgs& args) {
   int failed = 0;
   for (const auto& kernel : judged.kernels) {
     const std::string& shape = kernel->shape_set().name;
+    const bool check_only = kernel->check_only();
     nlohmann::json checked = nlohmann::json::object();
     for (const auto& c : checks) {
       if (c.shape != shape) continue;
       failed += c.outcome.correct() ? 0 : 1;
       checked[c.label] = c.outcome.description;
       if (!args.json) {
-        fmt::print("{} @ {}: {} bytes to move; {} {}: {}\n", spec.name, shape,
-                   kernel->bytes_to_move(), args.target, c.label, c.outcome.description);
+        fmt::print("{} @ {}{}: {} bytes to move; {} {}: {}\n", spec.name, shape,
+                   check_only ? " (check only, never timed)" : "", kernel->bytes_to_move(),
+                   args.target, c.label, c.outcome.description);
       }
     }
-    shapes.push_back(
-        {{"shape", shape}, {"bytes_to_move", kernel->bytes_to_move()}, {"checked", checked}});
+    shapes.push_back({{"shape", shape},
+                      {"check_only", check_only},
+                      {"bytes_to_move", kernel->bytes_to_move()},
+                      {"checked", checked}});
   }
   if (args.json) {
     fmt::print("{}\n", nlohmann::json{{"kernel", spec.name},
@@ -196,8 +200,9 @@ int run_add(const KernelArgs& args) {
   }
   nlohmann::json shapes = nlohmann::json::array();
   for (const auto& kernel : judged.kernels) {
-    shapes.push_back(
-        {{"shape", kernel->shape_set().name}, {"bytes_to_move", kernel->bytes_to_move()}});
+    shapes.push_back({{"shape", kernel->shape_set().name},
+                      {"check_only", kernel->check_only()},
+                      {"bytes_to_move", kernel->bytes_to_move()}});
   }
   nlohmann::json designs = nlohmann::json::array();
   for (const auto& file : targets::spec_design_files(*spec, target->name())) {

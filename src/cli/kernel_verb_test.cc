@@ -140,7 +140,9 @@ TEST(KernelVerb, AddCopiesTheSpecIntoTheWorkspaceWhereEveryVerbFindsIt) {
   EXPECT_EQ(j["replaced"], true);
   EXPECT_EQ(j["workspace"], fs::weakly_canonical(ws).string());
   EXPECT_EQ(j["target"], "cpu");
-  EXPECT_EQ(j["shapes"], nlohmann::json::parse(R"([{"shape": "decode", "bytes_to_move": 1028}])"));
+  EXPECT_EQ(j["shapes"],
+            nlohmann::json::parse(
+                R"([{"shape": "decode", "check_only": false, "bytes_to_move": 1028}])"));
   EXPECT_EQ(j["designs"], nlohmann::json::array());
 
   const auto list =
@@ -234,6 +236,83 @@ TEST(KernelVerb, AnAddedKernelIsFoundFromOutsideTheWorkspaceThroughWorkspace) {
   }
 }
 
+// A copy of rmsnorm with a check-only shape set "tiny" (N = 64) first: `check` (whole or
+// --shape-set), `compare`'s check and `kernel check` check it; `bench` and `compare` time the
+// other two only, and `bench --shape-set tiny` is refused.
+TEST(KernelVerb, ACheckOnlyShapeSetIsCheckedByEveryVerbAndTimedByNone) {
+  store::TestTempDir tmp;
+  for (const auto& entry : fs::directory_iterator(kShippedSpecs / "rmsnorm"))
+    fs::copy_file(entry.path(), tmp.path() / entry.path().filename());
+  const fs::path spec = tmp.path() / "rmsnorm.toml";
+  std::string text = file_text(spec);
+  text.insert(text.find("[[shapes]]"),
+              "[[shapes]]\nname = \"tiny\"\ncheck_only = true\nN = 64\n\n");
+  write_file(spec, text);
+  const std::string baseline = (tmp.path() / "rmsnorm_cpu.cc").string();
+  // Wrong below N = 128 only: at tiny, never at the timed sets (N = 3840 and 1024).
+  std::string wrong = file_text(baseline);
+  wrong.insert(wrong.rfind('}'), "  if (n < 128) a->out[0] = hw::f32_to_bf16(1000.0f);\n");
+  write_file(tmp.path() / "wrong.cc", wrong);
+  const std::string bugged = (tmp.path() / "wrong.cc").string();
+
+  const auto check = [&](const std::string& source, const std::string& shape_set) {
+    std::vector<std::string> args = {"check", "--kernel", spec.string(), "--source", source};
+    if (!shape_set.empty()) args.insert(args.end(), {"--shape-set", shape_set});
+    return run_headway(args, "", 300);
+  };
+  EXPECT_EQ(check(baseline, "").exit_code, 0);
+  const CliRun caught = check(bugged, "");
+  EXPECT_EQ(caught.exit_code, 1) << caught.err;
+  EXPECT_NE(caught.out.find("at shape set tiny: "), std::string::npos) << caught.out;
+  EXPECT_EQ(check(bugged, "small").exit_code, 0);
+  const CliRun tiny = check(bugged, "tiny");
+  EXPECT_EQ(tiny.exit_code, 1) << tiny.err;
+  EXPECT_EQ(check(baseline, "tiny").exit_code, 0);
+  const CliRun unknown = check(baseline, "huge");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("has no shape set 'huge' (it has: gemma4, tiny, small)"),
+            std::string::npos)
+      << unknown.err;
+
+  const CliRun bench = run_headway(
+      {"bench", "--kernel", spec.string(), "--source", bugged, "--readings", "3", "--json"}, "",
+      300);
+  ASSERT_EQ(bench.exit_code, 0) << bench.err;
+  const auto benched = nlohmann::json::parse(bench.out)["kernels"];
+  ASSERT_EQ(benched.size(), 2u) << benched.dump(2);
+  EXPECT_EQ(benched[0]["shape_set"], "gemma4");
+  EXPECT_EQ(benched[1]["shape_set"], "small");
+  const CliRun refused =
+      run_headway({"bench", "--kernel", spec.string(), "--shape-set", "tiny"}, "", 300);
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("shape set 'tiny' of kernel rmsnorm is check-only: it is checked "
+                             "(headway check), never timed"),
+            std::string::npos)
+      << refused.err;
+
+  const CliRun compared = run_headway({"compare", "--kernel", spec.string(), "--a", baseline, "--b",
+                                       baseline, "--cap", "4", "--json"},
+                                      "", 300);
+  ASSERT_EQ(compared.exit_code, 0) << compared.err;
+  EXPECT_EQ(nlohmann::json::parse(compared.out)["shape_sets"],
+            nlohmann::json::parse(R"(["gemma4", "small"])"));
+  const CliRun compare_wrong = run_headway(
+      {"compare", "--kernel", spec.string(), "--a", baseline, "--b", bugged, "--cap", "4"}, "",
+      300);
+  EXPECT_EQ(compare_wrong.exit_code, 1) << compare_wrong.err;
+  EXPECT_NE(compare_wrong.err.find("is not correct: at shape set tiny: "), std::string::npos)
+      << compare_wrong.err;
+
+  const CliRun judged = run_headway({"kernel", "check", spec.string(), "--json"}, "", 300);
+  ASSERT_EQ(judged.exit_code, 0) << judged.err;
+  const auto shapes = nlohmann::json::parse(judged.out)["shapes"];
+  ASSERT_EQ(shapes.size(), 3u);
+  EXPECT_EQ(shapes[0]["shape"], "tiny");
+  EXPECT_EQ(shapes[0]["check_only"], true);
+  EXPECT_EQ(shapes[1]["check_only"], false);
+  EXPECT_EQ(shapes[0]["checked"]["baseline"], "correct (seed 1)");
+}
+
 // Opening a workspace reads its added specs and builds none of their references: `status` and
 // `kernel list` run without a C compiler, and the reference is built when a verb needs it (check),
 // its build's error then led by the kernel's name.
@@ -316,8 +395,9 @@ TEST(KernelVerb, AddRefusesASpecWhoseFilesLieOutsideItsFolder) {
   EXPECT_FALSE(fs::exists(fs::path(ws) / "kernels/mul"));
 }
 
-// Three shape sets: a candidate is checked at each, and after a run status shows the baseline, the
-// head and the ratio to the floor at each.
+// Three timed shape sets and a check-only one: a candidate is checked at each, and after a run
+// status shows the baseline, the head and the ratio to the floor at each timed one (the run's
+// final timings never time the check-only one).
 TEST(KernelVerb, StatusShowsTheRatioToTheFloorAtEveryShapeSet) {
   store::TestTempDir tmp;
   const std::string ws = (tmp.path() / "ws").string();
@@ -327,7 +407,9 @@ TEST(KernelVerb, StatusShowsTheRatioToTheFloorAtEveryShapeSet) {
   for (const char* f : {"rmsnorm_reference.c", "rmsnorm_cpu.cc"})
     fs::copy_file(from / f, tmp.path() / "norm" / f);
   std::string text = file_text(from / "rmsnorm.toml");
-  text.replace(text.find("[[arguments]]"), 0, "[[shapes]]\nname = \"wide\"\nN = 8192\n\n");
+  text.replace(text.find("[[arguments]]"), 0,
+               "[[shapes]]\nname = \"wide\"\nN = 8192\n\n[[shapes]]\nname = \"tiny\"\n"
+               "check_only = true\nN = 64\n\n");
   // A design, so that the run holds an acceptance test, its pairs drawn across the shape sets.
   text += "\n[designs]\ncpu = [\"two_rows.cc\"]\n";
   write_file(tmp.path() / "norm/rmsnorm.toml", text);
@@ -377,6 +459,15 @@ TEST(KernelVerb, StatusShowsTheRatioToTheFloorAtEveryShapeSet) {
       ws, 300);
   EXPECT_EQ(check.exit_code, 1) << check.err;
   EXPECT_NE(check.out.find("at shape set wide: "), std::string::npos) << check.out;
+  // And one wrong at the check-only set only.
+  baseline = file_text(tmp.path() / "norm/rmsnorm_cpu.cc");
+  baseline.replace(baseline.find("const int n = "), 0, "if (a->dims[0] == 64) return;\n  ");
+  write_file(tmp.path() / "wrong_when_tiny.cc", baseline);
+  const CliRun tiny = run_headway(
+      {"check", "--kernel", "rmsnorm", "--source", (tmp.path() / "wrong_when_tiny.cc").string()},
+      ws, 300);
+  EXPECT_EQ(tiny.exit_code, 1) << tiny.err;
+  EXPECT_NE(tiny.out.find("at shape set tiny: "), std::string::npos) << tiny.out;
 }
 
 }  // namespace

@@ -116,17 +116,21 @@ void expect_agrees(const std::vector<double>& reference, const std::vector<doubl
   EXPECT_GT(std::sqrt(sum_sq / static_cast<double>(plain.size())), 0.1) << where;
 }
 
+// Three timed shape sets whose every slot is valid (the bytes to move are derived so), and the
+// part-filled ring checked only.
 TEST(AttnDecodeSpec, TheShippedSpecsHaveTheGemma4ShapeSetsAndBytesToMove) {
   store::TestTempDir cache;
   for (const std::string name : {"attn_decode", "attn_decode_f8"}) {
     auto spec = load(name);
-    ASSERT_EQ(spec->shapes.size(), 3u);
-    const std::vector<std::string> names = {"sliding", "global4k", "global32k"};
-    const std::vector<int64_t> slots = {1024, 4096, 32768}, fewest = {1, 4096, 32768};
-    for (size_t s = 0; s < 3; ++s) {
+    ASSERT_EQ(spec->shapes.size(), 4u);
+    const std::vector<std::string> names = {"sliding", "global4k", "global32k", "filling"};
+    const std::vector<int64_t> slots = {1024, 4096, 32768, 1024}, fewest = {1024, 4096, 32768, 1};
+    for (size_t s = 0; s < 4; ++s) {
       EXPECT_EQ(spec->shapes[s].name, names[s]);
       EXPECT_EQ(spec->shapes[s].dims, (std::vector<int64_t>{slots[s], 8, 2, 256, fewest[s]}));
+      EXPECT_EQ(spec->shapes[s].check_only, names[s] == "filling") << names[s];
     }
+    EXPECT_EQ(spec->first_timed_shape(), 0u);
     auto made = spec_kernels(spec, cache.path());
     ASSERT_TRUE(made) << made.error().message;
     const uint64_t element = name == "attn_decode" ? 2 : 1;
@@ -136,6 +140,32 @@ TEST(AttnDecodeSpec, TheShippedSpecsHaveTheGemma4ShapeSetsAndBytesToMove) {
               4096 * 2 + 4 + 2 * 32768 * 8 * 256 * element + scales + 4096 * 2)
         << name;
   }
+}
+
+// The timed sliding set is the full ring at every seed (what a sliding layer reads past its
+// window, and what its floor assumes); the check-only filling set draws part-filled rings too.
+TEST(AttnDecodeSpec, SlidingIsTheFullRingAndFillingDrawsPartFilledRings) {
+  store::TestTempDir cache;
+  auto made = spec_kernels(load("attn_decode"), cache.path());
+  ASSERT_TRUE(made) << made.error().message;
+  const SpecKernel& sliding = *made.value()[0];
+  const SpecKernel& filling = *made.value()[3];
+  ASSERT_EQ(sliding.shape_set().name, "sliding");
+  ASSERT_EQ(filling.shape_set().name, "filling");
+  EXPECT_EQ(sliding.bytes_to_move(), filling.bytes_to_move());
+  int part = 0;
+  SharedBuffers b(sliding.regions());
+  for (uint64_t seed = 1; seed <= 16; ++seed) {
+    sliding.generate(seed, b);
+    EXPECT_EQ(b.as<int32_t>("valid")[0], 1024) << "seed " << seed;
+    filling.generate(seed, b);
+    const int32_t valid = b.as<int32_t>("valid")[0];
+    EXPECT_GE(valid, 1);
+    EXPECT_LE(valid, 1024);
+    part += valid < 1024;
+  }
+  EXPECT_GT(part, 0);
+  EXPECT_LT(part, 16);
 }
 
 class AttnDecodeReference : public ::testing::Test {

@@ -32,6 +32,14 @@ uint64_t KernelContract::bytes_to_move() const {
   return total;
 }
 
+std::vector<const KernelContract*> timed_shape_sets(const KernelContract& kernel) {
+  std::vector<const KernelContract*> out;
+  for (const KernelContract* at : kernel.shape_sets()) {
+    if (!at->check_only()) out.push_back(at);
+  }
+  return out;
+}
+
 const std::vector<const KernelContract*>& builtin_kernels() {
   // Never destroyed: contracts may be used during exit.
   static const auto* kernels = [] {

@@ -65,11 +65,19 @@ class KernelContract {
   virtual std::vector<const KernelContract*> shape_sets() const { return {this}; }
   // The name of this contract's shape set; empty for a kernel without shape sets.
   virtual std::string shape_set_name() const { return ""; }
+  // Whether this shape set is checked only: part of every check of the kernel, never timed (a
+  // spec's `check_only`). The contract a kernel is known by (the first of shape_sets(), unless
+  // a check-only set was asked for by name) is never check-only.
+  virtual bool check_only() const { return false; }
   // Builds what generate() and reference() call (a spec's reference and generator), once; an
   // error says why they cannot be built, and generate() and reference() then throw it. A
   // contract with nothing to build returns success.
   virtual Result<void> build_reference() const { return {}; }
 };
+
+// The shape sets of `kernel` that are timed (shape_sets() without the check-only ones), in
+// shape_sets() order: what a bench, a race, an acceptance test or a final timing reads.
+std::vector<const KernelContract*> timed_shape_sets(const KernelContract& kernel);
 
 // The built-in kernels (the Gemma-4 decode step: qkv, attn_out, ffn), in that order: constants of
 // headway, alive for the whole process. A workspace's kernels are in its catalog

@@ -33,7 +33,7 @@ class KernelCatalog {
   // Adds a kernel known only by its name and the bytes it moves (kernels/declared_kernel.h); zero
   // bytes is an error too. The same name and bytes again returns the contract added before.
   Result<const KernelContract*> declare(std::string_view name, uint64_t bytes);
-  // Adds the spec at `file` at `shape_set` (empty: its first), owning its other shape sets
+  // Adds the spec at `file` at `shape_set` (empty: its first timed one), owning its other sets
   // (kernels/spec_kernel.h, load_spec_kernel): it is read now; its reference is built under
   // cache_dir when first called for, its build's errors led by `label` when given.
   Result<const KernelContract*> add_spec(const std::filesystem::path& file,

@@ -204,8 +204,13 @@ ShapeSet parse_shape_set(const toml::table& t, const std::vector<std::string>& d
   s.name = string_at(t, "name", s.line, true);
   if (!valid_identifier(s.name))
     fail(line_of(*t.get("name")), fmt::format("shape set '{}' is not an identifier", s.name));
+  if (const toml::node* n = t.get("check_only")) {
+    const auto* b = n->as_boolean();
+    if (!b) fail(line_of(*n), "'check_only' takes true or false");
+    s.check_only = b->get();
+  }
   for (auto&& [key, node] : t) {
-    if (key == "name") continue;
+    if (key == "name" || key == "check_only") continue;
     bool known = false;
     for (const auto& d : dims) known |= d == key.str();
     if (!known)
@@ -262,6 +267,9 @@ KernelSpec parse_spec(const fs::path& file, const toml::table& root, SpecOrigin 
       fail(k.shapes.back().line,
            fmt::format("shape set '{}' is named twice", k.shapes.back().name));
   }
+  if (k.first_timed_shape() == k.shapes.size())
+    fail(line_of(*shapes),
+         "every shape set is check_only: a kernel needs one to time (drop check_only from one)");
   const toml::node* args = root.get("arguments");
   const auto* arg_array = args ? args->as_array() : nullptr;
   if (!arg_array || arg_array->empty())
@@ -385,6 +393,12 @@ Result<std::vector<int64_t>> KernelSpec::extents(size_t a, size_t s) const {
         arg.name, count, shapes[s].name));
   }
   return out;
+}
+
+size_t KernelSpec::first_timed_shape() const {
+  size_t s = 0;
+  while (s < shapes.size() && shapes[s].check_only) ++s;
+  return s;
 }
 
 Result<KernelSpec> load_kernel_spec(const fs::path& file) {

@@ -59,6 +59,10 @@ struct ShapeSet {
   std::string name;
   std::vector<int64_t> dims;  // in KernelSpec::dims order
   int line = 0;
+  // `check_only = true`: a candidate must be correct here as at every shape set, but the set is
+  // never timed (no bench, race, acceptance test or final timing reads it): a case that matters
+  // for correctness, not for speed. A spec has at least one set that is not check-only.
+  bool check_only = false;
 };
 
 // Where a spec and the files it names live: on disk (paths absolute, checked to exist), or among
@@ -71,7 +75,7 @@ struct KernelSpec {
   std::string name;
   std::string summary;
   std::vector<std::string> dims;
-  std::vector<ShapeSet> shapes;  // at least one
+  std::vector<ShapeSet> shapes;  // at least one, and at least one not check_only
   std::vector<SpecArgument> arguments;
   std::filesystem::path reference;  // absolute
   // Optional, absolute: a C or C++ source defining headway_generate, which may rewrite any input
@@ -86,6 +90,8 @@ struct KernelSpec {
   // The elements of argument `a` at shape set `s`; an error (naming the argument's line) when an
   // extent does not divide out or is not positive.
   Result<std::vector<int64_t>> extents(size_t a, size_t s) const;
+  // The index of the first shape set that is timed (not check_only).
+  size_t first_timed_shape() const;
 };
 
 // Every file of a spec on disk: the spec, its reference and generator with the headers (.h, .hh,

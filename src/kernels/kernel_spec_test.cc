@@ -155,6 +155,46 @@ TEST_F(KernelSpecFile, BadSpecsAreRefusedWithTheFileAndLine) {
             at(15) + "'codes' draws every bit pattern: the argument's type must be nvfp4");
 }
 
+// `check_only` marks a shape set checked and never timed: true or false only, and never on every
+// shape set of a spec.
+TEST_F(KernelSpecFile, ACheckOnlyShapeSetIsReadAndAtLeastOneSetIsTimed) {
+  std::string text = kValid;
+  const std::string small = "[[shapes]]\nname = \"small\"\nN = 64\n";
+  const std::string check_only_first =
+      "[[shapes]]\nname = \"tiny\"\ncheck_only = true\nN = 16\n\n" + small;
+  text.replace(text.find(small), small.size(), check_only_first);
+  ASSERT_EQ(error_of(text), "");
+  auto spec = load_kernel_spec(dir_.path() / "spec.toml");
+  ASSERT_EQ(spec.value().shapes.size(), 2u);
+  EXPECT_TRUE(spec.value().shapes[0].check_only);
+  EXPECT_EQ(spec.value().shapes[0].dims, (std::vector<int64_t>{16}));
+  EXPECT_FALSE(spec.value().shapes[1].check_only);
+  EXPECT_EQ(spec.value().first_timed_shape(), 1u);
+
+  // `false` is the default, written out.
+  std::string written = text;
+  written.replace(written.find("check_only = true"), 17, "check_only = false");
+  ASSERT_EQ(error_of(written), "");
+  EXPECT_FALSE(load_kernel_spec(dir_.path() / "spec.toml").value().shapes[0].check_only);
+  EXPECT_EQ(load_kernel_spec(dir_.path() / "spec.toml").value().first_timed_shape(), 0u);
+
+  // Anything but a boolean is refused at its line.
+  for (const char* bad : {"check_only = 1", "check_only = \"true\"", "check_only = [true]"}) {
+    std::string refused = text;
+    refused.replace(refused.find("check_only = true"), 17, bad);
+    EXPECT_EQ(error_of(refused), at(8) + "'check_only' takes true or false") << bad;
+  }
+
+  // Every shape set check-only: nothing to time, refused.
+  std::string all = text;
+  all.replace(all.find(small), small.size(),
+              "[[shapes]]\nname = \"small\"\ncheck_only = true\nN = 64\n");
+  EXPECT_EQ(error_of(all),
+            at(6) +
+                "every shape set is check_only: a kernel needs one to time (drop check_only from "
+                "one)");
+}
+
 // Every draw's values must be ones its argument's type holds: a bound beyond it is refused at
 // load, naming the argument, the draw, the value and the range, never stored saturated.
 TEST_F(KernelSpecFile, ADrawMustStayWithinItsArgumentsType) {

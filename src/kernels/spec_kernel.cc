@@ -404,6 +404,22 @@ Result<std::vector<std::unique_ptr<SpecKernel>>> spec_kernels(
   return out;
 }
 
+namespace {
+
+// The contract at shape set `chosen`, owning the others in the spec's order.
+std::unique_ptr<SpecKernel> family(const std::shared_ptr<const KernelSpec>& spec, size_t chosen,
+                                   const std::shared_ptr<const SpecBuild>& build) {
+  auto first = std::make_unique<SpecKernel>(spec, chosen, build);
+  std::vector<std::unique_ptr<SpecKernel>> others;
+  for (size_t s = 0; s < spec->shapes.size(); ++s) {
+    if (s != chosen) others.push_back(std::make_unique<SpecKernel>(spec, s, build));
+  }
+  first->adopt(std::move(others));
+  return first;
+}
+
+}  // namespace
+
 std::unique_ptr<SpecKernel> embedded_spec_kernel(std::string_view spec_file) {
   auto parsed =
       parse_kernel_spec(embedded_file(spec_file), fs::path(spec_file), SpecOrigin::kEmbedded);
@@ -411,12 +427,7 @@ std::unique_ptr<SpecKernel> embedded_spec_kernel(std::string_view spec_file) {
   auto spec = std::make_shared<const KernelSpec>(std::move(parsed.value()));
   auto build = std::make_shared<const SpecBuild>(
       [spec] { return build_spec_functions(*spec, build_cache_dir()); });
-  auto first = std::make_unique<SpecKernel>(spec, 0, build);
-  std::vector<std::unique_ptr<SpecKernel>> others;
-  for (size_t s = 1; s < spec->shapes.size(); ++s)
-    others.push_back(std::make_unique<SpecKernel>(spec, s, build));
-  first->adopt(std::move(others));
-  return first;
+  return family(spec, spec->first_timed_shape(), build);
 }
 
 Result<std::unique_ptr<SpecKernel>> load_spec_kernel(const fs::path& file,
@@ -426,8 +437,9 @@ Result<std::unique_ptr<SpecKernel>> load_spec_kernel(const fs::path& file,
   auto spec = load_kernel_spec(file);
   if (!spec) return spec.error();
   auto shared = std::make_shared<const KernelSpec>(std::move(spec.value()));
-  size_t index = 0;
+  size_t index = shared->first_timed_shape();
   if (!shape_set.empty()) {
+    index = 0;
     while (index < shared->shapes.size() && shared->shapes[index].name != shape_set) ++index;
     if (index == shared->shapes.size()) {
       std::string known;
@@ -444,13 +456,7 @@ Result<std::unique_ptr<SpecKernel>> load_spec_kernel(const fs::path& file,
       return Error{functions.error().code, fmt::format("{}: {}", label, functions.error().message)};
     return functions;
   });
-  auto chosen = std::make_unique<SpecKernel>(shared, index, build);
-  std::vector<std::unique_ptr<SpecKernel>> others;
-  for (size_t s = 0; s < shared->shapes.size(); ++s) {
-    if (s != index) others.push_back(std::make_unique<SpecKernel>(shared, s, build));
-  }
-  chosen->adopt(std::move(others));
-  return chosen;
+  return family(shared, index, build);
 }
 
 }  // namespace headway

@@ -67,6 +67,7 @@ class SpecKernel final : public KernelContract {
   // alone, by spec_kernels, is its own family).
   std::vector<const KernelContract*> shape_sets() const override;
   std::string shape_set_name() const override { return shape_set().name; }
+  bool check_only() const override { return shape_set().check_only; }
   const ShapeSet& shape_set() const { return spec_->shapes[shape_]; }
   // Makes this contract own the spec's other shape sets' contracts.
   void adopt(std::vector<std::unique_ptr<SpecKernel>> others);
@@ -102,10 +103,11 @@ class SpecKernel final : public KernelContract {
 Result<void*> build_spec_function(const std::filesystem::path& source, std::string_view symbol,
                                   const std::filesystem::path& cache_dir);
 
-// Loads the spec at `file` and returns its contract at `shape_set` (its name; empty: the first),
-// owning its other shape sets. Its reference and generator are built under cache_dir when first
-// called for (build_reference, generate or reference): loading compiles nothing. Errors name the
-// file and line; `label`, when given, leads the message of a build's error ("LABEL: ...").
+// Loads the spec at `file` and returns its contract at `shape_set` (its name, check-only or not;
+// empty: the first that is timed), owning its other shape sets. Its reference and generator are
+// built under cache_dir when first called for (build_reference, generate or reference): loading
+// compiles nothing. Errors name the file and line; `label`, when given, leads the message of a
+// build's error ("LABEL: ...").
 Result<std::unique_ptr<SpecKernel>> load_spec_kernel(const std::filesystem::path& file,
                                                      const std::filesystem::path& cache_dir,
                                                      std::string_view shape_set = "",
@@ -114,8 +116,9 @@ Result<std::unique_ptr<SpecKernel>> load_spec_kernel(const std::filesystem::path
 // The reference and generator are built now, and their errors returned.
 Result<std::vector<std::unique_ptr<SpecKernel>>> spec_kernels(
     std::shared_ptr<const KernelSpec> spec, const std::filesystem::path& cache_dir);
-// The contract of a spec embedded in headway (a built-in kernel) at its first shape set, owning
-// the others; its reference and generator are built under build_cache_dir() when first called.
+// The contract of a spec embedded in headway (a built-in kernel) at its first timed shape set,
+// owning the others; its reference and generator are built under build_cache_dir() when first
+// called.
 std::unique_ptr<SpecKernel> embedded_spec_kernel(std::string_view spec_file);
 
 }  // namespace headway

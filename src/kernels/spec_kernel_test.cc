@@ -268,6 +268,42 @@ TEST_F(SpecKernelTest, LoadingMakesTheKernelAtTheNamedShapeSetAndBuildsNothing) 
             std::string::npos);
 }
 
+// A copy of rmsnorm with a check-only shape set "tiny" (N = 64) first: the kernel is known by its
+// first timed set, its family holds every set, and the timed ones leave "tiny" out.
+TEST_F(SpecKernelTest, AKernelIsKnownByItsFirstTimedShapeSetAndTimesNoCheckOnlyOne) {
+  store::TestTempDir dir;
+  for (const auto& entry : fs::directory_iterator(kExampleSpecs / "rmsnorm"))
+    fs::copy_file(entry.path(), dir.path() / entry.path().filename());
+  std::string text = read_file(dir.path() / "rmsnorm.toml").value();
+  text.insert(text.find("[[shapes]]"),
+              "[[shapes]]\nname = \"tiny\"\ncheck_only = true\nN = 64\n\n");
+  write_file(dir.path() / "rmsnorm.toml", text);
+  const auto names = [](const std::vector<const KernelContract*>& sets) {
+    std::vector<std::string> out;
+    for (const KernelContract* at : sets) out.push_back(at->shape_set_name());
+    return out;
+  };
+  auto loaded = load_spec_kernel(dir.path() / "rmsnorm.toml", cache_.path());
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  const KernelContract& kernel = *loaded.value();
+  EXPECT_EQ(kernel.shape_set_name(), "gemma4");
+  EXPECT_FALSE(kernel.check_only());
+  EXPECT_EQ(names(kernel.shape_sets()), (std::vector<std::string>{"gemma4", "tiny", "small"}));
+  EXPECT_TRUE(kernel.shape_sets()[1]->check_only());
+  EXPECT_EQ(names(timed_shape_sets(kernel)), (std::vector<std::string>{"gemma4", "small"}));
+
+  // Asked for by name (a check of that set alone), the check-only set is the contract.
+  auto tiny = load_spec_kernel(dir.path() / "rmsnorm.toml", cache_.path(), "tiny");
+  ASSERT_TRUE(tiny) << tiny.error().message;
+  EXPECT_TRUE(tiny.value()->check_only());
+  EXPECT_EQ(tiny.value()->regions()[0].bytes, 128u);
+  EXPECT_EQ(names(timed_shape_sets(*tiny.value())), (std::vector<std::string>{"gemma4", "small"}));
+  // A contract made alone (spec_kernels) is its own family: one set, timed.
+  auto made = spec_kernels(spec("rmsnorm"), cache_.path());
+  ASSERT_TRUE(made) << made.error().message;
+  EXPECT_EQ(timed_shape_sets(*made.value()[1]).size(), 1u);
+}
+
 TEST_F(SpecKernelTest, ALoadedSpecsReferenceIsBuiltWhenFirstCalledFor) {
   auto loaded = load_spec_kernel(kExampleSpecs / "rmsnorm/rmsnorm.toml", cache_.path(), "small");
   ASSERT_TRUE(loaded) << loaded.error().message;

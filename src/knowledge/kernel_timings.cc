@@ -193,8 +193,8 @@ Remeasured remeasure_baseline_and_head(store::Workspace& ws, trees::DesignTree& 
     t.device_model = r.device_model.empty() ? target.device_model() : r.device_model;
     return t;
   };
-  // The kernel's own shape set first, then the others, each stored under its name.
-  const auto shapes = kernel.shape_sets();
+  // The kernel's own shape set first, then the other timed ones, each stored under its name.
+  const auto shapes = timed_shape_sets(kernel);
   for (size_t i = 0; i < shapes.size(); ++i) {
     const KernelContract& at = i == 0 ? kernel : *shapes[i];
     std::vector<targets::Timing> timed;

@@ -117,8 +117,9 @@ struct Remeasured {
 // side by side (`readings` interleaved readings each after two warm-ups; a head that is the
 // baseline is timed once and stored under both roles) and stores both figures under the
 // toolchain's id in one transaction. A build or timing failure stores nothing and is returned in
-// `failure`. A kernel with several shape sets is then timed at each of the others likewise, each
-// pair stored under its shape set's name (a failure there leaves the figures stored before it).
+// `failure`. A kernel with several shape sets is then timed at each of the others likewise (never
+// at a check-only one: kernels/contract.h, timed_shape_sets), each pair stored under its shape
+// set's name (a failure there leaves the figures stored before it).
 // With `floor`, each shape set's timing runs inside floor->around (targets/floor_bracket.h) and
 // carries its shape set's memory floor and decode ceiling from the facts measured around it
 // (floor_ms, decode_floor_ms), its method

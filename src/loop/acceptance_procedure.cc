@@ -43,7 +43,7 @@ Result<std::unique_ptr<statistics::PairedDevice>> open_paired_device(
     targets::Target& target, const KernelContract& kernel, const targets::Artifact& head,
     const targets::Artifact& candidate, uint64_t seed) {
   std::vector<std::unique_ptr<statistics::PairedDevice>> devices;
-  for (const KernelContract* at : kernel.shape_sets()) {
+  for (const KernelContract* at : timed_shape_sets(kernel)) {
     auto paired = target.paired_device(*at, head, candidate, seed);
     if (!paired) return paired.error();
     devices.push_back(std::move(paired.value()));

@@ -40,10 +40,10 @@ struct AcceptanceOptions {
   uint64_t run_seed = 0;
 };
 
-// The paired device of `head` and `candidate` at every shape set of `kernel`: one shape set's
-// device, or a device that runs each pair at a shape set drawn at random
-// (statistics/mixed_paired_device.h). `seed` draws the inputs and the shape sets. The error is
-// the target's.
+// The paired device of `head` and `candidate` at every timed shape set of `kernel` (never a
+// check-only one: kernels/contract.h, timed_shape_sets): one shape set's device, or a device that
+// runs each pair at a shape set drawn at random (statistics/mixed_paired_device.h). `seed` draws
+// the inputs and the shape sets. The error is the target's.
 Result<std::unique_ptr<statistics::PairedDevice>> open_paired_device(
     targets::Target& target, const KernelContract& kernel, const targets::Artifact& head,
     const targets::Artifact& candidate, uint64_t seed);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/file_io.h"
 #include "kernels/spec_kernel.h"
 #include "statistics/mixed_paired_device.h"
 #include "statistics/reading_sink.h"
@@ -81,6 +82,28 @@ TEST(AcceptanceProcedure, AKernelWithSeveralShapeSetsIsPairedOverAllOfThem) {
   auto one = open_paired_device(target, *builtin_kernel("qkv"), a, b, 1);
   ASSERT_TRUE(one.ok());
   EXPECT_EQ(dynamic_cast<statistics::MixedPairedDevice*>(one.value().get()), nullptr);
+}
+
+// With "small" check-only, rmsnorm has one timed shape set: the test pairs at it alone.
+TEST(AcceptanceProcedure, ACheckOnlyShapeSetIsNeverPaired) {
+  store::TestTempDir dir;
+  const std::filesystem::path from =
+      std::filesystem::path(HEADWAY_SOURCE_DIR) / "kernels/specs/rmsnorm";
+  for (const auto& entry : std::filesystem::directory_iterator(from))
+    std::filesystem::copy_file(entry.path(), dir.path() / entry.path().filename());
+  std::string text = read_file(dir.path() / "rmsnorm.toml").value();
+  const std::string small = "name = \"small\"\n";
+  text.insert(text.find(small) + small.size(), "check_only = true\n");
+  write_file(dir.path() / "rmsnorm.toml", text);
+  auto kernel = load_spec_kernel(dir.path() / "rmsnorm.toml", dir.path() / "cache");
+  ASSERT_TRUE(kernel.ok()) << kernel.error().message;
+  ASSERT_EQ((*kernel)->shape_sets().size(), 2u);
+  sim::SimTarget target;
+  const auto a = target.build("sim-x 1\n", dir.path()).artifact;
+  const auto b = target.build("sim-x 0.8\n", dir.path()).artifact;
+  auto paired = open_paired_device(target, **kernel, a, b, 1);
+  ASSERT_TRUE(paired.ok()) << paired.error().message;
+  EXPECT_EQ(dynamic_cast<statistics::MixedPairedDevice*>(paired.value().get()), nullptr);
 }
 
 }  // namespace

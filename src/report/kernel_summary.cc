@@ -60,16 +60,16 @@ KernelSummary summarize_kernel(store::Workspace& ws, const targets::Target& targ
     if (const auto test = tree.head().test_id) k.head_test = log.test(*test);
   }
   if (contract) {
-    const auto sets = contract->shape_sets();
-    for (size_t i = 1; i < sets.size(); ++i) {
+    for (const KernelContract* at : timed_shape_sets(*contract)) {  // check-only: never timed
+      if (at == contract) continue;
       ShapeSetFigures f;
-      f.shape = sets[i]->shape_set_name();
-      f.contract = sets[i];
+      f.shape = at->shape_set_name();
+      f.contract = at;
       const auto timed = [&](const char* role) {
         return knowledge::latest_kernel_timing(ws, record.name, toolchain, role, f.shape);
       };
       if (const auto b = timed(knowledge::kBaselineRole)) f.baseline_ms = b->median_ms;
-      if (kernel_facts) f.floor_ms = target.floors(*sets[i], *kernel_facts).memory_ms;
+      if (kernel_facts) f.floor_ms = target.floors(*at, *kernel_facts).memory_ms;
       if (const auto h = timed(knowledge::kHeadRole)) {
         f.head_ms = h->median_ms;
         f.head_interval = knowledge::median_interval_of(*h);

@@ -78,7 +78,7 @@ struct KernelSummary {
   // The finished test that made the current head, where one did (not a migration or the
   // baseline): what the loop's paired readings said of it against the head before.
   std::optional<trees::TestRecord> head_test;
-  // The kernel's other shape sets, in the contract's order (empty with one shape set).
+  // The kernel's other timed shape sets, in the contract's order (empty with one).
   std::vector<ShapeSetFigures> other_shape_sets;
   double ratio_to_floor() const { return head_ms / floor_ms; }
   double ratio_to_decode() const { return head_ms / decode_ms; }
