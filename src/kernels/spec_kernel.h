@@ -7,9 +7,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
-#include <memory>
 #include <mutex>
-#include <optional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,31 +16,9 @@
 #include "common/result.h"
 #include "kernels/contract.h"
 #include "kernels/kernel_spec.h"
+#include "kernels/spec_build.h"
 
 namespace headway {
-
-// A spec's built functions (include/headway/headway_reference.h): its reference, and its
-// generator when it has one (else null).
-struct SpecFunctions {
-  void (*reference)(double* const* args, const int64_t* dims) = nullptr;
-  void (*generate)(uint64_t seed, double* const* args, const int64_t* dims) = nullptr;
-};
-
-// A spec's functions, built when first called for and shared by its shape sets' contracts: a
-// process that only lays out a kernel's regions (a runner) builds nothing.
-class SpecBuild {
- public:
-  explicit SpecBuild(std::function<Result<SpecFunctions>()> build) : build_(std::move(build)) {}
-  // The functions; throws (fail_with) the build's error, on every call.
-  const SpecFunctions& functions() const;
-  // Builds them if not yet built: the build's error, on every call.
-  Result<void> build() const;
-
- private:
-  std::function<Result<SpecFunctions>()> build_;
-  mutable std::once_flag once_;
-  mutable std::optional<Result<SpecFunctions>> built_;
-};
 
 class SpecKernel final : public KernelContract {
  public:
@@ -95,13 +72,6 @@ class SpecKernel final : public KernelContract {
   std::vector<RegionSpec> regions_;
   std::vector<std::unique_ptr<SpecKernel>> others_;
 };
-
-// Builds a spec's source (its reference or generator) into a shared object under cache_dir (reused
-// while the source and header are unchanged), loads it and returns its C function `symbol`: cc
-// for .c, c++ (C++20) for any other extension, $CC and $CXX when set. An error carries the
-// compiler's diagnostics, or says the symbol is missing.
-Result<void*> build_spec_function(const std::filesystem::path& source, std::string_view symbol,
-                                  const std::filesystem::path& cache_dir);
 
 // Loads the spec at `file` and returns its contract at `shape_set` (its name, check-only or not;
 // empty: the first that is timed), owning its other shape sets. Its reference and generator are
