@@ -13,8 +13,8 @@
 #include "common/stats.h"
 #include "kernels/declared_kernel.h"
 #include "kernels/spec_kernel.h"
-#include "store/sha256.h"
 #include "targets/command/candidate_files.h"
+#include "targets/command/command_build.h"
 #include "targets/command/command_runner.h"
 #include "targets/command/job_session.h"
 #include "targets/error_diagnostics.h"
@@ -30,7 +30,6 @@ using targets::CheckOutcome;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr const char* kBuiltMarker = ".headway-build.json";
 
 double since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -132,91 +131,13 @@ const PackManifest& CommandTarget::manifest_or_throw() const {
 bool CommandTarget::times_on_host() const { return manifest_ && manifest_->shares_host; }
 
 BuildOutcome CommandTarget::build(const std::string& source, const fs::path& cache_dir) {
-  BuildOutcome out;
-  const auto start = Clock::now();
   if (!info_.found) {
+    BuildOutcome out;
     out.status = BuildOutcome::Status::kToolchainMissing;
     out.diagnostics = info_.error;
     return out;
   }
-  const PackManifest& m = *manifest_;
-  const std::string id = store::sha256_hex(info_.id + '\n' + source).substr(0, 24);
-  const fs::path dir = cache_dir / "command" / id;
-  if (fs::exists(dir / kBuiltMarker)) {
-    const auto meta =
-        nlohmann::json::parse(read_file(dir / kBuiltMarker).value_or(""), nullptr, false);
-    if (meta.is_object()) {
-      out.cached = true;
-      out.seconds = since(start);
-      if (meta.value("built", false)) {
-        out.status = BuildOutcome::Status::kBuilt;
-        out.artifact = {id, dir, meta};
-      } else {
-        out.diagnostics = meta.value("diagnostics", "");
-      }
-      return out;
-    }
-  }
-  auto finish = [&](nlohmann::json meta) {
-    meta["toolchain"] = info_.id;
-    write_file(dir / kBuiltMarker, meta.dump());
-    out.seconds = since(start);
-    return out;
-  };
-  // Only the first file's name is needed for a plain source: the single kernel's file.
-  const std::string default_file = m.kernels.size() == 1 ? m.kernels.begin()->second.file : "";
-  auto files = candidate_files(source, default_file, m.editable, m.language);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  if (!files) {
-    out.diagnostics = "headway: error: rejected before the build: " + files.error().message;
-    return finish({{"built", false}, {"diagnostics", out.diagnostics}});
-  }
-  copy_repository(m.repo, dir);
-  write_files(dir, files.value());
-  // The kernel whose file the candidate writes: the commands learn it from HEADWAY_KERNEL.
-  // A "headway-kernel:" marker names it; else the kernel whose file the candidate writes.
-  std::vector<std::pair<std::string, std::string>> env;
-  if (auto named = m.kernels.find(candidate_kernel(source, m.language)); named != m.kernels.end()) {
-    env = {{"HEADWAY_KERNEL", named->first}, {"HEADWAY_ENTRY", named->second.entry}};
-  }
-  for (const auto& f : files.value()) {
-    for (const auto& [name, k] : m.kernels) {
-      if (k.file == f.path && env.empty())
-        env = {{"HEADWAY_KERNEL", name}, {"HEADWAY_ENTRY", k.entry}};
-    }
-  }
-  const CommandSpec& build = *m.command("build");
-  const ProcessResult r = run_command(m, build, {dir, {}, env});
-  if (!r.ok()) {
-    out.diagnostics = r.output.empty() || r.timed_out
-                          ? fmt::format("headway: error: the build command {}\n{}",
-                                        describe_failure(r, build.timeout_seconds), r.output)
-                          : r.output;
-    return finish({{"built", false}, {"diagnostics", out.diagnostics}});
-  }
-  nlohmann::json meta = {{"built", true}};
-  if (!env.empty()) meta["kernel"] = env.front().second;
-  if (const CommandSpec* cost = m.command("static_cost")) {
-    const ProcessResult c = run_command(m, *cost, {dir, {}, env});
-    Result<double> v = invalid_input("");
-    if (!c.ok()) {
-      v = invalid_input(fmt::format("the static_cost command {}: {}",
-                                    describe_failure(c, cost->timeout_seconds), excerpt(c.output)));
-    } else if (!cost->parser->file.empty()) {
-      v = cost->parser->number(read_file(dir / cost->parser->file).value_or(""));
-    } else {
-      v = cost->parser->number(c.output);
-    }
-    if (v) {
-      meta["static_cost"] = v.value();
-    } else {
-      meta["static_cost_error"] = "the static_cost output does not parse: " + v.error().message;
-    }
-  }
-  out.status = BuildOutcome::Status::kBuilt;
-  out.artifact = {id, dir, meta};
-  return finish(meta);
+  return build_in_pack(*manifest_, info_.id, source, cache_dir);
 }
 
 std::optional<double> CommandTarget::static_cost(const Artifact& artifact) const {
