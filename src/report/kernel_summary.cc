@@ -101,13 +101,30 @@ std::string KernelSummary::speedup_verdict() const {
 
 namespace {
 
+// Adds one kernel's figures to `step`: its interval too where the step still has one (the sum
+// holds the sum of the true medians with probability at least 1 less the summed misses), else
+// the step keeps none.
+void add_kernel(DecodeStepSummary& step, double head_ms, double baseline_ms, double floor_ms,
+                const std::optional<MedianInterval>& head_interval) {
+  step.head_ms += head_ms;
+  step.baseline_ms += baseline_ms;
+  step.floor_ms += floor_ms;
+  if (step.interval && head_interval) {
+    step.interval->low += head_interval->low;
+    step.interval->high += head_interval->high;
+    step.interval->coverage =
+        std::max(0.0, step.interval->coverage - (1.0 - head_interval->coverage));
+  } else {
+    step.interval.reset();
+  }
+}
+
 // The sum of the kernels named `names`, each of which `kernels` must hold re-measured with finite
 // figures.
 std::optional<DecodeStepSummary> summed(const std::vector<const KernelSummary*>& kernels,
                                         const std::vector<std::string>& names) {
   DecodeStepSummary step;
-  MedianInterval interval{0.0, 0.0, 0, 1.0};
-  bool every_interval = true;
+  step.interval = MedianInterval{0.0, 0.0, 0, 1.0};
   for (const auto& name : names) {
     const KernelSummary* found = nullptr;
     for (const KernelSummary* k : kernels) {
@@ -117,20 +134,7 @@ std::optional<DecodeStepSummary> summed(const std::vector<const KernelSummary*>&
         !std::isfinite(found->floor_ms) || !std::isfinite(found->baseline_ms)) {
       return std::nullopt;
     }
-    step.head_ms += found->head_ms;
-    step.baseline_ms += found->baseline_ms;
-    step.floor_ms += found->floor_ms;
-    if (found->head_interval) {
-      interval.low += found->head_interval->low;
-      interval.high += found->head_interval->high;
-      interval.coverage -= 1.0 - found->head_interval->coverage;
-    } else {
-      every_interval = false;
-    }
-  }
-  if (every_interval) {
-    interval.coverage = std::max(0.0, interval.coverage);
-    step.interval = interval;
+    add_kernel(step, found->head_ms, found->baseline_ms, found->floor_ms, found->head_interval);
   }
   return step;
 }
@@ -175,17 +179,7 @@ std::vector<DecodeStepSummary> summarize_decode_layers(
       if (!std::isfinite(f.head_ms) || !std::isfinite(f.baseline_ms) || !std::isfinite(f.floor_ms))
         continue;
       DecodeStepSummary layer = *step;
-      layer.head_ms += f.head_ms;
-      layer.baseline_ms += f.baseline_ms;
-      layer.floor_ms += f.floor_ms;
-      if (layer.interval && f.head_interval) {
-        layer.interval->low += f.head_interval->low;
-        layer.interval->high += f.head_interval->high;
-        layer.interval->coverage =
-            std::max(0.0, layer.interval->coverage - (1.0 - f.head_interval->coverage));
-      } else {
-        layer.interval.reset();
-      }
+      add_kernel(layer, f.head_ms, f.baseline_ms, f.floor_ms, f.head_interval);
       layer.attention = name + "@" + f.shape;
       out.push_back(layer);
     }
