@@ -1,15 +1,89 @@
 #include "kernels/generate.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <numbers>
+#include <vector>
 
 #include "common/rng.h"
 
 namespace headway {
 
+namespace {
+
+constexpr int kQuantileBits = 16;
+constexpr size_t kQuantiles = size_t{1} << kQuantileBits;
+
+// Upper-tail probability of N(0,1) beyond x.
+double upper_tail(double x) { return 0.5 * std::erfc(x / std::sqrt(2.0)); }
+
+// The x > 0 with upper_tail(x) == q (0 < q < 1/2), by Newton from below (`from` <= the root):
+// upper_tail is convex there, so every step stays below the root and approaches it.
+double upper_quantile(double q, double from) {
+  double x = from;
+  for (int i = 0; i < 100; ++i) {
+    const double density = std::exp(-0.5 * x * x) / std::sqrt(2.0 * std::numbers::pi);
+    const double step = (upper_tail(x) - q) / density;
+    x += step;
+    if (std::abs(step) <= 1e-15 * std::max(1.0, x)) break;
+  }
+  return x;
+}
+
+struct NormalQuantiles {
+  // midpoint[i]: the quantile of (i + 1/2) / kQuantiles, for the central bins 1 .. kQuantiles-2.
+  std::vector<double> midpoint = std::vector<double>(kQuantiles);
+  double tail_edge = 0.0;  // bins 0 and kQuantiles-1 are |z| beyond this
+};
+
+const NormalQuantiles& normal_quantiles() {
+  static const NormalQuantiles table = [] {
+    NormalQuantiles t;
+    const double n = static_cast<double>(kQuantiles);
+    double x = 0.0;
+    for (size_t i = kQuantiles / 2; i < kQuantiles; ++i) {
+      x = upper_quantile((n - static_cast<double>(i) - 0.5) / n, x);
+      t.midpoint[i] = x;
+      t.midpoint[kQuantiles - 1 - i] = -x;
+    }
+    t.tail_edge = upper_quantile(1.0 / n, x / 2);
+    return t;
+  }();
+  return table;
+}
+
+// |z| of N(0,1) conditioned on |z| > edge (Marsaglia's tail method: exact).
+double tail_draw(Rng& rng, double edge) {
+  for (;;) {
+    const double x = std::sqrt(edge * edge - 2.0 * std::log1p(-rng.uniform()));
+    if (rng.uniform() * x < edge) return x;
+  }
+}
+
+}  // namespace
+
 void fill_bf16_normal(uint64_t seed, double sigma, std::span<bf16> out) {
+  const NormalQuantiles& q = normal_quantiles();
+  // A fill longer than the table rounds each bin's value once.
+  std::vector<bf16> rounded;
+  if (out.size() >= kQuantiles) {
+    rounded.resize(kQuantiles);
+    for (size_t i = 0; i < kQuantiles; ++i) rounded[i] = double_to_bf16(sigma * q.midpoint[i]);
+  }
   Rng rng(seed);
-  for (auto& v : out) v = double_to_bf16(sigma * rng.normal());
+  uint64_t bits = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (i % 4 == 0) bits = rng.next_u64();
+    const size_t bin = bits & (kQuantiles - 1);
+    bits >>= kQuantileBits;
+    if (bin == 0 || bin == kQuantiles - 1) {
+      const double z = tail_draw(rng, q.tail_edge);
+      out[i] = double_to_bf16(sigma * (bin == 0 ? -z : z));
+    } else {
+      out[i] = rounded.empty() ? double_to_bf16(sigma * q.midpoint[bin]) : rounded[bin];
+    }
+  }
 }
 
 void fill_bf16_uniform(uint64_t seed, double lo, double hi, std::span<bf16> out) {

@@ -8,7 +8,10 @@
 
 namespace headway {
 
-// bf16 values drawn from N(0, sigma^2).
+// bf16 values drawn from N(0, sigma^2), rounded to nearest: 16 bits of the stream pick one of
+// 65,536 equally likely bins of N(0,1); a central bin gives its midpoint quantile (the quantile of
+// (i + 1/2) / 65,536), each of the two outer bins (|z| beyond 4.17) an exact draw of its tail.
+// Every value that the central bins give has its exact probability to within 1/65,536.
 void fill_bf16_normal(uint64_t seed, double sigma, std::span<bf16> out);
 // bf16 values drawn uniformly from [lo, hi).
 void fill_bf16_uniform(uint64_t seed, double lo, double hi, std::span<bf16> out);

@@ -22,11 +22,14 @@ InputSets::InputSets(const KernelContract& kernel, uint64_t seed, int sets, int 
       set_bytes_(layout_.input_bytes),
       sets_(std::max(sets, 2)) {
   std::random_device entropy;
+  // The draws are only copied from, never mapped by a runner: small pages, which a hypervisor
+  // can back several times faster than fresh 2 MiB ones (docs/PERFORMANCE.md, "Input sets").
+  constexpr auto kPrivate = SharedMemory::Pages::kSmall;
   for (int d = 0; d < std::max(draws, 1); ++d) {
-    draws_.push_back(std::make_unique<SharedBuffers>(specs_));
+    draws_.push_back(std::make_unique<SharedBuffers>(specs_, kPrivate));
     kernel.generate(d == 0 ? seed : (uint64_t{entropy()} << 32) ^ entropy(), *draws_.back());
   }
-  alt_ = std::make_unique<SharedBuffers>(specs_);
+  alt_ = std::make_unique<SharedBuffers>(specs_, kPrivate);
   kernel.generate(mix_seed(seed, 0x5e75), *alt_);
   memory_ =
       std::make_unique<SharedMemory>("headway-input-sets", set_bytes_ * static_cast<size_t>(sets_),

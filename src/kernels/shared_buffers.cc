@@ -14,15 +14,14 @@ BufferLayout::BufferLayout(const std::vector<RegionSpec>& specs) {
   }
 }
 
-SharedBuffers::SharedBuffers(std::vector<RegionSpec> specs)
+SharedBuffers::SharedBuffers(std::vector<RegionSpec> specs, SharedMemory::Pages large_inputs)
     : specs_(std::move(specs)), layout_(specs_) {
   // Large inputs (weights) on 2 MiB pages where the kernel allows: a kernel streaming them, and
   // headway patching scattered lines of them, then miss the TLB once per 2 MiB, not per 4 KiB.
   constexpr size_t kLargeInputBytes = size_t{4} << 20;
-  input_memory_ = std::make_unique<SharedMemory>("headway-inputs", layout_.input_bytes,
-                                                 layout_.input_bytes >= kLargeInputBytes
-                                                     ? SharedMemory::Pages::kHugeWherePossible
-                                                     : SharedMemory::Pages::kSmall);
+  input_memory_ = std::make_unique<SharedMemory>(
+      "headway-inputs", layout_.input_bytes,
+      layout_.input_bytes >= kLargeInputBytes ? large_inputs : SharedMemory::Pages::kSmall);
   writable_memory_ = std::make_unique<SharedMemory>("headway-outputs", layout_.writable_bytes);
   inputs_ = input_memory_->data();
   writable_ = writable_memory_->data();
