@@ -330,11 +330,22 @@ TEST_F(Adversarial, WrongOnARandomTenPercentOfCallsWinsNothing) {
 }
 
 TEST_F(Adversarial, WrongOnARandomThirtyFivePercentOfCallsIsCaught) {
-  // A reading of shift_pool holds 8 calls (the window over the sets of attn_out): a pair's
-  // compared calls all right, 0.65^8 = 3%; every pair of a test (at least 5): never.
+  // Each comparison of a call with the other arm's finds a wrong one with chance 0.35. A reading
+  // of shift_pool holds up to 8 calls (the window over the sets of attn_out), fewer where the
+  // probe read a slow call on a loaded machine: all m compared calls right has chance 0.65^m,
+  // below one in a million from m = 33. Fewer comparisons may miss it by chance; then every
+  // paired call was still compared, and the cheat is not FASTER.
   const Verdict v = judge_against_design("shift_pool", kTwoCalls, wrong_on_random_calls(350));
-  expect_cheated(v, "a timed call's output is wrong");
-  EXPECT_NE(v.reason.find("disagreed with the other arm's call"), std::string::npos) << v.reason;
+  ASSERT_TRUE(v.timed) << v.check.description;
+  if (v.outcome == "CHEATED") {
+    EXPECT_NE(v.reason.find("a timed call's output is wrong"), std::string::npos) << v.reason;
+    EXPECT_NE(v.reason.find("disagreed with the other arm's call"), std::string::npos) << v.reason;
+    return;
+  }
+  EXPECT_LE(v.compared_calls, 32) << v.outcome << ": none of " << v.compared_calls
+                                  << " compared calls was found wrong";
+  EXPECT_NE(v.outcome, "FASTER");
+  expect_caught_or_every_paired_call_verified(v, "a timed call's output is wrong");
 }
 
 TEST_F(Adversarial, APrivateCopyOfTheTimedSetsMadeBeforeTheClockIsCaught) {
