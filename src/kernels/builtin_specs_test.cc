@@ -16,8 +16,8 @@ namespace {
 // and cache byte in region order, and the sum and sum of squares of every expected value. A
 // recorded seed means these inputs, so a change here is a change of what every stored seed means
 // (CHANGELOG). The specs were first checked byte for byte against the hand-written contracts they
-// replaced, at seeds 1, 7, 42 and 0x1234567; the values below are from 2a07241 on, where bf16
-// normals are drawn from quantile bins (kernels/generate.h).
+// replaced, at seeds 1, 7, 42 and 0x1234567; the values below are those of bf16 normals drawn
+// from quantile bins (kernels/generate.h).
 struct Golden {
   const char* kernel;
   uint64_t input_hash;

@@ -13,8 +13,11 @@ typedef struct caches {
 static void bf16_row(const void* ctx, int kv, int64_t t, int64_t n, double* row) {
   const caches* c = ctx;
   const uint8_t* bytes = c->kv[kv] + 2 * ((t * c->n_groups + n) * c->d);
-  for (int64_t i = 0; i < c->d; ++i)
-    row[i] = hw_bf16_value((uint16_t)(bytes[2 * i] | (bytes[2 * i + 1] << 8)));
+  for (int64_t i = 0; i < c->d; ++i) {
+    uint16_t bits; /* the cache's bf16 in the host's byte order, as the generator wrote it */
+    memcpy(&bits, bytes + 2 * i, sizeof bits);
+    row[i] = hw_bf16_value(bits);
+  }
 }
 
 void headway_reference(double* const* a, const int64_t* dims) {
