@@ -31,33 +31,25 @@ float f8e4m3_to_float(uint8_t code) {
   return sign ? -mag : mag;
 }
 
-namespace {
-const std::array<float, 128>& f8_positive_values() {
-  static const std::array<float, 128> values = [] {
-    std::array<float, 128> v{};
-    for (int c = 0; c < 128; ++c) v[c] = f8e4m3_to_float(static_cast<uint8_t>(c));
-    return v;
-  }();
-  return values;
-}
-}  // namespace
-
 uint8_t float_to_f8e4m3(float f) {
   if (std::isnan(f)) return 0x7f;
   const uint8_t sign = std::signbit(f) ? 0x80 : 0x00;
   const float mag = std::fabs(f);
-  const auto& values = f8_positive_values();
-  // Codes 0..126 are finite and increase with the code: the nearest is the first at or above
-  // `mag` or the one below it, the even one on a tie.
-  const auto above = std::lower_bound(values.begin(), values.begin() + 127, mag);
-  const int up = static_cast<int>(above - values.begin());
-  if (up == 127) return static_cast<uint8_t>(sign | 126);  // beyond 448: saturates
-  if (up == 0) return sign;
-  const float up_err = values[up] - mag, down_err = mag - values[up - 1];
-  const int best = up_err < down_err   ? up
-                   : down_err < up_err ? up - 1
-                                       : (up % 2 == 0 ? up : up - 1);
-  return static_cast<uint8_t>(sign | best);
+  if (mag > 448.0f) return static_cast<uint8_t>(sign | 126);  // beyond the largest: saturates
+  if (mag < 0x1p-6f) {
+    // Subnormal codes 0..7 are multiples of 2^-9 (code 8 is 2^-6); the scaling is exact, and
+    // nearbyint rounds half to even in the default rounding mode.
+    return static_cast<uint8_t>(sign | static_cast<int>(std::nearbyint(mag * 512.0f)));
+  }
+  // A normal f32 from 2^-6 to 448: its exponent field less the bias difference and its top
+  // three mantissa bits, rounded to nearest even on the 20 dropped bits (a carry out of the
+  // mantissa steps the exponent, as the code's bits do).
+  uint32_t bits;
+  std::memcpy(&bits, &mag, sizeof bits);
+  const uint32_t exponent = (bits >> 23) - (127 - 7);
+  const uint32_t mantissa = bits & 0x7fffffu;
+  const uint32_t rounded = (mantissa + 0x7ffffu + ((mantissa >> 20) & 1u)) >> 20;
+  return static_cast<uint8_t>(sign | ((exponent << 3) + rounded));
 }
 
 float e2m1_to_float(uint8_t nibble) {

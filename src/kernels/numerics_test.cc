@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -87,6 +89,29 @@ TEST(F8e4m3, EncodeIsTheNearestCodeEverywhereBetweenCodes) {
   EXPECT_EQ(float_to_f8e4m3(std::numeric_limits<float>::infinity()), 0x7e);
   EXPECT_EQ(float_to_f8e4m3(std::nextafter(448.0f, 1000.0f)), 0x7e);
   EXPECT_EQ(float_to_f8e4m3(std::numeric_limits<float>::quiet_NaN()), 0x7f);
+}
+
+TEST(F8e4m3, EncodeIsTheNearestCodeForASweepOfEveryMagnitude) {
+  // Every 4099th f32 bit pattern from 0 to 512 (f32 subnormals, f8 subnormals and normals, past
+  // the saturation), against the nearest value found by a linear search.
+  std::array<float, 127> values{};
+  for (int c = 0; c < 127; ++c) values[c] = f8e4m3_to_float(static_cast<uint8_t>(c));
+  auto nearest = [&](float mag) {
+    int best = 0;
+    for (int c = 1; c <= 126; ++c) {
+      const float err = std::fabs(values[c] - mag), best_err = std::fabs(values[best] - mag);
+      if (err < best_err || (err == best_err && c % 2 == 0)) best = c;
+    }
+    return best;
+  };
+  int checked = 0;
+  for (uint32_t bits = 0; bits <= 0x44000000u; bits += 4099, ++checked) {
+    float x;
+    std::memcpy(&x, &bits, sizeof x);
+    ASSERT_EQ(float_to_f8e4m3(x), nearest(x)) << x;
+    ASSERT_EQ(float_to_f8e4m3(-x), 0x80 | nearest(x)) << -x;
+  }
+  EXPECT_GT(checked, 270000);
 }
 
 TEST(E2m1, EveryNibble) {
