@@ -15,13 +15,25 @@ namespace headway::targets {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+std::string build_name(const SandboxedBuild& build) {
+  return fmt::format("{:016x}", hash_bytes(build.key.data(), build.key.size()));
+}
+
+}  // namespace
+
+fs::path cached_output(const SandboxedBuild& build, const fs::path& cache_dir) {
+  return cache_dir / (build_name(build) + build.extension);
+}
+
 BuildOutcome run_sandboxed_build(const SandboxedBuild& build, const fs::path& cache_dir) {
   using Status = BuildOutcome::Status;
   BuildOutcome out;
-  const std::string name = fmt::format("{:016x}", hash_bytes(build.key.data(), build.key.size()));
+  const std::string name = build_name(build);
   out.artifact.id = name;
   fs::create_directories(cache_dir);
-  const fs::path cached = cache_dir / (name + build.extension);
+  const fs::path cached = cached_output(build, cache_dir);
   if (fs::exists(cached)) {
     out.status = Status::kBuilt;
     out.artifact.path = cached;
@@ -49,6 +61,7 @@ BuildOutcome run_sandboxed_build(const SandboxedBuild& build, const fs::path& ca
   }
   sandbox::Policy policy;
   policy.writable = {scratch};
+  policy.read_only = build.read_only;
   policy.working_directory = scratch;
   policy.limits = build.limits;
   for (auto [variable, value] : build.environment) {

@@ -29,8 +29,14 @@ struct SandboxedBuild {
   // Variables set for the tool besides the sandbox's own; "{scratch}" in a value is replaced by
   // the scratch folder's path.
   std::vector<std::pair<std::string, std::string>> environment;
+  // Folders the tool may read besides the system ones and the scratch folder.
+  std::vector<std::filesystem::path> read_only;
   double timeout_seconds = 120.0;
 };
+
+// Where run_sandboxed_build keeps (or finds) the build's output.
+std::filesystem::path cached_output(const SandboxedBuild& build,
+                                    const std::filesystem::path& cache_dir);
 
 // Runs the build (or finds it cached) in cache_dir. The outcome's artifact has the key's hash as
 // its id and the cached file as its path; its meta is the caller's to fill. kToolchainMissing

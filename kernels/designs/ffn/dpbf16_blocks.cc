@@ -14,15 +14,15 @@
 // The activations (x, and h for the down projection) are bf16 by the contract and are stored once
 // in the matching order. Without AVX-512 BW/BF16 (the proposer never offers it there: `requires:`)
 // the file still builds, with a scalar table decode.
-#include <cmath>
-#include <cstddef>
-#include <cstdint>
-#include <cstring>
-
 #include "headway_decoders.h"
 #include "headway_kernel.h"
 #include "headway_rows.h"
 #include "headway_support.h"
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
 
 #if defined(__AVX512BW__) && defined(__AVX512BF16__)
 #include <immintrin.h>

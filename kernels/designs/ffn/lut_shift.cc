@@ -12,14 +12,14 @@
 // four decoded vectors hold lookup byte 4d+k in lane d, so every lane stays inside one 8-element half
 // block and lanes 2b, 2b+1 share block b's scale. Activations are stored times 2^100 so that block sums
 // times the raw (value * 2^-120) scales stay normal.
+#include "headway_kernel.h"
+#include "headway_rows.h"
+#include "headway_support.h"
+
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-
-#include "headway_kernel.h"
-#include "headway_rows.h"
-#include "headway_support.h"
 
 #if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
 #include <immintrin.h>

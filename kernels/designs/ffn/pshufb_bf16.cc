@@ -13,14 +13,14 @@
 // Lanes 0-3 of a decoded vector come from the chunk's first 16 bytes, lanes 4-7 from the next 16, so
 // each vector spans two blocks: the block sums are scaled by [s0 x4 | s2 x4] and [s1 x4 | s3 x4]. No
 // f32 subnormals anywhere.
+#include "headway_kernel.h"
+#include "headway_rows.h"
+#include "headway_support.h"
+
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-
-#include "headway_kernel.h"
-#include "headway_rows.h"
-#include "headway_support.h"
 
 #if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
 #include <immintrin.h>

@@ -15,14 +15,14 @@
 // pi(i), pi = {0,1,4,5,2,3,6,7}: eight block sums come out in one vector, which one FMA scales by the
 // eight decoded f8 block scales. Per 128 elements: 2 shuffles, 38 shift/AND ops, 16+1 FMAs, 4 ops for
 // the scales. Activations are stored in the matching order, times 2^64.
+#include "headway_kernel.h"
+#include "headway_rows.h"
+#include "headway_support.h"
+
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-
-#include "headway_kernel.h"
-#include "headway_rows.h"
-#include "headway_support.h"
 
 #if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
 #include <immintrin.h>

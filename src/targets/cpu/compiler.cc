@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 
+#include "common/cache_dir.h"
 #include "common/compiler_sandbox.h"
 #include "common/sandbox.h"
 #include "common/subprocess.h"
 #include "targets/candidate_headers.h"
+#include "targets/cpu/precompiled_header.h"
 #include "targets/sandboxed_build.h"
 
 namespace headway::cpu {
@@ -78,19 +80,30 @@ targets::BuildOutcome build_candidate(const Toolchain& toolchain, const Toolchai
   build.key = identity.id + '\0' + identity.target_macros + '\0' + source;
   // The headers a candidate includes are part of what it is: a headway with other headers must
   // not reuse a build made with these.
-  for (auto& header : targets::candidate_headers(kCandidateHeaders)) {
-    build.key += '\0' + header.text;
-    build.inputs.push_back({std::move(header.path), std::move(header.text)});
-  }
+  const std::vector<targets::DocFile> headers = targets::candidate_headers(kCandidateHeaders);
+  for (const auto& header : headers) build.key += '\0' + header.text;
   build.inputs.push_back({"candidate.cc", source});
   build.extension = ".so";
   build.output = "candidate.so";
-  build.argv = [&toolchain](const fs::path& scratch) {
+  // The headers come from a folder with the first one precompiled, where it can be had; else they
+  // are written beside the source.
+  std::optional<fs::path> precompiled;
+  if (toolchain.precompiled_headers && !fs::exists(targets::cached_output(build, cache_dir))) {
+    if (const std::string first = first_candidate_include(source, headers); !first.empty())
+      precompiled =
+          precompiled_header_folder(toolchain, identity, headers, first, build_cache_dir());
+  }
+  if (precompiled) {
+    build.read_only.push_back(*precompiled);
+  } else {
+    for (const auto& header : headers) build.inputs.push_back(header);
+  }
+  build.argv = [&toolchain, precompiled](const fs::path& scratch) {
     std::vector<std::string> argv = {toolchain.cxx};
     argv.insert(argv.end(), toolchain.flags.begin(), toolchain.flags.end());
     argv.insert(argv.end(),
-                {"-I", scratch.string(), "-x", "c++", (scratch / "candidate.cc").string(), "-o",
-                 (scratch / "candidate.so").string()});
+                {"-I", precompiled.value_or(scratch).string(), "-x", "c++",
+                 (scratch / "candidate.cc").string(), "-o", (scratch / "candidate.so").string()});
     return argv;
   };
   build.tool = "compiler";

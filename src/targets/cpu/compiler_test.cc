@@ -36,9 +36,11 @@ class DirUnder {
   fs::path path_;
 };
 
+// Entries of a build cache besides its precompiled headers (pch-* folders, which builds share).
 int entries(const fs::path& dir) {
   int n = 0;
-  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++n;
+  for (const auto& e : fs::directory_iterator(dir))
+    n += e.path().filename().string().starts_with("pch-") ? 0 : 1;
   return n;
 }
 

@@ -1,0 +1,152 @@
+// Precompiled candidate headers: real compiler, real bwrap.
+#include "targets/cpu/precompiled_header.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <optional>
+
+#include "common/cache_dir.h"
+#include "common/sandbox.h"
+#include "store/test_temp_dir.h"
+#include "targets/candidate_headers.h"
+
+namespace headway::cpu {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string bytes_of(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+// $HEADWAY_CACHE_DIR set to a folder for the scope's life.
+class ScopedCacheDir {
+ public:
+  explicit ScopedCacheDir(const fs::path& dir) {
+    if (const char* old = std::getenv("HEADWAY_CACHE_DIR")) old_ = old;
+    setenv("HEADWAY_CACHE_DIR", dir.c_str(), 1);
+  }
+  ~ScopedCacheDir() {
+    if (old_) {
+      setenv("HEADWAY_CACHE_DIR", old_->c_str(), 1);
+    } else {
+      unsetenv("HEADWAY_CACHE_DIR");
+    }
+  }
+
+ private:
+  std::optional<std::string> old_;
+};
+
+const std::vector<targets::DocFile>& headway_headers() {
+  static const auto headers = targets::candidate_headers(kCandidateHeaders);
+  return headers;
+}
+
+TEST(FirstCandidateInclude, IsTheFirstIncludeWhenItIsACandidateHeader) {
+  const auto& h = headway_headers();
+  EXPECT_EQ(
+      first_candidate_include("// a design\n#include \"headway_attn.h\"\n#include <cmath>\n", h),
+      "headway_attn.h");
+  EXPECT_EQ(first_candidate_include("#define P 4\n  #  include \"headway_kernel.h\"\n", h),
+            "headway_kernel.h");
+  EXPECT_EQ(first_candidate_include("#include <cmath>\n#include \"headway_kernel.h\"\n", h), "");
+  EXPECT_EQ(first_candidate_include("#include \"mine.h\"\n#include \"headway_kernel.h\"\n", h), "");
+  EXPECT_EQ(first_candidate_include("int f() { return 1; }\n", h), "");
+}
+
+class PrecompiledHeader : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    sandbox::set_mode(sandbox::Mode::kRequired);
+    ASSERT_EQ(sandbox::unavailable_reason(), "");
+    identity_ = identify(toolchain_);
+    ASSERT_TRUE(identity_.found) << identity_.error;
+  }
+  Toolchain toolchain_;
+  ToolchainIdentity identity_;
+};
+
+// A candidate of the design library's kind: the first include precompiled.
+constexpr const char* kCandidate =
+    "// headway test\n#include \"headway_kernel.h\"\n#include \"headway_support.h\"\n"
+    "#include <cmath>\n"
+    "extern \"C\" float headway_test_sum(const float* x, int n) {\n"
+    "  float s = 0; for (int i = 0; i < n; ++i) s += std::sqrt(x[i]); return s; }\n";
+
+TEST_F(PrecompiledHeader, ABuildWithItWritesTheSameObjectAsOneWithout) {
+  store::TestTempDir with, without;
+  const auto built = build_candidate(toolchain_, identity_, kCandidate, with.path());
+  ASSERT_TRUE(built.built()) << built.diagnostics;
+  Toolchain plain = toolchain_;
+  plain.precompiled_headers = false;
+  const auto reference = build_candidate(plain, identity_, kCandidate, without.path());
+  ASSERT_TRUE(reference.built()) << reference.diagnostics;
+  EXPECT_EQ(bytes_of(built.artifact.path), bytes_of(reference.artifact.path));
+  // The scratch folder held none of the headers: the build read them from the folder.
+  const auto folder = precompiled_header_folder(toolchain_, identity_, headway_headers(),
+                                                "headway_kernel.h", build_cache_dir());
+  ASSERT_TRUE(folder);
+  EXPECT_GT(fs::file_size(*folder / "headway_kernel.h.gch"), 1u << 20);
+  EXPECT_EQ(bytes_of(*folder / "headway_kernel.h"), headway_headers()[0].text);
+  for (const fs::path& objects : {with.path(), without.path()})
+    for (const auto& e : fs::directory_iterator(objects))
+      EXPECT_FALSE(e.path().filename().string().starts_with("pch-")) << e.path();
+}
+
+TEST_F(PrecompiledHeader, IsMadeOnceAndUsedByLaterBuilds) {
+  store::TestTempDir cache;
+  // g++ warns where it finds a precompiled header it cannot use: an error here.
+  toolchain_.flags.insert(toolchain_.flags.end(), {"-Winvalid-pch", "-Werror"});
+  const auto first = precompiled_header_folder(toolchain_, identity_, headway_headers(),
+                                               "headway_kernel.h", cache.path());
+  ASSERT_TRUE(first);
+  const auto made = fs::last_write_time(*first / "headway_kernel.h.gch");
+  const std::string other = std::string(kCandidate) + "// another candidate\n";
+  {
+    ScopedCacheDir shared(cache.path());
+    const auto built = build_candidate(toolchain_, identity_, other, cache.path() / "objects");
+    ASSERT_TRUE(built.built()) << built.diagnostics;
+  }
+  EXPECT_EQ(fs::last_write_time(*first / "headway_kernel.h.gch"), made);
+  int folders = 0;
+  for (const auto& e : fs::directory_iterator(cache.path()))
+    folders += e.path().filename().string().starts_with("pch-") ? 1 : 0;
+  EXPECT_EQ(folders, 1) << "no leftover scratch folders, no second copy";
+}
+
+TEST_F(PrecompiledHeader, OtherHeaderTextsOrAnotherFirstHeaderGetTheirOwnFolder) {
+  store::TestTempDir cache;
+  const std::vector<targets::DocFile> a = {
+      {"one.h", "#pragma once\ninline int one() { return 1; }\n"}};
+  const std::vector<targets::DocFile> b = {
+      {"one.h", "#pragma once\ninline int one() { return 2; }\n"}};
+  const auto fa = precompiled_header_folder(toolchain_, identity_, a, "one.h", cache.path());
+  const auto fb = precompiled_header_folder(toolchain_, identity_, b, "one.h", cache.path());
+  ASSERT_TRUE(fa && fb);
+  EXPECT_NE(*fa, *fb);
+  EXPECT_EQ(bytes_of(*fb / "one.h"), b[0].text);
+}
+
+TEST_F(PrecompiledHeader, AHeaderThatDoesNotCompileIsNotTriedAgain) {
+  store::TestTempDir cache;
+  const std::vector<targets::DocFile> broken = {{"bad.h", "#pragma once\nint broken( {\n"}};
+  EXPECT_FALSE(precompiled_header_folder(toolchain_, identity_, broken, "bad.h", cache.path()));
+  fs::path marker;
+  for (const auto& e : fs::recursive_directory_iterator(cache.path()))
+    if (e.path().filename() == "unusable.txt") marker = e.path();
+  ASSERT_FALSE(marker.empty());
+  EXPECT_NE(bytes_of(marker).find("error"), std::string::npos) << bytes_of(marker);
+  const auto noted = fs::last_write_time(marker);
+  EXPECT_FALSE(precompiled_header_folder(toolchain_, identity_, broken, "bad.h", cache.path()));
+  EXPECT_EQ(fs::last_write_time(marker), noted);
+  EXPECT_FALSE(fs::exists(marker.parent_path() / "bad.h.gch"));
+}
+
+}  // namespace
+}  // namespace headway::cpu
