@@ -8,6 +8,7 @@
 
 #include "common/result.h"
 #include "loop/acceptance.h"
+#include "loop/build_ahead.h"
 #include "loop/device_time.h"
 #include "loop/kernel_registration.h"
 #include "loop/race.h"
@@ -83,19 +84,31 @@ void Round::test_each(int64_t predicted_against, std::vector<Survivor>& survivor
 }
 
 std::vector<Round::Survivor> Round::screen(const std::vector<Node>& pending, bool* stopped) {
-  std::vector<Survivor> survivors;
+  // Each source is linted once, before any is built: a rejected one is never built.
+  const LintHook lint = options_.rule_lint ? options_.lint : LintHook();
+  std::vector<std::string> sources;
+  std::vector<std::optional<std::string>> rejected;
+  std::vector<bool> wanted;
   for (const auto& n : pending) {
+    sources.push_back(tree_.source(n.id).value_or(""));
+    rejected.push_back(lint ? lint(sources.back()) : std::nullopt);
+    wanted.push_back(!rejected.back());
+  }
+  // Only the build waits for the other builds; the check runs on the device meanwhile, and the
+  // next candidate builds beside it.
+  BuildAhead builds(sources, wanted, [this](const std::string& src) { return builds_.build(src); });
+  std::vector<Survivor> survivors;
+  for (size_t i = 0; i < pending.size(); ++i) {
+    const Node& n = pending[i];
     if (events_.should_stop()) {
       *stopped = true;
       return survivors;
     }
     events_.progress(n, "screen");
-    const auto source = tree_.source(n.id);
-    // Only the build waits for the other builds; the check runs on the device meanwhile.
-    const ScreenResult s =
-        screen_candidate(kernel_, source.value_or(""), builds_.target, builds_.cache,
-                         options_.rule_lint ? options_.lint : LintHook(),
-                         [this](const std::string& src) { return builds_.build(src); });
+    const ScreenResult s = screen_candidate(
+        kernel_, sources[i], builds_.target, builds_.cache,
+        [&rejected, i](const std::string&) { return rejected[i]; },
+        [&builds, i](const std::string&) { return builds.get(i); });
     add_device_seconds(ws_, tree_.kernel(), s.seconds, "screen");
     if (s.passed) {
       survivors.push_back({n, s.artifact, std::nullopt});
