@@ -22,17 +22,20 @@ double memory_floors_moved(const Target& target, const std::vector<const KernelC
   return moved;
 }
 
-// The facts of `before` with each value the mean of it and its value in `after`.
-FloorFacts mean_of(const FloorFacts& before, const FloorFacts& after) {
+// The facts of `before` with each value the larger of it and its value in `after`: floor facts
+// are rates, and the faster spell the chip showed around a timing gives the floor no reading in
+// it can beat.
+FloorFacts faster_of(const FloorFacts& before, const FloorFacts& after) {
   FloorFacts out = before;
   for (ChipFact& f : out.measured) {
     const auto later = after.values.find(f.name);
     if (later == after.values.end()) continue;
     const double first = f.value;
-    f.value = out.values[f.name] = (first + later->second) / 2;
+    f.value = out.values[f.name] = std::max(first, later->second);
     out.repeats[f.name] = {first, later->second};
     f.method += fmt::format(
-        "; the mean of its measurements just before ({:.4g}) and just after ({:.4g}) the timing",
+        "; the larger of its measurements just before ({:.4g}) and just after ({:.4g}) the "
+        "timing",
         first, later->second);
   }
   return out;
@@ -89,7 +92,7 @@ Result<BracketedFloor> FloorBracket::around(const std::vector<const KernelContra
     last_ = std::move(after).value();
     out.moved = memory_floors_moved(target_, kernels, before, *last_);
     out.held = out.moved <= options_.held_within;
-    out.facts = mean_of(before, *last_);
+    out.facts = faster_of(before, *last_);
     if (!succeeded || out.held || out.timings >= options_.max_timings) return out;
   }
 }

@@ -28,8 +28,9 @@ struct FloorBracketOptions {
 
 // The floor one timing is judged against.
 struct BracketedFloor {
-  // Each fact the mean of its measurements before and after the timing kept (repeats: those two,
-  // or the one measurement); each fact's method says so.
+  // Each fact the larger of its measurements before and after the timing kept (floor facts are
+  // rates: the faster spell gives the lower floor; repeats: those two, or the one measurement);
+  // each fact's method says so.
   FloorFacts facts;
   bool around = false;  // measured before and after the timing; else once, before the first
   bool held = true;     // the memory floors before and after agree within held_within
