@@ -13,6 +13,7 @@
 
 #include "agents/http_provider.h"
 #include "agents/test_http_server.h"
+#include "common/scoped_env_test_support.h"
 
 namespace headway::agents::testing {
 
@@ -27,21 +28,7 @@ struct RecordedWaits {
   }
 };
 
-// Sets or unsets an environment variable for one scope, restoring it after.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = getenv(name)) old_ = old;
-    value ? setenv(name, value, 1) : unsetenv(name);
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-  ~ScopedEnv() { old_ ? setenv(name_, old_->c_str(), 1) : unsetenv(name_); }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using headway::testing::ScopedEnv;
 
 // Options for `model` at `base_url`: `attempts` attempts, millisecond backoffs, a 5 s timeout
 // and a sleep that records into `waits` without waiting.

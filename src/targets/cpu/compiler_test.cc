@@ -12,6 +12,7 @@
 #include "kernels/contract.h"
 #include "store/test_temp_dir.h"
 #include "targets/cpu/host_abi.h"
+#include "targets/cpu/sandboxed_toolchain_test_support.h"
 
 namespace headway::cpu {
 namespace {
@@ -44,18 +45,7 @@ int entries(const fs::path& dir) {
   return n;
 }
 
-class SandboxedCompiler : public ::testing::Test {
- protected:
-  void SetUp() override {
-    sandbox::set_mode(sandbox::Mode::kRequired);
-    ASSERT_EQ(sandbox::unavailable_reason(), "");
-    identity_ = identify(toolchain_);
-    ASSERT_TRUE(identity_.found) << identity_.error;
-  }
-  void TearDown() override { sandbox::set_mode(sandbox::Mode::kRequired); }
-  Toolchain toolchain_;
-  ToolchainIdentity identity_;
-};
+using SandboxedCompiler = testing::SandboxedToolchain;
 
 TEST_F(SandboxedCompiler, BuildsAndCachesAsBefore) {
   store::TestTempDir cache;

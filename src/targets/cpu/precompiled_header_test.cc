@@ -3,16 +3,16 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <optional>
 
 #include "common/cache_dir.h"
 #include "common/sandbox.h"
+#include "common/scoped_env_test_support.h"
 #include "store/test_temp_dir.h"
 #include "targets/candidate_headers.h"
+#include "targets/cpu/sandboxed_toolchain_test_support.h"
 
 namespace headway::cpu {
 namespace {
@@ -23,25 +23,6 @@ std::string bytes_of(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), {}};
 }
-
-// $HEADWAY_CACHE_DIR set to a folder for the scope's life.
-class ScopedCacheDir {
- public:
-  explicit ScopedCacheDir(const fs::path& dir) {
-    if (const char* old = std::getenv("HEADWAY_CACHE_DIR")) old_ = old;
-    setenv("HEADWAY_CACHE_DIR", dir.c_str(), 1);
-  }
-  ~ScopedCacheDir() {
-    if (old_) {
-      setenv("HEADWAY_CACHE_DIR", old_->c_str(), 1);
-    } else {
-      unsetenv("HEADWAY_CACHE_DIR");
-    }
-  }
-
- private:
-  std::optional<std::string> old_;
-};
 
 const std::vector<targets::DocFile>& headway_headers() {
   static const auto headers = targets::candidate_headers(kCandidateHeaders);
@@ -60,17 +41,7 @@ TEST(FirstCandidateInclude, IsTheFirstIncludeWhenItIsACandidateHeader) {
   EXPECT_EQ(first_candidate_include("int f() { return 1; }\n", h), "");
 }
 
-class PrecompiledHeader : public ::testing::Test {
- protected:
-  void SetUp() override {
-    sandbox::set_mode(sandbox::Mode::kRequired);
-    ASSERT_EQ(sandbox::unavailable_reason(), "");
-    identity_ = identify(toolchain_);
-    ASSERT_TRUE(identity_.found) << identity_.error;
-  }
-  Toolchain toolchain_;
-  ToolchainIdentity identity_;
-};
+using PrecompiledHeader = testing::SandboxedToolchain;
 
 // A candidate of the design library's kind: the first include precompiled.
 constexpr const char* kCandidate =
@@ -109,7 +80,7 @@ TEST_F(PrecompiledHeader, IsMadeOnceAndUsedByLaterBuilds) {
   const auto made = fs::last_write_time(*first / "headway_kernel.h.gch");
   const std::string other = std::string(kCandidate) + "// another candidate\n";
   {
-    ScopedCacheDir shared(cache.path());
+    headway::testing::ScopedEnv shared("HEADWAY_CACHE_DIR", cache.path().c_str());
     const auto built = build_candidate(toolchain_, identity_, other, cache.path() / "objects");
     ASSERT_TRUE(built.built()) << built.diagnostics;
   }
