@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <exception>
+#include <fstream>
 #include <regex>
 #include <sstream>
 
@@ -51,9 +53,9 @@ std::optional<fs::path> precompiled_header_folder(const Toolchain& toolchain,
   for (const auto& f : toolchain.flags) key += '\0' + f;
   for (const auto& h : headers) key += '\0' + h.path + '\0' + h.text;
   const std::string name = fmt::format("pch-{:016x}", hash_bytes(key.data(), key.size()));
-  const fs::path folder = cache_dir / name;
-  const std::string gch = first + ".gch";
   std::error_code ec;
+  const fs::path folder = fs::absolute(cache_dir, ec) / name;  // -I and the sandbox's bind
+  const std::string gch = first + ".gch";
   if (fs::exists(folder / gch, ec)) return folder;
   if (fs::exists(folder / kUnusable, ec)) return std::nullopt;
   if (sandbox::mode() == sandbox::Mode::kRequired && !sandbox::unavailable_reason().empty())
@@ -61,9 +63,14 @@ std::optional<fs::path> precompiled_header_folder(const Toolchain& toolchain,
 
   static std::atomic<uint64_t> builds{0};
   const fs::path scratch =
-      fs::absolute(cache_dir) / fmt::format("{}-tmp-{}-{}", name, getpid(), builds.fetch_add(1));
-  fs::create_directories(scratch);
-  for (const auto& h : headers) write_file_creating_folders(scratch / h.path, h.text);
+      folder.parent_path() / fmt::format("{}-tmp-{}-{}", name, getpid(), builds.fetch_add(1));
+  try {
+    fs::create_directories(scratch);
+    for (const auto& h : headers) write_file_creating_folders(scratch / h.path, h.text);
+  } catch (const std::exception&) {
+    fs::remove_all(scratch, ec);
+    return std::nullopt;  // a cache that cannot be written: the build reads the headers
+  }
   std::vector<std::string> argv = {toolchain.cxx};
   for (const auto& f : toolchain.flags)
     if (f != "-shared") argv.push_back(f);
@@ -75,9 +82,8 @@ std::optional<fs::path> precompiled_header_folder(const Toolchain& toolchain,
   policy.limits = compiler_limits();
   const ProcessResult r = run_process(argv, kBuildSeconds, policy);
   if (!r.ok() || !fs::exists(scratch / gch, ec)) {
-    write_file_creating_folders(
-        scratch / kUnusable,
-        r.started ? r.output : fmt::format("{} did not start: {}", toolchain.cxx, r.error));
+    std::ofstream(scratch / kUnusable)
+        << (r.started ? r.output : fmt::format("{} did not start: {}", toolchain.cxx, r.error));
     fs::remove(scratch / gch, ec);
   }
   // Whole or not at all: a concurrent build of the same folder may have won, and then its folder

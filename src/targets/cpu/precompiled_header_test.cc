@@ -119,5 +119,26 @@ TEST_F(PrecompiledHeader, AHeaderThatDoesNotCompileIsNotTriedAgain) {
   EXPECT_FALSE(fs::exists(marker.parent_path() / "bad.h.gch"));
 }
 
+TEST_F(PrecompiledHeader, ACacheThatCannotBeWrittenGivesNoFolderAndNoError) {
+  store::TestTempDir dir;
+  std::ofstream(dir.path() / "a file") << "not a folder\n";
+  const std::vector<targets::DocFile> one = {{"one.h", "#pragma once\n"}};
+  EXPECT_FALSE(
+      precompiled_header_folder(toolchain_, identity_, one, "one.h", dir.path() / "a file" / "x"));
+}
+
+TEST_F(PrecompiledHeader, TheFolderIsAbsoluteWhateverTheCacheIsNamedBy) {
+  store::TestTempDir dir;
+  const fs::path before = fs::current_path();
+  fs::current_path(dir.path());
+  const std::vector<targets::DocFile> one = {
+      {"one.h", "#pragma once\ninline int one() { return 1; }\n"}};
+  const auto folder = precompiled_header_folder(toolchain_, identity_, one, "one.h", "cache");
+  fs::current_path(before);
+  ASSERT_TRUE(folder);
+  EXPECT_TRUE(folder->is_absolute()) << *folder;
+  EXPECT_TRUE(fs::exists(*folder / "one.h.gch"));
+}
+
 }  // namespace
 }  // namespace headway::cpu
