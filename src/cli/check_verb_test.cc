@@ -134,7 +134,8 @@ TEST_F(CheckVerb, BenchJsonCarriesTheFloorAndRatio) {
   const double floor_ms = k["floor_ms"], median_ms = k["median_ms"];
   EXPECT_GT(bw, 0.5);
   // The cpu target times on shared cores: the facts are measured before and after the readings.
-  EXPECT_NE(method.find("the larger of its measurements just before ("), std::string::npos) << method;
+  EXPECT_NE(method.find("the larger of its measurements just before ("), std::string::npos)
+      << method;
   EXPECT_TRUE(j["floor"]["around"]);
   EXPECT_GT(double(k["instruction_floor_ms"]), 0.0) << "the decode ceiling was measured";
   EXPECT_NEAR(floor_ms, 15767552 / (bw * 1e9) * 1e3, 1e-9);

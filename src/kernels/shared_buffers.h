@@ -45,8 +45,9 @@ class SharedBuffers {
  public:
   // Owns a new input block and a new writable block, zeroed; a large input block on
   // `large_inputs` pages. Throws std::runtime_error when the memory cannot be had.
-  explicit SharedBuffers(std::vector<RegionSpec> specs,
-                         SharedMemory::Pages large_inputs = SharedMemory::Pages::kHugeWherePossible);
+  explicit SharedBuffers(
+      std::vector<RegionSpec> specs,
+      SharedMemory::Pages large_inputs = SharedMemory::Pages::kHugeWherePossible);
   // A view of blocks laid out by BufferLayout(specs) that outlive it.
   SharedBuffers(std::vector<RegionSpec> specs, std::byte* inputs, std::byte* writable);
   SharedBuffers(const SharedBuffers&) = delete;

@@ -78,8 +78,8 @@ Result<void*> build_spec_source(std::string_view text, const fs::path& source, b
   const std::string_view header = embedded_file("include/headway/headway_reference.h");
   // IEEE arithmetic as written: -O3 vectorizes element-wise loops (bit for bit the same), but
   // nothing reassociates a sum, and no a * b + c becomes one fused rounding on any machine.
-  std::vector<std::string> argv = {compiler, "-O3", "-ffp-contract=off", "-fPIC", "-shared",
-                                   c ? "-std=c11" : "-std=c++20"};
+  std::vector<std::string> argv = {compiler, "-O3",     "-ffp-contract=off",
+                                   "-fPIC",  "-shared", c ? "-std=c11" : "-std=c++20"};
   const std::vector<SourceFile> headers = headers_beside(source, on_disk);
   std::string key = std::string(text) + '\0' + std::string(header) + '\0' + compiler + '\0' + ext;
   for (const auto& flag : argv) key += '\0' + flag;
