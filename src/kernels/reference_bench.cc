@@ -20,11 +20,15 @@
 namespace headway {
 namespace {
 
-void Reference(benchmark::State& state, const std::string& name) {
-  const KernelContract& kernel = *builtin_kernel(name);
+// One reference call a round on one draw (seed 1) of `kernel`'s inputs.
+void time_reference(benchmark::State& state, const KernelContract& kernel) {
   SharedBuffers buffers(kernel.regions());
   kernel.generate(1, buffers);
   for (auto _ : state) benchmark::DoNotOptimize(kernel.reference(buffers));
+}
+
+void Reference(benchmark::State& state, const std::string& name) {
+  time_reference(state, *builtin_kernel(name));
 }
 
 BENCHMARK_CAPTURE(Reference, qkv, std::string("qkv"))->Unit(benchmark::kMillisecond);
@@ -53,9 +57,7 @@ void AttentionReference(benchmark::State& state, const std::string& spec,
     state.SkipWithError("no such shape set");
     return;
   }
-  SharedBuffers buffers(kernel->regions());
-  kernel->generate(1, buffers);
-  for (auto _ : state) benchmark::DoNotOptimize(kernel->reference(buffers));
+  time_reference(state, *kernel);
 }
 
 BENCHMARK_CAPTURE(AttentionReference, sliding, std::string("attn_decode"), std::string("sliding"))

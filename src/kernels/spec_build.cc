@@ -81,8 +81,9 @@ Result<void*> build_spec_source(std::string_view text, const fs::path& source, b
   std::vector<std::string> argv = {compiler, "-O3",     "-ffp-contract=off",
                                    "-fPIC",  "-shared", c ? "-std=c11" : "-std=c++20"};
   const std::vector<SourceFile> headers = headers_beside(source, on_disk);
-  std::string key = std::string(text) + '\0' + std::string(header) + '\0' + compiler + '\0' + ext;
-  for (const auto& flag : argv) key += '\0' + flag;
+  // The command (compiler and flags) is part of what the object is.
+  std::string key = std::string(text) + '\0' + std::string(header) + '\0' + ext;
+  for (const auto& word : argv) key += '\0' + word;
   for (const auto& h : headers) key += '\0' + h.name + '\0' + h.text;
   const fs::path dir = cache_dir / "references";
   const fs::path object =

@@ -72,23 +72,34 @@ TEST_F(PrecompiledHeader, ABuildWithItWritesTheSameObjectAsOneWithout) {
 
 TEST_F(PrecompiledHeader, IsMadeOnceAndUsedByLaterBuilds) {
   store::TestTempDir cache;
+  headway::testing::ScopedEnv shared("HEADWAY_CACHE_DIR", cache.path().c_str());
   // g++ warns where it finds a precompiled header it cannot use: an error here.
   toolchain_.flags.insert(toolchain_.flags.end(), {"-Winvalid-pch", "-Werror"});
-  const auto first = precompiled_header_folder(toolchain_, identity_, headway_headers(),
-                                               "headway_kernel.h", cache.path());
-  ASSERT_TRUE(first);
-  const auto made = fs::last_write_time(*first / "headway_kernel.h.gch");
-  const std::string other = std::string(kCandidate) + "// another candidate\n";
-  {
-    headway::testing::ScopedEnv shared("HEADWAY_CACHE_DIR", cache.path().c_str());
-    const auto built = build_candidate(toolchain_, identity_, other, cache.path() / "objects");
-    ASSERT_TRUE(built.built()) << built.diagnostics;
-  }
-  EXPECT_EQ(fs::last_write_time(*first / "headway_kernel.h.gch"), made);
+  auto build = [&](const std::string& comment) {
+    return build_candidate(toolchain_, identity_, std::string(kCandidate) + comment,
+                           cache.path() / "objects");
+  };
+  const auto first = build("// the first candidate\n");
+  ASSERT_TRUE(first.built()) << first.diagnostics;
+  // The build made the folder; the next one finds it and makes no other.
+  const auto folder = precompiled_header_folder(toolchain_, identity_, headway_headers(),
+                                                "headway_kernel.h", cache.path());
+  ASSERT_TRUE(folder);
+  const fs::path gch = *folder / "headway_kernel.h.gch";
+  const auto made = fs::last_write_time(gch);
+  const auto second = build("// the second candidate\n");
+  ASSERT_TRUE(second.built()) << second.diagnostics;
+  EXPECT_EQ(fs::last_write_time(gch), made);
   int folders = 0;
   for (const auto& e : fs::directory_iterator(cache.path()))
     folders += e.path().filename().string().starts_with("pch-") ? 1 : 0;
   EXPECT_EQ(folders, 1) << "no leftover scratch folders, no second copy";
+  // A build reads that very file: spoilt, it fails the next build.
+  std::ofstream(gch, std::ios::trunc) << "not a precompiled header\n";
+  const auto spoilt = build("// the third candidate\n");
+  EXPECT_EQ(spoilt.status, targets::BuildOutcome::Status::kCompileError);
+  EXPECT_NE(spoilt.diagnostics.find("headway_kernel.h.gch"), std::string::npos)
+      << spoilt.diagnostics;
 }
 
 TEST_F(PrecompiledHeader, OtherHeaderTextsOrAnotherFirstHeaderGetTheirOwnFolder) {
