@@ -18,6 +18,7 @@
 // A patch is a function of its seed, so that a call can be checked against the reference later.
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "common/shared_memory.h"
@@ -35,6 +36,15 @@ inline size_t writable_slot_bytes(size_t writable_bytes) {
   constexpr size_t kPage = 4096;
   return (writable_bytes + kPage - 1) / kPage * kPage;
 }
+
+// A part of one operation on an input set that threads may share: the `index`-th of `of` shares,
+// each about as large as the others.
+struct Share {
+  int index = 0;
+  int of = 1;
+  // The share's part [begin, end) of `count` units, cut at multiples of `align` units.
+  std::pair<size_t, size_t> of_units(size_t count, size_t align = 1) const;
+};
 
 class InputSets {
  public:
@@ -64,14 +74,27 @@ class InputSets {
   // after it): slots are independent, so several threads may reset a block's slots at once.
   void reset_writable_slot(const SharedMemory& block, size_t k) const;
 
+  // The secret lines of a patch: for each large input region, the lines taken from the patch
+  // draw. A function of the patch seed; drawn once, it serves the patch's prepare and restore.
+  struct Patch {
+    std::vector<std::pair<size_t, std::vector<uint64_t>>> lines;  // (region, its line numbers)
+  };
+  Patch draw_patch(uint64_t patch_seed) const;
+
   // Applies the patch of `patch_seed` to set `set` and to the in/out regions of `writable`,
   // and poisons the output regions. The written lines stay in the caches (flush).
   void prepare(int set, uint64_t patch_seed, std::byte* writable);
-  // Writes every line of set `set` and of the writable block at `writable` back to memory and
-  // out of every cache: all a call on them reads is then cold.
-  void flush(int set, const std::byte* writable) const;
+  // As above, the share `share` of the work only, with the patch's lines drawn beforehand
+  // (`patch`, draw_patch(patch_seed)). The shares of one prepare touch disjoint memory: threads
+  // may do them at once, and all of them do what prepare does.
+  void prepare(int set, uint64_t patch_seed, const Patch& patch, std::byte* writable, Share share);
+  // Writes every line of set `set` and of the writable block at `writable` (the share `share` of
+  // them) back to memory and out of every cache: all a call on them reads is then cold.
+  void flush(int set, const std::byte* writable, Share share = {}) const;
   // Puts set `set` back to its draw (after prepare).
   void restore(int set, uint64_t patch_seed);
+  // As above, the share `share` of the work, for the patch `patch` drawn beforehand.
+  void restore(int set, const Patch& patch, Share share);
   // The byte ranges of a set's input block that prepare and restore may write, whatever the
   // patch, as (offset in the set, bytes): every input region (a large one whole: the lines a
   // patch changes are too many to list). What a copy of the set elsewhere (a device's) must take
@@ -81,14 +104,9 @@ class InputSets {
   static size_t input_block_bytes(const KernelContract& kernel);
 
  private:
-  struct Patch {
-    std::vector<std::pair<size_t, std::vector<uint64_t>>>
-        lines;  // large input region, numbers of the lines taken from the patch draw
-  };
-  // Copies the patch's lines of every large input region of `set` from the patch draw
-  // (`to_patch`) or from the set's own draw (to undo the patch).
-  void copy_patched_lines(int set, uint64_t patch_seed, bool to_patch);
-  Patch draw_patch(uint64_t patch_seed) const;
+  // Copies the share `share` of the patch's lines of every large input region of `set` from the
+  // patch draw (`to_patch`) or from the set's own draw (to undo the patch).
+  void copy_patched_lines(int set, const Patch& patch, bool to_patch, Share share);
   std::byte* set_base(int set) const {
     return memory_->data() + set_bytes_ * static_cast<size_t>(set);
   }

@@ -137,5 +137,55 @@ TEST(InputSets, EveryTimedCallSeesInputsThatNoEarlierCallSaw) {
   EXPECT_FALSE(std::equal(patched_attn.begin(), patched_attn.end(), first->bytes(attn).begin()));
 }
 
+TEST(Share, TheSharesOfACountCoverItOnceAtTheirAlignment) {
+  for (const size_t count : {size_t{0}, size_t{1}, size_t{63}, size_t{64}, size_t{1000}}) {
+    for (const int of : {1, 2, 3, 7}) {
+      size_t next = 0;
+      for (int index = 0; index < of; ++index) {
+        const auto [begin, end] = Share{index, of}.of_units(count, 16);
+        EXPECT_EQ(begin, next) << count << " in " << of;
+        EXPECT_LE(begin, end);
+        if (end < count) {
+          EXPECT_EQ(end % 16, 0u) << count << " in " << of;
+        }
+        next = end;
+      }
+      EXPECT_EQ(next, count) << count << " in " << of;
+    }
+  }
+  // A share out of range is clamped to the nearest, not an empty or a wild range.
+  const Share beyond{5, 2}, last{1, 2};
+  EXPECT_EQ(beyond.of_units(100), last.of_units(100));
+}
+
+TEST(InputSets, APatchDoneInSharesIsThePatchDoneWhole) {
+  // Between them: weights, small inputs, outputs, and in/out regions small and large (qkv's
+  // cache rows, many words of coins).
+  for (const char* name : {"attn_out", "qkv"}) {
+    const KernelContract& kernel = *builtin_kernel(name);
+    InputSets whole(kernel, 5, 2), shared(kernel, 5, 2);
+    auto whole_slot = whole.new_writable_block(1), shared_slot = shared.new_writable_block(1);
+    const size_t bytes = whole.set_bytes();
+    auto whole_view = whole.view(1, whole_slot->data());
+    auto shared_view = shared.view(1, shared_slot->data());
+    const std::vector<std::byte> drawn(shared_view->input_block(),
+                                       shared_view->input_block() + bytes);
+    const uint64_t patch = 1234;
+    whole.prepare(1, patch, whole_slot->data());
+    const InputSets::Patch lines = shared.draw_patch(patch);
+    for (int index = 2; index >= 0; --index)  // any order: the shares are disjoint
+      shared.prepare(1, patch, lines, shared_slot->data(), Share{index, 3});
+    ASSERT_NE(std::memcmp(drawn.data(), shared_view->input_block(), bytes), 0) << name;
+    EXPECT_EQ(std::memcmp(whole_view->input_block(), shared_view->input_block(), bytes), 0) << name;
+    EXPECT_EQ(std::memcmp(whole_slot->data(), shared_slot->data(), whole.slot_bytes()), 0) << name;
+    // Flushed and restored in shares, the set is its draw again.
+    for (int index = 0; index < 3; ++index) {
+      shared.flush(1, shared_slot->data(), Share{index, 3});
+      shared.restore(1, lines, Share{index, 3});
+    }
+    EXPECT_EQ(std::memcmp(drawn.data(), shared_view->input_block(), bytes), 0) << name;
+  }
+}
+
 }  // namespace
 }  // namespace headway

@@ -53,6 +53,17 @@ void for_each_call(int calls, const Step& step) {
   for (auto& other : others) other.join();
 }
 
+// Runs step(k, share) for every call k of a reading and every share of that call's work, as
+// for_each_call does: a reading of fewer calls than threads has each call's work split into
+// shares, so that every thread has some.
+template <class Step>
+void for_each_share(int calls, const Step& step) {
+  const int threads =
+      static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, kPreparingThreads));
+  const int shares = std::max(1, threads / std::max(calls, 1));
+  for_each_call(calls * shares, [&](int i) { step(i / shares, Share{i % shares, shares}); });
+}
+
 }  // namespace
 
 std::string SessionReading::failure() const {
@@ -205,25 +216,32 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
                       : confirming ? confirming->patches[k]
                                    : secret_.next_u64());
   }
+  std::vector<InputSets::Patch> drawn(n);                // per call: its patch's lines
   std::vector<std::unique_ptr<SharedBuffers>> views(n);  // per call: its set and slot
   std::vector<std::vector<uint64_t>> given(n);           // per call: its in/out regions as given
   // The child is stopped: every core of the host may patch, then flush.
   t = Clock::now();
   for_each_call(calls, [&](int k) {
+    drawn[static_cast<size_t>(k)] = inputs_->draw_patch(patches[static_cast<size_t>(k)]);
+  });
+  for_each_share(calls, [&](int k, Share share) {
     const auto i = static_cast<size_t>(k);
-    inputs_->prepare(first + 1 + k, patches[i], slot(arm, k));
+    inputs_->prepare(first + 1 + k, patches[i], drawn[i], slot(arm, k), share);
+  });
+  for_each_call(calls, [&](int k) {
+    const auto i = static_cast<size_t>(k);
     views[i] = inputs_->view(first + 1 + k, slot(arm, k));
     given[i] = hash_inout_regions(*views[i]);
   });
   guard.patch += since(t);
   t = Clock::now();
-  for_each_call(calls, [&](int k) { inputs_->flush(first + 1 + k, slot(arm, k)); });
+  for_each_share(calls,
+                 [&](int k, Share share) { inputs_->flush(first + 1 + k, slot(arm, k), share); });
   guard.flush += since(t);
   auto restore_sets = [&] {
-    const auto r = Clock::now();
-    for_each_call(calls,
-                  [&](int k) { inputs_->restore(first + 1 + k, patches[static_cast<size_t>(k)]); });
-    guard.restore += since(r);
+    for_each_share(calls, [&](int k, Share share) {
+      inputs_->restore(first + 1 + k, drawn[static_cast<size_t>(k)], share);
+    });
   };
   const auto resumed = Clock::now();
   child->resume();
@@ -232,10 +250,15 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
   guard.resume += since(resumed);
   if (!awake.ok()) {
     out.call = awake;
+    t = Clock::now();
     restore_sets();
+    guard.restore += since(t);
     return out;
   }
   out.call = child->call(first + 1, 0, calls);
+  // The sets are put back while the child's end is watched, which mostly waits (the restore
+  // touches only the sets, which nothing below reads; guard.restore counts the wait for it).
+  std::jthread restoring(restore_sets);
   t = Clock::now();
   ++costs_.readings;
   if (out.call.ok()) {
@@ -298,7 +321,9 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
                                               candidate_cpu * 1e3, wall * 1e3, cores)};
   }
   guard.exit += since(t);
-  restore_sets();
+  t = Clock::now();
+  restoring.join();
+  guard.restore += since(t);
   if (!out.ok()) return out;
   out.call.seconds /= calls;
   out.call.runner_seconds /= calls;
