@@ -71,7 +71,10 @@ void HarnessPool::loop(int tid) {
         spinning = true;
         spinning_.fetch_add(1, std::memory_order_acq_rel);
       }
-      hw::relax();
+      // Hot, the worker yields its CPU every turn (a turn takes a microsecond when nothing else
+      // waits): headway's thread, woken by the child's reply while the child's threads spin on
+      // every vCPU, would otherwise wait a time slice for one (1-3 ms, docs/PERFORMANCE.md).
+      sched_yield();
       continue;
     }
     if (spinning) {

@@ -234,7 +234,7 @@ uint64_t address_space_now() {
     while (poll_us > 0 && std::chrono::steady_clock::now() < poll_until) {
       r = recv(channel, &command, sizeof command, MSG_DONTWAIT);
       if (r >= 0 || (errno != EAGAIN && errno != EINTR)) break;
-      __builtin_ia32_pause();
+      sched_yield();  // as the harness's hot workers do: headway's thread may need this CPU
     }
     while (r < 0 && (poll_us == 0 || errno == EAGAIN || errno == EINTR)) {
       r = recv(channel, &command, sizeof command, 0);
