@@ -5,6 +5,7 @@
 #include <mutex>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "targets/cpu/host_abi.h"
 
@@ -47,6 +48,21 @@ std::shared_ptr<InputSets> shared_input_sets(const KernelContract& kernel, uint6
   auto fresh = std::make_shared<InputSets>(kernel, seed, sets, draws);
   if (!entry || entry.use_count() == 1) entry = fresh;
   return fresh;
+}
+
+std::shared_ptr<SharedMemory> shared_writable_block(const InputSets& inputs, int slots) {
+  static std::mutex mutex;
+  static std::map<std::tuple<std::string, std::string, int>,
+                  std::vector<std::shared_ptr<SharedMemory>>>
+      kept;
+  const KernelContract& kernel = inputs.kernel();
+  std::lock_guard lock(mutex);
+  auto& blocks = kept[{std::string(kernel.name()), encode_regions(kernel.regions()), slots}];
+  for (const auto& block : blocks) {
+    if (block.use_count() == 1) return block;
+  }
+  blocks.push_back(inputs.new_writable_block(slots));
+  return blocks.back();
 }
 
 }  // namespace headway::cpu

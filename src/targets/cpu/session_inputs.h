@@ -22,6 +22,14 @@ int max_calls_per_reading(uint64_t set_bytes);
 std::shared_ptr<InputSets> shared_input_sets(const KernelContract& kernel, uint64_t seed, int sets,
                                              int draws = 1);
 
+// A writable block of `slots` slots for the kernel of `inputs` (InputSets::new_writable_block):
+// one an earlier session of the same kernel and layout left in this process when no session holds
+// it now, else a new one. A kept block holds what its last process wrote: a session resets each
+// slot of an arm's block before every child maps it (TimedSession::reading). So a race's and a
+// test's blocks are made once per kernel and process, not per session (qkv's 32 MiB a block: 60-90
+// ms each on 2 MiB pages that a hypervisor backs afresh).
+std::shared_ptr<SharedMemory> shared_writable_block(const InputSets& inputs, int slots);
+
 // Input sets needed so that a set is used again only after cold_bytes of other sets, when a
 // reading uses `window` consecutive sets (a warm-up set and its timed sets).
 int input_sets_for(uint64_t set_bytes, uint64_t cold_bytes, int window = 2);

@@ -37,5 +37,28 @@ TEST(SessionInputs, ASessionReusesTheInputsOfAnEarlierOneThatEnded) {
   EXPECT_NE(shared_input_sets(kernel, 1, 6).get(), drawn);
 }
 
+TEST(SessionInputs, ASessionReusesTheWritableBlocksOfAnEarlierOneThatEnded) {
+  const KernelContract& kernel = *builtin_kernel("attn_out");
+  auto inputs = shared_input_sets(kernel, 1, 4);
+  auto a = shared_writable_block(*inputs, 3);
+  auto b = shared_writable_block(*inputs, 3);
+  ASSERT_NE(a, nullptr);
+  EXPECT_NE(a.get(), b.get()) << "two arms held at once share a block";
+  EXPECT_GE(a->size(), 3 * inputs->slot_bytes());
+  const SharedMemory* first = a.get();
+  const SharedMemory* second = b.get();
+  a.reset();
+  // The block no session holds is handed out again, the held one is not.
+  EXPECT_EQ(shared_writable_block(*inputs, 3).get(), first);
+  auto held = shared_writable_block(*inputs, 3);
+  EXPECT_EQ(held.get(), first);
+  EXPECT_NE(held.get(), second);
+  // Another number of slots is another block.
+  auto longer = shared_writable_block(*inputs, 5);
+  EXPECT_NE(longer.get(), first);
+  EXPECT_NE(longer.get(), second);
+  EXPECT_GE(longer->size(), 5 * inputs->slot_bytes());
+}
+
 }  // namespace
 }  // namespace headway::cpu

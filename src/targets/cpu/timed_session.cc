@@ -94,7 +94,7 @@ std::unique_ptr<TimedSession> TimedSession::start(const KernelContract& kernel,
   spec.objects = objects;
   spec.limits = options.limits;
   for (size_t arm = 0; arm < objects.size(); ++arm) {
-    session->writable_.push_back(session->inputs_->new_writable_block(window - 1));
+    session->writable_.push_back(shared_writable_block(*session->inputs_, window - 1));
     spec.writable.push_back(session->writable_.back().get());
     session->whole_keys_.push_back(whole_reading_key(kernel, objects[arm], options.one_core));
   }

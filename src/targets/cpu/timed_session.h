@@ -215,7 +215,7 @@ class TimedSession {
   const KernelContract& kernel_;
   SessionOptions options_;
   std::shared_ptr<InputSets> inputs_;
-  std::vector<std::unique_ptr<SharedMemory>> writable_;
+  std::vector<std::shared_ptr<SharedMemory>> writable_;  // one per arm (shared_writable_block)
   std::unique_ptr<RunnerHost> host_;
   // A first reading of every arm; the fastest one's time fixes calls_per_reading_ for the
   // session, so that a short kernel timed beside a long one (a head beside its baseline) is
