@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -26,6 +27,7 @@ double since(Clock::time_point t) {
 // kIdleWatch ends.
 constexpr auto kIdleGrace = std::chrono::milliseconds(20);
 constexpr auto kIdlePoll = std::chrono::microseconds(250);
+constexpr auto kFirstIdlePoll = std::chrono::microseconds(20);
 constexpr auto kIdleWindow = std::chrono::milliseconds(10);
 constexpr auto kIdleWatch = std::chrono::milliseconds(250);
 constexpr double kBusyCpu = 2.5e-3;
@@ -37,8 +39,13 @@ std::optional<std::string> idle_breach(RunnerChild& child) {
   if (child.unexpected_message()) return kForged;
   const auto grace_end = Clock::now() + kIdleGrace;
   int runnable = 0;
-  while ((runnable = child.running_threads()) > 0 && Clock::now() < grace_end)
-    std::this_thread::sleep_for(kIdlePoll);
+  // Most children are idle within tens of microseconds of their reply: the first looks come
+  // soon, then every kIdlePoll.
+  auto poll = kFirstIdlePoll;
+  while ((runnable = child.running_threads()) > 0 && Clock::now() < grace_end) {
+    std::this_thread::sleep_for(poll);
+    poll = std::min(2 * poll, std::chrono::duration_cast<decltype(poll)>(kIdlePoll));
+  }
   const double before = runnable > 0 ? child.cpu_seconds() : -1.0;
   const auto t0 = Clock::now();
   auto watching = [&] {
