@@ -17,6 +17,8 @@ namespace {
 // workers it waits for.
 constexpr int kColdWorkerSpins = 2000;
 constexpr int kCallerSpins = 1000;
+// A hot worker's pauses between yields of its CPU (some tens of microseconds).
+constexpr unsigned kHotSpinsPerYield = 256;
 constexpr uint64_t kThreadsMask = 0xff;  // the job word's low bits: the job's thread count
 
 }  // namespace
@@ -51,7 +53,8 @@ void HarnessPool::loop(int tid) {
   started_.fetch_add(1, std::memory_order_acq_rel);
   uint64_t seen = 0;  // the generation at construction: no job is posted before run()
   bool spinning = false;
-  int idle_spins = kColdWorkerSpins;  // cold: spins left before sleeping
+  int idle_spins = kColdWorkerSpins;
+  unsigned hot_spins = 0;  // cold: spins left before sleeping
   for (;;) {
     const uint32_t wake = wake_.load(std::memory_order_acquire);
     const uint64_t job = job_.load(std::memory_order_acquire);
@@ -71,10 +74,15 @@ void HarnessPool::loop(int tid) {
         spinning = true;
         spinning_.fetch_add(1, std::memory_order_acq_rel);
       }
-      // Hot, the worker yields its CPU every turn (a turn takes a microsecond when nothing else
-      // waits): headway's thread, woken by the child's reply while the child's threads spin on
-      // every vCPU, would otherwise wait a time slice for one (1-3 ms, docs/PERFORMANCE.md).
-      sched_yield();
+      // Hot, the worker yields its CPU every kHotSpinsPerYield turns: headway's thread, woken by
+      // the child's reply while the child's threads spin on every vCPU, would otherwise wait a
+      // time slice for one (1-3 ms, docs/PERFORMANCE.md). A yield every turn made jobs wait for
+      // the system call and slowed short kernels by a few percent.
+      if (++hot_spins % kHotSpinsPerYield == 0) {
+        sched_yield();
+      } else {
+        hw::relax();
+      }
       continue;
     }
     if (spinning) {

@@ -81,6 +81,8 @@ int hold_to_one_cpu() {
 
 // How long the request before a timed one waits for the pool's workers to spin.
 constexpr int kHotWaitUs = 20'000;
+// Polls for the next request between yields of the CPU (some tens of microseconds).
+constexpr unsigned kPollsPerYield = 32;
 
 struct Options {
   std::string kernel;
@@ -230,11 +232,17 @@ uint64_t address_space_now() {
   int32_t poll_us = 0;
   for (;;) {
     ssize_t r = -1;
+    unsigned polls = 0;
     const auto poll_until = std::chrono::steady_clock::now() + std::chrono::microseconds(poll_us);
     while (poll_us > 0 && std::chrono::steady_clock::now() < poll_until) {
       r = recv(channel, &command, sizeof command, MSG_DONTWAIT);
       if (r >= 0 || (errno != EAGAIN && errno != EINTR)) break;
-      sched_yield();  // as the harness's hot workers do: headway's thread may need this CPU
+      // As the harness's hot workers do, now and then: headway's thread may need this CPU.
+      if (++polls % kPollsPerYield == 0) {
+        sched_yield();
+      } else {
+        __builtin_ia32_pause();
+      }
     }
     while (r < 0 && (poll_us == 0 || errno == EAGAIN || errno == EINTR)) {
       r = recv(channel, &command, sizeof command, 0);
