@@ -16,10 +16,11 @@ TEST(SessionInputs, AWindowOfSetsIsReusedOnlyAfterTheColdTraffic) {
 }
 
 TEST(SessionInputs, ShortKernelsMayMakeMoreCallsPerReading) {
-  EXPECT_EQ(max_calls_per_reading(16 << 20), 8);    // attn_out's inputs
-  EXPECT_EQ(max_calls_per_reading(32 << 20), 4);    // qkv's
-  EXPECT_EQ(max_calls_per_reading(100 << 20), 1);   // ffn's
-  EXPECT_EQ(max_calls_per_reading(1 << 20), 128);   // a kernel of a MiB: the window's bytes
+  EXPECT_EQ(max_calls_per_reading(16 << 20), 16);   // attn_out's inputs
+  EXPECT_EQ(max_calls_per_reading(32 << 20), 8);    // qkv's
+  EXPECT_EQ(max_calls_per_reading(100 << 20), 2);   // ffn's
+  EXPECT_EQ(max_calls_per_reading(300 << 20), 1);   // attention's at 32,768 tokens: one at least
+  EXPECT_EQ(max_calls_per_reading(2 << 20), 128);   // a kernel of 2 MiB: the window's bytes
   EXPECT_EQ(max_calls_per_reading(24 << 10), 256);  // of kilobytes: the cap
 }
 
