@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "store/transaction.h"
+#include "targets/floors.h"
 
 namespace headway::knowledge {
 
@@ -202,9 +204,16 @@ Remeasured remeasure_baseline_and_head(store::Workspace& ws, trees::DesignTree& 
       timed = target.time_side_by_side(at, artifacts, readings, 1);
       return timed.front().ok() && timed.back().ok();
     };
+    // A head or baseline read below its floor read in a spell the measurements around it missed.
+    const auto beaten = [&](const targets::FloorFacts& facts) {
+      const double floor_ms = target.floors(at, facts.values).memory_ms;
+      return std::any_of(timed.begin(), timed.end(), [&](const targets::Timing& t) {
+        return t.ok() && floor_ms > 0 && targets::below_floor(t.median_seconds * 1e3 / floor_ms);
+      });
+    };
     std::optional<targets::BracketedFloor> bracketed;
     if (floor) {
-      auto around = floor->around({&at}, time_them);
+      auto around = floor->around({&at}, time_them, beaten);
       if (!around) {
         out.failure = "floor facts: " + around.error().message;
         if (i == 0) return out;

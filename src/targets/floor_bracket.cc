@@ -59,8 +59,10 @@ std::string BracketedFloor::movement() const {
     return fmt::format("the floor moved by {:.0f}% during the readings in each of {} timings",
                        100 * moved, timings);
   }
+  if (beaten) return fmt::format("the readings beat the floor in each of {} timings", timings);
   if (timings > 1) {
-    return fmt::format("timed {} times, the floor having moved during the earlier ones", timings);
+    return fmt::format("timed {} times, the floor having moved{} during the earlier ones", timings,
+                       beaten_timings > 0 ? " or been beaten by the readings" : "");
   }
   return "";
 }
@@ -71,7 +73,8 @@ FloorBracket::FloorBracket(Target& target, FloorBracketOptions options)
 Result<FloorFacts> FloorBracket::measure() { return measure_floor_facts(target_); }
 
 Result<BracketedFloor> FloorBracket::around(const std::vector<const KernelContract*>& kernels,
-                                            const std::function<bool()>& timing) {
+                                            const std::function<bool()>& timing,
+                                            const std::function<bool(const FloorFacts&)>& beaten) {
   if (!last_) {
     auto first = measure();
     if (!first) return first.error();
@@ -93,7 +96,9 @@ Result<BracketedFloor> FloorBracket::around(const std::vector<const KernelContra
     out.moved = memory_floors_moved(target_, kernels, before, *last_);
     out.held = out.moved <= options_.held_within;
     out.facts = faster_of(before, *last_);
-    if (!succeeded || out.held || out.timings >= options_.max_timings) return out;
+    out.beaten = succeeded && out.held && beaten && beaten(out.facts);
+    if (!succeeded || (out.held && !out.beaten) || out.timings >= options_.max_timings) return out;
+    out.beaten_timings += out.beaten;
   }
 }
 

@@ -32,17 +32,20 @@ struct BracketedFloor {
   // rates: the faster spell gives the lower floor; repeats: those two, or the one measurement);
   // each fact's method says so.
   FloorFacts facts;
-  bool around = false;  // measured before and after the timing; else once, before the first
-  bool held = true;     // the memory floors before and after agree within held_within
-  double moved = 0.0;   // the largest difference between them, as a share of the smaller
-  int timings = 1;      // how many times the timing ran
+  bool around = false;     // measured before and after the timing; else once, before the first
+  bool held = true;        // the memory floors before and after agree within held_within
+  bool beaten = false;     // the last timing read faster than its floor (FloorBracket::around)
+  int beaten_timings = 0;  // timings done again because their readings beat the floor
+  double moved = 0.0;      // the largest difference between them, as a share of the smaller
+  int timings = 1;         // how many times the timing ran
 
   // "read_bandwidth 36.5 GB/s (36.1 before, 36.9 after)" for each fact in `names`, in the
   // target's order, joined by "; " (one measurement: no parenthesis).
   std::string text(const std::vector<std::string>& names) const;
-  // "" where the first timing's floor held; else "timed 2 times, the floor having moved during
-  // the earlier ones" where the last one's held, or "the floor moved by 63% during the readings
-  // in each of 3 timings" where none did.
+  // "" where the first timing's floor held and was not beaten; else "timed 2 times, the floor
+  // having moved during the earlier ones" (or "... moved or been beaten by the readings ...")
+  // where the last one's held, "the floor moved by 63% during the readings in each of 3
+  // timings" where none did, or "the readings beat the floor in each of 3 timings".
   std::string movement() const;
 };
 
@@ -52,10 +55,13 @@ class FloorBracket {
 
   // Runs `timing`, which returns whether it succeeded, and gives the floor of its seconds for
   // `kernels` (their memory floors decide whether it held). A timing that failed is not done
-  // again. A measurement that fails (the target did not measure a floor fact) is the error; the
-  // timing may have run by then.
+  // again. With `beaten`, which says whether the timing just done read faster than the floor of
+  // the facts it is given (below kBelowFloorRatio of it: a spell the measurements around it
+  // missed), such a timing is done again as one whose floor moved is. A measurement that fails
+  // (the target did not measure a floor fact) is the error; the timing may have run by then.
   Result<BracketedFloor> around(const std::vector<const KernelContract*>& kernels,
-                                const std::function<bool()>& timing);
+                                const std::function<bool()>& timing,
+                                const std::function<bool(const FloorFacts&)>& beaten = {});
 
  private:
   Result<FloorFacts> measure();

@@ -92,6 +92,44 @@ TEST(FloorBracket, AFloorThatNeverHoldsIsSaidSoAfterTheLastTiming) {
   EXPECT_EQ(floor->movement(), "the floor moved by 100% during the readings in each of 3 timings");
 }
 
+TEST(FloorBracket, ATimingThatBeatsItsFloorIsDoneAgain) {
+  const auto target = target_with("test-1:host=shared:bandwidths=40,40,42");
+  FloorBracket bracket(*target);
+  CountedTiming timing;
+  std::vector<double> judged;  // the read bandwidth of each facts the readings were judged by
+  const auto floor = bracket.around(attn_out(), timing.fn(), [&](const FloorFacts& facts) {
+    judged.push_back(facts.values.at(kReadBandwidth));
+    return judged.size() == 1;  // the first timing's readings beat its floor
+  });
+  ASSERT_TRUE(floor) << floor.error().message;
+  EXPECT_EQ(timing.runs, 2);
+  EXPECT_EQ(judged, (std::vector<double>{40.0, 42.0}));
+  EXPECT_TRUE(floor->held);
+  EXPECT_FALSE(floor->beaten);
+  EXPECT_EQ(floor->beaten_timings, 1);
+  EXPECT_EQ(floor->movement(),
+            "timed 2 times, the floor having moved or been beaten by the readings during the "
+            "earlier ones");
+}
+
+TEST(FloorBracket, ReadingsThatAlwaysBeatTheFloorAreSaidToAfterTheLastTiming) {
+  const auto target = target_with("test-1:host=shared:bandwidths=40");
+  FloorBracket bracket(*target, {0.15, 3});
+  CountedTiming timing;
+  const auto floor =
+      bracket.around(attn_out(), timing.fn(), [](const FloorFacts&) { return true; });
+  ASSERT_TRUE(floor) << floor.error().message;
+  EXPECT_EQ(timing.runs, 3);
+  EXPECT_TRUE(floor->beaten);
+  EXPECT_EQ(floor->movement(), "the readings beat the floor in each of 3 timings");
+  // Without the judgement the same readings are taken once.
+  CountedTiming unjudged;
+  const auto once = bracket.around(attn_out(), unjudged.fn());
+  ASSERT_TRUE(once) << once.error().message;
+  EXPECT_EQ(unjudged.runs, 1);
+  EXPECT_FALSE(once->beaten);
+}
+
 TEST(FloorBracket, AFailedTimingIsNotDoneAgain) {
   const auto target = target_with("test-1:host=shared:bandwidths=40,80");
   FloorBracket bracket(*target);
