@@ -6,8 +6,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
+#include <string>
 #include <vector>
 
+#include "common/rng.h"
 #include "kernels/contract.h"
 #include "targets/cpu/cold_inputs.h"  // a test may include any part: the cpu target's walk
 
@@ -158,32 +161,83 @@ TEST(Share, TheSharesOfACountCoverItOnceAtTheirAlignment) {
   EXPECT_EQ(beyond.of_units(100), last.of_units(100));
 }
 
+// Regions of every kind the patch treats apart, none a whole number of 4-byte words or of lines:
+// a large weight, a small input, a large and a small in/out region, an output.
+class OddRegionsKernel : public KernelContract {
+ public:
+  std::string_view name() const override { return "odd_regions"; }
+  std::vector<RegionSpec> regions() const override {
+    return {{"w", 300'002, RegionRole::kInput, 0, ElementType::kInt8},
+            {"x", 1'001, RegionRole::kInput, 0, ElementType::kInt8},
+            {"state", 70'006, RegionRole::kInOut, 0, ElementType::kInt8},
+            {"small_state", 18, RegionRole::kInOut, 0, ElementType::kInt8},
+            {"y", 6, RegionRole::kOutput, 0, ElementType::kBf16}};
+  }
+  Tolerance tolerance() const override { return {}; }
+  void generate(uint64_t seed, SharedBuffers& buffers) const override {
+    Rng rng(seed);
+    for (size_t r = 0; r + 1 < buffers.specs().size(); ++r) {
+      for (std::byte& b : buffers.bytes(r)) b = static_cast<std::byte>(rng.next_u64());
+    }
+  }
+  std::vector<ExpectedOutput> reference(const SharedBuffers&) const override { return {}; }
+  WeightFormat weight_format() const override { return WeightFormat::kNone; }
+  uint64_t quantized_weight_bytes() const override { return 0; }
+};
+
 TEST(InputSets, APatchDoneInSharesIsThePatchDoneWhole) {
-  // Between them: weights, small inputs, outputs, and in/out regions small and large (qkv's
-  // cache rows, many words of coins).
-  for (const char* name : {"attn_out", "qkv"}) {
-    const KernelContract& kernel = *builtin_kernel(name);
-    InputSets whole(kernel, 5, 2), shared(kernel, 5, 2);
+  const OddRegionsKernel odd;
+  const std::vector<const KernelContract*> kernels = {&odd, builtin_kernel("attn_out"),
+                                                      builtin_kernel("qkv")};
+  for (const KernelContract* kernel : kernels) {
+    const auto name = std::string(kernel->name());
+    InputSets whole(*kernel, 5, 2), shared(*kernel, 5, 2);
     auto whole_slot = whole.new_writable_block(1), shared_slot = shared.new_writable_block(1);
     const size_t bytes = whole.set_bytes();
     auto whole_view = whole.view(1, whole_slot->data());
     auto shared_view = shared.view(1, shared_slot->data());
     const std::vector<std::byte> drawn(shared_view->input_block(),
                                        shared_view->input_block() + bytes);
-    const uint64_t patch = 1234;
-    whole.prepare(1, patch, whole_slot->data());
-    const InputSets::Patch lines = shared.draw_patch(patch);
-    for (int index = 2; index >= 0; --index)  // any order: the shares are disjoint
-      shared.prepare(1, patch, lines, shared_slot->data(), Share{index, 3});
-    ASSERT_NE(std::memcmp(drawn.data(), shared_view->input_block(), bytes), 0) << name;
-    EXPECT_EQ(std::memcmp(whole_view->input_block(), shared_view->input_block(), bytes), 0) << name;
-    EXPECT_EQ(std::memcmp(whole_slot->data(), shared_slot->data(), whole.slot_bytes()), 0) << name;
-    // Flushed and restored in shares, the set is its draw again.
-    for (int index = 0; index < 3; ++index) {
-      shared.flush(1, shared_slot->data(), Share{index, 3});
-      shared.restore(1, lines, Share{index, 3});
+    for (const int of : {2, 3, 7}) {
+      const uint64_t patch = 1234 + static_cast<uint64_t>(of);
+      whole.prepare(1, patch, whole_slot->data());
+      const InputSets::Patch lines = shared.draw_patch(patch);
+      // Each share on a slot block of its own: a share that writes outside its part, or misses
+      // part of it, leaves a block that differs from the whole prepare's.
+      std::vector<std::unique_ptr<SharedMemory>> parts;
+      for (int index = 0; index < of; ++index) {
+        parts.push_back(shared.new_writable_block(1));
+        std::memset(parts.back()->data(), 0xa5, parts.back()->size());
+        shared.prepare(1, patch, lines, parts.back()->data(), Share{index, of});
+      }
+      ASSERT_NE(std::memcmp(drawn.data(), shared_view->input_block(), bytes), 0) << name;
+      EXPECT_EQ(std::memcmp(whole_view->input_block(), shared_view->input_block(), bytes), 0)
+          << name << " in " << of;
+      const size_t slot = whole.slot_bytes();
+      std::vector<std::byte> merged(slot, std::byte{0xa5});
+      for (const auto& part : parts) {
+        for (size_t i = 0; i < slot; ++i) {
+          if (part->data()[i] == std::byte{0xa5}) continue;
+          EXPECT_EQ(merged[i], std::byte{0xa5}) << name << ": byte " << i << " written twice";
+          merged[i] = part->data()[i];
+        }
+      }
+      const auto whole_writable = whole.view(1, whole_slot->data());
+      const auto merged_writable = shared.view(1, merged.data());
+      for (size_t r = 0; r < kernel->regions().size(); ++r) {
+        const RegionRole role = kernel->regions()[r].role;
+        if (role != RegionRole::kOutput && role != RegionRole::kInOut) continue;  // prepare's
+        const auto a = whole_writable->bytes(r), b = merged_writable->bytes(r);
+        EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin())) << name << " region " << r;
+      }
+      // Flushed and restored in shares, the set is its draw again.
+      for (int index = 0; index < of; ++index) {
+        shared.flush(1, shared_slot->data(), Share{index, of});
+        shared.restore(1, lines, Share{index, of});
+      }
+      whole.restore(1, patch);
+      EXPECT_EQ(std::memcmp(drawn.data(), shared_view->input_block(), bytes), 0) << name;
     }
-    EXPECT_EQ(std::memcmp(drawn.data(), shared_view->input_block(), bytes), 0) << name;
   }
 }
 

@@ -56,15 +56,21 @@ std::string BracketedFloor::text(const std::vector<std::string>& names) const {
 
 std::string BracketedFloor::movement() const {
   if (!held) {
-    return fmt::format("the floor moved by {:.0f}% during the readings in each of {} timings",
-                       100 * moved, timings);
+    return fmt::format("the floor moved by {:.0f}% during the readings {}", 100 * moved,
+                       moved_timings == timings
+                           ? fmt::format("in each of {} timings", timings)
+                           : fmt::format("of the last of {} timings", timings));
   }
-  if (beaten) return fmt::format("the readings beat the floor in each of {} timings", timings);
-  if (timings > 1) {
-    return fmt::format("timed {} times, the floor having moved{} during the earlier ones", timings,
-                       beaten_timings > 0 ? " or been beaten by the readings" : "");
+  if (beaten) {
+    return beaten_timings == timings
+               ? fmt::format("the readings beat the floor in each of {} timings", timings)
+               : fmt::format("the readings of the last of {} timings beat the floor", timings);
   }
-  return "";
+  if (timings == 1) return "";
+  const char* why = moved_timings == 0    ? "the readings having beaten the floor"
+                    : beaten_timings == 0 ? "the floor having moved"
+                                          : "the floor having moved or been beaten by the readings";
+  return fmt::format("timed {} times, {} during the earlier ones", timings, why);
 }
 
 FloorBracket::FloorBracket(Target& target, FloorBracketOptions options)
@@ -97,8 +103,9 @@ Result<BracketedFloor> FloorBracket::around(const std::vector<const KernelContra
     out.held = out.moved <= options_.held_within;
     out.facts = faster_of(before, *last_);
     out.beaten = succeeded && out.held && beaten && beaten(out.facts);
-    if (!succeeded || (out.held && !out.beaten) || out.timings >= options_.max_timings) return out;
+    out.moved_timings += !out.held;
     out.beaten_timings += out.beaten;
+    if (!succeeded || (out.held && !out.beaten) || out.timings >= options_.max_timings) return out;
   }
 }
 

@@ -23,7 +23,7 @@ struct FloorBracketOptions {
   // after differ by at most this share of the smaller (two measurements in one spell differ by
   // a few percent on the EPYC; its spells by 60% or more).
   double held_within = 0.15;
-  int max_timings = 3;  // a timing whose floor moved is done at most this many times in all
+  int max_timings = 3;  // a timing whose floor moved (or was beaten) is done at most this often
 };
 
 // The floor one timing is judged against.
@@ -35,17 +35,20 @@ struct BracketedFloor {
   bool around = false;     // measured before and after the timing; else once, before the first
   bool held = true;        // the memory floors before and after agree within held_within
   bool beaten = false;     // the last timing read faster than its floor (FloorBracket::around)
-  int beaten_timings = 0;  // timings done again because their readings beat the floor
+  int moved_timings = 0;   // timings whose floor moved, the last one included
+  int beaten_timings = 0;  // timings whose floor held but whose readings beat it, the last included
   double moved = 0.0;      // the largest difference between them, as a share of the smaller
   int timings = 1;         // how many times the timing ran
 
   // "read_bandwidth 36.5 GB/s (36.1 before, 36.9 after)" for each fact in `names`, in the
   // target's order, joined by "; " (one measurement: no parenthesis).
   std::string text(const std::vector<std::string>& names) const;
-  // "" where the first timing's floor held and was not beaten; else "timed 2 times, the floor
-  // having moved during the earlier ones" (or "... moved or been beaten by the readings ...")
-  // where the last one's held, "the floor moved by 63% during the readings in each of 3
-  // timings" where none did, or "the readings beat the floor in each of 3 timings".
+  // "" where the first timing's floor held and was not beaten; "timed 2 times, the floor having
+  // moved during the earlier ones" (or "the readings having beaten the floor", or both) where the
+  // last one's held; "the floor moved by 63% during the readings in each of 3 timings" (or "...
+  // of the last of 3 timings" where an earlier one was done again for its readings) where the
+  // last did not hold; "the readings beat the floor in each of 3 timings" (or "the readings of
+  // the last of 3 timings beat the floor") where they beat the last one's.
   std::string movement() const;
 };
 

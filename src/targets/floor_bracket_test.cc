@@ -107,9 +107,9 @@ TEST(FloorBracket, ATimingThatBeatsItsFloorIsDoneAgain) {
   EXPECT_TRUE(floor->held);
   EXPECT_FALSE(floor->beaten);
   EXPECT_EQ(floor->beaten_timings, 1);
+  EXPECT_EQ(floor->moved_timings, 0);
   EXPECT_EQ(floor->movement(),
-            "timed 2 times, the floor having moved or been beaten by the readings during the "
-            "earlier ones");
+            "timed 2 times, the readings having beaten the floor during the earlier ones");
 }
 
 TEST(FloorBracket, ReadingsThatAlwaysBeatTheFloorAreSaidToAfterTheLastTiming) {
@@ -122,6 +122,15 @@ TEST(FloorBracket, ReadingsThatAlwaysBeatTheFloorAreSaidToAfterTheLastTiming) {
   EXPECT_EQ(timing.runs, 3);
   EXPECT_TRUE(floor->beaten);
   EXPECT_EQ(floor->movement(), "the readings beat the floor in each of 3 timings");
+  // A floor that moved during the first timing and was beaten in the others is said as such.
+  const auto moved_target = target_with("test-1:host=shared:bandwidths=40,80,80,80");
+  FloorBracket moved_bracket(*moved_target, {0.15, 3});
+  const auto mixed =
+      moved_bracket.around(attn_out(), timing.fn(), [](const FloorFacts&) { return true; });
+  ASSERT_TRUE(mixed) << mixed.error().message;
+  EXPECT_EQ(mixed->moved_timings, 1);
+  EXPECT_EQ(mixed->beaten_timings, 2);
+  EXPECT_EQ(mixed->movement(), "the readings of the last of 3 timings beat the floor");
   // Without the judgement the same readings are taken once.
   CountedTiming unjudged;
   const auto once = bracket.around(attn_out(), unjudged.fn());

@@ -14,9 +14,10 @@ namespace headway::cpu {
 namespace {
 
 // Timed calls per reading, at most; and the input bytes a reading's timed sets may span. The
-// window bounds the memory (a session keeps two windows of sets and a window of draws: about
-// 768 MiB a kernel); at 256 MiB ffn's 95 MiB sets make two calls a reading, which halves its
-// process start and warm-up a call (docs/PERFORMANCE.md, "Decisions per device-hour"). The
+// window bounds the memory (a session keeps two windows of sets, a window of draws and one more
+// draw for patches: ffn's 95 MiB sets, three to a window, take about 950 MiB); at 256 MiB ffn
+// makes two calls a reading, which halves its process start and warm-up a call
+// (docs/PERFORMANCE.md, "Decisions per device-hour"). The
 // count bounds a small kernel's per-reading work (a reading's calls are verified whole the
 // first time), so that a kernel of kilobytes makes enough calls a reading for its process start
 // and guard to be shared by more than its own few microseconds.

@@ -27,7 +27,8 @@ std::shared_ptr<InputSets> shared_input_sets(const KernelContract& kernel, uint6
 // it now, else a new one. A kept block holds what its last process wrote: a session resets each
 // slot of an arm's block before every child maps it (TimedSession::reading). So a race's and a
 // test's blocks are made once per kernel and process, not per session (qkv's 32 MiB a block: 60-90
-// ms each on 2 MiB pages that a hypervisor backs afresh).
+// ms each on 2 MiB pages that a hypervisor backs afresh). Blocks are kept for the life of the
+// process: as many per kernel, layout and slot count as sessions held at once.
 std::shared_ptr<SharedMemory> shared_writable_block(const InputSets& inputs, int slots);
 
 // Input sets needed so that a set is used again only after cold_bytes of other sets, when a

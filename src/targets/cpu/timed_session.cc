@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <exception>
 #include <map>
 #include <mutex>
 #include <random>
@@ -60,7 +61,7 @@ template <class Step>
 void for_each_share(int calls, const Step& step) {
   const int threads =
       static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, kPreparingThreads));
-  const int shares = std::max(1, threads / std::max(calls, 1));
+  const int shares = calls >= threads ? 1 : (threads + calls - 1) / std::max(calls, 1);
   for_each_call(calls * shares, [&](int i) { step(i / shares, Share{i % shares, shares}); });
 }
 
@@ -258,7 +259,15 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
   out.call = child->call(first + 1, 0, calls);
   // The sets are put back while the child's end is watched, which mostly waits (the restore
   // touches only the sets, which nothing below reads; guard.restore counts the wait for it).
-  std::jthread restoring(restore_sets);
+  // What it throws is thrown here once it has ended.
+  std::exception_ptr restore_failed;
+  std::jthread restoring([&] {
+    try {
+      restore_sets();
+    } catch (...) {
+      restore_failed = std::current_exception();
+    }
+  });
   t = Clock::now();
   ++costs_.readings;
   if (out.call.ok()) {
@@ -324,6 +333,7 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
   t = Clock::now();
   restoring.join();
   guard.restore += since(t);
+  if (restore_failed) std::rethrow_exception(restore_failed);
   if (!out.ok()) return out;
   out.call.seconds /= calls;
   out.call.runner_seconds /= calls;

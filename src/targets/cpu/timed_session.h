@@ -84,7 +84,8 @@ struct GuardCosts {
   double screen = 0.0;      // screening every timed call's writes (screen_writes)
   double idle_watch = 0.0;  // checking that the child is idle after its call (idle_breach)
   double exit = 0.0;        // killing and collecting the child, its life's CPU check
-  double restore = 0.0;     // putting the timed sets back to their draws
+  double restore = 0.0;     // waiting for the timed sets to be back as drawn (they are put back
+                            // while the child's end is watched)
   double reset = 0.0;       // putting the arm's writable block back as it was made, before spawn
   double total() const {
     return pause + patch + flush + resume + screen + idle_watch + exit + restore + reset;

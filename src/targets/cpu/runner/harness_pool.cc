@@ -1,5 +1,6 @@
 #include "targets/cpu/runner/harness_pool.h"
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -53,8 +54,8 @@ void HarnessPool::loop(int tid) {
   started_.fetch_add(1, std::memory_order_acq_rel);
   uint64_t seen = 0;  // the generation at construction: no job is posted before run()
   bool spinning = false;
-  int idle_spins = kColdWorkerSpins;
-  unsigned hot_spins = 0;  // cold: spins left before sleeping
+  int idle_spins = kColdWorkerSpins;  // cold: spins left before sleeping
+  unsigned hot_spins = 0;             // hot: spins so far (a yield every kHotSpinsPerYield)
   for (;;) {
     const uint32_t wake = wake_.load(std::memory_order_acquire);
     const uint64_t job = job_.load(std::memory_order_acquire);

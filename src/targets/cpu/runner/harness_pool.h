@@ -4,7 +4,7 @@
 // candidate code runs on them only inside run(), which returns when every part has returned.
 //
 // Between jobs a worker is cold (asleep on a futex) or hot (spinning, ready within microseconds,
-// yielding its CPU each turn to any other thread that waits for one).
+// and now and then yielding its CPU to any other thread that waits for one).
 // The runner makes the pool hot just before a timed request and cold before it replies
 // (protocol.h, Command::hot_workers), so that a kernel's second thread never pays a wake inside
 // the clock (docs/PERFORMANCE.md, "Waking a sleeping thread") and no thread of the process runs

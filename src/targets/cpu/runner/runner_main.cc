@@ -5,6 +5,7 @@
 // with the descriptors of protocol.h already open.
 #include <dlfcn.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
