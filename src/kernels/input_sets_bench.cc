@@ -16,39 +16,37 @@
 namespace headway {
 namespace {
 
-// prepare and restore of one set, split into `shares` shares run by as many threads.
+// step(share) for each of `shares` shares of one operation, on as many threads.
+template <class Step>
+void in_shares(int shares, const Step& step) {
+  std::vector<std::thread> others;
+  for (int s = 1; s < shares; ++s) others.emplace_back([&, s] { step(Share{s, shares}); });
+  step(Share{0, shares});
+  for (auto& other : others) other.join();
+}
+
+// prepare and restore of one set, in state.range(0) shares.
 void PatchAndRestore(benchmark::State& state, const std::string& name) {
   const int shares = static_cast<int>(state.range(0));
   InputSets sets(*builtin_kernel(name), 1, 2);
   auto slot = sets.new_writable_block(1);
   uint64_t seed = 0;
-  auto each_share = [&](auto&& step) {
-    std::vector<std::thread> others;
-    for (int s = 1; s < shares; ++s) others.emplace_back([&, s] { step(Share{s, shares}); });
-    step(Share{0, shares});
-    for (auto& other : others) other.join();
-  };
   for (auto _ : state) {
     state.PauseTiming();
     sets.flush(1, slot->data());
     const InputSets::Patch patch = sets.draw_patch(++seed);
     state.ResumeTiming();
-    each_share([&](Share share) { sets.prepare(1, seed, patch, slot->data(), share); });
-    each_share([&](Share share) { sets.restore(1, patch, share); });
+    in_shares(shares, [&](Share share) { sets.prepare(1, seed, patch, slot->data(), share); });
+    in_shares(shares, [&](Share share) { sets.restore(1, patch, share); });
   }
 }
 
+// The flush of one set and its slot, in state.range(0) shares.
 void Flush(benchmark::State& state, const std::string& name) {
   const int shares = static_cast<int>(state.range(0));
   InputSets sets(*builtin_kernel(name), 1, 2);
   auto slot = sets.new_writable_block(1);
-  for (auto _ : state) {
-    std::vector<std::thread> others;
-    for (int s = 1; s < shares; ++s)
-      others.emplace_back([&, s] { sets.flush(1, slot->data(), Share{s, shares}); });
-    sets.flush(1, slot->data(), Share{0, shares});
-    for (auto& other : others) other.join();
-  }
+  for (auto _ : state) in_shares(shares, [&](Share share) { sets.flush(1, slot->data(), share); });
 }
 
 BENCHMARK_CAPTURE(PatchAndRestore, ffn, std::string("ffn"))

@@ -6,15 +6,13 @@
 #include <chrono>
 #include <thread>
 
+#include "common/elapsed.h"
+
 namespace headway::cpu {
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
 
 // A thread pool may spin a while after a call before its threads sleep (under a hypervisor a
 // spin of a few thousand pauses can take milliseconds): a child has kIdleGrace to fall idle.
@@ -59,7 +57,7 @@ std::optional<std::string> idle_breach(RunnerChild& child) {
       return fmt::format(
           "left a thread running after its call returned ({:.1f} ms of CPU in the {:.1f} ms "
           "that followed a {} ms grace)",
-          used * 1e3, since(t0) * 1e3, kIdleGrace.count());
+          used * 1e3, seconds_since(t0) * 1e3, kIdleGrace.count());
     }
   }
   if (child.unexpected_message()) return kForged;

@@ -12,21 +12,18 @@
 #include <thread>
 #include <tuple>
 
+#include "common/elapsed.h"
 #include "common/stats.h"
 #include "kernels/verify.h"
 #include "targets/cpu/host_abi.h"
 #include "targets/cpu/idle_breach.h"
+#include "targets/cpu/preparing_threads.h"
 
 namespace headway::cpu {
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
 // CPU a child may use in its life beyond its calls' wall time times the cores: loading, the
 // empty call, and the scheduler's accounting granularity.
 constexpr double kCpuAllowanceSeconds = 0.05;
@@ -34,36 +31,6 @@ constexpr double kCpuAllowanceSeconds = 0.05;
 constexpr int kNextWithinUs = 2000;
 // How long a child may take to stop when headway prepares its timed calls.
 constexpr double kPauseTimeoutSeconds = 1.0;
-// Windows the confirming readings rotate over: each costs one reference per call, once.
-constexpr size_t kConfirmingWindows = 2;
-
-// Runs step(k) for every call k of a reading, split over the host's cores (at most
-// kPreparingThreads), this thread among them. The steps must touch disjoint memory.
-constexpr unsigned kPreparingThreads = 4;
-template <class Step>
-void for_each_call(int calls, const Step& step) {
-  const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, kPreparingThreads);
-  const auto stride = static_cast<int>(std::min<unsigned>(threads, std::max(calls, 1)));
-  std::vector<std::thread> others;
-  for (int t = 1; t < stride; ++t) {
-    others.emplace_back([&, t] {
-      for (int k = t; k < calls; k += stride) step(k);
-    });
-  }
-  for (int k = 0; k < calls; k += stride) step(k);
-  for (auto& other : others) other.join();
-}
-
-// Runs step(k, share) for every call k of a reading and every share of that call's work, as
-// for_each_call does: a reading of fewer calls than threads has each call's work split into
-// shares, so that every thread has some.
-template <class Step>
-void for_each_share(int calls, const Step& step) {
-  const int threads =
-      static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, kPreparingThreads));
-  const int shares = calls >= threads ? 1 : (threads + calls - 1) / std::max(calls, 1);
-  for_each_call(calls * shares, [&](int i) { step(i / shares, Share{i % shares, shares}); });
-}
 
 }  // namespace
 
@@ -101,7 +68,7 @@ std::unique_ptr<TimedSession> TimedSession::start(const KernelContract& kernel,
   }
   session->host_ = RunnerHost::start(spec, failure);
   if (!session->host_) return nullptr;
-  session->costs_.inputs = since(t0);
+  session->costs_.inputs = seconds_since(t0);
   session->costs_.input_huge_page_share = session->inputs_->memory().huge_page_share();
   session->probe();
   return session;
@@ -157,7 +124,7 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
   const SharedMemory& block = *writable_[static_cast<size_t>(arm)];
   for_each_call(static_cast<int>(block.size() / inputs_->slot_bytes()),
                 [&](int k) { inputs_->reset_writable_slot(block, static_cast<size_t>(k)); });
-  costs_.guard.reset += since(reset_started);
+  costs_.guard.reset += seconds_since(reset_started);
   // A warm-up call first, unless this arm's first child showed it runs on one thread: then
   // there is no thread pool to start and its first call can be timed.
   const bool warm_up = !single_threaded_.count(arm);
@@ -171,7 +138,7 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
     return out;
   }
   round_trips_.push_back(ping.seconds);
-  costs_.process_start += since(t);
+  costs_.process_start += seconds_since(t);
 
   CallResult warm;
   // Wall time in which the harness's workers may spin outside a call: from the warm-up's reply
@@ -198,8 +165,8 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
   GuardCosts& guard = costs_.guard;
   t = Clock::now();
   const bool paused = child->pause(kPauseTimeoutSeconds);
-  guard.pause += since(t);
-  if (warm_up) hot_seconds += since(t);
+  guard.pause += seconds_since(t);
+  if (warm_up) hot_seconds += seconds_since(t);
   if (!paused) {
     child->resume();
     out.call = child->ping();  // a child that died after its warm-up fails as it died
@@ -234,11 +201,11 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
     views[i] = inputs_->view(first + 1 + k, slot(arm, k));
     given[i] = hash_inout_regions(*views[i]);
   });
-  guard.patch += since(t);
+  guard.patch += seconds_since(t);
   t = Clock::now();
   for_each_share(calls,
                  [&](int k, Share share) { inputs_->flush(first + 1 + k, slot(arm, k), share); });
-  guard.flush += since(t);
+  guard.flush += seconds_since(t);
   auto restore_sets = [&] {
     for_each_share(calls, [&](int k, Share share) {
       inputs_->restore(first + 1 + k, drawn[static_cast<size_t>(k)], share);
@@ -247,13 +214,13 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
   const auto resumed = Clock::now();
   child->resume();
   const CallResult awake = child->ping(kNextWithinUs, /*hot_workers=*/true);
-  hot_seconds += since(resumed);
-  guard.resume += since(resumed);
+  hot_seconds += seconds_since(resumed);
+  guard.resume += seconds_since(resumed);
   if (!awake.ok()) {
     out.call = awake;
     t = Clock::now();
     restore_sets();
-    guard.restore += since(t);
+    guard.restore += seconds_since(t);
     return out;
   }
   out.call = child->call(first + 1, 0, calls);
@@ -305,13 +272,13 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
                              calls, skipped->describe())};
       }
     }
-    guard.screen += since(t);
+    guard.screen += seconds_since(t);
     t = Clock::now();
     if (!out.cheat) {
       if (auto breach = idle_breach(*child)) out.cheat = Misbehaviour{arm, *breach};
     }
     if (warm_up && child->thread_count() == 1) single_threaded_.insert(arm);
-    guard.idle_watch += since(t);
+    guard.idle_watch += seconds_since(t);
   }
   t = Clock::now();
   const double wall = warm.seconds + out.call.seconds + hot_seconds;
@@ -329,10 +296,10 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
                                               "cores: work outside its calls",
                                               candidate_cpu * 1e3, wall * 1e3, cores)};
   }
-  guard.exit += since(t);
+  guard.exit += seconds_since(t);
   t = Clock::now();
   restoring.join();
-  guard.restore += since(t);
+  guard.restore += seconds_since(t);
   if (restore_failed) std::rethrow_exception(restore_failed);
   if (!out.ok()) return out;
   out.call.seconds /= calls;
@@ -345,133 +312,6 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
     last_ = LastReading{arm, first, patches};
   }
   return out;
-}
-
-TimedSession::ConfirmingWindow& TimedSession::next_confirming_window() {
-  const size_t at = static_cast<size_t>(confirming_readings_++) % kConfirmingWindows;
-  if (at == confirming_.size()) {
-    ConfirmingWindow made;
-    made.first = next_sets().first;
-    ++next_window_;
-    for (int k = 0; k < calls_per_reading_; ++k) made.patches.push_back(secret_.next_u64());
-    made.expected.resize(made.patches.size());
-    confirming_.push_back(std::move(made));
-  }
-  return confirming_[at];
-}
-
-SharedMemory& TimedSession::verify_scratch() {
-  if (!verify_scratch_)
-    verify_scratch_ = std::make_unique<SharedMemory>("headway-verify", inputs_->slot_bytes());
-  return *verify_scratch_;
-}
-
-std::vector<ExpectedOutput> TimedSession::reference_for(int set, uint64_t patch_seed) {
-  SharedMemory& scratch = verify_scratch();
-  // A slot as it is before a call: what prepare() does not write (cache rows) as drawn.
-  inputs_->reset_writable(scratch);
-  inputs_->prepare(set, patch_seed, scratch.data());
-  auto view = inputs_->view(set, scratch.data());
-  auto expected = kernel_.reference(*view);
-  inputs_->restore(set, patch_seed);
-  return expected;
-}
-
-std::optional<Misbehaviour> TimedSession::check_confirming(ConfirmingWindow& window, int arm) {
-  const auto t0 = Clock::now();
-  std::optional<Misbehaviour> found;
-  for (size_t k = 0; k < window.patches.size() && !found; ++k) {
-    const int set = window.first + 1 + static_cast<int>(k);
-    if (window.expected[k].empty()) {
-      window.expected[k] = reference_for(set, window.patches[k]);
-    }
-    const auto mine = inputs_->view(set, slot(arm, static_cast<int>(k)));
-    if (const auto wrong = verify_values(kernel_, *mine, window.expected[k])) {
-      found =
-          Misbehaviour{arm, fmt::format("a confirming call's output is wrong (call {} of {}): {}",
-                                        k + 1, window.patches.size(), wrong->describe())};
-    }
-  }
-  if (!found) confirmed_calls_[arm] += static_cast<int64_t>(window.patches.size());
-  costs_.verification += since(t0);
-  return found;
-}
-
-int64_t TimedSession::confirmed_calls(int arm) const {
-  const auto it = confirmed_calls_.find(arm);
-  return it == confirmed_calls_.end() ? 0 : it->second;
-}
-
-std::vector<std::optional<Violation>> TimedSession::wrong_outputs(
-    int set, uint64_t patch_seed, const std::vector<std::span<const std::byte>>& writes) {
-  // Computes the reference once, then judges each call's writes in the same scratch slot.
-  const auto expected = reference_for(set, patch_seed);
-  SharedMemory& scratch = verify_scratch();
-  const auto view = inputs_->view(set, scratch.data());
-  std::vector<std::optional<Violation>> judged;
-  for (const auto& w : writes) {
-    std::memcpy(scratch.data(), w.data(), std::min(w.size(), inputs_->slot_bytes()));
-    judged.push_back(verify_values(kernel_, *view, expected));
-  }
-  return judged;
-}
-
-std::optional<Misbehaviour> TimedSession::compare_with(const LastReading& last, int arm) {
-  const auto t0 = Clock::now();
-  const size_t bytes = inputs_->slot_bytes();
-  std::optional<Misbehaviour> found;
-  for (size_t k = 0; k < last.patches.size() && !found; ++k) {
-    const int set = last.first + 1 + static_cast<int>(k);
-    std::byte* mine_slot = slot(arm, static_cast<int>(k));
-    std::byte* their_slot = slot(last.arm, static_cast<int>(k));
-    const auto mine = inputs_->view(set, mine_slot);
-    const auto theirs = inputs_->view(set, their_slot);
-    ++costs_.compared_calls;
-    if (!disagreement(kernel_, *mine, *theirs, kAgreeShare)) continue;
-    ++costs_.disputed_calls;
-    const auto judged =
-        wrong_outputs(set, last.patches[k], {{mine_slot, bytes}, {their_slot, bytes}});
-    for (const auto& [who, wrong] : {std::pair{arm, judged[0]}, std::pair{last.arm, judged[1]}}) {
-      if (wrong) {
-        found = Misbehaviour{
-            who,
-            "a timed call's output is wrong (it disagreed with the other arm's call on the "
-            "same inputs): " +
-                wrong->describe()};
-        break;
-      }
-    }
-  }
-  // The kept calls of both readings, whole first readings included, are verified now.
-  std::erase_if(kept_, [&](const Kept& kept) {
-    const auto k = static_cast<size_t>(kept.set - last.first - 1);
-    return k < last.patches.size() && kept.patch_seed == last.patches[k];
-  });
-  costs_.verification += since(t0);
-  return found;
-}
-
-std::optional<Misbehaviour> TimedSession::verify_sampled(std::optional<int> arm) {
-  const auto t0 = Clock::now();
-  std::optional<Misbehaviour> found;
-  std::map<int, int> whole;  // per arm: the longest reading checked whole here
-  for (const auto& kept : kept_) {
-    if (arm && kept.arm != *arm) continue;
-    if (const auto violation = wrong_outputs(kept.set, kept.patch_seed, {kept.writable})[0]) {
-      found = Misbehaviour{kept.arm, "a timed call's output is wrong: " + violation->describe()};
-      break;
-    }
-    whole[kept.arm] = std::max(whole[kept.arm], kept.whole_reading);
-  }
-  if (!found) {
-    for (const auto& [checked, length] : whole) {
-      const auto& key = whole_keys_[static_cast<size_t>(checked)];
-      if (key && length > 0) record_checked_whole(*key, length);
-    }
-  }
-  std::erase_if(kept_, [&](const Kept& kept) { return !arm || kept.arm == *arm; });
-  costs_.verification += since(t0);
-  return found;
 }
 
 double TimedSession::round_trip_seconds() const {
