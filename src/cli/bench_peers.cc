@@ -123,13 +123,24 @@ int run_bench_peers(const BenchPeersArgs& args) {
     peers_add_heads(*target, args.source, pk);
     kernels.push_back(std::move(pk));
   }
+  // Peers the libraries cannot run on this machine are left out, each with its reason.
+  std::vector<peers::PeerLibrary> runnable;
+  nlohmann::json left_out = nlohmann::json::array();
+  for (const peers::PeerLibrary peer : peers::all_peer_libraries()) {
+    if (const auto why = peers::peer_unavailable(peer)) {
+      fmt::print(stderr, "bench: {} left out: {}\n", peers::peer_name(peer), *why);
+      left_out.push_back({{"name", peers::peer_name(peer)}, {"reason", *why}});
+    } else {
+      runnable.push_back(peer);
+    }
+  }
   fmt::print(stderr, "bench: preparing the peers' weights ({} MiB of cold rotation each)\n",
              cold_bytes >> 20);
   for (auto& pk : kernels) {
     const auto products = value_or_fail(peers::kernel_matvecs(pk.kernel->name()));
     pk.session = value_or_fail(target->start_session(*pk.kernel, pk.artifacts, seed),
                                fmt::format("{} session", pk.kernel->name()));
-    for (const peers::PeerLibrary peer : peers::all_peer_libraries()) {
+    for (const peers::PeerLibrary peer : runnable) {
       auto run = value_or_fail(peers::PeerRun::start(peer, products, cold_bytes, seed),
                                std::string(peers::peer_name(peer)));
       pk.arms.push_back({std::string(peers::peer_name(peer)),
@@ -195,12 +206,16 @@ int run_bench_peers(const BenchPeersArgs& args) {
                           {"openblas_config", rt.openblas_config},
                           {"openblas_core", rt.openblas_core},
                           {"openblas_threads", rt.openblas_threads}}},
+                        {"peers_left_out", left_out},
                         {"kernels", nlohmann::json::array()}};
   add_floor(floor, !args.json, &out);
   if (!args.json) {
     fmt::print("oneDNN {} ({}, {} threads); OpenBLAS {} ({}, {} threads)\n", rt.onednn_version,
                rt.onednn_runtime, rt.onednn_threads, rt.openblas_config, rt.openblas_core,
                rt.openblas_threads);
+    for (const auto& peer : left_out)
+      fmt::print("{} left out: {}\n", peer["name"].get<std::string>(),
+                 peer["reason"].get<std::string>());
     fmt::print("{:<9} {:<20} {:<6} {:>11} {:>10} {:>10} {:>20} {:>7} {:>8} {:>6}\n", "kernel",
                "arm", "format", "bytes", "floor ms", "median ms", "95% interval ms", "GB/s",
                "x floor", "cv %");

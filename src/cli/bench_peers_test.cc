@@ -1,4 +1,5 @@
 // `headway bench --peers` as a user runs it: what it refuses before it measures anything.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -8,6 +9,7 @@
 
 #include "cli/cli_test_support.h"
 #include "common/subprocess.h"
+#include "peers/peer_libraries.h"
 
 namespace headway {
 namespace {
@@ -58,10 +60,24 @@ TEST(BenchPeers, TimesTheHeadAndEveryPeerAgainstOneBandwidth) {
   EXPECT_EQ(k["name"], "attn_out");
   EXPECT_EQ(k["head"], baseline);
   const uint64_t elements = 3840ull * 4096 + 4096 + 3840;
-  const std::vector<std::pair<std::string, uint64_t>> expected{{baseline, 15767552},
-                                                               {"onednn-bf16", elements * 2},
-                                                               {"onednn-f32", elements * 4},
-                                                               {"openblas-sgemv", elements * 4}};
+  // The peers this machine's libraries cannot run are left out with their reasons, the others
+  // timed.
+  std::vector<std::pair<std::string, uint64_t>> expected{{baseline, 15767552}};
+  nlohmann::json left_out = nlohmann::json::array();
+  for (const auto& [peer, bytes] : std::vector<std::pair<peers::PeerLibrary, uint64_t>>{
+           {peers::PeerLibrary::kOnednnBf16, elements * 2},
+           {peers::PeerLibrary::kOnednnF32, elements * 4},
+           {peers::PeerLibrary::kOpenblasSgemv, elements * 4}}) {
+    if (const auto why = peers::peer_unavailable(peer)) {
+      left_out.push_back({{"name", peers::peer_name(peer)}, {"reason", *why}});
+      EXPECT_NE(r.err.find(fmt::format("bench: {} left out: {}", peers::peer_name(peer), *why)),
+                std::string::npos)
+          << r.err;
+    } else {
+      expected.emplace_back(peers::peer_name(peer), bytes);
+    }
+  }
+  EXPECT_EQ(j["peers_left_out"], left_out);
   ASSERT_EQ(k["arms"].size(), expected.size());
   double best_peer = 1e300;
   for (size_t i = 0; i < expected.size(); ++i) {

@@ -89,6 +89,43 @@ dnnl::memory::data_type onednn_type(PeerLibrary peer) {
                                           : dnnl::memory::data_type::f32;
 }
 
+// oneDNN's name for the best instruction set it uses on this machine.
+std::string_view onednn_isa_name(dnnl::cpu_isa isa) {
+  switch (isa) {
+    case dnnl::cpu_isa::sse41:
+      return "SSE4.1";
+    case dnnl::cpu_isa::avx:
+      return "AVX";
+    case dnnl::cpu_isa::avx2:
+      return "AVX2";
+    case dnnl::cpu_isa::avx2_vnni:
+      return "AVX2 with VNNI";
+    case dnnl::cpu_isa::avx512_core:
+      return "AVX-512 core";
+    case dnnl::cpu_isa::avx512_core_vnni:
+      return "AVX-512 core with VNNI";
+    case dnnl::cpu_isa::avx512_core_bf16:
+      return "AVX-512 core with BF16";
+    case dnnl::cpu_isa::avx512_core_amx:
+      return "AVX-512 core with AMX";
+    default:
+      return "another";
+  }
+}
+
+// Why a oneDNN call failed, in words a user can act on where the library has no implementation
+// of the product for this CPU (dnnl_unimplemented).
+std::string onednn_failure(PeerLibrary peer, const std::exception& e) {
+  const auto* error = dynamic_cast<const dnnl::error*>(&e);
+  if (error == nullptr || error->status != dnnl_unimplemented)
+    return fmt::format("oneDNN: {}", e.what());
+  const dnnl_version_t* v = dnnl::version();
+  return fmt::format(
+      "oneDNN {}.{}.{} has no {} matmul for this CPU (the instruction set it uses here: {})",
+      v->major, v->minor, v->patch, peer_format(peer),
+      onednn_isa_name(dnnl::get_effective_cpu_isa()));
+}
+
 // One product's place in a copy: byte offsets of its weights, x and y.
 struct Placement {
   uint64_t weights = 0;
@@ -170,7 +207,7 @@ class PeerRunImpl final : public PeerRun {
         }
       }
     } catch (const std::exception& e) {
-      return environment_error(fmt::format("oneDNN: {}", e.what()));
+      return environment_error(onednn_failure(peer_, e));
     }
     return {};
   }
@@ -199,7 +236,7 @@ class PeerRunImpl final : public PeerRun {
       wait_until_idle();
       return std::chrono::duration<double>(t1 - t0).count();
     } catch (const std::exception& e) {
-      return environment_error(fmt::format("oneDNN: {}", e.what()));
+      return environment_error(onednn_failure(peer_, e));
     }
   }
 
@@ -240,6 +277,21 @@ std::string_view peer_name(PeerLibrary peer) {
       return "openblas-sgemv";
   }
   return "?";
+}
+
+std::optional<std::string> peer_unavailable(PeerLibrary peer) {
+  if (peer == PeerLibrary::kOpenblasSgemv) return std::nullopt;
+  try {
+    const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+    using tag = dnnl::memory::format_tag;
+    const dnnl::memory::desc x({1, 16}, onednn_type(peer), tag::ab);
+    const dnnl::memory::desc w({16, 16}, onednn_type(peer), tag::ba);
+    const dnnl::memory::desc y({1, 16}, onednn_type(peer), tag::ab);
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(x, w, y), engine);
+  } catch (const dnnl::error& e) {
+    if (e.status == dnnl_unimplemented) return onednn_failure(peer, e);
+  }
+  return std::nullopt;
 }
 
 std::string_view peer_format(PeerLibrary peer) {

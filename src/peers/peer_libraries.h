@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -36,6 +37,11 @@ std::string_view peer_format(PeerLibrary peer);
 // Bytes of one element in the peer's format (2 or 4).
 uint64_t peer_element_bytes(PeerLibrary peer);
 
+// Why `peer` cannot run on this machine, or nothing when it can: the library has no
+// implementation of the peer's product for this CPU (oneDNN 2.x has bf16 matmul only on chips
+// with AVX-512 core). Asked of the library itself, with a small product, not of the CPU's flags.
+std::optional<std::string> peer_unavailable(PeerLibrary peer);
+
 // One product y[rows] = W[rows][cols] x[cols].
 struct Matvec {
   std::string name;  // the weight's name in docs/KERNELS.md ("q|k|v", "o", "gate", "up", "down")
@@ -55,7 +61,7 @@ uint64_t peer_bytes(PeerLibrary peer, const std::vector<Matvec>& products);
 // One product through the library on these values (weights row-major, rows x cols; x of cols),
 // converted to the peer's format first (bf16: rounded to nearest even); y widened to f32. An
 // invalid-input error when the sizes do not match the product; an environment error when the
-// library fails.
+// library fails or cannot run here (its message then peer_unavailable's reason).
 Result<std::vector<float>> peer_matvec(PeerLibrary peer, const Matvec& product,
                                        std::span<const float> weights, std::span<const float> x);
 

@@ -29,6 +29,12 @@ TEST(PeerLibraries, EachPeerAgreesWithAnF64Reference) {
   for (const PeerLibrary peer : all_peer_libraries()) {
     SCOPED_TRACE(std::string(peer_name(peer)));
     auto y = peer_matvec(peer, product, w, x);
+    if (const auto why = peer_unavailable(peer)) {
+      ASSERT_FALSE(y.ok()) << "a peer said to be unavailable ran";
+      EXPECT_EQ(y.error().code, ErrorCode::kEnvironment);
+      EXPECT_EQ(y.error().message, *why);
+      continue;
+    }
     ASSERT_TRUE(y.ok()) << y.error().message;
     ASSERT_EQ(y->size(), product.rows);
     // Rounding of the output (bf16: 2^-8 relative) and f32 sums, against the sum of magnitudes.
@@ -42,6 +48,24 @@ TEST(PeerLibraries, EachPeerAgreesWithAnF64Reference) {
         magnitude += std::fabs(term);
       }
       EXPECT_NEAR((*y)[r], expected, rel * magnitude + 1e-6) << "row " << r;
+    }
+  }
+}
+
+// oneDNN 2.x implements bf16 matmul on AVX-512 core chips only (F, BW, VL and DQ); the f32 peers
+// run on any x86-64.
+TEST(PeerLibraries, OnlyThePeersTheLibraryCannotRunHereAreUnavailable) {
+  const bool avx512_core = __builtin_cpu_supports("avx512f") &&
+                           __builtin_cpu_supports("avx512bw") &&
+                           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+  EXPECT_FALSE(peer_unavailable(PeerLibrary::kOnednnF32).has_value());
+  EXPECT_FALSE(peer_unavailable(PeerLibrary::kOpenblasSgemv).has_value());
+  const auto bf16 = peer_unavailable(PeerLibrary::kOnednnBf16);
+  EXPECT_EQ(bf16.has_value(), !avx512_core);
+  if (bf16) {
+    EXPECT_NE(bf16->find("has no bf16 matmul for this CPU"), std::string::npos) << *bf16;
+    if (__builtin_cpu_supports("avx2")) {
+      EXPECT_NE(bf16->find("the instruction set it uses here: AVX2"), std::string::npos) << *bf16;
     }
   }
 }
