@@ -1,11 +1,12 @@
 // What the guard of a timed reading pays per call on the host (docs/PERFORMANCE.md, "Decisions
 // per device-hour"): patching one input set and putting it back, with the set out of every cache
-// before each round as a reading finds it, and flushing it:
+// before each round as a reading finds it, flushing it, and putting back a slot a call wrote:
 //   build/headway_microbench --benchmark_filter=InputSets --benchmark_repetitions=5
 //     --benchmark_report_aggregates_only=true
 // (one line).
 #include <benchmark/benchmark.h>
 
+#include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
@@ -49,6 +50,26 @@ void Flush(benchmark::State& state, const std::string& name) {
   for (auto _ : state) in_shares(shares, [&](Share share) { sets.flush(1, slot->data(), share); });
 }
 
+// The reset of one slot that a call wrote one cache row of (as qkv's does), the slot out of every
+// cache before each round as a reading finds it.
+void ResetSlot(benchmark::State& state, const std::string& name) {
+  InputSets sets(*builtin_kernel(name), 1, 2);
+  auto slot = sets.new_writable_block(1);
+  uint64_t round = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    const size_t row = (++round * 8192) % (sets.slot_bytes() - 8192);
+    std::memset(slot->data() + row, static_cast<int>(round & 0xff), 8192);
+    sets.flush(1, slot->data());
+    state.ResumeTiming();
+    sets.reset_writable_slot(*slot, 0);
+  }
+}
+
+BENCHMARK_CAPTURE(ResetSlot, qkv, std::string("qkv"))
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(100)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(PatchAndRestore, ffn, std::string("ffn"))
     ->Arg(1)
     ->Arg(2)

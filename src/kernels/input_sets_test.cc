@@ -74,6 +74,32 @@ TEST(InputSets, ConsecutiveSetsHoldIndependentDrawsAndRestoreToTheirOwn) {
   EXPECT_EQ(weights(1), before);
 }
 
+// qkv's slot holds its 8 MiB cache, written in a row or two a call: reset rewrites only the parts
+// that differ, so bytes written anywhere (first, last, a chunk's edges, padding, the block's tail)
+// must all come back, and a slot nobody wrote must stay as it is.
+TEST(InputSets, AResetSlotIsAsMadeWhereverACallWroteIt) {
+  const KernelContract& kernel = *builtin_kernel("qkv");
+  InputSets sets(kernel, 4, 2);
+  auto block = sets.new_writable_block(2);
+  const auto made = sets.new_writable_block(2);
+  ASSERT_EQ(block->size(), made->size());
+  const size_t slot = sets.slot_bytes();
+  const auto as_made = [&] { return std::memcmp(block->data(), made->data(), block->size()) == 0; };
+  ASSERT_TRUE(as_made());
+  const std::vector<size_t> written{0,    1023,        1024,         5000,     slot - 1,
+                                    slot, slot + 4096, 2 * slot - 1, 2 * slot, block->size() - 1};
+  for (const size_t at : written) {
+    if (at >= block->size()) continue;  // no tail after the slots
+    SCOPED_TRACE(at);
+    block->data()[at] ^= std::byte{0x5a};
+    ASSERT_FALSE(as_made());
+    for (size_t k = 0; k < 2; ++k) sets.reset_writable_slot(*block, k);
+    EXPECT_TRUE(as_made());
+  }
+  sets.reset_writable(*block);
+  EXPECT_TRUE(as_made()) << "a reset of an untouched block changes nothing";
+}
+
 TEST(InputSets, AFlushedSetIsReadFromMemory) {
   // A set just read answers dependent loads from a cache; flushed, from memory (several times
   // slower: tens of nanoseconds against a few).
