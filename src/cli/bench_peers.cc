@@ -16,6 +16,7 @@
 #include "common/rng.h"
 #include "common/stats.h"
 #include "peers/peer_libraries.h"
+#include "targets/cpu/isa_facts.h"
 #include "targets/design_library.h"
 #include "targets/fact_names.h"
 #include "targets/floor_bracket.h"
@@ -63,6 +64,16 @@ void peers_add_heads(targets::Target& target, const std::string& source, PeersKe
                k.name());
     for (const auto& d : designs) {
       const std::string label = fmt::format("design {}/{}", k.name(), d.name);
+      // As in the loop, a design this chip cannot run at speed is not a candidate for its head.
+      std::string missing;
+      for (const auto& ext : d.requires_isa) {
+        if (!cpu::chip_has(ext)) missing += fmt::format("{}{}", missing.empty() ? "" : ", ", ext);
+      }
+      if (!missing.empty()) {
+        fmt::print(stderr, "bench: {} left out: needs {}, which this CPU does not report\n", label,
+                   missing);
+        continue;
+      }
       targets::Artifact a = build_or_throw(target, d.render(d.defaults()), label);
       const targets::CheckOutcome c = target.check(k, a, {});
       if (!c.correct()) {
