@@ -196,10 +196,18 @@ std::vector<ExpectedOutput> SpecKernel::reference(const SharedBuffers& buffers) 
 }
 
 void SpecKernel::with_scratch(const std::function<void(Scratch&)>& use) const {
-  std::unique_lock lock(scratch_.mutex, std::try_to_lock);
-  if (lock.owns_lock()) return use(scratch_);
-  Scratch own;
-  use(own);
+  std::unique_ptr<Scratch> mine;
+  {
+    const std::lock_guard lock(scratch_.mutex);
+    if (!scratch_.idle.empty()) {
+      mine = std::move(scratch_.idle.back());
+      scratch_.idle.pop_back();
+    }
+  }
+  if (!mine) mine = std::make_unique<Scratch>();
+  use(*mine);
+  const std::lock_guard lock(scratch_.mutex);
+  scratch_.idle.push_back(std::move(mine));
 }
 
 KernelContract::WeightFormat SpecKernel::weight_format() const {

@@ -61,12 +61,16 @@ class SpecKernel final : public KernelContract {
   // wrote), kept between calls: decoding a cache of megabytes into fresh pages on every call
   // costs more than the reference.
   struct Scratch {
-    std::mutex mutex;
     std::vector<std::vector<double>> values;
     std::vector<std::vector<double>> given;
   };
-  mutable Scratch scratch_;
-  // Calls `use` with the kept scratch, or with a fresh one while another thread holds it.
+  // The scratches no call holds now: as many are kept as calls ever ran at once.
+  struct ScratchPool {
+    std::mutex mutex;
+    std::vector<std::unique_ptr<Scratch>> idle;
+  };
+  mutable ScratchPool scratch_;
+  // Calls `use` with a kept scratch no other thread holds, made when none is idle.
   void with_scratch(const std::function<void(Scratch&)>& use) const;
   std::vector<std::vector<int64_t>> extents_;  // per argument
   std::vector<RegionSpec> regions_;

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <thread>
 
 #include "common/file_io.h"
 #include "kernels/numerics.h"
@@ -136,6 +137,41 @@ TEST_F(SpecKernelTest, TheReferenceIsTheSpecsCSourceRunOnTheDecodedInputs) {
   const double inv = 1.0 / std::sqrt(sum_sq / 1024 + 1e-6);
   EXPECT_DOUBLE_EQ(expected[0].values[5], bf16_to_float(b.as<bf16>("x")[5]) * inv *
                                               bf16_to_float(b.as<bf16>("weight")[5]));
+}
+
+// Verification computes references on several threads at once, each with a scratch of its own:
+// every one must equal the reference computed alone, cache rows included.
+TEST_F(SpecKernelTest, ReferencesComputedAtOnceOnThreadsEqualEachAlone) {
+  auto k = kernel(spec("kv_append"));
+  constexpr int kThreads = 4;
+  std::vector<std::unique_ptr<SharedBuffers>> inputs;
+  std::vector<std::vector<ExpectedOutput>> alone;
+  for (int t = 0; t < kThreads; ++t) {
+    inputs.push_back(std::make_unique<SharedBuffers>(k->regions()));
+    k->generate(static_cast<uint64_t>(11 + t), *inputs.back());
+    alone.push_back(k->reference(*inputs.back()));
+  }
+  std::vector<std::vector<ExpectedOutput>> together(kThreads);
+  {
+    std::vector<std::jthread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        for (int round = 0; round < 20; ++round)
+          together[static_cast<size_t>(t)] = k->reference(*inputs[static_cast<size_t>(t)]);
+      });
+    }
+  }
+  for (int t = 0; t < kThreads; ++t) {
+    SCOPED_TRACE(t);
+    const auto& a = alone[static_cast<size_t>(t)];
+    const auto& b = together[static_cast<size_t>(t)];
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+      EXPECT_EQ(a[i].region, b[i].region);
+      EXPECT_EQ(a[i].first_element, b[i].first_element);
+      EXPECT_EQ(a[i].values, b[i].values);
+    }
+  }
 }
 
 TEST_F(SpecKernelTest, ACacheIsJudgedOnTheRowsTheReferenceChangedAndNoOthers) {

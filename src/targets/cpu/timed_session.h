@@ -192,12 +192,14 @@ class TimedSession {
     std::vector<std::vector<ExpectedOutput>> expected;  // per timed call, empty until needed
   };
   // The reference of a call on `set` patched with `patch_seed`, its writable regions laid out in
-  // verify_scratch(), which holds the call's slot as the reference left it until the next one.
-  std::vector<ExpectedOutput> reference_for(int set, uint64_t patch_seed);
-  // One slot's bytes for references, made when first needed and kept for the session (a fresh
-  // one per reference cost as much as the reference: its pages zeroed and faulted in).
-  SharedMemory& verify_scratch();
-  std::unique_ptr<SharedMemory> verify_scratch_;
+  // verify_scratch(thread), which holds the call's slot as the reference left it until the next
+  // one. Threads may compute references at once on different sets, each with its own scratch.
+  std::vector<ExpectedOutput> reference_for(int set, uint64_t patch_seed, int thread = 0);
+  // One slot's bytes for references per preparing thread, made when first needed and kept for
+  // the session (a fresh one per reference cost as much as the reference: its pages zeroed and
+  // faulted in).
+  SharedMemory& verify_scratch(int thread = 0);
+  std::vector<std::unique_ptr<SharedMemory>> verify_scratch_;
   // Checks `arm`'s calls, still in its slots, against `window`'s references: the first wrong
   // one, or nullopt (and the calls count as confirmed).
   std::optional<Misbehaviour> check_confirming(ConfirmingWindow& window, int arm);
@@ -207,7 +209,8 @@ class TimedSession {
   // Calls on `set` patched with `patch_seed`, each of which left one of `writes` in its slot,
   // judged against one computation of the reference: per call, why it is wrong, or nullopt.
   std::vector<std::optional<Violation>> wrong_outputs(
-      int set, uint64_t patch_seed, const std::vector<std::span<const std::byte>>& writes);
+      int set, uint64_t patch_seed, const std::vector<std::span<const std::byte>>& writes,
+      int thread = 0);
   // Compares `arm`'s timed calls, still in its slots, with `last`'s on the same inputs; where
   // two disagree, the reference judges both: the first wrong call, or nullopt.
   std::optional<Misbehaviour> compare_with(const LastReading& last, int arm);

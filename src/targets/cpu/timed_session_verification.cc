@@ -2,12 +2,14 @@
 // calls of a reading on the inputs of another arm's, the kept calls, the confirming readings.
 #include <fmt/format.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <map>
 
 #include "common/elapsed.h"
 #include "kernels/verify.h"
+#include "targets/cpu/preparing_threads.h"
 #include "targets/cpu/timed_session.h"
 
 namespace headway::cpu {
@@ -32,14 +34,15 @@ TimedSession::ConfirmingWindow& TimedSession::next_confirming_window() {
   return confirming_[at];
 }
 
-SharedMemory& TimedSession::verify_scratch() {
-  if (!verify_scratch_)
-    verify_scratch_ = std::make_unique<SharedMemory>("headway-verify", inputs_->slot_bytes());
-  return *verify_scratch_;
+SharedMemory& TimedSession::verify_scratch(int thread) {
+  if (verify_scratch_.empty()) verify_scratch_.resize(static_cast<size_t>(preparing_threads()));
+  auto& scratch = verify_scratch_.at(static_cast<size_t>(thread));
+  if (!scratch) scratch = std::make_unique<SharedMemory>("headway-verify", inputs_->slot_bytes());
+  return *scratch;
 }
 
-std::vector<ExpectedOutput> TimedSession::reference_for(int set, uint64_t patch_seed) {
-  SharedMemory& scratch = verify_scratch();
+std::vector<ExpectedOutput> TimedSession::reference_for(int set, uint64_t patch_seed, int thread) {
+  SharedMemory& scratch = verify_scratch(thread);
   // A slot as it is before a call: what prepare() does not write (cache rows) as drawn.
   inputs_->reset_writable(scratch);
   inputs_->prepare(set, patch_seed, scratch.data());
@@ -75,10 +78,11 @@ int64_t TimedSession::confirmed_calls(int arm) const {
 }
 
 std::vector<std::optional<Violation>> TimedSession::wrong_outputs(
-    int set, uint64_t patch_seed, const std::vector<std::span<const std::byte>>& writes) {
+    int set, uint64_t patch_seed, const std::vector<std::span<const std::byte>>& writes,
+    int thread) {
   // Computes the reference once, then judges each call's writes in the same scratch slot.
-  const auto expected = reference_for(set, patch_seed);
-  SharedMemory& scratch = verify_scratch();
+  const auto expected = reference_for(set, patch_seed, thread);
+  SharedMemory& scratch = verify_scratch(thread);
   const auto view = inputs_->view(set, scratch.data());
   std::vector<std::optional<Violation>> judged;
   for (const auto& w : writes) {
@@ -125,15 +129,33 @@ std::optional<Misbehaviour> TimedSession::compare_with(const LastReading& last, 
 
 std::optional<Misbehaviour> TimedSession::verify_sampled(std::optional<int> arm) {
   const auto t0 = std::chrono::steady_clock::now();
+  // The calls to check, a set's calls together: a reference patches its set, so one thread
+  // takes all of a set's calls, and the threads take different sets at once.
+  std::map<int, std::vector<size_t>> by_set;
+  for (size_t i = 0; i < kept_.size(); ++i) {
+    if (!arm || kept_[i].arm == *arm) by_set[kept_[i].set].push_back(i);
+  }
+  std::vector<const std::vector<size_t>*> sets;
+  for (const auto& [set, calls] : by_set) sets.push_back(&calls);
+  std::vector<std::optional<Violation>> verdicts(kept_.size());
+  std::atomic<bool> wrong = false;  // once one call is wrong, the others need not be checked
+  for_each_call_on(static_cast<int>(sets.size()), [&](int s, int thread) {
+    for (const size_t i : *sets[static_cast<size_t>(s)]) {
+      if (wrong.load(std::memory_order_relaxed)) return;
+      const Kept& kept = kept_[i];
+      verdicts[i] = wrong_outputs(kept.set, kept.patch_seed, {kept.writable}, thread)[0];
+      if (verdicts[i]) wrong = true;
+    }
+  });
   std::optional<Misbehaviour> found;
   std::map<int, int> whole;  // per arm: the longest reading checked whole here
-  for (const auto& kept : kept_) {
-    if (arm && kept.arm != *arm) continue;
-    if (const auto violation = wrong_outputs(kept.set, kept.patch_seed, {kept.writable})[0]) {
-      found = Misbehaviour{kept.arm, "a timed call's output is wrong: " + violation->describe()};
-      break;
+  for (size_t i = 0; i < kept_.size() && !found; ++i) {
+    const Kept& kept = kept_[i];
+    if (verdicts[i]) {
+      found = Misbehaviour{kept.arm, "a timed call's output is wrong: " + verdicts[i]->describe()};
+    } else if (!arm || kept.arm == *arm) {
+      whole[kept.arm] = std::max(whole[kept.arm], kept.whole_reading);
     }
-    whole[kept.arm] = std::max(whole[kept.arm], kept.whole_reading);
   }
   if (!found) {
     for (const auto& [checked, length] : whole) {
