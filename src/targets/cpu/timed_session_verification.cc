@@ -54,12 +54,16 @@ std::vector<ExpectedOutput> TimedSession::reference_for(int set, uint64_t patch_
 
 std::optional<Misbehaviour> TimedSession::check_confirming(ConfirmingWindow& window, int arm) {
   const auto t0 = std::chrono::steady_clock::now();
+  // The window's references, once, on every preparing thread: its calls' sets are different.
+  for_each_call_on(static_cast<int>(window.patches.size()), [&](int k, int thread) {
+    auto& expected = window.expected[static_cast<size_t>(k)];
+    if (expected.empty())
+      expected =
+          reference_for(window.first + 1 + k, window.patches[static_cast<size_t>(k)], thread);
+  });
   std::optional<Misbehaviour> found;
   for (size_t k = 0; k < window.patches.size() && !found; ++k) {
     const int set = window.first + 1 + static_cast<int>(k);
-    if (window.expected[k].empty()) {
-      window.expected[k] = reference_for(set, window.patches[k]);
-    }
     const auto mine = inputs_->view(set, slot(arm, static_cast<int>(k)));
     if (const auto wrong = verify_values(kernel_, *mine, window.expected[k])) {
       found =
