@@ -1,6 +1,7 @@
 #include "targets/cpu/session_inputs.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <mutex>
 #include <string>
@@ -37,6 +38,12 @@ int input_sets_for(uint64_t set_bytes, uint64_t cold_bytes, int window) {
 int max_calls_per_reading(uint64_t set_bytes) {
   return static_cast<int>(std::clamp<uint64_t>(kWindowBytes / std::max<uint64_t>(set_bytes, 1), 1,
                                                kMaxCallsPerReading));
+}
+
+int calls_per_reading_for(double timed_seconds, double fastest_seconds, uint64_t set_bytes) {
+  const double wanted = fastest_seconds > 0.0 ? std::ceil(timed_seconds / fastest_seconds) : 1.0;
+  const int most = max_calls_per_reading(set_bytes);
+  return wanted >= most ? most : std::max(1, static_cast<int>(wanted));
 }
 
 std::shared_ptr<InputSets> shared_input_sets(const KernelContract& kernel, uint64_t seed, int sets,

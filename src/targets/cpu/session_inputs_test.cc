@@ -24,6 +24,20 @@ TEST(SessionInputs, ShortKernelsMayMakeMoreCallsPerReading) {
   EXPECT_EQ(max_calls_per_reading(24 << 10), 256);  // of kilobytes: the cap
 }
 
+// A reading makes enough calls to fill 16 ms, within what its sets' window allows: ffn at 8.3 ms
+// a call makes two (one, and the warm-up call would be as long as the timed time).
+TEST(SessionInputs, AReadingMakesTheFewestCallsThatFillItsTimeWithinTheWindow) {
+  EXPECT_EQ(calls_per_reading_for(0.016, 0.0083, 100 << 20), 2);
+  EXPECT_EQ(calls_per_reading_for(0.016, 0.003, 100 << 20), 2);   // the window's 2, not 6
+  EXPECT_EQ(calls_per_reading_for(0.016, 0.016, 100 << 20), 1);   // exactly filled by one
+  EXPECT_EQ(calls_per_reading_for(0.016, 0.0161, 100 << 20), 1);  // a call longer than the time
+  EXPECT_EQ(calls_per_reading_for(0.016, 0.060, 16 << 20), 1);
+  EXPECT_EQ(calls_per_reading_for(0.016, 0.0014, 32 << 20), 8);   // qkv: the window's 8, not 12
+  EXPECT_EQ(calls_per_reading_for(0.016, 0.0015, 16 << 20), 11);  // ceil(10.7)
+  EXPECT_EQ(calls_per_reading_for(0.016, 5e-6, 24 << 10), 256);   // the cap
+  EXPECT_EQ(calls_per_reading_for(0.016, 0.0, 16 << 20), 1);      // no probe time: one
+}
+
 TEST(SessionInputs, ASessionReusesTheInputsOfAnEarlierOneThatEnded) {
   const KernelContract& kernel = *builtin_kernel("attn_out");
   auto first = shared_input_sets(kernel, 1, 4);

@@ -85,8 +85,8 @@ void TimedSession::probe() {
     }
   }
   if (fastest == 0.0) return;  // every arm failed: each reads its failure next
-  const int fit = static_cast<int>(options_.timed_per_reading / fastest);
-  calls_per_reading_ = std::clamp(fit, 1, max_calls_per_reading(inputs_->set_bytes()));
+  calls_per_reading_ =
+      calls_per_reading_for(options_.timed_per_reading, fastest, inputs_->set_bytes());
 }
 
 std::pair<int, int> TimedSession::next_sets() const {

@@ -13,9 +13,9 @@
 //     one reading hold independent draws, so no call finds the weights of an earlier call of
 //     its process, and the rotation starts at a secret set, so a set's place says nothing about
 //     which reading of the session it serves. The number of
-//     calls is fixed when the session starts, from a first reading of each arm (the probe): as
-//     many of the fastest arm's calls as fit in SessionOptions::timed_per_reading, at most
-//     max_calls_per_reading. It is the same
+//     calls is fixed when the session starts, from a first reading of each arm (the probe): the
+//     fewest of the fastest arm's calls that fill SessionOptions::timed_per_reading, at most
+//     max_calls_per_reading (calls_per_reading_for). It is the same
 //     for every arm and every reading the session returns, so that readings stay alike while
 //     the process start and the warm-up are shared by more kernel time when the kernel is short;
 //   - headway times the call from its request to the kernel's stamp of the reply;
