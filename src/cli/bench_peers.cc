@@ -16,7 +16,6 @@
 #include "common/rng.h"
 #include "common/stats.h"
 #include "peers/peer_libraries.h"
-#include "targets/cpu/isa_facts.h"
 #include "targets/design_library.h"
 #include "targets/fact_names.h"
 #include "targets/floor_bracket.h"
@@ -62,16 +61,27 @@ void peers_add_heads(targets::Target& target, const std::string& source, PeersKe
     const auto& designs = targets::designs_for(target, k);
     fmt::print(stderr, "bench: building and checking the {} designs of {}\n", designs.size(),
                k.name());
+    // As in the loop, a design whose extensions the chip or the toolchain lacks (its isa.* fact
+    // is 0) is not a candidate for the head.
+    targets::FactOptions isa;
+    for (const auto& d : designs) {
+      for (const auto& ext : d.requires_isa) isa.only.push_back(targets::isa_fact_name(ext));
+    }
+    std::map<std::string, double> has;
+    if (!isa.only.empty()) {
+      for (const auto& f : target.measure_facts(isa)) has[f.name] = f.value;
+    }
     for (const auto& d : designs) {
       const std::string label = fmt::format("design {}/{}", k.name(), d.name);
-      // As in the loop, a design this chip cannot run at speed is not a candidate for its head.
       std::string missing;
       for (const auto& ext : d.requires_isa) {
-        if (!cpu::chip_has(ext)) missing += fmt::format("{}{}", missing.empty() ? "" : ", ", ext);
+        const auto it = has.find(targets::isa_fact_name(ext));
+        if (it == has.end() || it->second == 0.0)
+          missing += fmt::format("{}{}", missing.empty() ? "" : ", ", ext);
       }
       if (!missing.empty()) {
-        fmt::print(stderr, "bench: {} left out: needs {}, which this CPU does not report\n", label,
-                   missing);
+        fmt::print(stderr, "bench: {} left out: needs {}, which this chip or toolchain lacks\n",
+                   label, missing);
         continue;
       }
       targets::Artifact a = build_or_throw(target, d.render(d.defaults()), label);

@@ -62,6 +62,26 @@ TEST(IsaFacts, MeasuredWithTheHostCompiler) {
   }
 }
 
+// bench --peers asks the target for the facts of the extensions its designs need, and only
+// those: nothing slow (no bandwidth), and each fact as the full measurement gives it.
+TEST(IsaFacts, TheTargetMeasuresJustTheInstructionSetFactsAskedFor) {
+  CpuTarget target;
+  targets::FactOptions options;
+  options.only = {"isa.avx2", "isa.avx512bf16"};
+  const auto facts = target.measure_facts(options);
+  ASSERT_EQ(facts.size(), 2u);
+  const auto all = measure_isa_facts(Toolchain{});
+  for (const auto& f : facts) {
+    SCOPED_TRACE(f.name);
+    EXPECT_TRUE(f.name == "isa.avx2" || f.name == "isa.avx512bf16");
+    for (const auto& a : all) {
+      if (a.name == f.name) {
+        EXPECT_EQ(a.value, f.value);
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace headway::cpu
 
