@@ -15,6 +15,7 @@
 #include "common/cache_sizes.h"
 #include "common/rng.h"
 #include "common/stats.h"
+#include "loop/library_proposer.h"
 #include "peers/peer_libraries.h"
 #include "targets/design_library.h"
 #include "targets/fact_names.h"
@@ -49,9 +50,32 @@ std::string peers_weight_format(const KernelContract& k) {
   return k.weight_format() == KernelContract::WeightFormat::kF8e4m3 ? "f8" : "nvfp4";
 }
 
+// The library's judgement of which designs can run here, as the loop makes it
+// (LibraryProposer::unmet_requirements), from the isa.* facts every kernel's designs name,
+// measured once.
+loop::LibraryProposer library_gate(targets::Target& target,
+                                   const std::vector<const KernelContract*>& kernels) {
+  targets::FactOptions isa;
+  for (const KernelContract* k : kernels) {
+    for (const auto& d : targets::designs_for(target, *k)) {
+      for (const auto& ext : d.requires_isa) isa.only.push_back(targets::isa_fact_name(ext));
+    }
+  }
+  std::map<std::string, double> facts;
+  if (!isa.only.empty()) {
+    for (const auto& f : target.measure_facts(isa)) facts[f.name] = f.value;
+  }
+  return loop::LibraryProposer(target, [facts](const std::string& name) -> std::optional<double> {
+    const auto it = facts.find(name);
+    return it == facts.end() ? std::nullopt : std::optional<double>(it->second);
+  });
+}
+
 // The kernel's head candidates, built and checked: `source`, or the library's designs at their
-// defaults that pass the check (a failing one is left out with a warning).
-void peers_add_heads(targets::Target& target, const std::string& source, PeersKernel& pk) {
+// defaults that `library` lets run here and that pass the check (a failing one is left out with
+// a warning).
+void peers_add_heads(targets::Target& target, const loop::LibraryProposer& library,
+                     const std::string& source, PeersKernel& pk) {
   const KernelContract& k = *pk.kernel;
   const std::string format = peers_weight_format(k);
   if (!source.empty()) {
@@ -61,27 +85,10 @@ void peers_add_heads(targets::Target& target, const std::string& source, PeersKe
     const auto& designs = targets::designs_for(target, k);
     fmt::print(stderr, "bench: building and checking the {} designs of {}\n", designs.size(),
                k.name());
-    // As in the loop, a design whose extensions the chip or the toolchain lacks (its isa.* fact
-    // is 0) is not a candidate for the head.
-    targets::FactOptions isa;
-    for (const auto& d : designs) {
-      for (const auto& ext : d.requires_isa) isa.only.push_back(targets::isa_fact_name(ext));
-    }
-    std::map<std::string, double> has;
-    if (!isa.only.empty()) {
-      for (const auto& f : target.measure_facts(isa)) has[f.name] = f.value;
-    }
     for (const auto& d : designs) {
       const std::string label = fmt::format("design {}/{}", k.name(), d.name);
-      std::string missing;
-      for (const auto& ext : d.requires_isa) {
-        const auto it = has.find(targets::isa_fact_name(ext));
-        if (it == has.end() || it->second == 0.0)
-          missing += fmt::format("{}{}", missing.empty() ? "" : ", ", ext);
-      }
-      if (!missing.empty()) {
-        fmt::print(stderr, "bench: {} left out: needs {}, which this chip or toolchain lacks\n",
-                   label, missing);
+      if (const std::string unmet = library.unmet_requirements(d); !unmet.empty()) {
+        fmt::print(stderr, "bench: {} left out: {}\n", label, unmet);
         continue;
       }
       targets::Artifact a = build_or_throw(target, d.render(d.defaults()), label);
@@ -138,10 +145,11 @@ int run_bench_peers(const BenchPeersArgs& args) {
   const uint64_t seed = fresh_seed();
   const uint64_t cold_bytes = 2 * last_level_cache_bytes();
   std::vector<PeersKernel> kernels;
+  const loop::LibraryProposer library = library_gate(*target, args.kernels);
   for (const KernelContract* k : args.kernels) {
     PeersKernel pk;
     pk.kernel = k;
-    peers_add_heads(*target, args.source, pk);
+    peers_add_heads(*target, library, args.source, pk);
     kernels.push_back(std::move(pk));
   }
   // Peers the libraries cannot run on this machine are left out, each with its reason.

@@ -62,21 +62,16 @@ namespace {
 // Bytes compared, and rewritten where they differ, at a time.
 constexpr size_t kResetChunkBytes = 1024;
 
-// Makes `to` equal `from` by rewriting only the chunks that differ: a slot a call wrote in a few
-// places is read, not rewritten, so its other lines stay clean (a later flush writes nothing back)
-// and its reset costs a read of the slot instead of a read, an ownership read and a write.
-void copy_where_different(std::byte* to, const std::byte* from, size_t bytes) {
-  for (size_t at = 0; at < bytes; at += kResetChunkBytes) {
-    const size_t n = std::min(kResetChunkBytes, bytes - at);
-    if (std::memcmp(to + at, from + at, n) != 0) std::memcpy(to + at, from + at, n);
-  }
-}
-
-void zero_where_not_zero(std::byte* to, size_t bytes) {
+// Makes `to` equal `from` (nullptr: zeros) by rewriting only the chunks that differ: a slot a
+// call wrote in a few places is read, not rewritten, so its other lines stay clean (a later flush
+// writes nothing back) and its reset costs a read of the slot instead of a read, an ownership
+// read and a write.
+void rewrite_where_different(std::byte* to, const std::byte* from, size_t bytes) {
   static constexpr std::byte kZeros[kResetChunkBytes] = {};
   for (size_t at = 0; at < bytes; at += kResetChunkBytes) {
     const size_t n = std::min(kResetChunkBytes, bytes - at);
-    if (std::memcmp(to + at, kZeros, n) != 0) std::memset(to + at, 0, n);
+    const std::byte* want = from ? from + at : kZeros;
+    if (std::memcmp(to + at, want, n) != 0) std::memcpy(to + at, want, n);
   }
 }
 
@@ -85,11 +80,12 @@ void zero_where_not_zero(std::byte* to, size_t bytes) {
 void InputSets::reset_writable_slot(const SharedMemory& block, size_t k) const {
   const size_t slots = block.size() / slot_bytes();
   std::byte* slot = block.data() + slot_bytes() * k;
-  copy_where_different(slot, draws_[0]->writable_block(), layout_.writable_bytes);
-  zero_where_not_zero(slot + layout_.writable_bytes, slot_bytes() - layout_.writable_bytes);
+  rewrite_where_different(slot, draws_[0]->writable_block(), layout_.writable_bytes);
+  rewrite_where_different(slot + layout_.writable_bytes, nullptr,
+                          slot_bytes() - layout_.writable_bytes);
   if (k + 1 == slots) {
     const size_t used = slots * slot_bytes();
-    zero_where_not_zero(block.data() + used, block.size() - used);
+    rewrite_where_different(block.data() + used, nullptr, block.size() - used);
   }
 }
 
