@@ -50,7 +50,7 @@ std::vector<Node> ProposalFeed::pending_of(store::Workspace& ws, trees::DesignTr
   }
   *added = static_cast<int>(fresh.size());
   pending.insert(pending.end(), fresh.begin(), fresh.end());
-  return pending;
+  return pending.empty() ? tied_nodes(t) : pending;
 }
 
 bool ProposalFeed::may_ask_ahead() const {

@@ -51,7 +51,7 @@ class ProposalFeed {
   // earlier, oldest first, and when fewer than options.batch, new proposals for the rest, varying
   // each of `parents()` in turn (loop/beam.h) until one gives something new. `asking` is called
   // before the proposer is asked (not at all when it is not); *added receives how many nodes are
-  // new.
+  // new. When there are none of either, the candidates tied in a race (proposals.h).
   std::vector<trees::Node> pending_of(store::Workspace& ws, trees::DesignTree& t,
                                       const std::function<std::vector<trees::Node>()>& parents,
                                       const std::function<void()>& asking, int* added);

@@ -81,6 +81,48 @@ TEST(ProposalFeed, EachParentIsVariedInTurnUntilOneGivesSomethingNew) {
   EXPECT_EQ(proposer.told[1].head_design, k.head().design);
 }
 
+// A candidate tied in a race waits while anything else is left, then is a round's candidate.
+TEST(ProposalFeed, ACandidateTiedInARaceWaitsUntilNothingElseIsLeft) {
+  LoopKernel k;
+  CountingProposer proposer(1);
+  OptimizeOptions options;
+  options.batch = 2;
+  std::mutex builds;
+  ProposalFeed feed(proposer, options, k.target(), "/nonexistent", builds);
+  const trees::Node tied = k.add("tied", "time: 0.6\n");
+  ASSERT_TRUE(k.tree().note_proposed(tied.id, "tied", {{kTiedInRace, 1}}));
+  const trees::Node fresh = k.add("fresh", "time: 0.7\n");
+  EXPECT_TRUE(tied_in_race(*k.tree().node(tied.id)));
+  EXPECT_FALSE(tied_in_race(*k.tree().node(fresh.id)));
+  ASSERT_EQ(proposed_nodes(k.tree()).size(), 1u);
+  EXPECT_EQ(proposed_nodes(k.tree())[0].id, fresh.id);
+  ASSERT_EQ(tied_nodes(k.tree()).size(), 1u);
+  EXPECT_EQ(tied_nodes(k.tree())[0].id, tied.id);
+
+  int added = -1;
+  const auto head = [&k] { return std::vector<trees::Node>{k.head()}; };
+  const auto first = feed.pending_of(
+      k.ws(), k.tree(), head, [] {}, &added);
+  ASSERT_EQ(first.size(), 2u);
+  EXPECT_EQ(first[0].id, fresh.id);
+  EXPECT_EQ(first[1].design, "d0") << "the proposer's new design, not the tied one";
+  for (const auto& n : first)
+    ASSERT_TRUE(k.tree().set_status(n.id, trees::NodeStatus::kSlower, "decided"));
+
+  CountingProposer empty(0);
+  ProposalFeed spent(empty, options, k.target(), "/nonexistent", builds);
+  const auto last = spent.pending_of(
+      k.ws(), k.tree(), head, [] {}, &added);
+  ASSERT_EQ(last.size(), 1u);
+  EXPECT_EQ(last[0].id, tied.id);
+  EXPECT_EQ(added, 0);
+  ASSERT_TRUE(k.tree().set_status(tied.id, trees::NodeStatus::kRacedOut, "tied again"));
+  EXPECT_TRUE(spent
+                  .pending_of(
+                      k.ws(), k.tree(), head, [] {}, &added)
+                  .empty());
+}
+
 TEST(ProposalFeed, ProposalsAskedForAheadAreCollectedOnce) {
   LoopKernel k;
   OptimizeOptions options;

@@ -26,14 +26,28 @@ std::vector<TriedCandidate> tried_candidates(const std::vector<Node>& nodes) {
   return out;
 }
 
-std::vector<Node> proposed_nodes(trees::DesignTree& tree) {
+bool tied_in_race(const Node& node) {
+  return node.status == NodeStatus::kProposed && node.evidence.is_object() &&
+         node.evidence.contains(kTiedInRace);
+}
+
+namespace {
+
+std::vector<Node> proposed_where(trees::DesignTree& tree, bool tied) {
   std::vector<Node> out;
   const int64_t head = tree.head().node_id;
   for (auto& n : tree.nodes()) {
-    if (n.status == NodeStatus::kProposed && n.id != head) out.push_back(std::move(n));
+    if (n.status == NodeStatus::kProposed && n.id != head && tied_in_race(n) == tied)
+      out.push_back(std::move(n));
   }
   return out;
 }
+
+}  // namespace
+
+std::vector<Node> proposed_nodes(trees::DesignTree& tree) { return proposed_where(tree, false); }
+
+std::vector<Node> tied_nodes(trees::DesignTree& tree) { return proposed_where(tree, true); }
 
 std::vector<Node> add_proposals(trees::DesignTree& tree, Proposer& proposer,
                                 const std::vector<Proposal>& proposals) {

@@ -12,9 +12,18 @@ namespace headway::loop {
 // nor those still proposed), most recently decided first, at most ProposalContext::kMaxTried.
 std::vector<TriedCandidate> tried_candidates(const std::vector<trees::Node>& nodes);
 
+// A candidate tied with a race's winner, on a target whose readings move with the hour's
+// bandwidth, says nothing of another hour: it stays proposed with kTiedInRace (the race's id) in
+// its evidence and is raced again once, after the kernel's other candidates (loop/round.h).
+inline constexpr const char* kTiedInRace = "tied_in_race";
+bool tied_in_race(const trees::Node& node);
+
 // The tree's nodes still proposed (left by a killed run or asked for ahead), oldest first; never
-// the head.
+// the head, nor one tied in a race.
 std::vector<trees::Node> proposed_nodes(trees::DesignTree& tree);
+// The tree's proposed nodes tied in a race, oldest first: a round's candidates once the kernel
+// has nothing else to try.
+std::vector<trees::Node> tied_nodes(trees::DesignTree& tree);
 
 // Stores proposals as nodes of `tree` (a variant of the node whose source is its parent_source,
 // when there is one; else a design) and tells `proposer` of each (Proposer::proposed) when it

@@ -11,6 +11,7 @@
 #include "loop/build_ahead.h"
 #include "loop/device_time.h"
 #include "loop/kernel_registration.h"
+#include "loop/proposals.h"
 #include "loop/race.h"
 #include "loop/screen_calibration.h"
 
@@ -153,8 +154,10 @@ std::vector<Round::Survivor> Round::screen_by_static_cost(const targets::Artifac
 }
 
 // Races the survivors: the losers are raced out, those that broke a rule disqualified, and where
-// the head ran too the race's calibration points are kept. Returns the winner, or nullopt when
-// every survivor broke a rule.
+// the head ran too the race's calibration points are kept. A loser tied with the winner for the
+// first time stays proposed, to be raced again after the kernel's other candidates
+// (proposals.h: kTiedInRace); tied a second time, it is raced out. Returns the winner, or nullopt
+// when every survivor broke a rule.
 std::optional<size_t> Round::race(const Node& head, const std::vector<Survivor>& survivors,
                                   const std::optional<targets::Artifact>& head_artifact) {
   events_.progress(survivors[0].node, fmt::format("race of {}", survivors.size()));
@@ -190,6 +193,17 @@ std::optional<size_t> Round::race(const Node& head, const std::vector<Survivor>&
           "tied in the race (median {:.3f} ms vs winner {:.3f} ms), slower on one core: {:.3f} "
           "ms vs {:.3f} ms",
           ms, r.medians[w] * 1e3, *r.one_core_medians[i] * 1e3, *r.one_core_medians[w] * 1e3);
+      if (!tied_in_race(survivors[i].node)) {
+        evidence[kTiedInRace] = r.race_id;
+        value_or_fail(
+            tree_.note_proposed(survivors[i].node.id,
+                                reason + "; raced again after the other candidates", evidence),
+            "record race");
+        events_.progress(survivors[i].node, "tied: raced again later");
+        continue;
+      }
+      reason +=
+          fmt::format(", tied in race {} before", survivors[i].node.evidence[kTiedInRace].dump());
     }
     value_or_fail(tree_.set_status(survivors[i].node.id, NodeStatus::kRacedOut, reason, evidence),
                   "record race");

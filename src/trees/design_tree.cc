@@ -342,6 +342,20 @@ Result<Node> DesignTree::set_status(int64_t id, NodeStatus status, std::string_v
   return *node(id);
 }
 
+Result<Node> DesignTree::note_proposed(int64_t id, std::string_view reason, const json& evidence) {
+  store::Database& db = ws_->db();
+  Transaction txn(db);
+  auto current = node(id);
+  if (!current) return not_found(fmt::format("kernel '{}' has no node #{}", kernel_, id));
+  if (current->status != NodeStatus::kProposed) {
+    return invalid_input(fmt::format("node #{} of '{}' is {}, not proposed", id, kernel_,
+                                     to_string(current->status)));
+  }
+  write_status(db, id, NodeStatus::kProposed, reason, evidence);
+  txn.commit();
+  return *node(id);
+}
+
 Result<HeadRecord> DesignTree::set_head(int64_t id, std::optional<double> median_ms,
                                         std::optional<int64_t> test_id, std::string_view reason,
                                         const json& evidence,

@@ -115,6 +115,10 @@ class DesignTree {
                           const nlohmann::json& evidence = nullptr);
   Result<Node> set_status(int64_t id, std::string_view status, std::string_view reason,
                           const nlohmann::json& evidence = nullptr);
+  // Changes the reason and evidence of a node that stays proposed (one that waits for a later
+  // round, such as a candidate tied in a race: loop/proposals.h). An error, changing nothing,
+  // for an unknown node or one that is no longer proposed.
+  Result<Node> note_proposed(int64_t id, std::string_view reason, const nlohmann::json& evidence);
 
   // Makes the node the head: in one transaction it becomes accepted (when it is proposed or
   // inconclusive; a former head stays accepted) with this reason and evidence, and a row is

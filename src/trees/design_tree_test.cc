@@ -195,6 +195,23 @@ TEST_F(TreeDesign, BadStatusesAndShortcutsAreRejected) {
                store::StoreError);
 }
 
+// A proposed node may carry a note while it waits (a tie in a race); a decided one may not.
+TEST_F(TreeDesign, OnlyAProposedNodeTakesANoteAndStaysProposed) {
+  const Node n = add(NodeKind::kDesign, std::nullopt, "tiled");
+  auto noted = tree().note_proposed(n.id, "tied in a race", {{"tied_in_race", 3}});
+  ASSERT_TRUE(noted.ok()) << noted.error().message;
+  EXPECT_EQ(noted->status, NodeStatus::kProposed);
+  EXPECT_EQ(tree().node(n.id)->reason, "tied in a race");
+  EXPECT_EQ(tree().node(n.id)->evidence, json({{"tied_in_race", 3}}));
+  ASSERT_TRUE(tree().set_status(n.id, NodeStatus::kRacedOut, "lost").ok());
+  auto refused = tree().note_proposed(n.id, "again", {{"tied_in_race", 4}});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_TRUE(has(refused.error().message, "raced-out, not proposed")) << refused.error().message;
+  EXPECT_EQ(tree().node(n.id)->reason, "lost") << "a refused note changes nothing";
+  EXPECT_FALSE(tree().note_proposed(9999, "x", nullptr).ok());
+  EXPECT_FALSE(tree().note_proposed(tree().root().id, "x", nullptr).ok());
+}
+
 TEST_F(TreeDesign, ARevokedHeadIsCheatedAndTheLatestHonestEarlierHeadIsBack) {
   const int64_t root = tree().root().id;
   EXPECT_FALSE(tree().revoke_head("wrong").ok()) << "the baseline has no earlier head";

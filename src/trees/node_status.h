@@ -6,6 +6,9 @@
 //            ──► slower | same | inconclusive | accepted | cheated
 //   inconclusive ──► slower | same | inconclusive | accepted | cheated   (a retest with more pairs)
 //
+// A proposed node may wait as proposed with a note (DesignTree::note_proposed): a candidate tied
+// with a race's winner is decided again later (loop/proposals.h).
+//
 // cheated: the candidate passed the check but broke a rule of timing (a wrong output in a timed
 // call, work outside its calls, a forged reply, a failure under timing). Such a node is never a
 // head nor a parent.
