@@ -22,6 +22,7 @@
 #include "targets/floor_bracket.h"
 #include "targets/floors.h"
 #include "targets/one_core_ties.h"
+#include "trees/design_tree.h"
 
 namespace headway::cli {
 
@@ -44,6 +45,7 @@ struct PeersKernel {
   std::unique_ptr<targets::Session> session;
   std::vector<std::unique_ptr<peers::PeerRun>> peers;
   double floor_ms = 0.0;
+  bool workspace_head = false;  // arms[0] is the workspace's head
 };
 
 std::string peers_weight_format(const KernelContract& k) {
@@ -71,17 +73,42 @@ loop::LibraryProposer library_gate(targets::Target& target,
   });
 }
 
-// The kernel's head candidates, built and checked: `source`, or the library's designs at their
-// defaults that `library` lets run here and that pass the check (a failing one is left out with
-// a warning).
+// The kernel's head in `ws`, labelled "DESIGN #NODE": nullopt where it has no Design Tree
+// there or its head is the baseline.
+std::optional<std::pair<std::string, std::string>> workspace_head(store::Workspace& ws,
+                                                                  const std::string& kernel) {
+  auto tree = trees::DesignTree::open(ws, kernel);
+  if (!tree) return std::nullopt;
+  const int64_t head = tree.value().head().node_id;
+  if (head == tree.value().root().id) return std::nullopt;
+  const auto node = tree.value().node(head);
+  const auto text = tree.value().source(head);
+  if (!node || !text)
+    fail_with(database_error(fmt::format("{}: head node {} has no source", kernel, head)));
+  return std::pair{fmt::format("{} #{}", node->design, head), *text};
+}
+
+// The kernel's head candidates, built and checked: `source`; or the workspace's head (when `ws`
+// has one for the kernel) and the library's designs at their defaults that `library` lets run
+// here and that pass the check (a failing one is left out with a warning).
 void peers_add_heads(targets::Target& target, const loop::LibraryProposer& library,
-                     const std::string& source, PeersKernel& pk) {
+                     const std::string& source, std::optional<store::Workspace>& ws,
+                     PeersKernel& pk) {
   const KernelContract& k = *pk.kernel;
   const std::string format = peers_weight_format(k);
   if (!source.empty()) {
     pk.artifacts.push_back(build_or_throw(target, read_source_or_throw(source), source));
     pk.arms.push_back({source, "source", format, k.bytes_to_move(), 0, {}});
   } else {
+    if (const auto head = ws ? workspace_head(*ws, std::string(k.name())) : std::nullopt) {
+      const std::string label = fmt::format("the {} head of the workspace", k.name());
+      targets::Artifact a = build_or_throw(target, head->second, label);
+      if (const targets::CheckOutcome c = target.check(k, a, {}); !c.correct())
+        fail_with(environment_error(fmt::format("{} fails its check: {}", label, c.description)));
+      pk.artifacts.push_back(std::move(a));
+      pk.arms.push_back({head->first, "workspace head", format, k.bytes_to_move(), 0, {}});
+      pk.workspace_head = true;
+    }
     const auto& designs = targets::designs_for(target, k);
     fmt::print(stderr, "bench: building and checking the {} designs of {}\n", designs.size(),
                k.name());
@@ -111,11 +138,13 @@ void peers_add_heads(targets::Target& target, const loop::LibraryProposer& libra
 // Designs whose medians lie within this of the fastest design's are ranked by one core.
 constexpr double kPeersTiePct = 5.0;
 
-// The kernel's head: the fastest of its candidates, or, among the designs within kPeersTiePct of
-// the fastest, the fastest on one core, as the loop's races choose (targets/one_core_ties.h).
+// The kernel's head: the workspace's; else the fastest of its candidates, or, among the designs
+// within kPeersTiePct of the fastest, the fastest on one core, as the loop's races choose
+// (targets/one_core_ties.h).
 std::pair<size_t, std::optional<targets::OneCoreTies>> peers_head(targets::Target& target,
                                                                   const PeersKernel& pk,
                                                                   uint64_t seed) {
+  if (pk.workspace_head) return {0, std::nullopt};
   std::vector<double> medians;
   std::vector<int> ranking;
   for (size_t i = 0; i < pk.artifacts.size(); ++i) {
@@ -140,7 +169,23 @@ int run_bench_peers(const BenchPeersArgs& args) {
         "--target cpu, not '{}'",
         args.target));
   if (args.kernels.empty()) throw UsageError("--peers needs at least one kernel");
-  auto target = target_or_throw(args.target, args.toolchain);
+  std::optional<store::Workspace> ws;
+  std::unique_ptr<targets::Target> target;
+  if (!args.workspace.empty()) {
+    if (!args.source.empty())
+      throw UsageError("--source and a workspace both name the head: give one");
+    if (!args.toolchain.empty())
+      throw UsageError("--toolchain does not go with a workspace: its toolchain is its own");
+    ws.emplace(open_workspace_or_throw(args.workspace));
+    target = workspace_target_or_throw(*ws);
+    if (target->name() != "cpu")
+      throw UsageError(fmt::format(
+          "--peers times libraries on this machine's CPU beside the cpu target's heads: the "
+          "workspace's target is {}",
+          target->name()));
+  } else {
+    target = target_or_throw(args.target, args.toolchain);
+  }
 
   const uint64_t seed = fresh_seed();
   const uint64_t cold_bytes = 2 * last_level_cache_bytes();
@@ -149,7 +194,7 @@ int run_bench_peers(const BenchPeersArgs& args) {
   for (const KernelContract* k : args.kernels) {
     PeersKernel pk;
     pk.kernel = k;
-    peers_add_heads(*target, library, args.source, pk);
+    peers_add_heads(*target, library, args.source, ws, pk);
     kernels.push_back(std::move(pk));
   }
   // Peers the libraries cannot run on this machine are left out, each with its reason.
@@ -224,7 +269,8 @@ int run_bench_peers(const BenchPeersArgs& args) {
   }
 
   const peers::PeerRuntime rt = peers::peer_runtime();
-  nlohmann::json out = {{"target", args.target},
+  nlohmann::json out = {{"target", target->name()},
+                        {"workspace", ws ? nlohmann::json(ws->root().string()) : nlohmann::json()},
                         {"toolchain", target->identity().id},
                         {"readings", args.readings},
                         {"cold_bytes", cold_bytes},
@@ -305,6 +351,9 @@ int run_bench_peers(const BenchPeersArgs& args) {
     }
     out["kernels"].push_back({{"name", k.name()},
                               {"head", pk.arms[head].name},
+                              {"head_from", pk.workspace_head      ? "workspace"
+                                            : !args.source.empty() ? "source"
+                                                                   : "library"},
                               {"head_one_core", head_one_core},
                               {"head_ratio_to_floor", head_ratio},
                               {"best_peer", best_peer},

@@ -9,8 +9,13 @@
 
 #include "cli/cli_test_support.h"
 #include "common/subprocess.h"
+#include "kernels/contract.h"
+#include "loop/kernel_registration.h"
 #include "peers/peer_libraries.h"
 #include "targets/cpu/isa_facts.h"
+#include "targets/design_library.h"
+#include "targets/registry/registry.h"
+#include "trees/design_tree.h"
 
 namespace headway {
 namespace {
@@ -156,6 +161,70 @@ TEST(BenchPeers, TheHeadIsTheFastestDesignOrTheFastestOnOneCoreOfThoseTied) {
       best_one_core = t["one_core_median_ms"], best_name = name;
   }
   EXPECT_EQ(head, best_name);
+}
+
+// In a workspace the head is the loop's: the kernel's head there, timed beside the library's
+// designs at their defaults and the peers; a kernel whose head is its baseline falls back to the
+// library's rule.
+TEST(BenchPeers, InAWorkspaceTheHeadIsTheWorkspacesHead) {
+  store::TestTempDir tmp;
+  setenv("HEADWAY_CACHE_DIR", (tmp.path() / "cache").c_str(), 1);
+  const std::string ws = (tmp.path() / "ws").string();
+  ASSERT_EQ(cli::run_split(HEADWAY_BINARY, {"init", ws}, "", 120.0).exit_code, 0);
+  int64_t head_id = 0;
+  {
+    auto w = store::Workspace::open(ws).value();
+    auto target = targets::make_target("cpu");
+    const KernelContract& attn_out = *builtin_kernel("attn_out");
+    auto tree = loop::register_kernel(
+        w, *target, attn_out,
+        [&](const std::string& src) { return target->build(src, tmp.path() / "builds"); }, 3);
+    ASSERT_TRUE(tree);
+    const targets::Design* sext = nullptr;
+    for (const auto& d : targets::designs_for(*target, attn_out))
+      if (d.name == "sext_static") sext = &d;
+    ASSERT_NE(sext, nullptr);
+    targets::Params params = sext->defaults();
+    params["P_THREADS"] = 1;  // not the defaults: the workspace's own head, not a design's
+    trees::NewNode n;
+    n.design = "sext_static";
+    n.source = sext->render(params);
+    n.proposer = "test";
+    const auto added = tree->add(n);
+    ASSERT_TRUE(added) << added.error().message;
+    head_id = added->node.id;
+    ASSERT_TRUE(tree->set_head(head_id, std::nullopt, std::nullopt, "test"));
+  }
+  const std::string head = fmt::format("sext_static #{}", head_id);
+  const cli::CliRun r = cli::run_split(
+      HEADWAY_BINARY, {"bench", "--peers", "--kernel", "attn_out", "--readings", "2", "--json"}, ws,
+      600.0);
+  ASSERT_EQ(r.exit_code, 0) << r.problem << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["workspace"], std::filesystem::canonical(ws).string());
+  const auto& k = j["kernels"][0];
+  EXPECT_EQ(k["head"], head);
+  EXPECT_EQ(k["head_from"], "workspace");
+  EXPECT_TRUE(k["head_one_core"].is_null()) << "the workspace's head is not chosen by a race";
+  ASSERT_GE(k["arms"].size(), 3u);
+  EXPECT_EQ(k["arms"][0]["name"], head);
+  EXPECT_EQ(k["arms"][0]["kind"], "head");
+  int designs = 0;
+  for (const auto& arm : k["arms"]) designs += arm["kind"] == "design";
+  EXPECT_GE(designs, 1) << "the library's designs are timed beside it: " << r.out;
+
+  // --source names the head another way; a workspace of another target has no cpu heads.
+  const auto both =
+      headway_bench({"--peers", "--kernel", "attn_out", "--workspace", ws, "--source", "x.cc"});
+  EXPECT_EQ(both.exit_code, 2) << both.output;
+  EXPECT_NE(both.output.find("--source and a workspace both name the head"), std::string::npos)
+      << both.output;
+  const std::string sim = (tmp.path() / "sim").string();
+  ASSERT_EQ(cli::run_split(HEADWAY_BINARY, {"init", sim, "--target", "sim"}, "", 120.0).exit_code,
+            0);
+  const auto other = headway_bench({"--peers", "--workspace", sim});
+  EXPECT_EQ(other.exit_code, 2) << other.output;
+  EXPECT_NE(other.output.find("the workspace's target is sim"), std::string::npos) << other.output;
 }
 
 }  // namespace

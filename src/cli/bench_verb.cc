@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -13,6 +14,7 @@
 #include "cli/readings_view.h"
 #include "cli/verbs.h"
 #include "common/rng.h"
+#include "store/workspace.h"
 #include "targets/fact_names.h"
 #include "targets/floor_bracket.h"
 #include "targets/floors.h"
@@ -79,7 +81,8 @@ int run_bench(const BenchArgs& args) {
   NamedKernel named;  // holds the kernel named by --kernel
   if (args.kernel.empty()) {
     if (!args.source.empty()) throw UsageError("--source needs --kernel");
-    if (!args.workspace.empty()) throw UsageError("--workspace goes with --step or --kernel");
+    if (!args.workspace.empty() && !args.peers)
+      throw UsageError("--workspace goes with --step, --peers or --kernel");
     kernels = builtin_kernels();
   } else {
     named = named_kernel_or_throw(args.kernel, args.workspace);
@@ -87,9 +90,16 @@ int run_bench(const BenchArgs& args) {
   }
   if (!args.shape_set.empty() && (args.kernel.empty() || args.peers))
     throw UsageError("--shape-set goes with --kernel, in a plain bench");
-  if (args.peers)
+  if (args.peers) {
+    // The heads of the workspace given, or of the one here unless a target or a source is given.
+    std::string ws = args.workspace;
+    if (ws.empty() && !args.target_given && args.source.empty()) {
+      if (const auto found = store::Workspace::locate(std::filesystem::current_path()))
+        ws = found->string();
+    }
     return run_bench_peers(
-        {kernels, args.source, args.readings, args.target, args.toolchain, args.json});
+        {kernels, args.source, ws, args.readings, args.target, args.toolchain, args.json});
+  }
   const std::string source = args.source.empty() ? "" : read_source_or_throw(args.source);
   auto target = verb_target_or_throw(args.target_given ? args.target : "", args.toolchain, "",
                                      args.workspace);
@@ -221,9 +231,9 @@ void add_bench(CLI::App& app, int* exit_code) {
                 "layers, against the sums of the floors (a workspace's heads, else the "
                 "baselines)");
   cmd->add_option("--workspace", args->workspace,
-                  "with --step: time this workspace's heads (default: the nearest workspace up "
-                  "from here, unless --target is given); with --kernel: the workspace whose "
-                  "added kernels it may name (default: the one here)");
+                  "with --step or --peers: time this workspace's heads (default: the nearest "
+                  "workspace up from here, unless --target is given); with --kernel: the "
+                  "workspace whose added kernels it may name (default: the one here)");
   cmd->callback([args, target, exit_code] {
     args->target_given = target->count() > 0;
     run_verb(exit_code, [&] { return run_bench(*args); });
