@@ -191,7 +191,8 @@ TEST(BenchStep, RejectsWhatDoesNotGoWithIt) {
       {{"bench", "--step", "--target", "sim", "--kernel", "qkv"}, "no --kernel"},
       {{"bench", "--step", "--target", "sim", "--source", "x.cc"}, "no --source"},
       {{"bench", "--step", "--peers", "--target", "sim"}, "separate runs"},
-      {{"bench", "--target", "sim", "--workspace", ws}, "--workspace goes with --step or --kernel"},
+      {{"bench", "--target", "sim", "--workspace", ws},
+       "--workspace goes with --step, --peers or --kernel"},
       {{"bench", "--step", "--workspace", ws, "--target", "cpu"}, "the workspace's target is sim"},
       {{"bench", "--step", "--workspace", ws, "--toolchain", "sim-2"}, "--toolchain"},
   };
