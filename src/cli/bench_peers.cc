@@ -22,7 +22,6 @@
 #include "targets/floor_bracket.h"
 #include "targets/floors.h"
 #include "targets/one_core_ties.h"
-#include "trees/design_tree.h"
 
 namespace headway::cli {
 
@@ -73,21 +72,6 @@ loop::LibraryProposer library_gate(targets::Target& target,
   });
 }
 
-// The kernel's head in `ws`, labelled "DESIGN #NODE": nullopt where it has no Design Tree
-// there or its head is the baseline.
-std::optional<std::pair<std::string, std::string>> workspace_head(store::Workspace& ws,
-                                                                  const std::string& kernel) {
-  auto tree = trees::DesignTree::open(ws, kernel);
-  if (!tree) return std::nullopt;
-  const int64_t head = tree.value().head().node_id;
-  if (head == tree.value().root().id) return std::nullopt;
-  const auto node = tree.value().node(head);
-  const auto text = tree.value().source(head);
-  if (!node || !text)
-    fail_with(database_error(fmt::format("{}: head node {} has no source", kernel, head)));
-  return std::pair{fmt::format("{} #{}", node->design, head), *text};
-}
-
 // The kernel's head candidates, built and checked: `source`; or the workspace's head (when `ws`
 // has one for the kernel) and the library's designs at their defaults that `library` lets run
 // here and that pass the check (a failing one is left out with a warning).
@@ -100,13 +84,19 @@ void peers_add_heads(targets::Target& target, const loop::LibraryProposer& libra
     pk.artifacts.push_back(build_or_throw(target, read_source_or_throw(source), source));
     pk.arms.push_back({source, "source", format, k.bytes_to_move(), 0, {}});
   } else {
-    if (const auto head = ws ? workspace_head(*ws, std::string(k.name())) : std::nullopt) {
+    const auto head = ws ? workspace_head(*ws, std::string(k.name())) : std::nullopt;
+    if (head && !head->baseline) {
       const std::string label = fmt::format("the {} head of the workspace", k.name());
-      targets::Artifact a = build_or_throw(target, head->second, label);
+      targets::Artifact a = build_or_throw(target, head->source, label);
       if (const targets::CheckOutcome c = target.check(k, a, {}); !c.correct())
         fail_with(environment_error(fmt::format("{} fails its check: {}", label, c.description)));
       pk.artifacts.push_back(std::move(a));
-      pk.arms.push_back({head->first, "workspace head", format, k.bytes_to_move(), 0, {}});
+      pk.arms.push_back({fmt::format("{} #{}", head->design, head->node),
+                         "workspace head",
+                         format,
+                         k.bytes_to_move(),
+                         0,
+                         {}});
       pk.workspace_head = true;
     }
     const auto& designs = targets::designs_for(target, k);

@@ -164,8 +164,8 @@ TEST(BenchPeers, TheHeadIsTheFastestDesignOrTheFastestOnOneCoreOfThoseTied) {
 }
 
 // In a workspace the head is the loop's: the kernel's head there, timed beside the library's
-// designs at their defaults and the peers; a kernel whose head is its baseline falls back to the
-// library's rule.
+// designs at their defaults and the peers; while the kernel's head is its baseline, the
+// library's rule names the head.
 TEST(BenchPeers, InAWorkspaceTheHeadIsTheWorkspacesHead) {
   store::TestTempDir tmp;
   setenv("HEADWAY_CACHE_DIR", (tmp.path() / "cache").c_str(), 1);
@@ -180,6 +180,14 @@ TEST(BenchPeers, InAWorkspaceTheHeadIsTheWorkspacesHead) {
         w, *target, attn_out,
         [&](const std::string& src) { return target->build(src, tmp.path() / "builds"); }, 3);
     ASSERT_TRUE(tree);
+    // Its head still the baseline: the library's rule names the head.
+    const cli::CliRun before = cli::run_split(
+        HEADWAY_BINARY, {"bench", "--peers", "--kernel", "attn_out", "--readings", "1", "--json"},
+        ws, 600.0);
+    ASSERT_EQ(before.exit_code, 0) << before.problem << before.err;
+    const auto b = nlohmann::json::parse(before.out)["kernels"][0];
+    EXPECT_EQ(b["head_from"], "library");
+    for (const auto& arm : b["arms"]) EXPECT_NE(arm["kind"], "workspace head") << arm.dump();
     const targets::Design* sext = nullptr;
     for (const auto& d : targets::designs_for(*target, attn_out))
       if (d.name == "sext_static") sext = &d;

@@ -21,7 +21,6 @@
 #include "targets/decode_step.h"
 #include "targets/floor_bracket.h"
 #include "targets/floors.h"
-#include "trees/design_tree.h"
 
 namespace headway::cli {
 
@@ -41,17 +40,14 @@ std::string step_source(std::optional<store::Workspace>& ws, const std::string& 
                         std::string baseline, std::string* label) {
   *label = "baseline";
   if (!ws) return baseline;
-  auto tree = trees::DesignTree::open(*ws, name);
-  if (!tree) {
+  auto head = workspace_head(*ws, name);
+  if (!head) {
     *label = "baseline (not in the workspace)";
     return baseline;
   }
-  const int64_t head = tree.value().head().node_id;
-  const auto text = tree.value().source(head);
-  if (!text) fail_with(database_error(fmt::format("{}: head node {} has no source", name, head)));
-  *label = head == tree.value().root().id ? fmt::format("head = baseline (node {})", head)
-                                          : fmt::format("head (node {})", head);
-  return *text;
+  *label = head->baseline ? fmt::format("head = baseline (node {})", head->node)
+                          : fmt::format("head (node {})", head->node);
+  return std::move(head->source);
 }
 
 // Per round, the sum of the readings of the kernels at `members` (indices into a round).

@@ -15,6 +15,7 @@
 #include "knowledge/workspace_kernels.h"
 #include "knowledge/workspace_target.h"
 #include "targets/registry/registry.h"
+#include "trees/design_tree.h"
 
 namespace headway::cli {
 
@@ -192,6 +193,17 @@ void print_error(const std::string& message) {
 std::string sandbox_refusal(const std::string& reason) {
   return fmt::format("cannot sandbox candidate code: {} (install bubblewrap, or pass --no-sandbox)",
                      reason);
+}
+
+std::optional<WorkspaceHead> workspace_head(store::Workspace& ws, const std::string& kernel) {
+  auto tree = trees::DesignTree::open(ws, kernel);
+  if (!tree) return std::nullopt;
+  const int64_t head = tree.value().head().node_id;
+  const auto node = tree.value().node(head);
+  const auto text = tree.value().source(head);
+  if (!node || !text)
+    fail_with(database_error(fmt::format("{}: head node {} has no source", kernel, head)));
+  return WorkspaceHead{head, node->design, *text, head == tree.value().root().id};
 }
 
 std::unique_ptr<targets::Target> workspace_target_or_throw(store::Workspace& ws) {

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -114,6 +115,17 @@ targets::CheckOutcome check_at_every_shape_set(targets::Target& target,
 // first unsandboxed run of candidate code is recorded in it (cli/unsandboxed_runs.h). Its kernels
 // are in kernel_catalog_or_throw.
 store::Workspace open_workspace_or_throw(const std::string& dir);
+// A kernel's head in a workspace: its node, design and source; `baseline` when the head is still
+// the kernel's baseline.
+struct WorkspaceHead {
+  int64_t node = 0;
+  std::string design;
+  std::string source;
+  bool baseline = false;
+};
+// The head of `kernel` in `ws`: nullopt where the kernel has no Design Tree there. Throws a
+// Failure (database) when the head node has no source.
+std::optional<WorkspaceHead> workspace_head(store::Workspace& ws, const std::string& kernel);
 // The workspace's target with its toolchain selected (knowledge/workspace_target.h); throws
 // VerbError (not found) when the workspace names a target this build does not know.
 std::unique_ptr<targets::Target> workspace_target_or_throw(store::Workspace& ws);

@@ -161,6 +161,15 @@ struct FactOptions {
   // Empty: every fact the target has. Else the facts wanted (e.g. floor_facts()): the target
   // measures at least these, and may skip the others.
   std::vector<std::string> only;
+  // Whether the fact `name` is wanted (every fact when `only` is empty); with `prefix`, whether
+  // any fact whose name starts with `name` is.
+  bool wants(std::string_view name, bool prefix = false) const {
+    if (only.empty()) return true;
+    for (const auto& n : only) {
+      if (prefix ? std::string_view(n).starts_with(name) : n == name) return true;
+    }
+    return false;
+  }
   // Non-empty: measure on a device of this model (one of Target::device_models(); a pool's facts
   // job pinned to it). Empty: any device.
   std::string model = "";

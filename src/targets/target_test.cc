@@ -93,5 +93,22 @@ TEST(Target, AKernelsSourceGoesHomeAsOneFileNamedForIt) {
   EXPECT_EQ(files.value().files[0].second, "int x;");
 }
 
+// Every fact is wanted when none is named; else exactly the named ones, or with `prefix` any
+// whose name a named one starts with.
+TEST(Target, FactOptionsWantWhatTheyName) {
+  FactOptions all;
+  EXPECT_TRUE(all.wants("read_bandwidth"));
+  EXPECT_TRUE(all.wants("isa.", true));
+  FactOptions some;
+  some.only = {"read_bandwidth", "isa.avx512bf16"};
+  EXPECT_TRUE(some.wants("read_bandwidth"));
+  EXPECT_TRUE(some.wants("isa.avx512bf16"));
+  EXPECT_FALSE(some.wants("read_bandwidth.threads_1"));
+  EXPECT_FALSE(some.wants("isa."));
+  EXPECT_TRUE(some.wants("isa.", true));
+  EXPECT_FALSE(some.wants("decode_ceiling", true));
+  EXPECT_FALSE(some.wants("isa.avx512bf16.x", true)) << "the named fact must start with it";
+}
+
 }  // namespace
 }  // namespace headway::targets

@@ -104,12 +104,8 @@ void add_decode_facts(std::vector<targets::ChipFact>& facts, int max_threads, in
 std::vector<targets::ChipFact> measure_chip_facts(const targets::FactOptions& options) {
   std::vector<targets::ChipFact> facts;
   const int readings = std::max(2, options.readings);
-  const bool all = options.only.empty();
-  auto wanted = [&](const char* name) {
-    return all || std::find(options.only.begin(), options.only.end(), name) != options.only.end();
-  };
   BandwidthProfile bw;
-  if (wanted(targets::kReadBandwidth)) {
+  if (options.wants(targets::kReadBandwidth)) {
     bw = measure_read_bandwidth(options.max_threads, readings);
     const std::string bw_method = fmt::format(
         "median of {} streaming reads of a {} MiB buffer ({}), one contiguous share per thread",
@@ -118,9 +114,9 @@ std::vector<targets::ChipFact> measure_chip_facts(const targets::FactOptions& op
                          bw_method, bw.by_threads, &BandwidthAtThreads::median_gbps, bw.best_gbps,
                          bw.best_threads);
   }
-  if (wanted(targets::kDecodeF8) || wanted(targets::kDecodeNvfp4))
+  if (options.wants(targets::kDecodeF8) || options.wants(targets::kDecodeNvfp4))
     add_decode_facts(facts, options.max_threads, readings);
-  if (!all) return facts;
+  if (!options.only.empty()) return facts;  // the rest are measured only when every fact is
 
   const CacheLatencySweep sweep = measure_cache_latency();
   const OsCacheSizes os = os_cache_sizes();

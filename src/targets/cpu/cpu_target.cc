@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <fstream>
 #include <map>
 
@@ -171,16 +170,10 @@ void CpuTarget::use_pool(std::shared_ptr<pool::DevicePool> pool) {
 std::vector<targets::ChipFact> CpuTarget::measure_facts(const targets::FactOptions& options) {
   if (remote_) return remote_->measure_facts(options);
   std::vector<targets::ChipFact> facts = measure_chip_facts(options);
-  const auto& only = options.only;
-  auto wanted = [&](const std::string& name) {
-    return only.empty() || std::find(only.begin(), only.end(), name) != only.end();
-  };
-  const bool any_isa = only.empty() || std::any_of(only.begin(), only.end(), [](const auto& n) {
-                         return n.starts_with(targets::isa_fact_name(""));
-                       });
-  if (!any_isa) return facts;  // no floor needs the instruction sets
+  // No floor needs the instruction sets: measured only when one is asked for.
+  if (!options.wants(targets::isa_fact_name(""), true)) return facts;
   for (auto& f : measure_isa_facts(toolchain_)) {
-    if (wanted(f.name)) facts.push_back(std::move(f));
+    if (options.wants(f.name)) facts.push_back(std::move(f));
   }
   return facts;
 }
