@@ -159,6 +159,7 @@ double huge_page_share(const void* data, size_t bytes) {
     char dash = 0;
     std::istringstream head(line);
     if (head >> std::hex >> from >> dash >> to && dash == '-') {
+      if (inside) break;  // the mapping's block has been read: the kernel need walk no further
       inside = from <= want && want < to;
       continue;
     }

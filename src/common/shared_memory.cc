@@ -49,13 +49,14 @@ void populate_in_parallel(std::byte* base, size_t bytes) {
 SharedMemory::SharedMemory(const std::string& name, size_t bytes, Pages pages)
     : size_(round_up_to_page(bytes)) {
   if (size_ == 0) size_ = kPageBytes;
-  if (pages == Pages::kHugeWherePossible) {
+  asked_huge_ = pages == Pages::kHugeWherePossible;
+  if (asked_huge_) {
     size_ = (size_ + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
     Result<int> huge = huge_page_file(size_);
     if (huge) {
       fd_ = *huge;
     } else {
-      small_pages_reason_ = huge.error().message;
+      huge_page_file_error_ = huge.error().message;
     }
   }
   if (fd_ < 0) fd_ = memfd_create(name.c_str(), MFD_CLOEXEC);
@@ -80,11 +81,20 @@ SharedMemory::SharedMemory(const std::string& name, size_t bytes, Pages pages)
   }
   base_ = static_cast<std::byte*>(p);
   if (parallel) populate_in_parallel(base_, size_);
-  if (pages == Pages::kHugeWherePossible) {
-    huge_share_ = headway::huge_page_share(base_, size_);
-    if (huge_share_ == 0.0 && small_pages_reason_.empty())
-      small_pages_reason_ = "the kernel backed the huge-page tmpfs with small pages";
-  }
+}
+
+double SharedMemory::huge_page_share() const {
+  std::call_once(measured_, [&] {
+    if (asked_huge_) huge_share_ = headway::huge_page_share(base_, size_);
+  });
+  return huge_share_;
+}
+
+std::string SharedMemory::small_pages_reason() const {
+  if (!huge_page_file_error_.empty()) return huge_page_file_error_;
+  if (asked_huge_ && huge_page_share() == 0.0)
+    return "the kernel backed the huge-page tmpfs with small pages";
+  return {};
 }
 
 SharedMemory::~SharedMemory() {

@@ -3,6 +3,7 @@
 // both see the same physical pages. A runner that must only read gets a read-only descriptor:
 // a mapping made from it cannot be made writable (mprotect fails with EACCES).
 #include <cstddef>
+#include <mutex>
 #include <string>
 
 namespace headway {
@@ -27,17 +28,21 @@ class SharedMemory {
   // A new read-only descriptor of the same memory, without close-on-exec: the caller owns it.
   // -1 with errno set on failure.
   int open_read_only() const;
-  // The share of the memory on 2 MiB pages, measured when it was mapped.
-  double huge_page_share() const { return huge_share_; }
+  // The share of the memory on 2 MiB pages: 0 for Pages::kSmall, else measured at the first
+  // call and kept (a walk of /proc/self/smaps, which costs with everything this process maps,
+  // tens of milliseconds in a session's process: so it is paid only where a share is wanted).
+  double huge_page_share() const;
   // Why Pages::kHugeWherePossible gave small pages; empty when it did not ask or did not fail.
-  const std::string& small_pages_reason() const { return small_pages_reason_; }
+  std::string small_pages_reason() const;
 
  private:
   int fd_ = -1;
   std::byte* base_ = nullptr;
   size_t size_ = 0;
-  double huge_share_ = 0.0;
-  std::string small_pages_reason_;
+  bool asked_huge_ = false;
+  std::string huge_page_file_error_;
+  mutable std::once_flag measured_;
+  mutable double huge_share_ = 0.0;
 };
 
 inline constexpr size_t kPageBytes = 4096;
