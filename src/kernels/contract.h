@@ -41,7 +41,8 @@ class KernelContract {
   virtual std::vector<RegionSpec> regions() const = 0;
   virtual Tolerance tolerance() const = 0;
   // Fills every input, in/out and cache region from the seed. Outputs are left as they are.
-  // The same seed always gives the same bytes; distinct seeds give independent draws.
+  // The same seed always gives the same bytes; distinct seeds give independent draws. Called
+  // from several threads at once, each with its own buffers.
   virtual void generate(uint64_t seed, SharedBuffers& buffers) const = 0;
   // Expected values (f64 math, bf16 rounding where the contract says so) of every element the
   // kernel must write, computed from the buffers' current inputs. Covers every kOutput and

@@ -1,9 +1,14 @@
 #include "kernels/input_sets.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
+#include <exception>
+#include <mutex>
 #include <random>
+#include <thread>
+#include <vector>
 
 #include "common/cache_flush.h"
 #include "common/rng.h"
@@ -25,12 +30,35 @@ InputSets::InputSets(const KernelContract& kernel, uint64_t seed, int sets, int 
   // The draws are only copied from, never mapped by a runner: small pages, which a hypervisor
   // can back several times faster than fresh 2 MiB ones (docs/PERFORMANCE.md, "Input sets").
   constexpr auto kPrivate = SharedMemory::Pages::kSmall;
+  std::vector<uint64_t> seeds;
   for (int d = 0; d < std::max(draws, 1); ++d) {
     draws_.push_back(std::make_unique<SharedBuffers>(specs_, kPrivate));
-    kernel.generate(d == 0 ? seed : (uint64_t{entropy()} << 32) ^ entropy(), *draws_.back());
+    seeds.push_back(d == 0 ? seed : (uint64_t{entropy()} << 32) ^ entropy());
   }
   alt_ = std::make_unique<SharedBuffers>(specs_, kPrivate);
-  kernel.generate(mix_seed(seed, 0x5e75), *alt_);
+  seeds.push_back(mix_seed(seed, 0x5e75));
+  // The draws are independent: each core of the host draws some (attention's 256 MiB caches at
+  // 32,768 tokens take about half a second a draw).
+  std::atomic<size_t> next = 0;
+  std::exception_ptr failed;
+  std::mutex failed_mutex;
+  auto draw = [&] {
+    for (size_t d = next++; d < seeds.size(); d = next++) {
+      try {
+        kernel.generate(seeds[d], d < draws_.size() ? *draws_[d] : *alt_);
+      } catch (...) {
+        std::lock_guard lock(failed_mutex);
+        if (!failed) failed = std::current_exception();
+      }
+    }
+  };
+  {
+    std::vector<std::jthread> helpers(
+        std::min<size_t>(seeds.size(), std::max(1u, std::thread::hardware_concurrency())) - 1);
+    for (auto& helper : helpers) helper = std::jthread(draw);
+    draw();
+  }
+  if (failed) std::rethrow_exception(failed);
   memory_ =
       std::make_unique<SharedMemory>("headway-input-sets", set_bytes_ * static_cast<size_t>(sets_),
                                      SharedMemory::Pages::kHugeWherePossible);

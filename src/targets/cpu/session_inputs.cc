@@ -15,8 +15,8 @@ namespace headway::cpu {
 namespace {
 
 // Timed calls per reading, at most; and the input bytes a reading's timed sets may span. The
-// window bounds the memory (a session keeps two windows of sets, a window of draws and one more
-// draw for patches: ffn's 95 MiB sets, three to a window, take about 950 MiB); at 256 MiB ffn
+// window bounds the memory (a session keeps a window of sets, a window of draws and one more
+// draw for patches: ffn's 95 MiB sets, three to a window, take about 670 MiB); at 256 MiB ffn
 // makes two calls a reading, which halves its process start and warm-up a call
 // (docs/PERFORMANCE.md, "Decisions per device-hour"). The
 // count bounds a small kernel's per-reading work (a reading's calls are verified whole the
@@ -30,8 +30,9 @@ constexpr uint64_t kWindowBytes = 256ull << 20;
 int input_sets_for(uint64_t set_bytes, uint64_t cold_bytes, int window) {
   const uint64_t w = static_cast<uint64_t>(std::max(window, 1));
   const uint64_t others = (cold_bytes + set_bytes - 1) / std::max<uint64_t>(set_bytes, 1);
-  // A window of sets is reused after all the other windows, which must hold the cold traffic.
-  const uint64_t windows = std::max<uint64_t>((others + w - 1) / w + 1, 2);
+  // A window of sets is reused after all the other windows, which must hold the cold traffic;
+  // with none asked for (every timed set flushed before its calls), one window serves.
+  const uint64_t windows = others == 0 ? 1 : (others + w - 1) / w + 1;
   return static_cast<int>(std::min<uint64_t>(windows * w, std::max<uint64_t>(512, 2 * w)));
 }
 

@@ -65,7 +65,7 @@ struct SessionOptions {
   ProcessLimits limits;
   uint64_t seed = 1;  // the inputs (see shared_input_sets)
   // Traffic of other sets between two uses of a set. Every timed set is flushed from the caches
-  // before its call, so none is needed: 0 gives the fewest sets, two readings' windows.
+  // before its call, so none is needed: 0 gives the fewest sets, one reading's window.
   uint64_t cold_bytes = 0;
   double verify_fraction = 1.0 / 16;  // chance that a timed call is kept for verification
   double timed_per_reading = 0.016;   // kernel time a reading aims for, seconds (see above)

@@ -538,14 +538,26 @@ TEST_F(TimedSessionBatches, WhatAChildUsesBeforeItsCandidateLoadsIsTheRunners) {
 }
 
 TEST_F(TimedSessionBatches, TheRotationStartsAtASecretSet) {
-  // Where a session's readings begin says nothing about which reading a set serves: sessions
-  // started alike begin at different sets (with as few as two windows of sets, sixteen sessions
-  // all begin at one with a chance of 2^-15).
+  // Where a session's readings begin says nothing about which reading a set serves: with several
+  // windows of sets (cold traffic asked for), sessions started alike begin at different sets
+  // (with two windows, sixteen sessions all begin at one with a chance of 2^-15); with one
+  // window (none asked for: every timed set is flushed), every reading meets the same sets.
   const fs::path a = build(baseline());
   std::set<int> firsts;
   for (int i = 0; i < 16; ++i) {
     auto session = start({a});
     ASSERT_TRUE(session);
+    firsts.insert(session->next_sets().first);
+  }
+  EXPECT_EQ(firsts, std::set<int>{0});
+  firsts.clear();
+  SessionOptions options;
+  options.timed_per_reading = 10.0;
+  options.cold_bytes = 1;
+  for (int i = 0; i < 16; ++i) {
+    CallResult failure;
+    auto session = TimedSession::start(*builtin_kernel("attn_out"), {a}, options, &failure);
+    ASSERT_TRUE(session) << failure.describe();
     firsts.insert(session->next_sets().first);
   }
   EXPECT_GT(firsts.size(), 1u);
