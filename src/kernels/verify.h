@@ -73,10 +73,10 @@ ErrorShare error_share(const KernelContract& kernel, const SharedBuffers& buffer
 // Two calls on the same inputs (the same input block and the same writable regions as given):
 // the first element of a writable region (output, in/out or cache) where what `a` left and what
 // `b` left differ by more than `share` of the tolerance about the larger of the two (a NaN
-// differs from everything), as a kWrongValue with `b`'s value as expected; nullopt where they
-// agree everywhere. A call that agrees with a correct one within half the tolerance is within
-// one and a half of it; a call more than a tolerance off the reference agrees at share 1/2 only
-// with a call itself more than half a tolerance off.
+// differs from everything but the same bytes), as a kWrongValue with `b`'s value as expected;
+// nullopt where they agree everywhere. A call that agrees with a correct one within half the
+// tolerance is within one and a half of it; a call more than a tolerance off the reference agrees
+// at share 1/2 only with a call itself more than half a tolerance off.
 std::optional<Violation> disagreement(const KernelContract& kernel, const SharedBuffers& a,
                                       const SharedBuffers& b, double share);
 

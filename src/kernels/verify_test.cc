@@ -116,6 +116,28 @@ TEST(Disagreement, TwoCallsThatWroteTheSameAgreeAndAnyElementOffByMoreThanTheSha
   EXPECT_EQ(v->index, i + 1);
 }
 
+TEST(Disagreement, AnElementOffAnywhereInALargeCacheIsFound) {
+  // The cache is compared a chunk at a time: a value off in a chunk far in, in the last element,
+  // or beside one whose bytes are alike, is named all the same.
+  const KernelContract& kernel = *builtin_kernel("qkv");
+  Given a(kernel);
+  Given b(kernel);
+  a.write_expected();
+  b.write_expected();
+  auto cache = b.buffers.as<bf16>("v_cache");
+  ASSERT_GT(cache.size(), 100000u);
+  for (const size_t i : {size_t{0}, cache.size() / 2 + 3, cache.size() - 1}) {
+    const bf16 was = cache[i];
+    cache[i] = double_to_bf16(bf16_to_float(was) * 2 + 1);
+    const auto v = disagreement(kernel, a.buffers, b.buffers, 0.5);
+    ASSERT_TRUE(v) << i;
+    EXPECT_EQ(v->region, "v_cache");
+    EXPECT_EQ(v->index, i);
+    cache[i] = was;
+    EXPECT_FALSE(disagreement(kernel, a.buffers, b.buffers, 0.5)) << i;
+  }
+}
+
 TEST(Disagreement, AnInOutRegionIsComparedAndInputsAreNot) {
   const KernelContract& kernel = *builtin_kernel("attn_out");
   Given a(kernel);
