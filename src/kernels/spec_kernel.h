@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,8 +55,11 @@ class SpecKernel final : public KernelContract {
   size_t shape_;
   // Every argument's elements as doubles, outputs as zeros, into `values`; the pointers the
   // spec's functions take (an argument passed as bytes points at its bytes in the buffers).
+  // With `decoded`, a cache whose bytes hash to its entry there is taken as `values` holds it
+  // already (the caller keeps that true), and a cache decoded afresh gets its hash there.
   std::vector<double*> arguments(const SharedBuffers& buffers,
-                                 std::vector<std::vector<double>>& values) const;
+                                 std::vector<std::vector<double>>& values,
+                                 std::vector<std::optional<uint64_t>>* decoded = nullptr) const;
   std::shared_ptr<const SpecBuild> build_;
   // The arguments decoded for the spec's functions, and a copy as given (to find what they
   // wrote), kept between calls: decoding a cache of megabytes into fresh pages on every call
@@ -63,6 +67,10 @@ class SpecKernel final : public KernelContract {
   struct Scratch {
     std::vector<std::vector<double>> values;
     std::vector<std::vector<double>> given;
+    // Per argument: for a cache that `values` and `given` both hold decoded as the reference
+    // left them restored, the hash of its bytes (a session's references all start from the same
+    // cache rows: qkv's 8 MiB are decoded once, not on every call).
+    std::vector<std::optional<uint64_t>> cache_decoded;
   };
   // The scratches no call holds now: as many are kept as calls ever ran at once.
   struct ScratchPool {

@@ -196,6 +196,31 @@ TEST_F(SpecKernelTest, ACacheIsJudgedOnTheRowsTheReferenceChangedAndNoOthers) {
   EXPECT_EQ(v->kind, Violation::Kind::kWroteOutsideRows);
 }
 
+TEST_F(SpecKernelTest, ACacheDecodedOnceServesTheNextCallsAsTheirBytesSay) {
+  // A scratch keeps the decoded cache between calls: the row one call wrote is put back before
+  // the next, and cache bytes changed since are decoded afresh.
+  auto k = kernel(spec("kv_append"));
+  SharedBuffers b(k->regions());
+  k->generate(5, b);
+  auto slot = b.as<int32_t>("slot");
+  const int32_t first = slot[0];
+  ASSERT_EQ(k->reference(b).size(), 1u);
+  slot[0] = (first + 1) % 4096;
+  auto expected = k->reference(b);
+  ASSERT_EQ(expected.size(), 1u);  // not the first call's row as well
+  EXPECT_EQ(expected[0].first_element, static_cast<size_t>(slot[0]) * 256);
+  // The cache row now holds k already: the reference changes nothing, which only a fresh decode
+  // of the cache's bytes can tell.
+  auto cache = b.as<bf16>("cache");
+  auto kin = b.as<bf16>("k");
+  std::copy(kin.begin(), kin.end(), cache.begin() + slot[0] * 256);
+  EXPECT_TRUE(k->reference(b).empty());
+  slot[0] = first;
+  expected = k->reference(b);
+  ASSERT_EQ(expected.size(), 1u);
+  EXPECT_EQ(expected[0].first_element, static_cast<size_t>(first) * 256);
+}
+
 TEST_F(SpecKernelTest, F8WeightsMakeADecodeFormatAndF32OutputsAreJudgedAsF32) {
   auto k = kernel(spec("gemv_f8"));
   EXPECT_EQ(k->weight_format(), KernelContract::WeightFormat::kF8e4m3);
