@@ -66,6 +66,11 @@ TEST(InputSets, ConsecutiveSetsHoldIndependentDrawsAndRestoreToTheirOwn) {
     }
   }
   EXPECT_EQ(weights(0), weights(3));
+  // Draw 0 is the seed's, though the draws are made on several threads at once.
+  SharedBuffers seeds_draw(kernel.regions());
+  kernel.generate(3, seeds_draw);
+  const auto w = seeds_draw.bytes(seeds_draw.index_of("o_weight"));
+  EXPECT_EQ(weights(0), std::vector<std::byte>(w.begin(), w.end()));
   // Restoring set 1 after a patch gives back draw 1, not draw 0.
   const auto before = weights(1);
   sets.prepare(1, 5, writable->data());
