@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <exception>
 #include <mutex>
 #include <optional>
@@ -10,6 +11,8 @@
 
 #include "common/result.h"
 #include "loop/beam.h"
+#include "loop/device_time.h"
+#include "loop/floor_recheck.h"
 #include "loop/kernel_registration.h"
 #include "loop/kernel_trees.h"
 #include "loop/proposal_feed.h"
@@ -100,7 +103,14 @@ class Loop final {
         continue;
       }
       if (rounds_.count() < concurrency()) {
-        const NextKernel next = schedule();
+        NextKernel next = schedule();
+        // A kernel about to be left alone near its floor is judged by a floor measured now,
+        // with the device idle (floor_recheck.h; a pool of several models keeps each model's).
+        if (rounds_.empty() && options_.floor_guidance && target_.device_models().size() <= 1 &&
+            floor_recheck_.wanted(next.near_floor, trees_)) {
+          recheck_floors(next.near_floor);
+          next = schedule();
+        }
         tally_.summary().near_floor = next.near_floor;
         if (next.index) {
           start_round(options_.kernels[*next.index]);
@@ -118,6 +128,37 @@ class Loop final {
   }
 
   int concurrency() const { return std::max(1, options_.concurrent_rounds); }
+
+  // Measures the floor facts again and lowers the floors they undercut; the device seconds go
+  // to the kernels that asked, as "other". A failed measurement leaves the stored floors.
+  void recheck_floors(const std::vector<std::string>& near) {
+    const auto started = std::chrono::steady_clock::now();
+    std::vector<std::string> registered;
+    for (const auto& name : options_.kernels) {
+      if (!tally_.standing(name).stopped) registered.push_back(name);
+    }
+    Result<std::vector<LoweredFloor>> lowered = std::vector<LoweredFloor>{};
+    try {
+      lowered = FloorRecheck::lower_floors(target_, options_.catalog, registered, trees_);
+    } catch (const std::exception& e) {
+      lowered = environment_error(e.what());
+    }
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    for (const auto& name : near)
+      add_device_seconds(ws_, name, seconds / static_cast<double>(near.size()), "other", nullptr);
+    std::string note;
+    if (!lowered) {
+      note = "not measured: " + lowered.error().message;
+    } else if (lowered->empty()) {
+      note = "measured again, none lower than stored";
+    } else {
+      for (const auto& l : *lowered)
+        note += fmt::format("{}{} {:.3f} -> {:.3f} ms", note.empty() ? "lowered: " : ", ", l.kernel,
+                            l.was_ms, l.now_ms);
+    }
+    progress_.event("floors", note);
+  }
 
   // The next round's kernel by the rules of schedule.h, from the run's state now.
   NextKernel schedule() {
@@ -327,6 +368,7 @@ class Loop final {
   SerialBuilds builds_{target_, cache_, build_mu_};
   ProposalFeed feed_{proposer_, options_, target_, cache_, build_mu_};
   RunTally tally_;
+  FloorRecheck floor_recheck_;
   // The run's lock: the loop's state (the tally, trees_, the rounds in flight) and the
   // workspace's connection ws_ with what uses it (the run record, the progress callback, the
   // CLI's hooks). Recursive: a round on the loop's thread reports its progress through it too.

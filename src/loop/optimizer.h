@@ -29,7 +29,7 @@ struct Progress {
   std::string design;
   std::string stage;  // "baseline timed", "propose" (node: the head), "screen", "race of N",
                       // "acceptance test", its outcome, ...; for the loop
-                      // itself (kernel empty): "paused", "resumed", "stale pause"
+                      // itself (kernel empty): "paused", "resumed", "stale pause", "floors"
   std::string note;   // the loop's own events: who paused it and why, the toolchain after
   double head_ms = 0.0;
   double floor_ms = 0.0;

@@ -188,6 +188,43 @@ TEST(OptimizeOnLoopTarget, AKernelNearItsFloorIsLeftAlone) {
   EXPECT_FALSE(summary.budget_spent);
 }
 
+// A floor stored from a slower moment (here ten times the target's) is measured again before its
+// kernel is left alone: lowered to the target's, it leaves the kernel 6x above it, and rounds go.
+TEST(OptimizeOnLoopTarget, AKernelNearAFloorFromASlowerMomentIsJudgedByAFloorMeasuredNow) {
+  LoopTargetRun r;
+  r.run({"qkv"}, 7.0);  // registers qkv, 6x its floor, and leaves it alone at 7x
+  auto tree = trees::DesignTree::open(r.ws, "qkv").value();
+  const double floor = *tree.record().floor_ms;
+  tree.set_kernel_times(floor * 10, tree.record().baseline_ms);
+  r.progress.clear();
+  const OptimizeSummary summary = r.run({"qkv"});
+  EXPECT_GT(summary.proposed, 0);
+  EXPECT_DOUBLE_EQ(*trees::DesignTree::open(r.ws, "qkv").value().record().floor_ms, floor);
+  const auto said = std::find_if(r.progress.begin(), r.progress.end(),
+                                 [](const Progress& p) { return p.stage == "floors"; });
+  ASSERT_NE(said, r.progress.end());
+  EXPECT_NE(said->note.find("lowered: qkv"), std::string::npos) << said->note;
+}
+
+// A floor measured again never raises a stored one: a lower stored floor is the floor no head
+// beats, read in a faster moment.
+TEST(OptimizeOnLoopTarget, AFloorMeasuredAgainNeverRaisesTheStoredOne) {
+  LoopTargetRun r;
+  r.run({"qkv"}, 7.0);
+  auto tree = trees::DesignTree::open(r.ws, "qkv").value();
+  const double low = *tree.record().floor_ms / 2;
+  tree.set_kernel_times(low, tree.record().baseline_ms);
+  r.progress.clear();
+  const OptimizeSummary summary = r.run({"qkv"}, 13.0);  // 12x the stored floor: near
+  EXPECT_EQ(summary.proposed, 0);
+  EXPECT_EQ(summary.near_floor, std::vector<std::string>{"qkv"});
+  EXPECT_DOUBLE_EQ(*trees::DesignTree::open(r.ws, "qkv").value().record().floor_ms, low);
+  const auto said = std::find_if(r.progress.begin(), r.progress.end(),
+                                 [](const Progress& p) { return p.stage == "floors"; });
+  ASSERT_NE(said, r.progress.end());
+  EXPECT_EQ(said->note, "measured again, none lower than stored");
+}
+
 TEST(OptimizeOnLoopTarget, AResumedRunKeepsEverythingAndTriesNothingTwice) {
   LoopTargetRun r;
   r.run({"qkv"});
