@@ -1,17 +1,15 @@
 #include "kernels/input_sets.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstring>
-#include <exception>
-#include <mutex>
 #include <random>
 #include <thread>
 #include <vector>
 
 #include "common/cache_flush.h"
 #include "common/rng.h"
+#include "common/steps_on_threads.h"
 #include "kernels/verify.h"
 
 namespace headway {
@@ -39,26 +37,12 @@ InputSets::InputSets(const KernelContract& kernel, uint64_t seed, int sets, int 
   seeds.push_back(mix_seed(seed, 0x5e75));
   // The draws are independent: each core of the host draws some (attention's 256 MiB caches at
   // 32,768 tokens take about half a second a draw).
-  std::atomic<size_t> next = 0;
-  std::exception_ptr failed;
-  std::mutex failed_mutex;
-  auto draw = [&] {
-    for (size_t d = next++; d < seeds.size(); d = next++) {
-      try {
-        kernel.generate(seeds[d], d < draws_.size() ? *draws_[d] : *alt_);
-      } catch (...) {
-        std::lock_guard lock(failed_mutex);
-        if (!failed) failed = std::current_exception();
-      }
-    }
-  };
-  {
-    std::vector<std::jthread> helpers(
-        std::min<size_t>(seeds.size(), std::max(1u, std::thread::hardware_concurrency())) - 1);
-    for (auto& helper : helpers) helper = std::jthread(draw);
-    draw();
-  }
-  if (failed) std::rethrow_exception(failed);
+  for_each_step_on(static_cast<int>(seeds.size()),
+                   static_cast<int>(std::max(1u, std::thread::hardware_concurrency())),
+                   [&](int d, int) {
+                     const auto i = static_cast<size_t>(d);
+                     kernel.generate(seeds[i], i < draws_.size() ? *draws_[i] : *alt_);
+                   });
   memory_ =
       std::make_unique<SharedMemory>("headway-input-sets", set_bytes_ * static_cast<size_t>(sets_),
                                      SharedMemory::Pages::kHugeWherePossible);

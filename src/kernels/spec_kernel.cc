@@ -61,11 +61,17 @@ SpecKernel::SpecKernel(std::shared_ptr<const KernelSpec> spec, size_t shape_set,
                       RegionRole::kInput, 0, ElementType::kInt32});
 }
 
-std::vector<double*> SpecKernel::arguments(const SharedBuffers& buffers,
-                                           std::vector<std::vector<double>>& values,
-                                           std::vector<std::optional<uint64_t>>* decoded) const {
+std::vector<double*> SpecKernel::arguments(const SharedBuffers& buffers, Scratch& scratch,
+                                           bool keep_caches) const {
+  std::vector<std::vector<double>>& values = scratch.values;
   values.resize(spec_->arguments.size());
-  if (decoded) decoded->resize(values.size());
+  std::vector<std::optional<uint64_t>>& decoded = scratch.cache_decoded;
+  if (keep_caches) {
+    decoded.resize(values.size());
+    scratch.given.resize(values.size());
+  } else {
+    decoded.clear();
+  }
   std::vector<double*> args(values.size());
   for (size_t a = 0; a < values.size(); ++a) {
     const SpecArgument& arg = spec_->arguments[a];
@@ -79,11 +85,12 @@ std::vector<double*> SpecKernel::arguments(const SharedBuffers& buffers,
     args[a] = values[a].data();
     if (arg.role == ArgumentRole::kOutput) {
       std::fill(values[a].begin(), values[a].end(), 0.0);
-    } else if (decoded && arg.role == ArgumentRole::kCache) {
+    } else if (keep_caches && arg.role == ArgumentRole::kCache) {
       const uint64_t hash = hash_bytes(in, regions_[a].bytes);
-      if ((*decoded)[a] == hash) continue;
+      if (decoded[a] == hash) continue;
       read_elements(regions_[a].element, in, values[a]);
-      (*decoded)[a] = hash;
+      scratch.given[a] = values[a];
+      decoded[a] = hash;
     } else {
       read_elements(regions_[a].element, in, values[a]);
     }
@@ -146,9 +153,8 @@ void SpecKernel::generate(uint64_t seed, SharedBuffers& buffers) const {
   if (spec_->generator.empty()) return;
   const SpecFunctions& functions = build_->functions();
   with_scratch([&](Scratch& scratch) {
+    const std::vector<double*> args = arguments(buffers, scratch, false);
     std::vector<std::vector<double>>& values = scratch.values;
-    scratch.cache_decoded.clear();  // `values` and `given` hold the generator's now
-    const std::vector<double*> args = arguments(buffers, values);
     std::vector<std::vector<double>>& drawn = scratch.given;
     drawn.resize(values.size());
     for (size_t a = 0; a < values.size(); ++a) drawn[a] = values[a];
@@ -171,18 +177,11 @@ std::vector<ExpectedOutput> SpecKernel::reference(const SharedBuffers& buffers) 
   const SpecFunctions& functions = build_->functions();
   std::vector<ExpectedOutput> expected;
   with_scratch([&](Scratch& scratch) {
+    const std::vector<double*> args = arguments(buffers, scratch, true);
     std::vector<std::vector<double>>& values = scratch.values;
-    std::vector<std::optional<uint64_t>>& decoded = scratch.cache_decoded;
-    const std::vector<std::optional<uint64_t>> kept = decoded;
-    const std::vector<double*> args = arguments(buffers, values, &decoded);
-    std::vector<std::vector<double>>& caches = scratch.given;  // to find the rows written
-    caches.resize(values.size());
-    for (size_t a = 0; a < values.size(); ++a) {
-      if (spec_->arguments[a].role != ArgumentRole::kCache) continue;
-      if (a >= kept.size() || kept[a] != decoded[a]) caches[a] = values[a];
-    }
+    const std::vector<std::vector<double>>& caches = scratch.given;  // to find the rows written
     // Until the written rows are put back below, no cache is as its hash says.
-    const std::vector<std::optional<uint64_t>> hashes = std::exchange(decoded, {});
+    const std::vector<std::optional<uint64_t>> hashes = std::exchange(scratch.cache_decoded, {});
     functions.reference(args.data(), shape_set().dims.data());
     const size_t count = values.size();
     for (size_t a = 0; a < count; ++a) {
@@ -208,7 +207,7 @@ std::vector<ExpectedOutput> SpecKernel::reference(const SharedBuffers& buffers) 
         std::memcpy(values[a].data() + r * row, caches[a].data() + r * row, row * sizeof(double));
       }
     }
-    decoded = hashes;
+    scratch.cache_decoded = hashes;
   });
   return expected;
 }

@@ -53,13 +53,6 @@ class SpecKernel final : public KernelContract {
  private:
   std::shared_ptr<const KernelSpec> spec_;
   size_t shape_;
-  // Every argument's elements as doubles, outputs as zeros, into `values`; the pointers the
-  // spec's functions take (an argument passed as bytes points at its bytes in the buffers).
-  // With `decoded`, a cache whose bytes hash to its entry there is taken as `values` holds it
-  // already (the caller keeps that true), and a cache decoded afresh gets its hash there.
-  std::vector<double*> arguments(const SharedBuffers& buffers,
-                                 std::vector<std::vector<double>>& values,
-                                 std::vector<std::optional<uint64_t>>* decoded = nullptr) const;
   std::shared_ptr<const SpecBuild> build_;
   // The arguments decoded for the spec's functions, and a copy as given (to find what they
   // wrote), kept between calls: decoding a cache of megabytes into fresh pages on every call
@@ -72,6 +65,13 @@ class SpecKernel final : public KernelContract {
     // cache rows: qkv's 8 MiB are decoded once, not on every call).
     std::vector<std::optional<uint64_t>> cache_decoded;
   };
+  // Every argument's elements as doubles, outputs as zeros, into scratch.values; the pointers the
+  // spec's functions take (an argument passed as bytes points at its bytes in the buffers). With
+  // `keep_caches`, a cache whose bytes hash to its scratch.cache_decoded entry is taken as
+  // scratch.values holds it (the caller puts back what its call changed), and a cache decoded
+  // afresh is copied to scratch.given and its hash kept; without, no hash is kept.
+  std::vector<double*> arguments(const SharedBuffers& buffers, Scratch& scratch,
+                                 bool keep_caches) const;
   // The scratches no call holds now: as many are kept as calls ever ran at once.
   struct ScratchPool {
     std::mutex mutex;

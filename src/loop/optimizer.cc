@@ -106,8 +106,8 @@ class Loop final {
         NextKernel next = schedule();
         // A kernel about to be left alone near its floor is judged by a floor measured now,
         // with the device idle (floor_recheck.h; a pool of several models keeps each model's).
-        if (rounds_.empty() && options_.floor_guidance && target_.device_models().size() <= 1 &&
-            floor_recheck_.wanted(next.near_floor, trees_)) {
+        if (rounds_.empty() && options_.floor_guidance &&
+            floor_recheck_.wanted(next.near_floor, trees_) && target_.device_models().size() <= 1) {
           recheck_floors(next.near_floor);
           next = schedule();
         }

@@ -3,10 +3,9 @@
 // reset), split over the host's cores: every core is headway's then, and the work of one call
 // touches only that call's set and slot.
 #include <algorithm>
-#include <exception>
 #include <thread>
-#include <vector>
 
+#include "common/steps_on_threads.h"
 #include "kernels/input_sets.h"
 
 namespace headway::cpu {
@@ -16,29 +15,11 @@ inline int preparing_threads() {
   return static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 4u));
 }
 
-// Runs step(k, thread) for every k in [0, count), split over preparing_threads(): `thread`, in
-// [0, preparing_threads()), is the index of the thread that runs it (0: the caller), for state
-// kept per thread. The steps must touch disjoint memory.
-// An exception a step throws is thrown again here once every thread has ended (the first one,
-// by thread), and the thread that threw takes no further steps.
+// Runs step(k, thread) for every k in [0, count), split over preparing_threads() as
+// for_each_step_on does (common/steps_on_threads.h). The steps must touch disjoint memory.
 template <class Step>
 void for_each_call_on(int count, const Step& step) {
-  const int stride = std::min(preparing_threads(), std::max(count, 1));
-  std::vector<std::exception_ptr> thrown(static_cast<size_t>(stride));
-  auto run = [&](int t) {
-    try {
-      for (int k = t; k < count; k += stride) step(k, t);
-    } catch (...) {
-      thrown[static_cast<size_t>(t)] = std::current_exception();
-    }
-  };
-  std::vector<std::thread> others;
-  for (int t = 1; t < stride; ++t) others.emplace_back(run, t);
-  run(0);
-  for (auto& other : others) other.join();
-  for (const auto& e : thrown) {
-    if (e) std::rethrow_exception(e);
-  }
+  for_each_step_on(count, preparing_threads(), step);
 }
 
 // Runs step(k) for every k in [0, count), as for_each_call_on does.
