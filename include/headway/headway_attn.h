@@ -360,7 +360,7 @@ struct AttnDecodeJob {
   /* attn from every thread's partial. */
   void merge(hw_bf16* attn) const {
     const int64_t h_count = heads();
-    std::vector<float> weight(static_cast<size_t>(threads));
+    std::vector<float> weight(static_cast<size_t>(threads)), total(static_cast<size_t>(d));
     for (int64_t h = 0; h < h_count; ++h) {
       float top = -INFINITY;
       for (int t = 0; t < threads; ++t) top = partial(t).m[h] > top ? partial(t).m[h] : top;
@@ -371,13 +371,13 @@ struct AttnDecodeJob {
         sum += p.l[h] * weight[t];
       }
       const float inv = 1.0f / sum;
-      for (int64_t i = 0; i < d; ++i) {
-        float v = 0.0f;
-        for (int t = 0; t < threads; ++t) {
-          if (weight[t] != 0.0f) v += partial(t).acc[h * d + i] * weight[t];
-        }
-        attn[h * d + i] = f32_to_bf16(v * inv);
+      for (int64_t i = 0; i < d; ++i) total[i] = 0.0f;
+      for (int t = 0; t < threads; ++t) {  // a thread's row at a time, so that it vectorizes
+        if (weight[t] == 0.0f) continue;
+        const float* acc = partial(t).acc + h * d;
+        for (int64_t i = 0; i < d; ++i) total[i] += acc[i] * weight[t];
       }
+      for (int64_t i = 0; i < d; ++i) attn[h * d + i] = f32_to_bf16(total[i] * inv);
     }
   }
 };
