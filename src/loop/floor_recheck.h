@@ -12,7 +12,6 @@
 #include "common/result.h"
 #include "kernels/kernel_catalog.h"
 #include "loop/kernel_trees.h"
-#include "store/workspace.h"
 #include "targets/target.h"
 
 namespace headway::loop {
