@@ -129,35 +129,29 @@ class Loop final {
 
   int concurrency() const { return std::max(1, options_.concurrent_rounds); }
 
-  // Measures the floor facts again and lowers the floors they undercut; the device seconds go
-  // to the kernels that asked, as "other". A failed measurement leaves the stored floors.
+  // Times the heads of `near` inside a bracket of floor facts measured now, lowers the floors
+  // those facts undercut and keeps each head's ratio to them (floor_recheck.h); the device
+  // seconds go to the kernels that asked, as "other". A failed measurement changes nothing.
   void recheck_floors(const std::vector<std::string>& near) {
     const auto started = std::chrono::steady_clock::now();
     std::vector<std::string> registered;
     for (const auto& name : options_.kernels) {
       if (!tally_.standing(name).stopped) registered.push_back(name);
     }
-    Result<std::vector<LoweredFloor>> lowered = std::vector<LoweredFloor>{};
+    Result<Recheck> checked = Recheck{};
     try {
-      lowered = FloorRecheck::lower_floors(target_, options_.catalog, registered, trees_);
+      checked = floor_recheck_.recheck(
+          target_, options_.catalog, registered, near, trees_,
+          [this](const std::string& k, const std::string& s) { return builds_.artifact_of(k, s); });
     } catch (const std::exception& e) {
-      lowered = environment_error(e.what());
+      checked = environment_error(e.what());
     }
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     for (const auto& name : near)
       add_device_seconds(ws_, name, seconds / static_cast<double>(near.size()), "other", nullptr);
-    std::string note;
-    if (!lowered) {
-      note = "not measured: " + lowered.error().message;
-    } else if (lowered->empty()) {
-      note = "measured again, none lower than stored";
-    } else {
-      for (const auto& l : *lowered)
-        note += fmt::format("{}{} {:.3f} -> {:.3f} ms", note.empty() ? "lowered: " : ", ", l.kernel,
-                            l.was_ms, l.now_ms);
-    }
-    progress_.event("floors", note);
+    progress_.event("floors",
+                    checked ? checked->describe() : "not measured: " + checked.error().message);
   }
 
   // The next round's kernel by the rules of schedule.h, from the run's state now.
@@ -170,6 +164,10 @@ class Loop final {
       if (options_.floor_guidance && !k.stopped && !k.nothing_left && !k.in_flight) {
         k.head_ms = trees_.head_ms(name);
         k.floor_ms = trees_.floor_ms(name);
+        // A head timed beside a floor measured now is judged by that ratio, not by figures of
+        // two other moments (floor_recheck.h).
+        if (const auto ratio = floor_recheck_.judged_ratio(name, trees_))
+          k.head_ms = *ratio * k.floor_ms;
       }
       standings.push_back(std::move(k));
     }

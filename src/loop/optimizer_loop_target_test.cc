@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 
+#include "knowledge/kernel_timings.h"
 #include "knowledge/rule_lint.h"
 #include "knowledge/rules.h"
 #include "knowledge/workspace_target.h"
@@ -222,7 +223,38 @@ TEST(OptimizeOnLoopTarget, AFloorMeasuredAgainNeverRaisesTheStoredOne) {
   const auto said = std::find_if(r.progress.begin(), r.progress.end(),
                                  [](const Progress& p) { return p.stage == "floors"; });
   ASSERT_NE(said, r.progress.end());
-  EXPECT_EQ(said->note, "measured again, none lower than stored");
+  EXPECT_EQ(
+      said->note.rfind("measured again, none lower than stored; heads timed around it: qkv 6.", 0),
+      0u)
+      << said->note;
+}
+
+// The head's own figure may come from a faster moment than any floor (here a timing that puts it
+// at 1.05x of its floor): before its kernel is left alone it is timed again inside a bracket of
+// floor facts measured now, and at 6x of those, rounds go to it.
+TEST(OptimizeOnLoopTarget, AHeadNearItsFloorIsTimedAgainBesideAFloorMeasuredNow) {
+  LoopTargetRun r;
+  r.run({"qkv"}, 7.0);  // registers qkv; its head, the baseline, is 6x its floor
+  auto tree = trees::DesignTree::open(r.ws, "qkv").value();
+  const double floor = *tree.record().floor_ms;
+  knowledge::KernelTiming fast;
+  fast.kernel = "qkv";
+  fast.toolchain = r.target->identity().id;
+  fast.node_id = tree.head().node_id;
+  fast.role = "head";
+  fast.median_ms = floor * 1.05;
+  fast.readings = 1;
+  fast.method = "a figure from a faster moment";
+  knowledge::record_kernel_timing(r.ws, fast);
+  ASSERT_DOUBLE_EQ(knowledge::current_head_ms(r.ws, tree, fast.toolchain).value(), floor * 1.05);
+  r.progress.clear();
+  const OptimizeSummary summary = r.run({"qkv"});
+  EXPECT_GT(summary.proposed, 0) << "judged by its 1.05x, it would be left alone";
+  EXPECT_TRUE(summary.near_floor.empty());
+  const auto said = std::find_if(r.progress.begin(), r.progress.end(),
+                                 [](const Progress& p) { return p.stage == "floors"; });
+  ASSERT_NE(said, r.progress.end());
+  EXPECT_NE(said->note.find("heads timed around it: qkv 6."), std::string::npos) << said->note;
 }
 
 TEST(OptimizeOnLoopTarget, AResumedRunKeepsEverythingAndTriesNothingTwice) {
