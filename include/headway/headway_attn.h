@@ -14,11 +14,18 @@
  * -inf and sum 0 and weighs nothing. Scores, probabilities and sums are f32. With AVX-512 the
  * block's maxima, exponentials (exp16) and sums take 16 heads a vector.
  *
+ * With D::kBlock 0 a thread reads its range in two passes, each a single stream in memory order:
+ * every key row (the scores of the whole range kept, heads floats a slot), the range's softmax at
+ * its maximum, then every value row, added to the G heads' accumulators in L1. On one core of the
+ * EPYC (Zen 5) that streams 31 GB/s where the blocks, K and V in turn, stream 23 (32,768 slots,
+ * docs/PERFORMANCE.md, "Attention decode designs").
+ *
  * A design supplies what makes it different as a struct D:
  *   using Args;                          the kernel's argument struct (q, valid, dims, attn ...)
  *   using Cache;                         the cache element (uint16_t bf16, uint8_t f8 codes)
- *   static constexpr int kThreads, kBlock, kPrefetch;   threads; slots per block; key and
- *                                        value rows prefetched this many slots ahead (0: none)
+ *   static constexpr int kThreads, kBlock, kPrefetch;   threads; slots per block (0: the two
+ *                                        passes above); key and value rows prefetched this
+ *                                        many slots ahead (0: none)
  *   static constexpr float kQScale;      q is stored times this (exact: a power of two)
  *   static const Cache* keys(const Args*), *values(const Args*);
  *   static float key_scale(const Args*, int64_t t, int64_t n);    the raw dot -> score factor,
@@ -211,14 +218,19 @@ struct AttnDecodeJob {
   size_t per_thread;
 
   int64_t heads() const { return groups * g_heads; }
+  /* Each thread's part starts on a cache line of its own (the scratch holds 16 floats more than
+   * the parts), so that the accumulators' vectors never straddle two lines. */
   AttnPartial partial(int tid) const {
-    float* base = scratch->data() + per_thread * static_cast<size_t>(tid);
+    const uintptr_t at = reinterpret_cast<uintptr_t>(scratch->data());
+    float* base = reinterpret_cast<float*>((at + 63) & ~uintptr_t{63}) +
+                  per_thread * static_cast<size_t>(tid);
     const int64_t h = heads();
     return {base, base + h * d, base + h * d + h, base + h * d + 2 * h, base + 2 * h * d + 2 * h};
   }
-  static size_t floats_per_thread(int64_t heads, int64_t d) {
-    const size_t n = static_cast<size_t>(heads * (2 * d + 2) + D::kBlock * heads);
-    return (n + 15) / 16 * 16;  // each thread's part starts on its own cache line
+  /* A thread's scratch with room for the scores of `score_rows` slots. */
+  static size_t floats_per_thread(int64_t heads, int64_t d, int64_t score_rows) {
+    const size_t n = static_cast<size_t>(heads * (2 * d + 2) + score_rows * heads);
+    return (n + 15) / 16 * 16;  // a whole number of cache lines
   }
 
   template <int G>
@@ -313,8 +325,11 @@ struct AttnDecodeJob {
     }
   }
 
-  /* Thread tid's partial over its range of slots. */
-  void run(int tid) const {
+  int64_t begin(int tid) const { return valid * tid / threads; }
+  int64_t end(int tid) const { return valid * (tid + 1) / threads; }
+
+  /* Thread tid's q prepared, and its partial empty: maximum -inf, sum and accumulator 0. */
+  AttnPartial start(int tid) const {
     const AttnPartial p = partial(tid);
     const int64_t h_count = heads();
     for (int64_t i = 0; i < h_count * d; ++i) {
@@ -325,36 +340,82 @@ struct AttnDecodeJob {
       p.m[h] = -INFINITY;
       p.l[h] = 0.0f;
     }
-    const int64_t begin = valid * tid / threads, end = valid * (tid + 1) / threads;
+    return p;
+  }
+
+  /* The scores of slots [b, e) into score[(t - b) * heads + h], every key row once in memory
+   * order (the G heads of its group from one pass); rows `ahead` slots on, before `limit`,
+   * prefetched (0: none), the value rows too where `values_too`. */
+  void scores(const AttnPartial& p, int64_t b, int64_t e, int64_t ahead, int64_t limit,
+              bool values_too) const {
     const typename D::Cache* keys = D::keys(a);
     const typename D::Cache* values = D::values(a);
+    const int64_t h_count = heads();
     float raw[8];
-    for (int64_t b = begin; b < end; b += D::kBlock) {
-      const int64_t e = b + D::kBlock < end ? b + D::kBlock : end;
-      for (int64_t t = b; t < e; ++t) {  // scores: the block's key rows in memory order
-        for (int64_t n = 0; n < groups; ++n) {
-          const int64_t row = t * groups + n;
-          if (D::kPrefetch > 0 && t + D::kPrefetch < end) {
-            prefetch_row(keys + (row + D::kPrefetch * groups) * d);
-            prefetch_row(values + (row + D::kPrefetch * groups) * d);
-          }
-          dot<2>(keys + row * d, p.q + n * g_heads * d, raw);
-          const float f = D::key_scale(a, t, n) * inv_sqrt_d;
-          for (int64_t g = 0; g < g_heads; ++g)
-            p.score[(t - b) * h_count + n * g_heads + g] = raw[g] * f;
+    for (int64_t t = b; t < e; ++t) {
+      for (int64_t n = 0; n < groups; ++n) {
+        const int64_t row = t * groups + n;
+        if (ahead > 0 && t + ahead < limit) {
+          prefetch_row(keys + (row + ahead * groups) * d);
+          if (values_too) prefetch_row(values + (row + ahead * groups) * d);
         }
+        dot<2>(keys + row * d, p.q + n * g_heads * d, raw);
+        const float f = D::key_scale(a, t, n) * inv_sqrt_d;
+        for (int64_t g = 0; g < g_heads; ++g)
+          p.score[(t - b) * h_count + n * g_heads + g] = raw[g] * f;
       }
+    }
+  }
+
+  /* The probabilities of slots [b, e) (after softmax_block) times each value row's scale. */
+  void scale_weights(const AttnPartial& p, int64_t b, int64_t e) const {
+    const int64_t h_count = heads();
+    for (int64_t t = b; t < e; ++t) {
+      for (int64_t n = 0; n < groups; ++n) {
+        const float f = D::value_scale(a, t, n);
+        for (int64_t g = 0; g < g_heads; ++g) p.score[(t - b) * h_count + n * g_heads + g] *= f;
+      }
+    }
+  }
+
+  /* Thread tid's partial over its range of slots, a block of D::kBlock slots at a time. */
+  void run(int tid) const {
+    const AttnPartial p = start(tid);
+    const int64_t end_ = end(tid);
+    for (int64_t b = begin(tid); b < end_; b += D::kBlock) {
+      const int64_t e = b + D::kBlock < end_ ? b + D::kBlock : end_;
+      scores(p, b, e, D::kPrefetch, end_, true);
       softmax_block(p, static_cast<int>(e - b));
-      for (int64_t t = b; t < e; ++t) {  // each value row's weights: probability * its scale
-        for (int64_t n = 0; n < groups; ++n) {
-          const float f = D::value_scale(a, t, n);
-          for (int64_t g = 0; g < g_heads; ++g) p.score[(t - b) * h_count + n * g_heads + g] *= f;
-        }
-      }
+      scale_weights(p, b, e);
       for (int64_t n = 0; n < groups; ++n)  // values: every value row of the block once
-        axpy_rows<2>(values + (b * groups + n) * d, static_cast<int>(e - b), p.score + n * g_heads,
+        axpy_rows<2>(values_of(b, n), static_cast<int>(e - b), p.score + n * g_heads,
                      p.acc + n * g_heads * d);
     }
+  }
+
+  /* Thread tid's partial over its range of slots in two passes over memory, each one stream:
+   * every key row in memory order (the scores of the whole range), the range's softmax at its
+   * maximum (no rescaling), then every value row in memory order, added once to the G heads'
+   * accumulators (which stay in L1: heads * d floats). */
+  void run_two_pass(int tid) const {
+    const AttnPartial p = start(tid);
+    const int64_t b = begin(tid), e = end(tid);
+    if (b == e) return;
+    scores(p, b, e, D::kPrefetch, e, false);
+    softmax_block(p, static_cast<int>(e - b));
+    scale_weights(p, b, e);
+    const int64_t h_count = heads();
+    for (int64_t t = b; t < e; ++t) {
+      for (int64_t n = 0; n < groups; ++n) {
+        if (D::kPrefetch > 0 && t + D::kPrefetch < e) prefetch_row(values_of(t + D::kPrefetch, n));
+        axpy_rows<2>(values_of(t, n), 1, p.score + (t - b) * h_count + n * g_heads,
+                     p.acc + n * g_heads * d);
+      }
+    }
+  }
+
+  const typename D::Cache* values_of(int64_t t, int64_t n) const {
+    return D::values(a) + (t * groups + n) * d;
   }
 
   /* attn from every thread's partial. */
@@ -383,7 +444,8 @@ struct AttnDecodeJob {
 };
 
 /* The kernel: a->dims is T, N, G, D, ...; *a->valid slots (1 <= valid <= T); at most 8 heads a
- * group. */
+ * group. Each thread's partial by AttnDecodeJob::run (blocks of D::kBlock slots) or, where
+ * D::kBlock is 0, by run_two_pass. */
 template <class D>
 inline void attn_decode_split(const typename D::Args* a) {
   static std::vector<float> scratch;  // rewritten on every call
@@ -398,11 +460,21 @@ inline void attn_decode_split(const typename D::Args* a) {
                        0};
   Pool& workers = pool(D::kThreads);
   job.threads = workers.threads();
-  job.per_thread = AttnDecodeJob<D>::floats_per_thread(job.heads(), job.d);
-  const size_t need = job.per_thread * static_cast<size_t>(job.threads);
+  constexpr bool kTwoPass = D::kBlock == 0;
+  const int64_t rows = kTwoPass ? (job.valid + job.threads - 1) / job.threads : D::kBlock;
+  job.per_thread = AttnDecodeJob<D>::floats_per_thread(job.heads(), job.d, rows);
+  const size_t need = job.per_thread * static_cast<size_t>(job.threads) + 16;
   if (scratch.size() < need) scratch.resize(need);
-  workers.run([](void* ctx, int tid) { static_cast<const AttnDecodeJob<D>*>(ctx)->run(tid); },
-              &job);
+  workers.run(
+      [](void* ctx, int tid) {
+        const auto* job = static_cast<const AttnDecodeJob<D>*>(ctx);
+        if (kTwoPass) {
+          job->run_two_pass(tid);
+        } else {
+          job->run(tid);
+        }
+      },
+      &job);
   job.merge(a->attn);
 }
 

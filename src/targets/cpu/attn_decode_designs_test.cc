@@ -3,9 +3,10 @@
 // designs from the library proposer; each design builds and passes the check at its defaults at the
 // filling shape set (a part-filled ring), at sliding (the full ring) and at global4k (global32k,
 // 256 MiB of K and V, is left to the loop in kernels/designs/README.md); and the split-K driver
-// (include/headway/headway_attn.h) with a planted merge or rescale bug fails the check at small
-// shape sets (the bf16 spec's design: both specs share the driver). Real builds, real checks, a
-// real workspace.
+// (include/headway/headway_attn.h) with a planted merge, rescale or value-pass bug fails the check
+// at small shape sets (the bf16 spec's design: both specs share the driver). Real builds, real
+// checks, a real workspace.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -119,9 +120,9 @@ TEST(AttnDecodeDesigns, AWorkspaceThatAddsTheSpecGetsItsDesignsFromTheLibraryPro
   EXPECT_TRUE(designs_for(cpu(), *rmsnorm).empty());
 }
 
-// Every design at its defaults: the ring part filled (filling, check-only) and full (sliding),
-// and global4k.
-TEST(AttnDecodeDesigns, EveryDesignPassesTheCheckAtItsDefaults) {
+// Every design at its defaults and in the driver's other order: the ring part filled (filling,
+// check-only) and full (sliding), and global4k.
+TEST(AttnDecodeDesigns, EveryDesignPassesTheCheckAtItsDefaultsAndInTheOtherOrder) {
   ASSERT_TRUE(cpu().identity().found) << cpu().identity().error;
   store::TestTempDir tmp;
   for (const char* name : kSpecs) {
@@ -136,15 +137,22 @@ TEST(AttnDecodeDesigns, EveryDesignPassesTheCheckAtItsDefaults) {
     const auto& designs = designs_for(cpu(), sliding);
     ASSERT_FALSE(designs.empty()) << name;
     for (const Design& design : designs) {
-      const std::string id = std::string(name) + "/" + design.name;
-      const BuildOutcome built = cpu().build(design.render(design.defaults()), tmp.path() / "b");
-      ASSERT_TRUE(built.built()) << id << ":\n" << built.diagnostics;
-      const CheckOutcome part = check(filling, built.artifact, seed_with(filling, true));
-      EXPECT_TRUE(part.correct()) << id << " at filling (part filled): " << part.description;
-      const CheckOutcome full = check(sliding, built.artifact, seed_with(sliding, false));
-      EXPECT_TRUE(full.correct()) << id << " at sliding (full): " << full.description;
-      const CheckOutcome outcome = check(global4k, built.artifact, 20261206);
-      EXPECT_TRUE(outcome.correct()) << id << " at global4k: " << outcome.description;
+      // At its defaults, and in the other order of the driver (P_BLOCK 0: two passes; else
+      // blocks of 8).
+      Params other = design.defaults();
+      other["P_BLOCK"] = other["P_BLOCK"] == 0 ? 8 : 0;
+      for (const Params& params : {design.defaults(), other}) {
+        const std::string id =
+            fmt::format("{}/{} at P_BLOCK {}", name, design.name, params.at("P_BLOCK"));
+        const BuildOutcome built = cpu().build(design.render(params), tmp.path() / "b");
+        ASSERT_TRUE(built.built()) << id << ":\n" << built.diagnostics;
+        const CheckOutcome part = check(filling, built.artifact, seed_with(filling, true));
+        EXPECT_TRUE(part.correct()) << id << " at filling (part filled): " << part.description;
+        const CheckOutcome full = check(sliding, built.artifact, seed_with(sliding, false));
+        EXPECT_TRUE(full.correct()) << id << " at sliding (full): " << full.description;
+        const CheckOutcome outcome = check(global4k, built.artifact, 20261206);
+        EXPECT_TRUE(outcome.correct()) << id << " at global4k: " << outcome.description;
+      }
     }
   }
 }
@@ -169,33 +177,43 @@ VMIN = 40
 
 )";
 
-// The design at P_BLOCK 8 (several blocks a thread at the small shapes) after a copy of the driver
-// with `from` replaced by `to`: the copy's include guard keeps the shipped driver out.
-std::string planted(const Design& design, const std::string& from, const std::string& to) {
+// The design at `block` (8: several blocks a thread at the small shapes; 0: two passes) after a
+// copy of the driver with `from` replaced by `to`: the copy's include guard keeps the shipped
+// driver out.
+std::string planted(const Design& design, int block, const std::string& from,
+                    const std::string& to) {
   std::string driver(embedded_file("include/headway/headway_attn.h"));
   const size_t at = driver.find(from);
   EXPECT_NE(at, std::string::npos) << from;
   if (at != std::string::npos) driver.replace(at, from.size(), to);
   Params params = design.defaults();
-  params["P_BLOCK"] = 8;
+  params["P_BLOCK"] = block;
   params["P_THREADS"] = 2;
   return driver + design.render(params);
 }
 
-TEST(AttnDecodeDesigns, ADriverThatDropsOrMisweighsAPartialOrSkipsTheRescaleFails) {
+TEST(AttnDecodeDesigns, ADriverWithAPlantedMergeRescaleOrValuePassBugFails) {
   ASSERT_TRUE(cpu().identity().found) << cpu().identity().error;
   store::TestTempDir tmp;
   struct Bug {
     std::string what, from, to;
+    std::vector<int> blocks;  // the P_BLOCK values whose driver code the bug is in
   };
   const std::string weigh = "weight[t] = p.l[h] > 0.0f ? std::exp(p.m[h] - top) : 0.0f;";
+  const std::string value_pass = "axpy_rows<2>(values_of(t, n), 1,";
   const std::vector<Bug> bugs = {
-      {"none", "", ""},
-      {"the last thread's partial dropped", weigh,
-       "weight[t] = t + 1 < threads && p.l[h] > 0.0f ? std::exp(p.m[h] - top) : 0.0f;"},
-      {"partials added unweighted", weigh, "weight[t] = p.l[h] > 0.0f ? 1.0f : 0.0f;"},
-      {"the accumulator not rescaled", "p.acc[h * d + i] *= shrink;", ";"},
-      {"the sum not rescaled", "p.l[h] *= shrink;", ";"},
+      {"none", "", "", {8, 0}},
+      {"the last thread's partial dropped",
+       weigh,
+       "weight[t] = t + 1 < threads && p.l[h] > 0.0f ? std::exp(p.m[h] - top) : 0.0f;",
+       {8, 0}},
+      {"partials added unweighted", weigh, "weight[t] = p.l[h] > 0.0f ? 1.0f : 0.0f;", {8, 0}},
+      {"the accumulator not rescaled", "p.acc[h * d + i] *= shrink;", ";", {8}},
+      {"the sum not rescaled", "p.l[h] *= shrink;", ";", {8}},
+      {"the value pass missing the range's first slot",
+       value_pass,
+       "if (t > b) axpy_rows<2>(values_of(t, n), 1,",
+       {0}},
   };
   // The driver is the same for both specs: the bf16 one, whose builds are quicker.
   const std::string name = "attn_decode";
@@ -213,23 +231,27 @@ TEST(AttnDecodeDesigns, ADriverThatDropsOrMisweighsAPartialOrSkipsTheRescaleFail
   const uint64_t part = seed_with(*kernels[0], true), full = seed_with(*kernels[0], false);
   for (const Design& design : designs_for(cpu(), *kernels[0])) {
     for (const Bug& bug : bugs) {
-      const std::string id = std::string(name) + "/" + design.name + ", " + bug.what;
-      const BuildOutcome built = cpu().build(
-          bug.from.empty() ? planted(design, weigh, weigh) : planted(design, bug.from, bug.to),
-          tmp.path() / "b");
-      ASSERT_TRUE(built.built()) << id << ":\n" << built.diagnostics;
-      int wrong = 0;
-      for (const uint64_t seed : {part, full}) {
-        for (const auto& kernel : kernels) {
-          const CheckOutcome outcome = check(*kernel, built.artifact, seed);
-          if (bug.from.empty()) {
-            EXPECT_TRUE(outcome.correct()) << id << ": " << outcome.description;
+      for (const int block : bug.blocks) {
+        const std::string id =
+            fmt::format("{}/{} at P_BLOCK {}, {}", name, design.name, block, bug.what);
+        const BuildOutcome built =
+            cpu().build(bug.from.empty() ? planted(design, block, weigh, weigh)
+                                         : planted(design, block, bug.from, bug.to),
+                        tmp.path() / "b");
+        ASSERT_TRUE(built.built()) << id << ":\n" << built.diagnostics;
+        int wrong = 0;
+        for (const uint64_t seed : {part, full}) {
+          for (const auto& kernel : kernels) {
+            const CheckOutcome outcome = check(*kernel, built.artifact, seed);
+            if (bug.from.empty()) {
+              EXPECT_TRUE(outcome.correct()) << id << ": " << outcome.description;
+            }
+            wrong += outcome.status == CheckOutcome::Status::kIncorrect;
           }
-          wrong += outcome.status == CheckOutcome::Status::kIncorrect;
         }
-      }
-      if (!bug.from.empty()) {
-        EXPECT_GE(wrong, 1) << id << " passed every check";
+        if (!bug.from.empty()) {
+          EXPECT_GE(wrong, 1) << id << " passed every check";
+        }
       }
     }
   }
