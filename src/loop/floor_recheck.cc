@@ -87,7 +87,9 @@ Result<Recheck> FloorRecheck::recheck(targets::Target& target, const KernelCatal
       return h.timing.ok() && targets::below_floor(h.timing.median_seconds * 1e3 / floor_ms);
     });
   };
-  targets::FloorBracket bracket(target);
+  targets::FloorBracketOptions only_memory;
+  only_memory.facts = target.memory_floor_facts();
+  targets::FloorBracket bracket(target, only_memory);
   auto around = bracket.around(contracts, time_heads, beaten);
   if (!around) return around.error();
   const auto& values = around->facts.values;

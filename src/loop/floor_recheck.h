@@ -58,10 +58,10 @@ class FloorRecheck {
   // became the head has judged; those heads count as judged from here on.
   bool wanted(const std::vector<std::string>& near, KernelTrees& trees);
   // Times each of `near`'s heads (kReadings readings, alone) inside a bracket of the target's
-  // floor facts, lowers the stored floor of each of `kernels` (registered ones) that the
-  // bracket's facts undercut, and keeps each judged head's ratio to its own kernel's floor of
-  // those facts (judged_ratio). Returns what changed, or why the facts could not be measured
-  // (nothing is changed then).
+  // memory floors' facts (Target::memory_floor_facts), lowers the stored floor of each of `kernels`
+  // (registered ones) that the bracket's facts undercut, and keeps each judged head's ratio to its
+  // own kernel's floor of those facts (judged_ratio). Returns what changed, or why the facts could
+  // not be measured (nothing is changed then).
   Result<Recheck> recheck(targets::Target& target, const KernelCatalog& catalog,
                           const std::vector<std::string>& kernels,
                           const std::vector<std::string>& near, KernelTrees& trees,

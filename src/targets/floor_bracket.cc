@@ -76,7 +76,7 @@ std::string BracketedFloor::movement() const {
 FloorBracket::FloorBracket(Target& target, FloorBracketOptions options)
     : target_(target), options_(options) {}
 
-Result<FloorFacts> FloorBracket::measure() { return measure_floor_facts(target_); }
+Result<FloorFacts> FloorBracket::measure() { return measure_floor_facts(target_, options_.facts); }
 
 Result<BracketedFloor> FloorBracket::around(const std::vector<const KernelContract*>& kernels,
                                             const std::function<bool()>& timing,

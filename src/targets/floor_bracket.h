@@ -24,6 +24,9 @@ struct FloorBracketOptions {
   // a few percent on the EPYC; its spells by 60% or more).
   double held_within = 0.15;
   int max_timings = 3;  // a timing whose floor moved (or was beaten) is done at most this often
+  // The facts measured (empty: Target::floor_facts(); Target::memory_floor_facts() where only
+  // memory floors are read).
+  std::vector<std::string> facts;
 };
 
 // The floor one timing is judged against.

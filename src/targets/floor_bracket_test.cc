@@ -78,7 +78,7 @@ TEST(FloorBracket, ATimingWhoseFloorMovedIsDoneAgainBetweenFreshMeasurements) {
 
 TEST(FloorBracket, AFloorThatNeverHoldsIsSaidSoAfterTheLastTiming) {
   const auto target = target_with("test-1:host=shared:bandwidths=40,80");
-  FloorBracket bracket(*target, {0.15, 3});
+  FloorBracket bracket(*target, {0.15, 3, {}});
   CountedTiming timing;
   const auto floor = bracket.around(attn_out(), timing.fn());
   ASSERT_TRUE(floor) << floor.error().message;
@@ -114,7 +114,7 @@ TEST(FloorBracket, ATimingThatBeatsItsFloorIsDoneAgain) {
 
 TEST(FloorBracket, ReadingsThatAlwaysBeatTheFloorAreSaidToAfterTheLastTiming) {
   const auto target = target_with("test-1:host=shared:bandwidths=40");
-  FloorBracket bracket(*target, {0.15, 3});
+  FloorBracket bracket(*target, {0.15, 3, {}});
   CountedTiming timing;
   const auto floor =
       bracket.around(attn_out(), timing.fn(), [](const FloorFacts&) { return true; });
@@ -124,7 +124,7 @@ TEST(FloorBracket, ReadingsThatAlwaysBeatTheFloorAreSaidToAfterTheLastTiming) {
   EXPECT_EQ(floor->movement(), "the readings beat the floor in each of 3 timings");
   // A floor that moved during the first timing and was beaten in the others is said as such.
   const auto moved_target = target_with("test-1:host=shared:bandwidths=40,80,80,80");
-  FloorBracket moved_bracket(*moved_target, {0.15, 3});
+  FloorBracket moved_bracket(*moved_target, {0.15, 3, {}});
   const auto mixed =
       moved_bracket.around(attn_out(), timing.fn(), [](const FloorFacts&) { return true; });
   ASSERT_TRUE(mixed) << mixed.error().message;

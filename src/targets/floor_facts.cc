@@ -20,9 +20,9 @@ Result<FloorFacts> floor_facts_from(std::vector<ChipFact> measured,
   return facts;
 }
 
-Result<FloorFacts> measure_floor_facts(Target& target) {
+Result<FloorFacts> measure_floor_facts(Target& target, std::vector<std::string> names) {
   FactOptions options;
-  options.only = target.floor_facts();
+  options.only = names.empty() ? target.floor_facts() : std::move(names);
   return floor_facts_from(target.measure_facts(options), options.only, target.name());
 }
 

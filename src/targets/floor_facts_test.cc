@@ -61,5 +61,21 @@ TEST(FloorFacts, EachMeasurementIsTheTargetsNextReading) {
   EXPECT_EQ(none.error().message, "the loop-test target did not measure read_bandwidth");
 }
 
+// A floor recheck measures only what memory floors need: on the cpu target the read bandwidth,
+// not the decode ceilings, and the floors of those give memory_ms alone.
+TEST(FloorFacts, TheCpuTargetMeasuresOnlyItsMemoryFloorsFactsWhenAskedForThem) {
+  const auto target = targets::make_target("cpu");
+  ASSERT_TRUE(target);
+  EXPECT_EQ(target->memory_floor_facts(), std::vector<std::string>{kReadBandwidth});
+  const Result<FloorFacts> facts = measure_floor_facts(*target, target->memory_floor_facts());
+  ASSERT_TRUE(facts) << facts.error().message;
+  EXPECT_EQ(facts->values.count(kDecodeF8), 0u);
+  EXPECT_EQ(facts->values.count(kDecodeNvfp4), 0u);
+  EXPECT_GT(facts->values.at(kReadBandwidth), 0.0);
+  const KernelFloors ffn = target->floors(*builtin_kernel("ffn"), facts->values);
+  EXPECT_GT(ffn.memory_ms, 0.0);
+  EXPECT_FALSE(ffn.instruction_ms);
+}
+
 }  // namespace
 }  // namespace headway::targets

@@ -12,8 +12,10 @@ KernelFloors floors_from_rates(const KernelContract& kernel,
   KernelFloors f;
   f.memory_ms = static_cast<double>(kernel.bytes_to_move()) / (bandwidth * 1e9) * 1e3;
   if (kernel.weight_format() == KernelContract::WeightFormat::kNone) return f;
-  const double rate = facts.at(
+  const auto given = facts.find(
       kernel.weight_format() == KernelContract::WeightFormat::kNvfp4 ? kDecodeNvfp4 : kDecodeF8);
+  if (given == facts.end()) return f;
+  const double rate = given->second;
   f.instruction_ms = static_cast<double>(kernel.quantized_weight_bytes()) / (rate * 1e9) * 1e3;
   return f;
 }

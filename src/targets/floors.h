@@ -9,8 +9,9 @@
 
 namespace headway::targets {
 
-// Requires kReadBandwidth, kDecodeF8 and kDecodeNvfp4 (targets/fact_names.h) in `facts`, in GB/s
-// (std::out_of_range otherwise).
+// Requires kReadBandwidth (targets/fact_names.h) in `facts`, in GB/s (std::out_of_range
+// otherwise); the instruction floor of a quantized kernel comes from kDecodeF8 or kDecodeNvfp4,
+// and is unknown (nullopt) where that rate is not given.
 KernelFloors floors_from_rates(const KernelContract& kernel,
                                const std::map<std::string, double>& facts);
 

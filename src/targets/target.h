@@ -262,7 +262,12 @@ class Target {
   virtual std::vector<ChipFact> measure_facts(const FactOptions& options) = 0;
   // The facts floors() needs; a workspace missing any of them measures the facts first.
   virtual std::vector<std::string> floor_facts() const = 0;
-  // Requires every floor_facts() name in `facts`.
+  // Of floor_facts(), the ones KernelFloors::memory_ms needs: all a floor recheck measures
+  // (loop/floor_recheck.h). Given only these, floors() computes memory_ms and may leave
+  // instruction_ms unknown. Default: every floor fact.
+  virtual std::vector<std::string> memory_floor_facts() const { return floor_facts(); }
+  // Requires every floor_facts() name in `facts`, or every memory_floor_facts() name for
+  // memory_ms alone.
   virtual KernelFloors floors(const KernelContract& kernel,
                               const std::map<std::string, double>& facts) const = 0;
   // The target's documentation and its cited summary, for onboarding.

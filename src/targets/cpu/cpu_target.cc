@@ -182,6 +182,8 @@ std::vector<std::string> CpuTarget::floor_facts() const {
   return {targets::kReadBandwidth, targets::kDecodeF8, targets::kDecodeNvfp4};
 }
 
+std::vector<std::string> CpuTarget::memory_floor_facts() const { return {targets::kReadBandwidth}; }
+
 targets::KernelFloors CpuTarget::floors(const KernelContract& kernel,
                                         const std::map<std::string, double>& facts) const {
   return targets::floors_from_rates(kernel, facts);

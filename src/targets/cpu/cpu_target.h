@@ -57,6 +57,7 @@ class CpuTarget final : public targets::Target {
                                                     const std::filesystem::path& cache_dir,
                                                     double timeout_s) override;
   std::vector<std::string> floor_facts() const override;
+  std::vector<std::string> memory_floor_facts() const override;
   targets::KernelFloors floors(const KernelContract& kernel,
                                const std::map<std::string, double>& facts) const override;
 
