@@ -17,8 +17,8 @@
  * With D::kBlock 0 a thread reads its range in two passes, each a single stream in memory order:
  * every key row (the scores of the whole range kept, heads floats a slot), the range's softmax at
  * its maximum, then every value row, added to the G heads' accumulators in L1. On one core of the
- * EPYC (Zen 5) that streams 31 GB/s where the blocks, K and V in turn, stream 23 (32,768 slots,
- * docs/PERFORMANCE.md, "Attention decode designs").
+ * EPYC (Zen 5) that streams 26-29 GB/s where blocks of 8, K and V in turn, stream 21-23 (32,768
+ * slots, docs/PERFORMANCE.md, "Attention decode designs").
  *
  * A design supplies what makes it different as a struct D:
  *   using Args;                          the kernel's argument struct (q, valid, dims, attn ...)
