@@ -3,7 +3,7 @@
 // requires: avx512bw avx512bf16
 // param P_THREADS 1 2 4 default 2
 // param P_CHUNK 8 16 32 default 16
-// param P_ROWS 1 2 default 2
+// param P_ROWS 1 2 default 1
 // param P_DOWN_ROWS 1 2 4 default 2
 // param P_PREFETCH 0 1 2 4 default 4
 // param P_PREFETCH_TO 1 2 default 2
@@ -48,7 +48,7 @@
 #endif
 
 #ifndef P_ROWS
-#define P_ROWS 2
+#define P_ROWS 1
 #endif
 
 namespace {
