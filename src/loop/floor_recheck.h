@@ -42,8 +42,8 @@ struct Recheck {
   std::vector<LoweredFloor> lowered;
   std::vector<JudgedHead> judged;
   std::vector<std::string> unjudged;  // "KERNEL: why", a head whose timing failed
-  // "lowered: qkv 0.741 -> 0.738 ms; judged: ffn 1.24x (2.912 ms against 2.348 ms)", or
-  // "measured again, none lower than stored; ..." when none was lowered.
+  // "lowered: qkv 0.741 -> 0.738 ms; heads timed around it: ffn 1.24x (2.912 ms against 2.348
+  // ms)", with "measured again, none lower than stored" first when none was lowered.
   std::string describe() const;
 };
 
