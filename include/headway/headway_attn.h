@@ -348,18 +348,15 @@ struct AttnDecodeJob {
    * prefetched (0: none), the value rows too where `values_too`. */
   void scores(const AttnPartial& p, int64_t b, int64_t e, int64_t ahead, int64_t limit,
               bool values_too) const {
-    const typename D::Cache* keys = D::keys(a);
-    const typename D::Cache* values = D::values(a);
     const int64_t h_count = heads();
     float raw[8];
     for (int64_t t = b; t < e; ++t) {
       for (int64_t n = 0; n < groups; ++n) {
-        const int64_t row = t * groups + n;
         if (ahead > 0 && t + ahead < limit) {
-          prefetch_row(keys + (row + ahead * groups) * d);
-          if (values_too) prefetch_row(values + (row + ahead * groups) * d);
+          prefetch_row(row_of(D::keys(a), t + ahead, n));
+          if (values_too) prefetch_row(row_of(D::values(a), t + ahead, n));
         }
-        dot<2>(keys + row * d, p.q + n * g_heads * d, raw);
+        dot<2>(row_of(D::keys(a), t, n), p.q + n * g_heads * d, raw);
         const float f = D::key_scale(a, t, n) * inv_sqrt_d;
         for (int64_t g = 0; g < g_heads; ++g)
           p.score[(t - b) * h_count + n * g_heads + g] = raw[g] * f;
@@ -381,14 +378,14 @@ struct AttnDecodeJob {
   /* Thread tid's partial over its range of slots, a block of D::kBlock slots at a time. */
   void run(int tid) const {
     const AttnPartial p = start(tid);
-    const int64_t end_ = end(tid);
-    for (int64_t b = begin(tid); b < end_; b += D::kBlock) {
-      const int64_t e = b + D::kBlock < end_ ? b + D::kBlock : end_;
-      scores(p, b, e, D::kPrefetch, end_, true);
+    const int64_t range_end = end(tid);
+    for (int64_t b = begin(tid); b < range_end; b += D::kBlock) {
+      const int64_t e = b + D::kBlock < range_end ? b + D::kBlock : range_end;
+      scores(p, b, e, D::kPrefetch, range_end, true);
       softmax_block(p, static_cast<int>(e - b));
       scale_weights(p, b, e);
       for (int64_t n = 0; n < groups; ++n)  // values: every value row of the block once
-        axpy_rows<2>(values_of(b, n), static_cast<int>(e - b), p.score + n * g_heads,
+        axpy_rows<2>(row_of(D::values(a), b, n), static_cast<int>(e - b), p.score + n * g_heads,
                      p.acc + n * g_heads * d);
     }
   }
@@ -407,15 +404,17 @@ struct AttnDecodeJob {
     const int64_t h_count = heads();
     for (int64_t t = b; t < e; ++t) {
       for (int64_t n = 0; n < groups; ++n) {
-        if (D::kPrefetch > 0 && t + D::kPrefetch < e) prefetch_row(values_of(t + D::kPrefetch, n));
-        axpy_rows<2>(values_of(t, n), 1, p.score + (t - b) * h_count + n * g_heads,
+        if (D::kPrefetch > 0 && t + D::kPrefetch < e)
+          prefetch_row(row_of(D::values(a), t + D::kPrefetch, n));
+        axpy_rows<2>(row_of(D::values(a), t, n), 1, p.score + (t - b) * h_count + n * g_heads,
                      p.acc + n * g_heads * d);
       }
     }
   }
 
-  const typename D::Cache* values_of(int64_t t, int64_t n) const {
-    return D::values(a) + (t * groups + n) * d;
+  /* Slot t's row of group n in a cache laid out [T][N][D]. */
+  const typename D::Cache* row_of(const typename D::Cache* cache, int64_t t, int64_t n) const {
+    return cache + (t * groups + n) * d;
   }
 
   /* attn from every thread's partial. */

@@ -179,5 +179,21 @@ TEST(FloorBracket, AMissingFloorFactIsTheError) {
   EXPECT_EQ(timing.runs, 0);
 }
 
+// Given the facts to measure (a floor recheck's: the memory floor's), the bracket measures no
+// other: here not the decode ceiling, which the target's floors would otherwise take.
+TEST(FloorBracket, MeasuresOnlyTheFactsItIsGiven) {
+  const auto target = target_with("test-1:host=shared:bandwidths=40,40:decodes=20,20");
+  for (const bool memory_only : {false, true}) {
+    FloorBracketOptions options;
+    if (memory_only) options.facts = target->memory_floor_facts();
+    FloorBracket bracket(*target, options);
+    CountedTiming timing;
+    const auto floor = bracket.around(attn_out(), timing.fn());
+    ASSERT_TRUE(floor) << floor.error().message;
+    EXPECT_EQ(floor->facts.values.count(kDecodeF8), memory_only ? 0u : 1u) << memory_only;
+    EXPECT_DOUBLE_EQ(floor->facts.values.at(kReadBandwidth), 40.0);
+  }
+}
+
 }  // namespace
 }  // namespace headway::targets

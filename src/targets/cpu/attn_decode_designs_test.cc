@@ -200,7 +200,7 @@ TEST(AttnDecodeDesigns, ADriverWithAPlantedMergeRescaleOrValuePassBugFails) {
     std::vector<int> blocks;  // the P_BLOCK values whose driver code the bug is in
   };
   const std::string weigh = "weight[t] = p.l[h] > 0.0f ? std::exp(p.m[h] - top) : 0.0f;";
-  const std::string value_pass = "axpy_rows<2>(values_of(t, n), 1,";
+  const std::string value_pass = "axpy_rows<2>(row_of(D::values(a), t, n), 1,";
   const std::vector<Bug> bugs = {
       {"none", "", "", {8, 0}},
       {"the last thread's partial dropped",
@@ -212,7 +212,7 @@ TEST(AttnDecodeDesigns, ADriverWithAPlantedMergeRescaleOrValuePassBugFails) {
       {"the sum not rescaled", "p.l[h] *= shrink;", ";", {8}},
       {"the value pass missing the range's first slot",
        value_pass,
-       "if (t > b) axpy_rows<2>(values_of(t, n), 1,",
+       "if (t > b) axpy_rows<2>(row_of(D::values(a), t, n), 1,",
        {0}},
   };
   // The driver is the same for both specs: the bf16 one, whose builds are quicker.

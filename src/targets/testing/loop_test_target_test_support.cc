@@ -351,7 +351,7 @@ class LoopTestTarget final : public targets::Target {
     std::vector<targets::ChipFact> facts = {{targets::kReadBandwidth, gbps, "GB/s", 0.0,
                                              "the loop's test target: the toolchain's bandwidths "
                                              "in turn"}};
-    if (!decodes_.empty()) {
+    if (!decodes_.empty() && options.wants(targets::kDecodeF8)) {
       facts.push_back({targets::kDecodeF8, decodes_[decodes_measured_++ % decodes_.size()], "GB/s",
                        0.0, "the loop's test target: the toolchain's decode ceilings in turn"});
     }
@@ -361,6 +361,7 @@ class LoopTestTarget final : public targets::Target {
     if (decodes_.empty()) return {targets::kReadBandwidth};
     return {targets::kReadBandwidth, targets::kDecodeF8};
   }
+  std::vector<std::string> memory_floor_facts() const override { return {targets::kReadBandwidth}; }
   targets::KernelFloors floors(const KernelContract& kernel,
                                const std::map<std::string, double>& facts) const override {
     const auto decode = facts.find(targets::kDecodeF8);

@@ -74,7 +74,8 @@ floor facts are measured around each timing (targets/floor_bracket.h),
 `:bandwidths=B1,B2,...` makes its measurements of the read bandwidth give B1, B2, ... GB/s in turn,
 starting over after the last (`:bandwidths=none`: they measure nothing), and `:decodes=D1,D2,...`
 adds a decode ceiling (`decode_ceiling.f8`, a floor fact then) of D1, D2, ... GB/s in turn, each
-kernel's instruction floor its bytes at that rate. Timings do not change with either.
+kernel's instruction floor its bytes at that rate; it is measured only when asked for (a floor
+recheck measures the memory floor's bandwidth alone). Timings do not change with either.
 `:models=M1,M2,...` names its devices' models (Target::device_models; device_model is M1): a
 measurement of the facts on the k-th model gives the k-th bandwidth of `:bandwidths`, every time.
 )";
