@@ -16,14 +16,16 @@ namespace {
 
 // Timed calls per reading, at most; and the input bytes a reading's timed sets may span. The
 // window bounds the memory (a session keeps a window of sets, a window of draws and one more
-// draw for patches: ffn's 95 MiB sets, three to a window, take about 670 MiB); at 256 MiB ffn
-// makes two calls a reading, which halves its process start and warm-up a call
-// (docs/PERFORMANCE.md, "Decisions per device-hour"). The
-// count bounds a small kernel's per-reading work (a reading's calls are verified whole the
+// draw for patches: ffn's 95 MiB sets, six to a window, take about 1.2 GiB); at 512 MiB ffn
+// makes five calls a reading, so that its process start, warm-up call and the fixed steps of the
+// guard are shared by five calls, not two (docs/PERFORMANCE.md, "Decisions per device-hour").
+// A set of at most the window's bytes makes two calls a reading at least (attention at 32,768
+// tokens, 257 MiB a set), so that its warm-up call is not as long as the reading's timed calls.
+// The count bounds a small kernel's per-reading work (a reading's calls are verified whole the
 // first time), so that a kernel of kilobytes makes enough calls a reading for its process start
 // and guard to be shared by more than its own few microseconds.
 constexpr uint64_t kMaxCallsPerReading = 256;
-constexpr uint64_t kWindowBytes = 256ull << 20;
+constexpr uint64_t kWindowBytes = 512ull << 20;
 
 }  // namespace
 
@@ -37,8 +39,9 @@ int input_sets_for(uint64_t set_bytes, uint64_t cold_bytes, int window) {
 }
 
 int max_calls_per_reading(uint64_t set_bytes) {
-  return static_cast<int>(std::clamp<uint64_t>(kWindowBytes / std::max<uint64_t>(set_bytes, 1), 1,
-                                               kMaxCallsPerReading));
+  const uint64_t fit = kWindowBytes / std::max<uint64_t>(set_bytes, 1);
+  const uint64_t least = set_bytes <= kWindowBytes ? 2 : 1;
+  return static_cast<int>(std::clamp<uint64_t>(std::max(fit, least), 1, kMaxCallsPerReading));
 }
 
 int calls_per_reading_for(double timed_seconds, double fastest_seconds, uint64_t set_bytes) {

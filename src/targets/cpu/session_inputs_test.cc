@@ -18,23 +18,25 @@ TEST(SessionInputs, AWindowOfSetsIsReusedOnlyAfterTheColdTraffic) {
 }
 
 TEST(SessionInputs, ShortKernelsMayMakeMoreCallsPerReading) {
-  EXPECT_EQ(max_calls_per_reading(16 << 20), 16);   // attn_out's inputs
-  EXPECT_EQ(max_calls_per_reading(32 << 20), 8);    // qkv's
-  EXPECT_EQ(max_calls_per_reading(100 << 20), 2);   // ffn's
-  EXPECT_EQ(max_calls_per_reading(300 << 20), 1);   // attention's at 32,768 tokens: one at least
-  EXPECT_EQ(max_calls_per_reading(2 << 20), 128);   // a kernel of 2 MiB: the window's bytes
-  EXPECT_EQ(max_calls_per_reading(24 << 10), 256);  // of kilobytes: the cap
+  EXPECT_EQ(max_calls_per_reading(16 << 20), 32);  // attn_out's inputs
+  EXPECT_EQ(max_calls_per_reading(32 << 20), 16);  // qkv's
+  EXPECT_EQ(max_calls_per_reading(100 << 20), 5);  // ffn's
+  EXPECT_EQ(max_calls_per_reading(257 << 20), 2);  // attention's at 32,768 tokens: two at least
+  EXPECT_EQ(max_calls_per_reading(512 << 20), 2);  // a set as large as the window: still two
+  EXPECT_EQ(max_calls_per_reading(513 << 20), 1);  // a larger one: one at least
+  EXPECT_EQ(max_calls_per_reading(2 << 20), 256);  // a kernel of 2 MiB: the window's bytes
+  EXPECT_EQ(max_calls_per_reading(1 << 20), 256);  // of 1 MiB: the cap
 }
 
 // A reading makes enough calls to fill 16 ms, within what its sets' window allows: ffn at 8.3 ms
 // a call makes two (one, and the warm-up call would be as long as the timed time).
 TEST(SessionInputs, AReadingMakesTheFewestCallsThatFillItsTimeWithinTheWindow) {
   EXPECT_EQ(calls_per_reading_for(0.016, 0.0083, 100 << 20), 2);
-  EXPECT_EQ(calls_per_reading_for(0.016, 0.003, 100 << 20), 2);   // the window's 2, not 6
+  EXPECT_EQ(calls_per_reading_for(0.016, 0.003, 100 << 20), 5);   // the window's 5, not 6
   EXPECT_EQ(calls_per_reading_for(0.016, 0.016, 100 << 20), 1);   // exactly filled by one
   EXPECT_EQ(calls_per_reading_for(0.016, 0.0161, 100 << 20), 1);  // a call longer than the time
   EXPECT_EQ(calls_per_reading_for(0.016, 0.060, 16 << 20), 1);
-  EXPECT_EQ(calls_per_reading_for(0.016, 0.0014, 32 << 20), 8);   // qkv: the window's 8, not 12
+  EXPECT_EQ(calls_per_reading_for(0.016, 0.0007, 32 << 20), 16);  // qkv: the window's 16, not 23
   EXPECT_EQ(calls_per_reading_for(0.016, 0.0015, 16 << 20), 11);  // ceil(10.7)
   EXPECT_EQ(calls_per_reading_for(0.016, 5e-6, 24 << 10), 256);   // the cap
   EXPECT_EQ(calls_per_reading_for(0.016, 0.0, 16 << 20), 1);      // no probe time: one
