@@ -40,28 +40,38 @@ std::vector<std::filesystem::path> paths_of(const std::vector<Artifact>& artifac
 
 // A TimedSession as a targets::Session: an arm that fails or breaks a rule is out, and the first
 // arm found breaking a rule (in a reading, or by the verification of kept calls) is the breach.
+// A reading that follows another arm's runs on that reading's inputs
+// (TimedSession::Inputs::kAsLastReading), so that consecutive readings of different arms (a
+// race's rounds, side-by-side timings) are verified by comparing their calls pairwise, and only
+// the calls the pair disagrees on need the reference; the reading after such a pair starts afresh.
 class CpuSession final : public targets::Session {
  public:
   explicit CpuSession(std::unique_ptr<TimedSession> session) : session_(std::move(session)) {}
   int arms() const override { return session_->arms(); }
   Result<double> reading(int i) override {
     if (auto it = out_.find(i); it != out_.end()) return environment_error(it->second);
-    const SessionReading r = session_->reading(i);
+    const SessionReading r = session_->reading(i, TimedSession::Inputs::kAsLastReading);
+    if (r.cheat) {
+      note_cheat(*r.cheat);
+      // The arm of the reading before, found wrong by this one's calls: this reading stands.
+      if (r.cheat->arm != i && r.call.ok()) return r.call.seconds;
+      return environment_error(r.cheat->reason);
+    }
     if (r.ok()) return r.call.seconds;
     out_[i] = r.failure();
-    if (r.cheat && !breach_) breach_ = targets::ArmBreach{r.cheat->arm, r.cheat->reason};
     return environment_error(out_[i]);
   }
   std::optional<targets::ArmBreach> verify_arms() override {
     if (breach_) return breach_;
-    if (auto cheat = session_->verify_sampled())
-      breach_ = targets::ArmBreach{cheat->arm, cheat->reason};
+    if (auto cheat = session_->verify_sampled()) note_cheat(*cheat);
     return breach_;
   }
   std::optional<targets::ArmBreach> verify_arm(int arm) override {
-    if (breach_ && breach_->arm == arm) return breach_;
-    if (auto cheat = session_->verify_sampled(arm))
-      return targets::ArmBreach{cheat->arm, cheat->reason};
+    if (!cheats_.count(arm)) {
+      if (auto cheat = session_->verify_sampled(arm)) note_cheat(*cheat);
+    }
+    if (const auto it = cheats_.find(arm); it != cheats_.end())
+      return targets::ArmBreach{arm, it->second};
     return std::nullopt;
   }
   nlohmann::json accounting() const override {
@@ -72,7 +82,14 @@ class CpuSession final : public targets::Session {
 
  private:
   std::unique_ptr<TimedSession> session_;
-  std::map<int, std::string> out_;  // arms out of the session, and why
+  // `cheat`'s arm is out; the session's breach, if it is the first.
+  void note_cheat(const Misbehaviour& cheat) {
+    out_[cheat.arm] = cheat.reason;
+    cheats_.emplace(cheat.arm, cheat.reason);
+    if (!breach_) breach_ = targets::ArmBreach{cheat.arm, cheat.reason};
+  }
+  std::map<int, std::string> out_;     // arms out of the session, and why
+  std::map<int, std::string> cheats_;  // of those, the arms that broke a rule, and which
   std::optional<targets::ArmBreach> breach_;
 };
 

@@ -6,6 +6,7 @@
 
 #include "kernels/declared_kernel.h"
 #include "store/test_temp_dir.h"
+#include "targets/cpu/attn_out_sources_test_support.h"
 #include "targets/cpu/cpu_paired_device.h"
 #include "targets/fact_names.h"
 
@@ -89,6 +90,45 @@ TEST(CpuTarget, BuildsChecksAndTimesTheBaseline) {
   ASSERT_TRUE(device.ok()) << device.error().message;
   nlohmann::json clock;
   EXPECT_GT(device.value()->run_once(statistics::Arm::kCandidate, &clock), 0.0);
+}
+
+// A session's reading that follows another arm's runs on its inputs and compares the two call by
+// call: two honest arms' calls are all compared, and a wrong arm is found by the reading after
+// its own, which stands, while the wrong arm is out and is its breach.
+TEST(CpuTarget, ASessionComparesEachReadingWithTheOtherArmsBeforeIt) {
+  CpuTarget t;
+  store::TestTempDir cache;
+  const auto honest = t.build(attn_out_baseline(), cache.path());
+  const auto copy = t.build(attn_out_baseline() + "\n// a copy\n", cache.path());
+  const auto wrong =
+      t.build(around_attn_out_baseline("real(a);\na->residual[0] ^= 0x40;"), cache.path());
+  for (const auto* b : {&honest, &copy, &wrong}) ASSERT_TRUE(b->built()) << b->diagnostics;
+
+  auto pair = t.start_session(attn_out(), {honest.artifact, copy.artifact}, 1);
+  ASSERT_TRUE(pair.ok()) << pair.error().message;
+  ASSERT_TRUE(pair.value()->reading(0).ok());
+  EXPECT_EQ(pair.value()->accounting()["compared_calls"], 0) << "the first reading of a pair";
+  ASSERT_TRUE(pair.value()->reading(1).ok());
+  const int compared = pair.value()->accounting()["compared_calls"];
+  EXPECT_GT(compared, 0) << "the second reading's calls, each compared with the first's";
+  ASSERT_TRUE(pair.value()->reading(0).ok());
+  EXPECT_EQ(pair.value()->accounting()["compared_calls"], compared) << "a pair's inputs serve two";
+  EXPECT_FALSE(pair.value()->verify_arms());
+
+  auto session = t.start_session(attn_out(), {honest.artifact, wrong.artifact}, 1);
+  ASSERT_TRUE(session.ok()) << session.error().message;
+  ASSERT_TRUE(session.value()->reading(1).ok()) << "nothing to compare the first reading with";
+  const auto after = session.value()->reading(0);
+  ASSERT_TRUE(after.ok()) << "the honest reading stands: " << after.error().message;
+  const auto again = session.value()->reading(1);
+  ASSERT_FALSE(again.ok()) << "the wrong arm is out";
+  EXPECT_NE(again.error().message.find("disagreed with the other arm's call"), std::string::npos)
+      << again.error().message;
+  const auto breach = session.value()->verify_arm(1);
+  ASSERT_TRUE(breach);
+  EXPECT_EQ(breach->arm, 1);
+  EXPECT_FALSE(session.value()->verify_arm(0)) << "the honest arm is not blamed";
+  EXPECT_TRUE(session.value()->reading(0).ok());
 }
 
 TEST(CpuTarget, MapsCheckFailuresAndDiagnostics) {

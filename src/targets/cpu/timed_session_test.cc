@@ -14,6 +14,7 @@
 #include <string>
 #include <thread>
 
+#include "targets/cpu/attn_out_sources_test_support.h"
 #include "targets/cpu/compiler.h"
 #include "targets/cpu/host_abi.h"
 #include "targets/cpu/runner/harness_pool.h"
@@ -40,9 +41,7 @@ class TimedSessionBatches : public ::testing::Test {
     EXPECT_EQ(built.status, targets::BuildOutcome::Status::kBuilt) << built.diagnostics;
     return built.artifact.path;
   }
-  static std::string baseline() {
-    return std::string(host_abi(*builtin_kernel("attn_out")).baseline_source());
-  }
+  static std::string baseline() { return attn_out_baseline(); }
   // A session whose readings aim for far more kernel time than one call: as many calls per
   // reading as attn_out's inputs allow.
   static std::unique_ptr<TimedSession> start(const std::vector<fs::path>& objects,
@@ -102,14 +101,6 @@ fs::path* TimedSessionBatches::cache_ = nullptr;
 // A function that makes an object's bytes differ from every other object's.
 std::string unique_function(const std::string& name) {
   return "\nextern \"C\" const char* headway_test_" + name + "() { return \"" + name + "\"; }\n";
-}
-
-// The baseline renamed `real`, with `body` as the entry point around it.
-std::string around_baseline(const std::string& body) {
-  std::string source = std::string(host_abi(*builtin_kernel("attn_out")).baseline_source());
-  const std::string entry = "extern \"C\" void hw_attn_out(const hw_attn_out_args* a)";
-  source.replace(source.find(entry), entry.size(), "static void real(const hw_attn_out_args* a)");
-  return "#include <cstring>\n" + source + "\n" + entry + " {\n" + body + "\n}\n";
 }
 
 TEST_F(TimedSessionBatches, EveryReadingOfASessionMakesTheCallsItsProbeChose) {
@@ -173,7 +164,7 @@ TEST_F(TimedSessionBatches, AReadingCheckedWholeIsNotKeptWholeAgainInTheProcess)
   // Objects of their own code (a comment alone builds the same bytes as the baseline, which
   // other tests of this process check).
   const fs::path honest = build(baseline() + unique_function("checked_whole_once"));
-  const fs::path replays = build(around_baseline(
+  const fs::path replays = build(around_attn_out_baseline(
       "static hw_bf16 first[HW_H]; static int calls = 0; static volatile int unique = 17;\n"
       "if (calls++ == 0) { real(a); std::memcpy(first, a->residual, sizeof first); }\n"
       "else std::memcpy(a->residual, first, sizeof first);"));
@@ -257,7 +248,7 @@ TEST_F(TimedSessionBatches, TheFastestArmsProbeSetsTheBatch) {
 TEST_F(TimedSessionBatches, AnswersReplayedFromAProcesssFirstCallAreCaught) {
   // Its later calls write the first call's answer: every element written and finite, so only
   // the reference can tell.
-  const std::string cheat = around_baseline(
+  const std::string cheat = around_attn_out_baseline(
       "static hw_bf16 first[HW_H]; static int calls = 0;\n"
       "if (calls++ == 0) { real(a); std::memcpy(first, a->residual, sizeof first); }\n"
       "else std::memcpy(a->residual, first, sizeof first);");
@@ -279,7 +270,7 @@ TEST_F(TimedSessionBatches, OneArmsKeptCallsAreCheckedAloneAndTheOthersStayKept)
   SessionOptions options;
   options.timed_per_reading = 10.0;
   options.verify_fraction = 0.0;  // only whole readings are kept
-  const std::string replays = around_baseline(
+  const std::string replays = around_attn_out_baseline(
       "static hw_bf16 first[HW_H]; static int calls = 0; static volatile int alone = 23;\n"
       "if (calls++ == 0) { real(a); std::memcpy(first, a->residual, sizeof first); }\n"
       "else std::memcpy(a->residual, first, sizeof first);");
@@ -310,7 +301,7 @@ TEST_F(TimedSessionBatches, ACallThatSkipsItsWorkIsCaughtAsItsReadingEnds) {
   auto session = TimedSession::start(
       *builtin_kernel("attn_out"),
       {build(baseline()),
-       build(around_baseline("static int calls = 0; if (calls++ == 0) real(a);"))},
+       build(around_attn_out_baseline("static int calls = 0; if (calls++ == 0) real(a);"))},
       options, &failure);
   ASSERT_TRUE(session) << failure.describe();
   ASSERT_GT(session->calls_per_reading(), 1);
@@ -329,7 +320,7 @@ TEST_F(TimedSessionBatches, ACallThatSkipsItsWorkIsCaughtAsItsReadingEnds) {
 TEST_F(TimedSessionBatches, ACandidateOnTheHarnessThreadsIsTimedAndVerified) {
   const std::string on_harness =
       "#include <atomic>\n#include <unistd.h>\n" +
-      around_baseline(
+      around_attn_out_baseline(
           "if (!hw_parallel_run || !hw_parallel_threads) return;  // no harness: no work\n"
           "struct Parts { const hw_attn_out_args* a; int caller; std::atomic<int> off; };\n"
           "Parts p{a, static_cast<int>(gettid()), {0}};\n"
@@ -362,7 +353,7 @@ TEST_F(TimedSessionBatches, OneCoreReadingsRunEveryPartOnTheCallingThreadOfOneCp
   const int cpus = std::min(CPU_COUNT(&ours), runner::HarnessPool::kMaxThreads);
   const std::string one_core =
       "#include <sched.h>\n#include <unistd.h>\n" +
-      around_baseline(
+      around_attn_out_baseline(
           "if (!hw_parallel_run || !hw_parallel_threads) return;  // no harness: no work\n"
           "struct Parts { const hw_attn_out_args* a; int caller; int ran; int elsewhere; };\n"
           "Parts p{a, static_cast<int>(gettid()), 0, 0};\n"
@@ -412,7 +403,7 @@ TEST_F(TimedSessionBatches, ConfirmingReadingsCheckEveryCallOfTheirArmAgainstThe
 
 TEST_F(TimedSessionBatches, ACandidateWrongOnARandomShareOfCallsFailsItsConfirmingReadings) {
   // Wrong on about a third of its calls, at random: a reading of several calls holds one.
-  const std::string cheat = around_baseline(
+  const std::string cheat = around_attn_out_baseline(
       "real(a);\n"
       "if (__builtin_ia32_rdtsc() % 3 == 0) a->residual[0] ^= 0x40;");
   auto session = start({build(baseline()), build(cheat)});
@@ -434,7 +425,7 @@ TEST_F(TimedSessionBatches, ACandidateWrongOnARandomShareOfCallsFailsItsConfirmi
 TEST_F(TimedSessionBatches, NothingAProcessLeavesInItsSlotsReachesTheNextOne) {
   const std::string marks =
       "#include <cstdint>\n#include <unistd.h>\n" +
-      around_baseline(
+      around_attn_out_baseline(
           "auto end = (reinterpret_cast<std::uintptr_t>(a->residual + HW_H) + 4095) & "
           "~std::uintptr_t{4095};\n"
           "auto* mark = reinterpret_cast<volatile int*>(end - sizeof(int));\n"
@@ -462,7 +453,7 @@ TEST_F(TimedSessionBatches, AThreadThatKeepsTheHarnessBusyOutsideItsCallsIsCaugh
   // that keeps asking outside its calls is a thread left running.
   const std::string outside =
       "#include <thread>\n" +
-      around_baseline(
+      around_attn_out_baseline(
           "static bool started = false;\n"
           "if (!started && hw_parallel_run) {\n"
           "  started = true;\n"
