@@ -119,6 +119,7 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
                                : confirming ? std::pair{confirming->first, 1 + calls}
                                             : next_sets();
   if (!same && !confirming) ++next_window_;
+  copy_out_kept(arm);
   // Nothing an earlier process of this arm left in its slots reaches this one.
   const auto reset_started = Clock::now();
   const SharedMemory& block = *writable_[static_cast<size_t>(arm)];
@@ -251,7 +252,6 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
     // process has checked a reading of the object that long whole already (whole_readings.h),
     // and then a random fraction of the others; all are dropped again where the reading is
     // compared with another arm's (compare_with verifies each of those calls).
-    const size_t bytes = inputs_->slot_bytes();
     const auto& key = whole_keys_[static_cast<size_t>(arm)];
     // A confirming reading's calls are all checked as it ends.
     const bool keep_all =
@@ -259,8 +259,8 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
     fully_kept_[arm] = std::max(fully_kept_[arm], calls);
     for (int k = 0; k < calls; ++k) {
       if (!confirming && (keep_all || secret_.uniform() < options_.verify_fraction)) {
-        kept_.push_back({arm, first + 1 + k, patches[static_cast<size_t>(k)], keep_all ? calls : 0,
-                         std::vector<std::byte>(slot(arm, k), slot(arm, k) + bytes)});
+        kept_.push_back(
+            {arm, first + 1 + k, patches[static_cast<size_t>(k)], keep_all ? calls : 0, k, {}});
       }
     }
     t = Clock::now();

@@ -174,10 +174,20 @@ class TimedSession {
     int arm;
     int set;
     uint64_t patch_seed;
-    int whole_reading;                // the length of the arm's first reading of that length, of
-                                      // which this is one of every call; 0: a sampled call
-    std::vector<std::byte> writable;  // the call's slot of the writable block right after it
+    int whole_reading;  // the length of the arm's first reading of that length, of
+                        // which this is one of every call; 0: a sampled call
+    // The call's slot of the writable block right after it. While `slot` is not -1 it is still
+    // there, slot `slot` of the arm's block, which nothing writes until the arm's next reading:
+    // it is copied into `writable` only then (copy_out_kept), so that a call dropped before
+    // (compared with another arm's) costs no copy.
+    int slot = -1;
+    std::vector<std::byte> writable;
   };
+  // Copies the writes of `arm`'s kept calls still in its slots out of them: before its block is
+  // reset for its next reading.
+  void copy_out_kept(int arm);
+  // A kept call's writes, wherever they are now.
+  std::span<const std::byte> writes_of(const Kept& kept) const;
   // What a reading on the same inputs needs of the reading before it.
   // Its writes stay in its arm's slots until that arm's next reading, after this one's.
   struct LastReading {

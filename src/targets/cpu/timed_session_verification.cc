@@ -76,6 +76,22 @@ std::optional<Misbehaviour> TimedSession::check_confirming(ConfirmingWindow& win
   return found;
 }
 
+void TimedSession::copy_out_kept(int arm) {
+  const auto t0 = std::chrono::steady_clock::now();
+  for (Kept& kept : kept_) {
+    if (kept.arm != arm || kept.slot < 0) continue;
+    const std::span<const std::byte> writes = writes_of(kept);
+    kept.writable.assign(writes.begin(), writes.end());
+    kept.slot = -1;
+  }
+  costs_.verification += seconds_since(t0);
+}
+
+std::span<const std::byte> TimedSession::writes_of(const Kept& kept) const {
+  if (kept.slot < 0) return kept.writable;
+  return {slot(kept.arm, kept.slot), inputs_->slot_bytes()};
+}
+
 int64_t TimedSession::confirmed_calls(int arm) const {
   const auto it = confirmed_calls_.find(arm);
   return it == confirmed_calls_.end() ? 0 : it->second;
@@ -147,7 +163,7 @@ std::optional<Misbehaviour> TimedSession::verify_sampled(std::optional<int> arm)
     for (const size_t i : *sets[static_cast<size_t>(s)]) {
       if (wrong.load(std::memory_order_relaxed)) return;
       const Kept& kept = kept_[i];
-      verdicts[i] = wrong_outputs(kept.set, kept.patch_seed, {kept.writable}, thread)[0];
+      verdicts[i] = wrong_outputs(kept.set, kept.patch_seed, {writes_of(kept)}, thread)[0];
       if (verdicts[i]) wrong = true;
     }
   });
