@@ -55,6 +55,10 @@ std::unique_ptr<SharedBuffers> InputSets::view(int set, std::byte* writable) con
 
 size_t InputSets::slot_bytes() const { return writable_slot_bytes(layout_.writable_bytes); }
 
+size_t InputSets::slot_bytes_of(const KernelContract& kernel) {
+  return writable_slot_bytes(BufferLayout(kernel.regions()).writable_bytes);
+}
+
 std::unique_ptr<SharedMemory> InputSets::new_writable_block(int slots) const {
   constexpr size_t kHugePage = 2 << 20;
   const size_t bytes = slot_bytes() * static_cast<size_t>(std::max(slots, 1));

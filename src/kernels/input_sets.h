@@ -102,6 +102,8 @@ class InputSets {
   std::vector<std::pair<size_t, size_t>> patched_ranges() const;
   // Bytes a set occupies (the kernel's input block).
   static size_t input_block_bytes(const KernelContract& kernel);
+  // Bytes from one slot of a writable block to the next, for `kernel` (slot_bytes()).
+  static size_t slot_bytes_of(const KernelContract& kernel);
 
  private:
   // Copies the share `share` of the patch's lines of every large input region of `set` from the

@@ -54,7 +54,8 @@ ColdInputs measure_cold_inputs(const KernelContract& kernel) {
   ColdInputs r;
   r.set_bytes = InputSets::input_block_bytes(kernel);
   r.cold_bytes = 2 * last_level_cache_bytes();
-  r.sets = input_sets_for(r.set_bytes, r.cold_bytes, 1 + max_calls_per_reading(r.set_bytes));
+  r.sets = input_sets_for(r.set_bytes, r.cold_bytes,
+                          1 + max_calls_per_reading(r.set_bytes, InputSets::slot_bytes_of(kernel)));
   InputSets sets(kernel, 1, r.sets);
   const std::byte* base = sets.memory().data();
   auto set = [&](int s) { return base + r.set_bytes * static_cast<size_t>(s); };

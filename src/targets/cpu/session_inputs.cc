@@ -26,6 +26,10 @@ namespace {
 // and guard to be shared by more than its own few microseconds.
 constexpr uint64_t kMaxCallsPerReading = 256;
 constexpr uint64_t kWindowBytes = 512ull << 20;
+// The writable bytes a reading's slots may span. Every byte of a slot is reset before, flushed
+// with and compared after each call: qkv's 8 MiB of cache rows a call took its guard to 12-15 ms
+// a reading at 16 calls; at 7 it stays within 10 ms (docs/PERFORMANCE.md).
+constexpr uint64_t kSlotWindowBytes = 64ull << 20;
 
 }  // namespace
 
@@ -38,15 +42,17 @@ int input_sets_for(uint64_t set_bytes, uint64_t cold_bytes, int window) {
   return static_cast<int>(std::min<uint64_t>(windows * w, std::max<uint64_t>(512, 2 * w)));
 }
 
-int max_calls_per_reading(uint64_t set_bytes) {
-  const uint64_t fit = kWindowBytes / std::max<uint64_t>(set_bytes, 1);
-  const uint64_t least = set_bytes <= kWindowBytes ? 2 : 1;
+int max_calls_per_reading(uint64_t set_bytes, uint64_t slot_bytes) {
+  const uint64_t fit = std::min(kWindowBytes / std::max<uint64_t>(set_bytes, 1),
+                                kSlotWindowBytes / std::max<uint64_t>(slot_bytes, 1));
+  const uint64_t least = set_bytes <= kWindowBytes && slot_bytes <= kSlotWindowBytes ? 2 : 1;
   return static_cast<int>(std::clamp<uint64_t>(std::max(fit, least), 1, kMaxCallsPerReading));
 }
 
-int calls_per_reading_for(double timed_seconds, double fastest_seconds, uint64_t set_bytes) {
+int calls_per_reading_for(double timed_seconds, double fastest_seconds, uint64_t set_bytes,
+                          uint64_t slot_bytes) {
   const double wanted = fastest_seconds > 0.0 ? std::ceil(timed_seconds / fastest_seconds) : 1.0;
-  const int most = max_calls_per_reading(set_bytes);
+  const int most = max_calls_per_reading(set_bytes, slot_bytes);
   return wanted >= most ? most : std::max(1, static_cast<int>(wanted));
 }
 

@@ -9,15 +9,17 @@
 
 namespace headway::cpu {
 
-// Timed calls a reading may make for a kernel whose input block is `set_bytes` (each call needs
-// a set of its own, so short kernels, which move few bytes, may make more).
-int max_calls_per_reading(uint64_t set_bytes);
+// Timed calls a reading may make for a kernel whose input block is `set_bytes` and whose writable
+// slot is `slot_bytes` (each call needs a set and a slot of its own, so short kernels, which move
+// few bytes, may make more).
+int max_calls_per_reading(uint64_t set_bytes, uint64_t slot_bytes);
 
 // Timed calls a reading makes when the fastest arm's call took `fastest_seconds`: the fewest
 // whose time reaches `timed_seconds` (so that a reading's fixed costs, its process start, guard
 // and warm-up call, are shared by at least that much kernel time), at most
-// max_calls_per_reading(set_bytes), at least 1.
-int calls_per_reading_for(double timed_seconds, double fastest_seconds, uint64_t set_bytes);
+// max_calls_per_reading(set_bytes, slot_bytes), at least 1.
+int calls_per_reading_for(double timed_seconds, double fastest_seconds, uint64_t set_bytes,
+                          uint64_t slot_bytes);
 
 // The input sets of a session: the ones an earlier session of `kernel` with as many sets and
 // draws left in this process when no session holds them now (every reading restores the sets it

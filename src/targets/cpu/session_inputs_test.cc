@@ -18,28 +18,43 @@ TEST(SessionInputs, AWindowOfSetsIsReusedOnlyAfterTheColdTraffic) {
 }
 
 TEST(SessionInputs, ShortKernelsMayMakeMoreCallsPerReading) {
-  EXPECT_EQ(max_calls_per_reading(16 << 20), 32);  // attn_out's inputs
-  EXPECT_EQ(max_calls_per_reading(32 << 20), 16);  // qkv's
-  EXPECT_EQ(max_calls_per_reading(100 << 20), 5);  // ffn's
-  EXPECT_EQ(max_calls_per_reading(257 << 20), 2);  // attention's at 32,768 tokens: two at least
-  EXPECT_EQ(max_calls_per_reading(512 << 20), 2);  // a set as large as the window: still two
-  EXPECT_EQ(max_calls_per_reading(513 << 20), 1);  // a larger one: one at least
-  EXPECT_EQ(max_calls_per_reading(2 << 20), 256);  // a kernel of 2 MiB: the window's bytes
-  EXPECT_EQ(max_calls_per_reading(1 << 20), 256);  // of 1 MiB: the cap
+  constexpr uint64_t kSmallSlot = 64 << 10;
+  EXPECT_EQ(max_calls_per_reading(16 << 20, kSmallSlot), 32);  // attn_out's inputs
+  EXPECT_EQ(max_calls_per_reading(100 << 20, kSmallSlot), 5);  // ffn's
+  EXPECT_EQ(max_calls_per_reading(257 << 20, kSmallSlot), 2);  // attention's at 32,768 tokens
+  EXPECT_EQ(max_calls_per_reading(512 << 20, kSmallSlot), 2);  // as large as the window: two
+  EXPECT_EQ(max_calls_per_reading(513 << 20, kSmallSlot), 1);  // a larger one: one at least
+  EXPECT_EQ(max_calls_per_reading(2 << 20, kSmallSlot), 256);  // a kernel of 2 MiB: the window's
+  EXPECT_EQ(max_calls_per_reading(1 << 20, kSmallSlot), 256);  // of 1 MiB: the cap
+}
+
+// Every slot byte is reset, flushed and compared with each call: a reading's slots span 64 MiB
+// at most, so qkv (8 MiB of cache rows and its q a slot) makes 7 calls, not the 16 its sets allow.
+TEST(SessionInputs, LargeWritableSlotsBoundTheCallsOfAReading) {
+  const KernelContract& qkv = *builtin_kernel("qkv");
+  const uint64_t slot = InputSets::slot_bytes_of(qkv);
+  EXPECT_GE(slot, 8u << 20) << "qkv's slot holds its K and V caches";
+  EXPECT_EQ(max_calls_per_reading(InputSets::input_block_bytes(qkv), slot), 7);
+  EXPECT_EQ(max_calls_per_reading(32 << 20, 4 << 20), 16) << "slots of 4 MiB: the sets bound it";
+  EXPECT_EQ(max_calls_per_reading(1 << 20, 64 << 20), 2) << "one slot of the window's bytes: two";
+  EXPECT_EQ(max_calls_per_reading(1 << 20, 65 << 20), 1);
+  EXPECT_EQ(InputSets::slot_bytes_of(*builtin_kernel("attn_out")),
+            InputSets(*builtin_kernel("attn_out"), 1, 2).slot_bytes());
 }
 
 // A reading makes enough calls to fill 16 ms, within what its sets' window allows: ffn at 8.3 ms
 // a call makes two (one, and the warm-up call would be as long as the timed time).
 TEST(SessionInputs, AReadingMakesTheFewestCallsThatFillItsTimeWithinTheWindow) {
-  EXPECT_EQ(calls_per_reading_for(0.016, 0.0083, 100 << 20), 2);
-  EXPECT_EQ(calls_per_reading_for(0.016, 0.003, 100 << 20), 5);   // the window's 5, not 6
-  EXPECT_EQ(calls_per_reading_for(0.016, 0.016, 100 << 20), 1);   // exactly filled by one
-  EXPECT_EQ(calls_per_reading_for(0.016, 0.0161, 100 << 20), 1);  // a call longer than the time
-  EXPECT_EQ(calls_per_reading_for(0.016, 0.060, 16 << 20), 1);
-  EXPECT_EQ(calls_per_reading_for(0.016, 0.0007, 32 << 20), 16);  // qkv: the window's 16, not 23
-  EXPECT_EQ(calls_per_reading_for(0.016, 0.0015, 16 << 20), 11);  // ceil(10.7)
-  EXPECT_EQ(calls_per_reading_for(0.016, 5e-6, 24 << 10), 256);   // the cap
-  EXPECT_EQ(calls_per_reading_for(0.016, 0.0, 16 << 20), 1);      // no probe time: one
+  constexpr uint64_t kSlot = 64 << 10;
+  EXPECT_EQ(calls_per_reading_for(0.016, 0.0083, 100 << 20, kSlot), 2);
+  EXPECT_EQ(calls_per_reading_for(0.016, 0.003, 100 << 20, kSlot), 5);   // the window's 5, not 6
+  EXPECT_EQ(calls_per_reading_for(0.016, 0.016, 100 << 20, kSlot), 1);   // exactly filled by one
+  EXPECT_EQ(calls_per_reading_for(0.016, 0.0161, 100 << 20, kSlot), 1);  // longer than the time
+  EXPECT_EQ(calls_per_reading_for(0.016, 0.060, 16 << 20, kSlot), 1);
+  EXPECT_EQ(calls_per_reading_for(0.016, 0.0007, 32 << 20, 8 << 20), 8);  // 8 MiB slots: 8
+  EXPECT_EQ(calls_per_reading_for(0.016, 0.0015, 16 << 20, kSlot), 11);   // ceil(10.7)
+  EXPECT_EQ(calls_per_reading_for(0.016, 5e-6, 24 << 10, kSlot), 256);    // the cap
+  EXPECT_EQ(calls_per_reading_for(0.016, 0.0, 16 << 20, kSlot), 1);       // no probe time: one
 }
 
 TEST(SessionInputs, ASessionReusesTheInputsOfAnEarlierOneThatEnded) {

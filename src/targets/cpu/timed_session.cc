@@ -47,7 +47,7 @@ std::unique_ptr<TimedSession> TimedSession::start(const KernelContract& kernel,
   std::random_device entropy;
   session->secret_ = Rng((uint64_t{entropy()} << 32) ^ entropy());
   const size_t set_bytes = InputSets::input_block_bytes(kernel);
-  const int window = 1 + max_calls_per_reading(set_bytes);
+  const int window = 1 + max_calls_per_reading(set_bytes, InputSets::slot_bytes_of(kernel));
   // As many draws as the longest reading uses sets: a reading's window of consecutive sets
   // then holds a different draw in every set.
   session->inputs_ = shared_input_sets(
@@ -85,8 +85,8 @@ void TimedSession::probe() {
     }
   }
   if (fastest == 0.0) return;  // every arm failed: each reads its failure next
-  calls_per_reading_ =
-      calls_per_reading_for(options_.timed_per_reading, fastest, inputs_->set_bytes());
+  calls_per_reading_ = calls_per_reading_for(options_.timed_per_reading, fastest,
+                                             inputs_->set_bytes(), inputs_->slot_bytes());
 }
 
 std::pair<int, int> TimedSession::next_sets() const {

@@ -111,8 +111,9 @@ TEST_F(TimedSessionBatches, EveryReadingOfASessionMakesTheCallsItsProbeChose) {
   // The probe (a first reading of each arm) is made when the session starts.
   EXPECT_EQ(session->costs().readings, 2);
   const int calls = session->calls_per_reading();
-  EXPECT_EQ(calls,
-            max_calls_per_reading(InputSets::input_block_bytes(*builtin_kernel("attn_out"))));
+  const KernelContract& kernel = *builtin_kernel("attn_out");
+  EXPECT_EQ(calls, max_calls_per_reading(InputSets::input_block_bytes(kernel),
+                                         InputSets::slot_bytes_of(kernel)));
   const double timed_before = session->costs().timed;
   double read = 0.0;
   for (int round = 0; round < 2; ++round) {
