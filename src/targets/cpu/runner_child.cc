@@ -131,6 +131,7 @@ CallResult RunnerChild::exchange(const runner::Command& command) {
   result.stamped = stamp > 0 && stamped >= 0 && stamped <= bracket + kStampSlackSeconds;
   result.seconds = result.stamped ? stamped : bracket;
   result.runner_seconds = static_cast<double>(reply.runner_ns) * 1e-9;
+  harness_threads_ = reply.harness_threads;
   result.start_ns =
       std::chrono::duration_cast<std::chrono::nanoseconds>(t0.time_since_epoch()).count();
   return result;
@@ -139,8 +140,11 @@ CallResult RunnerChild::exchange(const runner::Command& command) {
 CallResult RunnerChild::call(int set, int next_within_us, int count, bool hot_workers) {
   return exchange({runner::Op::kCall, set, count, next_within_us, hot_workers ? 1 : 0});
 }
-CallResult RunnerChild::ping(int next_within_us, bool hot_workers) {
-  return exchange({runner::Op::kPing, -1, 1, next_within_us, hot_workers ? 1 : 0});
+CallResult RunnerChild::ping(int next_within_us, bool hot_workers, bool start_workers) {
+  return exchange({runner::Op::kPing, -1, 1, next_within_us,
+                   start_workers ? runner::kStartWorkers
+                   : hot_workers ? 1
+                                 : 0});
 }
 
 bool RunnerChild::unexpected_message() const {

@@ -38,8 +38,12 @@ class RunnerChild {
   CallResult call(int set, int next_within_us = 0, int count = 1, bool hot_workers = false);
   // An empty call: the round trip of a request and its reply (the child then polls for
   // next_within_us as above). With hot_workers, the harness's workers that the candidate started
-  // (runner/harness_pool.h) spin before the reply comes and until the next request's reply.
-  CallResult ping(int next_within_us = 0, bool hot_workers = false);
+  // (runner/harness_pool.h) spin before the reply comes and until the next request's reply; with
+  // start_workers too, the pool is started first where the candidate has not started it.
+  CallResult ping(int next_within_us = 0, bool hot_workers = false, bool start_workers = false);
+  // Threads of the harness's pool as the child's last reply said (0: not started). The child's
+  // word, not a measurement (runner/protocol.h, Reply).
+  int harness_threads() const { return harness_threads_; }
   // Threads of the child that are running or runnable now (from /proc; -1 when it cannot tell).
   int running_threads() const;
   // Threads of the child now (-1 when it cannot tell).
@@ -78,6 +82,7 @@ class RunnerChild {
   int32_t ns_pid_;  // in the host's
   bool alive_ = true;
   double prepared_cpu_seconds_ = 0.0;
+  int harness_threads_ = 0;
   CallResult death_;
   ChildFate fate_;
 };

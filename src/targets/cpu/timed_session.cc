@@ -126,9 +126,12 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
   for_each_call(static_cast<int>(block.size() / inputs_->slot_bytes()),
                 [&](int k) { inputs_->reset_writable_slot(block, static_cast<size_t>(k)); });
   costs_.guard.reset += seconds_since(reset_started);
-  // A warm-up call first, unless this arm's first child showed it runs on one thread: then
-  // there is no thread pool to start and its first call can be timed.
-  const bool warm_up = !single_threaded_.count(arm);
+  // A warm-up call first, unless this arm's first child showed it needs none: it ran on one
+  // thread (no thread pool to start), or on no threads but the harness's, which the runner then
+  // starts before the timed request (the ping after the resume below). Either way its first call
+  // can be timed.
+  const bool on_harness = harness_only_.count(arm) > 0;
+  const bool warm_up = !single_threaded_.count(arm) && !on_harness;
   auto t = Clock::now();
   auto child = host_->spawn(arm, warm_up ? first : first + 1, warm_up ? window : calls, &out.call,
                             options_.one_core);
@@ -214,7 +217,8 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
   };
   const auto resumed = Clock::now();
   child->resume();
-  const CallResult awake = child->ping(kNextWithinUs, /*hot_workers=*/true);
+  const CallResult awake =
+      child->ping(kNextWithinUs, /*hot_workers=*/true, /*start_workers=*/on_harness);
   hot_seconds += seconds_since(resumed);
   guard.resume += seconds_since(resumed);
   if (!awake.ok()) {
@@ -277,7 +281,14 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
     if (!out.cheat) {
       if (auto breach = idle_breach(*child)) out.cheat = Misbehaviour{arm, *breach};
     }
-    if (warm_up && child->thread_count() == 1) single_threaded_.insert(arm);
+    if (warm_up) {
+      const int threads = child->thread_count();
+      if (threads == 1) {
+        single_threaded_.insert(arm);
+      } else if (threads == child->harness_threads()) {
+        harness_only_.insert(arm);
+      }
+    }
     guard.idle_watch += seconds_since(t);
   }
   t = Clock::now();

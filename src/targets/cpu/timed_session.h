@@ -7,7 +7,8 @@
 //     put back as it was made before the child starts, so nothing it wrote there reaches the
 //     next one;
 //   - the child makes one warm-up call on one input set (skipped for an arm whose first child
-//     ran on a single thread: nothing to start) and then `calls_per_reading()` timed calls back
+//     ran on a single thread, nothing to start, or on no threads but the harness's, which the
+//     runner then starts before the timed request) and then `calls_per_reading()` timed calls back
 //     to back in one request, each on another set (InputSets), freshly patched, poisoned and
 //     flushed from every cache; the reading is their mean. The sets of
 //     one reading hold independent draws, so no call finds the weights of an earlier call of
@@ -174,8 +175,9 @@ class TimedSession {
     int arm;
     int set;
     uint64_t patch_seed;
-    int whole_reading;  // the length of the arm's first reading of that length, of
-                        // which this is one of every call; 0: a sampled call
+    // The length of the arm's first reading of that length, of which this is one of every call;
+    // 0: a sampled call.
+    int whole_reading;
     // The call's slot of the writable block right after it. While `slot` is not -1 it is still
     // there, slot `slot` of the arm's block, which nothing writes until the arm's next reading:
     // it is copied into `writable` only then (copy_out_kept), so that a call dropped before
@@ -251,6 +253,7 @@ class TimedSession {
   // per arm: what its whole readings are remembered by in this process (whole_readings.h)
   std::vector<std::optional<WholeReadingKey>> whole_keys_;
   std::set<int> single_threaded_;  // arms whose first child ran on one thread
+  std::set<int> harness_only_;     // arms whose first child ran on the harness's threads alone
   std::vector<double> round_trips_;
   int clock_disagreements_ = 0;
   int unstamped_ = 0;

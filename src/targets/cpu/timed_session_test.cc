@@ -492,6 +492,78 @@ TEST_F(TimedSessionBatches, NoThreadOfAPausedChildRuns) {
   EXPECT_TRUE(spins(child)) << "the thread did not run again";
 }
 
+// An arm whose first child ran on no threads but the harness's makes no warm-up call after it:
+// the runner starts the harness's workers before the timed request, and the candidate's parts
+// still run on them. An arm with a thread of its own keeps its warm-up call.
+TEST_F(TimedSessionBatches, AnArmOnTheHarnessThreadsAloneMakesNoWarmUpCallAfterItsFirstReading) {
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "a pool needs two CPUs";
+  const std::string on_harness =
+      "#include <atomic>\n#include <unistd.h>\n" +
+      around_attn_out_baseline(
+          "struct Parts { const hw_attn_out_args* a; int caller; std::atomic<int> off; };\n"
+          "Parts p{a, static_cast<int>(gettid()), {0}};\n"
+          "const int n = hw_parallel_threads();\n"
+          "if (hw_parallel_run(n, [](void* ctx, int tid) {\n"
+          "      auto* q = static_cast<Parts*>(ctx);\n"
+          "      if (tid == 0) real(q->a);\n"
+          "      else if (static_cast<int>(gettid()) != q->caller) ++q->off;\n"
+          "    }, &p) != 0) return;\n"
+          "if (p.off != n - 1) a->residual[0] ^= 0x40;  // a part not on a worker: wrong\n");
+  auto session = start({build(baseline()), build(on_harness)});
+  ASSERT_TRUE(session);
+  const double warmed = session->costs().warm_up;
+  EXPECT_GT(warmed, 0.0) << "the harness arm's first child makes a warm-up call";
+  for (int reading = 0; reading < 3; ++reading) {
+    const SessionReading r = session->reading(1);
+    ASSERT_TRUE(r.ok()) << r.failure();
+  }
+  EXPECT_EQ(session->costs().warm_up, warmed) << "no warm-up call after the first child";
+  EXPECT_FALSE(session->verify_sampled()) << "the harness did not run the candidate's parts";
+
+  const std::string own_thread =
+      "#include <condition_variable>\n#include <mutex>\n#include <thread>\n" +
+      around_attn_out_baseline(
+          "static std::mutex m;\n"
+          "static std::condition_variable never;\n"
+          "static const bool started = [] {\n"
+          "  std::thread([] { std::unique_lock l(m); never.wait(l, [] { return false; }); })"
+          ".detach();\n"
+          "  return true;\n"
+          "}();\n"
+          "(void)started;\n"
+          "real(a);");
+  auto own = start({build(own_thread)});
+  ASSERT_TRUE(own);
+  const double before = own->costs().warm_up;
+  ASSERT_TRUE(own->reading(0).ok());
+  EXPECT_GT(own->costs().warm_up, before) << "a thread of its own: the warm-up call stays";
+}
+
+// The ping before the timed request of an arm that makes no warm-up call starts the harness's
+// workers and has them spin, so that no worker starts or wakes inside the clock; a ping that only
+// asks for hot workers starts none.
+TEST_F(TimedSessionBatches, APingThatAsksForTheWorkersStartsThemHot) {
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "a pool needs two CPUs";
+  const fs::path parallel = build(
+      "#include \"headway_kernel.h\"\n"
+      "extern \"C\" void hw_attn_out(const hw_attn_out_args*) {\n"
+      "  hw_parallel_run(hw_parallel_threads(), [](void*, int) {}, nullptr);\n}\n"
+      "// started by a ping\n");
+  OneChild one = spawn_one(parallel);
+  ASSERT_TRUE(one.child);
+  RunnerChild& child = *one.child;
+  ASSERT_TRUE(child.ping(0, /*hot_workers=*/true).ok());
+  EXPECT_EQ(child.thread_count(), 1) << "no call yet, and no start asked for";
+  EXPECT_EQ(child.harness_threads(), 0);
+  ASSERT_TRUE(child.ping(0, /*hot_workers=*/true, /*start_workers=*/true).ok());
+  EXPECT_GE(child.harness_threads(), 2);
+  EXPECT_EQ(child.thread_count(), child.harness_threads()) << "the caller and the workers";
+  EXPECT_TRUE(spins(child)) << "the workers the ping started were not hot";
+  ASSERT_TRUE(child.call(0).ok());
+  EXPECT_EQ(child.thread_count(), child.harness_threads()) << "the call used the same pool";
+  EXPECT_LT(cpu_over(child, 60), 0.005) << "the workers spun on after a call that did not ask";
+}
+
 TEST_F(TimedSessionBatches, AWarmUpCallLeavesTheHarnessWorkersHotThroughThePause) {
   // The warm-up call asks for hot workers: the pool the candidate's first call started spins
   // from its reply on, stops while the child is paused, spins again when it resumes (so the

@@ -82,12 +82,19 @@ struct Command {
   // before this request's reply until the reply of the next request; zero: they go to sleep
   // before this request's reply. Asked for by the warm-up call and by the ping just before a
   // timed request, so that the workers are hot when it comes (the child is stopped in between).
+  // kStartWorkers: the same, the pool started first where the candidate has not started it yet
+  // (the ping before the timed request of an arm that makes no warm-up call).
   int32_t hot_workers = 0;
 };
 
+inline constexpr int32_t kStartWorkers = 2;
+
 struct Reply {
   Op op = Op::kDone;
-  int32_t pad = 0;
+  // Threads of the harness's pool (its workers and the calling thread) once it is started, else
+  // 0. Said by the child, which could lie: headway uses it only to skip an arm's warm-up call,
+  // which a lie would cost the arm itself.
+  int32_t harness_threads = 0;
   int64_t runner_ns = 0;  // the child's own measure of the calls: a cross-check only
   char message[240] = {};
 };

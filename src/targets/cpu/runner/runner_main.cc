@@ -266,8 +266,10 @@ uint64_t address_space_now() {
     } else {
       reply.runner_ns = 0;
     }
+    if (command.hot_workers == kStartWorkers && one_core_threads == 0) harness();
     // Read after the call: the candidate's first call may have started the pool.
     if (HarnessPool* pool = started_harness.load(std::memory_order_acquire)) {
+      reply.harness_threads = pool->threads();
       if (command.hot_workers) {
         pool->set_hot(true, kHotWaitUs);
       } else {
