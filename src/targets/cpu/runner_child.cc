@@ -141,10 +141,8 @@ CallResult RunnerChild::call(int set, int next_within_us, int count, bool hot_wo
   return exchange({runner::Op::kCall, set, count, next_within_us, hot_workers ? 1 : 0});
 }
 CallResult RunnerChild::ping(int next_within_us, bool hot_workers, bool start_workers) {
-  return exchange({runner::Op::kPing, -1, 1, next_within_us,
-                   start_workers ? runner::kStartWorkers
-                   : hot_workers ? 1
-                                 : 0});
+  const int32_t workers = start_workers ? runner::kStartWorkers : int32_t{hot_workers};
+  return exchange({runner::Op::kPing, -1, 1, next_within_us, workers});
 }
 
 bool RunnerChild::unexpected_message() const {

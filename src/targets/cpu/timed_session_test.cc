@@ -98,6 +98,23 @@ class TimedSessionBatches : public ::testing::Test {
 };
 fs::path* TimedSessionBatches::cache_ = nullptr;
 
+// The baseline run as a part of an hw_parallel_run job on the harness's threads, its output
+// spoiled where any other part did not run on a worker (off the calling thread).
+std::string on_harness_candidate() {
+  return "#include <atomic>\n#include <unistd.h>\n" +
+         around_attn_out_baseline(
+             "if (!hw_parallel_run || !hw_parallel_threads) return;  // no harness: no work\n"
+             "struct Parts { const hw_attn_out_args* a; int caller; std::atomic<int> off; };\n"
+             "Parts p{a, static_cast<int>(gettid()), {0}};\n"
+             "const int n = hw_parallel_threads();\n"
+             "if (hw_parallel_run(n, [](void* ctx, int tid) {\n"
+             "      auto* q = static_cast<Parts*>(ctx);\n"
+             "      if (tid == 0) real(q->a);\n"
+             "      else if (static_cast<int>(gettid()) != q->caller) ++q->off;\n"
+             "    }, &p) != 0) return;\n"
+             "if (p.off != n - 1) a->residual[0] ^= 0x40;  // a part not on a worker: wrong\n");
+}
+
 // A function that makes an object's bytes differ from every other object's.
 std::string unique_function(const std::string& name) {
   return "\nextern \"C\" const char* headway_test_" + name + "() { return \"" + name + "\"; }\n";
@@ -319,19 +336,7 @@ TEST_F(TimedSessionBatches, ACallThatSkipsItsWorkIsCaughtAsItsReadingEnds) {
 // they run its parts off the calling thread reads and verifies as the baseline does; the hot
 // workers sleep before its calls return, so no breach is found.
 TEST_F(TimedSessionBatches, ACandidateOnTheHarnessThreadsIsTimedAndVerified) {
-  const std::string on_harness =
-      "#include <atomic>\n#include <unistd.h>\n" +
-      around_attn_out_baseline(
-          "if (!hw_parallel_run || !hw_parallel_threads) return;  // no harness: no work\n"
-          "struct Parts { const hw_attn_out_args* a; int caller; std::atomic<int> off; };\n"
-          "Parts p{a, static_cast<int>(gettid()), {0}};\n"
-          "const int n = hw_parallel_threads();\n"
-          "if (hw_parallel_run(n, [](void* ctx, int tid) {\n"
-          "      auto* q = static_cast<Parts*>(ctx);\n"
-          "      if (tid == 0) real(q->a);\n"
-          "      else if (static_cast<int>(gettid()) != q->caller) ++q->off;\n"
-          "    }, &p) != 0) return;\n"
-          "if (p.off != n - 1) a->residual[0] ^= 0x40;  // a part not on a worker: wrong\n");
+  const std::string on_harness = on_harness_candidate();
   auto session = start({build(baseline()), build(on_harness)});
   ASSERT_TRUE(session);
   for (int round = 0; round < 3; ++round) {
@@ -497,18 +502,7 @@ TEST_F(TimedSessionBatches, NoThreadOfAPausedChildRuns) {
 // still run on them. An arm with a thread of its own keeps its warm-up call.
 TEST_F(TimedSessionBatches, AnArmOnTheHarnessThreadsAloneMakesNoWarmUpCallAfterItsFirstReading) {
   if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "a pool needs two CPUs";
-  const std::string on_harness =
-      "#include <atomic>\n#include <unistd.h>\n" +
-      around_attn_out_baseline(
-          "struct Parts { const hw_attn_out_args* a; int caller; std::atomic<int> off; };\n"
-          "Parts p{a, static_cast<int>(gettid()), {0}};\n"
-          "const int n = hw_parallel_threads();\n"
-          "if (hw_parallel_run(n, [](void* ctx, int tid) {\n"
-          "      auto* q = static_cast<Parts*>(ctx);\n"
-          "      if (tid == 0) real(q->a);\n"
-          "      else if (static_cast<int>(gettid()) != q->caller) ++q->off;\n"
-          "    }, &p) != 0) return;\n"
-          "if (p.off != n - 1) a->residual[0] ^= 0x40;  // a part not on a worker: wrong\n");
+  const std::string on_harness = on_harness_candidate();
   auto session = start({build(baseline()), build(on_harness)});
   ASSERT_TRUE(session);
   const double warmed = session->costs().warm_up;
