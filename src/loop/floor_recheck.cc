@@ -89,6 +89,7 @@ Result<Recheck> FloorRecheck::recheck(targets::Target& target, const KernelCatal
   };
   targets::FloorBracketOptions only_memory;
   only_memory.facts = target.memory_floor_facts();
+  only_memory.readings = kFloorReadings;
   targets::FloorBracket bracket(target, only_memory);
   auto around = bracket.around(contracts, time_heads, beaten);
   if (!around) return around.error();

@@ -53,6 +53,10 @@ class FloorRecheck {
   using ArtifactOf =
       std::function<targets::Artifact(const std::string& kernel, const std::string& source)>;
   static constexpr int kReadings = 5;  // readings of each head timed in a recheck
+  // Timed readings per reader and thread count of each bandwidth measurement around them: a
+  // measurement at the facts' 11 took 0.84 s on the EPYC, at 5 0.38 s (ReadBandwidth in
+  // headway_microbench), and a run makes four or five rechecks of two measurements or more.
+  static constexpr int kFloorReadings = 5;
 
   // True when a kernel of `near` has a head (by its time in `trees`) that no recheck since it
   // became the head has judged; those heads count as judged from here on.

@@ -76,7 +76,9 @@ std::string BracketedFloor::movement() const {
 FloorBracket::FloorBracket(Target& target, FloorBracketOptions options)
     : target_(target), options_(options) {}
 
-Result<FloorFacts> FloorBracket::measure() { return measure_floor_facts(target_, options_.facts); }
+Result<FloorFacts> FloorBracket::measure() {
+  return measure_floor_facts(target_, options_.facts, options_.readings);
+}
 
 Result<BracketedFloor> FloorBracket::around(const std::vector<const KernelContract*>& kernels,
                                             const std::function<bool()>& timing,

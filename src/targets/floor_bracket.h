@@ -27,6 +27,8 @@ struct FloorBracketOptions {
   // The facts measured (empty: Target::floor_facts(); Target::memory_floor_facts() where only
   // memory floors are read).
   std::vector<std::string> facts;
+  // Timed readings per benchmark of each measurement (FactOptions::readings).
+  int readings = FactOptions{}.readings;
 };
 
 // The floor one timing is judged against.

@@ -3,6 +3,7 @@
 // measured once elsewhere. The loop tests' target gives its `:bandwidths=` in turn.
 #include "targets/floor_bracket.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "kernels/contract.h"
@@ -192,6 +193,22 @@ TEST(FloorBracket, MeasuresOnlyTheFactsItIsGiven) {
     ASSERT_TRUE(floor) << floor.error().message;
     EXPECT_EQ(floor->facts.values.count(kDecodeF8), memory_only ? 0u : 1u) << memory_only;
     EXPECT_DOUBLE_EQ(floor->facts.values.at(kReadBandwidth), 40.0);
+  }
+}
+
+// Each measurement takes the readings the bracket is given (a floor recheck's fewer), and the
+// bracket's default is the facts' own.
+TEST(FloorBracket, MeasuresWithTheReadingsItIsGiven) {
+  const auto target = target_with("test-1:host=shared:bandwidths=40,40");
+  for (const int readings : {5, FactOptions{}.readings}) {
+    FloorBracketOptions options;
+    if (readings != FactOptions{}.readings) options.readings = readings;
+    FloorBracket bracket(*target, options);
+    CountedTiming timing;
+    const auto floor = bracket.around(attn_out(), timing.fn());
+    ASSERT_TRUE(floor) << floor.error().message;
+    const std::string& method = floor->facts.measured.at(0).method;
+    EXPECT_NE(method.find(fmt::format("({} readings)", readings)), std::string::npos) << method;
   }
 }
 

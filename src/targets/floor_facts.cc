@@ -20,8 +20,10 @@ Result<FloorFacts> floor_facts_from(std::vector<ChipFact> measured,
   return facts;
 }
 
-Result<FloorFacts> measure_floor_facts(Target& target, std::vector<std::string> names) {
+Result<FloorFacts> measure_floor_facts(Target& target, std::vector<std::string> names,
+                                       int readings) {
   FactOptions options;
+  options.readings = readings;
   options.only = names.empty() ? target.floor_facts() : std::move(names);
   return floor_facts_from(target.measure_facts(options), options.only, target.name());
 }

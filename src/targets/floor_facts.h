@@ -24,8 +24,10 @@ struct FloorFacts {
 Result<FloorFacts> floor_facts_from(std::vector<ChipFact> measured,
                                     const std::vector<std::string>& needed,
                                     const std::string& target_name);
-// Measures target.floor_facts() once (seconds on real hardware), or only `names` where given.
-// Fails as floor_facts_from when the measurement lacks a needed fact.
-Result<FloorFacts> measure_floor_facts(Target& target, std::vector<std::string> names = {});
+// Measures target.floor_facts() once (seconds on real hardware), or only `names` where given,
+// each benchmark taking `readings` timed readings (FactOptions::readings). Fails as
+// floor_facts_from when the measurement lacks a needed fact.
+Result<FloorFacts> measure_floor_facts(Target& target, std::vector<std::string> names = {},
+                                       int readings = FactOptions{}.readings);
 
 }  // namespace headway::targets

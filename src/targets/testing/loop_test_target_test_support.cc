@@ -348,9 +348,10 @@ class LoopTestTarget final : public targets::Target {
                "the loop's test target: the bandwidth of model " + options.model}};
     }
     const double gbps = bandwidths_[bandwidths_measured_++ % bandwidths_.size()];
-    std::vector<targets::ChipFact> facts = {{targets::kReadBandwidth, gbps, "GB/s", 0.0,
-                                             "the loop's test target: the toolchain's bandwidths "
-                                             "in turn"}};
+    std::vector<targets::ChipFact> facts = {
+        {targets::kReadBandwidth, gbps, "GB/s", 0.0,
+         fmt::format("the loop's test target: the toolchain's bandwidths in turn ({} readings)",
+                     options.readings)}};
     if (!decodes_.empty() && options.wants(targets::kDecodeF8)) {
       facts.push_back({targets::kDecodeF8, decodes_[decodes_measured_++ % decodes_.size()], "GB/s",
                        0.0, "the loop's test target: the toolchain's decode ceilings in turn"});
