@@ -75,15 +75,13 @@ void InputSets::reset_writable(const SharedMemory& block) const {
 
 namespace {
 
-// Bytes compared, and rewritten where they differ, at a time.
-constexpr size_t kResetChunkBytes = 1024;
-
 // Makes `to` equal `from` (nullptr: zeros) by rewriting only the chunks that differ: a slot a
 // call wrote in a few places is read, not rewritten, so its other lines stay clean (a later flush
 // writes nothing back) and its reset costs a read of the slot instead of a read, an ownership
 // read and a write.
+constexpr std::byte kZeros[kResetChunkBytes] = {};
+
 void rewrite_where_different(std::byte* to, const std::byte* from, size_t bytes) {
-  static constexpr std::byte kZeros[kResetChunkBytes] = {};
   for (size_t at = 0; at < bytes; at += kResetChunkBytes) {
     const size_t n = std::min(kResetChunkBytes, bytes - at);
     const std::byte* want = from ? from + at : kZeros;
@@ -99,9 +97,43 @@ void InputSets::reset_writable_slot(const SharedMemory& block, size_t k) const {
   rewrite_where_different(slot, draws_[0]->writable_block(), layout_.writable_bytes);
   rewrite_where_different(slot + layout_.writable_bytes, nullptr,
                           slot_bytes() - layout_.writable_bytes);
-  if (k + 1 == slots) {
-    const size_t used = slots * slot_bytes();
-    rewrite_where_different(block.data() + used, nullptr, block.size() - used);
+  if (k + 1 == slots) reset_writable_tail(block);
+}
+
+void InputSets::reset_writable_tail(const SharedMemory& block) const {
+  const size_t used = block.size() / slot_bytes() * slot_bytes();
+  rewrite_where_different(block.data() + used, nullptr, block.size() - used);
+}
+
+InputSets::ByteRanges InputSets::changed_ranges(std::span<const std::byte* const> slots) const {
+  const std::byte* made = draws_[0]->writable_block();
+  const size_t written = layout_.writable_bytes;
+  ByteRanges ranges;
+  for (size_t at = 0; at < slot_bytes(); at += kResetChunkBytes) {
+    const size_t n = std::min(kResetChunkBytes, slot_bytes() - at);
+    // A chunk may straddle the end of the regions: the made bytes, then zeros.
+    const size_t from_made = at < written ? std::min(n, written - at) : 0;
+    const bool changed = std::any_of(slots.begin(), slots.end(), [&](const std::byte* slot) {
+      return std::memcmp(slot + at, made + at, from_made) != 0 ||
+             std::memcmp(slot + at + from_made, kZeros, n - from_made) != 0;
+    });
+    if (!changed) continue;
+    if (!ranges.empty() && ranges.back().second == at) {
+      ranges.back().second = at + n;
+    } else {
+      ranges.emplace_back(at, at + n);
+    }
+  }
+  return ranges;
+}
+
+void InputSets::reset_ranges(std::byte* slot, const ByteRanges& ranges) const {
+  const std::byte* made = draws_[0]->writable_block();
+  const size_t written = layout_.writable_bytes;
+  for (const auto& [begin, end] : ranges) {
+    const size_t made_end = std::clamp(end, begin, std::max(begin, written));
+    if (begin < made_end) std::memcpy(slot + begin, made + begin, made_end - begin);
+    std::memset(slot + made_end, 0, end - made_end);
   }
 }
 

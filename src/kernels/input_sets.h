@@ -18,6 +18,7 @@
 // A patch is a function of its seed, so that a call can be checked against the reference later.
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -29,6 +30,8 @@ namespace headway {
 inline constexpr size_t kSmallRegionBytes = 64 << 10;
 inline constexpr size_t kLineBytes = 64;
 inline constexpr uint64_t kPatchedLineOneIn = 256;
+// Bytes a reset or a search for changes in a writable slot compares at a time.
+inline constexpr size_t kResetChunkBytes = 1024;
 
 // Bytes from one slot of a writable block to the next (new_writable_block's, a runner's arm's):
 // the layout's writable bytes, whole pages.
@@ -73,6 +76,17 @@ class InputSets {
   // Puts slot k of `block` back as reset_writable does (and, for the last slot, the block's tail
   // after it): slots are independent, so several threads may reset a block's slots at once.
   void reset_writable_slot(const SharedMemory& block, size_t k) const;
+  // Puts back the bytes of `block` after its last whole slot, which reset_writable_slot puts back
+  // with the last slot: for a block whose last slot is as made already.
+  void reset_writable_tail(const SharedMemory& block) const;
+  // The byte ranges of a slot (offsets in it, sorted, apart) where any of `slots` differs from a
+  // slot as reset_writable_slot leaves it, to a chunk of kResetChunkBytes: where calls on the
+  // same inputs wrote, or were given something else (outputs poisoned, in/out regions patched).
+  using ByteRanges = std::vector<std::pair<size_t, size_t>>;
+  ByteRanges changed_ranges(std::span<const std::byte* const> slots) const;
+  // Puts `ranges` of `slot` back as reset_writable_slot does: where changed_ranges found every
+  // difference, the whole slot is then as made.
+  void reset_ranges(std::byte* slot, const ByteRanges& ranges) const;
 
   // The secret lines of a patch: for each large input region, the lines taken from the patch
   // draw. A function of the patch seed; drawn once, it serves the patch's prepare and restore.

@@ -105,6 +105,49 @@ TEST(InputSets, AResetSlotIsAsMadeWhereverACallWroteIt) {
   EXPECT_TRUE(as_made()) << "a reset of an untouched block changes nothing";
 }
 
+// The chunks where either of two slots differs from a slot as made hold every byte either was
+// changed at, and nothing else; put back, both slots are as made.
+TEST(InputSets, TheChangedRangesOfTwoSlotsHoldEveryChangeAndPutBackMakeThemAsMade) {
+  const KernelContract& kernel = *builtin_kernel("qkv");
+  InputSets sets(kernel, 4, 2);
+  auto block = sets.new_writable_block(2);
+  const auto made = sets.new_writable_block(2);
+  const size_t slot = sets.slot_bytes();
+  std::byte* first = block->data();
+  std::byte* second = block->data() + slot;
+  const std::byte* both[] = {first, second};
+  EXPECT_TRUE(sets.changed_ranges(both).empty()) << "slots as made have changed nowhere";
+  // (offset in the first slot, offset in the second): a region's start, a chunk's last byte, the
+  // cache rows, the padding after the regions, the slot's last byte.
+  const std::vector<std::pair<size_t, size_t>> changes{
+      {0, 0}, {1023, 5000}, {kResetChunkBytes, 3 * kResetChunkBytes + 7}, {slot - 1, slot / 2}};
+  for (const auto& [in_first, in_second] : changes) {
+    SCOPED_TRACE(testing::Message() << in_first << ", " << in_second);
+    first[in_first] ^= std::byte{0x5a};
+    second[in_second] ^= std::byte{0x33};
+    const InputSets::ByteRanges ranges = sets.changed_ranges(both);
+    size_t covered = 0;
+    for (size_t i = 0; i < ranges.size(); ++i) {
+      EXPECT_LT(ranges[i].first, ranges[i].second);
+      EXPECT_EQ(ranges[i].first % kResetChunkBytes, 0u);
+      if (i > 0) {
+        EXPECT_LT(ranges[i - 1].second, ranges[i].first) << "sorted and apart";
+      }
+      covered += ranges[i].second - ranges[i].first;
+    }
+    const auto holds = [&](size_t at) {
+      return std::any_of(ranges.begin(), ranges.end(),
+                         [&](const auto& r) { return r.first <= at && at < r.second; });
+    };
+    EXPECT_TRUE(holds(in_first));
+    EXPECT_TRUE(holds(in_second));
+    EXPECT_LE(covered, 2 * kResetChunkBytes) << "a chunk for each change, no more";
+    sets.reset_ranges(first, ranges);
+    sets.reset_ranges(second, ranges);
+    EXPECT_EQ(std::memcmp(block->data(), made->data(), 2 * slot), 0);
+  }
+}
+
 TEST(InputSets, AFlushedSetIsReadFromMemory) {
   // A set just read answers dependent loads from a cache; flushed, from memory (several times
   // slower: tens of nanoseconds against a few).

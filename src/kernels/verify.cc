@@ -227,33 +227,65 @@ ErrorShare error_share(const KernelContract& kernel, const SharedBuffers& buffer
   return out;
 }
 
+namespace {
+
+// The first element of region `r` in bytes [from, to) of it where `a` and `b` disagree (as
+// disagreement() says), chunk by chunk: bytes alike are values alike, so only the chunks that
+// differ are decoded.
+std::optional<Violation> disagreement_in(const KernelContract& kernel, const SharedBuffers& a,
+                                         const SharedBuffers& b, double share, size_t r,
+                                         size_t from, size_t to) {
+  const Tolerance tol = kernel.tolerance();
+  const RegionSpec& spec = a.specs()[r];
+  const auto x = a.bytes(r);
+  const auto y = b.bytes(r);
+  const size_t bits = element_bits(spec.element);
+  const size_t elements = x.size() * 8 / bits;
+  const size_t chunk = kAgreeChunkBytes * 8 / bits;
+  const size_t last = std::min(elements, (to * 8 + bits - 1) / bits);
+  for (size_t begin = from * 8 / bits; begin < last; begin += chunk) {
+    const size_t end = std::min(last, begin + chunk);
+    const size_t lo = begin * bits / 8;
+    const size_t hi = std::min(x.size(), (end * bits + 7) / 8);
+    if (std::memcmp(x.data() + lo, y.data() + lo, hi - lo) == 0) continue;
+    for (size_t i = begin; i < end; ++i) {
+      const double got = read_element(spec.element, x.data(), i);
+      const double other = read_element(spec.element, y.data(), i);
+      const double allowed =
+          share * (tol.atol + tol.rtol * std::max(std::fabs(got), std::fabs(other)));
+      if (!(std::fabs(got - other) <= allowed)) {
+        return Violation{Violation::Kind::kWrongValue, spec.name, i, got, other, allowed};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<Violation> disagreement(const KernelContract& kernel, const SharedBuffers& a,
                                       const SharedBuffers& b, double share) {
-  const Tolerance tol = kernel.tolerance();
   const auto& specs = a.specs();
   for (size_t r = 0; r < specs.size(); ++r) {
     if (specs[r].role == RegionRole::kInput) continue;
-    const auto x = a.bytes(r);
-    const auto y = b.bytes(r);
-    const ElementType type = specs[r].element;
-    const size_t elements = x.size() * 8 / element_bits(type);
-    // Bytes alike are values alike: only the chunks that differ are decoded (qkv's two calls
-    // differ in the cache row they wrote, not in the other 8 MiB of its cache).
-    const size_t chunk = kAgreeChunkBytes * 8 / element_bits(type);
-    for (size_t begin = 0; begin < elements; begin += chunk) {
-      const size_t end = std::min(elements, begin + chunk);
-      const size_t from = begin * element_bits(type) / 8;
-      const size_t to = std::min(x.size(), (end * element_bits(type) + 7) / 8);
-      if (std::memcmp(x.data() + from, y.data() + from, to - from) == 0) continue;
-      for (size_t i = begin; i < end; ++i) {
-        const double got = read_element(type, x.data(), i);
-        const double other = read_element(type, y.data(), i);
-        const double allowed =
-            share * (tol.atol + tol.rtol * std::max(std::fabs(got), std::fabs(other)));
-        if (!(std::fabs(got - other) <= allowed)) {
-          return Violation{Violation::Kind::kWrongValue, specs[r].name, i, got, other, allowed};
-        }
-      }
+    // (qkv's two calls differ in the cache row they wrote, not in the other 8 MiB of its cache)
+    if (auto v = disagreement_in(kernel, a, b, share, r, 0, specs[r].bytes)) return v;
+  }
+  return std::nullopt;
+}
+
+std::optional<Violation> disagreement_within(const KernelContract& kernel, const SharedBuffers& a,
+                                             const SharedBuffers& b, double share,
+                                             const std::vector<std::pair<size_t, size_t>>& ranges) {
+  const auto& specs = a.specs();
+  for (size_t r = 0; r < specs.size(); ++r) {
+    if (specs[r].role == RegionRole::kInput) continue;
+    const auto offset = static_cast<size_t>(a.bytes(r).data() - a.writable_block());
+    for (const auto& [begin, end] : ranges) {
+      const size_t from = std::max(begin, offset);
+      const size_t to = std::min(end, offset + specs[r].bytes);
+      if (from >= to) continue;
+      if (auto v = disagreement_in(kernel, a, b, share, r, from - offset, to - offset)) return v;
     }
   }
   return std::nullopt;

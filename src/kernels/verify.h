@@ -79,6 +79,11 @@ ErrorShare error_share(const KernelContract& kernel, const SharedBuffers& buffer
 // at share 1/2 only with a call itself more than half a tolerance off.
 std::optional<Violation> disagreement(const KernelContract& kernel, const SharedBuffers& a,
                                       const SharedBuffers& b, double share);
+// As above, where the two writable blocks are known alike outside `ranges` (byte offsets in the
+// writable block, sorted, apart): only the bytes inside them are compared.
+std::optional<Violation> disagreement_within(const KernelContract& kernel, const SharedBuffers& a,
+                                             const SharedBuffers& b, double share,
+                                             const std::vector<std::pair<size_t, size_t>>& ranges);
 
 // Two arms' calls on the same inputs agree when no written element differs by more than this
 // share of the kernel's tolerance (disagreement).

@@ -138,6 +138,30 @@ TEST(Disagreement, AnElementOffAnywhereInALargeCacheIsFound) {
   }
 }
 
+// Within ranges of the writable block, an element off is found where a range holds its bytes, by
+// its index in its region, and not elsewhere: the blocks are alike there by contract.
+TEST(Disagreement, WithinRangesOnlyTheBytesInsideThemAreCompared) {
+  const KernelContract& kernel = *builtin_kernel("qkv");
+  Given a(kernel);
+  Given b(kernel);
+  a.write_expected();
+  b.write_expected();
+  auto cache = b.buffers.as<bf16>("v_cache");
+  const size_t i = cache.size() / 2 + 3;
+  cache[i] = double_to_bf16(bf16_to_float(cache[i]) * 2 + 1);
+  const auto at =
+      static_cast<size_t>(reinterpret_cast<std::byte*>(&cache[i]) - b.buffers.writable_block());
+  using Ranges = std::vector<std::pair<size_t, size_t>>;
+  const auto v = disagreement_within(kernel, a.buffers, b.buffers, 0.5,
+                                     Ranges{{0, 64}, {at - at % 1024, at - at % 1024 + 1024}});
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->region, "v_cache");
+  EXPECT_EQ(v->index, i);
+  EXPECT_FALSE(disagreement_within(kernel, a.buffers, b.buffers, 0.5, Ranges{{0, at}}));
+  EXPECT_FALSE(disagreement_within(kernel, a.buffers, b.buffers, 0.5, Ranges{{at + 2, at + 4096}}));
+  EXPECT_FALSE(disagreement_within(kernel, a.buffers, b.buffers, 0.5, Ranges{}));
+}
+
 TEST(Disagreement, AnInOutRegionIsComparedAndInputsAreNot) {
   const KernelContract& kernel = *builtin_kernel("attn_out");
   Given a(kernel);

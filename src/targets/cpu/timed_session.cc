@@ -63,6 +63,8 @@ std::unique_ptr<TimedSession> TimedSession::start(const KernelContract& kernel,
   spec.limits = options.limits;
   for (size_t arm = 0; arm < objects.size(); ++arm) {
     session->writable_.push_back(shared_writable_block(*session->inputs_, window - 1));
+    session->slots_as_made_.emplace_back(
+        session->writable_.back()->size() / session->inputs_->slot_bytes(), false);
     spec.writable.push_back(session->writable_.back().get());
     session->whole_keys_.push_back(whole_reading_key(kernel, objects[arm], options.one_core));
   }
@@ -123,8 +125,13 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
   // Nothing an earlier process of this arm left in its slots reaches this one.
   const auto reset_started = Clock::now();
   const SharedMemory& block = *writable_[static_cast<size_t>(arm)];
-  for_each_call(static_cast<int>(block.size() / inputs_->slot_bytes()),
-                [&](int k) { inputs_->reset_writable_slot(block, static_cast<size_t>(k)); });
+  std::vector<bool>& as_made = slots_as_made_[static_cast<size_t>(arm)];
+  for_each_call(static_cast<int>(as_made.size()), [&](int k) {
+    if (!as_made[static_cast<size_t>(k)])
+      inputs_->reset_writable_slot(block, static_cast<size_t>(k));
+  });
+  if (!as_made.empty() && as_made.back()) inputs_->reset_writable_tail(block);
+  std::fill(as_made.begin(), as_made.end(), false);
   costs_.guard.reset += seconds_since(reset_started);
   // A warm-up call first, unless this arm's first child showed it needs none: it ran on one
   // thread (no thread pool to start), or on no threads but the harness's, which the runner then

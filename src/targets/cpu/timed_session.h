@@ -224,7 +224,8 @@ class TimedSession {
       int set, uint64_t patch_seed, const std::vector<std::span<const std::byte>>& writes,
       int thread = 0);
   // Compares `arm`'s timed calls, still in its slots, with `last`'s on the same inputs; where
-  // two disagree, the reference judges both: the first wrong call, or nullopt.
+  // two disagree, the reference judges both: the first wrong call, or nullopt. Only the chunks
+  // where either slot differs from a slot as made are compared, and then put back as made.
   std::optional<Misbehaviour> compare_with(const LastReading& last, int arm);
   TimedSession(const KernelContract& kernel, SessionOptions options)
       : kernel_(kernel), options_(options) {}
@@ -232,6 +233,10 @@ class TimedSession {
   SessionOptions options_;
   std::shared_ptr<InputSets> inputs_;
   std::vector<std::shared_ptr<SharedMemory>> writable_;  // one per arm (shared_writable_block)
+  // Per arm and slot of its block: put back as made since its last child (by compare_with,
+  // which found every byte the two readings' calls changed), so that its next reading need not
+  // read the slot to reset it.
+  std::vector<std::vector<bool>> slots_as_made_;
   std::unique_ptr<RunnerHost> host_;
   // A first reading of every arm; the fastest one's time fixes calls_per_reading_ for the
   // session, so that a short kernel timed beside a long one (a head beside its baseline) is

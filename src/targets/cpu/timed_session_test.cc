@@ -425,20 +425,24 @@ TEST_F(TimedSessionBatches, ACandidateWrongOnARandomShareOfCallsFailsItsConfirmi
       << caught->reason;
 }
 
-// A process finds nothing that an earlier process of its arm left in its writable block: a
-// candidate that marks the padding after its in/out region with its process id spoils its
-// output when it finds another process's mark.
+// A candidate that marks the padding after its in/out region with its process id, and spoils its
+// output (flips `spoil` in its first element) when it finds another process's mark there.
+std::string marks_its_slots(const std::string& spoil = "0x40") {
+  return "#include <cstdint>\n#include <unistd.h>\n" +
+         around_attn_out_baseline(
+             "auto end = (reinterpret_cast<std::uintptr_t>(a->residual + HW_H) + 4095) & "
+             "~std::uintptr_t{4095};\n"
+             "auto* mark = reinterpret_cast<volatile int*>(end - sizeof(int));\n"
+             "const bool other = *mark != 0 && *mark != static_cast<int>(getpid());\n"
+             "*mark = static_cast<int>(getpid());\n"
+             "real(a);\n"
+             "if (other) a->residual[0] ^= " +
+             spoil + ";");
+}
+
+// A process finds nothing that an earlier process of its arm left in its writable block.
 TEST_F(TimedSessionBatches, NothingAProcessLeavesInItsSlotsReachesTheNextOne) {
-  const std::string marks =
-      "#include <cstdint>\n#include <unistd.h>\n" +
-      around_attn_out_baseline(
-          "auto end = (reinterpret_cast<std::uintptr_t>(a->residual + HW_H) + 4095) & "
-          "~std::uintptr_t{4095};\n"
-          "auto* mark = reinterpret_cast<volatile int*>(end - sizeof(int));\n"
-          "const bool other = *mark != 0 && *mark != static_cast<int>(getpid());\n"
-          "*mark = static_cast<int>(getpid());\n"
-          "real(a);\n"
-          "if (other) a->residual[0] ^= 0x40;");
+  const std::string marks = marks_its_slots();
   SessionOptions options;
   options.timed_per_reading = 10.0;
   options.verify_fraction = 1.0;  // every call kept and checked
@@ -451,6 +455,27 @@ TEST_F(TimedSessionBatches, NothingAProcessLeavesInItsSlotsReachesTheNextOne) {
     ASSERT_TRUE(r.ok()) << r.failure();
     ASSERT_TRUE(session->reading(0, TimedSession::Inputs::kConfirming).ok());
   }
+  EXPECT_FALSE(session->verify_sampled()) << "a process found an earlier one's mark";
+}
+
+// Nor where its reading was compared with another arm's, which puts back the slots of both. The
+// two arms spoil their outputs differently, so that a comparison finds either spoiled.
+TEST_F(TimedSessionBatches, NothingAProcessLeavesInItsSlotsReachesTheNextOneAfterAComparison) {
+  SessionOptions options;
+  options.timed_per_reading = 10.0;
+  options.verify_fraction = 1.0;  // every call of an unpaired reading kept and checked
+  CallResult failure;
+  auto session = TimedSession::start(*builtin_kernel("attn_out"),
+                                     {build(marks_its_slots("0x40") + unique_function("a")),
+                                      build(marks_its_slots("0x20") + unique_function("b"))},
+                                     options, &failure);
+  ASSERT_TRUE(session) << failure.describe();
+  // Each compared reading is followed by a fresh one of the other arm, on slots put back.
+  for (int reading = 0; reading < 6; ++reading) {
+    const SessionReading r = session->reading(reading % 2, TimedSession::Inputs::kAsLastReading);
+    ASSERT_TRUE(r.ok()) << "reading " << reading << ": " << r.failure();
+  }
+  EXPECT_EQ(session->costs().compared_calls, 3 * session->calls_per_reading());
   EXPECT_FALSE(session->verify_sampled()) << "a process found an earlier one's mark";
 }
 

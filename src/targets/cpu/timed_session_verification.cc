@@ -116,14 +116,19 @@ std::optional<Misbehaviour> TimedSession::compare_with(const LastReading& last, 
   const auto t0 = std::chrono::steady_clock::now();
   const size_t bytes = inputs_->slot_bytes();
   std::optional<Misbehaviour> found;
+  // Per call compared: the chunks where either slot differs from a slot as made. Outside them
+  // the two are alike, and as made: once compared, they are put back there.
+  std::vector<InputSets::ByteRanges> changed;
   for (size_t k = 0; k < last.patches.size() && !found; ++k) {
     const int set = last.first + 1 + static_cast<int>(k);
     std::byte* mine_slot = slot(arm, static_cast<int>(k));
     std::byte* their_slot = slot(last.arm, static_cast<int>(k));
     const auto mine = inputs_->view(set, mine_slot);
     const auto theirs = inputs_->view(set, their_slot);
+    const std::byte* both[] = {mine_slot, their_slot};
+    changed.push_back(inputs_->changed_ranges(both));
     ++costs_.compared_calls;
-    if (!disagreement(kernel_, *mine, *theirs, kAgreeShare)) continue;
+    if (!disagreement_within(kernel_, *mine, *theirs, kAgreeShare, changed.back())) continue;
     ++costs_.disputed_calls;
     const auto judged =
         wrong_outputs(set, last.patches[k], {{mine_slot, bytes}, {their_slot, bytes}});
@@ -138,11 +143,18 @@ std::optional<Misbehaviour> TimedSession::compare_with(const LastReading& last, 
       }
     }
   }
-  // The kept calls of both readings, whole first readings included, are verified now.
+  // The kept calls of both readings, whole first readings included, are verified now: nothing
+  // needs their slots any more.
   std::erase_if(kept_, [&](const Kept& kept) {
     const auto k = static_cast<size_t>(kept.set - last.first - 1);
     return k < last.patches.size() && kept.patch_seed == last.patches[k];
   });
+  for (size_t k = 0; k < changed.size(); ++k) {
+    for (const int who : {arm, last.arm}) {
+      inputs_->reset_ranges(slot(who, static_cast<int>(k)), changed[k]);
+      slots_as_made_[static_cast<size_t>(who)][k] = true;
+    }
+  }
   costs_.verification += seconds_since(t0);
   return found;
 }
