@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <utility>
 
+#include "targets/floors.h"
+
 namespace headway::cli {
 
 namespace {
@@ -29,8 +31,11 @@ size_t prefix_bytes(std::string_view text, size_t columns) {
   return i;
 }
 
+// "1.24x", or "0.86x (below floor)" for a head the floor should not let be there
+// (targets::below_floor): a floor to fix, not a result.
 std::string ratio(double head_ms, double floor_ms) {
-  return fmt::format("{:.2f}x", head_ms / floor_ms);
+  const double r = head_ms / floor_ms;
+  return fmt::format("{:.2f}x{}", r, targets::below_floor(r) ? " (below floor)" : "");
 }
 
 }  // namespace
@@ -64,9 +69,12 @@ bool is_test_update(const loop::Progress& p) {
 
 std::string progress_log_line(const loop::Progress& p) {
   if (p.kernel.empty()) return fmt::format("[{:4.0f}s] {}: {}", p.elapsed_s, p.stage, p.note);
-  return fmt::format("[{:4.0f}s] {:<8} node {:>3} {:<22} {:<18} head {:.3f} ms = {} floor, {} left",
-                     p.elapsed_s, p.kernel, p.node, p.design.substr(0, 22), p.stage, p.head_ms,
-                     ratio(p.head_ms, p.floor_ms), short_duration(p.budget_left_s));
+  const double r = p.head_ms / p.floor_ms;
+  return fmt::format(
+      "[{:4.0f}s] {:<8} node {:>3} {:<22} {:<18} head {:.3f} ms = {:.2f}x floor{}, {} left",
+      p.elapsed_s, p.kernel, p.node, p.design.substr(0, 22), p.stage, p.head_ms, r,
+      targets::below_floor(r) ? " (below it: a floor to fix, not a result)" : "",
+      short_duration(p.budget_left_s));
 }
 
 std::string progress_status_line(const loop::Progress& p, size_t width) {

@@ -89,6 +89,22 @@ TEST(ProgressLogLine, NamesTheKernelNodeStageHeadAndBudgetLeft) {
   EXPECT_EQ(progress_log_line(paused), "[   3s] paused: by pid 77: migration");
 }
 
+// A head below its floor (under 0.97x of it) is flagged where its ratio is shown, in the log
+// line and in the status line, as a floor to fix; at 0.97x it is not.
+TEST(ProgressLogLine, AHeadBelowItsFloorIsFlagged) {
+  loop::Progress p = on_kernel("ffn", "FASTER");
+  p.head_ms = 0.688;
+  EXPECT_EQ(progress_log_line(p),
+            "[ 125s] ffn      node  17 tiled_k4               FASTER             head 0.688 ms = "
+            "0.86x floor (below it: a floor to fix, not a result), 9m55s left");
+  p.kernels = {{"qkv", 0.45, 0.5}, {"ffn", 0.688, 0.8}};
+  EXPECT_EQ(progress_status_line(p, 200),
+            "[2m05s, 9m55s left] ffn 0.688 ms 0.86x (below floor): node 17 tiled_k4 FASTER | qkv "
+            "0.450 ms 0.90x (below floor)");
+  p.head_ms = 0.776;
+  EXPECT_EQ(progress_log_line(p).find("below"), std::string::npos) << "0.97x is at the floor";
+}
+
 TEST(ProgressStatusLine, TheCurrentKernelFirstThenEveryOtherWithTheBudgetLeft) {
   const std::string line = progress_status_line(on_kernel("ffn", "race of 3"), 200);
   EXPECT_EQ(line,
