@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
+#include <memory>
+#include <mutex>
 #include <thread>
 
 #include "common/cache_sizes.h"
@@ -153,10 +155,21 @@ BandwidthProfile measure_read_bandwidth(int max_threads, int readings) {
     max_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   BandwidthProfile profile;
   profile.buffer_bytes = std::max<uint64_t>(4 * last_level_cache_bytes(), 256ull << 20);
+  // One measurement at a time in a process (two at once would share the memory bus), each on the
+  // buffer of the one before where it has the size: 256 MiB of fresh pages took 0.1-0.15 s to
+  // back on the EPYC, which each of a floor recheck's measurements paid.
+  static std::mutex one_at_a_time;
+  static std::unique_ptr<SharedMemory> kept;
+  const std::lock_guard lock(one_at_a_time);
+  const bool fresh = !kept || kept->size() < profile.buffer_bytes;
   // On the pages the timed calls' input sets get (SharedMemory::Pages::kHugeWherePossible), so
   // that a floor and the kernels measured against it stream through the same kind of pages.
-  SharedMemory memory("headway-bandwidth", profile.buffer_bytes,
-                      SharedMemory::Pages::kHugeWherePossible);
+  if (fresh) {
+    kept.reset();
+    kept = std::make_unique<SharedMemory>("headway-bandwidth", profile.buffer_bytes,
+                                          SharedMemory::Pages::kHugeWherePossible);
+  }
+  const SharedMemory& memory = *kept;
   std::byte* buffer = memory.data();
   std::string readers;
   for (const BandwidthReader& r : kReaders)
@@ -164,10 +177,10 @@ BandwidthProfile measure_read_bandwidth(int max_threads, int readings) {
   profile.method = fmt::format("{}, 256 bytes an iteration; best of {} readers taking turns ({})",
                                kReadLoads, kReaderCount, readers) +
                    (memory.huge_page_share() == 1.0 ? ", on 2 MiB pages" : ", on 4 KiB pages");
-  // Filled by the threads that will read it.
+  // Filled by the threads that will read it, when new.
   std::vector<std::thread> init;
   const size_t share = profile.buffer_bytes / static_cast<size_t>(max_threads);
-  for (int t = 0; t < max_threads; ++t) {
+  for (int t = 0; t < max_threads && fresh; ++t) {
     init.emplace_back(
         [&, t] { std::memset(buffer + static_cast<size_t>(t) * share, t + 1, share); });
   }
