@@ -25,15 +25,22 @@ InputSets::InputSets(const KernelContract& kernel, uint64_t seed, int sets, int 
       set_bytes_(layout_.input_bytes),
       sets_(std::max(sets, 2)) {
   std::random_device entropy;
-  // The draws are only copied from, never mapped by a runner: small pages, which a hypervisor
-  // can back several times faster than fresh 2 MiB ones (docs/PERFORMANCE.md, "Input sets").
-  constexpr auto kPrivate = SharedMemory::Pages::kSmall;
+  memory_ =
+      std::make_unique<SharedMemory>("headway-input-sets", set_bytes_ * static_cast<size_t>(sets_),
+                                     SharedMemory::Pages::kHugeWherePossible);
+  held_.resize(static_cast<size_t>(sets_));
+  // Draw d is drawn into set d, so that no set is a copy of a private one (attention's 257 MiB
+  // sets at 32,768 tokens: three such copies and their memory).
+  draws_.resize(static_cast<size_t>(std::clamp(draws, 1, sets_)));
   std::vector<uint64_t> seeds;
-  for (int d = 0; d < std::max(draws, 1); ++d) {
-    draws_.push_back(std::make_unique<SharedBuffers>(specs_, kPrivate));
+  for (size_t d = 0; d < draws_.size(); ++d) {
+    draws_[d].writable = std::make_unique<SharedMemory>("headway-draw", layout_.writable_bytes,
+                                                        SharedMemory::Pages::kSmall);
     seeds.push_back(d == 0 ? seed : (uint64_t{entropy()} << 32) ^ entropy());
   }
-  alt_ = std::make_unique<SharedBuffers>(specs_, kPrivate);
+  // The patch draw is only copied from, never mapped by a runner: small pages, which a hypervisor
+  // can back several times faster than fresh 2 MiB ones (docs/PERFORMANCE.md, "Input sets").
+  alt_ = std::make_unique<SharedBuffers>(specs_, SharedMemory::Pages::kSmall);
   seeds.push_back(mix_seed(seed, 0x5e75));
   // The draws are independent: each core of the host draws some (attention's 256 MiB caches at
   // 32,768 tokens take about half a second a draw).
@@ -41,12 +48,28 @@ InputSets::InputSets(const KernelContract& kernel, uint64_t seed, int sets, int 
                    static_cast<int>(std::max(1u, std::thread::hardware_concurrency())),
                    [&](int d, int) {
                      const auto i = static_cast<size_t>(d);
-                     kernel.generate(seeds[i], i < draws_.size() ? *draws_[i] : *alt_);
+                     if (i == draws_.size()) {
+                       kernel.generate(seeds[i], *alt_);
+                     } else {
+                       kernel.generate(seeds[i], *view(d, draws_[i].writable->data()));
+                     }
                    });
-  memory_ =
-      std::make_unique<SharedMemory>("headway-input-sets", set_bytes_ * static_cast<size_t>(sets_),
-                                     SharedMemory::Pages::kHugeWherePossible);
-  for (int s = 0; s < sets_; ++s) std::memcpy(set_base(s), draw_of(s).input_block(), set_bytes_);
+  const auto drawn = static_cast<int>(draws_.size());
+  for (int s = drawn; s < sets_; ++s) std::memcpy(set_base(s), set_base(s % drawn), set_bytes_);
+  for (size_t d = 0; d < draws_.size(); ++d) {
+    draws_[d].small.resize(specs_.size());
+    for (size_t r = 0; r < specs_.size(); ++r) {
+      if (specs_[r].role != RegionRole::kInput || specs_[r].bytes > kSmallRegionBytes) continue;
+      const std::byte* at = set_base(static_cast<int>(d)) + layout_.offset[r];
+      draws_[d].small[r].assign(at, at + specs_[r].bytes);
+    }
+  }
+}
+
+std::span<const std::byte> InputSets::drawn_bytes(int set, size_t region) const {
+  const Draw& d = draws_[static_cast<size_t>(set) % draws_.size()];
+  if (layout_.in_inputs[region]) return d.small[region];
+  return {d.writable->data() + layout_.offset[region], specs_[region].bytes};
 }
 
 std::unique_ptr<SharedBuffers> InputSets::view(int set, std::byte* writable) const {
@@ -94,7 +117,7 @@ void rewrite_where_different(std::byte* to, const std::byte* from, size_t bytes)
 void InputSets::reset_writable_slot(const SharedMemory& block, size_t k) const {
   const size_t slots = block.size() / slot_bytes();
   std::byte* slot = block.data() + slot_bytes() * k;
-  rewrite_where_different(slot, draws_[0]->writable_block(), layout_.writable_bytes);
+  rewrite_where_different(slot, draws_[0].writable->data(), layout_.writable_bytes);
   rewrite_where_different(slot + layout_.writable_bytes, nullptr,
                           slot_bytes() - layout_.writable_bytes);
   if (k + 1 == slots) reset_writable_tail(block);
@@ -106,7 +129,7 @@ void InputSets::reset_writable_tail(const SharedMemory& block) const {
 }
 
 InputSets::ByteRanges InputSets::changed_ranges(std::span<const std::byte* const> slots) const {
-  const std::byte* made = draws_[0]->writable_block();
+  const std::byte* made = draws_[0].writable->data();
   const size_t written = layout_.writable_bytes;
   ByteRanges ranges;
   for (size_t at = 0; at < slot_bytes(); at += kResetChunkBytes) {
@@ -128,7 +151,7 @@ InputSets::ByteRanges InputSets::changed_ranges(std::span<const std::byte* const
 }
 
 void InputSets::reset_ranges(std::byte* slot, const ByteRanges& ranges) const {
-  const std::byte* made = draws_[0]->writable_block();
+  const std::byte* made = draws_[0].writable->data();
   const size_t written = layout_.writable_bytes;
   for (const auto& [begin, end] : ranges) {
     const size_t made_end = std::clamp(end, begin, std::max(begin, written));
@@ -147,9 +170,11 @@ std::pair<size_t, size_t> Share::of_units(size_t count, size_t align) const {
 
 InputSets::Patch InputSets::draw_patch(uint64_t patch_seed) const {
   Patch patch;
+  patch.seed = patch_seed;
   Rng rng(mix_seed(patch_seed, 1));
   // Each line with probability 1/n: the gaps between chosen lines are geometric.
   const double log_keep = std::log1p(-1.0 / static_cast<double>(kPatchedLineOneIn));
+  size_t total = 0;
   for (size_t r = 0; r < specs_.size(); ++r) {
     if (specs_[r].role != RegionRole::kInput || specs_[r].bytes <= kSmallRegionBytes) continue;
     const uint64_t lines = (specs_[r].bytes + kLineBytes - 1) / kLineBytes;
@@ -160,17 +185,30 @@ InputSets::Patch InputSets::draw_patch(uint64_t patch_seed) const {
          line += 1 + std::floor(std::log1p(-rng.uniform()) / log_keep)) {
       chosen.push_back(static_cast<uint64_t>(line));
     }
+    total += chosen.size();
     patch.lines.emplace_back(r, std::move(chosen));
   }
+  patch.saved.resize(total * kLineBytes);
   return patch;
 }
 
 void InputSets::prepare(int set, uint64_t patch_seed, std::byte* writable) {
-  prepare(set, patch_seed, draw_patch(patch_seed), writable, {});
+  std::optional<Patch>& held = held_.at(static_cast<size_t>(set));
+  if (held && held->seed != patch_seed) restore(set, held->seed);
+  if (!held) {
+    held = draw_patch(patch_seed);
+    patch_lines(set, *held, {});
+  }
+  prepare_regions(set, patch_seed, writable, {});
 }
 
-void InputSets::prepare(int set, uint64_t patch_seed, const Patch& patch, std::byte* writable,
+void InputSets::prepare(int set, uint64_t patch_seed, Patch& patch, std::byte* writable,
                         Share share) {
+  prepare_regions(set, patch_seed, writable, share);
+  patch_lines(set, patch, share);
+}
+
+void InputSets::prepare_regions(int set, uint64_t patch_seed, std::byte* writable, Share share) {
   auto target = view(set, writable);
   // A coin per word, 64 words to a draw of the coins' stream: block b of region r takes its
   // coins from stream (r, b), so that each share draws its own blocks' coins.
@@ -185,7 +223,7 @@ void InputSets::prepare(int set, uint64_t patch_seed, const Patch& patch, std::b
       }
     } else if ((spec.role == RegionRole::kInput && spec.bytes <= kSmallRegionBytes) ||
                spec.role == RegionRole::kInOut) {
-      const std::byte* a = draw_of(set).bytes(r).data();
+      const std::byte* a = drawn_bytes(set, r).data();
       const std::byte* b = alt_->bytes(r).data();
       const size_t whole = spec.bytes / 4;
       const auto [begin, end] = share.of_units(whole, kWordsPerBlock);
@@ -208,29 +246,56 @@ void InputSets::prepare(int set, uint64_t patch_seed, const Patch& patch, std::b
       }
     }
   }
-  copy_patched_lines(set, patch, true, share);
 }
 
-void InputSets::copy_patched_lines(int set, const Patch& patch, bool to_patch, Share share) {
-  std::byte* block = set_base(set);
-  const SharedBuffers& from = to_patch ? *alt_ : draw_of(set);
-  // The lines lie far apart: each copy misses every cache twice. Loads and stores issued a few
-  // lines ahead keep those misses in flight together (an ffn set's patch and restore: 1.0-1.1 ms
-  // without, 0.35-0.38 with, EPYC; kernels/input_sets_bench.cc).
+namespace {
+
+// Calls copy(i, at, n) for the share `share` of the lines of region `lines` (the `first`-th
+// line of the patch is its first), `at` a line's offset in the region and `n` its bytes there,
+// with the lines `kAhead` further on prefetched in `ahead` (each copy misses every cache: loads
+// and stores issued a few lines ahead keep those misses in flight together; an ffn set's patch
+// and restore: 1.0-1.1 ms without, 0.35-0.38 with, EPYC; kernels/input_sets_bench.cc).
+template <class Copy, class Ahead>
+void each_patched_line(const std::vector<uint64_t>& lines, size_t region_bytes, Share share,
+                       const Ahead& ahead, const Copy& copy) {
   constexpr size_t kAhead = 16;
+  const auto [begin, end] = share.of_units(lines.size());
+  for (size_t i = begin; i < end; ++i) {
+    if (i + kAhead < end) ahead(lines[i + kAhead] * kLineBytes);
+    const size_t at = lines[i] * kLineBytes;
+    copy(i, at, std::min(kLineBytes, region_bytes - at));
+  }
+}
+
+}  // namespace
+
+void InputSets::patch_lines(int set, Patch& patch, Share share) {
+  std::byte* saved = patch.saved.data();
   for (const auto& [r, lines] : patch.lines) {
-    const size_t bytes = specs_[r].bytes;
-    const std::byte* source = from.bytes(r).data();
-    std::byte* out = block + layout_.offset[r];
-    const auto [begin, end] = share.of_units(lines.size());
-    for (size_t i = begin; i < end; ++i) {
-      if (i + kAhead < end) {
-        __builtin_prefetch(source + lines[i + kAhead] * kLineBytes, 0);
-        __builtin_prefetch(out + lines[i + kAhead] * kLineBytes, 1);
-      }
-      const size_t at = lines[i] * kLineBytes;
-      std::memcpy(out + at, source + at, std::min(kLineBytes, bytes - at));
-    }
+    const std::byte* source = alt_->bytes(r).data();
+    std::byte* out = set_base(set) + layout_.offset[r];
+    each_patched_line(
+        lines, specs_[r].bytes, share,
+        [&](size_t at) {
+          __builtin_prefetch(source + at, 0);
+          __builtin_prefetch(out + at, 1);
+        },
+        [&](size_t i, size_t at, size_t n) {
+          std::memcpy(saved + i * kLineBytes, out + at, n);
+          std::memcpy(out + at, source + at, n);
+        });
+    saved += lines.size() * kLineBytes;
+  }
+}
+
+void InputSets::unpatch_lines(int set, const Patch& patch, Share share) {
+  const std::byte* saved = patch.saved.data();
+  for (const auto& [r, lines] : patch.lines) {
+    std::byte* out = set_base(set) + layout_.offset[r];
+    each_patched_line(
+        lines, specs_[r].bytes, share, [&](size_t at) { __builtin_prefetch(out + at, 1); },
+        [&](size_t i, size_t at, size_t n) { std::memcpy(out + at, saved + i * kLineBytes, n); });
+    saved += lines.size() * kLineBytes;
   }
 }
 
@@ -241,17 +306,25 @@ void InputSets::flush(int set, const std::byte* writable, Share share) const {
   flush_lines(writable + wbegin, wend - wbegin);
 }
 
-void InputSets::restore(int set, uint64_t patch_seed) { restore(set, draw_patch(patch_seed), {}); }
+void InputSets::restore(int set, uint64_t /*patch_seed*/) {
+  std::optional<Patch>& held = held_.at(static_cast<size_t>(set));
+  restore_regions(set, {});
+  if (held) unpatch_lines(set, *held, {});
+  held.reset();
+}
 
 void InputSets::restore(int set, const Patch& patch, Share share) {
+  restore_regions(set, share);
+  unpatch_lines(set, patch, share);
+}
+
+void InputSets::restore_regions(int set, Share share) {
   std::byte* block = set_base(set);
-  const SharedBuffers& own = draw_of(set);
   for (size_t r = 0; r < specs_.size(); ++r) {
     if (specs_[r].role != RegionRole::kInput || specs_[r].bytes > kSmallRegionBytes) continue;
     const auto [begin, end] = share.of_units(specs_[r].bytes, kLineBytes);
-    std::memcpy(block + layout_.offset[r] + begin, own.bytes(r).data() + begin, end - begin);
+    std::memcpy(block + layout_.offset[r] + begin, drawn_bytes(set, r).data() + begin, end - begin);
   }
-  copy_patched_lines(set, patch, false, share);
 }
 
 std::vector<std::pair<size_t, size_t>> InputSets::patched_ranges() const {

@@ -4,9 +4,9 @@
 // used again, and changed unpredictably before every timed call so that no call can be answered
 // from an earlier one:
 //   - set s holds draw s % draws() of the inputs, each an independent draw (draw 0 from the seed,
-//     the others from secret seeds), so that calls on consecutive sets share no weights: nothing
-//     a process kept from one call (the weights, a decoded copy, a fingerprint of its pages)
-//     serves the next;
+//     the others from secret seeds) drawn into set s itself and copied into the later sets, so
+//     that calls on consecutive sets share no weights: nothing a process kept from one call (the
+//     weights, a decoded copy, a fingerprint of its pages) serves the next;
 //   - every small input region (at most kSmallRegionBytes: activations, scales, norms, scalars)
 //     and every in/out region is redrawn word by word, each 4-byte word taken from one of two
 //     draws, the set's own and a second one kept for patches (a secret coin per word);
@@ -18,6 +18,7 @@
 // A patch is a function of its seed, so that a call can be checked against the reference later.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -51,10 +52,10 @@ struct Share {
 
 class InputSets {
  public:
-  // Draws the inputs `draws` times (at least 1: draw 0 from `seed`, the others from secret
-  // seeds) and once more for patches (from a seed derived from `seed`), and lays out `sets`
-  // input blocks (at least 2), set s a copy of draw s % draws. Throws std::runtime_error when
-  // the memory cannot be had.
+  // Lays out `sets` input blocks (at least 2), draws the inputs `draws` times (at least 1, at
+  // most the sets: draw 0 from `seed`, the others from secret seeds) into the first sets and
+  // once more for patches (from a seed derived from `seed`), and copies draw s % draws into
+  // each later set s. Throws std::runtime_error when the memory cannot be had.
   InputSets(const KernelContract& kernel, uint64_t seed, int sets, int draws = 1);
 
   const KernelContract& kernel() const { return kernel_; }
@@ -91,23 +92,31 @@ class InputSets {
   // The secret lines of a patch: for each large input region, the lines taken from the patch
   // draw. A function of the patch seed; drawn once, it serves the patch's prepare and restore.
   struct Patch {
+    uint64_t seed = 0;
     std::vector<std::pair<size_t, std::vector<uint64_t>>> lines;  // (region, its line numbers)
+    // What prepare found in those lines, in the order of `lines`, kLineBytes a line: what
+    // restore puts back.
+    std::vector<std::byte> saved;
   };
   Patch draw_patch(uint64_t patch_seed) const;
 
   // Applies the patch of `patch_seed` to set `set` and to the in/out regions of `writable`,
-  // and poisons the output regions. The written lines stay in the caches (flush).
+  // and poisons the output regions. The written lines stay in the caches (flush). The set keeps
+  // the patch until restore: prepared again with the same seed its lines stay as they are, with
+  // another it is put back first.
   void prepare(int set, uint64_t patch_seed, std::byte* writable);
   // As above, the share `share` of the work only, with the patch's lines drawn beforehand
-  // (`patch`, draw_patch(patch_seed)). The shares of one prepare touch disjoint memory: threads
-  // may do them at once, and all of them do what prepare does.
-  void prepare(int set, uint64_t patch_seed, const Patch& patch, std::byte* writable, Share share);
+  // (`patch`, draw_patch(patch_seed)), which keeps what its lines held for restore: the set must
+  // be as drawn. The shares of one prepare touch disjoint memory: threads may do them at once,
+  // and all of them do what prepare does.
+  void prepare(int set, uint64_t patch_seed, Patch& patch, std::byte* writable, Share share);
   // Writes every line of set `set` and of the writable block at `writable` (the share `share` of
   // them) back to memory and out of every cache: all a call on them reads is then cold.
   void flush(int set, const std::byte* writable, Share share = {}) const;
-  // Puts set `set` back to its draw (after prepare).
+  // Puts set `set` back to its draw after prepare(set, patch_seed, writable), whatever patch
+  // it holds then.
   void restore(int set, uint64_t patch_seed);
-  // As above, the share `share` of the work, for the patch `patch` drawn beforehand.
+  // As above, the share `share` of the work, after prepare with `patch`.
   void restore(int set, const Patch& patch, Share share);
   // The byte ranges of a set's input block that prepare and restore may write, whatever the
   // patch, as (offset in the set, bytes): every input region (a large one whole: the lines a
@@ -120,9 +129,16 @@ class InputSets {
   static size_t slot_bytes_of(const KernelContract& kernel);
 
  private:
+  // The share `share` of prepare's work on the small input regions, the in/out regions and the
+  // outputs.
+  void prepare_regions(int set, uint64_t patch_seed, std::byte* writable, Share share);
+  // The share `share` of restore's work on the small input regions.
+  void restore_regions(int set, Share share);
   // Copies the share `share` of the patch's lines of every large input region of `set` from the
-  // patch draw (`to_patch`) or from the set's own draw (to undo the patch).
-  void copy_patched_lines(int set, const Patch& patch, bool to_patch, Share share);
+  // patch draw, keeping what they held in patch.saved.
+  void patch_lines(int set, Patch& patch, Share share);
+  // Puts the share `share` of the patch's lines of `set` back from patch.saved.
+  void unpatch_lines(int set, const Patch& patch, Share share);
   std::byte* set_base(int set) const {
     return memory_->data() + set_bytes_ * static_cast<size_t>(set);
   }
@@ -133,12 +149,20 @@ class InputSets {
   size_t set_bytes_;
   int sets_;
   std::unique_ptr<SharedMemory> memory_;
-  const SharedBuffers& draw_of(int set) const {
-    return *draws_[static_cast<size_t>(set) % draws_.size()];
-  }
-  // The draws the sets copy, and the one patches take from (owned, private to headway).
-  std::vector<std::unique_ptr<SharedBuffers>> draws_;
+  // Draw d is set d (the first sets hold one draw each, the others copies of them): what it
+  // keeps besides, which a patch rewrites whole, is its writable block and a copy of its small
+  // input regions.
+  struct Draw {
+    std::unique_ptr<SharedMemory> writable;
+    std::vector<std::vector<std::byte>> small;  // per region: a small input region's bytes
+  };
+  // Region `region` (a small input or a writable one) of the draw set `set` holds.
+  std::span<const std::byte> drawn_bytes(int set, size_t region) const;
+  std::vector<Draw> draws_;
+  // The draw patches take from (owned, private to headway).
   std::unique_ptr<SharedBuffers> alt_;
+  // Per set: the patch that prepare(set, seed, writable) put there and restore has not undone.
+  std::vector<std::optional<Patch>> held_;
 };
 
 }  // namespace headway

@@ -35,7 +35,7 @@ void PatchAndRestore(benchmark::State& state, const std::string& name) {
   for (auto _ : state) {
     state.PauseTiming();
     sets.flush(1, slot->data());
-    const InputSets::Patch patch = sets.draw_patch(++seed);
+    InputSets::Patch patch = sets.draw_patch(++seed);
     state.ResumeTiming();
     in_shares(shares, [&](Share share) { sets.prepare(1, seed, patch, slot->data(), share); });
     in_shares(shares, [&](Share share) { sets.restore(1, patch, share); });
@@ -66,6 +66,22 @@ void ResetSlot(benchmark::State& state, const std::string& name) {
   }
 }
 
+// Drawing and laying out a session's input sets: `sets` sets of as many draws (a window of
+// them, as a reading of ffn's five calls and its warm-up call uses), once a process per kernel.
+void Made(benchmark::State& state, const std::string& name) {
+  const KernelContract& kernel = *builtin_kernel(name);
+  const auto sets = static_cast<int>(state.range(0));
+  for (auto _ : state) {
+    InputSets made(kernel, 1, sets, sets);
+    benchmark::DoNotOptimize(made.memory().data());
+  }
+}
+
+BENCHMARK_CAPTURE(Made, ffn, std::string("ffn"))
+    ->Arg(6)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(ResetSlot, qkv, std::string("qkv"))
     ->Unit(benchmark::kMillisecond)
     ->Iterations(100)

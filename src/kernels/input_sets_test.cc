@@ -77,11 +77,44 @@ TEST(InputSets, ConsecutiveSetsHoldIndependentDrawsAndRestoreToTheirOwn) {
   EXPECT_NE(weights(1), before);
   sets.restore(1, 5);
   EXPECT_EQ(weights(1), before);
+  // A draw lives in a set: no more draws than sets.
+  EXPECT_EQ(InputSets(kernel, 3, 2, 5).draws(), 2);
 }
 
 // qkv's slot holds its 8 MiB cache, written in a row or two a call: reset rewrites only the parts
 // that differ, so bytes written anywhere (first, last, a chunk's edges, padding, the block's tail)
 // must all come back, and a slot nobody wrote must stay as it is.
+// A set prepared again with the patch it holds keeps it, one restore then puts it back as drawn;
+// prepared with another patch while it holds one, it takes the new patch as a set just drawn
+// would (a device's server prepares a set again to see what a call was given).
+TEST(InputSets, ASetPreparedAgainHoldsOnePatchAndOneRestorePutsItBack) {
+  const KernelContract& kernel = *builtin_kernel("attn_out");
+  InputSets sets(kernel, 3, 2);  // one draw: set 0 and set 1 alike
+  auto writable = sets.new_writable_block(1);
+  const size_t bytes = sets.set_bytes();
+  const auto block = [&](int set) {
+    const std::byte* at = sets.view(set, writable->data())->input_block();
+    return std::vector<std::byte>(at, at + bytes);
+  };
+  const std::vector<std::byte> drawn = block(1);
+  ASSERT_EQ(block(0), drawn);
+  sets.prepare(1, 7, writable->data());
+  const std::vector<std::byte> patched = block(1);
+  ASSERT_NE(patched, drawn);
+  sets.prepare(1, 7, writable->data());
+  EXPECT_EQ(block(1), patched);
+  sets.restore(1, 7);
+  EXPECT_EQ(block(1), drawn);
+  sets.prepare(1, 7, writable->data());
+  sets.prepare(1, 8, writable->data());
+  sets.prepare(0, 8, writable->data());
+  EXPECT_EQ(block(1), block(0)) << "set 1 holds patch 8 alone";
+  sets.restore(1, 8);
+  sets.restore(0, 8);
+  EXPECT_EQ(block(1), drawn);
+  EXPECT_EQ(block(0), drawn);
+}
+
 TEST(InputSets, AResetSlotIsAsMadeWhereverACallWroteIt) {
   const KernelContract& kernel = *builtin_kernel("qkv");
   InputSets sets(kernel, 4, 2);
@@ -275,7 +308,7 @@ TEST(InputSets, APatchDoneInSharesIsThePatchDoneWhole) {
     for (const int of : {2, 3, 7}) {
       const uint64_t patch = 1234 + static_cast<uint64_t>(of);
       whole.prepare(1, patch, whole_slot->data());
-      const InputSets::Patch lines = shared.draw_patch(patch);
+      InputSets::Patch lines = shared.draw_patch(patch);
       // Each share on a slot block of its own: a share that writes outside its part, or misses
       // part of it, leaves a block that differs from the whole prepare's.
       std::vector<std::unique_ptr<SharedMemory>> parts;
