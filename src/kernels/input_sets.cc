@@ -29,6 +29,7 @@ InputSets::InputSets(const KernelContract& kernel, uint64_t seed, int sets, int 
       std::make_unique<SharedMemory>("headway-input-sets", set_bytes_ * static_cast<size_t>(sets_),
                                      SharedMemory::Pages::kHugeWherePossible);
   held_.resize(static_cast<size_t>(sets_));
+  holding_.resize(static_cast<size_t>(sets_), false);
   // Draw d is drawn into set d, so that no set is a copy of a private one (attention's 257 MiB
   // sets at 32,768 tokens: three such copies and their memory).
   draws_.resize(static_cast<size_t>(std::clamp(draws, 1, sets_)));
@@ -170,7 +171,13 @@ std::pair<size_t, size_t> Share::of_units(size_t count, size_t align) const {
 
 InputSets::Patch InputSets::draw_patch(uint64_t patch_seed) const {
   Patch patch;
+  draw_patch(patch_seed, patch);
+  return patch;
+}
+
+void InputSets::draw_patch(uint64_t patch_seed, Patch& patch) const {
   patch.seed = patch_seed;
+  size_t regions = 0;
   Rng rng(mix_seed(patch_seed, 1));
   // Each line with probability 1/n: the gaps between chosen lines are geometric.
   const double log_keep = std::log1p(-1.0 / static_cast<double>(kPatchedLineOneIn));
@@ -178,7 +185,10 @@ InputSets::Patch InputSets::draw_patch(uint64_t patch_seed) const {
   for (size_t r = 0; r < specs_.size(); ++r) {
     if (specs_[r].role != RegionRole::kInput || specs_[r].bytes <= kSmallRegionBytes) continue;
     const uint64_t lines = (specs_[r].bytes + kLineBytes - 1) / kLineBytes;
-    std::vector<uint64_t> chosen;
+    if (patch.lines.size() == regions) patch.lines.emplace_back();
+    auto& [region, chosen] = patch.lines[regions++];
+    region = r;
+    chosen.clear();
     chosen.reserve(lines / kPatchedLineOneIn + 16);
     for (double line = std::floor(std::log1p(-rng.uniform()) / log_keep);
          line < static_cast<double>(lines);
@@ -186,18 +196,18 @@ InputSets::Patch InputSets::draw_patch(uint64_t patch_seed) const {
       chosen.push_back(static_cast<uint64_t>(line));
     }
     total += chosen.size();
-    patch.lines.emplace_back(r, std::move(chosen));
   }
+  patch.lines.resize(regions);
   patch.saved.resize(total * kLineBytes);
-  return patch;
 }
 
 void InputSets::prepare(int set, uint64_t patch_seed, std::byte* writable) {
-  std::optional<Patch>& held = held_.at(static_cast<size_t>(set));
-  if (held && held->seed != patch_seed) restore(set, held->seed);
-  if (!held) {
-    held = draw_patch(patch_seed);
-    patch_lines(set, *held, {});
+  const auto s = static_cast<size_t>(set);
+  if (holding_.at(s) && held_[s].seed != patch_seed) restore(set, held_[s].seed);
+  if (!holding_[s]) {
+    draw_patch(patch_seed, held_[s]);
+    patch_lines(set, held_[s], {});
+    holding_[s] = true;
   }
   prepare_regions(set, patch_seed, writable, {});
 }
@@ -307,10 +317,10 @@ void InputSets::flush(int set, const std::byte* writable, Share share) const {
 }
 
 void InputSets::restore(int set, uint64_t /*patch_seed*/) {
-  std::optional<Patch>& held = held_.at(static_cast<size_t>(set));
+  const auto s = static_cast<size_t>(set);
   restore_regions(set, {});
-  if (held) unpatch_lines(set, *held, {});
-  held.reset();
+  if (holding_.at(s)) unpatch_lines(set, held_[s], {});
+  holding_[s] = false;
 }
 
 void InputSets::restore(int set, const Patch& patch, Share share) {

@@ -1,6 +1,7 @@
 // What the guard of a timed reading pays per call on the host (docs/PERFORMANCE.md, "Decisions
 // per device-hour"): patching one input set and putting it back, with the set out of every cache
-// before each round as a reading finds it, flushing it, and putting back a slot a call wrote:
+// before each round as a reading finds it, flushing it, and putting back a slot a call wrote; and
+// what making a session's sets costs once a process ("Input sets"):
 //   build/headway_microbench --benchmark_filter=InputSets --benchmark_repetitions=5
 //     --benchmark_report_aggregates_only=true
 // (one line).
@@ -41,6 +42,35 @@ void PatchAndRestore(benchmark::State& state, const std::string& name) {
     in_shares(shares, [&](Share share) { sets.restore(1, patch, share); });
   }
 }
+
+// prepare and restore of a reading's window of sets (state.range(0) of them, each its own draw),
+// every set flushed first, on two threads sharing each set as a reading's are shared.
+void PatchAndRestoreWindow(benchmark::State& state, const std::string& name) {
+  const int calls = static_cast<int>(state.range(0));
+  InputSets sets(*builtin_kernel(name), 1, calls, calls);
+  auto slots = sets.new_writable_block(calls);
+  std::vector<InputSets::Patch> patches(static_cast<size_t>(calls));
+  uint64_t seed = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    for (int k = 0; k < calls; ++k) sets.flush(k, slots->data() + sets.slot_bytes() * k);
+    state.ResumeTiming();
+    ++seed;
+    for (int k = 0; k < calls; ++k) patches[k] = sets.draw_patch(seed * 1000 + k);
+    in_shares(2, [&](Share share) {
+      for (int k = 0; k < calls; ++k)
+        sets.prepare(k, seed * 1000 + k, patches[k], slots->data() + sets.slot_bytes() * k, share);
+    });
+    in_shares(2, [&](Share share) {
+      for (int k = 0; k < calls; ++k) sets.restore(k, patches[k], share);
+    });
+  }
+}
+BENCHMARK_CAPTURE(PatchAndRestoreWindow, attn_out, std::string("attn_out"))
+    ->Arg(32)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(50)
+    ->UseRealTime();
 
 // The flush of one set and its slot, in state.range(0) shares.
 void Flush(benchmark::State& state, const std::string& name) {

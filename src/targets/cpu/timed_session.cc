@@ -195,13 +195,14 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
                       : confirming ? confirming->patches[k]
                                    : secret_.next_u64());
   }
-  std::vector<InputSets::Patch> drawn(n);                // per call: its patch's lines
+  std::vector<InputSets::Patch>& drawn = drawn_;  // per call: its patch's lines
+  drawn.resize(n);
   std::vector<std::unique_ptr<SharedBuffers>> views(n);  // per call: its set and slot
   std::vector<std::vector<uint64_t>> given(n);           // per call: its in/out regions as given
   // The child is stopped: every core of the host may patch, then flush.
   t = Clock::now();
   for_each_call(calls, [&](int k) {
-    drawn[static_cast<size_t>(k)] = inputs_->draw_patch(patches[static_cast<size_t>(k)]);
+    inputs_->draw_patch(patches[static_cast<size_t>(k)], drawn[static_cast<size_t>(k)]);
   });
   for_each_share(calls, [&](int k, Share share) {
     const auto i = static_cast<size_t>(k);

@@ -250,6 +250,9 @@ class TimedSession {
   int calls_per_reading_ = 1;
   std::map<int, SessionReading> probe_failures_;  // per arm
   std::vector<Kept> kept_;
+  // Per timed call of the reading in progress: its patch (kept, so that its storage serves the
+  // next reading's).
+  std::vector<InputSets::Patch> drawn_;
   std::optional<LastReading> last_;
   std::vector<ConfirmingWindow> confirming_;
   int confirming_readings_ = 0;
