@@ -29,7 +29,7 @@ InputSets::InputSets(const KernelContract& kernel, uint64_t seed, int sets, int 
       std::make_unique<SharedMemory>("headway-input-sets", set_bytes_ * static_cast<size_t>(sets_),
                                      SharedMemory::Pages::kHugeWherePossible);
   held_.resize(static_cast<size_t>(sets_));
-  holding_.resize(static_cast<size_t>(sets_), false);
+  holding_.resize(static_cast<size_t>(sets_), 0);
   // Draw d is drawn into set d, so that no set is a copy of a private one (attention's 257 MiB
   // sets at 32,768 tokens: three such copies and their memory).
   draws_.resize(static_cast<size_t>(std::clamp(draws, 1, sets_)));
@@ -207,7 +207,7 @@ void InputSets::prepare(int set, uint64_t patch_seed, std::byte* writable) {
   if (!holding_[s]) {
     draw_patch(patch_seed, held_[s]);
     patch_lines(set, held_[s], {});
-    holding_[s] = true;
+    holding_[s] = 1;
   }
   prepare_regions(set, patch_seed, writable, {});
 }
@@ -320,7 +320,7 @@ void InputSets::restore(int set, uint64_t /*patch_seed*/) {
   const auto s = static_cast<size_t>(set);
   restore_regions(set, {});
   if (holding_.at(s)) unpatch_lines(set, held_[s], {});
-  holding_[s] = false;
+  holding_[s] = 0;
 }
 
 void InputSets::restore(int set, const Patch& patch, Share share) {

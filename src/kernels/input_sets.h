@@ -166,7 +166,7 @@ class InputSets {
   // Per set: the patch that prepare(set, seed, writable) put there last, and whether restore
   // has undone it since (kept, so that its storage serves the next).
   std::vector<Patch> held_;
-  std::vector<bool> holding_;
+  std::vector<char> holding_;  // not vector<bool>: threads may write two sets' flags at once
 };
 
 }  // namespace headway

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/rng.h"
@@ -291,6 +292,37 @@ class OddRegionsKernel : public KernelContract {
   WeightFormat weight_format() const override { return WeightFormat::kNone; }
   uint64_t quantized_weight_bytes() const override { return 0; }
 };
+
+// Threads may patch and restore different sets at once (a session's references, a set's calls
+// to a thread): every set is then its draw again.
+TEST(InputSets, SetsPatchedAndRestoredOnSeveralThreadsAtOnceAreTheirDrawsAgain) {
+  const OddRegionsKernel odd;
+  constexpr int kSets = 8;
+  InputSets sets(odd, 5, kSets, kSets);
+  const size_t bytes = sets.set_bytes();
+  std::vector<std::vector<std::byte>> drawn;
+  for (int s = 0; s < kSets; ++s) {
+    const std::byte* at = sets.memory().data() + bytes * static_cast<size_t>(s);
+    drawn.emplace_back(at, at + bytes);
+  }
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&, t] {
+      auto writable = sets.new_writable_block(1);
+      for (uint64_t round = 1; round <= 2000; ++round) {
+        for (int s = t; s < kSets; s += 2) {
+          sets.prepare(s, round * 100 + static_cast<uint64_t>(s), writable->data());
+          sets.restore(s, round * 100 + static_cast<uint64_t>(s));
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (int s = 0; s < kSets; ++s) {
+    const std::byte* at = sets.memory().data() + bytes * static_cast<size_t>(s);
+    EXPECT_EQ(std::memcmp(at, drawn[static_cast<size_t>(s)].data(), bytes), 0) << "set " << s;
+  }
+}
 
 TEST(InputSets, APatchDoneInSharesIsThePatchDoneWhole) {
   const OddRegionsKernel odd;
