@@ -99,12 +99,12 @@ void InputSets::reset_writable(const SharedMemory& block) const {
 
 namespace {
 
+constexpr std::byte kZeros[kResetChunkBytes] = {};
+
 // Makes `to` equal `from` (nullptr: zeros) by rewriting only the chunks that differ: a slot a
 // call wrote in a few places is read, not rewritten, so its other lines stay clean (a later flush
 // writes nothing back) and its reset costs a read of the slot instead of a read, an ownership
 // read and a write.
-constexpr std::byte kZeros[kResetChunkBytes] = {};
-
 void rewrite_where_different(std::byte* to, const std::byte* from, size_t bytes) {
   for (size_t at = 0; at < bytes; at += kResetChunkBytes) {
     const size_t n = std::min(kResetChunkBytes, bytes - at);
@@ -155,7 +155,7 @@ void InputSets::reset_ranges(std::byte* slot, const ByteRanges& ranges) const {
   const std::byte* made = draws_[0].writable->data();
   const size_t written = layout_.writable_bytes;
   for (const auto& [begin, end] : ranges) {
-    const size_t made_end = std::clamp(end, begin, std::max(begin, written));
+    const size_t made_end = std::max(begin, std::min(end, written));  // then zeros to `end`
     if (begin < made_end) std::memcpy(slot + begin, made + begin, made_end - begin);
     std::memset(slot + made_end, 0, end - made_end);
   }

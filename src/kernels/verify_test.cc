@@ -34,6 +34,16 @@ struct Given {
   std::vector<uint64_t> hashes;
 };
 
+// Two calls on the same inputs that both wrote the reference's values.
+struct TwoRightCalls {
+  explicit TwoRightCalls(const KernelContract& kernel) : a(kernel), b(kernel) {
+    a.write_expected();
+    b.write_expected();
+  }
+  Given a;
+  Given b;
+};
+
 class ScreenEveryKernel : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ScreenEveryKernel, ASkippedCallFailsAndTheReferencesValuesPass) {
@@ -87,10 +97,9 @@ TEST(ScreenWrites, ANonFiniteValueInAnInOutRegionIsFound) {
 
 TEST(Disagreement, TwoCallsThatWroteTheSameAgreeAndAnyElementOffByMoreThanTheShareIsNamed) {
   const KernelContract& kernel = *builtin_kernel("qkv");
-  Given a(kernel);
-  Given b(kernel);
-  a.write_expected();
-  b.write_expected();
+  TwoRightCalls calls(kernel);
+  Given& a = calls.a;
+  Given& b = calls.b;
   EXPECT_FALSE(disagreement(kernel, a.buffers, b.buffers, 0.5));
 
   auto q = b.buffers.as<bf16>("q_out");
@@ -120,10 +129,9 @@ TEST(Disagreement, AnElementOffAnywhereInALargeCacheIsFound) {
   // The cache is compared a chunk at a time: a value off in a chunk far in, in the last element,
   // or beside one whose bytes are alike, is named all the same.
   const KernelContract& kernel = *builtin_kernel("qkv");
-  Given a(kernel);
-  Given b(kernel);
-  a.write_expected();
-  b.write_expected();
+  TwoRightCalls calls(kernel);
+  Given& a = calls.a;
+  Given& b = calls.b;
   auto cache = b.buffers.as<bf16>("v_cache");
   ASSERT_GT(cache.size(), 100000u);
   for (const size_t i : {size_t{0}, cache.size() / 2 + 3, cache.size() - 1}) {
@@ -142,10 +150,9 @@ TEST(Disagreement, AnElementOffAnywhereInALargeCacheIsFound) {
 // its index in its region, and not elsewhere: the blocks are alike there by contract.
 TEST(Disagreement, WithinRangesOnlyTheBytesInsideThemAreCompared) {
   const KernelContract& kernel = *builtin_kernel("qkv");
-  Given a(kernel);
-  Given b(kernel);
-  a.write_expected();
-  b.write_expected();
+  TwoRightCalls calls(kernel);
+  Given& a = calls.a;
+  Given& b = calls.b;
   auto cache = b.buffers.as<bf16>("v_cache");
   const size_t i = cache.size() / 2 + 3;
   cache[i] = double_to_bf16(bf16_to_float(cache[i]) * 2 + 1);
@@ -164,10 +171,9 @@ TEST(Disagreement, WithinRangesOnlyTheBytesInsideThemAreCompared) {
 
 TEST(Disagreement, AnInOutRegionIsComparedAndInputsAreNot) {
   const KernelContract& kernel = *builtin_kernel("attn_out");
-  Given a(kernel);
-  Given b(kernel);
-  a.write_expected();
-  b.write_expected();
+  TwoRightCalls calls(kernel);
+  Given& a = calls.a;
+  Given& b = calls.b;
   b.buffers.bytes(0)[0] ^= std::byte{0xff};  // an input: not the calls' to write
   EXPECT_FALSE(disagreement(kernel, a.buffers, b.buffers, 0.5));
   auto residual = b.buffers.as<bf16>("residual");
