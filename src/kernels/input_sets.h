@@ -98,8 +98,8 @@ class InputSets {
     std::vector<std::byte> saved;
   };
   Patch draw_patch(uint64_t patch_seed) const;
-  // The same into `into`, whose storage it reuses (a patch's lines and saved bytes are 1/256 of
-  // its set: a fresh one each call faulted in ffn's 390 KiB a call, 0.1-0.2 ms on the EPYC).
+  // The same into `into`, whose storage it reuses: a patch's lines and saved bytes are 1/256 of
+  // its set (ffn: 390 KiB a call), which a reading need not take fresh.
   void draw_patch(uint64_t patch_seed, Patch& into) const;
 
   // Applies the patch of `patch_seed` to set `set` and to the in/out regions of `writable`,
