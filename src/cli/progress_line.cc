@@ -70,11 +70,11 @@ bool is_test_update(const loop::Progress& p) {
 std::string progress_log_line(const loop::Progress& p) {
   if (p.kernel.empty()) return fmt::format("[{:4.0f}s] {}: {}", p.elapsed_s, p.stage, p.note);
   const double r = p.head_ms / p.floor_ms;
-  return fmt::format(
-      "[{:4.0f}s] {:<8} node {:>3} {:<22} {:<18} head {:.3f} ms = {:.2f}x floor{}, {} left",
-      p.elapsed_s, p.kernel, p.node, p.design.substr(0, 22), p.stage, p.head_ms, r,
-      targets::below_floor(r) ? " (below it: a floor to fix, not a result)" : "",
-      short_duration(p.budget_left_s));
+  const std::string below = targets::below_floor_note(r);
+  return fmt::format("[{:4.0f}s] {:<8} node {:>3} {:<22} {:<18} head {:.3f} ms = {}, {} left",
+                     p.elapsed_s, p.kernel, p.node, p.design.substr(0, 22), p.stage, p.head_ms,
+                     below.empty() ? fmt::format("{:.2f}x floor", r) : below,
+                     short_duration(p.budget_left_s));
 }
 
 std::string progress_status_line(const loop::Progress& p, size_t width) {

@@ -96,7 +96,7 @@ TEST(ProgressLogLine, AHeadBelowItsFloorIsFlagged) {
   p.head_ms = 0.688;
   EXPECT_EQ(progress_log_line(p),
             "[ 125s] ffn      node  17 tiled_k4               FASTER             head 0.688 ms = "
-            "0.86x floor (below it: a floor to fix, not a result), 9m55s left");
+            "0.86x: below its floor (at least 0.97x): a floor to fix, not a result, 9m55s left");
   p.kernels = {{"qkv", 0.45, 0.5}, {"ffn", 0.688, 0.8}};
   EXPECT_EQ(progress_status_line(p, 200),
             "[2m05s, 9m55s left] ffn 0.688 ms 0.86x (below floor): node 17 tiled_k4 FASTER | qkv "

@@ -29,7 +29,6 @@ InputSets::InputSets(const KernelContract& kernel, uint64_t seed, int sets, int 
       std::make_unique<SharedMemory>("headway-input-sets", set_bytes_ * static_cast<size_t>(sets_),
                                      SharedMemory::Pages::kHugeWherePossible);
   held_.resize(static_cast<size_t>(sets_));
-  holding_.resize(static_cast<size_t>(sets_), 0);
   // Draw d is drawn into set d, so that no set is a copy of a private one (attention's 257 MiB
   // sets at 32,768 tokens: three such copies and their memory).
   draws_.resize(static_cast<size_t>(std::clamp(draws, 1, sets_)));
@@ -95,6 +94,7 @@ std::unique_ptr<SharedMemory> InputSets::new_writable_block(int slots) const {
 
 void InputSets::reset_writable(const SharedMemory& block) const {
   for (size_t k = 0; k < block.size() / slot_bytes(); ++k) reset_writable_slot(block, k);
+  reset_writable_tail(block);
 }
 
 namespace {
@@ -116,12 +116,10 @@ void rewrite_where_different(std::byte* to, const std::byte* from, size_t bytes)
 }  // namespace
 
 void InputSets::reset_writable_slot(const SharedMemory& block, size_t k) const {
-  const size_t slots = block.size() / slot_bytes();
   std::byte* slot = block.data() + slot_bytes() * k;
   rewrite_where_different(slot, draws_[0].writable->data(), layout_.writable_bytes);
   rewrite_where_different(slot + layout_.writable_bytes, nullptr,
                           slot_bytes() - layout_.writable_bytes);
-  if (k + 1 == slots) reset_writable_tail(block);
 }
 
 void InputSets::reset_writable_tail(const SharedMemory& block) const {
@@ -202,12 +200,12 @@ void InputSets::draw_patch(uint64_t patch_seed, Patch& patch) const {
 }
 
 void InputSets::prepare(int set, uint64_t patch_seed, std::byte* writable) {
-  const auto s = static_cast<size_t>(set);
-  if (holding_.at(s) && held_[s].seed != patch_seed) restore(set, held_[s].seed);
-  if (!holding_[s]) {
-    draw_patch(patch_seed, held_[s]);
-    patch_lines(set, held_[s], {});
-    holding_[s] = 1;
+  Held& held = held_.at(static_cast<size_t>(set));
+  if (held.holding && held.patch.seed != patch_seed) restore(set, held.patch.seed);
+  if (!held.holding) {
+    draw_patch(patch_seed, held.patch);
+    patch_lines(set, held.patch, {});
+    held.holding = true;
   }
   prepare_regions(set, patch_seed, writable, {});
 }
@@ -317,10 +315,10 @@ void InputSets::flush(int set, const std::byte* writable, Share share) const {
 }
 
 void InputSets::restore(int set, uint64_t /*patch_seed*/) {
-  const auto s = static_cast<size_t>(set);
+  Held& held = held_.at(static_cast<size_t>(set));
   restore_regions(set, {});
-  if (holding_.at(s)) unpatch_lines(set, held_[s], {});
-  holding_[s] = 0;
+  if (held.holding) unpatch_lines(set, held.patch, {});
+  held.holding = false;
 }
 
 void InputSets::restore(int set, const Patch& patch, Share share) {

@@ -71,13 +71,13 @@ class InputSets {
   // Bytes from one slot of a writable block to the next.
   size_t slot_bytes() const;
   // Puts every byte of `block` (one new_writable_block made) back as it was made, padding
-  // included: nothing a process wrote there reaches the next process that maps it.
+  // included: nothing a process wrote there reaches the next process that maps it. It is
+  // reset_writable_slot of every slot and reset_writable_tail.
   void reset_writable(const SharedMemory& block) const;
-  // Puts slot k of `block` back as reset_writable does (and, for the last slot, the block's tail
-  // after it): slots are independent, so several threads may reset a block's slots at once.
+  // Puts slot k of `block` back as reset_writable does: slots are independent, so several
+  // threads may reset a block's slots at once.
   void reset_writable_slot(const SharedMemory& block, size_t k) const;
-  // Puts back the bytes of `block` after its last whole slot, which reset_writable_slot puts back
-  // with the last slot: for a block whose last slot is as made already.
+  // Puts back the bytes of `block` after its last whole slot.
   void reset_writable_tail(const SharedMemory& block) const;
   // The byte ranges of a slot (offsets in it, sorted, apart) where any of `slots` differs from a
   // slot as reset_writable_slot leaves it, to a chunk of kResetChunkBytes: where calls on the
@@ -163,10 +163,14 @@ class InputSets {
   std::vector<Draw> draws_;
   // The draw patches take from (owned, private to headway).
   std::unique_ptr<SharedBuffers> alt_;
-  // Per set: the patch that prepare(set, seed, writable) put there last, and whether restore
-  // has undone it since (kept, so that its storage serves the next).
-  std::vector<Patch> held_;
-  std::vector<char> holding_;  // not vector<bool>: threads may write two sets' flags at once
+  // Per set: the patch that prepare(set, seed, writable) put there last, and whether the set
+  // still holds it (kept when restored, so that its storage serves the next). Threads may prepare
+  // and restore different sets at once: each set's flag is a memory location of its own.
+  struct Held {
+    Patch patch;
+    bool holding = false;
+  };
+  std::vector<Held> held_;
 };
 
 }  // namespace headway

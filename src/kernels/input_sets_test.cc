@@ -133,6 +133,7 @@ TEST(InputSets, AResetSlotIsAsMadeWhereverACallWroteIt) {
     block->data()[at] ^= std::byte{0x5a};
     ASSERT_FALSE(as_made());
     for (size_t k = 0; k < 2; ++k) sets.reset_writable_slot(*block, k);
+    sets.reset_writable_tail(*block);
     EXPECT_TRUE(as_made());
   }
   sets.reset_writable(*block);

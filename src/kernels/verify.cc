@@ -265,13 +265,7 @@ std::optional<Violation> disagreement_in(const KernelContract& kernel, const Sha
 
 std::optional<Violation> disagreement(const KernelContract& kernel, const SharedBuffers& a,
                                       const SharedBuffers& b, double share) {
-  const auto& specs = a.specs();
-  for (size_t r = 0; r < specs.size(); ++r) {
-    if (specs[r].role == RegionRole::kInput) continue;
-    // (qkv's two calls differ in the cache row they wrote, not in the other 8 MiB of its cache)
-    if (auto v = disagreement_in(kernel, a, b, share, r, 0, specs[r].bytes)) return v;
-  }
-  return std::nullopt;
+  return disagreement_within(kernel, a, b, share, {{0, a.layout().writable_bytes}});
 }
 
 std::optional<Violation> disagreement_within(const KernelContract& kernel, const SharedBuffers& a,

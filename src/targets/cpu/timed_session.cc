@@ -130,7 +130,7 @@ SessionReading TimedSession::reading(int arm, Inputs inputs) {
     if (!as_made[static_cast<size_t>(k)])
       inputs_->reset_writable_slot(block, static_cast<size_t>(k));
   });
-  if (!as_made.empty() && as_made.back()) inputs_->reset_writable_tail(block);
+  inputs_->reset_writable_tail(block);
   std::fill(as_made.begin(), as_made.end(), false);
   costs_.guard.reset += seconds_since(reset_started);
   // A warm-up call first, unless this arm's first child showed it needs none: it ran on one
