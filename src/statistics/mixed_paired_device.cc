@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "statistics/device_accounting.h"
+
 namespace headway::statistics {
 
 MixedPairedDevice::MixedPairedDevice(std::vector<std::unique_ptr<PairedDevice>> devices,
@@ -46,17 +48,11 @@ int64_t MixedPairedDevice::verified_calls(Arm arm) const {
 }
 
 nlohmann::json MixedPairedDevice::accounting() const {
-  nlohmann::json sum = nlohmann::json::object();
-  bool any = false;
-  for (const auto& d : devices_) {
-    const nlohmann::json a = d->accounting();
-    if (!a.is_object()) continue;
-    any = true;
-    for (const auto& [key, value] : a.items()) {
-      if (value.is_number()) sum[key] = sum.value(key, 0.0) + value.get<double>();
-    }
-  }
-  if (!any) return nullptr;
+  std::vector<nlohmann::json> each;
+  each.reserve(devices_.size());
+  for (const auto& d : devices_) each.push_back(d->accounting());
+  nlohmann::json sum = sum_accountings(each);
+  if (sum.is_null()) return nullptr;
   sum["pairs_per_device"] = pairs_;
   return sum;
 }

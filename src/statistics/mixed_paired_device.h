@@ -32,8 +32,8 @@ class MixedPairedDevice final : public PairedDevice {
   void verify_arms() override;
   // The devices' counts summed; -1 when none counts.
   int64_t verified_calls(Arm arm) const override;
-  // The devices' accountings with their numeric fields summed, and "pairs_per_device"; null
-  // when no device accounts.
+  // The devices' accountings as one (sum_accountings, statistics/device_accounting.h), and
+  // "pairs_per_device"; null when no device accounts.
   nlohmann::json accounting() const override;
   size_t current() const { return current_; }
 

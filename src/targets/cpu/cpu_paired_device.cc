@@ -6,6 +6,7 @@
 
 #include "common/cache_flush.h"
 #include "common/rng.h"
+#include "statistics/device_accounting.h"
 #include "targets/cpu/compiler.h"
 #include "targets/cpu/host_abi.h"
 
@@ -76,32 +77,31 @@ void CpuPairedDevice::verify_arms() {
 }
 
 nlohmann::json to_json(const SessionCosts& c) {
-  const double readings = c.reading_phase();
-  const double total = c.inputs + readings;
-  return {{"inputs_seconds", c.inputs},
-          {"input_huge_page_share", c.input_huge_page_share},
-          {"reading_phase_seconds", readings},
-          {"timed_share_of_readings", readings > 0 ? c.timed / readings : 0.0},
-          {"process_start_seconds", c.process_start},
-          {"warm_up_seconds", c.warm_up},
-          {"timed_seconds", c.timed},
-          {"guard_seconds", c.guard.total()},
-          {"guard_steps_seconds",
-           {{"pause", c.guard.pause},
-            {"patch", c.guard.patch},
-            {"flush", c.guard.flush},
-            {"resume", c.guard.resume},
-            {"screen", c.guard.screen},
-            {"idle_watch", c.guard.idle_watch},
-            {"exit", c.guard.exit},
-            {"restore", c.guard.restore},
-            {"reset", c.guard.reset}}},
-          {"flush_instruction", to_string(best_flush_instruction())},
-          {"verification_seconds", c.verification},
-          {"readings", c.readings},
-          {"timed_share", total > 0 ? c.timed / total : 0.0},
-          {"compared_calls", c.compared_calls},
-          {"disputed_calls", c.disputed_calls}};
+  nlohmann::json j = {{"inputs_seconds", c.inputs},
+                      {"input_bytes", c.input_bytes},
+                      {"input_huge_page_bytes", c.input_bytes * c.input_huge_page_share},
+                      {"reading_phase_seconds", c.reading_phase()},
+                      {"process_start_seconds", c.process_start},
+                      {"warm_up_seconds", c.warm_up},
+                      {"timed_seconds", c.timed},
+                      {"guard_seconds", c.guard.total()},
+                      {"guard_steps_seconds",
+                       {{"pause", c.guard.pause},
+                        {"patch", c.guard.patch},
+                        {"flush", c.guard.flush},
+                        {"resume", c.guard.resume},
+                        {"screen", c.guard.screen},
+                        {"idle_watch", c.guard.idle_watch},
+                        {"exit", c.guard.exit},
+                        {"restore", c.guard.restore},
+                        {"reset", c.guard.reset}}},
+                      {"flush_instruction", to_string(best_flush_instruction())},
+                      {"verification_seconds", c.verification},
+                      {"readings", c.readings},
+                      {"compared_calls", c.compared_calls},
+                      {"disputed_calls", c.disputed_calls}};
+  statistics::derive_shares(j);
+  return j;
 }
 
 nlohmann::json CpuPairedDevice::accounting() const {

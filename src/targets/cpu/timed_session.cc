@@ -71,6 +71,7 @@ std::unique_ptr<TimedSession> TimedSession::start(const KernelContract& kernel,
   session->host_ = RunnerHost::start(spec, failure);
   if (!session->host_) return nullptr;
   session->costs_.inputs = seconds_since(t0);
+  session->costs_.input_bytes = static_cast<double>(session->inputs_->memory().size());
   session->costs_.input_huge_page_share = session->inputs_->memory().huge_page_share();
   session->probe();
   return session;

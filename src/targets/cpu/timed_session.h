@@ -102,8 +102,9 @@ struct SessionCosts {
   GuardCosts guard;            // pausing, patching, flushing, idle checks, ending children
   double verification = 0.0;   // comparing paired calls; reference and comparison of kept calls
   int readings = 0;
-  int compared_calls = 0;  // timed calls compared with the other arm's on the same inputs
-  int disputed_calls = 0;  // of those, calls the two arms disagreed on (checked by the reference)
+  int compared_calls = 0;    // timed calls compared with the other arm's on the same inputs
+  int disputed_calls = 0;    // of those, calls the two arms disagreed on (checked by the reference)
+  double input_bytes = 0.0;  // the input sets' memory
   double input_huge_page_share = 0.0;  // of the input sets' memory, on 2 MiB pages
   // Everything but the inputs: the readings and what they need, first to last.
   double reading_phase() const {
