@@ -18,14 +18,17 @@
  * every key row (the scores of the whole range kept, heads floats a slot), the range's softmax at
  * its maximum, then every value row, added to the G heads' accumulators in L1. On one core of the
  * EPYC (Zen 5) that streams 26-29 GB/s where blocks of 8, K and V in turn, stream 21-23 (32,768
- * slots, docs/PERFORMANCE.md, "Attention decode designs").
+ * slots, docs/PERFORMANCE.md, "Attention decode designs"). With D::kBlock of kTwoPassBlockMin or
+ * more, each block of the range is read so, in turn: its scores stay in L1 (16 KiB for 256 slots
+ * of 16 heads) where a whole range's (1 MiB a thread at 32,768 slots) crowd the L2.
  *
  * A design supplies what makes it different as a struct D:
  *   using Args;                          the kernel's argument struct (q, valid, dims, attn ...)
  *   using Cache;                         the cache element (uint16_t bf16, uint8_t f8 codes)
  *   static constexpr int kThreads, kBlock, kPrefetch;   threads; slots per block (0: the two
- *                                        passes above); key and value rows prefetched this
- *                                        many slots ahead (0: none)
+ *                                        passes above over the whole range; kTwoPassBlockMin or
+ *                                        more: over each block); key and value rows prefetched
+ *                                        this many slots ahead (0: none)
  *   static constexpr float kQScale;      q is stored times this (exact: a power of two)
  *   static const Cache* keys(const Args*), *values(const Args*);
  *   static float key_scale(const Args*, int64_t t, int64_t n);    the raw dot -> score factor,
@@ -52,6 +55,10 @@
 #include "headway_support.h"
 
 namespace hw {
+
+/* The smallest D::kBlock read in two passes a block (above); smaller blocks read K and V in turn.
+ */
+constexpr int kTwoPassBlockMin = 64;
 
 #if defined(__AVX512F__)
 /* exp of 16 floats to about 1 ulp (inputs clamped to [-104, 88]: below, 0; above, not reached by
@@ -390,14 +397,11 @@ struct AttnDecodeJob {
     }
   }
 
-  /* Thread tid's partial over its range of slots in two passes over memory, each one stream:
-   * every key row in memory order (the scores of the whole range), the range's softmax at its
-   * maximum (no rescaling), then every value row in memory order, added once to the G heads'
-   * accumulators (which stay in L1: heads * d floats). */
-  void run_two_pass(int tid) const {
-    const AttnPartial p = start(tid);
-    const int64_t b = begin(tid), e = end(tid);
-    if (b == e) return;
+  /* Slots [b, e) in two passes over memory, each one stream: every key row in memory order (the
+   * scores of [b, e)), their softmax (rescaling the partial where the maximum grows), then every
+   * value row in memory order, added once to the G heads' accumulators (which stay in L1: heads
+   * * d floats). */
+  void two_passes(const AttnPartial& p, int64_t b, int64_t e) const {
     scores(p, b, e, D::kPrefetch, e, false);
     softmax_block(p, static_cast<int>(e - b));
     scale_weights(p, b, e);
@@ -410,6 +414,16 @@ struct AttnDecodeJob {
                      p.acc + n * g_heads * d);
       }
     }
+  }
+
+  /* Thread tid's partial over its range of slots in two passes (D::kBlock 0) or in blocks of
+   * D::kBlock slots, each in two passes. */
+  void run_two_pass(int tid) const {
+    const AttnPartial p = start(tid);
+    const int64_t range_end = end(tid);
+    const int64_t step = D::kBlock > 0 ? D::kBlock : range_end - begin(tid);
+    for (int64_t b = begin(tid); b < range_end; b += step)
+      two_passes(p, b, b + step < range_end ? b + step : range_end);
   }
 
   /* Slot t's row of group n in a cache laid out [T][N][D]. */
@@ -443,8 +457,8 @@ struct AttnDecodeJob {
 };
 
 /* The kernel: a->dims is T, N, G, D, ...; *a->valid slots (1 <= valid <= T); at most 8 heads a
- * group. Each thread's partial by AttnDecodeJob::run (blocks of D::kBlock slots) or, where
- * D::kBlock is 0, by run_two_pass. */
+ * group. Each thread's partial by AttnDecodeJob::run (blocks of D::kBlock slots, K and V in turn)
+ * or, where D::kBlock is 0 or at least kTwoPassBlockMin, by run_two_pass. */
 template <class D>
 inline void attn_decode_split(const typename D::Args* a) {
   static std::vector<float> scratch;  // rewritten on every call
@@ -459,8 +473,8 @@ inline void attn_decode_split(const typename D::Args* a) {
                        0};
   Pool& workers = pool(D::kThreads);
   job.threads = workers.threads();
-  constexpr bool kTwoPass = D::kBlock == 0;
-  const int64_t rows = kTwoPass ? (job.valid + job.threads - 1) / job.threads : D::kBlock;
+  constexpr bool kTwoPass = D::kBlock == 0 || D::kBlock >= kTwoPassBlockMin;
+  const int64_t rows = D::kBlock == 0 ? (job.valid + job.threads - 1) / job.threads : D::kBlock;
   job.per_thread = AttnDecodeJob<D>::floats_per_thread(job.heads(), job.d, rows);
   const size_t need = job.per_thread * static_cast<size_t>(job.threads) + 16;
   if (scratch.size() < need) scratch.resize(need);

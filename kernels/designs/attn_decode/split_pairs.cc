@@ -1,7 +1,7 @@
 // headway-design: split_pairs
-// summary: split-K over the valid slots (one contiguous range per thread, partial max/sum/accumulator merged by online softmax); both query heads of a KV group from one pass over its K and V rows, in blocks of P_BLOCK slots, K and V of a block in turn, or (P_BLOCK 0) in two passes over the thread's range, all its K rows then all its V rows, each in memory order; bf16 widened in registers (AVX-512 or AVX2), f32 sums, a piece of the accumulators kept in registers across a block of V rows (P_BLOCK 0: the accumulators in L1); optional prefetch of K and V rows P_PREFETCH slots ahead
+// summary: split-K over the valid slots (one contiguous range per thread, partial max/sum/accumulator merged by online softmax); both query heads of a KV group from one pass over its K and V rows, in blocks of P_BLOCK slots, K and V of a block in turn (P_BLOCK up to 32), or in two passes, all the K rows then all the V rows, each in memory order, over each block of P_BLOCK slots (256, 1024: the block's scores in L1) or over the thread's whole range (P_BLOCK 0); bf16 widened in registers (AVX-512 or AVX2), f32 sums, a piece of the accumulators kept in registers across a block of V rows (P_BLOCK 0: the accumulators in L1); optional prefetch of K and V rows P_PREFETCH slots ahead
 // param P_THREADS 1 2 4 default 2
-// param P_BLOCK 0 8 16 32 default 0
+// param P_BLOCK 0 8 16 32 256 1024 default 256
 // param P_PREFETCH 0 2 4 8 default 4
 //
 // The driver (ranges, blocks, the block's softmax, the merge): hw::attn_decode_split in
@@ -18,7 +18,7 @@
 #define P_THREADS 2
 #endif
 #ifndef P_BLOCK
-#define P_BLOCK 0
+#define P_BLOCK 256
 #endif
 #ifndef P_PREFETCH
 #define P_PREFETCH 4

@@ -1,8 +1,8 @@
 // headway-design: split_f16c
-// summary: split-K over the valid slots (one contiguous range per thread, partial max/sum/accumulator merged by online softmax); both query heads of a KV group from one pass over its K and V codes, in blocks of P_BLOCK slots, K and V of a block in turn, or (P_BLOCK 0) in two passes over the thread's range, all its K rows then all its V rows, each in memory order; f8 rebuilt as f16 bit patterns (sign-extended to 16 bits, shifted left by 7, AND 0xBF80) and widened exactly by the F16C converter (vcvtph2ps): no f32 subnormals; each row's scale applied once to its dot or weight; optional prefetch of K and V rows P_PREFETCH slots ahead
+// summary: split-K over the valid slots (one contiguous range per thread, partial max/sum/accumulator merged by online softmax); both query heads of a KV group from one pass over its K and V codes, in blocks of P_BLOCK slots, K and V of a block in turn (P_BLOCK up to 32), or in two passes, all the K rows then all the V rows, each in memory order, over each block of P_BLOCK slots (256, 1024: the block's scores in L1) or over the thread's whole range (P_BLOCK 0); f8 rebuilt as f16 bit patterns (sign-extended to 16 bits, shifted left by 7, AND 0xBF80) and widened exactly by the F16C converter (vcvtph2ps): no f32 subnormals; each row's scale applied once to its dot or weight; optional prefetch of K and V rows P_PREFETCH slots ahead
 // requires: f16c
 // param P_THREADS 1 2 4 default 2
-// param P_BLOCK 0 8 16 32 default 16
+// param P_BLOCK 0 8 16 32 256 default 16
 // param P_PREFETCH 0 2 4 8 default 4
 //
 // The driver (ranges, blocks, the block's softmax, the merge): hw::attn_decode_split in

@@ -120,9 +120,10 @@ TEST(AttnDecodeDesigns, AWorkspaceThatAddsTheSpecGetsItsDesignsFromTheLibraryPro
   EXPECT_TRUE(designs_for(cpu(), *rmsnorm).empty());
 }
 
-// Every design at its defaults and in the driver's other order: the ring part filled (filling,
-// check-only) and full (sliding), and global4k.
-TEST(AttnDecodeDesigns, EveryDesignPassesTheCheckAtItsDefaultsAndInTheOtherOrder) {
+// Every design at its defaults and in each order of the driver (P_BLOCK 0: two passes over a
+// thread's range; 8: K and V of each block in turn; 256: two passes over each block): the ring
+// part filled (filling, check-only) and full (sliding), and global4k.
+TEST(AttnDecodeDesigns, EveryDesignPassesTheCheckAtItsDefaultsAndInEveryOrder) {
   ASSERT_TRUE(cpu().identity().found) << cpu().identity().error;
   store::TestTempDir tmp;
   for (const char* name : kSpecs) {
@@ -137,11 +138,13 @@ TEST(AttnDecodeDesigns, EveryDesignPassesTheCheckAtItsDefaultsAndInTheOtherOrder
     const auto& designs = designs_for(cpu(), sliding);
     ASSERT_FALSE(designs.empty()) << name;
     for (const Design& design : designs) {
-      // At its defaults, and in the other order of the driver (P_BLOCK 0: two passes; else
-      // blocks of 8).
-      Params other = design.defaults();
-      other["P_BLOCK"] = other["P_BLOCK"] == 0 ? 8 : 0;
-      for (const Params& params : {design.defaults(), other}) {
+      std::vector<Params> orders = {design.defaults()};
+      for (const int block : {0, 8, 256}) {
+        if (block == design.defaults().at("P_BLOCK")) continue;
+        orders.push_back(design.defaults());
+        orders.back()["P_BLOCK"] = block;
+      }
+      for (const Params& params : orders) {
         const std::string id =
             fmt::format("{}/{} at P_BLOCK {}", name, design.name, params.at("P_BLOCK"));
         const BuildOutcome built = cpu().build(design.render(params), tmp.path() / "b");
@@ -157,11 +160,11 @@ TEST(AttnDecodeDesigns, EveryDesignPassesTheCheckAtItsDefaultsAndInTheOtherOrder
   }
 }
 
-// Small shape sets for the planted bugs: a ring of 64 slots (D = 32: the SIMD paths) that may be
-// part filled, and a full cache of another shape (D = 8).
+// Small shape sets for the planted bugs: a ring of 1024 slots (D = 32, the SIMD paths; two
+// blocks of 256 a thread when full) that may be part filled, and a full cache of D = 8.
 const char* kSmallShapes = R"([[shapes]]
 name = "ring"
-T = 64
+T = 1024
 N = 2
 G = 2
 D = 32
@@ -177,9 +180,10 @@ VMIN = 40
 
 )";
 
-// The design at `block` (8: several blocks a thread at the small shapes; 0: two passes) after a
-// copy of the driver with `from` replaced by `to`: the copy's include guard keeps the shipped
-// driver out.
+// The design at `block` (8: several blocks a thread at the small shapes, K and V in turn;
+// 256: two passes a block, two blocks a thread where the ring is full; 0: two passes a range)
+// after a copy of the driver with `from` replaced by `to`: the copy's include guard keeps the
+// shipped driver out.
 std::string planted(const Design& design, int block, const std::string& from,
                     const std::string& to) {
   std::string driver(embedded_file("include/headway/headway_attn.h"));
@@ -202,18 +206,22 @@ TEST(AttnDecodeDesigns, ADriverWithAPlantedMergeRescaleOrValuePassBugFails) {
   const std::string weigh = "weight[t] = p.l[h] > 0.0f ? std::exp(p.m[h] - top) : 0.0f;";
   const std::string value_pass = "axpy_rows<2>(row_of(D::values(a), t, n), 1,";
   const std::vector<Bug> bugs = {
-      {"none", "", "", {8, 0}},
+      {"none", "", "", {8, 0, 256}},
       {"the last thread's partial dropped",
        weigh,
        "weight[t] = t + 1 < threads && p.l[h] > 0.0f ? std::exp(p.m[h] - top) : 0.0f;",
-       {8, 0}},
-      {"partials added unweighted", weigh, "weight[t] = p.l[h] > 0.0f ? 1.0f : 0.0f;", {8, 0}},
-      {"the accumulator not rescaled", "p.acc[h * d + i] *= shrink;", ";", {8}},
-      {"the sum not rescaled", "p.l[h] *= shrink;", ";", {8}},
-      {"the value pass missing the range's first slot",
+       {8, 0, 256}},
+      {"partials added unweighted", weigh, "weight[t] = p.l[h] > 0.0f ? 1.0f : 0.0f;", {8, 0, 256}},
+      {"the accumulator not rescaled", "p.acc[h * d + i] *= shrink;", ";", {8, 256}},
+      {"the sum not rescaled", "p.l[h] *= shrink;", ";", {8, 256}},
+      {"the value pass missing the block's first slot",
        value_pass,
        "if (t > b) axpy_rows<2>(row_of(D::values(a), t, n), 1,",
-       {0}},
+       {0, 256}},
+      {"the last block of a range dropped",
+       "two_passes(p, b, b + step < range_end ? b + step : range_end);",
+       "if (b + step < range_end) two_passes(p, b, b + step);",
+       {256}},
   };
   // The driver is the same for both specs: the bf16 one, whose builds are quicker.
   const std::string name = "attn_decode";
