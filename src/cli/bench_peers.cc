@@ -16,6 +16,7 @@
 #include "common/rng.h"
 #include "common/stats.h"
 #include "loop/library_proposer.h"
+#include "peers/paired_verdict.h"
 #include "peers/peer_libraries.h"
 #include "targets/design_library.h"
 #include "targets/fact_names.h"
@@ -330,7 +331,25 @@ int run_bench_peers(const BenchPeersArgs& args) {
     }
     // A head below its floor claims nothing against the peers: its floor is what is wrong.
     const bool head_below_floor = targets::below_floor(head_ratio);
-    const bool closer = head_ratio < best_peer_ratio;
+    // Closer, level or not, by the rounds that paired the head with each peer.
+    std::optional<peers::PeersJudgement> judged;
+    std::vector<peers::PairedArm> peer_arms;
+    for (const PeersArm& arm : pk.arms)
+      if (arm.kind == "peer") peer_arms.push_back({arm.name, arm.bytes, arm.seconds});
+    if (!peer_arms.empty()) {
+      const PeersArm& h = pk.arms[head];
+      judged = peers::judge_against_peers({h.name, h.bytes, h.seconds}, peer_arms);
+    }
+    const bool closer = judged && judged->verdict == peers::PeersVerdict::kHeadCloser;
+    nlohmann::json paired = nullptr;
+    if (judged) {
+      const peers::PairedRatio& p = judged->hardest;
+      paired = {{"peer", p.peer},
+                {"median", p.median},
+                {"interval", {p.interval.low, p.interval.high}},
+                {"interval_coverage", p.interval.coverage},
+                {"verdict", peers::verdict_name(judged->verdict)}};
+    }
     nlohmann::json head_one_core = nullptr;
     if (ties) {
       head_one_core = nlohmann::json::array();
@@ -339,25 +358,35 @@ int run_bench_peers(const BenchPeersArgs& args) {
                                  {"one_core_median_ms", ties->seconds[t] * 1e3}});
       }
     }
-    out["kernels"].push_back({{"name", k.name()},
-                              {"head", pk.arms[head].name},
-                              {"head_from", pk.workspace_head      ? "workspace"
-                                            : !args.source.empty() ? "source"
-                                                                   : "library"},
-                              {"head_one_core", head_one_core},
-                              {"head_ratio_to_floor", head_ratio},
-                              {"best_peer", best_peer},
-                              {"best_peer_ratio_to_floor", best_peer_ratio},
-                              {"head_below_floor", head_below_floor},
-                              {"head_closer_than_every_peer",
-                               head_below_floor ? nlohmann::json(nullptr) : nlohmann::json(closer)},
-                              {"arms", arms_json}});
+    out["kernels"].push_back(
+        {{"name", k.name()},
+         {"head", pk.arms[head].name},
+         {"head_from", pk.workspace_head      ? "workspace"
+                       : !args.source.empty() ? "source"
+                                              : "library"},
+         {"head_one_core", head_one_core},
+         {"head_ratio_to_floor", head_ratio},
+         {"best_peer", best_peer},
+         {"best_peer_ratio_to_floor", best_peer_ratio},
+         {"head_below_floor", head_below_floor},
+         {"paired_with_peers", paired},
+         {"head_closer_than_every_peer",
+          head_below_floor || !judged ? nlohmann::json(nullptr) : nlohmann::json(closer)},
+         {"arms", arms_json}});
     if (!args.json) {
-      fmt::print("{}: head {} at {:.2f}x its floor, best peer {} at {:.2f}x its own: {}\n",
-                 k.name(), pk.arms[head].name, head_ratio, best_peer, best_peer_ratio,
-                 head_below_floor ? "the head is below its floor: a floor to fix, not a result"
-                 : closer         ? "the head is closer to its floor than every peer"
-                                  : "a peer is as close to its floor as the head, or closer");
+      if (!judged) {
+        fmt::print("{}: head {} at {:.2f}x its floor; no peer ran\n", k.name(), pk.arms[head].name,
+                   head_ratio);
+      } else {
+        const peers::PairedRatio& p = judged->hardest;
+        fmt::print(
+            "{}: head {} at {:.2f}x its floor, best peer {} at {:.2f}x its own; round by round "
+            "against {}: {:.2f}x [{:.2f}, {:.2f}] ({:.0f}% interval): {}\n",
+            k.name(), pk.arms[head].name, head_ratio, best_peer, best_peer_ratio, p.peer, p.median,
+            p.interval.low, p.interval.high, 100 * p.interval.coverage,
+            head_below_floor ? "the head is below its floor: a floor to fix, not a result"
+                             : peers::verdict_text(*judged));
+      }
       if (ties) {
         std::string list;
         for (size_t t = 0; t < ties->tied.size(); ++t) {

@@ -1,0 +1,71 @@
+#include "peers/paired_verdict.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "common/stats.h"
+
+namespace headway::peers {
+
+PeersJudgement judge_against_peers(const PairedArm& head, const std::vector<PairedArm>& peers,
+                                   double confidence) {
+  if (peers.empty()) throw std::invalid_argument("a paired verdict needs at least one peer");
+  if (head.bytes == 0) throw std::invalid_argument("the head moves no bytes");
+  const double each_confidence = 1.0 - (1.0 - confidence) / static_cast<double>(peers.size());
+  PeersJudgement out;
+  bool all_below = true, any_above = false;
+  for (const PairedArm& peer : peers) {
+    if (peer.bytes == 0) throw std::invalid_argument(peer.name + " moves no bytes");
+    if (peer.seconds.size() < head.seconds.size())
+      throw std::invalid_argument(fmt::format("{} has {} readings where the head has {}", peer.name,
+                                              peer.seconds.size(), head.seconds.size()));
+    std::vector<double> q;
+    q.reserve(head.seconds.size());
+    for (size_t r = 0; r < head.seconds.size(); ++r) {
+      q.push_back((head.seconds[r] / static_cast<double>(head.bytes)) /
+                  (peer.seconds[r] / static_cast<double>(peer.bytes)));
+    }
+    PairedRatio p{peer.name, median(q), median_interval(q, each_confidence)};
+    all_below = all_below && p.interval.high < 1.0;
+    any_above = any_above || p.interval.low > 1.0;
+    if (out.each.empty() || p.median > out.hardest.median) out.hardest = p;
+    out.each.push_back(std::move(p));
+  }
+  out.verdict = any_above   ? PeersVerdict::kPeerCloser
+                : all_below ? PeersVerdict::kHeadCloser
+                            : PeersVerdict::kLevel;
+  if (out.verdict == PeersVerdict::kPeerCloser) {
+    for (const PairedRatio& p : out.each)  // name a peer that is closer, the most so
+      if (p.interval.low > 1.0 &&
+          (out.hardest.interval.low <= 1.0 || p.median > out.hardest.median))
+        out.hardest = p;
+  }
+  return out;
+}
+
+std::string verdict_text(const PeersJudgement& j) {
+  switch (j.verdict) {
+    case PeersVerdict::kHeadCloser:
+      return "the head is closer to its floor than every peer";
+    case PeersVerdict::kPeerCloser:
+      return fmt::format("{} is closer to its floor than the head", j.hardest.peer);
+    case PeersVerdict::kLevel:
+      break;
+  }
+  return fmt::format("level with {} within the rounds' noise", j.hardest.peer);
+}
+
+const char* verdict_name(PeersVerdict v) {
+  switch (v) {
+    case PeersVerdict::kHeadCloser:
+      return "closer";
+    case PeersVerdict::kPeerCloser:
+      return "peer closer";
+    case PeersVerdict::kLevel:
+      break;
+  }
+  return "level";
+}
+
+}  // namespace headway::peers
