@@ -35,11 +35,12 @@ PeersJudgement judge_against_peers(const PairedArm& head, const std::vector<Pair
   out.verdict = any_above   ? PeersVerdict::kPeerCloser
                 : all_below ? PeersVerdict::kHeadCloser
                             : PeersVerdict::kLevel;
-  if (out.verdict == PeersVerdict::kPeerCloser) {
-    for (const PairedRatio& p : out.each)  // name a peer that is closer, the most so
-      if (p.interval.low > 1.0 &&
-          (out.hardest.interval.low <= 1.0 || p.median > out.hardest.median))
-        out.hardest = p;
+  if (out.verdict == PeersVerdict::kPeerCloser && out.hardest.interval.low <= 1.0) {
+    // The largest median belongs to a peer the rounds do not separate: name a closer one.
+    const PairedRatio* closer = nullptr;
+    for (const PairedRatio& p : out.each)
+      if (p.interval.low > 1.0 && (!closer || p.median > closer->median)) closer = &p;
+    out.hardest = *closer;
   }
   return out;
 }

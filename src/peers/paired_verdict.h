@@ -36,7 +36,8 @@ enum class PeersVerdict {
 
 struct PeersJudgement {
   PeersVerdict verdict = PeersVerdict::kLevel;
-  // The peer whose paired median is largest (the one the head is least ahead of), with it.
+  // The peer whose paired median is largest (the one the head is least ahead of); for
+  // kPeerCloser, the largest of those whose interval lies above 1.
   PairedRatio hardest;
   std::vector<PairedRatio> each;  // every peer, in the order given
 };
