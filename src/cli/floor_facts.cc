@@ -33,7 +33,7 @@ void add_floor(const targets::BracketedFloor& floor, bool print, nlohmann::json*
   const std::string movement = floor.movement();
   if (floor.held) {
     fmt::print(
-        "floor facts: the mean of their measurements just before and just after the "
+        "floor facts: the faster of their measurements just before and just after the "
         "readings ({:.1f}% apart{})\n",
         100 * floor.moved, movement.empty() ? "" : "; " + movement);
   } else {
