@@ -21,6 +21,7 @@
 #include "targets/design_library.h"
 #include "targets/fact_names.h"
 #include "targets/floor_bracket.h"
+#include "targets/floor_facts.h"
 #include "targets/floors.h"
 #include "targets/one_core_ties.h"
 
@@ -44,8 +45,8 @@ struct PeersKernel {
   std::vector<PeersArm> arms;                // head candidates first, then the peers
   std::unique_ptr<targets::Session> session;
   std::vector<std::unique_ptr<peers::PeerRun>> peers;
-  double floor_ms = 0.0;
-  bool workspace_head = false;  // arms[0] is the workspace's head
+  std::vector<double> floor_ms;  // the kernel's memory floor in each round
+  bool workspace_head = false;   // arms[0] is the workspace's head
 };
 
 std::string peers_weight_format(const KernelContract& k) {
@@ -125,6 +126,11 @@ void peers_add_heads(targets::Target& target, const loop::LibraryProposer& libra
     pk.arms.push_back({"baseline", "source", format, k.bytes_to_move(), 0, {}});
   }
 }
+
+// Rounds read first and dropped (the arms' first touches), and the readings a reader of the
+// floor's bandwidth takes in each round.
+constexpr int kPeersWarmupRounds = 1;
+constexpr int kRoundFloorReadings = 3;
 
 // Designs whose medians lie within this of the fastest design's are ranked by one core.
 constexpr double kPeersTiePct = 5.0;
@@ -237,19 +243,34 @@ int run_bench_peers(const BenchPeersArgs& args) {
       where.emplace_back(ki, ai);
     }
   }
+  // The memory floor facts are measured once a round too, between the arms' readings: every
+  // arm is judged against the floor of its own round, which a spell moves with it.
+  std::vector<std::map<std::string, double>> round_facts;
+  const std::vector<std::string> memory_facts = target->memory_floor_facts();
+  arms.push_back({"the floor", [&]() -> Result<double> {
+                    auto facts =
+                        targets::measure_floor_facts(*target, memory_facts, kRoundFloorReadings);
+                    if (!facts) return facts.error();
+                    round_facts.push_back(std::move(facts->values));
+                    return 0.0;
+                  }});
   fmt::print(stderr, "bench: {} rounds of {} readings, interleaved\n", args.readings + 1,
              arms.size());
   // The rounds between two measurements of the floor facts (targets/floor_bracket.h).
   Result<std::vector<std::vector<double>>> readings = std::vector<std::vector<double>>{};
   targets::FloorBracket bracket(*target);
   const targets::BracketedFloor floor = value_or_fail(bracket.around(args.kernels, [&] {
-    readings = peers::read_interleaved(arms, args.readings, 1);
+    round_facts.clear();
+    readings = peers::read_interleaved(arms, args.readings, kPeersWarmupRounds);
     return readings.ok();
   }));
   if (!readings) fail_with(readings.error());
-  const double bandwidth_gbs = floor.facts.values.at(targets::kReadBandwidth);
-  for (auto& pk : kernels) pk.floor_ms = target->floors(*pk.kernel, floor.facts.values).memory_ms;
-  for (size_t i = 0; i < arms.size(); ++i)
+  round_facts.erase(round_facts.begin(), round_facts.begin() + kPeersWarmupRounds);
+  for (auto& pk : kernels) {
+    for (const auto& facts : round_facts)
+      pk.floor_ms.push_back(target->floors(*pk.kernel, facts).memory_ms);
+  }
+  for (size_t i = 0; i < where.size(); ++i)
     kernels[where[i].first].arms[where[i].second].seconds = std::move(readings.value()[i]);
   for (const auto& pk : kernels) {
     if (auto breach = pk.session->verify_arms()) {
@@ -275,6 +296,18 @@ int run_bench_peers(const BenchPeersArgs& args) {
                         {"peers_left_out", left_out},
                         {"kernels", nlohmann::json::array()}};
   add_floor(floor, !args.json, &out);
+  std::vector<double> round_bandwidth;
+  for (const auto& facts : round_facts)
+    round_bandwidth.push_back(facts.at(targets::kReadBandwidth));
+  out["round_read_bandwidth_gbps"] = round_bandwidth;
+  if (!args.json) {
+    const auto [low, high] = std::minmax_element(round_bandwidth.begin(), round_bandwidth.end());
+    fmt::print(
+        "floors by round: read_bandwidth measured in each of the {} rounds between the readings "
+        "({} readings a reader), median {:.2f} GB/s ({:.2f} to {:.2f}); an arm's floor ms is the "
+        "median of its rounds' floors, its x floor the median of its rounds' ratios\n",
+        round_bandwidth.size(), kRoundFloorReadings, median(round_bandwidth), *low, *high);
+  }
   if (!args.json) {
     fmt::print("oneDNN {} ({}, {} threads); OpenBLAS {} ({}, {} threads)\n", rt.onednn_version,
                rt.onednn_runtime, rt.onednn_threads, rt.openblas_config, rt.openblas_core,
@@ -296,9 +329,15 @@ int run_bench_peers(const BenchPeersArgs& args) {
       const PeersArm& arm = pk.arms[i];
       const bool is_peer = arm.kind == "peer";
       const double median_ms = median(arm.seconds) * 1e3;
-      const double floor_ms =
-          is_peer ? static_cast<double>(arm.bytes) / (bandwidth_gbs * 1e9) * 1e3 : pk.floor_ms;
-      const double ratio = median_ms / floor_ms;
+      std::vector<double> floors_ms, ratios;  // by round
+      for (size_t r = 0; r < arm.seconds.size(); ++r) {
+        floors_ms.push_back(is_peer ? static_cast<double>(arm.bytes) /
+                                          (round_facts[r].at(targets::kReadBandwidth) * 1e9) * 1e3
+                                    : pk.floor_ms[r]);
+        ratios.push_back(arm.seconds[r] * 1e3 / floors_ms.back());
+      }
+      const double floor_ms = median(floors_ms);
+      const double ratio = median(ratios);
       const double gbs = static_cast<double>(arm.bytes) / (median_ms * 1e-3) / 1e9;
       const std::string kind = i == head ? "head" : arm.kind;
       if (i == head) head_ratio = ratio;
@@ -313,6 +352,7 @@ int run_bench_peers(const BenchPeersArgs& args) {
                 {"format", arm.format},
                 {"bytes", arm.bytes},
                 {"floor_ms", floor_ms},
+                {"floor_ms_by_round", floors_ms},
                 {"gb_per_s", gbs},
                 {"ratio_to_floor", ratio},
                 {"below_floor", targets::below_floor(ratio)},
