@@ -29,19 +29,22 @@ PeersJudgement judge_against_peers(const PairedArm& head, const std::vector<Pair
     PairedRatio p{peer.name, median(q), median_interval(q, each_confidence)};
     all_below = all_below && p.interval.high < 1.0;
     any_above = any_above || p.interval.low > 1.0;
-    if (out.each.empty() || p.median > out.hardest.median) out.hardest = p;
     out.each.push_back(std::move(p));
   }
   out.verdict = any_above   ? PeersVerdict::kPeerCloser
                 : all_below ? PeersVerdict::kHeadCloser
                             : PeersVerdict::kLevel;
-  if (out.verdict == PeersVerdict::kPeerCloser && out.hardest.interval.low <= 1.0) {
-    // The largest median belongs to a peer the rounds do not separate: name a closer one.
-    const PairedRatio* closer = nullptr;
-    for (const PairedRatio& p : out.each)
-      if (p.interval.low > 1.0 && (!closer || p.median > closer->median)) closer = &p;
-    out.hardest = *closer;
+  // The peer the verdict is about: of those that decide it (for kPeerCloser the ones whose
+  // interval lies above 1, for kLevel the ones whose interval reaches 1, else all), the one with
+  // the largest median.
+  const PairedRatio* named = nullptr;
+  for (const PairedRatio& p : out.each) {
+    const bool decides = out.verdict == PeersVerdict::kPeerCloser ? p.interval.low > 1.0
+                         : out.verdict == PeersVerdict::kLevel    ? p.interval.high >= 1.0
+                                                                  : true;
+    if (decides && (!named || p.median > named->median)) named = &p;
   }
+  out.hardest = *named;
   return out;
 }
 

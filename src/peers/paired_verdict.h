@@ -36,8 +36,9 @@ enum class PeersVerdict {
 
 struct PeersJudgement {
   PeersVerdict verdict = PeersVerdict::kLevel;
-  // The peer whose paired median is largest (the one the head is least ahead of); for
-  // kPeerCloser, the largest of those whose interval lies above 1.
+  // The peer the verdict is about, the one with the largest median of those that decide it: for
+  // kHeadCloser every peer, for kLevel those whose interval reaches 1, for kPeerCloser those
+  // whose interval lies above 1.
   PairedRatio hardest;
   std::vector<PairedRatio> each;  // every peer, in the order given
 };

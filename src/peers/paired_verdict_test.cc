@@ -77,6 +77,22 @@ TEST(PairedVerdict, APeerCloserIsNamedThoughANoisierOneHasTheLargerMedian) {
   EXPECT_EQ(verdict_text(j), "steady is closer to its floor than the head");
 }
 
+TEST(PairedVerdict, LevelNamesAPeerTheRoundsDoNotSeparateThoughAnotherHasTheLargerMedian) {
+  // Against "steady" 0.8 in every round: the head is ahead. Against "erratic" 0.6 in 19 rounds
+  // and 1.5 in 12: a smaller median whose interval reaches 1.
+  const PairedArm head{"head", 1000, std::vector<double>(31, 1.0)};
+  const PairedArm steady{"steady", 1000, std::vector<double>(31, 1.0 / 0.8)};
+  PairedArm erratic{"erratic", 1000, {}};
+  for (int r = 0; r < 31; ++r) erratic.seconds.push_back(r % 5 < 2 ? 1.0 / 1.5 : 1.0 / 0.6);
+  const PeersJudgement j = judge_against_peers(head, {steady, erratic});
+  ASSERT_EQ(j.verdict, PeersVerdict::kLevel);
+  EXPECT_NEAR(j.each[0].median, 0.8, 1e-9);
+  EXPECT_NEAR(j.each[1].median, 0.6, 1e-9);
+  EXPECT_GE(j.each[1].interval.high, 1.0);
+  EXPECT_EQ(j.hardest.peer, "erratic");
+  EXPECT_EQ(verdict_text(j), "level with erratic within the rounds' noise");
+}
+
 TEST(PairedVerdict, EachIntervalIsWiderWithMorePeersSoThatAllHoldTogether) {
   Rng rng(7);
   const auto spells = swinging_spells(15, rng);
