@@ -60,15 +60,21 @@ TEST(PairedVerdict, TheSameRatesAreLevelAndASlowerHeadLosesToThePeerThatBeatsIt)
   EXPECT_EQ(verdict_text(lost), "sgemv is closer to its floor than the head");
 }
 
+// 31 rounds of a head reading 1 s a round, and a peer of the same bytes against which the head's
+// ratio is `in_12` in 12 rounds (r % 5 < 2) and `in_19` in the other 19.
+PairedArm head_of_31() { return {"head", 1000, std::vector<double>(31, 1.0)}; }
+
+PairedArm peer_at(const std::string& name, double in_12, double in_19) {
+  PairedArm p{name, 1000, {}};
+  for (int r = 0; r < 31; ++r) p.seconds.push_back(1.0 / (r % 5 < 2 ? in_12 : in_19));
+  return p;
+}
+
 TEST(PairedVerdict, APeerCloserIsNamedThoughANoisierOneHasTheLargerMedian) {
-  // The head's time a byte over each peer's, round by round: 1.25 in every round against
-  // "steady"; against "erratic" 1.4 in 19 rounds and 0.5 in 12, a larger median whose interval
-  // reaches below 1.
-  const PairedArm head{"head", 1000, std::vector<double>(31, 1.0)};
-  const PairedArm steady{"steady", 1000, std::vector<double>(31, 1.0 / 1.25)};
-  PairedArm erratic{"erratic", 1000, {}};
-  for (int r = 0; r < 31; ++r) erratic.seconds.push_back(r % 5 < 2 ? 1.0 / 0.5 : 1.0 / 1.4);
-  const PeersJudgement j = judge_against_peers(head, {erratic, steady});
+  // 1.25 in every round against "steady"; against "erratic" a larger median, 1.4, whose
+  // interval reaches below 1.
+  const PeersJudgement j = judge_against_peers(
+      head_of_31(), {peer_at("erratic", 0.5, 1.4), peer_at("steady", 1.25, 1.25)});
   ASSERT_EQ(j.verdict, PeersVerdict::kPeerCloser);
   EXPECT_NEAR(j.each[0].median, 1.4, 1e-9);
   EXPECT_LE(j.each[0].interval.low, 1.0);
@@ -78,13 +84,10 @@ TEST(PairedVerdict, APeerCloserIsNamedThoughANoisierOneHasTheLargerMedian) {
 }
 
 TEST(PairedVerdict, LevelNamesAPeerTheRoundsDoNotSeparateThoughAnotherHasTheLargerMedian) {
-  // Against "steady" 0.8 in every round: the head is ahead. Against "erratic" 0.6 in 19 rounds
-  // and 1.5 in 12: a smaller median whose interval reaches 1.
-  const PairedArm head{"head", 1000, std::vector<double>(31, 1.0)};
-  const PairedArm steady{"steady", 1000, std::vector<double>(31, 1.0 / 0.8)};
-  PairedArm erratic{"erratic", 1000, {}};
-  for (int r = 0; r < 31; ++r) erratic.seconds.push_back(r % 5 < 2 ? 1.0 / 1.5 : 1.0 / 0.6);
-  const PeersJudgement j = judge_against_peers(head, {steady, erratic});
+  // 0.8 in every round against "steady": the head is ahead. Against "erratic" a smaller median,
+  // 0.6, whose interval reaches 1.
+  const PeersJudgement j = judge_against_peers(
+      head_of_31(), {peer_at("steady", 0.8, 0.8), peer_at("erratic", 1.5, 0.6)});
   ASSERT_EQ(j.verdict, PeersVerdict::kLevel);
   EXPECT_NEAR(j.each[0].median, 0.8, 1e-9);
   EXPECT_NEAR(j.each[1].median, 0.6, 1e-9);
