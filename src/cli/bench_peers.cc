@@ -256,9 +256,13 @@ int run_bench_peers(const BenchPeersArgs& args) {
                   }});
   fmt::print(stderr, "bench: {} rounds of {} readings, interleaved\n", args.readings + 1,
              arms.size());
-  // The rounds between two measurements of the floor facts (targets/floor_bracket.h).
+  // The rounds between two measurements of the floor facts (targets/floor_bracket.h), shown for
+  // what the chip read around them: the arms are judged by their rounds' floors, so a floor that
+  // moved between the two is no reason to read the rounds again.
   Result<std::vector<std::vector<double>>> readings = std::vector<std::vector<double>>{};
-  targets::FloorBracket bracket(*target);
+  targets::FloorBracketOptions once;
+  once.max_timings = 1;
+  targets::FloorBracket bracket(*target, once);
   const targets::BracketedFloor floor = value_or_fail(bracket.around(args.kernels, [&] {
     round_facts.clear();
     readings = peers::read_interleaved(arms, args.readings, kPeersWarmupRounds);
@@ -295,7 +299,7 @@ int run_bench_peers(const BenchPeersArgs& args) {
                           {"openblas_threads", rt.openblas_threads}}},
                         {"peers_left_out", left_out},
                         {"kernels", nlohmann::json::array()}};
-  add_floor(floor, !args.json, &out);
+  add_floor(floor, !args.json, &out, /*by_round=*/true);
   std::vector<double> round_bandwidth;
   for (const auto& facts : round_facts)
     round_bandwidth.push_back(facts.at(targets::kReadBandwidth));
@@ -307,8 +311,6 @@ int run_bench_peers(const BenchPeersArgs& args) {
         "({} readings a reader), median {:.2f} GB/s ({:.2f} to {:.2f}); an arm's floor ms is the "
         "median of its rounds' floors, its x floor the median of its rounds' ratios\n",
         round_bandwidth.size(), kRoundFloorReadings, median(round_bandwidth), *low, *high);
-  }
-  if (!args.json) {
     fmt::print("oneDNN {} ({}, {} threads); OpenBLAS {} ({}, {} threads)\n", rt.onednn_version,
                rt.onednn_runtime, rt.onednn_threads, rt.openblas_config, rt.openblas_core,
                rt.openblas_threads);

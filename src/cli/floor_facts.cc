@@ -19,7 +19,8 @@ std::string fact_line(const targets::ChipFact& fact) {
                      fact.spread ? fmt::format(" (cv {:.1f}%)", *fact.spread) : "");
 }
 
-void add_floor(const targets::BracketedFloor& floor, bool print, nlohmann::json* out) {
+void add_floor(const targets::BracketedFloor& floor, bool print, nlohmann::json* out,
+               bool by_round) {
   (*out)["facts"] = nlohmann::json::array();
   for (const auto& f : floor.facts.measured) {
     (*out)["facts"].push_back(fact_json(f));
@@ -31,7 +32,7 @@ void add_floor(const targets::BracketedFloor& floor, bool print, nlohmann::json*
                      {"timings", floor.timings}};
   if (!print || !floor.around) return;
   const std::string movement = floor.movement();
-  if (floor.held) {
+  if (floor.held || by_round) {
     fmt::print(
         "floor facts: the faster of their measurements just before and just after the "
         "readings ({:.1f}% apart{})\n",

@@ -18,7 +18,9 @@ std::string fact_line(const targets::ChipFact& fact);
 // Sets (*out)["facts"] (fact_json of each) and (*out)["floor"]: {"around" (measured before and
 // after the readings, else once before them), "held", "moved_pct", "timings"}. With `print`,
 // prints fact_line of each, then one line on how the floor was measured where it was measured
-// around the readings.
-void add_floor(const targets::BracketedFloor& floor, bool print, nlohmann::json* out);
+// around the readings. With `by_round` the caller judges its readings by floors measured in every
+// round, not by these: a floor that moved around the readings makes no ratio uncertain then.
+void add_floor(const targets::BracketedFloor& floor, bool print, nlohmann::json* out,
+               bool by_round = false);
 
 }  // namespace headway::cli

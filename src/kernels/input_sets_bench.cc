@@ -56,7 +56,7 @@ void PatchAndRestoreWindow(benchmark::State& state, const std::string& name) {
     for (int k = 0; k < calls; ++k) sets.flush(k, slots->data() + sets.slot_bytes() * k);
     state.ResumeTiming();
     ++seed;
-    for (int k = 0; k < calls; ++k) patches[k] = sets.draw_patch(seed * 1000 + k);
+    for (int k = 0; k < calls; ++k) sets.draw_patch(seed * 1000 + k, patches[k]);
     in_shares(2, [&](Share share) {
       for (int k = 0; k < calls; ++k)
         sets.prepare(k, seed * 1000 + k, patches[k], slots->data() + sets.slot_bytes() * k, share);

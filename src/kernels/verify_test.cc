@@ -98,8 +98,7 @@ TEST(ScreenWrites, ANonFiniteValueInAnInOutRegionIsFound) {
 TEST(Disagreement, TwoCallsThatWroteTheSameAgreeAndAnyElementOffByMoreThanTheShareIsNamed) {
   const KernelContract& kernel = *builtin_kernel("qkv");
   TwoRightCalls calls(kernel);
-  Given& a = calls.a;
-  Given& b = calls.b;
+  auto& [a, b] = calls;
   EXPECT_FALSE(disagreement(kernel, a.buffers, b.buffers, 0.5));
 
   auto q = b.buffers.as<bf16>("q_out");
@@ -130,8 +129,7 @@ TEST(Disagreement, AnElementOffAnywhereInALargeCacheIsFound) {
   // or beside one whose bytes are alike, is named all the same.
   const KernelContract& kernel = *builtin_kernel("qkv");
   TwoRightCalls calls(kernel);
-  Given& a = calls.a;
-  Given& b = calls.b;
+  auto& [a, b] = calls;
   auto cache = b.buffers.as<bf16>("v_cache");
   ASSERT_GT(cache.size(), 100000u);
   for (const size_t i : {size_t{0}, cache.size() / 2 + 3, cache.size() - 1}) {
@@ -151,8 +149,7 @@ TEST(Disagreement, AnElementOffAnywhereInALargeCacheIsFound) {
 TEST(Disagreement, WithinRangesOnlyTheBytesInsideThemAreCompared) {
   const KernelContract& kernel = *builtin_kernel("qkv");
   TwoRightCalls calls(kernel);
-  Given& a = calls.a;
-  Given& b = calls.b;
+  auto& [a, b] = calls;
   auto cache = b.buffers.as<bf16>("v_cache");
   const size_t i = cache.size() / 2 + 3;
   cache[i] = double_to_bf16(bf16_to_float(cache[i]) * 2 + 1);
@@ -172,8 +169,7 @@ TEST(Disagreement, WithinRangesOnlyTheBytesInsideThemAreCompared) {
 TEST(Disagreement, AnInOutRegionIsComparedAndInputsAreNot) {
   const KernelContract& kernel = *builtin_kernel("attn_out");
   TwoRightCalls calls(kernel);
-  Given& a = calls.a;
-  Given& b = calls.b;
+  auto& [a, b] = calls;
   b.buffers.bytes(0)[0] ^= std::byte{0xff};  // an input: not the calls' to write
   EXPECT_FALSE(disagreement(kernel, a.buffers, b.buffers, 0.5));
   auto residual = b.buffers.as<bf16>("residual");

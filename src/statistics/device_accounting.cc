@@ -1,35 +1,44 @@
 #include "statistics/device_accounting.h"
 
-#include <array>
 #include <string>
 
 namespace headway::statistics {
 
 namespace {
 
-// Figures of one call or one reading: averaged over the devices, not summed.
-constexpr std::array<const char*, 1> kPerCallKeys = {"round_trip_seconds"};
+// A figure of one call, averaged over the devices that measured it, not summed.
+constexpr const char* kPerCallKey = "round_trip_seconds";
 
 void set_ratio(nlohmann::json& j, const char* key, double numerator, double denominator) {
   j[key] = denominator > 0.0 ? numerator / denominator : 0.0;
 }
 
-// Adds `from` into `into` key by key; `conflicted` collects string keys the devices disagree on.
-void add_into(nlohmann::json& into, const nlohmann::json& from, nlohmann::json& conflicted) {
+// Adds `from` into `into` key by key. A string the devices disagree on becomes null, and stays
+// null whatever a later device says (drop_nulls removes it at the end).
+void add_into(nlohmann::json& into, const nlohmann::json& from) {
   for (const auto& [key, value] : from.items()) {
     if (value.is_number()) {
       into[key] = into.value(key, 0.0) + value.get<double>();
     } else if (value.is_object()) {
       if (!into.contains(key) || !into[key].is_object()) into[key] = nlohmann::json::object();
-      nlohmann::json inner = nlohmann::json::object();
-      add_into(into[key], value, inner);
-      for (const auto& [k, v] : inner.items()) into[key].erase(k);
+      add_into(into[key], value);
     } else if (value.is_string()) {
       if (!into.contains(key)) {
         into[key] = value;
       } else if (into[key] != value) {
-        conflicted[key] = true;
+        into[key] = nullptr;
       }
+    }
+  }
+}
+
+void drop_nulls(nlohmann::json& j) {
+  for (auto it = j.begin(); it != j.end();) {
+    if (it->is_null()) {
+      it = j.erase(it);
+    } else {
+      if (it->is_object()) drop_nulls(*it);
+      ++it;
     }
   }
 }
@@ -50,20 +59,18 @@ void derive_shares(nlohmann::json& a) {
 }
 
 nlohmann::json sum_accountings(const std::vector<nlohmann::json>& accountings) {
-  nlohmann::json sum = nlohmann::json::object(), conflicted = nlohmann::json::object();
-  std::array<int, kPerCallKeys.size()> measured{};
+  nlohmann::json sum = nlohmann::json::object();
+  int measured = 0;  // devices with a round trip
   bool any = false;
   for (const nlohmann::json& a : accountings) {
     if (!a.is_object()) continue;
     any = true;
-    add_into(sum, a, conflicted);
-    for (size_t k = 0; k < kPerCallKeys.size(); ++k)
-      measured[k] += a.contains(kPerCallKeys[k]) && a[kPerCallKeys[k]].is_number();
+    add_into(sum, a);
+    measured += a.contains(kPerCallKey) && a[kPerCallKey].is_number();
   }
   if (!any) return nullptr;
-  for (const auto& [key, unused] : conflicted.items()) sum.erase(key);
-  for (size_t k = 0; k < kPerCallKeys.size(); ++k)
-    if (measured[k] > 0) sum[kPerCallKeys[k]] = sum.value(kPerCallKeys[k], 0.0) / measured[k];
+  drop_nulls(sum);
+  if (measured > 0) sum[kPerCallKey] = sum.value(kPerCallKey, 0.0) / measured;
   derive_shares(sum);
   return sum;
 }
