@@ -19,7 +19,7 @@ size_t InputSets::input_block_bytes(const KernelContract& kernel) {
 }
 
 InputSets::InputSets(const KernelContract& kernel, uint64_t seed, int sets, int draws)
-    : kernel_(kernel),
+    : kernel_name_(kernel.name()),
       specs_(kernel.regions()),
       layout_(specs_),
       set_bytes_(layout_.input_bytes),

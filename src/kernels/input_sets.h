@@ -57,7 +57,10 @@ class InputSets {
   // each later set s. Throws std::runtime_error when the memory cannot be had.
   InputSets(const KernelContract& kernel, uint64_t seed, int sets, int draws = 1);
 
-  const KernelContract& kernel() const { return kernel_; }
+  // The kernel's name and regions, copied: a process keeps its sets past the contract they were
+  // drawn for (targets/cpu/session_inputs.h), so they hold no reference to it.
+  const std::string& kernel_name() const { return kernel_name_; }
+  const std::vector<RegionSpec>& regions() const { return specs_; }
   const SharedMemory& memory() const { return *memory_; }
   size_t set_bytes() const { return set_bytes_; }
   int count() const { return sets_; }
@@ -145,7 +148,7 @@ class InputSets {
     return memory_->data() + set_bytes_ * static_cast<size_t>(set);
   }
 
-  const KernelContract& kernel_;
+  std::string kernel_name_;
   std::vector<RegionSpec> specs_;
   BufferLayout layout_;
   size_t set_bytes_;

@@ -75,9 +75,8 @@ std::shared_ptr<SharedMemory> shared_writable_block(const InputSets& inputs, int
   static std::map<std::tuple<std::string, std::string, int>,
                   std::vector<std::shared_ptr<SharedMemory>>>
       kept;
-  const KernelContract& kernel = inputs.kernel();
   std::lock_guard lock(mutex);
-  auto& blocks = kept[{std::string(kernel.name()), encode_regions(kernel.regions()), slots}];
+  auto& blocks = kept[{inputs.kernel_name(), encode_regions(inputs.regions()), slots}];
   for (const auto& block : blocks) {
     if (block.use_count() == 1) return block;
   }
