@@ -8,5 +8,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh -DHEADWAY_WERROR=ON
-(cd build && ctest --output-on-failure -j"$(nproc)" --timeout 900)
+if ! (cd build && ctest --output-on-failure -j"$(nproc)" --timeout 900) | tee build/ctest.log; then
+  echo "=== the failed tests again ==="
+  scripts/failed-tests-output.sh build/ctest.log
+  exit 8
+fi
 FUZZ_SEED="${HEADWAY_FUZZ_SEED:-1}" scripts/fuzz.sh "${HEADWAY_FUZZ_SECONDS:-4}"
