@@ -127,10 +127,8 @@ void peers_add_heads(targets::Target& target, const loop::LibraryProposer& libra
   }
 }
 
-// Rounds read first and dropped (the arms' first touches), and the readings a reader of the
-// floor's bandwidth takes in each round.
+// Rounds read first and dropped (the arms' first touches).
 constexpr int kPeersWarmupRounds = 1;
-constexpr int kRoundFloorReadings = 3;
 
 // Designs whose medians lie within this of the fastest design's are ranked by one core.
 constexpr double kPeersTiePct = 5.0;

@@ -20,6 +20,7 @@
 #include "kernels/kernel_catalog.h"
 #include "targets/decode_step.h"
 #include "targets/floor_bracket.h"
+#include "targets/floor_facts.h"
 #include "targets/floors.h"
 
 namespace headway::cli {
@@ -31,7 +32,6 @@ struct StepKernel {
   std::string name;          // the kernel's, with "@SET" for the attention's shape sets
   std::string source_label;  // "baseline" or "head (node N)"
   targets::Artifact artifact;
-  targets::KernelFloors floors;
   bool attention = false;
 };
 
@@ -50,7 +50,8 @@ std::string step_source(std::optional<store::Workspace>& ws, const std::string& 
   return std::move(head->source);
 }
 
-// Per round, the sum of the readings of the kernels at `members` (indices into a round).
+// Per round, the sum of the values (readings or floors; [kernel][round]) of the kernels at
+// `members`.
 std::vector<double> summed_rounds(const std::vector<std::vector<double>>& kernel_ms,
                                   const std::vector<size_t>& members) {
   std::vector<double> sums(kernel_ms.empty() ? 0 : kernel_ms[0].size(), 0.0);
@@ -60,14 +61,17 @@ std::vector<double> summed_rounds(const std::vector<std::vector<double>>& kernel
   return sums;
 }
 
-// SPREAD of `ms` against `floor_ms`, with the ratio's interval.
-nlohmann::json summed_json(const std::vector<double>& ms, double floor_ms) {
-  const MedianInterval interval = median_interval(ms);
+// SPREAD of `ms` against the floors of their rounds: floor_ms the median of the rounds' floors,
+// ratio_to_floor the median of the rounds' ratios, with its interval.
+nlohmann::json summed_json(const std::vector<double>& ms, const std::vector<double>& floors_ms) {
+  std::vector<double> ratios;
+  for (size_t r = 0; r < ms.size(); ++r) ratios.push_back(ms[r] / floors_ms[r]);
+  const MedianInterval interval = median_interval(ratios);
   nlohmann::json j = readings_json(ms);
-  j["floor_ms"] = floor_ms;
-  j["ratio_to_floor"] = median(ms) / floor_ms;
-  j["below_floor"] = targets::below_floor(median(ms) / floor_ms);
-  j["ratio_interval"] = {interval.low / floor_ms, interval.high / floor_ms};
+  j["floor_ms"] = median(floors_ms);
+  j["ratio_to_floor"] = median(ratios);
+  j["below_floor"] = targets::below_floor(median(ratios));
+  j["ratio_interval"] = {interval.low, interval.high};
   return j;
 }
 
@@ -148,13 +152,30 @@ int run_bench_step(const BenchStepArgs& args) {
     raw.push_back(sessions.back().get());
     names.push_back(k.name);
   }
-  // The rounds between two measurements of the floor facts (targets/floor_bracket.h).
+  // On a target that times on the host the memory floor is measured in every round, after its
+  // readings, and each round is judged against its own floor: a spell of the shared chip moves
+  // both. The measurements before and after the rounds (targets/floor_bracket.h) are then shown
+  // for reference, and the rounds are read once whatever they say; elsewhere they are the floor.
+  const bool by_round = target->times_on_host();
+  std::vector<std::map<std::string, double>> round_facts;
+  targets::AfterRound measure_round_floor;
+  if (by_round) {
+    measure_round_floor = [&, memory_facts = target->memory_floor_facts()]() -> std::string {
+      auto facts = targets::measure_floor_facts(*target, memory_facts, kRoundFloorReadings);
+      if (!facts) return facts.error().message;
+      round_facts.push_back(std::move(facts->values));
+      return {};
+    };
+  }
   std::vector<const KernelContract*> contracts;
   for (const auto& k : kernels) contracts.push_back(k.contract);
   targets::StepRounds rounds;
-  targets::FloorBracket bracket(*target);
+  targets::FloorBracketOptions bracket_options;
+  if (by_round) bracket_options.max_timings = 1;
+  targets::FloorBracket bracket(*target, bracket_options);
   const targets::BracketedFloor floor = value_or_fail(bracket.around(contracts, [&] {
-    rounds = targets::read_decode_step(raw, names, args.rounds);
+    round_facts.clear();
+    rounds = targets::read_decode_step(raw, names, args.rounds, 1, measure_round_floor);
     return rounds.ok();
   }));
   if (!rounds.ok()) {
@@ -162,36 +183,34 @@ int run_bench_step(const BenchStepArgs& args) {
                             rounds.cheated ? " (a rule of timing was broken)" : ""));
     return kExitNegative;
   }
+  if (!by_round) round_facts.assign(rounds.seconds.size(), floor.facts.values);
 
   std::vector<std::vector<double>> kernel_ms(kernels.size());
-  for (const auto& round : rounds.seconds) {
-    for (size_t k = 0; k < kernels.size(); ++k) kernel_ms[k].push_back(round[k] * 1e3);
+  std::vector<std::vector<double>> floor_ms(kernels.size());  // [kernel][round]
+  for (size_t r = 0; r < rounds.seconds.size(); ++r) {
+    for (size_t k = 0; k < kernels.size(); ++k) {
+      kernel_ms[k].push_back(rounds.seconds[r][k] * 1e3);
+      floor_ms[k].push_back(target->floors(*kernels[k].contract, round_facts[r]).memory_ms);
+    }
   }
   // The step: qkv, attn_out and ffn; a layer: those and the attention at one shape set.
   std::vector<size_t> projections;
   std::vector<size_t> attention_sets;
-  for (size_t k = 0; k < kernels.size(); ++k) {
-    kernels[k].floors = target->floors(*kernels[k].contract, floor.facts.values);
+  for (size_t k = 0; k < kernels.size(); ++k)
     (kernels[k].attention ? attention_sets : projections).push_back(k);
-  }
-  const auto floor_sum = [&](const std::vector<size_t>& members) {
-    double sum = 0.0;
-    for (size_t k : members) sum += kernels[k].floors.memory_ms;
-    return sum;
-  };
   const std::vector<double> step_ms = summed_rounds(kernel_ms, projections);
-  const double floor_sum_ms = floor_sum(projections);
+  const std::vector<double> step_floor_ms = summed_rounds(floor_ms, projections);
   struct Layer {
     std::string kind;  // the attention's shape set
     std::vector<double> ms;
-    double floor_ms = 0.0;
+    std::vector<double> floor_ms;  // by round
   };
   std::vector<Layer> layers;
   for (size_t a : attention_sets) {
     std::vector<size_t> members = projections;
     members.push_back(a);
     layers.push_back({std::string(kernels[a].contract->shape_set_name()),
-                      summed_rounds(kernel_ms, members), floor_sum(members)});
+                      summed_rounds(kernel_ms, members), summed_rounds(floor_ms, members)});
   }
 
   nlohmann::json out = {
@@ -200,19 +219,30 @@ int run_bench_step(const BenchStepArgs& args) {
       {"workspace", ws ? nlohmann::json(ws->root().string()) : nlohmann::json(nullptr)},
       {"sources", ws ? "heads" : "baselines"},
       {"rounds", step_ms.size()}};
-  add_floor(floor, false, &out);
+  add_floor(floor, false, &out, by_round);
+  std::vector<double> round_bandwidth;
+  for (const auto& facts : round_facts) {
+    if (by_round && facts.count(targets::kReadBandwidth))
+      round_bandwidth.push_back(facts.at(targets::kReadBandwidth));
+  }
+  if (by_round) out["round_read_bandwidth_gbps"] = round_bandwidth;
+  const auto judged = [&](const std::vector<double>& ms, const std::vector<double>& floors) {
+    nlohmann::json j = summed_json(ms, floors);
+    if (by_round) j["floor_ms_by_round"] = floors;
+    return j;
+  };
   out["kernels"] = nlohmann::json::array();
   for (size_t k = 0; k < kernels.size(); ++k) {
-    nlohmann::json j = summed_json(kernel_ms[k], kernels[k].floors.memory_ms);
+    nlohmann::json j = judged(kernel_ms[k], floor_ms[k]);
     j.erase("ratio_interval");
     j["name"] = names[k];
     j["source"] = kernels[k].source_label;
     out["kernels"].push_back(j);
   }
-  out["step"] = summed_json(step_ms, floor_sum_ms);
+  out["step"] = judged(step_ms, step_floor_ms);
   out["layers"] = nlohmann::json::array();
   for (const Layer& layer : layers) {
-    nlohmann::json j = summed_json(layer.ms, layer.floor_ms);
+    nlohmann::json j = judged(layer.ms, layer.floor_ms);
     j["kind"] = layer.kind;
     out["layers"].push_back(j);
   }
@@ -225,37 +255,46 @@ int run_bench_step(const BenchStepArgs& args) {
   fmt::print("decode step on {} ({}): {} rounds of {} back to back; sources: {}\n", target->name(),
              target->identity().id, step_ms.size(), order,
              ws ? fmt::format("the heads of {}", ws->root().string()) : "the baselines");
-  const auto summary = [](const std::string& what, const std::vector<double>& ms, double floor_ms) {
+  const auto summary = [](const std::string& what, const std::vector<double>& ms,
+                          const nlohmann::json& j) {
     const MedianInterval interval = median_interval(ms);
     fmt::print(
         "{}: {:.3f} ms ({:.1f}% interval {:.3f} to {:.3f}), {:.2f} x the sum of the floors "
         "({:.3f} ms)\n",
         what, median(ms), 100 * interval.coverage, interval.low, interval.high,
-        median(ms) / floor_ms, floor_ms);
+        double(j["ratio_to_floor"]), double(j["floor_ms"]));
   };
-  for (const Layer& layer : layers) {
-    summary(fmt::format("decode layer ({} attention)", layer.kind), layer.ms, layer.floor_ms);
+  for (size_t l = 0; l < layers.size(); ++l) {
+    summary(fmt::format("decode layer ({} attention)", layers[l].kind), layers[l].ms,
+            out["layers"][l]);
   }
   nlohmann::json printed;
-  add_floor(floor, true, &printed);
+  add_floor(floor, true, &printed, by_round);
+  if (!round_bandwidth.empty()) {
+    const auto [low, high] = std::minmax_element(round_bandwidth.begin(), round_bandwidth.end());
+    fmt::print(
+        "floors by round: read_bandwidth measured after each of the {} rounds' readings ({} "
+        "readings a reader), median {:.2f} GB/s ({:.2f} to {:.2f}); a row's floor ms is the "
+        "median of its rounds' floors, its x floor the median of its rounds' ratios\n",
+        round_bandwidth.size(), kRoundFloorReadings, median(round_bandwidth), *low, *high);
+  }
   size_t width = 9;
   for (const auto& name : names) width = std::max(width, name.size() + 1);
   fmt::print("{:<{}} {:<26} {:>9} {:>10} {:>20} {:>8}\n", "kernel", width, "source", "floor ms",
              "median ms", "95% interval ms", "x floor");
   const auto row = [&](const std::string& name, const std::string& source,
-                       const std::vector<double>& ms, double floor_ms) {
+                       const std::vector<double>& ms, const nlohmann::json& j) {
+    const double ratio = j["ratio_to_floor"];
     fmt::print("{:<{}} {:<26} {:>9.3f} {:>10.3f} {:>20} {:>8.2f}{}\n", name, width, source,
-               floor_ms, median(ms), interval_text(ms), median(ms) / floor_ms,
-               reading_notes(ms, median(ms) / floor_ms));
+               double(j["floor_ms"]), median(ms), interval_text(ms), ratio,
+               reading_notes(ms, ratio));
   };
-  for (size_t k = 0; k < kernels.size(); ++k) {
-    row(names[k], kernels[k].source_label, kernel_ms[k], kernels[k].floors.memory_ms);
-  }
-  row("step", "qkv + attn_out + ffn", step_ms, floor_sum_ms);
-  for (const Layer& layer : layers) {
-    row("layer@" + layer.kind, "the step + its attention", layer.ms, layer.floor_ms);
-  }
-  summary("decode step", step_ms, floor_sum_ms);
+  for (size_t k = 0; k < kernels.size(); ++k)
+    row(names[k], kernels[k].source_label, kernel_ms[k], out["kernels"][k]);
+  row("step", "qkv + attn_out + ffn", step_ms, out["step"]);
+  for (size_t l = 0; l < layers.size(); ++l)
+    row("layer@" + layers[l].kind, "the step + its attention", layers[l].ms, out["layers"][l]);
+  summary("decode step", step_ms, out["step"]);
   if (layers.empty()) {
     fmt::print(
         "no attention kernel in {}: `headway kernel add "

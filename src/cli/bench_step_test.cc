@@ -1,5 +1,6 @@
-// `headway bench --step` as a user runs it, on the sim target: the step is the sum of each
-// round's readings, the floor the sum of the kernels' floors; bad combinations exit 2.
+// `headway bench --step` as a user runs it, on the sim target and the cpu target: the step is the
+// sum of each round's readings, the floor the sum of the kernels' floors (on the cpu, measured in
+// every round); bad combinations exit 2.
 #include "cli/bench_step.h"
 
 #include <fmt/format.h>
@@ -181,6 +182,50 @@ TEST(BenchStep, AWorkspaceWithTheAttentionKernelTimesAWholeLayerPerShapeSet) {
       << "the layer leads\n"
       << text.out;
   EXPECT_EQ(text.out.find("no attention kernel"), std::string::npos) << text.out;
+}
+
+// On the cpu target (it times on the host) the floor is measured in every round: each kernel, the
+// step and a layer are judged by the median of their rounds' ratios to their rounds' floors, and
+// the measurements around the rounds are read once, shown for reference.
+TEST(BenchStep, OnTheCpuEachRoundIsJudgedAgainstTheFloorMeasuredInIt) {
+  store::TestTempDir cache;
+  setenv("HEADWAY_CACHE_DIR", cache.path().c_str(), 1);
+  const CliRun run =
+      run_headway({"bench", "--step", "--target", "cpu", "--readings", "3", "--json"}, "", 600.0);
+  ASSERT_EQ(run.exit_code, 0) << run.problem << run.err;
+  const auto j = nlohmann::json::parse(run.out);
+  EXPECT_TRUE(j["floor"]["around"]);
+  EXPECT_EQ(j["floor"]["timings"], 1) << "the rounds are judged by their own floors";
+  const auto& bandwidth = j["round_read_bandwidth_gbps"];
+  ASSERT_EQ(bandwidth.size(), 3u) << j.dump(2);
+  std::vector<double> step_floors(3, 0.0);
+  for (const auto& k : j["kernels"]) {
+    SCOPED_TRACE(k["name"].get<std::string>());
+    const auto& floors = k["floor_ms_by_round"];
+    ASSERT_EQ(floors.size(), 3u);
+    std::vector<double> ratios, by_round;
+    for (size_t r = 0; r < 3; ++r) {
+      // A memory floor is the kernel's bytes over its round's bandwidth.
+      EXPECT_NEAR(double(floors[r]) * double(bandwidth[r]),
+                  double(floors[0]) * double(bandwidth[0]),
+                  1e-9 * double(floors[0]) * double(bandwidth[0]));
+      ratios.push_back(double(k["readings_ms"][r]) / double(floors[r]));
+      by_round.push_back(floors[r]);
+      step_floors[r] += double(floors[r]);
+    }
+    EXPECT_DOUBLE_EQ(double(k["ratio_to_floor"]), median_of(ratios));
+    EXPECT_DOUBLE_EQ(double(k["floor_ms"]), median_of(by_round));
+  }
+  const auto& step = j["step"];
+  std::vector<double> ratios;
+  for (size_t r = 0; r < 3; ++r) {
+    EXPECT_NEAR(double(step["floor_ms_by_round"][r]), step_floors[r], 1e-9 * step_floors[r]);
+    ratios.push_back(double(step["readings_ms"][r]) / double(step["floor_ms_by_round"][r]));
+  }
+  EXPECT_NEAR(double(step["ratio_to_floor"]), median_of(ratios), 1e-12);
+  const auto& interval = step["ratio_interval"];
+  EXPECT_LE(double(interval[0]), double(step["ratio_to_floor"]));
+  EXPECT_GE(double(interval[1]), double(step["ratio_to_floor"]));
 }
 
 TEST(BenchStep, RejectsWhatDoesNotGoWithIt) {

@@ -10,6 +10,10 @@
 
 namespace headway::cli {
 
+// The readings a reader of the floor's bandwidth takes where bench measures the floor in every
+// round (--peers, --step on a target that times on the host).
+inline constexpr int kRoundFloorReadings = 3;
+
 // A fact as bench --json gives it: name, value, unit, spread_pct (null without one), method.
 nlohmann::json fact_json(const targets::ChipFact& fact);
 // A fact as bench prints it: "NAME: VALUE UNIT", then " (cv X%)" where it has a spread.

@@ -5,7 +5,8 @@
 namespace headway::targets {
 
 StepRounds read_decode_step(const std::vector<Session*>& sessions,
-                            const std::vector<std::string>& names, int rounds, int warmup_rounds) {
+                            const std::vector<std::string>& names, int rounds, int warmup_rounds,
+                            const AfterRound& after_round) {
   StepRounds out;
   for (int round = -warmup_rounds; round < rounds; ++round) {
     std::vector<double> readings;
@@ -23,6 +24,11 @@ StepRounds read_decode_step(const std::vector<Session*>& sessions,
     for (const double r : readings) step += r;
     out.seconds.push_back(std::move(readings));
     out.step_seconds.push_back(step);
+    if (!after_round) continue;
+    if (std::string failed = after_round(); !failed.empty()) {
+      out.failure = fmt::format("after round {}: {}", round + 1, failed);
+      return out;
+    }
   }
   for (size_t k = 0; k < sessions.size(); ++k) {
     if (auto breach = sessions[k]->verify_arms()) {

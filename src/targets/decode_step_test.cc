@@ -72,5 +72,28 @@ TEST(DecodeStep, ABreachFoundAfterTheRoundsIsCheating) {
   EXPECT_NE(r.failure.find("ffn: a timed output was wrong"), std::string::npos) << r.failure;
 }
 
+// after_round runs after each timed round's readings, not after a warm-up round's: -1 in the log.
+TEST(DecodeStep, AfterRoundRunsBetweenTimedRoundsAndItsFailureEndsTheRun) {
+  std::vector<int> log;
+  StepSession a(0, &log), b(1, &log), c(2, &log);
+  int calls = 0;
+  const StepRounds r = read_decode_step({&a, &b, &c}, kStepNames, 2, 1, [&] {
+    log.push_back(-1);
+    ++calls;
+    return std::string();
+  });
+  ASSERT_TRUE(r.ok()) << r.failure;
+  EXPECT_EQ(log, (std::vector<int>{0, 1, 2, 0, 1, 2, -1, 0, 1, 2, -1}));
+  EXPECT_EQ(calls, 2);
+
+  const StepRounds failed = read_decode_step({&a, &b, &c}, kStepNames, 4, 0, [&] {
+    return ++calls == 4 ? std::string("no bandwidth measured") : std::string();
+  });
+  EXPECT_FALSE(failed.ok());
+  EXPECT_FALSE(failed.cheated);
+  EXPECT_EQ(failed.failure, "after round 2: no bandwidth measured");
+  EXPECT_EQ(failed.step_seconds.size(), 2u) << "the rounds read before it stay";
+}
+
 }  // namespace
 }  // namespace headway::targets
