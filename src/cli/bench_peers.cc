@@ -298,17 +298,10 @@ int run_bench_peers(const BenchPeersArgs& args) {
                         {"peers_left_out", left_out},
                         {"kernels", nlohmann::json::array()}};
   add_floor(floor, !args.json, &out, /*by_round=*/true);
-  std::vector<double> round_bandwidth;
-  for (const auto& facts : round_facts)
-    round_bandwidth.push_back(facts.at(targets::kReadBandwidth));
-  out["round_read_bandwidth_gbps"] = round_bandwidth;
+  add_round_floors(round_facts,
+                   fmt::format("in each of the {} rounds between the readings", round_facts.size()),
+                   "an arm", !args.json, &out);
   if (!args.json) {
-    const auto [low, high] = std::minmax_element(round_bandwidth.begin(), round_bandwidth.end());
-    fmt::print(
-        "floors by round: read_bandwidth measured in each of the {} rounds between the readings "
-        "({} readings a reader), median {:.2f} GB/s ({:.2f} to {:.2f}); an arm's floor ms is the "
-        "median of its rounds' floors, its x floor the median of its rounds' ratios\n",
-        round_bandwidth.size(), kRoundFloorReadings, median(round_bandwidth), *low, *high);
     fmt::print("oneDNN {} ({}, {} threads); OpenBLAS {} ({}, {} threads)\n", rt.onednn_version,
                rt.onednn_runtime, rt.onednn_threads, rt.openblas_config, rt.openblas_core,
                rt.openblas_threads);

@@ -220,12 +220,9 @@ int run_bench_step(const BenchStepArgs& args) {
       {"sources", ws ? "heads" : "baselines"},
       {"rounds", step_ms.size()}};
   add_floor(floor, false, &out, by_round);
-  std::vector<double> round_bandwidth;
-  for (const auto& facts : round_facts) {
-    if (by_round && facts.count(targets::kReadBandwidth))
-      round_bandwidth.push_back(facts.at(targets::kReadBandwidth));
-  }
-  if (by_round) out["round_read_bandwidth_gbps"] = round_bandwidth;
+  const std::string round_floors_when =
+      fmt::format("after each of the {} rounds' readings", round_facts.size());
+  if (by_round) add_round_floors(round_facts, round_floors_when, "a row", false, &out);
   const auto judged = [&](const std::vector<double>& ms, const std::vector<double>& floors) {
     nlohmann::json j = summed_json(ms, floors);
     if (by_round) j["floor_ms_by_round"] = floors;
@@ -270,14 +267,7 @@ int run_bench_step(const BenchStepArgs& args) {
   }
   nlohmann::json printed;
   add_floor(floor, true, &printed, by_round);
-  if (!round_bandwidth.empty()) {
-    const auto [low, high] = std::minmax_element(round_bandwidth.begin(), round_bandwidth.end());
-    fmt::print(
-        "floors by round: read_bandwidth measured after each of the {} rounds' readings ({} "
-        "readings a reader), median {:.2f} GB/s ({:.2f} to {:.2f}); a row's floor ms is the "
-        "median of its rounds' floors, its x floor the median of its rounds' ratios\n",
-        round_bandwidth.size(), kRoundFloorReadings, median(round_bandwidth), *low, *high);
-  }
+  if (by_round) add_round_floors(round_facts, round_floors_when, "a row", true, &printed);
   size_t width = 9;
   for (const auto& name : names) width = std::max(width, name.size() + 1);
   fmt::print("{:<{}} {:<26} {:>9} {:>10} {:>20} {:>8}\n", "kernel", width, "source", "floor ms",

@@ -2,7 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "cli/json_null.h"
+#include "common/stats.h"
+#include "targets/floors.h"
 
 namespace headway::cli {
 
@@ -40,6 +44,21 @@ void add_floor(const targets::BracketedFloor& floor, bool print, nlohmann::json*
   } else {
     fmt::print("floor facts: {}; the ratios to it are uncertain\n", movement);
   }
+}
+
+void add_round_floors(const std::vector<std::map<std::string, double>>& round_facts,
+                      std::string_view when, std::string_view row, bool print,
+                      nlohmann::json* out) {
+  std::vector<double> bandwidth;
+  for (const auto& facts : round_facts) bandwidth.push_back(facts.at(targets::kReadBandwidth));
+  (*out)["round_read_bandwidth_gbps"] = bandwidth;
+  if (!print || bandwidth.empty()) return;
+  const auto [low, high] = std::minmax_element(bandwidth.begin(), bandwidth.end());
+  fmt::print(
+      "floors by round: read_bandwidth measured {} ({} readings a reader), median {:.2f} GB/s "
+      "({:.2f} to {:.2f}); {}'s floor ms is the median of its rounds' floors, its x floor the "
+      "median of its rounds' ratios\n",
+      when, kRoundFloorReadings, median(bandwidth), *low, *high, row);
 }
 
 }  // namespace headway::cli

@@ -2,8 +2,11 @@
 // How `headway bench` (plain, --step and --peers) shows the chip facts its floors come from
 // (targets/floor_facts.h) and how they were measured around its readings
 // (targets/floor_bracket.h).
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "targets/floor_bracket.h"
 #include "targets/target.h"
@@ -26,5 +29,12 @@ std::string fact_line(const targets::ChipFact& fact);
 // round, not by these: a floor that moved around the readings makes no ratio uncertain then.
 void add_floor(const targets::BracketedFloor& floor, bool print, nlohmann::json* out,
                bool by_round = false);
+
+// Where bench measures the floor in every round: sets (*out)["round_read_bandwidth_gbps"] from
+// each round's facts, and with `print` prints one line on them, "floors by round: read_bandwidth
+// measured WHEN (N readings a reader), median X GB/s (LOW to HIGH); ROW's floor ms is the median
+// of its rounds' floors, its x floor the median of its rounds' ratios".
+void add_round_floors(const std::vector<std::map<std::string, double>>& round_facts,
+                      std::string_view when, std::string_view row, bool print, nlohmann::json* out);
 
 }  // namespace headway::cli

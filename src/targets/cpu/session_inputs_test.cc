@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "common/rng.h"
+#include "kernels/odd_regions_kernel_test_support.h"
 
 namespace headway::cpu {
 namespace {
@@ -98,39 +98,18 @@ TEST(SessionInputs, ASessionReusesTheWritableBlocksOfAnEarlierOneThatEnded) {
   EXPECT_GE(longer->size(), 5 * inputs->slot_bytes());
 }
 
-// A contract made and dropped as a spec kernel's are: its sets stay in the process after it.
-class ShortLivedKernel : public KernelContract {
- public:
-  std::string_view name() const override { return "short_lived"; }
-  std::vector<RegionSpec> regions() const override {
-    return {{"w", 40'000, RegionRole::kInput, 0, ElementType::kInt8},
-            {"state", 3'000, RegionRole::kInOut, 0, ElementType::kInt8},
-            {"y", 64, RegionRole::kOutput, 0, ElementType::kBf16}};
-  }
-  Tolerance tolerance() const override { return {}; }
-  void generate(uint64_t seed, SharedBuffers& buffers) const override {
-    Rng rng(seed);
-    for (size_t r = 0; r + 1 < buffers.specs().size(); ++r) {
-      for (std::byte& b : buffers.bytes(r)) b = static_cast<std::byte>(rng.next_u64());
-    }
-  }
-  std::vector<ExpectedOutput> reference(const SharedBuffers&) const override { return {}; }
-  WeightFormat weight_format() const override { return WeightFormat::kNone; }
-  uint64_t quantized_weight_bytes() const override { return 0; }
-};
-
-// Kept sets outlive the contract they were drawn for: a later contract of the same name and
-// regions gets them, and its blocks are laid out from what the sets copied, not from the contract
-// that is gone.
+// Kept sets outlive the contract they were drawn for (a spec kernel's is made and dropped with
+// its catalog): a later contract of the same name and regions gets them, and its blocks are laid
+// out from what the sets copied, not from the contract that is gone.
 TEST(SessionInputs, KeptSetsOutliveTheContractTheyWereDrawnFor) {
-  auto drawn_for = std::make_unique<ShortLivedKernel>();
+  auto drawn_for = std::make_unique<OddRegionsKernel>();
   const InputSets* kept = shared_input_sets(*drawn_for, 1, 3).get();
   drawn_for.reset();
-  const ShortLivedKernel again;
+  const OddRegionsKernel again;
   const auto inputs = shared_input_sets(again, 2, 3);
   EXPECT_EQ(inputs.get(), kept);
-  EXPECT_EQ(inputs->kernel_name(), "short_lived");
-  EXPECT_EQ(inputs->regions().size(), 3u);
+  EXPECT_EQ(inputs->kernel_name(), "odd_regions");
+  EXPECT_EQ(inputs->regions().size(), 5u);
   const auto block = shared_writable_block(*inputs, 2);
   ASSERT_NE(block, nullptr);
   EXPECT_GE(block->size(), 2 * inputs->slot_bytes());
