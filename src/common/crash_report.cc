@@ -17,6 +17,7 @@ constexpr int kMaxFrames = 64;
 constexpr size_t kSignalStackBytes = 64 * 1024;
 
 const char* program_name = "headway";
+pid_t reporting_pid = 0;  // the process that installed the report
 
 void write_text(const char* text) {
   size_t left = std::strlen(text);
@@ -58,10 +59,16 @@ const char* signal_abbrev(int sig) {
 }
 
 void report_and_die(int sig, siginfo_t* info, void*) {
+  const bool from_the_kernel = info != nullptr && info->si_code > 0;  // a fault, not a kill
+  if (getpid() != reporting_pid) {
+    // A child forked to run code that may crash (a spec's reference): its parent reports how it
+    // ended.
+    if (!from_the_kernel) raise(sig);
+    return;
+  }
   write_text(program_name);
   write_text(": fatal signal ");
   write_text(signal_abbrev(sig));
-  const bool from_the_kernel = info != nullptr && info->si_code > 0;  // a fault, not a kill
   if (from_the_kernel) {
     write_text(" (address ");
     write_hex(reinterpret_cast<uintptr_t>(info->si_addr));
@@ -80,6 +87,7 @@ void report_and_die(int sig, siginfo_t* info, void*) {
 
 void install_crash_report(const char* program) {
   program_name = program;
+  reporting_pid = getpid();
   // backtrace loads libgcc's unwinder on its first call, which allocates: done here, not in a
   // handler.
   void* warm[1];

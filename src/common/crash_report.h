@@ -12,7 +12,9 @@ namespace headway {
 // [address]; `addr2line -e module offset` names the line), and then die of the same signal by
 // its default action: the exit status a parent sees, and a core dump where one is asked for, are
 // as without the report. The calling thread's handler runs on a stack of its own, so that a stack
-// overflow there is reported too. Calling it again changes nothing.
+// overflow there is reported too. A child forked from the process (to run code that may crash,
+// such as a spec's reference) dies of the signal without a report: its parent says how it ended.
+// Calling it again sets the name, and in a forked child makes the child the process reported.
 void install_crash_report(const char* program);
 
 }  // namespace headway

@@ -3,9 +3,12 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <limits>
+#include <string>
 
 namespace headway {
 namespace {
@@ -59,6 +62,32 @@ TEST(CrashReportDeathTest, AStackOverflowIsReportedFromTheSignalStack) {
         recurse(0);
       },
       testing::KilledBySignal(SIGSEGV), "crash_test: fatal signal SIGSEGV \\(address 0x");
+}
+
+// A child forked to run code that may crash (a spec's reference) dies of its fault as it would
+// without the report, and writes nothing: its parent says how it ended.
+TEST(CrashReport, AForkedChildDiesOfItsFaultWithoutAReport) {
+  install_crash_report("crash_test");
+  int err[2];
+  ASSERT_EQ(pipe(err), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    dup2(err[1], STDERR_FILENO);
+    write_through(0x10);
+    _exit(0);
+  }
+  close(err[1]);
+  std::string written;
+  char buffer[256];
+  for (ssize_t n; (n = read(err[0], buffer, sizeof(buffer))) > 0;)
+    written.append(buffer, static_cast<size_t>(n));
+  close(err[0]);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  EXPECT_EQ(WTERMSIG(status), SIGSEGV);
+  EXPECT_EQ(written, "");
 }
 
 }  // namespace
