@@ -50,7 +50,11 @@ void add_round_floors(const std::vector<std::map<std::string, double>>& round_fa
                       std::string_view when, std::string_view row, bool print,
                       nlohmann::json* out) {
   std::vector<double> bandwidth;
-  for (const auto& facts : round_facts) bandwidth.push_back(facts.at(targets::kReadBandwidth));
+  for (const auto& facts : round_facts) {
+    const auto it = facts.find(targets::kReadBandwidth);
+    if (it == facts.end()) return;  // a target whose memory floor is another fact's
+    bandwidth.push_back(it->second);
+  }
   (*out)["round_read_bandwidth_gbps"] = bandwidth;
   if (!print || bandwidth.empty()) return;
   const auto [low, high] = std::minmax_element(bandwidth.begin(), bandwidth.end());

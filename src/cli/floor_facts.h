@@ -31,9 +31,10 @@ void add_floor(const targets::BracketedFloor& floor, bool print, nlohmann::json*
                bool by_round = false);
 
 // Where bench measures the floor in every round: sets (*out)["round_read_bandwidth_gbps"] from
-// each round's facts, and with `print` prints one line on them, "floors by round: read_bandwidth
-// measured WHEN (N readings a reader), median X GB/s (LOW to HIGH); ROW's floor ms is the median
-// of its rounds' floors, its x floor the median of its rounds' ratios".
+// each round's facts (nothing where a round lacks read_bandwidth), and with `print` prints one line
+// on them, "floors by round: read_bandwidth measured WHEN (N readings a reader), median X GB/s (LOW
+// to HIGH); ROW's floor ms is the median of its rounds' floors, its x floor the median of its
+// rounds' ratios".
 void add_round_floors(const std::vector<std::map<std::string, double>>& round_facts,
                       std::string_view when, std::string_view row, bool print, nlohmann::json* out);
 

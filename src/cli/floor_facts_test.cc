@@ -1,4 +1,4 @@
-// How bench shows a chip fact.
+// How bench shows a chip fact and the floors of its rounds.
 #include "cli/floor_facts.h"
 
 #include <gtest/gtest.h>
@@ -21,6 +21,18 @@ TEST(FactDisplay, AFactIsShownWithItsSpreadWhereItHasOne) {
   EXPECT_TRUE(j["spread_pct"].is_null());
   EXPECT_EQ(j["method"], "the decoders alone");
   EXPECT_DOUBLE_EQ(fact_json(facts[0])["spread_pct"].get<double>(), 3.25);
+}
+
+// The rounds' bandwidth in the JSON, in round order; nothing where a round lacks the fact.
+TEST(FactDisplay, RoundFloorsGiveEachRoundsBandwidthOrNothing) {
+  nlohmann::json out;
+  add_round_floors({{{"read_bandwidth", 41.5}}, {{"read_bandwidth", 38.25}}}, "after each round",
+                   "a row", false, &out);
+  EXPECT_EQ(out["round_read_bandwidth_gbps"], nlohmann::json({41.5, 38.25}));
+  nlohmann::json other;
+  add_round_floors({{{"read_bandwidth", 41.5}}, {{"hbm_bandwidth", 900.0}}}, "after each round",
+                   "a row", false, &other);
+  EXPECT_FALSE(other.contains("round_read_bandwidth_gbps")) << other.dump();
 }
 
 }  // namespace
