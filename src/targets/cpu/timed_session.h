@@ -56,6 +56,7 @@
 #include "kernels/contract.h"
 #include "kernels/input_sets.h"
 #include "kernels/verify.h"
+#include "targets/cpu/preparing_threads.h"
 #include "targets/cpu/runner_host.h"
 #include "targets/cpu/session_inputs.h"
 #include "targets/cpu/whole_readings.h"
@@ -208,11 +209,13 @@ class TimedSession {
   // verify_scratch(thread), which holds the call's slot as the reference left it until the next
   // one. Threads may compute references at once on different sets, each with its own scratch.
   std::vector<ExpectedOutput> reference_for(int set, uint64_t patch_seed, int thread = 0);
-  // One slot's bytes for references per preparing thread, made when first needed and kept for
-  // the session (a fresh one per reference cost as much as the reference: its pages zeroed and
-  // faulted in).
+  // One slot's bytes for references per preparing thread, made when that thread first needs it
+  // and kept for the session (a fresh one per reference cost as much as the reference: its pages
+  // zeroed and faulted in). The vector has its length from the start, so that threads computing
+  // references at once each touch only their own element.
   SharedMemory& verify_scratch(int thread = 0);
-  std::vector<std::unique_ptr<SharedMemory>> verify_scratch_;
+  std::vector<std::unique_ptr<SharedMemory>> verify_scratch_ =
+      std::vector<std::unique_ptr<SharedMemory>>(static_cast<size_t>(preparing_threads()));
   // Checks `arm`'s calls, still in its slots, against `window`'s references: the first wrong
   // one, or nullopt (and the calls count as confirmed).
   std::optional<Misbehaviour> check_confirming(ConfirmingWindow& window, int arm);

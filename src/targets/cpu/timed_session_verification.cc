@@ -35,7 +35,6 @@ TimedSession::ConfirmingWindow& TimedSession::next_confirming_window() {
 }
 
 SharedMemory& TimedSession::verify_scratch(int thread) {
-  if (verify_scratch_.empty()) verify_scratch_.resize(static_cast<size_t>(preparing_threads()));
   auto& scratch = verify_scratch_.at(static_cast<size_t>(thread));
   if (!scratch) scratch = std::make_unique<SharedMemory>("headway-verify", inputs_->slot_bytes());
   return *scratch;
